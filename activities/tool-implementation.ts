@@ -1,0 +1,67 @@
+import type { z } from 'zod';
+import type { JsonValue, RetryHint, ToolDefinition } from '../contracts';
+
+/** Read/write access to the run's session state from inside a tool. Writes are applied by the workflow. */
+export interface SessionStateAccess {
+  get(key: string): JsonValue | undefined;
+  /** Sets a key; `null` deletes it. The change is returned to the workflow with the result. */
+  set(key: string, value: JsonValue | null): void;
+}
+
+/** What a tool implementation receives besides its arguments. Never shown to the model. */
+export interface ToolContext {
+  readonly runId: string;
+  readonly agent: string;
+  readonly toolCallId: string;
+  readonly turn: number;
+  /** Workflow id + call id: stable across retries and worker restarts; use it to make side effects idempotent. */
+  readonly idempotencyKey: string;
+  /** 1 on the first attempt. */
+  readonly attempt: number;
+  readonly session: SessionStateAccess;
+  /** Aborted when the call is cancelled (kill, time budget). Long tools should pass it on. */
+  readonly signal: AbortSignal;
+  /** Records liveness (and progress details); required for long tools with a heartbeat timeout. */
+  heartbeat(details?: JsonValue): void;
+}
+
+/** A tool definition bound to its implementation, registered on a worker. */
+export interface ToolImplementation<I extends z.ZodType = z.ZodType> {
+  readonly definition: ToolDefinition<I>;
+  execute(args: z.output<I>, ctx: ToolContext): Promise<JsonValue> | JsonValue;
+}
+
+/**
+ * Binds an implementation to a tool definition.
+ *
+ * @example
+ * implementTool(addToWatchlist, async ({ symbol }, ctx) => { ... return { added: symbol }; });
+ */
+export function implementTool<I extends z.ZodType>(
+  definition: ToolDefinition<I>,
+  execute: (args: z.output<I>, ctx: ToolContext) => Promise<JsonValue> | JsonValue,
+): ToolImplementation {
+  return { definition, execute } as ToolImplementation;
+}
+
+/**
+ * A failure a tool throws on purpose, with guidance for the planner. `retryable: false`
+ * stops Temporal from retrying the call.
+ *
+ * @example
+ * throw new ToolFailure('symbol not listed', { type: 'unknown_symbol', retryable: false,
+ *   retryHint: { reason: 'invalid_arguments', message: 'use a listed ticker' } });
+ */
+export class ToolFailure extends Error {
+  readonly type: string;
+  readonly retryable: boolean;
+  readonly retryHint: RetryHint | undefined;
+
+  constructor(message: string, options: { type?: string; retryable?: boolean; retryHint?: RetryHint } = {}) {
+    super(message);
+    this.name = 'ToolFailure';
+    this.type = options.type ?? 'tool_failure';
+    this.retryable = options.retryable ?? true;
+    this.retryHint = options.retryHint;
+  }
+}

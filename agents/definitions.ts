@@ -1,0 +1,12 @@
+/**
+ * The agent catalogue of the workflow bundle. Deterministic code only: imported by
+ * `workflows/index.ts`, so every agent here is registered identically on every replay.
+ */
+import { registerAgent } from '../workflows/agent-registry';
+import { scriptedAgent } from './toolbox/definition';
+import { watchlistAgent } from './watchlist/definition';
+
+registerAgent(scriptedAgent);
+registerAgent(watchlistAgent);
+
+export { scriptedAgent, watchlistAgent };

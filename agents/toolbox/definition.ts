@@ -1,0 +1,74 @@
+import { z } from 'zod';
+import { defineTool } from '../../contracts';
+import type { AgentDefinition } from '../../workflows/agent-registry';
+import { createScriptedPlanner } from '../../workflows/planners/scripted';
+
+/** Returns its text. */
+export const echoTool = defineTool({
+  name: 'echo',
+  description: 'Return the given text unchanged.',
+  input: z.object({ text: z.string() }),
+  output: z.object({ text: z.string() }),
+});
+
+/** Adds two numbers. */
+export const addTool = defineTool({
+  name: 'add',
+  description: 'Add two numbers.',
+  input: z.object({ a: z.number(), b: z.number() }),
+});
+
+/** Sleeps, heartbeating every 200 ms, so cancellation reaches it. */
+export const sleepTool = defineTool({
+  name: 'sleep',
+  description: 'Wait for the given number of milliseconds.',
+  input: z.object({ ms: z.number().int().nonnegative().max(3_600_000) }),
+  timeoutMs: 3_600_000,
+  heartbeatTimeoutMs: 5_000,
+});
+
+/** Always fails; `retryable: false` makes the failure non-retryable. */
+export const failTool = defineTool({
+  name: 'fail',
+  description: 'Fail with the given message.',
+  input: z.object({ message: z.string(), retryable: z.boolean().default(false) }),
+  retry: { maximumAttempts: 2, initialIntervalMs: 100 },
+});
+
+/** Fails its first `failAttempts` attempts, then succeeds: exercises the retry policy. */
+export const flakyTool = defineTool({
+  name: 'flaky',
+  description: 'Fail transiently a few times, then succeed.',
+  input: z.object({ failAttempts: z.number().int().nonnegative() }),
+  retry: { maximumAttempts: 5, initialIntervalMs: 100, backoffCoefficient: 1 },
+});
+
+/** Performs a counted side effect once per idempotency key; used to prove nothing runs twice. */
+export const recordTool = defineTool({
+  name: 'record',
+  description: 'Record a side effect under a label.',
+  input: z.object({ label: z.string(), delayMs: z.number().int().nonnegative().max(60_000).default(0) }),
+  timeoutMs: 120_000,
+  heartbeatTimeoutMs: 10_000,
+});
+
+/** Returns a string of the given size: exercises the result byte budget. */
+export const blobTool = defineTool({
+  name: 'blob',
+  description: 'Return a large text blob of the given size in bytes.',
+  input: z.object({ bytes: z.number().int().positive().max(20_000_000) }),
+});
+
+/** Every toolbox tool, in a stable order. */
+export const toolboxTools = [echoTool, addTool, sleepTool, failTool, flakyTool, recordTool, blobTool] as const;
+
+/**
+ * A general-purpose agent driven by the scripted planner: the run's `plannerOptions` carry
+ * the script. Used by tests, benchmarks and operators who want a fully predictable run.
+ */
+export const scriptedAgent: AgentDefinition = {
+  name: 'scripted',
+  description: 'Follows the script given in plannerOptions, using the toolbox tools.',
+  tools: toolboxTools,
+  createPlanner: createScriptedPlanner,
+};

@@ -1,0 +1,105 @@
+import { z } from 'zod';
+import { defineTool, type JsonValue, type PlanResult, type ToolOutput } from '../../contracts';
+import type { AgentDefinition } from '../../workflows/agent-registry';
+import type { Planner, PlannerContext } from '../../workflows/planner';
+
+const symbolSchema = z
+  .string()
+  .regex(/^[A-Z]{1,5}$/, 'a ticker is 1-5 capital letters, e.g. AAPL');
+
+/** Adds symbols to the watchlist kept in session state (seed 003). */
+export const addToWatchlistTool = defineTool({
+  name: 'add_to_watchlist',
+  description: "Add stock symbols to the user's watchlist.",
+  input: z.object({ symbols: z.array(symbolSchema).min(1) }),
+  output: z.object({ added: z.array(z.string()), watchlist: z.array(z.string()) }),
+});
+
+/** Removes symbols from the watchlist. */
+export const removeFromWatchlistTool = defineTool({
+  name: 'remove_from_watchlist',
+  description: "Remove stock symbols from the user's watchlist.",
+  input: z.object({ symbols: z.array(symbolSchema).min(1) }),
+  output: z.object({ removed: z.array(z.string()), watchlist: z.array(z.string()) }),
+});
+
+/** Looks up a quote (offline demo data). */
+export const getQuoteTool = defineTool({
+  name: 'get_quote',
+  description: 'Get the latest price of a stock symbol.',
+  input: z.object({ symbol: symbolSchema }),
+  output: z.object({ symbol: z.string(), price: z.number(), currency: z.string() }),
+});
+
+const stopWords = new Set(['I', 'A', 'AND', 'THE', 'TO', 'MY', 'OF', 'ADD', 'OK']);
+
+/** Ticker-like words (2-5 capitals) in a message, in order, without repeats. */
+export function extractSymbols(text: string): string[] {
+  const found = text.match(/\b[A-Z]{2,5}\b/g) ?? [];
+  return [...new Set(found.filter((s) => !stopWords.has(s)))];
+}
+
+function watchlistOf(ctx: PlannerContext): string[] {
+  const list = ctx.sessionState.watchlist;
+  return Array.isArray(list) ? list.filter((s): s is string => typeof s === 'string') : [];
+}
+
+function summarize(outputs: readonly ToolOutput[], watchlist: string[]): string {
+  const quotes = outputs
+    .filter((o) => o.name === 'get_quote')
+    .map((o) => {
+      const q = o.result as { symbol?: JsonValue; price?: JsonValue } | undefined;
+      return o.status === 'ok' && q ? `${String(q.symbol)} ${String(q.price)}` : `${String((o.args as { symbol?: string }).symbol)} unavailable`;
+    });
+  const list = watchlist.length ? watchlist.join(', ') : '(empty)';
+  return quotes.length ? `Your watchlist: ${list}. Latest prices: ${quotes.join('; ')}.` : `Your watchlist: ${list}.`;
+}
+
+/**
+ * A rule-based, deterministic planner for the watchlist agent: it reads tickers and intent
+ * (add / remove / show) from the user's message, changes the watchlist, quotes every symbol
+ * on it in parallel, and summarises. No model needed, so the demo runs offline.
+ */
+export function createWatchlistPlanner(): Planner {
+  return {
+    planStart: (input, ctx): PlanResult => {
+      const last = [...input.messages].reverse().find((m) => m.role === 'user');
+      const text = last && last.role === 'user' ? last.content : '';
+      const symbols = extractSymbols(text);
+      const intent = /\bremove\b|\bdelete\b|\bdrop\b/i.test(text) ? 'remove' : /\badd\b|\bwatch\b|\btrack\b/i.test(text) ? 'add' : 'show';
+      ctx.emitNote({ text: `intent=${intent} symbols=${symbols.join(',') || '-'}`, labels: { planner: 'watchlist-rules' } });
+      if (intent !== 'show' && symbols.length === 0) {
+        return { type: 'final', response: { text: 'Which ticker symbols (e.g. AAPL, MSFT) do you mean?' } };
+      }
+      if (intent === 'show') return quoteAll(watchlistOf(ctx));
+      const tool = intent === 'add' ? addToWatchlistTool : removeFromWatchlistTool;
+      ctx.state.set('phase', 'changed');
+      return { type: 'tool_calls', calls: [{ name: tool.name, args: { symbols } }] };
+    },
+    planResume: (input, ctx): PlanResult => {
+      const watchlist = watchlistOf(ctx);
+      if (input.finalize) {
+        return { type: 'final', response: { text: `${summarize(input.toolOutputs, watchlist)} (stopped early: ${input.finalize.message})` } };
+      }
+      if (ctx.state.get('phase') === 'changed') {
+        ctx.state.set('phase', 'quoted');
+        return quoteAll(watchlist);
+      }
+      return { type: 'final', response: { text: summarize(input.lastOutputs, watchlist) } };
+    },
+  };
+}
+
+function quoteAll(watchlist: string[]): PlanResult {
+  if (watchlist.length === 0) return { type: 'final', response: { text: 'Your watchlist is empty.' } };
+  return { type: 'tool_calls', calls: watchlist.map((symbol) => ({ name: getQuoteTool.name, args: { symbol } })) };
+}
+
+/** The demo agent of the README: a stock watchlist kept in session state. */
+export const watchlistAgent: AgentDefinition = {
+  name: 'watchlist',
+  description: "Keeps the user's stock watchlist and quotes it.",
+  instructions: "You MUST use the add_to_watchlist tool when the user asks to add a stock. The user's watchlist is: {watchlist}",
+  tools: [addToWatchlistTool, removeFromWatchlistTool, getQuoteTool],
+  createPlanner: createWatchlistPlanner,
+};

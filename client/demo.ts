@@ -1,0 +1,39 @@
+/**
+ * The main job: `npm run demo`. Starts (or reuses) a local Temporal dev server, runs a worker
+ * in this process, starts a watchlist agent run, prints its events live and its result.
+ * Needs no API key: the watchlist agent plans with deterministic rules.
+ */
+import { allToolImplementations } from '../agents';
+import { temporalConfigFromEnv } from '../worker/config';
+import { createAgentWorker } from '../worker/create-worker';
+import { startDevServer } from '../worker/dev-server';
+import { AgentClient } from './agent-client';
+import { formatEvent } from './format';
+
+async function main(): Promise<void> {
+  const message = process.argv.slice(2).join(' ') || 'Add AAPL, MSFT and NVDA to my watchlist';
+  const server = await startDevServer();
+  const config = { ...temporalConfigFromEnv(), address: server.address, namespace: server.namespace };
+  const worker = await createAgentWorker({ config, tools: allToolImplementations() });
+  try {
+    await worker.runUntil(async () => {
+      const agents = await AgentClient.connect(config);
+      const sessionState = { watchlist: ['TSLA'] };
+      const { workflowId } = await agents.start({ agent: 'watchlist', messages: [{ role: 'user', content: message }], sessionState });
+      console.log(`started run ${workflowId}: "${message}" (session watchlist: ${sessionState.watchlist.join(', ')})`);
+      if (server.uiUrl) console.log(`watch it in the Web UI: ${server.uiUrl}/namespaces/${server.namespace}/workflows/${workflowId}`);
+      for await (const event of agents.follow(workflowId)) console.log(formatEvent(event));
+      const result = await agents.result(workflowId);
+      console.log(`\nresult: ${result.status}: ${result.final?.text ?? ''}`);
+      console.log(`session state: ${JSON.stringify(result.sessionState)}`);
+      console.log(`cost: ${result.iterations} iterations, ${result.cost.toolCalls.used} tool calls, ${result.cost.elapsedMs} ms`);
+    });
+  } finally {
+    await server.stop();
+  }
+}
+
+main().catch((err: unknown) => {
+  console.error(err instanceof Error ? err.message : err);
+  process.exit(1);
+});

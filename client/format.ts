@@ -1,0 +1,28 @@
+import type { RunEvent } from '../contracts';
+
+/** One human-readable line for an event, as printed by the demo and `agentctl events`. */
+export function formatEvent(e: RunEvent): string {
+  const head = `#${String(e.seq).padStart(3)} ${e.at.slice(11, 23)} ${e.type.padEnd(18)}`;
+  switch (e.type) {
+    case 'run_started':
+      return `${head} agent=${e.agent} messages=${e.messageCount}`;
+    case 'status_changed':
+      return `${head} ${e.from} -> ${e.to}`;
+    case 'plan':
+      return `${head} turn ${e.turn}: ${e.decision}${e.toolCalls ? ` ${e.toolCalls.map((c) => `${c.name}(${c.toolCallId})`).join(', ')}` : ''}`;
+    case 'note':
+      return `${head} ${e.note.text}`;
+    case 'tool_call':
+      return `${head} ${e.name}(${e.toolCallId}) ${JSON.stringify(e.args)}`;
+    case 'tool_result':
+      return `${head} ${e.name}(${e.toolCallId}) ${e.status}${e.error ? ` ${e.error.type}: ${e.error.message}` : ` ${e.resultBytes} bytes`} in ${e.durationMs} ms`;
+    case 'finalize_requested':
+      return `${head} ${e.reason}: ${e.message}`;
+    case 'final':
+      return `${head} ${e.response.text}`;
+    case 'run_failed':
+      return `${head} ${e.errorType}: ${e.message}`;
+    case 'signal_rejected':
+      return `${head} ${e.signal}: ${e.reason}`;
+  }
+}

@@ -1,0 +1,74 @@
+import { z } from 'zod';
+import { jsonValueSchema } from './json';
+import { finalResponseSchema, finalizeReasonSchema, plannerNoteSchema } from './plan';
+import { runStatusSchema } from './run';
+import { retryHintSchema, toolErrorSchema } from './tools';
+
+const base = {
+  /** 1-based, gap-free, increasing: readers resume from the last seq they saw. */
+  seq: z.number().int().positive(),
+  /** ISO time on the workflow clock. */
+  at: z.string(),
+};
+
+/** One entry of a run's event log. */
+export const runEventSchema = z.discriminatedUnion('type', [
+  z.object({ ...base, type: z.literal('run_started'), agent: z.string(), messageCount: z.number().int() }),
+  z.object({ ...base, type: z.literal('status_changed'), from: runStatusSchema, to: runStatusSchema }),
+  z.object({
+    ...base,
+    type: z.literal('plan'),
+    turn: z.number().int(),
+    decision: z.enum(['tool_calls', 'final', 'await']),
+    toolCalls: z.array(z.object({ toolCallId: z.string(), name: z.string() })).optional(),
+  }),
+  z.object({ ...base, type: z.literal('note'), turn: z.number().int(), note: plannerNoteSchema }),
+  z.object({
+    ...base,
+    type: z.literal('tool_call'),
+    turn: z.number().int(),
+    toolCallId: z.string(),
+    name: z.string(),
+    args: jsonValueSchema,
+  }),
+  z.object({
+    ...base,
+    type: z.literal('tool_result'),
+    turn: z.number().int(),
+    toolCallId: z.string(),
+    name: z.string(),
+    status: z.enum(['ok', 'error', 'cancelled']),
+    resultBytes: z.number().int(),
+    resultOmitted: z.boolean().optional(),
+    error: toolErrorSchema.optional(),
+    retryHint: retryHintSchema.optional(),
+    durationMs: z.number(),
+  }),
+  z.object({ ...base, type: z.literal('finalize_requested'), reason: finalizeReasonSchema, message: z.string() }),
+  z.object({ ...base, type: z.literal('final'), response: finalResponseSchema }),
+  z.object({ ...base, type: z.literal('run_failed'), errorType: z.string(), message: z.string() }),
+  z.object({ ...base, type: z.literal('signal_rejected'), signal: z.string(), reason: z.string() }),
+]);
+export type RunEvent = z.infer<typeof runEventSchema>;
+export type RunEventType = RunEvent['type'];
+
+/** Distributes Omit over a union so each event variant keeps its own fields. */
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+
+/** An event before the run log assigns its seq and time. */
+export type RunEventDraft = DistributiveOmit<RunEvent, 'seq' | 'at'>;
+
+/** A page of events returned by the events query. */
+export const eventPageSchema = z.object({
+  events: z.array(runEventSchema),
+  /** Pass as `afterSeq` to read the next page. */
+  nextAfterSeq: z.number().int().nonnegative(),
+  status: runStatusSchema,
+});
+export type EventPage = z.infer<typeof eventPageSchema>;
+
+/** Arguments of the events query. */
+export const eventsQueryArgsSchema = z.object({
+  afterSeq: z.number().int().nonnegative().default(0),
+  limit: z.number().int().positive().max(1000).default(200),
+});

@@ -1,0 +1,101 @@
+import { z } from 'zod';
+import { jsonObjectSchema, jsonValueSchema } from './json';
+import { retryHintSchema, toolCallSchema } from './tools';
+
+/** Why the runtime forced a final planner turn. */
+export const finalizeReasonSchema = z.enum([
+  'time_budget',
+  'tool_cap',
+  'failure_cap',
+  'token_budget',
+  'iteration_cap',
+]);
+export type FinalizeReason = z.infer<typeof finalizeReasonSchema>;
+
+/** A runtime-initiated finalize request passed to the planner's last turn. */
+export const terminationSchema = z.object({
+  reason: finalizeReasonSchema,
+  message: z.string(),
+});
+export type Termination = z.infer<typeof terminationSchema>;
+
+/** A planner annotation surfaced to subscribers as a `note` event. */
+export const plannerNoteSchema = z.object({
+  text: z.string(),
+  labels: z.record(z.string(), z.string()).optional(),
+});
+export type PlannerNote = z.infer<typeof plannerNoteSchema>;
+
+/** Clarification await item (seed 001 AwaitClarification). */
+export const awaitClarificationSchema = z.object({
+  kind: z.literal('clarification'),
+  id: z.string().min(1),
+  question: z.string().min(1),
+  missingFields: z.array(z.string()).optional(),
+  restrictToTool: z.string().optional(),
+  exampleInput: jsonObjectSchema.optional(),
+});
+
+/** Multiple-choice questions await item, bound to a tool call (seed 001 AwaitQuestions). */
+export const awaitQuestionsSchema = z.object({
+  kind: z.literal('questions'),
+  id: z.string().min(1),
+  toolName: z.string().optional(),
+  toolCallId: z.string().optional(),
+  title: z.string().optional(),
+  questions: z
+    .array(
+      z.object({
+        id: z.string().min(1),
+        prompt: z.string().min(1),
+        options: z.array(z.object({ id: z.string().min(1), label: z.string() })).min(1),
+        allowMultiple: z.boolean().optional(),
+      }),
+    )
+    .min(1),
+});
+
+/** External tools await item: calls the caller executes and returns results for. */
+export const awaitExternalToolsSchema = z.object({
+  kind: z.literal('external_tools'),
+  id: z.string().min(1),
+  calls: z.array(z.object({ toolCallId: z.string().min(1), name: z.string().min(1), args: jsonValueSchema })).min(1),
+});
+
+/** One item of an await barrier. */
+export const awaitItemSchema = z.discriminatedUnion('kind', [
+  awaitClarificationSchema,
+  awaitQuestionsSchema,
+  awaitExternalToolsSchema,
+]);
+export type AwaitItem = z.infer<typeof awaitItemSchema>;
+
+/** A barrier: the run waits once for all items, in order. */
+export const awaitSchema = z.object({
+  items: z.array(awaitItemSchema).min(1),
+  timeoutMs: z.number().int().positive().optional(),
+});
+export type Await = z.infer<typeof awaitSchema>;
+
+/** The assistant's final answer. `structured` carries a validated structured output, if any. */
+export const finalResponseSchema = z.object({
+  text: z.string(),
+  structured: jsonValueSchema.optional(),
+});
+export type FinalResponse = z.infer<typeof finalResponseSchema>;
+
+const planCommon = {
+  notes: z.array(plannerNoteSchema).optional(),
+  retryHint: retryHintSchema.optional(),
+};
+
+/**
+ * A planner's decision for the next step: run tool calls, finish with a final response, or
+ * wait for external input.
+ */
+export const planResultSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('tool_calls'), calls: z.array(toolCallSchema).min(1), ...planCommon }),
+  z.object({ type: z.literal('final'), response: finalResponseSchema, ...planCommon }),
+  z.object({ type: z.literal('await'), await: awaitSchema, ...planCommon }),
+]);
+export type PlanResult = z.infer<typeof planResultSchema>;

@@ -1,0 +1,103 @@
+import { z } from 'zod';
+import { jsonObjectSchema, jsonValueSchema } from './json';
+import { inputMessageSchema } from './messages';
+import { finalResponseSchema, finalizeReasonSchema } from './plan';
+
+/** Caps and execution policy of a run. Every cap, when reached, triggers one Finalize turn. */
+export const runPolicySchema = z.object({
+  /** Planner turns that dispatched tool calls. */
+  maxIterations: z.number().int().positive(),
+  maxToolCalls: z.number().int().positive(),
+  maxConsecutiveFailures: z.number().int().positive(),
+  /** Wall-clock budget of the run, measured on the workflow clock. */
+  timeBudgetMs: z.number().int().positive(),
+  maxTokens: z.number().int().positive().optional(),
+  maxModelCalls: z.number().int().positive().optional(),
+  /** Run the calls of one plan concurrently (true) or one after another (false). */
+  parallelToolCalls: z.boolean(),
+  /** Tool results above this many JSON bytes are omitted from workflow payloads. */
+  toolResultByteBudget: z.number().int().positive(),
+});
+export type RunPolicy = z.infer<typeof runPolicySchema>;
+
+/** Defaults applied beneath agent and run overrides. */
+export const defaultRunPolicy: RunPolicy = {
+  maxIterations: 25,
+  maxToolCalls: 100,
+  maxConsecutiveFailures: 3,
+  timeBudgetMs: 30 * 60_000,
+  parallelToolCalls: true,
+  toolResultByteBudget: 64 * 1024,
+};
+
+/** Input of the `agentRun` workflow. */
+export const runInputSchema = z.object({
+  /** Registered agent name. */
+  agent: z.string().min(1),
+  messages: z.array(inputMessageSchema).min(1, 'a run needs at least one message'),
+  sessionId: z.string().optional(),
+  sessionState: jsonObjectSchema.default({}),
+  policy: runPolicySchema.partial().optional(),
+  labels: z.record(z.string(), z.string()).default({}),
+  /** Agent-specific planner options (e.g. a script for the scripted planner), parsed by the agent. */
+  plannerOptions: jsonValueSchema.optional(),
+});
+export type RunInput = z.input<typeof runInputSchema>;
+export type ParsedRunInput = z.output<typeof runInputSchema>;
+
+/** Lifecycle states of a run. */
+export const runStatusSchema = z.enum([
+  'running',
+  'pausing',
+  'paused',
+  'awaiting',
+  'completed',
+  'failed',
+  'terminated',
+]);
+export type RunStatus = z.infer<typeof runStatusSchema>;
+
+/** Used / max / remaining of one budget. `max` is absent when the budget is unlimited. */
+export const budgetLineSchema = z.object({
+  used: z.number().nonnegative(),
+  max: z.number().nonnegative().optional(),
+  remaining: z.number().optional(),
+});
+export type BudgetLine = z.infer<typeof budgetLineSchema>;
+
+/** What a run has consumed against each budget. */
+export const costReportSchema = z.object({
+  iterations: budgetLineSchema,
+  toolCalls: budgetLineSchema,
+  consecutiveFailures: budgetLineSchema,
+  timeMs: budgetLineSchema,
+  tokens: budgetLineSchema,
+  modelCalls: budgetLineSchema,
+  elapsedMs: z.number().nonnegative(),
+});
+export type CostReport = z.infer<typeof costReportSchema>;
+
+/** Output of the `agentRun` workflow. */
+export const runResultSchema = z.object({
+  status: z.enum(['completed', 'terminated']),
+  final: finalResponseSchema.optional(),
+  finalizeReason: finalizeReasonSchema.optional(),
+  iterations: z.number().int().nonnegative(),
+  cost: costReportSchema,
+  sessionState: jsonObjectSchema,
+  /** seq of the last event; `events` queries after it return nothing. */
+  lastEventSeq: z.number().int().nonnegative(),
+});
+export type RunResult = z.infer<typeof runResultSchema>;
+
+/** A snapshot of a run for status queries. */
+export const runStatusReportSchema = z.object({
+  status: runStatusSchema,
+  agent: z.string(),
+  iteration: z.number().int().nonnegative(),
+  pendingCalls: z.array(z.object({ toolCallId: z.string(), name: z.string() })),
+  finalizeReason: finalizeReasonSchema.optional(),
+  cost: costReportSchema,
+  lastEventSeq: z.number().int().nonnegative(),
+});
+export type RunStatusReport = z.infer<typeof runStatusReportSchema>;

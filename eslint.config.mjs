@@ -1,0 +1,46 @@
+// ESLint flat config. Deterministic code (contracts/, workflows/, agents/*/definition.ts) may
+// not touch Node builtins, wall time or randomness; floating promises are errors everywhere.
+import tseslint from 'typescript-eslint';
+
+const nodeBuiltins = [
+  'assert', 'buffer', 'child_process', 'cluster', 'crypto', 'dgram', 'dns', 'events', 'fs', 'fs/promises',
+  'http', 'http2', 'https', 'net', 'os', 'path', 'perf_hooks', 'process', 'readline', 'stream', 'timers',
+  'tls', 'url', 'util', 'v8', 'vm', 'worker_threads', 'zlib',
+];
+
+export default tseslint.config(
+  { ignores: ['node_modules/**', 'dist/**', '.temporal/**', '.tools/**', 'bench/results/**', '*.config.js'] },
+  ...tseslint.configs.recommended,
+  {
+    files: ['**/*.ts'],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
+    },
+  },
+  {
+    files: ['contracts/**/*.ts', 'workflows/**/*.ts', 'agents/*/definition.ts', 'agents/definitions.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: nodeBuiltins.flatMap((name) => [
+            { name, message: 'deterministic code: no Node builtins (move I/O to an activity)' },
+            { name: `node:${name}`, message: 'deterministic code: no Node builtins (move I/O to an activity)' },
+          ]),
+          patterns: [
+            { group: ['@temporalio/activity', '@temporalio/client', '@temporalio/worker', 'openai', '**/activities/**', '**/worker/**', '**/client/**'], message: 'deterministic code may import only contracts, workflows and definitions' },
+          ],
+        },
+      ],
+      'no-restricted-syntax': [
+        'error',
+        { selector: "CallExpression[callee.object.name='Date'][callee.property.name='now']", message: 'use workflowNowMs() from workflows/clock' },
+        { selector: "CallExpression[callee.object.name='Math'][callee.property.name='random']", message: 'no randomness in deterministic code' },
+        { selector: "CallExpression[callee.name='setTimeout']", message: 'use workflow sleep()/condition() timers' },
+      ],
+    },
+  },
+);

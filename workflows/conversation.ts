@@ -1,0 +1,30 @@
+import type { Message, ToolOutput, ToolRequest } from '../contracts';
+
+/** The assistant message that opens a turn's tool calls. */
+export function assistantToolCalls(requests: readonly ToolRequest[]): Message {
+  return {
+    role: 'assistant',
+    toolCalls: requests.map((r) => ({ id: r.toolCallId, name: r.name, args: r.args })),
+  };
+}
+
+/**
+ * The tool message that closes a call. Every call gets one, failed and cancelled calls
+ * included, so providers never see an unanswered tool call.
+ */
+export function toolResultMessage(output: ToolOutput): Message {
+  let body: unknown;
+  if (output.status !== 'ok') {
+    body = { error: output.error, ...(output.retryHint ? { retryHint: output.retryHint } : {}) };
+  } else if (output.resultOmitted) {
+    body = {
+      resultOmitted: true,
+      reason: output.resultOmittedReason,
+      resultBytes: output.resultBytes,
+      preview: output.resultPreview,
+    };
+  } else {
+    body = output.result ?? null;
+  }
+  return { role: 'tool', toolCallId: output.toolCallId, name: output.name, content: JSON.stringify(body) };
+}

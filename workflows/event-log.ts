@@ -1,0 +1,30 @@
+import type { EventPage, RunEvent, RunEventDraft, RunStatus } from '../contracts';
+import { workflowNowIso } from './clock';
+
+/** The seq-numbered event log of a run, read by the events query. */
+export class EventLog {
+  private readonly events: RunEvent[] = [];
+
+  /** @param firstSeq seq of the first event (non-zero after continue-as-new). */
+  constructor(private nextSeq = 1) {}
+
+  /** Appends an event, stamping seq and workflow time. */
+  append(draft: RunEventDraft): RunEvent {
+    const event = { ...draft, seq: this.nextSeq++, at: workflowNowIso() } as RunEvent;
+    this.events.push(event);
+    return event;
+  }
+
+  /** seq of the newest event (0 when empty). */
+  get lastSeq(): number {
+    return this.nextSeq - 1;
+  }
+
+  /** Up to `limit` events with seq > afterSeq. */
+  page(afterSeq: number, limit: number, status: RunStatus): EventPage {
+    const start = this.events.findIndex((e) => e.seq > afterSeq);
+    const events = start < 0 ? [] : this.events.slice(start, start + limit);
+    const last = events[events.length - 1];
+    return { events, nextAfterSeq: last ? last.seq : Math.max(afterSeq, 0), status };
+  }
+}

@@ -1,0 +1,48 @@
+import type { JsonValue, Message, PlannerNote, PlanResult, Termination, ToolOutput } from '../contracts';
+
+/** Per-run key/value storage for planner-local state; durable because it lives in workflow state. */
+export interface AgentState {
+  get(key: string): JsonValue | undefined;
+  set(key: string, value: JsonValue): void;
+  keys(): string[];
+}
+
+/** What a planner may know and do besides deciding. Everything here is deterministic. */
+export interface PlannerContext {
+  readonly runId: string;
+  readonly workflowId: string;
+  readonly agent: string;
+  /** 0 for planStart; the number of completed tool turns afterwards. */
+  readonly turn: number;
+  readonly state: AgentState;
+  /** The run's session state (read-only view). */
+  readonly sessionState: Readonly<Record<string, JsonValue>>;
+  /** Emit a planner note to the run's event log. */
+  emitNote(note: PlannerNote): void;
+}
+
+/** Input of the first planner turn. */
+export interface PlanStartInput {
+  readonly messages: readonly Message[];
+}
+
+/** Input of every later turn. */
+export interface PlanResumeInput {
+  /** Full conversation, including the latest assistant tool calls and tool results. */
+  readonly messages: readonly Message[];
+  /** Every tool output of the run so far, oldest first. */
+  readonly toolOutputs: readonly ToolOutput[];
+  /** Outputs of the turn that just finished. */
+  readonly lastOutputs: readonly ToolOutput[];
+  /** Set when a cap forces this to be the last turn: the planner must return a final response. */
+  readonly finalize?: Termination;
+}
+
+/**
+ * The decision maker of an agent. Runs inside the workflow, so it must be deterministic: its
+ * only I/O is through activities (e.g. model calls).
+ */
+export interface Planner {
+  planStart(input: PlanStartInput, ctx: PlannerContext): Promise<PlanResult> | PlanResult;
+  planResume(input: PlanResumeInput, ctx: PlannerContext): Promise<PlanResult> | PlanResult;
+}

@@ -1,0 +1,191 @@
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  TimeoutFailure,
+  isCancellation,
+  proxyActivities,
+} from '@temporalio/workflow';
+import {
+  describeIssues,
+  toolActivityResultSchema,
+  toolFailureDetailsSchema,
+  type JsonValue,
+  type RetryHint,
+  type ToolActivityInput,
+  type ToolActivityResult,
+  type ToolDefinition,
+  type ToolError,
+  type ToolOutput,
+  type ToolRequest,
+} from '../contracts';
+import { workflowNowMs } from './clock';
+
+/** Run-level facts every tool activity receives. */
+export interface DispatchContext {
+  readonly workflowId: string;
+  readonly runId: string;
+  readonly agent: string;
+  readonly sessionId?: string;
+  readonly resultByteBudget: number;
+  readonly sessionState: Record<string, JsonValue>;
+}
+
+/** Outcome of checking a call before scheduling: dispatch it, or close it with an error now. */
+export type PreparedCall =
+  | { type: 'dispatch'; request: ToolRequest; tool: ToolDefinition }
+  | { type: 'refused'; output: ToolOutput };
+
+function errorOutput(request: ToolRequest, error: ToolError, retryHint?: RetryHint, durationMs = 0): ToolOutput {
+  return {
+    toolCallId: request.toolCallId,
+    name: request.name,
+    args: request.args,
+    turn: request.turn,
+    status: error.type === 'cancelled' ? 'cancelled' : 'error',
+    resultBytes: 0,
+    error,
+    ...(retryHint ? { retryHint } : {}),
+    telemetry: { durationMs },
+  };
+}
+
+/** Names of required fields that were absent, from a zod error. */
+function missingFields(issues: readonly { code: string; path: readonly PropertyKey[]; input?: unknown }[]): string[] {
+  return issues
+    .filter((i) => i.code === 'invalid_type' && i.input === undefined && i.path.length > 0)
+    .map((i) => i.path.map(String).join('.'));
+}
+
+/**
+ * Checks a planner's call against the agent's tools: unknown tools and arguments that do
+ * not match the schema are refused with a RetryHint, and no activity runs for them.
+ */
+export function prepareCall(tools: readonly ToolDefinition[], request: ToolRequest): PreparedCall {
+  const tool = tools.find((t) => t.name === request.name);
+  if (!tool) {
+    const known = tools.map((t) => t.name).join(', ') || '(none)';
+    return {
+      type: 'refused',
+      output: errorOutput(
+        request,
+        { type: 'tool_unknown', message: `unknown tool "${request.name}"; available tools: ${known}` },
+        { reason: 'tool_unavailable', tool: request.name, message: `choose one of: ${known}` },
+      ),
+    };
+  }
+  const parsed = tool.input.safeParse(request.args);
+  if (!parsed.success) {
+    const missing = missingFields(parsed.error.issues);
+    const message = `invalid arguments for ${tool.name}: ${describeIssues(parsed.error)}`;
+    return {
+      type: 'refused',
+      output: errorOutput(
+        request,
+        { type: 'invalid_arguments', message },
+        {
+          reason: missing.length ? 'missing_fields' : 'invalid_arguments',
+          tool: tool.name,
+          ...(missing.length ? { missingFields: missing } : {}),
+          priorInput: request.args,
+          message,
+        },
+      ),
+    };
+  }
+  // Dispatch the parsed value so defaults and coercions in the schema apply.
+  return { type: 'dispatch', request: { ...request, args: parsed.data as JsonValue }, tool };
+}
+
+/** Maps a failed tool activity to the ToolOutput the planner sees. */
+export function failureToOutput(request: ToolRequest, err: unknown, durationMs: number, cancelHint?: RetryHint): ToolOutput {
+  if (isCancellation(err)) {
+    return errorOutput(request, { type: 'cancelled', message: 'the call was cancelled before it finished' }, cancelHint, durationMs);
+  }
+  const cause = err instanceof ActivityFailure ? err.cause : err;
+  if (cause instanceof TimeoutFailure) {
+    return errorOutput(
+      request,
+      { type: 'timeout', message: `${request.name} timed out (${cause.timeoutType})` },
+      { reason: 'timeout', tool: request.name, message: 'the tool did not finish in time; narrow the request or try later' },
+      durationMs,
+    );
+  }
+  if (cause instanceof ApplicationFailure) {
+    const details = toolFailureDetailsSchema.safeParse(cause.details?.[0] ?? {});
+    const hint = details.success ? details.data.retryHint : undefined;
+    const type = cause.type === 'invalid_result' ? 'invalid_result' : 'tool_failed';
+    return errorOutput(
+      request,
+      { type, message: cause.message, ...(cause.type ? { cause: cause.type } : {}) },
+      hint ?? (type === 'invalid_result' ? { reason: 'malformed_response', tool: request.name } : undefined),
+      durationMs,
+    );
+  }
+  const message = cause instanceof Error ? cause.message : String(cause);
+  return errorOutput(request, { type: 'tool_failed', message }, undefined, durationMs);
+}
+
+type ToolActivity = (input: ToolActivityInput) => Promise<ToolActivityResult>;
+
+/**
+ * Runs one validated call as an activity whose type is the tool name, and always returns a
+ * ToolOutput: failures, timeouts and cancellation become outputs, never exceptions.
+ */
+export async function executeCall(
+  ctx: DispatchContext,
+  prepared: Extract<PreparedCall, { type: 'dispatch' }>,
+  cancelHint: () => RetryHint | undefined,
+): Promise<ToolOutput> {
+  const { request, tool } = prepared;
+  const activities = proxyActivities<Record<string, ToolActivity>>({
+    startToCloseTimeout: tool.timeoutMs,
+    ...(tool.heartbeatTimeoutMs ? { heartbeatTimeout: tool.heartbeatTimeoutMs } : {}),
+    activityId: `turn-${request.turn}/${request.toolCallId}`,
+    summary: `turn ${request.turn}: ${request.name}`,
+    retry: {
+      maximumAttempts: tool.retry.maximumAttempts ?? 3,
+      initialInterval: tool.retry.initialIntervalMs ?? 1000,
+      backoffCoefficient: tool.retry.backoffCoefficient ?? 2,
+      nonRetryableErrorTypes: [...(tool.retry.nonRetryableErrorTypes ?? []), 'invalid_result'],
+    },
+  });
+  const activity = activities[tool.name];
+  if (!activity) throw new Error(`no activity proxy for ${tool.name}`);
+  const started = workflowNowMs();
+  try {
+    const raw = await activity({
+      runId: ctx.runId,
+      agent: ctx.agent,
+      ...(ctx.sessionId ? { sessionId: ctx.sessionId } : {}),
+      request,
+      idempotencyKey: `${ctx.workflowId}/${request.toolCallId}`,
+      resultByteBudget: ctx.resultByteBudget,
+      sessionState: ctx.sessionState,
+    });
+    const durationMs = workflowNowMs() - started;
+    const parsed = toolActivityResultSchema.safeParse(raw);
+    if (!parsed.success) {
+      return errorOutput(
+        request,
+        { type: 'invalid_result', message: `tool activity returned an invalid envelope: ${describeIssues(parsed.error)}` },
+        { reason: 'malformed_response', tool: request.name },
+        durationMs,
+      );
+    }
+    const r = parsed.data;
+    return {
+      toolCallId: request.toolCallId,
+      name: request.name,
+      args: request.args,
+      turn: request.turn,
+      status: 'ok',
+      ...(r.result !== undefined ? { result: r.result } : {}),
+      resultBytes: r.resultBytes,
+      ...(r.resultOmitted ? { resultOmitted: true, resultOmittedReason: r.resultOmittedReason, resultPreview: r.resultPreview } : {}),
+      telemetry: { durationMs, attempts: r.attempt },
+      ...(r.sessionStateChanges ? { sessionStateChanges: r.sessionStateChanges } : {}),
+    };
+  } catch (err) {
+    return failureToOutput(request, err, workflowNowMs() - started, cancelHint());
+  }
+}
