@@ -172,6 +172,11 @@ export class AgentRunState {
       });
     const outputs = await work;
     timerScope.cancel();
+    // Results enter the transcript in call order, whatever order they finished in.
+    for (const output of outputs) {
+      this.toolOutputs.push(output);
+      this.messages.push(toolResultMessage(output));
+    }
     return outputs;
   }
 
@@ -195,15 +200,13 @@ export class AgentRunState {
     return { toolCallId: id, name: call.name, args: call.args, turn: this.turn };
   }
 
-  /** Records an output: closes the call in the conversation and logs the result. */
+  /** Records an output as it arrives: applies its session changes and logs the result. */
   private record(output: ToolOutput): ToolOutput {
     this.pending.delete(output.toolCallId);
     for (const [key, value] of Object.entries(output.sessionStateChanges ?? {})) {
       if (value === null) delete this.sessionState[key];
       else this.sessionState[key] = value;
     }
-    this.toolOutputs.push(output);
-    this.messages.push(toolResultMessage(output));
     this.emit({
       type: 'tool_result',
       turn: output.turn,

@@ -49,10 +49,19 @@ function errorOutput(request: ToolRequest, error: ToolError, retryHint?: RetryHi
   };
 }
 
-/** Names of required fields that were absent, from a zod error. */
-function missingFields(issues: readonly { code: string; path: readonly PropertyKey[]; input?: unknown }[]): string[] {
+function valueAt(value: unknown, path: readonly PropertyKey[]): unknown {
+  let current = value;
+  for (const key of path) {
+    if (current === null || typeof current !== 'object') return undefined;
+    current = (current as Record<PropertyKey, unknown>)[key];
+  }
+  return current;
+}
+
+/** Names of required fields that were absent from the arguments, from a zod error. */
+function missingFields(args: unknown, issues: readonly { code: string; path: readonly PropertyKey[] }[]): string[] {
   return issues
-    .filter((i) => i.code === 'invalid_type' && i.input === undefined && i.path.length > 0)
+    .filter((i) => i.code === 'invalid_type' && i.path.length > 0 && valueAt(args, i.path) === undefined)
     .map((i) => i.path.map(String).join('.'));
 }
 
@@ -75,7 +84,7 @@ export function prepareCall(tools: readonly ToolDefinition[], request: ToolReque
   }
   const parsed = tool.input.safeParse(request.args);
   if (!parsed.success) {
-    const missing = missingFields(parsed.error.issues);
+    const missing = missingFields(request.args, parsed.error.issues);
     const message = `invalid arguments for ${tool.name}: ${describeIssues(parsed.error)}`;
     return {
       type: 'refused',

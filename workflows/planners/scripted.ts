@@ -1,11 +1,17 @@
 import { z } from 'zod';
-import { awaitSchema, describeIssues, toolCallSchema, jsonValueSchema, type PlanResult } from '../../contracts';
+import { awaitSchema, describeIssues, toolCallSchema, jsonValueSchema, type JsonValue, type PlanResult, type ToolOutput } from '../../contracts';
 import type { Planner, PlannerContext } from '../planner';
 
 /** One step of a script: what the planner returns on its Nth turn. */
 export const scriptStepSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('tool_calls'), calls: z.array(toolCallSchema).min(1) }),
-  z.object({ type: z.literal('final'), text: z.string(), structured: jsonValueSchema.optional() }),
+  z.object({
+    type: z.literal('final'),
+    text: z.string(),
+    structured: jsonValueSchema.optional(),
+    /** Put what the planner observed (every tool output so far, summarised) in `structured`. */
+    reportObservations: z.boolean().optional(),
+  }),
   z.object({ type: z.literal('await'), await: awaitSchema }),
 ]);
 export type ScriptStep = z.infer<typeof scriptStepSchema>;
@@ -20,12 +26,27 @@ export type ScriptedPlannerOptions = z.infer<typeof scriptedPlannerOptionsSchema
 
 const stepKey = 'scripted.step';
 
-function stepToPlan(step: ScriptStep): PlanResult {
+/** A JSON summary of tool outputs: what a scripted run reports it saw. */
+function observations(outputs: readonly ToolOutput[]): JsonValue {
+  return outputs.map((o) => ({
+    toolCallId: o.toolCallId,
+    name: o.name,
+    status: o.status,
+    ...(o.result !== undefined ? { result: o.result } : {}),
+    ...(o.resultOmitted ? { resultOmitted: true, resultBytes: o.resultBytes } : {}),
+    ...(o.error ? { errorType: o.error.type, errorMessage: o.error.message } : {}),
+    ...(o.retryHint ? { retryReason: o.retryHint.reason } : {}),
+  }));
+}
+
+function stepToPlan(step: ScriptStep, outputs: readonly ToolOutput[]): PlanResult {
   switch (step.type) {
     case 'tool_calls':
       return { type: 'tool_calls', calls: step.calls };
-    case 'final':
-      return { type: 'final', response: { text: step.text, ...(step.structured !== undefined ? { structured: step.structured } : {}) } };
+    case 'final': {
+      const structured = step.reportObservations ? observations(outputs) : step.structured;
+      return { type: 'final', response: { text: step.text, ...(structured !== undefined ? { structured } : {}) } };
+    }
     case 'await':
       return { type: 'await', await: step.await };
   }
@@ -45,24 +66,24 @@ export function createScriptedPlanner(rawOptions: unknown): Planner {
   if (!parsed.success) throw new Error(`invalid scripted planner options: ${describeIssues(parsed.error)}`);
   const { steps, finalizeText } = parsed.data;
 
-  const next = (ctx: PlannerContext): PlanResult => {
+  const next = (ctx: PlannerContext, outputs: readonly ToolOutput[]): PlanResult => {
     const index = Number(ctx.state.get(stepKey) ?? 0);
     const step = steps[index];
     if (!step) throw new Error(`scripted planner ran out of steps: script has ${steps.length}, turn ${ctx.turn} asked for step ${index + 1}`);
     ctx.state.set(stepKey, index + 1);
-    return stepToPlan(step);
+    return stepToPlan(step, outputs);
   };
 
   return {
-    planStart: (_input, ctx) => next(ctx),
+    planStart: (_input, ctx) => next(ctx, []),
     planResume: (input, ctx) => {
       if (input.finalize) {
         const text = (finalizeText ?? 'Stopped early ({reason}): {message}.')
           .replace('{reason}', input.finalize.reason)
           .replace('{message}', input.finalize.message);
-        return { type: 'final', response: { text } };
+        return { type: 'final', response: { text, structured: observations(input.toolOutputs) } };
       }
-      return next(ctx);
+      return next(ctx, input.toolOutputs);
     },
   };
 }

@@ -1,0 +1,40 @@
+import type { RunShape } from './workload';
+
+/** Sizes of one benchmark invocation. */
+export interface BenchPlan {
+  readonly mode: 'full' | 'smoke';
+  /** One run before measuring, so worker start-up costs are not counted. */
+  readonly warmup: RunShape;
+  /** S1 latency: one run at a time, repeated. */
+  readonly s1: { readonly shape: RunShape; readonly repeats: number };
+  /** S2 throughput: this many runs started at once. */
+  readonly s2: { readonly shape: RunShape; readonly runs: number };
+  /** S3 fan-out: one run at a time with many calls per turn, repeated. */
+  readonly s3: { readonly shape: RunShape; readonly repeats: number };
+  /** T values of the history-size runs (K = 1); the largest is also replayed. */
+  readonly historyTurns: readonly number[];
+  /** Repetitions of each in-process baseline measurement (it is microseconds-fast, so it needs many). */
+  readonly baselineRepeats: number;
+}
+
+/** The full benchmark: finishes within 10 minutes on 2 cores. */
+export const fullPlan: BenchPlan = {
+  mode: 'full',
+  warmup: { turns: 3, callsPerTurn: 2 },
+  s1: { shape: { turns: 20, callsPerTurn: 1 }, repeats: 5 },
+  s2: { shape: { turns: 10, callsPerTurn: 2 }, runs: 50 },
+  s3: { shape: { turns: 5, callsPerTurn: 16 }, repeats: 3 },
+  historyTurns: [10, 100, 1000],
+  baselineRepeats: 200,
+};
+
+/** `--smoke`: tiny sizes that only prove the script still works (CI). */
+export const smokePlan: BenchPlan = {
+  mode: 'smoke',
+  warmup: { turns: 1, callsPerTurn: 1 },
+  s1: { shape: { turns: 3, callsPerTurn: 1 }, repeats: 2 },
+  s2: { shape: { turns: 2, callsPerTurn: 2 }, runs: 4 },
+  s3: { shape: { turns: 2, callsPerTurn: 4 }, repeats: 1 },
+  historyTurns: [5],
+  baselineRepeats: 10,
+};

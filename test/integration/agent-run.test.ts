@@ -1,0 +1,251 @@
+import { WorkflowFailedError } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { Worker } from '@temporalio/worker';
+import { allToolImplementations } from '../../agents';
+import type { AgentClient } from '../../client/agent-client';
+import type { RunEvent, RunResult } from '../../contracts';
+import { callStep, finalStep, scriptedInput, type Observation } from '../support/scripts';
+import { agentClient, createTestEnv, createTestWorker, uniqueTaskQueue } from '../support/test-env';
+
+let env: TestWorkflowEnvironment;
+let worker: Worker;
+let running: Promise<void>;
+let agents: AgentClient;
+
+beforeAll(async () => {
+  env = await createTestEnv();
+  const taskQueue = uniqueTaskQueue('agent-run');
+  worker = await createTestWorker(env, taskQueue, allToolImplementations());
+  running = worker.run();
+  agents = agentClient(env, taskQueue);
+});
+
+afterAll(async () => {
+  worker?.shutdown();
+  await running;
+  await env?.teardown();
+});
+
+async function runToEnd(input: Parameters<AgentClient['start']>[0]): Promise<{ result: RunResult; events: RunEvent[]; workflowId: string }> {
+  const { workflowId } = await agents.start(input);
+  const result = await agents.result(workflowId);
+  const events = (await agents.events(workflowId, 0, 1000)).events;
+  return { result, events, workflowId };
+}
+
+function observations(result: RunResult): Observation[] {
+  return result.final?.structured as unknown as Observation[];
+}
+
+async function scheduledActivityTypes(workflowId: string): Promise<string[]> {
+  const history = await env.client.workflow.getHandle(workflowId).fetchHistory();
+  return (history.events ?? [])
+    .map((e) => e.activityTaskScheduledEventAttributes?.activityType?.name)
+    .filter((n): n is string => typeof n === 'string');
+}
+
+describe('agentRun on a real dev server', () => {
+  it('runs a multi-turn script to its final answer with a seq-numbered event log', async () => {
+    const { result, events } = await runToEnd(
+      scriptedInput([callStep({ name: 'echo', args: { text: 'hi' } }), callStep({ name: 'add', args: { a: 2, b: 3 } }), finalStep('all done')]),
+    );
+    expect(result.status).toBe('completed');
+    expect(result.final?.text).toBe('all done');
+    expect(result.iterations).toBe(2);
+    expect(observations(result).map((o) => o.result)).toEqual([{ text: 'hi' }, { sum: 5 }]);
+    expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
+    expect(events[0]?.type).toBe('run_started');
+    expect(events.at(-1)).toMatchObject({ type: 'status_changed', to: 'completed' });
+    expect(result.lastEventSeq).toBe(events.length);
+  });
+
+  it('runs the calls of one plan in parallel', async () => {
+    const { events } = await runToEnd(
+      scriptedInput([callStep({ name: 'sleep', args: { ms: 500 } }, { name: 'sleep', args: { ms: 500 } }, { name: 'echo', args: { text: 'x' } }), finalStep()]),
+    );
+    const kinds = events.filter((e) => e.type === 'tool_call' || e.type === 'tool_result').map((e) => e.type);
+    // All three calls are dispatched before any result is recorded.
+    expect(kinds).toEqual(['tool_call', 'tool_call', 'tool_call', 'tool_result', 'tool_result', 'tool_result']);
+  });
+
+  it('runs the calls one after another when the policy says so', async () => {
+    const { events } = await runToEnd(
+      scriptedInput([callStep({ name: 'echo', args: { text: 'a' } }, { name: 'echo', args: { text: 'b' } }), finalStep()], {
+        policy: { parallelToolCalls: false },
+      }),
+    );
+    const kinds = events.filter((e) => e.type === 'tool_call' || e.type === 'tool_result').map((e) => e.type);
+    expect(kinds).toEqual(['tool_call', 'tool_result', 'tool_call', 'tool_result']);
+  });
+
+  it('shows a tool failure to the planner as an error output, and the run goes on', async () => {
+    const { result } = await runToEnd(
+      scriptedInput([callStep({ name: 'fail', args: { message: 'disk full' } }), callStep({ name: 'echo', args: { text: 'after' } }), finalStep()]),
+    );
+    const [failed, after] = observations(result);
+    expect(failed).toMatchObject({ status: 'error', errorType: 'tool_failed', errorMessage: 'disk full' });
+    expect(after).toMatchObject({ status: 'ok', result: { text: 'after' } });
+    expect(result.status).toBe('completed');
+  });
+
+  it('respects non-retryable tool errors: the failing call runs once', async () => {
+    const { workflowId } = await runToEnd(scriptedInput([callStep({ name: 'fail', args: { message: 'no', retryable: false } }), finalStep()]));
+    const history = await env.client.workflow.getHandle(workflowId).fetchHistory();
+    const failedEvent = history.events?.find((e) => e.activityTaskFailedEventAttributes);
+    const started = history.events?.find((e) => e.activityTaskStartedEventAttributes);
+    expect(failedEvent).toBeDefined();
+    expect(started?.activityTaskStartedEventAttributes?.attempt).toBe(1);
+  });
+
+  it('retries transient tool errors by the retry policy', async () => {
+    const { result } = await runToEnd(scriptedInput([callStep({ name: 'flaky', args: { failAttempts: 2 } }), finalStep()]));
+    expect(observations(result)[0]).toMatchObject({ status: 'ok', result: { succeededOnAttempt: 3 } });
+  });
+
+  it('refuses invalid arguments with a retry hint and runs no activity', async () => {
+    const { result, workflowId } = await runToEnd(
+      scriptedInput([callStep({ name: 'add', args: { a: 1 } }, { name: 'add', args: { a: 'one', b: 2 } }), finalStep()]),
+    );
+    const [missing, wrongType] = observations(result);
+    expect(missing).toMatchObject({ status: 'error', errorType: 'invalid_arguments', retryReason: 'missing_fields' });
+    expect(wrongType).toMatchObject({ status: 'error', errorType: 'invalid_arguments', retryReason: 'invalid_arguments' });
+    expect(await scheduledActivityTypes(workflowId)).toEqual([]);
+  });
+
+  it('answers an unknown tool with tool_unavailable and runs no activity', async () => {
+    const { result, workflowId } = await runToEnd(scriptedInput([callStep({ name: 'teleport', args: {} }), finalStep()]));
+    expect(observations(result)[0]).toMatchObject({ status: 'error', errorType: 'tool_unknown', retryReason: 'tool_unavailable' });
+    expect(observations(result)[0]?.errorMessage).toContain('available tools: echo');
+    expect(await scheduledActivityTypes(workflowId)).toEqual([]);
+  });
+
+  it('names each activity after its tool and its turn', async () => {
+    const { workflowId } = await runToEnd(scriptedInput([callStep({ name: 'echo', args: { text: 'a' }, id: 'c1' }), callStep({ name: 'add', args: { a: 1, b: 1 } }), finalStep()]));
+    const history = await env.client.workflow.getHandle(workflowId).fetchHistory();
+    const scheduled = (history.events ?? []).flatMap((e) => (e.activityTaskScheduledEventAttributes ? [e.activityTaskScheduledEventAttributes] : []));
+    expect(scheduled.map((a) => [a.activityType?.name, a.activityId])).toEqual([
+      ['echo', 'turn-0/c1'],
+      ['add', 'turn-1/call_1_0'],
+    ]);
+  });
+
+  it('omits a result larger than the byte budget and tells the planner', async () => {
+    const { result } = await runToEnd(scriptedInput([callStep({ name: 'blob', args: { bytes: 5_000 } }), finalStep()], { policy: { toolResultByteBudget: 1_000 } }));
+    expect(observations(result)[0]).toMatchObject({ status: 'ok', resultOmitted: true });
+    expect(observations(result)[0]?.resultBytes).toBeGreaterThan(5_000);
+  });
+
+  describe('caps end the run through exactly one Finalize turn', () => {
+    it('iteration_cap', async () => {
+      const echo = callStep({ name: 'echo', args: { text: 'x' } });
+      const { result, events } = await runToEnd(scriptedInput([echo, echo, echo, finalStep()], { policy: { maxIterations: 2 } }));
+      expect(result.finalizeReason).toBe('iteration_cap');
+      expect(result.final?.text).toMatch(/^Stopped early \(iteration_cap\)/);
+      expect(result.iterations).toBe(2);
+      expect(events.filter((e) => e.type === 'finalize_requested')).toHaveLength(1);
+    });
+
+    it('tool_cap: calls beyond the cap are closed without running', async () => {
+      const echo = { name: 'echo', args: { text: 'x' } };
+      const { result, workflowId } = await runToEnd(scriptedInput([callStep(echo, echo, echo, echo, echo), finalStep()], { policy: { maxToolCalls: 3 } }));
+      expect(result.finalizeReason).toBe('tool_cap');
+      expect(observations(result).map((o) => o.errorType ?? o.status)).toEqual(['ok', 'ok', 'ok', 'tool_cap', 'tool_cap']);
+      expect(await scheduledActivityTypes(workflowId)).toHaveLength(3);
+      expect(result.cost.toolCalls).toMatchObject({ used: 3, max: 3, remaining: 0 });
+    });
+
+    it('failure_cap', async () => {
+      const fail = callStep({ name: 'fail', args: { message: 'boom' } });
+      const { result } = await runToEnd(scriptedInput([fail, fail, fail, finalStep()], { policy: { maxConsecutiveFailures: 2 } }));
+      expect(result.finalizeReason).toBe('failure_cap');
+      expect(result.iterations).toBe(2);
+    });
+
+    it('time_budget: a call still running is cancelled and recorded', async () => {
+      const { result, events } = await runToEnd(
+        scriptedInput([callStep({ name: 'sleep', args: { ms: 30_000 } }), finalStep()], { policy: { timeBudgetMs: 1_500 } }),
+      );
+      expect(result.finalizeReason).toBe('time_budget');
+      expect(observations(result)[0]).toMatchObject({ status: 'cancelled', errorType: 'cancelled', retryReason: 'timeout' });
+      expect(events.filter((e) => e.type === 'finalize_requested')).toHaveLength(1);
+      expect(result.cost.elapsedMs).toBeLessThan(30_000);
+    });
+
+    it('a planner that ignores the Finalize turn still ends', async () => {
+      // The scripted planner honours finalize; this one keeps a final step that never comes.
+      const echo = callStep({ name: 'echo', args: { text: 'x' } });
+      const { result } = await runToEnd(scriptedInput([echo, echo], { policy: { maxIterations: 1 } }));
+      expect(result.status).toBe('completed');
+      expect(result.finalizeReason).toBe('iteration_cap');
+    });
+  });
+
+  describe('bad input never corrupts a run', () => {
+    it('the client rejects invalid run input before starting, naming the field', async () => {
+      await expect(agents.start({ agent: 'scripted', messages: [] })).rejects.toThrow(/messages: a run needs at least one message/);
+    });
+
+    it('a workflow started with invalid input fails with invalid_input', async () => {
+      const handle = await env.client.workflow.start('agentRun', {
+        taskQueue: agents.taskQueue,
+        workflowId: `bad-${Date.now()}`,
+        args: [{ agent: 'scripted', messages: 'hello' }],
+      });
+      const err = await handle.result().catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(WorkflowFailedError);
+      const cause = (err as WorkflowFailedError).cause;
+      expect(cause).toBeInstanceOf(ApplicationFailure);
+      expect((cause as ApplicationFailure).type).toBe('invalid_input');
+      expect((cause as ApplicationFailure).message).toContain('messages');
+    });
+
+    it('an unknown agent fails with unknown_agent and lists the registered ones', async () => {
+      const { workflowId } = await agents.start({ agent: 'nope', messages: [{ role: 'user', content: 'hi' }] });
+      const err = await agents.result(workflowId).catch((e: unknown) => e);
+      const cause = (err as WorkflowFailedError).cause as ApplicationFailure;
+      expect(cause.type).toBe('unknown_agent');
+      expect(cause.message).toContain('scripted');
+    });
+
+    it('a script that runs out fails the run loudly with planner_failed', async () => {
+      const { workflowId } = await agents.start(scriptedInput([callStep({ name: 'echo', args: { text: 'x' } })]));
+      const err = await agents.result(workflowId).catch((e: unknown) => e);
+      const cause = (err as WorkflowFailedError).cause as ApplicationFailure;
+      expect(cause.type).toBe('planner_failed');
+      expect(cause.message).toContain('ran out of steps');
+      const page = await agents.events(workflowId);
+      expect(page.status).toBe('failed');
+      expect(page.events.at(-2)).toMatchObject({ type: 'run_failed', errorType: 'planner_failed' });
+    });
+  });
+
+  it('the watchlist demo agent changes session state and quotes the list', async () => {
+    const { result } = await runToEnd({
+      agent: 'watchlist',
+      messages: [{ role: 'user', content: 'Add AAPL and MSFT to my watchlist' }],
+      sessionState: { watchlist: ['TSLA'] },
+    });
+    expect(result.sessionState).toEqual({ watchlist: ['TSLA', 'AAPL', 'MSFT'] });
+    expect(result.final?.text).toMatch(/Your watchlist: TSLA, AAPL, MSFT\. Latest prices: TSLA [\d.]+; AAPL [\d.]+; MSFT [\d.]+\./);
+    expect(result.cost.toolCalls.used).toBe(4);
+  });
+
+  it('status and events queries answer while the run is in flight', async () => {
+    const { workflowId } = await agents.start(scriptedInput([callStep({ name: 'sleep', args: { ms: 1_500 } }), finalStep()]));
+    let status = await agents.status(workflowId);
+    for (let i = 0; i < 50 && status.pendingCalls.length === 0; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      status = await agents.status(workflowId);
+    }
+    expect(status).toMatchObject({ status: 'running', agent: 'scripted', pendingCalls: [{ name: 'sleep', toolCallId: 'call_0_0' }] });
+    const seen: RunEvent[] = [];
+    for await (const e of agents.follow(workflowId, { afterSeq: 2 })) seen.push(e);
+    expect(seen[0]?.seq).toBe(3);
+    expect(seen.at(-1)).toMatchObject({ type: 'status_changed', to: 'completed' });
+  });
+
+  it('reports run_not_found for an unknown run id', async () => {
+    await expect(agents.status('no-such-run')).rejects.toMatchObject({ type: 'run_not_found' });
+  });
+});

@@ -1,0 +1,25 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildWorkflowBundle } from '../../worker/create-worker';
+import { provisionTemporalCli, temporalCliVersion } from '../../worker/temporal-cli';
+
+/**
+ * Runs once before the integration tests: provisions the Temporal CLI and builds the
+ * workflow bundle, which every test file then loads from disk instead of rebuilding.
+ */
+export default async function globalSetup(): Promise<void> {
+  const cli = provisionTemporalCli();
+  if (cli) {
+    process.env.TEMPORAL_CLI_PATH = cli.path;
+    process.stderr.write(`\nintegration tests use ${temporalCliVersion(cli.path)} at ${cli.path}\n`);
+  } else {
+    process.stderr.write('\nno Temporal CLI available; the SDK will download one\n');
+  }
+  const bundle = await buildWorkflowBundle();
+  const dir = join(tmpdir(), `durable-agents-test-${process.pid}`);
+  mkdirSync(dir, { recursive: true });
+  const codePath = join(dir, 'workflow-bundle.js');
+  writeFileSync(codePath, bundle.code);
+  process.env.DURABLE_AGENTS_TEST_BUNDLE = codePath;
+}

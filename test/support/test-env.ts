@@ -1,0 +1,62 @@
+import { randomUUID } from 'node:crypto';
+import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { Client } from '@temporalio/client';
+import { createActivities, type ToolImplementation } from '../../activities';
+import { AgentClient } from '../../client/agent-client';
+import { devServerSafetyArgs, searchAttributeArgs } from '../../worker/dev-server';
+import { buildWorkflowBundle } from '../../worker/create-worker';
+
+let runtimeInstalled = false;
+
+/** Keeps SDK logs to warnings so test output stays readable. */
+export function quietRuntime(): void {
+  if (runtimeInstalled) return;
+  runtimeInstalled = true;
+  Runtime.install({ logger: new DefaultLogger('WARN') });
+}
+
+/**
+ * A real Temporal dev server for one test file: the official CLI (TEMPORAL_CLI_PATH, set by
+ * global setup) on loopback, with the version check off. Falls back to the SDK download.
+ */
+export async function createTestEnv(): Promise<TestWorkflowEnvironment> {
+  quietRuntime();
+  const cliPath = process.env.TEMPORAL_CLI_PATH;
+  return TestWorkflowEnvironment.createLocal({
+    server: {
+      ...(cliPath ? { executable: { type: 'existing-path', path: cliPath } } : {}),
+      ip: '127.0.0.1',
+      extraArgs: [...devServerSafetyArgs, ...searchAttributeArgs],
+    },
+  });
+}
+
+/** The workflow bundle built by global setup (or built now, when run without it). */
+export async function workflowBundleOption(): Promise<{ codePath: string } | { code: string }> {
+  const codePath = process.env.DURABLE_AGENTS_TEST_BUNDLE;
+  if (codePath) return { codePath };
+  const bundle = await buildWorkflowBundle();
+  return { code: bundle.code };
+}
+
+/** A fresh task queue name, so test cases never share workers. */
+export function uniqueTaskQueue(prefix = 'test'): string {
+  return `${prefix}-${randomUUID()}`;
+}
+
+/** Creates a worker for the agent workflows and the given tools on a task queue. */
+export async function createTestWorker(env: TestWorkflowEnvironment, taskQueue: string, tools: readonly ToolImplementation[]): Promise<Worker> {
+  return Worker.create({
+    connection: env.nativeConnection,
+    namespace: env.namespace ?? 'default',
+    taskQueue,
+    workflowBundle: await workflowBundleOption(),
+    activities: createActivities({ tools }),
+  });
+}
+
+/** An AgentClient bound to the test server and a task queue. */
+export function agentClient(env: TestWorkflowEnvironment, taskQueue: string): AgentClient {
+  return new AgentClient(env.client as Client, taskQueue);
+}
