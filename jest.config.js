@@ -3,6 +3,8 @@ const transform = { '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022' } }] };
 
 /** @type {import('jest').Config} */
 module.exports = {
+  // Integration tests wait on real servers and worker restarts; unit tests finish long before.
+  testTimeout: 120000,
   projects: [
     {
       displayName: 'unit',
@@ -16,7 +18,6 @@ module.exports = {
       transform,
       testMatch: ['<rootDir>/test/integration/**/*.test.ts', '<rootDir>/test/replay/**/*.test.ts'],
       globalSetup: '<rootDir>/test/support/global-setup.ts',
-      testTimeout: 120000,
     },
   ],
 };

@@ -49,7 +49,8 @@ export const recordTool = defineTool({
   description: 'Record a side effect under a label.',
   input: z.object({ label: z.string(), delayMs: z.number().int().nonnegative().max(60_000).default(0) }),
   timeoutMs: 120_000,
-  heartbeatTimeoutMs: 10_000,
+  // Short, so a call whose worker died is retried elsewhere within seconds.
+  heartbeatTimeoutMs: 2_000,
 });
 
 /** Returns a string of the given size: exercises the result byte budget. */

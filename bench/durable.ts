@@ -1,0 +1,59 @@
+import type { Client } from '@temporalio/client';
+import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import type { RunEvent } from '../contracts';
+import type { AgentClient } from '../client/agent-client';
+import { runInputFor, type RunShape } from './workload';
+
+/** What the durable scenarios need: clients of the bench server, the bundle, a progress sink. */
+export interface DurableContext {
+  readonly agents: AgentClient;
+  readonly client: Client;
+  readonly workflowBundle: WorkflowBundleWithSourceMap;
+  /** Prefix of every workflow id of this invocation. */
+  readonly idPrefix: string;
+  readonly progress: (line: string) => void;
+}
+
+/** One finished durable run. */
+export interface FinishedRun {
+  readonly workflowId: string;
+  /** Client wall clock from the start call to the result. */
+  readonly wallMs: number;
+}
+
+/**
+ * Starts a run of the shape and waits for its result.
+ *
+ * @throws Error when the run did not complete or did not run every turn.
+ */
+export async function runToCompletion(ctx: DurableContext, shape: RunShape, workflowId: string): Promise<FinishedRun> {
+  const started = performance.now();
+  await ctx.agents.start(runInputFor(shape), { workflowId });
+  const result = await ctx.agents.result(workflowId);
+  const wallMs = performance.now() - started;
+  if (result.status !== 'completed' || result.iterations !== shape.turns) {
+    throw new Error(`run ${workflowId} ended ${result.status} after ${result.iterations} of ${shape.turns} turns`);
+  }
+  return { workflowId, wallMs };
+}
+
+/** Every event of a run's log, read page by page through the events query. */
+export async function readAllEvents(agents: AgentClient, workflowId: string): Promise<RunEvent[]> {
+  const events: RunEvent[] = [];
+  let afterSeq = 0;
+  for (;;) {
+    const page = await agents.events(workflowId, afterSeq, 1000);
+    if (page.events.length === 0) return events;
+    events.push(...page.events);
+    afterSeq = page.nextAfterSeq;
+  }
+}
+
+/**
+ * Durations of a run's turns from its event log: a turn spans from one `plan` event to the
+ * next (workflow clock, millisecond resolution). T tool turns give T durations.
+ */
+export function turnDurationsMs(events: readonly RunEvent[]): number[] {
+  const planTimes = events.filter((e) => e.type === 'plan').map((e) => Date.parse(e.at));
+  return planTimes.slice(1).map((t, i) => t - (planTimes[i] ?? t));
+}

@@ -1,0 +1,68 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { BenchResults, ResultRow } from './results';
+
+/** A number with precision that suits its size: 12,345 · 123 · 12.3 · 1.23 · 0.00123. */
+export function formatNumber(value: number): string {
+  const abs = Math.abs(value);
+  if (abs >= 1000) return Math.round(value).toLocaleString('en-US');
+  if (abs >= 100) return value.toFixed(0);
+  if (abs >= 10) return value.toFixed(1);
+  if (abs >= 1) return value.toFixed(2);
+  if (abs === 0) return '0';
+  return value.toPrecision(3);
+}
+
+/** A durable ÷ baseline ratio: `×1,234` when durable is larger, `×1/56` when it is smaller. */
+export function formatRatio(ratio: number | undefined): string {
+  if (ratio === undefined) return '—';
+  return ratio >= 1 ? `×${formatNumber(ratio)}` : `×1/${formatNumber(1 / ratio)}`;
+}
+
+function pad(cells: readonly string[], widths: readonly number[]): string {
+  return cells.map((c, i) => (i >= 2 ? c.padStart(widths[i] ?? 0) : c.padEnd(widths[i] ?? 0))).join('  ');
+}
+
+/** The rows as a plain-text table, one block per section. */
+export function renderTable(rows: readonly ResultRow[]): string {
+  const header = ['metric', 'unit', 'durable', 'baseline', 'durable÷baseline'];
+  const cells = rows.map((r) => [r.metric, r.unit, formatNumber(r.durable), r.baseline === undefined ? '—' : formatNumber(r.baseline), formatRatio(r.ratio)]);
+  const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => (c[i] ?? '').length)));
+  const lines = [pad(header, widths), widths.map((w) => '-'.repeat(w)).join('  ')];
+  let section = '';
+  rows.forEach((r, i) => {
+    if (r.section !== section) {
+      section = r.section;
+      lines.push('', `${section}`);
+    }
+    lines.push(pad(cells[i] ?? [], widths));
+  });
+  return lines.join('\n');
+}
+
+/** The header of the report: when, where, with what. */
+export function renderFacts(results: BenchResults): string {
+  const m = results.machine;
+  const tuning = Object.keys(results.workerTuning).length ? JSON.stringify(results.workerTuning) : 'createAgentWorker defaults';
+  return [
+    `durable-agents benchmark (${results.plan.mode}), ${results.startedAt}, ${(results.durationMs / 1000).toFixed(1)} s`,
+    `machine: ${m.cores} cores (${m.cpuModel}), ${(m.totalMemoryBytes / 2 ** 30).toFixed(1)} GiB, ${m.platform}`,
+    `node ${m.nodeVersion}, Temporal SDK ${m.temporalSdkVersion}, ${m.temporalCliVersion}`,
+    `worker: ${tuning}`,
+    'baseline: the same scripted loop in this process, no Temporal (planner + zod validation + echo called directly)',
+  ].join('\n');
+}
+
+/**
+ * Writes the results as `bench-<timestamp>.json` and `latest.json` in `dir`.
+ *
+ * @returns the path of the timestamped file.
+ */
+export function writeResults(dir: string, results: BenchResults): string {
+  mkdirSync(dir, { recursive: true });
+  const text = `${JSON.stringify(results, null, 2)}\n`;
+  const stamped = join(dir, `bench-${results.startedAt.replace(/[:.]/g, '-')}.json`);
+  writeFileSync(stamped, text);
+  writeFileSync(join(dir, 'latest.json'), text);
+  return stamped;
+}

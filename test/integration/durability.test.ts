@@ -1,0 +1,83 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { RunEvent } from '../../contracts';
+import { startChildWorker, type ChildWorker } from '../support/child-worker';
+import { readSideEffects } from '../support/file-side-effects';
+import { callStep, finalStep, scriptedInput } from '../support/scripts';
+import { agentClient, createTestEnv, uniqueTaskQueue } from '../support/test-env';
+
+let env: TestWorkflowEnvironment;
+const workers: ChildWorker[] = [];
+
+beforeAll(async () => {
+  env = await createTestEnv();
+});
+
+afterAll(async () => {
+  await Promise.all(workers.map((w) => w.stop()));
+  await env?.teardown();
+});
+
+async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+describe('durability', () => {
+  it('a worker killed with SIGKILL mid-tool loses nothing and re-runs no completed tool', async () => {
+    const taskQueue = uniqueTaskQueue('durability');
+    const sideEffectFile = join(mkdtempSync(join(tmpdir(), 'side-effects-')), 'effects.jsonl');
+    const workerEnv = {
+      TEMPORAL_ADDRESS: env.address,
+      TEMPORAL_NAMESPACE: env.namespace ?? 'default',
+      TEMPORAL_TASK_QUEUE: taskQueue,
+      SIDE_EFFECT_FILE: sideEffectFile,
+      DURABLE_AGENTS_TEST_BUNDLE: process.env.DURABLE_AGENTS_TEST_BUNDLE ?? '',
+    };
+    const agents = agentClient(env, taskQueue);
+    const first = await startChildWorker(workerEnv);
+    workers.push(first);
+
+    const { workflowId } = await agents.start(
+      scriptedInput([
+        callStep({ name: 'record', args: { label: 'a' } }, { name: 'record', args: { label: 'b' } }),
+        callStep({ name: 'record', args: { label: 'c', delayMs: 3_000 } }),
+        callStep({ name: 'record', args: { label: 'd' } }),
+        finalStep('survived'),
+      ]),
+    );
+
+    // Kill the worker while `c` is running: `a` and `b` are done, `c` has not recorded yet.
+    await waitFor('the c call to start', async () => {
+      const { events } = await agents.events(workflowId, 0, 1000);
+      return events.find((e) => e.type === 'tool_call' && e.toolCallId === 'call_1_0');
+    });
+    await new Promise((r) => setTimeout(r, 500));
+    await first.kill9();
+    expect(readSideEffects(sideEffectFile).map((e) => e.label).sort()).toEqual(['a', 'b']);
+
+    const second = await startChildWorker(workerEnv);
+    workers.push(second);
+    const result = await agents.result(workflowId);
+
+    expect(result).toMatchObject({ status: 'completed', final: { text: 'survived' }, iterations: 3 });
+    const effects = readSideEffects(sideEffectFile);
+    // Every tool's side effect happened exactly once, and the ones after the crash on the new worker.
+    expect(effects.map((e) => e.label).sort()).toEqual(['a', 'b', 'c', 'd']);
+    expect(effects.find((e) => e.label === 'c')?.pid).toBe(second.process.pid);
+    expect(new Set(effects.map((e) => e.key)).size).toBe(4);
+
+    const { events } = await agents.events(workflowId, 0, 1000);
+    expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
+    const results = events.filter((e): e is Extract<RunEvent, { type: 'tool_result' }> => e.type === 'tool_result');
+    expect(results.map((e) => e.toolCallId)).toEqual(['call_0_0', 'call_0_1', 'call_1_0', 'call_2_0']);
+    expect(results.every((e) => e.status === 'ok')).toBe(true);
+  });
+});

@@ -1,0 +1,54 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+
+/** A worker process started by a test. */
+export interface ChildWorker {
+  readonly process: ChildProcess;
+  /** SIGKILL: the process dies at once, mid-task, like a crashed machine. */
+  kill9(): Promise<void>;
+  /** SIGTERM and wait for exit. */
+  stop(): Promise<void>;
+}
+
+function waitExit(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) resolve();
+    else child.once('exit', () => resolve());
+  });
+}
+
+/** Starts test/support/worker-process.ts and waits until it polls. */
+export async function startChildWorker(env: Record<string, string>): Promise<ChildWorker> {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(__dirname, 'worker-process.ts')], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr?.on('data', (d: Buffer) => {
+    stderr += d.toString();
+  });
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`worker process not ready in 60 s: ${stderr}`)), 60_000);
+    child.stdout?.on('data', (d: Buffer) => {
+      if (d.toString().includes('ready')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`worker process exited (${code}) before ready: ${stderr}`));
+    });
+  });
+  return {
+    process: child,
+    kill9: async () => {
+      child.kill('SIGKILL');
+      await waitExit(child);
+    },
+    stop: async () => {
+      child.kill('SIGTERM');
+      await waitExit(child);
+    },
+  };
+}

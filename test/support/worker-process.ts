@@ -1,0 +1,31 @@
+/**
+ * A worker in its own process, so tests can kill it with SIGKILL mid-run. Reads the
+ * TEMPORAL_* variables, DURABLE_AGENTS_TEST_BUNDLE and SIDE_EFFECT_FILE; prints "ready".
+ */
+import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
+import { createActivities } from '../../activities';
+import { allToolImplementations } from '../../agents';
+import { temporalConfigFromEnv } from '../../worker/config';
+import { FileSideEffectSink } from './file-side-effects';
+
+async function main(): Promise<void> {
+  Runtime.install({ logger: new DefaultLogger('WARN') });
+  const config = temporalConfigFromEnv();
+  const sideEffectFile = process.env.SIDE_EFFECT_FILE;
+  const bundlePath = process.env.DURABLE_AGENTS_TEST_BUNDLE;
+  if (!sideEffectFile || !bundlePath) throw new Error('SIDE_EFFECT_FILE and DURABLE_AGENTS_TEST_BUNDLE must be set');
+  const worker = await Worker.create({
+    connection: await NativeConnection.connect({ address: config.address }),
+    namespace: config.namespace,
+    taskQueue: config.taskQueue,
+    workflowBundle: { codePath: bundlePath },
+    activities: createActivities({ tools: allToolImplementations({ sideEffects: new FileSideEffectSink(sideEffectFile) }) }),
+  });
+  process.stdout.write('ready\n');
+  await worker.run();
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,68 @@
+import { z } from 'zod';
+import { defineTool, jsonByteLength, jsonValueSchema, planResultSchema, runInputSchema } from '../../contracts';
+import { toolResultMessage } from '../../workflows/conversation';
+import { EventLog } from '../../workflows/event-log';
+
+describe('contracts', () => {
+  it('run input applies defaults and requires a message', () => {
+    const parsed = runInputSchema.parse({ agent: 'a', messages: [{ role: 'user', content: 'hi' }] });
+    expect(parsed).toMatchObject({ sessionState: {}, labels: {} });
+    expect(runInputSchema.safeParse({ agent: 'a', messages: [] }).success).toBe(false);
+  });
+
+  it('run input rejects non-positive policy caps', () => {
+    expect(runInputSchema.safeParse({ agent: 'a', messages: [{ role: 'user', content: 'x' }], policy: { maxToolCalls: 0 } }).success).toBe(false);
+  });
+
+  it('plan results discriminate on type and need at least one call', () => {
+    expect(planResultSchema.safeParse({ type: 'tool_calls', calls: [] }).success).toBe(false);
+    expect(planResultSchema.safeParse({ type: 'final', response: { text: 'x' } }).success).toBe(true);
+    expect(planResultSchema.safeParse({ type: 'await', await: { items: [{ kind: 'clarification', id: 'q', question: 'which?' }] } }).success).toBe(true);
+  });
+
+  it('JSON values exclude undefined, functions and dates', () => {
+    expect(jsonValueSchema.safeParse({ a: [1, 'x', null, { b: true }] }).success).toBe(true);
+    expect(jsonValueSchema.safeParse({ a: undefined }).success).toBe(false);
+    expect(jsonValueSchema.safeParse(new Date()).success).toBe(false);
+  });
+
+  it('measures UTF-8 JSON bytes like Buffer does', () => {
+    for (const value of ['plain', 'héllo', '日本語', '🙂 emoji', { nested: ['ü', 1] }]) {
+      expect(jsonByteLength(value)).toBe(Buffer.byteLength(JSON.stringify(value), 'utf8'));
+    }
+  });
+
+  it('defineTool rejects bad and reserved names', () => {
+    expect(() => defineTool({ name: 'has space', description: 'd', input: z.object({}) })).toThrow(/invalid tool name/);
+    expect(() => defineTool({ name: 'callModel', description: 'd', input: z.object({}) })).toThrow(/reserved/);
+  });
+});
+
+describe('conversation', () => {
+  it('closes failed calls with an error body so no call is left unanswered', () => {
+    const message = toolResultMessage({
+      toolCallId: 'c',
+      name: 't',
+      args: {},
+      turn: 0,
+      status: 'cancelled',
+      resultBytes: 0,
+      error: { type: 'cancelled', message: 'gone' },
+      telemetry: { durationMs: 1 },
+    });
+    expect(message).toMatchObject({ role: 'tool', toolCallId: 'c' });
+    expect(JSON.parse((message as { content: string }).content)).toEqual({ error: { type: 'cancelled', message: 'gone' } });
+  });
+});
+
+describe('event log', () => {
+  it('numbers events from 1 and pages after a seq', () => {
+    const log = new EventLog();
+    for (let i = 0; i < 5; i++) log.append({ type: 'signal_rejected', signal: 's', reason: String(i) });
+    expect(log.lastSeq).toBe(5);
+    const page = log.page(2, 2, 'running');
+    expect(page.events.map((e) => e.seq)).toEqual([3, 4]);
+    expect(page.nextAfterSeq).toBe(4);
+    expect(log.page(5, 10, 'running')).toMatchObject({ events: [], nextAfterSeq: 5 });
+  });
+});
