@@ -3,10 +3,11 @@
  * `workflows/index.ts`, so every agent here is registered identically on every replay.
  */
 import { registerAgent } from '../workflows/agent-registry';
-import { scriptedAgent } from './toolbox/definition';
+import { guardedAgent, scriptedAgent } from './toolbox/definition';
 import { watchlistAgent } from './watchlist/definition';
 
 registerAgent(scriptedAgent);
+registerAgent(guardedAgent);
 registerAgent(watchlistAgent);
 
-export { scriptedAgent, watchlistAgent };
+export { guardedAgent, scriptedAgent, watchlistAgent };

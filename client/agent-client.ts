@@ -1,7 +1,27 @@
-import { Client, Connection, WorkflowNotFoundError, type WorkflowHandle } from '@temporalio/client';
+import { Client, Connection, WorkflowNotFoundError, WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
 import {
+  agentNameSearchAttribute,
   agentRunWorkflowType,
   describeIssues,
+  interveneSignal,
+  interveneUpdate,
+  killSignal,
+  killUpdate,
+  pauseSignal,
+  pauseUpdate,
+  resumeSignal,
+  resumeUpdate,
+  setBudgetSignal,
+  setBudgetUpdate,
+  waitForEventsUpdate,
+  type BudgetChange,
+  type CostReport,
+  type Intervention,
+  type InterventionReceipt,
+  type KillRequest,
+  type PauseRequest,
+  type PauseResult,
   eventPageSchema,
   eventsQuery,
   runInputSchema,
@@ -15,8 +35,11 @@ import {
 } from '../contracts';
 import { connectionOptions, temporalConfigFromEnv, type TemporalConfig } from '../worker/config';
 
-/** Error type strings of the client; match on `type`. */
-export type AgentClientErrorType = 'invalid_input' | 'run_not_found';
+/**
+ * Error type strings of the client; match on `type`. `rejected`: the run refused the
+ * operation (its validator or handler said why); `run_ended`: the run is no longer open.
+ */
+export type AgentClientErrorType = 'invalid_input' | 'run_not_found' | 'run_ended' | 'rejected';
 
 /** A caller mistake (bad input, unknown run), with a message naming what was wrong. */
 export class AgentClientError extends Error {
@@ -46,9 +69,14 @@ export interface StartOptions {
  * for await (const event of agents.follow(workflowId)) console.log(event.type);
  */
 export class AgentClient {
+  /**
+   * @param searchAttributes set AgentName at start (needs the AgentName / AgentStatus search
+   *   attributes registered on the namespace) so runs can be listed by agent and status.
+   */
   constructor(
     readonly client: Client,
     readonly taskQueue: string,
+    readonly searchAttributes = true,
   ) {}
 
   /** Connects with a config (default: the TEMPORAL_* environment variables). */
@@ -70,7 +98,7 @@ export class AgentClient {
       taskQueue: this.taskQueue,
       workflowId,
       args: [input],
-      typedSearchAttributes: [],
+      ...(this.searchAttributes ? { typedSearchAttributes: [{ key: agentNameSearchAttribute, value: parsed.data.agent }] } : {}),
       memo: { agent: parsed.data.agent, ...(parsed.data.sessionId ? { sessionId: parsed.data.sessionId } : {}) },
     });
     return { workflowId, runId: handle.firstExecutionRunId };
@@ -85,6 +113,14 @@ export class AgentClient {
       return await fn();
     } catch (err) {
       if (err instanceof WorkflowNotFoundError) throw new AgentClientError('run_not_found', `no run with id ${workflowId}`);
+      if (err instanceof WorkflowUpdateFailedError) {
+        const cause = err.cause;
+        const type = cause instanceof ApplicationFailure && cause.type === 'run_ended' ? 'run_ended' : 'rejected';
+        throw new AgentClientError(type, cause?.message ?? err.message);
+      }
+      if (err instanceof Error && /workflow execution already completed/i.test(err.message)) {
+        throw new AgentClientError('run_ended', `run ${workflowId} has ended`);
+      }
       throw err;
     }
   }
@@ -105,17 +141,74 @@ export class AgentClient {
   }
 
   /**
-   * Yields every event from `afterSeq` on, until the run ends. Reconnect by passing the last
-   * seq seen. Polls the events query (queries add nothing to history).
+   * Waits until events after `afterSeq` exist (long poll through an update), the run ends, or
+   * `timeoutMs` passes. Falls back to the events query once the run has closed.
    */
-  async *follow(workflowId: string, options: { afterSeq?: number; pollMs?: number } = {}): AsyncGenerator<RunEvent> {
+  async waitForEvents(workflowId: string, afterSeq: number, timeoutMs = 30_000): Promise<EventPage> {
+    try {
+      return await this.guard(workflowId, async () =>
+        eventPageSchema.parse(await this.handle(workflowId).executeUpdate(waitForEventsUpdate, { args: [{ afterSeq, timeoutMs }] })),
+      );
+    } catch (err) {
+      if (err instanceof AgentClientError && err.type === 'run_ended') return this.events(workflowId, afterSeq);
+      throw err;
+    }
+  }
+
+  /**
+   * Yields every event from `afterSeq` on, until the run ends. Reconnect by passing the last
+   * seq seen. `mode: 'long-poll'` (default) waits on the waitForEvents update, so followers
+   * do not spin; `mode: 'poll'` uses only queries, which add nothing to history.
+   */
+  async *follow(workflowId: string, options: { afterSeq?: number; pollMs?: number; mode?: 'long-poll' | 'poll' } = {}): AsyncGenerator<RunEvent> {
     let afterSeq = options.afterSeq ?? 0;
+    const longPoll = (options.mode ?? 'long-poll') === 'long-poll';
     for (;;) {
       const page = await this.events(workflowId, afterSeq);
       for (const event of page.events) yield event;
       afterSeq = page.nextAfterSeq;
-      if (page.events.length === 0 && terminalStatuses.has(page.status)) return;
-      if (page.events.length === 0) await new Promise((r) => setTimeout(r, options.pollMs ?? 250));
+      if (page.events.length > 0) continue;
+      if (terminalStatuses.has(page.status)) return;
+      if (longPoll) await this.waitForEvents(workflowId, afterSeq);
+      else await new Promise((r) => setTimeout(r, options.pollMs ?? 250));
     }
+  }
+
+  /**
+   * Pauses at the next safe point; resolves once paused (update `pauseRun`).
+   *
+   * @throws AgentClientError `rejected` (e.g. `pause_timeout`) or `run_ended`.
+   */
+  async pause(workflowId: string, request: PauseRequest = {}): Promise<PauseResult> {
+    return this.guard(workflowId, () => this.handle(workflowId).executeUpdate(pauseUpdate, { args: [request] }));
+  }
+
+  /** Resumes a paused run; rejected when it is not paused. Answers the new status. */
+  async resume(workflowId: string, reason?: string): Promise<RunStatusReport> {
+    return this.guard(workflowId, () => this.handle(workflowId).executeUpdate(resumeUpdate, { args: [reason ? { reason } : {}] }));
+  }
+
+  /** Queues or applies an intervention, validated by the run. */
+  async intervene(workflowId: string, intervention: Intervention): Promise<InterventionReceipt> {
+    return this.guard(workflowId, () => this.handle(workflowId).executeUpdate(interveneUpdate, { args: [intervention] }));
+  }
+
+  /** Changes caps while the run runs; answers the new cost report. */
+  async setBudget(workflowId: string, change: BudgetChange): Promise<CostReport> {
+    return this.guard(workflowId, () => this.handle(workflowId).executeUpdate(setBudgetUpdate, { args: [change] }));
+  }
+
+  /** Ends the run now, cancelling in-flight calls; resolves once it has ended. */
+  async kill(workflowId: string, request: KillRequest = {}): Promise<RunStatusReport> {
+    return this.guard(workflowId, () => this.handle(workflowId).executeUpdate(killUpdate, { args: [request] }));
+  }
+
+  /**
+   * Sends a control signal (fire-and-forget; bad payloads become `signal_rejected` events).
+   * The same as `temporal workflow signal --name <name> --input '<json>'`.
+   */
+  async signal(workflowId: string, name: 'pause' | 'resume' | 'kill' | 'intervene' | 'setBudget', payload: unknown = {}): Promise<void> {
+    const defs = { pause: pauseSignal, resume: resumeSignal, kill: killSignal, intervene: interveneSignal, setBudget: setBudgetSignal };
+    await this.guard(workflowId, () => this.handle(workflowId).signal(defs[name], payload));
   }
 }

@@ -24,5 +24,23 @@ export function formatEvent(e: RunEvent): string {
       return `${head} ${e.errorType}: ${e.message}`;
     case 'signal_rejected':
       return `${head} ${e.signal}: ${e.reason}`;
+    case 'pause_requested':
+      return `${head} ${e.reason}`;
+    case 'paused':
+      return `${head} at ${e.point}, turn ${e.turn}: ${e.reason}`;
+    case 'resumed':
+      return `${head} after ${e.pausedMs} ms${e.reason ? `: ${e.reason}` : ''}`;
+    case 'intervention_queued':
+      return `${head} #${e.id} ${e.kind}`;
+    case 'intervention_applied':
+      return `${head} ${e.id !== undefined ? `#${e.id} ` : ''}${e.kind}${e.point ? ` at ${e.point}` : ''}: ${e.detail}`;
+    case 'intervention_rejected':
+      return `${head} #${e.id} ${e.kind}: ${e.reason}`;
+    case 'budget_changed':
+      return `${head} ${JSON.stringify(e.change)}`;
+    case 'kill_requested':
+      return `${head} ${e.reason} (${e.source})`;
+    case 'run_terminated':
+      return `${head} ${e.reason}; cancelled: ${e.cancelledCalls.join(', ') || 'none'}`;
   }
 }

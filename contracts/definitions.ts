@@ -1,6 +1,7 @@
-import { defineQuery } from '@temporalio/workflow';
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { InterventionReceipt, PauseResult } from './control';
 import type { EventPage } from './events';
-import type { RunStatusReport } from './run';
+import type { CostReport, RunStatusReport } from './run';
 
 /** Workflow type name of an agent run. */
 export const agentRunWorkflowType = 'agentRun';
@@ -10,3 +11,33 @@ export const statusQuery = defineQuery<RunStatusReport>('status');
 
 /** Events with seq greater than `afterSeq` (at most `limit`). Args: `{ afterSeq?, limit? }`. */
 export const eventsQuery = defineQuery<EventPage, [unknown?]>('events');
+
+// Signals: fire-and-forget, plain JSON payloads, so `temporal workflow signal` can send them.
+// Payloads are typed `unknown` because they are parsed with zod inside the workflow; bad
+// input becomes a `signal_rejected` event.
+
+/** `{ reason? }`: pause at the next safe point. */
+export const pauseSignal = defineSignal<[unknown?]>('pause');
+/** `{ reason? }`: resume a paused run. */
+export const resumeSignal = defineSignal<[unknown?]>('resume');
+/** An intervention (see interventionSchema): `{ kind: 'inject_message', role: 'user', content }` … */
+export const interveneSignal = defineSignal<[unknown]>('intervene');
+/** `{ reason? }`: end the run now, cancelling in-flight calls. */
+export const killSignal = defineSignal<[unknown?]>('kill');
+/** `{ maxToolCalls?, maxIterations?, timeBudgetMs?, … }`: change caps while running. */
+export const setBudgetSignal = defineSignal<[unknown]>('setBudget');
+
+// Updates: the same operations, validated before they enter history, answering the caller.
+
+/** Resolves once the run is paused at a safe point; fails with `pause_timeout` otherwise. */
+export const pauseUpdate = defineUpdate<PauseResult, [unknown]>('pauseRun');
+/** Resumes a paused run; rejected when the run is not paused. Answers the new status. */
+export const resumeUpdate = defineUpdate<RunStatusReport, [unknown]>('resumeRun');
+/** Queues or applies an intervention; answers its receipt. */
+export const interveneUpdate = defineUpdate<InterventionReceipt, [unknown]>('interveneRun');
+/** Ends the run; resolves once it has ended, with the final status. */
+export const killUpdate = defineUpdate<RunStatusReport, [unknown]>('killRun');
+/** Changes caps; answers the new cost report. */
+export const setBudgetUpdate = defineUpdate<CostReport, [unknown]>('setBudgetRun');
+/** Long-poll: resolves when events after `afterSeq` exist (or the run ends, or the timeout passes). */
+export const waitForEventsUpdate = defineUpdate<EventPage, [unknown]>('waitForEvents');

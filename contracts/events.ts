@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { interventionPointSchema } from './points';
 import { jsonValueSchema } from './json';
 import { finalResponseSchema, finalizeReasonSchema, plannerNoteSchema } from './plan';
 import { runStatusSchema } from './run';
@@ -48,6 +49,25 @@ export const runEventSchema = z.discriminatedUnion('type', [
   z.object({ ...base, type: z.literal('final'), response: finalResponseSchema }),
   z.object({ ...base, type: z.literal('run_failed'), errorType: z.string(), message: z.string() }),
   z.object({ ...base, type: z.literal('signal_rejected'), signal: z.string(), reason: z.string() }),
+  z.object({ ...base, type: z.literal('pause_requested'), reason: z.string() }),
+  z.object({ ...base, type: z.literal('paused'), point: interventionPointSchema, turn: z.number().int(), reason: z.string() }),
+  z.object({ ...base, type: z.literal('resumed'), pausedMs: z.number().nonnegative(), reason: z.string().optional() }),
+  z.object({ ...base, type: z.literal('intervention_queued'), id: z.number().int(), kind: z.string() }),
+  z.object({
+    ...base,
+    type: z.literal('intervention_applied'),
+    /** Operator intervention id; absent for agent hooks. */
+    id: z.number().int().optional(),
+    source: z.enum(['operator', 'hook']),
+    kind: z.string(),
+    /** The safe point where it took effect; absent for changes that act at once (blocks, breakpoints). */
+    point: interventionPointSchema.optional(),
+    detail: z.string(),
+  }),
+  z.object({ ...base, type: z.literal('intervention_rejected'), id: z.number().int(), kind: z.string(), reason: z.string() }),
+  z.object({ ...base, type: z.literal('budget_changed'), change: z.record(z.string(), z.number()) }),
+  z.object({ ...base, type: z.literal('kill_requested'), reason: z.string(), source: z.enum(['operator', 'cancellation']) }),
+  z.object({ ...base, type: z.literal('run_terminated'), reason: z.string(), cancelledCalls: z.array(z.string()) }),
 ]);
 export type RunEvent = z.infer<typeof runEventSchema>;
 export type RunEventType = RunEvent['type'];

@@ -67,4 +67,41 @@ export {
   type RunEventDraft,
   type EventPage,
 } from './events';
-export { agentRunWorkflowType, statusQuery, eventsQuery } from './definitions';
+export {
+  agentRunWorkflowType,
+  statusQuery,
+  eventsQuery,
+  pauseSignal,
+  resumeSignal,
+  interveneSignal,
+  killSignal,
+  setBudgetSignal,
+  pauseUpdate,
+  resumeUpdate,
+  interveneUpdate,
+  killUpdate,
+  setBudgetUpdate,
+  waitForEventsUpdate,
+} from './definitions';
+export {
+  interventionPointSchema,
+  pauseRequestSchema,
+  resumeRequestSchema,
+  killRequestSchema,
+  budgetChangeSchema,
+  interventionSchema,
+  pauseResultSchema,
+  interventionReceiptSchema,
+  waitForEventsRequestSchema,
+  type InterventionPoint,
+  type PauseRequest,
+  type ResumeRequest,
+  type KillRequest,
+  type BudgetChange,
+  type Intervention,
+  type ParsedIntervention,
+  type PauseResult,
+  type InterventionReceipt,
+  type WaitForEventsRequest,
+} from './control';
+export { agentNameSearchAttribute, agentStatusSearchAttribute } from './search-attributes';

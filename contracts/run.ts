@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { jsonObjectSchema, jsonValueSchema } from './json';
+import { interventionPointSchema } from './points';
 import { inputMessageSchema } from './messages';
 import { finalResponseSchema, finalizeReasonSchema } from './plan';
 
@@ -94,9 +95,19 @@ export type RunResult = z.infer<typeof runResultSchema>;
 export const runStatusReportSchema = z.object({
   status: runStatusSchema,
   agent: z.string(),
+  /** Tool turns completed. */
   iteration: z.number().int().nonnegative(),
-  pendingCalls: z.array(z.object({ toolCallId: z.string(), name: z.string() })),
+  turn: z.number().int().nonnegative(),
+  /** Calls of the current plan: `dispatched` false while they wait for their safe point. */
+  pendingCalls: z.array(z.object({ toolCallId: z.string(), name: z.string(), dispatched: z.boolean() })),
   finalizeReason: finalizeReasonSchema.optional(),
+  pausedAt: z.object({ point: interventionPointSchema, turn: z.number().int() }).optional(),
+  pauseReason: z.string().optional(),
+  control: z.object({
+    blockedTools: z.array(z.string()),
+    breakpoints: z.array(z.object({ point: interventionPointSchema, tool: z.string().optional(), once: z.boolean() })),
+    queuedInterventions: z.array(z.object({ id: z.number().int(), kind: z.string() })),
+  }),
   cost: costReportSchema,
   lastEventSeq: z.number().int().nonnegative(),
 });

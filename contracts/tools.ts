@@ -32,7 +32,8 @@ export type RetryHint = z.infer<typeof retryHintSchema>;
  * Closed set of tool error types. `tool_failed`: the tool threw; `tool_unknown`: no such tool;
  * `invalid_arguments`: arguments did not match the schema (no activity ran); `invalid_result`:
  * the tool's result did not match its output schema; `timeout`; `cancelled`: the call was
- * cancelled (kill, time budget); `tool_cap`: not run because the tool-call cap was reached.
+ * cancelled (kill, time budget); `tool_cap`: not run because the tool-call cap was reached;
+ * `rejected`: not run because an operator, a human or an agent hook refused it.
  */
 export const toolErrorTypeSchema = z.enum([
   'tool_failed',
@@ -42,6 +43,7 @@ export const toolErrorTypeSchema = z.enum([
   'timeout',
   'cancelled',
   'tool_cap',
+  'rejected',
 ]);
 export type ToolErrorType = z.infer<typeof toolErrorTypeSchema>;
 

@@ -1,4 +1,5 @@
 import type { JsonValue, RunPolicy, ToolDefinition } from '../contracts';
+import type { AgentHooks } from './agent-hooks';
 import type { Planner } from './planner';
 
 /**
@@ -14,6 +15,8 @@ export interface AgentDefinition {
   /** Builds the planner of one run from the run's `plannerOptions` (parse them with zod). */
   createPlanner(options: JsonValue | undefined): Planner;
   readonly policy?: Partial<RunPolicy>;
+  /** Deterministic code run at intervention points (may pause, block or modify). */
+  readonly hooks?: AgentHooks;
 }
 
 const agents = new Map<string, AgentDefinition>();

@@ -1,13 +1,12 @@
-import { ApplicationFailure, CancellationScope, isCancellation, sleep, workflowInfo } from '@temporalio/workflow';
+import { ApplicationFailure, CancellationScope, condition, isCancellation, workflowInfo } from '@temporalio/workflow';
 import {
   describeIssues,
   planResultSchema,
   runPolicySchema,
   defaultRunPolicy,
-  eventsQueryArgsSchema,
-  type EventPage,
   type FinalizeReason,
   type FinalResponse,
+  type InterventionPoint,
   type JsonValue,
   type Message,
   type ParsedRunInput,
@@ -23,42 +22,59 @@ import {
   type ToolOutput,
   type ToolRequest,
 } from '../contracts';
+import type { HookAction, HookEvent } from './agent-hooks';
 import type { AgentDefinition } from './agent-registry';
 import { recordAgentState } from './agent-state';
 import { addToolOutputs, costReport, describeCap, emptyUsage, reachedCap, type Usage } from './budget';
 import { workflowNowMs } from './clock';
 import { assistantToolCalls, toolResultMessage } from './conversation';
 import { EventLog } from './event-log';
+import { closedOutput } from './outputs';
 import type { Planner, PlannerContext } from './planner';
+import { RunControl } from './run-control';
 import { executeCall, prepareCall, type DispatchContext } from './tool-dispatch';
+import { runToolTurn } from './tool-turn';
+
+/** Thrown inside the loop when a kill or a cancellation request ends the run. */
+class RunTerminated extends Error {}
+
+const terminal: readonly RunStatus[] = ['completed', 'failed', 'terminated'];
 
 /**
  * The state and loop of one agent run (Think-Act-Observe). The workflow function registers
  * message handlers and delegates here; everything in this class is deterministic.
  */
 export class AgentRunState {
-  status: RunStatus = 'running';
+  /** Lifecycle status before pause layering: running, awaiting or terminal. */
+  private baseStatus: RunStatus = 'running';
+  private reportedStatus: RunStatus = 'running';
   readonly log = new EventLog();
-  readonly policy: RunPolicy;
-  private readonly messages: Message[];
-  private readonly toolOutputs: ToolOutput[] = [];
+  readonly control = new RunControl();
+  policy: RunPolicy;
+  readonly messages: Message[];
+  readonly toolOutputs: ToolOutput[] = [];
   private readonly plannerState: Record<string, JsonValue> = {};
-  private readonly sessionState: Record<string, JsonValue>;
-  private readonly pending = new Map<string, string>();
+  readonly sessionState: Record<string, JsonValue>;
+  /** Calls of the current plan: planned (not yet dispatched) or in flight. */
+  readonly pending = new Map<string, { request: ToolRequest; dispatched: boolean }>();
   private readonly usedCallIds = new Set<string>();
   private readonly planner: Planner;
   private usage: Usage = emptyUsage();
   private finalizeReason: FinalizeReason | undefined;
   private readonly startedAtMs = workflowNowMs();
-  private turn = 0;
+  private instructions: string | undefined;
+  private activeScope: CancellationScope | undefined;
+  turn = 0;
 
   constructor(
     private readonly input: ParsedRunInput,
-    private readonly agent: AgentDefinition,
+    readonly agent: AgentDefinition,
+    private readonly rootScope: CancellationScope,
   ) {
     this.policy = runPolicySchema.parse({ ...defaultRunPolicy, ...agent.policy, ...input.policy });
     this.messages = input.messages.map((m) => ({ ...m }));
     this.sessionState = { ...input.sessionState };
+    this.instructions = agent.instructions;
     try {
       this.planner = agent.createPlanner(input.plannerOptions);
     } catch (err) {
@@ -67,9 +83,27 @@ export class AgentRunState {
     }
   }
 
-  /** Runs the loop to a final response. Throws ApplicationFailure for business failures. */
+  get status(): RunStatus {
+    return this.reportedStatus;
+  }
+
+  get isTerminal(): boolean {
+    return terminal.includes(this.baseStatus);
+  }
+
+  /** Runs the loop to a final response, or to termination by kill / cancellation. */
   async execute(): Promise<RunResult> {
     this.emit({ type: 'run_started', agent: this.agent.name, messageCount: this.messages.length });
+    try {
+      return await this.loop();
+    } catch (err) {
+      if (err instanceof RunTerminated || (isCancellation(err) && this.terminationRequested())) return this.terminate();
+      throw err;
+    }
+  }
+
+  private async loop(): Promise<RunResult> {
+    await this.checkpoint('before_llm');
     let plan = await this.plan(() => this.planner.planStart({ messages: this.messages }, this.plannerContext()));
     for (;;) {
       if (plan.type === 'final') return this.complete(plan.response);
@@ -80,40 +114,139 @@ export class AgentRunState {
         // The planner ignored the Finalize turn; end the run rather than loop past a cap.
         return this.complete({ text: `Run ended: ${describeCap(this.finalizeReason, this.usage, this.policy)}.` });
       }
-      const outputs = await this.runToolTurn(plan.calls);
+      const requests = this.planCalls(plan.calls);
+      await this.checkpoint('after_llm', { point: 'after_llm', turn: this.turn, calls: requests });
+      const outputs = await this.runTurn(requests);
       this.usage = addToolOutputs(this.usage, outputs);
+      await this.checkpoint('after_tool', { point: 'after_tool', turn: this.turn, outputs });
       this.turn += 1;
+      await this.checkpoint('task_boundary');
       const termination = this.checkCaps();
+      await this.checkpoint('before_llm');
       const lastOutputs = outputs;
       plan = await this.plan(() =>
         this.planner.planResume(
-          {
-            messages: this.messages,
-            toolOutputs: this.toolOutputs,
-            lastOutputs,
-            ...(termination ? { finalize: termination } : {}),
-          },
+          { messages: this.messages, toolOutputs: this.toolOutputs, lastOutputs, ...(termination ? { finalize: termination } : {}) },
           this.plannerContext(),
         ),
       );
     }
   }
 
+  // ---- safe points -------------------------------------------------------------------
+
+  private terminationRequested(): boolean {
+    if (!this.control.kill && this.rootScope.consideredCancelled) {
+      this.control.kill = { reason: 'cancellation requested through Temporal', source: 'cancellation' };
+      this.emit({ type: 'kill_requested', reason: this.control.kill.reason, source: 'cancellation' });
+    }
+    return this.control.kill !== undefined;
+  }
+
+  /**
+   * A safe point: ends the run if a kill is pending, runs the agent's hook and applies
+   * queued modifications for this point, and waits here while the run is paused.
+   *
+   * @throws RunTerminated when the run must end.
+   */
+  private async checkpoint(point: InterventionPoint, hookEvent?: HookEvent, tool?: string): Promise<HookAction | undefined> {
+    if (this.terminationRequested()) throw new RunTerminated();
+    const event = hookEvent ?? (point === 'before_llm' || point === 'task_boundary' ? { point, turn: this.turn, messages: this.messages } : undefined);
+    const action = event ? this.runHook(event) : undefined;
+    if (action?.type === 'pause') this.requestPause(action.reason);
+    if (this.control.hitBreakpoint(point, tool)) this.requestPause(`breakpoint at ${point}${tool ? ` (${tool})` : ''}`);
+    if (this.control.isPauseRequested && !this.control.isPaused) await this.waitWhilePaused(point);
+    if (this.terminationRequested()) throw new RunTerminated();
+    if (point === 'before_llm') this.applyConversationModifications();
+    return action;
+  }
+
+  private async waitWhilePaused(point: InterventionPoint): Promise<void> {
+    const reason = this.control.pauseReason ?? 'paused';
+    this.control.pausedAt = { point, turn: this.turn, sinceMs: workflowNowMs(), historyLength: workflowInfo().historyLength };
+    this.emit({ type: 'paused', point, turn: this.turn, reason });
+    this.refreshStatus();
+    try {
+      await CancellationScope.cancellable(() => condition(() => !this.control.isPauseRequested || this.control.kill !== undefined));
+    } catch (err) {
+      if (!isCancellation(err)) throw err;
+    }
+    const pausedMs = workflowNowMs() - (this.control.pausedAt?.sinceMs ?? workflowNowMs());
+    this.control.pausedMs += pausedMs;
+    this.control.pausedAt = undefined;
+    if (!this.terminationRequested()) this.emit({ type: 'resumed', pausedMs });
+    this.refreshStatus();
+  }
+
+  /** Asks the run to pause at its next safe point. */
+  requestPause(reason: string): void {
+    if (this.control.isPauseRequested) return;
+    this.control.pauseReason = reason;
+    this.emit({ type: 'pause_requested', reason });
+    this.refreshStatus();
+  }
+
+  /** Lets a paused (or pausing) run go on. */
+  resume(reason: string | undefined): void {
+    this.control.pauseReason = undefined;
+    if (!this.control.isPaused) this.emit({ type: 'resumed', pausedMs: 0, ...(reason ? { reason } : {}) });
+    this.refreshStatus();
+  }
+
+  /** Ends the run at once: cancels in-flight calls; the loop records them and terminates. */
+  requestKill(reason: string): void {
+    if (this.control.kill || this.isTerminal) return;
+    this.control.kill = { reason, source: 'operator' };
+    this.emit({ type: 'kill_requested', reason, source: 'operator' });
+    this.activeScope?.cancel();
+  }
+
+  private runHook(event: HookEvent): HookAction | undefined {
+    const hook = this.agent.hooks?.[event.point] as ((e: HookEvent) => HookAction | undefined) | undefined;
+    const action = hook?.(event);
+    if (action) this.emit({ type: 'intervention_applied', source: 'hook', kind: action.type, point: event.point, detail: `agent hook: ${action.type}` });
+    return action;
+  }
+
+  private applyConversationModifications(): void {
+    const items = this.control.take((q) => q.intervention.kind === 'inject_message' || q.intervention.kind === 'override_system_prompt');
+    for (const { id, intervention } of items) {
+      if (intervention.kind === 'inject_message') {
+        this.messages.push({ role: intervention.role, content: intervention.content });
+        this.emit({ type: 'intervention_applied', id, source: 'operator', kind: intervention.kind, point: 'before_llm', detail: `${intervention.role} message injected` });
+      } else if (intervention.kind === 'override_system_prompt') {
+        this.instructions = intervention.content;
+        this.emit({ type: 'intervention_applied', id, source: 'operator', kind: intervention.kind, point: 'before_llm', detail: 'system prompt overridden' });
+      }
+    }
+  }
+
+  // ---- planner turns -----------------------------------------------------------------
+
   private checkCaps(): Termination | undefined {
-    const reason = this.finalizeReason ?? reachedCap(this.usage, this.policy, this.elapsedMs());
-    if (!reason || this.finalizeReason) return undefined;
+    if (this.finalizeReason) return undefined;
+    const reason = reachedCap(this.usage, this.policy, this.elapsedMs());
+    if (!reason) return undefined;
     this.finalizeReason = reason;
     const message = describeCap(reason, this.usage, this.policy);
     this.emit({ type: 'finalize_requested', reason, message });
     return { reason, message };
   }
 
-  /** Calls the planner, validates its result and logs the decision. */
+  /** Calls the planner in a cancellable scope, validates its result and logs notes. */
   private async plan(call: () => Promise<PlanResult> | PlanResult): Promise<PlanResult> {
     let raw: PlanResult;
     try {
-      raw = await call();
+      raw = await CancellationScope.cancellable(async () => {
+        this.activeScope = CancellationScope.current();
+        try {
+          return await call();
+        } finally {
+          this.activeScope = undefined;
+        }
+      });
     } catch (err) {
+      if (isCancellation(err) && this.terminationRequested()) throw new RunTerminated();
       if (isCancellation(err) || err instanceof ApplicationFailure) throw err;
       const message = err instanceof Error ? err.message : String(err);
       return this.fail('planner_failed', `planner of ${this.agent.name} failed at turn ${this.turn}: ${message}`);
@@ -122,56 +255,39 @@ export class AgentRunState {
     if (!parsed.success) {
       return this.fail('invalid_plan', `planner returned an invalid PlanResult at turn ${this.turn}: ${describeIssues(parsed.error)}`);
     }
-    const plan = parsed.data;
-    for (const note of plan.notes ?? []) this.emit({ type: 'note', turn: this.turn, note });
-    return plan;
+    for (const note of parsed.data.notes ?? []) this.emit({ type: 'note', turn: this.turn, note });
+    return parsed.data;
   }
 
-  /** Assigns ids, validates, dispatches (parallel or sequential) and records one turn's calls. */
-  private async runToolTurn(calls: readonly ToolCall[]): Promise<ToolOutput[]> {
-    const requests = calls.map((call, index) => this.toRequest(call, index));
-    this.emit({
-      type: 'plan',
-      turn: this.turn,
-      decision: 'tool_calls',
-      toolCalls: requests.map((r) => ({ toolCallId: r.toolCallId, name: r.name })),
+  /** Assigns call ids and logs the plan; the calls become pending. */
+  private planCalls(calls: readonly ToolCall[]): ToolRequest[] {
+    const requests = calls.map((call, index) => {
+      const base = call.id ?? `call_${this.turn}_${index}`;
+      let id = base;
+      for (let n = 2; this.usedCallIds.has(id); n++) id = `${base}#${n}`;
+      this.usedCallIds.add(id);
+      return { toolCallId: id, name: call.name, args: call.args, turn: this.turn };
     });
+    for (const request of requests) this.pending.set(request.toolCallId, { request, dispatched: false });
+    // The assistant message opens the calls now, so every later ending can close them.
     this.messages.push(assistantToolCalls(requests));
-    const allowed = Math.max(0, this.policy.maxToolCalls - this.usage.toolCalls);
-    let cancelHint: RetryHint | undefined;
-    const runOne = async (request: ToolRequest, index: number): Promise<ToolOutput> => {
-      if (index >= allowed) {
-        return this.record(this.capRefusal(request));
-      }
-      const prepared = prepareCall(this.agent.tools, request);
-      this.emit({ type: 'tool_call', turn: request.turn, toolCallId: request.toolCallId, name: request.name, args: request.args });
-      if (prepared.type === 'refused') return this.record(prepared.output);
-      this.pending.set(request.toolCallId, request.name);
-      // Built per call: sequential calls see session changes of the calls before them.
-      const output = await executeCall(this.dispatchContext(), prepared, () => cancelHint);
-      return this.record(output);
-    };
+    this.emit({ type: 'plan', turn: this.turn, decision: 'tool_calls', toolCalls: requests.map((r) => ({ toolCallId: r.toolCallId, name: r.name })) });
+    return requests;
+  }
 
-    const remainingMs = Math.max(1, this.policy.timeBudgetMs - this.elapsedMs());
-    const toolScope = new CancellationScope();
-    const timerScope = new CancellationScope();
-    const work = toolScope.run(async () => {
-      if (this.policy.parallelToolCalls) return Promise.all(requests.map(runOne));
-      const outputs: ToolOutput[] = [];
-      for (const [i, r] of requests.entries()) outputs.push(await runOne(r, i));
-      return outputs;
+  // ---- tool turns --------------------------------------------------------------------
+
+  private async runTurn(requests: ToolRequest[]): Promise<ToolOutput[]> {
+    const allowed = Math.max(0, this.policy.maxToolCalls - this.usage.toolCalls);
+    const { outputs } = await runToolTurn(requests, {
+      parallel: this.policy.parallelToolCalls,
+      runCall: (request, index, cancelHint) => this.runCall(request, index < allowed, cancelHint),
+      remainingTimeMs: () => this.policy.timeBudgetMs - this.elapsedMs(),
+      isPaused: () => this.control.isPaused,
+      setActiveScope: (scope) => {
+        this.activeScope = scope;
+      },
     });
-    timerScope
-      .run(() => sleep(remainingMs))
-      .then(() => {
-        cancelHint = { reason: 'timeout', message: 'the run time budget ran out while this call was running' };
-        toolScope.cancel();
-      })
-      .catch((err: unknown) => {
-        if (!isCancellation(err)) throw err;
-      });
-    const outputs = await work;
-    timerScope.cancel();
     // Results enter the transcript in call order, whatever order they finished in.
     for (const output of outputs) {
       this.toolOutputs.push(output);
@@ -180,24 +296,63 @@ export class AgentRunState {
     return outputs;
   }
 
-  private capRefusal(request: ToolRequest): ToolOutput {
-    return {
-      toolCallId: request.toolCallId,
-      name: request.name,
-      args: request.args,
-      turn: request.turn,
-      status: 'error',
-      resultBytes: 0,
-      error: { type: 'tool_cap', message: `not run: the tool-call cap of ${this.policy.maxToolCalls} is reached` },
-      telemetry: { durationMs: 0 },
-    };
+  private async runCall(planned: ToolRequest, withinCap: boolean, cancelHint: () => RetryHint | undefined): Promise<ToolOutput> {
+    if (!withinCap) {
+      return this.record(closedOutput(planned, 'tool_cap', `not run: the tool-call cap of ${this.policy.maxToolCalls} is reached`));
+    }
+    let request = planned;
+    try {
+      const action = await this.checkpoint('before_tool', { point: 'before_tool', turn: this.turn, call: request }, request.name);
+      if (action?.type === 'block') return this.record(closedOutput(request, 'rejected', `blocked by agent hook: ${action.reason}`));
+      if (action?.type === 'edit_args') request = { ...request, args: action.args };
+    } catch (err) {
+      if (err instanceof RunTerminated || isCancellation(err)) return this.record(closedOutput(request, 'cancelled', 'the run ended before this call was dispatched', cancelHint()));
+      throw err;
+    }
+    const modified = this.applyCallModifications(request);
+    if (modified.type === 'closed') return this.record(modified.output);
+    request = modified.request;
+    const blocked = this.control.blockReason(request.name);
+    if (blocked) {
+      return this.record(
+        closedOutput(request, 'rejected', `tool ${request.name} is blocked: ${blocked}`, { reason: 'tool_unavailable', tool: request.name, message: blocked }),
+      );
+    }
+    const prepared = prepareCall(this.agent.tools, request);
+    this.emit({ type: 'tool_call', turn: request.turn, toolCallId: request.toolCallId, name: request.name, args: request.args });
+    if (prepared.type === 'refused') return this.record(prepared.output);
+    this.pending.set(request.toolCallId, { request, dispatched: true });
+    // Built per call: sequential calls see session changes of the calls before them.
+    return this.record(await executeCall(this.dispatchContext(), prepared, cancelHint));
   }
 
-  private toRequest(call: ToolCall, index: number): ToolRequest {
-    let id = call.id ?? `call_${this.turn}_${index}`;
-    for (let n = 2; this.usedCallIds.has(id); n++) id = `${call.id ?? `call_${this.turn}_${index}`}#${n}`;
-    this.usedCallIds.add(id);
-    return { toolCallId: id, name: call.name, args: call.args, turn: this.turn };
+  /** Applies queued edit / drop modifications addressed to this call. */
+  private applyCallModifications(request: ToolRequest): { type: 'run'; request: ToolRequest } | { type: 'closed'; output: ToolOutput } {
+    let current = request;
+    for (const { id, intervention } of this.control.take((q) => 'toolCallId' in q.intervention && q.intervention.toolCallId === request.toolCallId)) {
+      if (intervention.kind === 'drop_call') {
+        this.emit({ type: 'intervention_applied', id, source: 'operator', kind: 'drop_call', point: 'before_tool', detail: `dropped ${request.toolCallId}: ${intervention.reason}` });
+        return { type: 'closed', output: closedOutput(current, 'rejected', `dropped by operator: ${intervention.reason}`) };
+      }
+      if (intervention.kind === 'edit_call') {
+        const tool = this.agent.tools.find((t) => t.name === current.name);
+        const check = tool?.input.safeParse(intervention.args);
+        if (check && !check.success) {
+          this.emit({ type: 'intervention_rejected', id, kind: 'edit_call', reason: `edited arguments do not match ${current.name}: ${describeIssues(check.error)}` });
+          continue;
+        }
+        this.emit({
+          type: 'intervention_applied',
+          id,
+          source: 'operator',
+          kind: 'edit_call',
+          point: 'before_tool',
+          detail: `${request.toolCallId} args ${JSON.stringify(current.args)} -> ${JSON.stringify(intervention.args)}`,
+        });
+        current = { ...current, args: intervention.args };
+      }
+    }
+    return { type: 'run', request: current };
   }
 
   /** Records an output as it arrives: applies its session changes and logs the result. */
@@ -222,14 +377,37 @@ export class AgentRunState {
     return output;
   }
 
-  private complete(response: FinalResponse): RunResult {
+  // ---- endings -----------------------------------------------------------------------
+
+  private async complete(proposed: FinalResponse): Promise<RunResult> {
+    const action = await this.checkpoint('before_commit', { point: 'before_commit', turn: this.turn, response: proposed });
+    const response = action?.type === 'replace_response' ? action.response : proposed;
     this.emit({ type: 'plan', turn: this.turn, decision: 'final' });
     this.messages.push({ role: 'assistant', content: response.text });
     this.emit({ type: 'final', response });
-    this.setStatus('completed');
+    this.setBaseStatus('completed');
+    return this.result('completed', response);
+  }
+
+  private terminate(): RunResult {
+    const cancelled = this.toolOutputs.filter((o) => o.status === 'cancelled' && o.turn === this.turn).map((o) => o.toolCallId);
+    // Planned calls that never reached dispatch are closed too, so the transcript stays consistent.
+    for (const { request } of this.pending.values()) {
+      const output = this.record(closedOutput(request, 'cancelled', 'the run was terminated before this call ran'));
+      this.toolOutputs.push(output);
+      this.messages.push(toolResultMessage(output));
+      cancelled.push(output.toolCallId);
+    }
+    const reason = this.control.kill?.reason ?? 'terminated';
+    this.emit({ type: 'run_terminated', reason, cancelledCalls: cancelled });
+    this.setBaseStatus('terminated');
+    return this.result('terminated');
+  }
+
+  private result(status: 'completed' | 'terminated', response?: FinalResponse): RunResult {
     return {
-      status: 'completed',
-      final: response,
+      status,
+      ...(response ? { final: response } : {}),
       ...(this.finalizeReason ? { finalizeReason: this.finalizeReason } : {}),
       iterations: this.usage.iterations,
       cost: this.cost(),
@@ -240,26 +418,47 @@ export class AgentRunState {
 
   private fail(errorType: string, message: string): never {
     this.emit({ type: 'run_failed', errorType, message });
-    this.setStatus('failed');
+    this.setBaseStatus('failed');
     throw ApplicationFailure.nonRetryable(message, errorType);
   }
 
-  private setStatus(to: RunStatus): void {
-    if (to === this.status) return;
-    const from = this.status;
-    this.status = to;
-    this.emit({ type: 'status_changed', from, to });
+  // ---- status and reports ------------------------------------------------------------
+
+  private setBaseStatus(to: RunStatus): void {
+    this.baseStatus = to;
+    this.refreshStatus();
   }
 
-  private emit(draft: RunEventDraft): void {
+  /** Recomputes the reported status (pause layered over the lifecycle) and logs a change. */
+  refreshStatus(): void {
+    const to: RunStatus = this.isTerminal
+      ? this.baseStatus
+      : this.control.isPaused
+        ? 'paused'
+        : this.control.isPauseRequested
+          ? 'pausing'
+          : this.baseStatus;
+    if (to === this.reportedStatus) return;
+    const from = this.reportedStatus;
+    this.reportedStatus = to;
+    this.emit({ type: 'status_changed', from, to });
+    this.onStatusChange?.(to);
+  }
+
+  /** Called after every reported status change (the workflow mirrors it to a search attribute). */
+  onStatusChange: ((status: RunStatus) => void) | undefined;
+
+  emit(draft: RunEventDraft): void {
     this.log.append(draft);
   }
 
+  /** Run time so far, excluding time spent paused. */
   private elapsedMs(): number {
-    return workflowNowMs() - this.startedAtMs;
+    const pausedNow = this.control.pausedAt ? workflowNowMs() - this.control.pausedAt.sinceMs : 0;
+    return workflowNowMs() - this.startedAtMs - this.control.pausedMs - pausedNow;
   }
 
-  private cost() {
+  cost() {
     return costReport(this.usage, this.policy, this.elapsedMs());
   }
 
@@ -284,6 +483,7 @@ export class AgentRunState {
       turn: this.turn,
       state: recordAgentState(this.plannerState),
       sessionState: this.sessionState,
+      ...(this.instructions !== undefined ? { instructions: this.instructions } : {}),
       emitNote: (note) => this.emit({ type: 'note', turn: this.turn, note }),
     };
   }
@@ -294,21 +494,18 @@ export class AgentRunState {
       status: this.status,
       agent: this.agent.name,
       iteration: this.usage.iterations,
-      pendingCalls: [...this.pending].map(([toolCallId, name]) => ({ toolCallId, name })),
+      turn: this.turn,
+      pendingCalls: [...this.pending.values()].map(({ request, dispatched }) => ({ toolCallId: request.toolCallId, name: request.name, dispatched })),
       ...(this.finalizeReason ? { finalizeReason: this.finalizeReason } : {}),
+      ...(this.control.pausedAt ? { pausedAt: { point: this.control.pausedAt.point, turn: this.control.pausedAt.turn } } : {}),
+      ...(this.control.pauseReason ? { pauseReason: this.control.pauseReason } : {}),
+      control: {
+        blockedTools: this.control.blockedTools,
+        breakpoints: this.control.breakpointList,
+        queuedInterventions: this.control.queued.map((q) => ({ id: q.id, kind: q.intervention.kind })),
+      },
       cost: this.cost(),
       lastEventSeq: this.log.lastSeq,
     };
-  }
-
-  /**
-   * A page of the event log for the events query.
-   *
-   * @throws Error naming the bad field when the query arguments are invalid.
-   */
-  eventsPage(rawArgs: unknown): EventPage {
-    const args = eventsQueryArgsSchema.safeParse(rawArgs ?? {});
-    if (!args.success) throw new Error(`invalid events query arguments: ${describeIssues(args.error)}`);
-    return this.log.page(args.data.afterSeq, args.data.limit, this.status);
   }
 }

@@ -1,11 +1,26 @@
-import { ApplicationFailure, setHandler } from '@temporalio/workflow';
-import { describeIssues, eventsQuery, runInputSchema, statusQuery, type RunInput, type RunResult } from '../contracts';
+import {
+  ApplicationFailure,
+  CancellationScope,
+  allHandlersFinished,
+  condition,
+  upsertSearchAttributes,
+  workflowInfo,
+} from '@temporalio/workflow';
+import {
+  agentNameSearchAttribute,
+  agentStatusSearchAttribute,
+  describeIssues,
+  runInputSchema,
+  type RunInput,
+  type RunResult,
+} from '../contracts';
 import { agentNames, findAgent } from './agent-registry';
 import { AgentRunState } from './agent-run-state';
+import { registerRunHandlers } from './run-handlers';
 
 /**
- * One agent run as a durable workflow. Parses its input, registers the run's queries and
- * delegates to {@link AgentRunState}.
+ * One agent run as a durable workflow. Parses its input, registers the run's queries,
+ * signals and updates, and delegates to {@link AgentRunState}.
  *
  * @throws ApplicationFailure `invalid_input` | `unknown_agent` | `planner_failed` | `invalid_plan`
  */
@@ -21,8 +36,16 @@ export async function agentRun(rawInput: RunInput): Promise<RunResult> {
       'unknown_agent',
     );
   }
-  const run = new AgentRunState(parsed.data, agent);
-  setHandler(statusQuery, () => run.statusReport());
-  setHandler(eventsQuery, (args) => run.eventsPage(args));
-  return run.execute();
+  const run = new AgentRunState(parsed.data, agent, CancellationScope.current());
+  if (workflowInfo().typedSearchAttributes.get(agentNameSearchAttribute) !== undefined) {
+    run.onStatusChange = (status) => upsertSearchAttributes([{ key: agentStatusSearchAttribute, value: status }]);
+  }
+  registerRunHandlers(run);
+  try {
+    return await run.execute();
+  } finally {
+    // Let update handlers (kill, pause, long polls) answer before the run closes; this must
+    // work even when the run ended because Temporal cancelled it.
+    await CancellationScope.nonCancellable(() => condition(allHandlersFinished));
+  }
 }

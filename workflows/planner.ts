@@ -17,6 +17,8 @@ export interface PlannerContext {
   readonly state: AgentState;
   /** The run's session state (read-only view). */
   readonly sessionState: Readonly<Record<string, JsonValue>>;
+  /** The agent's system instructions, or an operator's override of them. */
+  readonly instructions?: string;
   /** Emit a planner note to the run's event log. */
   emitNote(note: PlannerNote): void;
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineTool } from '../../contracts';
+import type { AgentHooks } from '../../workflows/agent-hooks';
 import type { AgentDefinition } from '../../workflows/agent-registry';
 import { createScriptedPlanner } from '../../workflows/planners/scripted';
 
@@ -72,4 +73,24 @@ export const scriptedAgent: AgentDefinition = {
   description: 'Follows the script given in plannerOptions, using the toolbox tools.',
   tools: toolboxTools,
   createPlanner: createScriptedPlanner,
+};
+
+/** Hooks of the guarded agent: deterministic policy enforced in the workflow. */
+export const guardHooks: AgentHooks = {
+  before_tool: ({ call }) => {
+    const args = call.args as { a?: unknown; text?: unknown };
+    if (call.name === 'add' && typeof args.a === 'number' && args.a < 0) return { type: 'block', reason: 'negative numbers are not allowed' };
+    if (call.name === 'echo' && args.text === 'secret') return { type: 'edit_args', args: { text: '[redacted]' } };
+    return undefined;
+  },
+  before_commit: ({ response }) =>
+    response.text.includes('password') ? { type: 'replace_response', response: { text: 'The answer was withheld: it contained a password.' } } : undefined,
+};
+
+/** The scripted agent with policy hooks: shows agents enforcing rules at intervention points. */
+export const guardedAgent: AgentDefinition = {
+  ...scriptedAgent,
+  name: 'guarded',
+  description: 'The scripted agent, with hooks that block, redact and rewrite.',
+  hooks: guardHooks,
 };

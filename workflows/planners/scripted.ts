@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { awaitSchema, describeIssues, toolCallSchema, jsonValueSchema, type JsonValue, type PlanResult, type ToolOutput } from '../../contracts';
+import { awaitSchema, describeIssues, toolCallSchema, jsonValueSchema, type JsonValue, type Message, type PlanResult, type ToolOutput } from '../../contracts';
 import type { Planner, PlannerContext } from '../planner';
 
 /** One step of a script: what the planner returns on its Nth turn. */
@@ -11,6 +11,8 @@ export const scriptStepSchema = z.discriminatedUnion('type', [
     structured: jsonValueSchema.optional(),
     /** Put what the planner observed (every tool output so far, summarised) in `structured`. */
     reportObservations: z.boolean().optional(),
+    /** Put the planner's whole view in `structured`: `{ instructions, messages, outputs }`. */
+    reportContext: z.boolean().optional(),
   }),
   z.object({ type: z.literal('await'), await: awaitSchema }),
 ]);
@@ -39,12 +41,12 @@ function observations(outputs: readonly ToolOutput[]): JsonValue {
   }));
 }
 
-function stepToPlan(step: ScriptStep, outputs: readonly ToolOutput[]): PlanResult {
+function stepToPlan(step: ScriptStep, outputs: readonly ToolOutput[], view: () => JsonValue): PlanResult {
   switch (step.type) {
     case 'tool_calls':
       return { type: 'tool_calls', calls: step.calls };
     case 'final': {
-      const structured = step.reportObservations ? observations(outputs) : step.structured;
+      const structured = step.reportContext ? view() : step.reportObservations ? observations(outputs) : step.structured;
       return { type: 'final', response: { text: step.text, ...(structured !== undefined ? { structured } : {}) } };
     }
     case 'await':
@@ -66,16 +68,21 @@ export function createScriptedPlanner(rawOptions: unknown): Planner {
   if (!parsed.success) throw new Error(`invalid scripted planner options: ${describeIssues(parsed.error)}`);
   const { steps, finalizeText } = parsed.data;
 
-  const next = (ctx: PlannerContext, outputs: readonly ToolOutput[]): PlanResult => {
+  const next = (ctx: PlannerContext, outputs: readonly ToolOutput[], messages: readonly Message[]): PlanResult => {
     const index = Number(ctx.state.get(stepKey) ?? 0);
     const step = steps[index];
     if (!step) throw new Error(`scripted planner ran out of steps: script has ${steps.length}, turn ${ctx.turn} asked for step ${index + 1}`);
     ctx.state.set(stepKey, index + 1);
-    return stepToPlan(step, outputs);
+    const view = (): JsonValue => ({
+      instructions: ctx.instructions ?? null,
+      messages: messages.map((m) => ({ ...m }) as JsonValue),
+      outputs: observations(outputs),
+    });
+    return stepToPlan(step, outputs, view);
   };
 
   return {
-    planStart: (_input, ctx) => next(ctx, []),
+    planStart: (input, ctx) => next(ctx, [], input.messages),
     planResume: (input, ctx) => {
       if (input.finalize) {
         const text = (finalizeText ?? 'Stopped early ({reason}): {message}.')
@@ -83,7 +90,7 @@ export function createScriptedPlanner(rawOptions: unknown): Planner {
           .replace('{message}', input.finalize.message);
         return { type: 'final', response: { text, structured: observations(input.toolOutputs) } };
       }
-      return next(ctx, input.toolOutputs);
+      return next(ctx, input.toolOutputs, input.messages);
     },
   };
 }

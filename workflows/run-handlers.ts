@@ -1,0 +1,237 @@
+import { ApplicationFailure, condition, setHandler } from '@temporalio/workflow';
+import {
+  budgetChangeSchema,
+  describeIssues,
+  eventsQuery,
+  eventsQueryArgsSchema,
+  interventionSchema,
+  interveneSignal,
+  interveneUpdate,
+  killRequestSchema,
+  killSignal,
+  killUpdate,
+  pauseRequestSchema,
+  pauseSignal,
+  pauseUpdate,
+  resumeRequestSchema,
+  resumeSignal,
+  resumeUpdate,
+  setBudgetSignal,
+  setBudgetUpdate,
+  statusQuery,
+  waitForEventsRequestSchema,
+  waitForEventsUpdate,
+  type InterventionReceipt,
+  type ParsedIntervention,
+} from '../contracts';
+import type { AgentRunState } from './agent-run-state';
+
+interface SafeParser<T> {
+  safeParse(value: unknown): { success: true; data: T } | { success: false; error: { issues: readonly { path: readonly PropertyKey[]; message: string }[] } };
+}
+
+/**
+ * Parses a message payload. Missing payloads count as `{}` so `temporal workflow signal`
+ * without `--input` works.
+ *
+ * @throws ApplicationFailure `invalid_payload` naming the bad field.
+ */
+function parse<T>(name: string, schema: SafeParser<T>, payload: unknown): T {
+  const parsed = schema.safeParse(payload ?? {});
+  if (!parsed.success) throw ApplicationFailure.nonRetryable(`invalid ${name} payload: ${describeIssues(parsed.error)}`, 'invalid_payload');
+  return parsed.data;
+}
+
+function rejectIfEnded(run: AgentRunState, operation: string): void {
+  if (run.isTerminal || run.control.kill) {
+    throw ApplicationFailure.nonRetryable(`cannot ${operation}: the run has ended (${run.status})`, 'run_ended');
+  }
+}
+
+/** Validates an intervention against what the run knows now. */
+function validateIntervention(run: AgentRunState, intervention: ParsedIntervention): void {
+  if (intervention.kind !== 'edit_call' && intervention.kind !== 'drop_call') return;
+  const id = intervention.toolCallId;
+  if (run.toolOutputs.some((o) => o.toolCallId === id)) {
+    throw ApplicationFailure.nonRetryable(`call ${id} has already finished; only pending calls can be changed`, 'call_finished');
+  }
+  const pending = run.pending.get(id);
+  if (pending?.dispatched) throw ApplicationFailure.nonRetryable(`call ${id} is already running; only calls not yet dispatched can be changed`, 'call_running');
+  if (pending && intervention.kind === 'edit_call') {
+    const tool = run.agent.tools.find((t) => t.name === pending.request.name);
+    const check = tool?.input.safeParse(intervention.args);
+    if (check && !check.success) {
+      throw ApplicationFailure.nonRetryable(`edited arguments do not match ${tool?.name}: ${describeIssues(check.error)}`, 'invalid_payload');
+    }
+  }
+}
+
+/** Applies an intervention: policy changes act at once, modifications wait for their safe point. */
+function intervene(run: AgentRunState, intervention: ParsedIntervention): InterventionReceipt {
+  const id = run.control.allocateId();
+  const applied = (detail: string): InterventionReceipt => {
+    run.emit({ type: 'intervention_applied', id, source: 'operator', kind: intervention.kind, detail });
+    return { id, kind: intervention.kind, state: 'applied' };
+  };
+  switch (intervention.kind) {
+    case 'block_tool':
+      run.control.block(intervention.name, intervention.reason);
+      return applied(`tool ${intervention.name} blocked: ${intervention.reason}`);
+    case 'unblock_tool':
+      run.control.unblock(intervention.name);
+      return applied(`tool ${intervention.name} unblocked`);
+    case 'set_breakpoint':
+      run.control.setBreakpoint(intervention.point, intervention.tool, intervention.once);
+      return applied(`breakpoint set at ${intervention.point}${intervention.tool ? ` for ${intervention.tool}` : ''}`);
+    case 'clear_breakpoint':
+      run.control.clearBreakpoint(intervention.point, intervention.tool);
+      return applied(`breakpoint cleared at ${intervention.point}${intervention.tool ? ` for ${intervention.tool}` : ''}`);
+    default:
+      run.control.enqueue({ id, intervention });
+      run.emit({ type: 'intervention_queued', id, kind: intervention.kind });
+      return { id, kind: intervention.kind, state: 'queued' };
+  }
+}
+
+function changeBudget(run: AgentRunState, change: Record<string, number | undefined>): void {
+  const defined = Object.fromEntries(Object.entries(change).filter((e): e is [string, number] => e[1] !== undefined));
+  run.policy = { ...run.policy, ...defined };
+  run.emit({ type: 'budget_changed', change: defined });
+}
+
+/**
+ * Runs a signal handler, turning bad input into a `signal_rejected` event: a signal cannot
+ * answer its sender, and must never crash the run.
+ */
+function guardedSignal(run: AgentRunState, name: string, handle: () => void): void {
+  try {
+    handle();
+  } catch (err) {
+    const reason = err instanceof Error ? err.message : String(err);
+    run.emit({ type: 'signal_rejected', signal: name, reason });
+  }
+}
+
+/** Registers the queries, signals and updates of a run. */
+export function registerRunHandlers(run: AgentRunState): void {
+  setHandler(statusQuery, () => run.statusReport());
+  setHandler(eventsQuery, (args) => {
+    const parsed = eventsQueryArgsSchema.safeParse(args ?? {});
+    if (!parsed.success) throw new Error(`invalid events query arguments: ${describeIssues(parsed.error)}`);
+    return run.log.page(parsed.data.afterSeq, parsed.data.limit, run.status);
+  });
+
+  setHandler(pauseSignal, (payload) =>
+    guardedSignal(run, 'pause', () => {
+      rejectIfEnded(run, 'pause');
+      run.requestPause(parse('pause', pauseRequestSchema, payload).reason);
+    }),
+  );
+  setHandler(resumeSignal, (payload) =>
+    guardedSignal(run, 'resume', () => {
+      const { reason } = parse('resume', resumeRequestSchema, payload);
+      if (!run.control.isPauseRequested) throw new Error('the run is not paused');
+      run.resume(reason);
+    }),
+  );
+  setHandler(killSignal, (payload) =>
+    guardedSignal(run, 'kill', () => {
+      rejectIfEnded(run, 'kill');
+      run.requestKill(parse('kill', killRequestSchema, payload).reason);
+    }),
+  );
+  setHandler(interveneSignal, (payload) =>
+    guardedSignal(run, 'intervene', () => {
+      rejectIfEnded(run, 'intervene');
+      const intervention = parse('intervene', interventionSchema, payload);
+      validateIntervention(run, intervention);
+      intervene(run, intervention);
+    }),
+  );
+  setHandler(setBudgetSignal, (payload) =>
+    guardedSignal(run, 'setBudget', () => {
+      rejectIfEnded(run, 'change the budget');
+      changeBudget(run, parse('setBudget', budgetChangeSchema, payload));
+    }),
+  );
+
+  setHandler(
+    pauseUpdate,
+    async (payload) => {
+      const request = parse('pause', pauseRequestSchema, payload);
+      run.requestPause(request.reason);
+      const reached = await condition(() => run.control.isPaused || run.isTerminal || run.control.kill !== undefined, request.timeoutMs);
+      if (run.isTerminal || run.control.kill) throw ApplicationFailure.nonRetryable(`the run ended before it paused (${run.status})`, 'run_ended');
+      if (!reached || !run.control.pausedAt) {
+        throw ApplicationFailure.nonRetryable(
+          `the run did not reach a safe point within ${request.timeoutMs} ms; the pause stays requested and takes effect at the next safe point`,
+          'pause_timeout',
+        );
+      }
+      const { point, turn, historyLength } = run.control.pausedAt;
+      return { status: 'paused', point, turn, historyLength };
+    },
+    {
+      validator: (payload) => {
+        parse('pause', pauseRequestSchema, payload);
+        rejectIfEnded(run, 'pause');
+      },
+    },
+  );
+  setHandler(
+    resumeUpdate,
+    (payload) => {
+      run.resume(parse('resume', resumeRequestSchema, payload).reason);
+      return run.statusReport();
+    },
+    {
+      validator: (payload) => {
+        parse('resume', resumeRequestSchema, payload);
+        rejectIfEnded(run, 'resume');
+        if (!run.control.isPauseRequested) throw ApplicationFailure.nonRetryable('the run is not paused', 'not_paused');
+      },
+    },
+  );
+  setHandler(
+    killUpdate,
+    async (payload) => {
+      run.requestKill(parse('kill', killRequestSchema, payload).reason);
+      await condition(() => run.isTerminal);
+      return run.statusReport();
+    },
+    {
+      validator: (payload) => {
+        parse('kill', killRequestSchema, payload);
+        rejectIfEnded(run, 'kill');
+      },
+    },
+  );
+  setHandler(interveneUpdate, (payload) => intervene(run, parse('intervene', interventionSchema, payload)), {
+    validator: (payload) => {
+      rejectIfEnded(run, 'intervene');
+      validateIntervention(run, parse('intervene', interventionSchema, payload));
+    },
+  });
+  setHandler(
+    setBudgetUpdate,
+    (payload) => {
+      changeBudget(run, parse('setBudget', budgetChangeSchema, payload));
+      return run.cost();
+    },
+    {
+      validator: (payload) => {
+        parse('setBudget', budgetChangeSchema, payload);
+        rejectIfEnded(run, 'change the budget');
+      },
+    },
+  );
+  setHandler(
+    waitForEventsUpdate,
+    async (payload) => {
+      const request = parse('waitForEvents', waitForEventsRequestSchema, payload);
+      await condition(() => run.log.lastSeq > request.afterSeq || run.isTerminal, request.timeoutMs);
+      return run.log.page(request.afterSeq, request.limit, run.status);
+    },
+    { validator: (payload) => void parse('waitForEvents', waitForEventsRequestSchema, payload) },
+  );
+}
