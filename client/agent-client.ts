@@ -112,7 +112,15 @@ export class AgentClient {
     try {
       return await fn();
     } catch (err) {
-      if (err instanceof WorkflowNotFoundError) throw new AgentClientError('run_not_found', `no run with id ${workflowId}`);
+      if (err instanceof WorkflowNotFoundError) {
+        // Updates to a closed run also come back as "not found"; tell the two apart.
+        const closed = await this.handle(workflowId)
+          .describe()
+          .then((d) => d.status.name)
+          .catch(() => undefined);
+        if (closed) throw new AgentClientError('run_ended', `run ${workflowId} has ended (${closed.toLowerCase()})`);
+        throw new AgentClientError('run_not_found', `no run with id ${workflowId}`);
+      }
       if (err instanceof WorkflowUpdateFailedError) {
         const cause = err.cause;
         const type = cause instanceof ApplicationFailure && cause.type === 'run_ended' ? 'run_ended' : 'rejected';

@@ -40,6 +40,10 @@ export const runInputSchema = z.object({
   sessionState: jsonObjectSchema.default({}),
   policy: runPolicySchema.partial().optional(),
   labels: z.record(z.string(), z.string()).default({}),
+  /** Breakpoints active from the first step: e.g. `[{ point: 'after_llm', once: true }]` to review the first plan. */
+  breakpoints: z
+    .array(z.object({ point: interventionPointSchema, tool: z.string().optional(), once: z.boolean().default(false) }))
+    .default([]),
   /** Agent-specific planner options (e.g. a script for the scripted planner), parsed by the agent. */
   plannerOptions: jsonValueSchema.optional(),
 });

@@ -75,6 +75,7 @@ export class AgentRunState {
     this.messages = input.messages.map((m) => ({ ...m }));
     this.sessionState = { ...input.sessionState };
     this.instructions = agent.instructions;
+    for (const b of input.breakpoints) this.control.setBreakpoint(b.point, b.tool, b.once);
     try {
       this.planner = agent.createPlanner(input.plannerOptions);
     } catch (err) {
@@ -433,7 +434,7 @@ export class AgentRunState {
   refreshStatus(): void {
     const to: RunStatus = this.isTerminal
       ? this.baseStatus
-      : this.control.isPaused
+      : this.control.isPaused && this.control.isPauseRequested
         ? 'paused'
         : this.control.isPauseRequested
           ? 'pausing'

@@ -7,6 +7,7 @@ import { startChildWorker, type ChildWorker } from '../support/child-worker';
 import { readSideEffects } from '../support/file-side-effects';
 import { callStep, finalStep, scriptedInput } from '../support/scripts';
 import { agentClient, createTestEnv, uniqueTaskQueue } from '../support/test-env';
+import { waitFor } from '../support/wait';
 
 let env: TestWorkflowEnvironment;
 const workers: ChildWorker[] = [];
@@ -19,16 +20,6 @@ afterAll(async () => {
   await Promise.all(workers.map((w) => w.stop()));
   await env?.teardown();
 });
-
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 describe('durability', () => {
   it('a worker killed with SIGKILL mid-tool loses nothing and re-runs no completed tool', async () => {

@@ -1,6 +1,15 @@
 import type { AgentClient } from '../../client/agent-client';
 import type { RunInput } from '../../contracts';
 import { callStep, finalStep, scriptedInput } from './scripts';
+import { waitFor } from './wait';
+
+async function waitForStatus(agents: AgentClient, workflowId: string, status: string): Promise<void> {
+  await waitFor(`status ${status}`, async () => ((await agents.status(workflowId)).status === status ? true : undefined));
+}
+
+async function waitForToolCall(agents: AgentClient, workflowId: string): Promise<void> {
+  await waitFor('a tool call', async () => ((await agents.events(workflowId)).events.some((e) => e.type === 'tool_call') ? true : undefined));
+}
 
 /** A run whose history is committed under test/histories/ and replayed in CI. */
 export interface Scenario {
@@ -37,6 +46,53 @@ export const scenarios: readonly Scenario[] = [
   {
     name: 'time-budget',
     input: scriptedInput([callStep({ name: 'sleep', args: { ms: 20_000 } }), finalStep()], { policy: { timeBudgetMs: 1_000 } }),
+  },
+  {
+    name: 'pause-resume',
+    input: scriptedInput([callStep(echo('a'), echo('b')), callStep(echo('c')), finalStep()], { breakpoints: [{ point: 'after_tool', once: true }] }),
+    async drive(agents, workflowId) {
+      await waitForStatus(agents, workflowId, 'paused');
+      await agents.signal(workflowId, 'pause', { reason: 42 });
+      await agents.resume(workflowId, 'recorded resume');
+    },
+  },
+  {
+    name: 'interventions',
+    input: scriptedInput([callStep(echo('orig'), echo('drop me'), { name: 'add', args: { a: 1, b: 2 } }), { type: 'final', text: 'ok', reportContext: true }], {
+      breakpoints: [{ point: 'after_llm', once: true }],
+    }),
+    async drive(agents, workflowId) {
+      await waitForStatus(agents, workflowId, 'paused');
+      await agents.intervene(workflowId, { kind: 'inject_message', role: 'user', content: 'injected' });
+      await agents.intervene(workflowId, { kind: 'override_system_prompt', content: 'override' });
+      await agents.intervene(workflowId, { kind: 'edit_call', toolCallId: 'call_0_0', args: { text: 'edited' } });
+      await agents.intervene(workflowId, { kind: 'drop_call', toolCallId: 'call_0_1' });
+      await agents.signal(workflowId, 'intervene', { kind: 'block_tool', name: 'add' });
+      await agents.setBudget(workflowId, { maxToolCalls: 50 });
+      await agents.resume(workflowId);
+    },
+  },
+  {
+    name: 'kill',
+    input: scriptedInput([callStep(echo('first')), callStep({ name: 'sleep', args: { ms: 600_000 } }, echo('quick')), finalStep()]),
+    async drive(agents, workflowId) {
+      await waitFor('the sleep call', async () =>
+        (await agents.events(workflowId)).events.some((e) => e.type === 'tool_call' && e.name === 'sleep') ? true : undefined,
+      );
+      await agents.kill(workflowId, { reason: 'recorded kill' });
+    },
+  },
+  {
+    name: 'cancel',
+    input: scriptedInput([callStep({ name: 'sleep', args: { ms: 600_000 } }), finalStep()]),
+    async drive(agents, workflowId) {
+      await waitForToolCall(agents, workflowId);
+      await agents.client.workflow.getHandle(workflowId).cancel();
+    },
+  },
+  {
+    name: 'guarded-hooks',
+    input: { ...scriptedInput([callStep({ name: 'add', args: { a: -1, b: 1 } }, echo('secret')), { type: 'final', text: 'password inside' }]), agent: 'guarded' },
   },
   {
     name: 'watchlist',
