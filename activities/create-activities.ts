@@ -15,6 +15,8 @@ export const resultPreviewChars = 512;
 /** Dependencies of the activity set. */
 export interface ActivityDependencies {
   readonly tools: readonly ToolImplementation[];
+  /** Runtime activities beside the tools (e.g. `callModel`), keyed by activity type. */
+  readonly runtime?: Readonly<Record<string, (input: unknown) => Promise<unknown>>>;
 }
 
 type ToolActivity = (input: unknown) => Promise<ToolActivityResult>;
@@ -99,11 +101,11 @@ function toolActivity(tool: ToolImplementation): ToolActivity {
  *
  * @throws Error when two tools share a name or a tool takes a reserved name.
  */
-export function createActivities(deps: ActivityDependencies): Record<string, ToolActivity> {
-  const activities: Record<string, ToolActivity> = {};
+export function createActivities(deps: ActivityDependencies): Record<string, (input: unknown) => Promise<unknown>> {
+  const activities: Record<string, (input: unknown) => Promise<unknown>> = { ...deps.runtime };
   for (const tool of deps.tools) {
     const { name } = tool.definition;
-    if (reservedActivityNames.includes(name)) throw new Error(`tool name ${name} is reserved`);
+    if (reservedActivityNames.includes(name) || deps.runtime?.[name]) throw new Error(`tool name ${name} is reserved`);
     if (activities[name]) throw new Error(`two implementations registered for tool ${name}`);
     activities[name] = toolActivity(tool);
   }

@@ -1,6 +1,7 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { InterventionReceipt, PauseResult } from './control';
 import type { EventPage } from './events';
+import type { Message } from './messages';
 import type { CostReport, RunStatusReport } from './run';
 
 /** Workflow type name of an agent run. */
@@ -8,6 +9,12 @@ export const agentRunWorkflowType = 'agentRun';
 
 /** Current state, iteration, pending calls and budget of a run. */
 export const statusQuery = defineQuery<RunStatusReport>('status');
+
+/**
+ * Conversation messages `[from, to)` of the run (to defaults to the end). Activities use it to
+ * rebuild a transcript they do not have cached; queries add nothing to history.
+ */
+export const transcriptQuery = defineQuery<{ messages: Message[]; total: number }, [unknown?]>('transcript');
 
 /** Events with seq greater than `afterSeq` (at most `limit`). Args: `{ afterSeq?, limit? }`. */
 export const eventsQuery = defineQuery<EventPage, [unknown?]>('events');

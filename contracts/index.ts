@@ -71,6 +71,7 @@ export {
   agentRunWorkflowType,
   statusQuery,
   eventsQuery,
+  transcriptQuery,
   pauseSignal,
   resumeSignal,
   interveneSignal,

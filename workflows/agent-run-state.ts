@@ -486,6 +486,9 @@ export class AgentRunState {
       sessionState: this.sessionState,
       ...(this.instructions !== undefined ? { instructions: this.instructions } : {}),
       emitNote: (note) => this.emit({ type: 'note', turn: this.turn, note }),
+      recordModelUsage: ({ tokens, modelCalls }) => {
+        this.usage = { ...this.usage, tokens: this.usage.tokens + tokens, modelCalls: this.usage.modelCalls + modelCalls };
+      },
     };
   }
 

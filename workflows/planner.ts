@@ -21,6 +21,8 @@ export interface PlannerContext {
   readonly instructions?: string;
   /** Emit a planner note to the run's event log. */
   emitNote(note: PlannerNote): void;
+  /** Count model usage toward the run's token and model-call budgets. */
+  recordModelUsage(usage: { tokens: number; modelCalls: number }): void;
 }
 
 /** Input of the first planner turn. */

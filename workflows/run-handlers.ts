@@ -19,12 +19,16 @@ import {
   setBudgetSignal,
   setBudgetUpdate,
   statusQuery,
+  transcriptQuery,
   waitForEventsRequestSchema,
   waitForEventsUpdate,
   type InterventionReceipt,
   type ParsedIntervention,
 } from '../contracts';
+import { z } from 'zod';
 import type { AgentRunState } from './agent-run-state';
+
+const transcriptArgsSchema = z.object({ from: z.number().int().nonnegative().default(0), to: z.number().int().nonnegative().optional() });
 
 interface SafeParser<T> {
   safeParse(value: unknown): { success: true; data: T } | { success: false; error: { issues: readonly { path: readonly PropertyKey[]; message: string }[] } };
@@ -119,6 +123,12 @@ export function registerRunHandlers(run: AgentRunState): void {
     const parsed = eventsQueryArgsSchema.safeParse(args ?? {});
     if (!parsed.success) throw new Error(`invalid events query arguments: ${describeIssues(parsed.error)}`);
     return run.log.page(parsed.data.afterSeq, parsed.data.limit, run.status);
+  });
+
+  setHandler(transcriptQuery, (args) => {
+    const parsed = transcriptArgsSchema.safeParse(args ?? {});
+    if (!parsed.success) throw new Error(`invalid transcript query arguments: ${describeIssues(parsed.error)}`);
+    return { messages: run.messages.slice(parsed.data.from, parsed.data.to), total: run.messages.length };
   });
 
   setHandler(pauseSignal, (payload) =>
