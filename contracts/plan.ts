@@ -26,7 +26,11 @@ export const plannerNoteSchema = z.object({
 });
 export type PlannerNote = z.infer<typeof plannerNoteSchema>;
 
-/** Clarification await item (seed 001 AwaitClarification). */
+/**
+ * Clarification await item (seed 001 AwaitClarification). When `toolCallId` is set (a model
+ * asked through a human tool), the answer closes that call as its tool result; otherwise it
+ * enters the conversation as a user message.
+ */
 export const awaitClarificationSchema = z.object({
   kind: z.literal('clarification'),
   id: z.string().min(1),
@@ -34,6 +38,8 @@ export const awaitClarificationSchema = z.object({
   missingFields: z.array(z.string()).optional(),
   restrictToTool: z.string().optional(),
   exampleInput: jsonObjectSchema.optional(),
+  toolName: z.string().optional(),
+  toolCallId: z.string().optional(),
 });
 
 /** Multiple-choice questions await item, bound to a tool call (seed 001 AwaitQuestions). */
