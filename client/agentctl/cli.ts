@@ -1,0 +1,83 @@
+import { AgentClient } from '../agent-client';
+import type { TemporalConfig } from '../../worker/config';
+import { parseCommandArgs, splitCommand } from './args';
+import type { Command } from './command';
+import { commands, findCommand } from './commands';
+import { resolveConfig } from './connection';
+import { ExitCode, UsageError, errorMessage, exitCodeFor } from './exit-codes';
+import { Output } from './output';
+import { commandUsage, generalUsage } from './usage';
+
+/** A connected client and how to let go of it. */
+export interface Connected {
+  readonly agents: AgentClient;
+  close(): Promise<void>;
+}
+
+/** The process around the CLI; tests pass fakes. */
+export interface CliIo {
+  /** Receives each output line (without newline). */
+  stdout(line: string): void;
+  /** Receives each error line (without newline). */
+  stderr(line: string): void;
+  readonly env: NodeJS.ProcessEnv;
+  connect(config: TemporalConfig): Promise<Connected>;
+}
+
+/** Connects to Temporal with an {@link AgentClient}. */
+export async function connectAgents(config: TemporalConfig): Promise<Connected> {
+  const agents = await AgentClient.connect(config);
+  return { agents, close: () => agents.client.connection.close() };
+}
+
+function resolveCommand(name: string): Command {
+  const command = findCommand(name);
+  if (!command) throw new UsageError(`unknown command '${name}'; run 'agentctl --help' for the list`);
+  return command;
+}
+
+/** `agentctl help [CMD]`. */
+function help(rest: readonly string[], out: Output): void {
+  const [topic] = parseCommandArgs(rest, {}, ['COMMAND'], 1).positionals;
+  out.text(topic === undefined ? generalUsage(commands) : commandUsage(resolveCommand(topic)));
+}
+
+/**
+ * Runs one `agentctl` command line and answers the process exit code. Errors are printed to
+ * `stderr` as one line, `agentctl: <message>`.
+ */
+export async function runAgentctl(argv: readonly string[], io: CliIo): Promise<ExitCode> {
+  const plain = new Output(io.stdout, false);
+  let connected: Connected | undefined;
+  try {
+    const { command: name, rest } = splitCommand(argv);
+    if (name === undefined) {
+      if (rest.includes('--help') || rest.includes('-h')) {
+        plain.text(generalUsage(commands));
+        return ExitCode.ok;
+      }
+      parseCommandArgs(rest, {}, []);
+      throw new UsageError("missing command; run 'agentctl --help' for the list");
+    }
+    if (name === 'help') {
+      help(rest, plain);
+      return ExitCode.ok;
+    }
+    const command = resolveCommand(name);
+    const args = parseCommandArgs(rest, command.options, command.positionals);
+    if (args.flag('help')) {
+      plain.text(commandUsage(command));
+      return ExitCode.ok;
+    }
+    const action = command.prepare(args);
+    const config = resolveConfig(io.env, args);
+    connected = await io.connect(config);
+    await action({ agents: connected.agents, out: new Output(io.stdout, args.flag('json')) });
+    return ExitCode.ok;
+  } catch (err) {
+    io.stderr(`agentctl: ${errorMessage(err)}`);
+    return exitCodeFor(err);
+  } finally {
+    await connected?.close().catch(() => undefined);
+  }
+}

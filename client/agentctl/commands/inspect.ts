@@ -1,0 +1,65 @@
+import { formatEvent } from '../../format';
+import type { Command } from '../command';
+import { UsageError } from '../exit-codes';
+import { followEvents } from '../follow';
+import { renderResult, renderStatus } from '../render';
+
+/** `status RUN`: the status query. */
+export const statusCommand: Command = {
+  name: 'status',
+  summary: "print a run's status, pending calls, controls and budget",
+  positionals: ['RUN'],
+  options: {},
+  examples: ['status run-watchlist-k3j9x2ab --json'],
+  prepare(args) {
+    const runId = args.positional(0);
+    return async (ctx) => {
+      const report = await ctx.agents.status(runId);
+      ctx.out.emit(report, () => renderStatus(runId, report));
+    };
+  },
+};
+
+/** `result RUN`: waits for the run to end and prints its result. */
+export const resultCommand: Command = {
+  name: 'result',
+  summary: 'wait for a run to end and print its result',
+  positionals: ['RUN'],
+  options: {},
+  examples: ['result run-watchlist-k3j9x2ab'],
+  prepare(args) {
+    const runId = args.positional(0);
+    return async (ctx) => {
+      const result = await ctx.agents.result(runId);
+      ctx.out.emit(result, () => renderResult(result));
+    };
+  },
+};
+
+/** `events RUN`: a page of the event log, or every event as it arrives with `--follow`. */
+export const eventsCommand: Command = {
+  name: 'events',
+  summary: "print a run's events (--follow: as they arrive, until the run ends)",
+  positionals: ['RUN'],
+  options: {
+    after: { type: 'string', value: 'SEQ', description: 'only events with seq > SEQ (default 0)' },
+    limit: { type: 'string', value: 'N', description: 'at most N events (default 200 without --follow, 1000 max)' },
+    follow: { type: 'boolean', description: 'keep printing events until the run ends (--json: one event per line)' },
+  },
+  examples: ['events run-watchlist-k3j9x2ab --follow', 'events run-watchlist-k3j9x2ab --after 12 --limit 5'],
+  prepare(args) {
+    const runId = args.positional(0);
+    const after = args.int('after', 0) ?? 0;
+    const limit = args.int('limit');
+    const follow = args.flag('follow');
+    if (!follow && limit !== undefined && limit > 1000) throw new UsageError('--limit must be at most 1000');
+    return async (ctx) => {
+      if (follow) {
+        await followEvents(ctx, runId, after, limit);
+        return;
+      }
+      const page = await ctx.agents.events(runId, after, limit ?? 200);
+      ctx.out.emit(page, () => page.events.map(formatEvent));
+    };
+  },
+};

@@ -1,0 +1,20 @@
+import { agentNameSearchAttribute, agentRunWorkflowType, agentStatusSearchAttribute, type RunStatus } from '../../contracts';
+
+/**
+ * A visibility-query string literal: single-quoted, with backslashes and quotes escaped, so
+ * any value (even `x' OR 'a' = 'a`) stays one literal.
+ */
+export function queryLiteral(value: string): string {
+  return `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+}
+
+/**
+ * The list query for agent runs, e.g.
+ * `WorkflowType = 'agentRun' AND AgentName = 'scripted' AND AgentStatus = 'paused'`.
+ */
+export function listQuery(filter: { readonly agent?: string; readonly status?: RunStatus }): string {
+  const clauses = [`WorkflowType = ${queryLiteral(agentRunWorkflowType)}`];
+  if (filter.agent !== undefined) clauses.push(`${agentNameSearchAttribute.name} = ${queryLiteral(filter.agent)}`);
+  if (filter.status !== undefined) clauses.push(`${agentStatusSearchAttribute.name} = ${queryLiteral(filter.status)}`);
+  return clauses.join(' AND ');
+}

@@ -1,0 +1,20 @@
+/**
+ * `agentctl`: the ops CLI of agent runs. `npm run agentctl -- --help`,
+ * `node --import tsx client/agentctl/main.ts --help`, or the `agentctl` bin.
+ */
+import { connectAgents, runAgentctl } from './cli';
+
+// A closed pipe (`agentctl events RUN | head`) is the reader saying "enough", not an error.
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code === 'EPIPE') process.exit(0);
+  throw err;
+});
+
+void runAgentctl(process.argv.slice(2), {
+  stdout: (line) => process.stdout.write(`${line}\n`),
+  stderr: (line) => process.stderr.write(`${line}\n`),
+  env: process.env,
+  connect: connectAgents,
+}).then((code) => {
+  process.exitCode = code;
+});

@@ -1,0 +1,58 @@
+import type { BudgetLine, CostReport, InterventionReceipt, PauseResult, RunResult, RunStatusReport } from '../../contracts';
+
+function line(name: string, b: BudgetLine, unit = ''): string {
+  return `${name} ${b.used}${unit}${b.max !== undefined ? `/${b.max}${unit}` : ''}`;
+}
+
+/** Budget usage on one line: `iterations 1/25, tool calls 2/100, …`. */
+export function renderCost(cost: CostReport): string {
+  return [
+    line('iterations', cost.iterations),
+    line('tool calls', cost.toolCalls),
+    line('failures', cost.consecutiveFailures),
+    line('time', cost.timeMs, ' ms'),
+    line('tokens', cost.tokens),
+    line('model calls', cost.modelCalls),
+  ].join(', ');
+}
+
+/** A status report as aligned `key  value` lines. */
+export function renderStatus(runId: string, s: RunStatusReport): string[] {
+  const pause = s.pausedAt ? ` at ${s.pausedAt.point}, turn ${s.pausedAt.turn}${s.pauseReason ? `: ${s.pauseReason}` : ''}` : '';
+  const pending = s.pendingCalls.map((c) => `${c.name}(${c.toolCallId})${c.dispatched ? ' running' : ' waiting'}`).join(', ');
+  const breakpoints = s.control.breakpoints.map((b) => `${b.point}${b.tool ? `:${b.tool}` : ''}${b.once ? ' (once)' : ''}`).join(', ');
+  const queued = s.control.queuedInterventions.map((q) => `#${q.id} ${q.kind}`).join(', ');
+  const rows: [string, string][] = [
+    ['run', runId],
+    ['agent', s.agent],
+    ['status', `${s.status}${pause}`],
+    ['turn', `${s.turn} (iterations ${s.iteration})`],
+    ['pending', pending || 'none'],
+    ['blocked', s.control.blockedTools.join(', ') || 'none'],
+    ['breakpoints', breakpoints || 'none'],
+    ['queued', queued || 'none'],
+    ['budget', renderCost(s.cost)],
+    ['last event', `#${s.lastEventSeq}`],
+  ];
+  if (s.finalizeReason) rows.splice(3, 0, ['finalizing', s.finalizeReason]);
+  return rows.map(([k, v]) => `${k.padEnd(12)}${v}`);
+}
+
+/** A run's result: status, final answer, session state. */
+export function renderResult(r: RunResult): string[] {
+  return [
+    `result: ${r.status}${r.finalizeReason ? ` (${r.finalizeReason})` : ''}${r.final ? `: ${r.final.text}` : ''}`,
+    `iterations: ${r.iterations}; ${renderCost(r.cost)}`,
+    `session state: ${JSON.stringify(r.sessionState)}`,
+  ];
+}
+
+/** What the pause update answered. */
+export function renderPaused(runId: string, p: PauseResult): string {
+  return `paused ${runId} at ${p.point}, turn ${p.turn} (history length ${p.historyLength})`;
+}
+
+/** What the intervene update answered. */
+export function renderReceipt(runId: string, r: InterventionReceipt): string {
+  return `intervention #${r.id} ${r.kind} ${r.state} on ${runId}`;
+}

@@ -1,0 +1,176 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { Worker } from '@temporalio/worker';
+import { allToolImplementations } from '../../agents';
+import type { AgentClient } from '../../client/agent-client';
+import { eventPageSchema, pauseResultSchema, runEventSchema, runResultSchema, runStatusReportSchema } from '../../contracts';
+import { callStep, finalStep, scriptedInput } from '../support/scripts';
+import { agentClient, createTestEnv, createTestWorker, uniqueTaskQueue } from '../support/test-env';
+
+const repoRoot = resolve(__dirname, '../..');
+const mainPath = join(repoRoot, 'client/agentctl/main.ts');
+
+let env: TestWorkflowEnvironment;
+let worker: Worker;
+let running: Promise<void>;
+let agents: AgentClient;
+let taskQueue: string;
+
+beforeAll(async () => {
+  env = await createTestEnv();
+  taskQueue = uniqueTaskQueue('agentctl');
+  worker = await createTestWorker(env, taskQueue, allToolImplementations());
+  running = worker.run();
+  agents = agentClient(env, taskQueue);
+});
+
+afterAll(async () => {
+  worker?.shutdown();
+  await running;
+  await env?.teardown();
+});
+
+interface CliRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the real CLI as a child process against the test server. */
+function agentctl(...args: string[]): Promise<CliRun> {
+  return new Promise((done) => {
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', mainPath, ...args],
+      {
+        cwd: repoRoot,
+        env: { ...process.env, TEMPORAL_ADDRESS: env.address, TEMPORAL_NAMESPACE: env.namespace ?? 'default', TEMPORAL_TASK_QUEUE: taskQueue },
+        timeout: 60_000,
+      },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
+        done({ code, stdout, stderr });
+      },
+    );
+  });
+}
+
+function lines(text: string): string[] {
+  return text.split('\n').filter((l) => l.length > 0);
+}
+
+/** Polls until `probe` answers a value. */
+async function eventually<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+async function toolCallStarted(workflowId: string): Promise<void> {
+  await eventually('a tool_call event', async () => ((await agents.events(workflowId)).events.some((e) => e.type === 'tool_call') ? true : undefined));
+}
+
+
+describe('agentctl against a real dev server', () => {
+  it('start prints the run id; events --follow prints every event to the end; status --json parses', async () => {
+    const script = JSON.stringify({ steps: [callStep({ name: 'echo', args: { text: 'hi' } }), finalStep('all done')] });
+    const started = await agentctl('start', '--agent', 'scripted', '--message', 'follow the script', '--planner-options', script);
+    expect(started).toMatchObject({ code: 0 });
+    const workflowId = started.stdout.trim();
+    expect(workflowId).toMatch(/^run-scripted-/);
+
+    const followed = await agentctl('events', workflowId, '--follow');
+    expect(followed).toMatchObject({ code: 0 });
+    const printed = lines(followed.stdout);
+    expect(printed[0]).toMatch(/^# {2}1 .* run_started +agent=scripted messages=1$/);
+    expect(printed.some((l) => / final +all done$/.test(l))).toBe(true);
+    expect(printed.at(-1)).toMatch(/status_changed +running -> completed$/);
+
+    const status = await agentctl('status', workflowId, '--json');
+    expect(status).toMatchObject({ code: 0 });
+    const report = runStatusReportSchema.parse(JSON.parse(status.stdout));
+    expect(report).toMatchObject({ status: 'completed', agent: 'scripted', iteration: 1 });
+
+    const page = await agentctl('events', workflowId, '--after', '2', '--limit', '2', '--json');
+    expect(eventPageSchema.parse(JSON.parse(page.stdout)).events.map((e) => e.seq)).toEqual([3, 4]);
+
+    // An operation on the ended run: exit 4.
+    const pause = await agentctl('pause', workflowId);
+    expect(pause.code).toBe(4);
+    expect(pause.stderr.trim()).toMatch(new RegExp(`^agentctl: run ${workflowId} has ended`));
+  });
+
+  it('start --script --follow --json streams the run as JSON lines and ends with the result', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'agentctl-')), 'script.json');
+    writeFileSync(file, JSON.stringify([callStep({ name: 'add', args: { a: 2, b: 3 } }), finalStep('sum done')]));
+    const r = await agentctl('start', '--agent', 'scripted', '--message', 'add', '--script', file, '--id', `cli-follow-${taskQueue}`, '--follow', '--json');
+    expect(r).toMatchObject({ code: 0 });
+    const out = lines(r.stdout).map((l) => JSON.parse(l) as unknown);
+    expect(out[0]).toMatchObject({ workflowId: `cli-follow-${taskQueue}` });
+    const events = out.slice(1, -1).map((e) => runEventSchema.parse(e));
+    expect(events.find((e) => e.type === 'final')).toMatchObject({ response: { text: 'sum done' } });
+    const last = out.at(-1) as { result: unknown };
+    expect(runResultSchema.parse(last.result)).toMatchObject({ status: 'completed', iterations: 1 });
+  });
+
+  it('pause waits for the safe point after a sleeping tool; list finds the paused run; resume lets it finish', async () => {
+    // Several sleeps, so the pause lands in one of them however slowly the CLI starts; once
+    // paused, blocking sleep lets the rest of the script finish at once.
+    const nap = { name: 'sleep', args: { ms: 3_000 } };
+    const { workflowId } = await agents.start(scriptedInput([callStep(nap), callStep(nap), callStep(nap), finalStep('slept')]));
+    await toolCallStarted(workflowId);
+
+    const paused = await agentctl('pause', workflowId, '--reason', 'inspect', '--json');
+    expect(paused).toMatchObject({ code: 0 });
+    expect(pauseResultSchema.parse(JSON.parse(paused.stdout))).toMatchObject({ status: 'paused', point: 'after_tool' });
+    expect((await agents.status(workflowId)).status).toBe('paused');
+
+    // Visibility is eventually consistent: retry for a few seconds.
+    const listed = await eventually('the paused run in list', async () => {
+      const r = await agentctl('list', '--agent', 'scripted', '--status', 'paused', '--json');
+      expect(r).toMatchObject({ code: 0 });
+      const rows = JSON.parse(r.stdout) as { workflowId: string; agent: string; status: string }[];
+      return rows.find((row) => row.workflowId === workflowId);
+    });
+    expect(listed).toMatchObject({ agent: 'scripted', status: 'paused' });
+
+    const block = await agentctl('block', workflowId, '--tool', 'sleep', '--reason', 'enough sleep');
+    expect(block).toMatchObject({ code: 0, stdout: expect.stringMatching(/^intervention #\d+ block_tool applied on /) });
+
+    const resumed = await agentctl('resume', workflowId, '--reason', 'looks fine');
+    expect(resumed).toMatchObject({ code: 0, stdout: `resumed ${workflowId}: running\n` });
+    const result = await agents.result(workflowId);
+    expect(result).toMatchObject({ status: 'completed', final: { text: 'slept' } });
+  });
+
+  it('resume of a run that is not paused exits 5; kill ends a long sleep with status terminated', async () => {
+    const { workflowId } = await agents.start(scriptedInput([callStep({ name: 'sleep', args: { ms: 600_000 } }), finalStep()]));
+    await toolCallStarted(workflowId);
+
+    const resume = await agentctl('resume', workflowId);
+    expect(resume.code).toBe(5);
+    expect(resume.stderr).toBe('agentctl: the run is not paused\n');
+
+    const kill = await agentctl('kill', workflowId, '--reason', 'too slow', '--json');
+    expect(kill).toMatchObject({ code: 0 });
+    expect(runStatusReportSchema.parse(JSON.parse(kill.stdout)).status).toBe('terminated');
+    expect((await agents.result(workflowId)).status).toBe('terminated');
+  });
+
+  it('exits 3 for an unknown run and 2 for invalid JSON', async () => {
+    const [missing, badJson] = await Promise.all([
+      agentctl('status', 'no-such-run'),
+      agentctl('edit-call', 'no-such-run', '--call', 'call_0_0', '--args', '{"ms":'),
+    ]);
+    expect(missing).toMatchObject({ code: 3, stdout: '', stderr: 'agentctl: no run with id no-such-run\n' });
+    expect(badJson.code).toBe(2);
+    expect(badJson.stderr).toMatch(/^agentctl: --args: invalid JSON/);
+  });
+});

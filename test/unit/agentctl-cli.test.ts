@@ -1,0 +1,203 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { AgentClientError, type AgentClient } from '../../client/agent-client';
+import { runAgentctl, type CliIo } from '../../client/agentctl/cli';
+import type { TemporalConfig } from '../../worker/config';
+
+/** The AgentClient methods the CLI calls, as jest mocks. */
+function fakeAgents() {
+  return {
+    start: jest.fn(async () => ({ workflowId: 'run-1', runId: 'r' })),
+    status: jest.fn(),
+    result: jest.fn(),
+    events: jest.fn(),
+    follow: jest.fn(),
+    pause: jest.fn(async () => ({ status: 'paused' as const, point: 'after_tool' as const, turn: 0, historyLength: 16 })),
+    resume: jest.fn(),
+    kill: jest.fn(),
+    intervene: jest.fn(async () => ({ id: 1, kind: 'inject_message', state: 'queued' as const })),
+    setBudget: jest.fn(),
+    signal: jest.fn(async () => undefined),
+    client: { workflow: { list: jest.fn() } },
+  };
+}
+
+async function cli(argv: string[], options: { env?: NodeJS.ProcessEnv; agents?: ReturnType<typeof fakeAgents> } = {}) {
+  const stdout: string[] = [];
+  const stderr: string[] = [];
+  const agents = options.agents ?? fakeAgents();
+  const configs: TemporalConfig[] = [];
+  const close = jest.fn(async () => undefined);
+  const io: CliIo = {
+    stdout: (line) => stdout.push(line),
+    stderr: (line) => stderr.push(line),
+    env: options.env ?? {},
+    connect: async (config) => {
+      configs.push(config);
+      return { agents: agents as unknown as AgentClient, close };
+    },
+  };
+  const code = await runAgentctl(argv, io);
+  return { code, stdout, stderr, agents, configs, close };
+}
+
+describe('help', () => {
+  it('--help lists the commands and exits 0 without connecting', async () => {
+    const r = await cli(['--help']);
+    expect(r.code).toBe(0);
+    expect(r.stdout.join('\n')).toMatch(/usage: agentctl <command>/);
+    expect(r.stdout.join('\n')).toMatch(/breakpoint/);
+    expect(r.configs).toHaveLength(0);
+  });
+
+  it.each([[['help', 'pause']], [['pause', '--help']]])('%j prints the command usage', async (argv) => {
+    const r = await cli(argv);
+    expect(r.code).toBe(0);
+    expect(r.stdout.join('\n')).toMatch(/usage: agentctl pause RUN/);
+    expect(r.stdout.join('\n')).toMatch(/--timeout MS/);
+  });
+});
+
+describe('usage errors exit 2 with one line naming what was wrong, before connecting', () => {
+  const cases: [string, string[], RegExp][] = [
+    ['no command', [], /missing command/],
+    ['unknown command', ['frob'], /unknown command 'frob'/],
+    ['help for an unknown command', ['help', 'frob'], /unknown command 'frob'/],
+    ['unknown flag', ['status', 'r1', '--bogus'], /unknown option '--bogus'/],
+    ['missing run id', ['status'], /missing RUN/],
+    ['invalid JSON', ['edit-call', 'r1', '--call', 'c1', '--args', '{bad'], /--args: invalid JSON/],
+    ['invalid status', ['list', '--status', 'sleeping'], /--status: 'sleeping' is not a run status; use one of running, pausing, paused/],
+    ['invalid limit', ['list', '--limit', 'ten'], /--limit must be an integer/],
+    ['invalid point', ['breakpoint', 'r1', '--point', 'nowhere'], /--point: 'nowhere' is not a point/],
+    ['--once with --clear', ['breakpoint', 'r1', '--point', 'before_tool', '--clear', '--once'], /--once/],
+    ['invalid role', ['inject', 'r1', '--content', 'x', '--role', 'robot'], /--role must be user or system/],
+    ['empty content', ['system-prompt', 'r1', '--content', ''], /--content: /],
+    ['no budget', ['budget', 'r1'], /name at least one budget/],
+    ['zero budget', ['budget', 'r1', '--max-tool-calls', '0'], /--max-tool-calls must be an integer >= 1/],
+    ['--timeout with --signal', ['pause', 'r1', '--signal', '--timeout', '100'], /--timeout applies to the update only/],
+    ['timeout too long', ['pause', 'r1', '--timeout', '99999999'], /--timeout: /],
+    ['start without a message', ['start', '--agent', 'scripted'], /missing --message/],
+    ['start without an agent', ['start', '--message', 'hi'], /missing --agent/],
+    ['bad policy', ['start', '--agent', 'a', '--message', 'hi', '--policy', '{"maxToolCalls":-1}'], /--policy: maxToolCalls: /],
+    ['unknown policy field', ['start', '--agent', 'a', '--message', 'hi', '--policy', '{"maxToolcalls":1}'], /--policy: /],
+    ['session state not an object', ['start', '--agent', 'a', '--message', 'hi', '--session-state', '[1]'], /--session-state: /],
+    ['both planner options and script', ['start', '--agent', 'a', '--message', 'hi', '--planner-options', '{}', '--script', 'x.json'], /not both/],
+    ['missing script file', ['start', '--agent', 'a', '--message', 'hi', '--script', '/nonexistent/x.json'], /--script: cannot read/],
+  ];
+
+  it.each(cases)('%s', async (_name, argv, message) => {
+    const r = await cli(argv);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toHaveLength(1);
+    expect(r.stderr[0]).toMatch(/^agentctl: /);
+    expect(r.stderr[0]).toMatch(message);
+    expect(r.configs).toHaveLength(0);
+  });
+
+  it('half a TLS key pair in the environment', async () => {
+    const r = await cli(['status', 'r1'], { env: { TEMPORAL_TLS_CLIENT_CERT_PATH: '/c' } });
+    expect(r.code).toBe(2);
+    expect(r.stderr[0]).toMatch(/TEMPORAL_TLS_CLIENT_KEY_PATH/);
+  });
+});
+
+describe('commands call the client with validated requests', () => {
+  it('connection comes from TEMPORAL_* and flags override it', async () => {
+    const r = await cli(['--address', 'other:7233', 'pause', 'r1', '--task-queue', 'q2'], { env: { TEMPORAL_ADDRESS: 'env:7233', TEMPORAL_NAMESPACE: 'ns', TEMPORAL_TASK_QUEUE: 'q1' } });
+    expect(r.code).toBe(0);
+    expect(r.configs).toEqual([{ address: 'other:7233', namespace: 'ns', taskQueue: 'q2' }]);
+    expect(r.close).toHaveBeenCalled();
+  });
+
+  it('pause uses the update and prints where it paused', async () => {
+    const r = await cli(['pause', 'r1', '--reason', 'look', '--timeout', '1000']);
+    expect(r.agents.pause).toHaveBeenCalledWith('r1', { reason: 'look', timeoutMs: 1000 });
+    expect(r.stdout).toEqual(['paused r1 at after_tool, turn 0 (history length 16)']);
+  });
+
+  it('pause --signal sends the signal', async () => {
+    const r = await cli(['pause', 'r1', '--signal']);
+    expect(r.agents.signal).toHaveBeenCalledWith('r1', 'pause', {});
+    expect(r.agents.pause).not.toHaveBeenCalled();
+  });
+
+  it('--json prints the answer as JSON', async () => {
+    const r = await cli(['pause', 'r1', '--json']);
+    expect(JSON.parse(r.stdout.join('\n'))).toEqual({ status: 'paused', point: 'after_tool', turn: 0, historyLength: 16 });
+  });
+
+  it.each([
+    [['inject', 'r1', '--content', 'hi'], { kind: 'inject_message', role: 'user', content: 'hi' }],
+    [['inject', 'r1', '--content', 'be brief', '--role', 'system'], { kind: 'inject_message', role: 'system', content: 'be brief' }],
+    [['system-prompt', 'r1', '--content', 'new'], { kind: 'override_system_prompt', content: 'new' }],
+    [['edit-call', 'r1', '--call', 'c1', '--args', '{"ms":5}'], { kind: 'edit_call', toolCallId: 'c1', args: { ms: 5 } }],
+    [['drop-call', 'r1', '--call', 'c1'], { kind: 'drop_call', toolCallId: 'c1' }],
+    [['block', 'r1', '--tool', 'sleep', '--reason', 'slow'], { kind: 'block_tool', name: 'sleep', reason: 'slow' }],
+    [['unblock', 'r1', '--tool', 'sleep'], { kind: 'unblock_tool', name: 'sleep' }],
+    [['breakpoint', 'r1', '--point', 'before_tool', '--tool', 'echo', '--once'], { kind: 'set_breakpoint', point: 'before_tool', tool: 'echo', once: true }],
+    [['breakpoint', 'r1', '--point', 'after_llm', '--clear'], { kind: 'clear_breakpoint', point: 'after_llm' }],
+  ])('%j sends %j', async (argv, intervention) => {
+    const r = await cli(argv);
+    expect(r.code).toBe(0);
+    expect(r.agents.intervene).toHaveBeenCalledWith('r1', intervention);
+  });
+
+  it('budget sends only the caps given', async () => {
+    const agents = fakeAgents();
+    agents.setBudget.mockResolvedValue({
+      iterations: { used: 0 }, toolCalls: { used: 1, max: 5 }, consecutiveFailures: { used: 0 }, timeMs: { used: 1 }, tokens: { used: 0 }, modelCalls: { used: 0 }, elapsedMs: 1,
+    });
+    const r = await cli(['budget', 'r1', '--max-tool-calls', '5', '--time-budget-ms', '60000'], { agents });
+    expect(agents.setBudget).toHaveBeenCalledWith('r1', { maxToolCalls: 5, timeBudgetMs: 60000 });
+    expect(r.stdout[0]).toMatch(/tool calls 1\/5/);
+  });
+
+  it('start builds the run input from flags and a script file', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'agentctl-'));
+    const script = join(dir, 'script.json');
+    writeFileSync(script, JSON.stringify([{ type: 'final', text: 'done' }]));
+    const r = await cli(['start', '--agent', 'scripted', '--message', 'a', '--message', 'b', '--script', script, '--policy', '{"maxToolCalls":3}', '--id', 'my-run']);
+    expect(r.code).toBe(0);
+    expect(r.agents.start).toHaveBeenCalledWith(
+      {
+        agent: 'scripted',
+        messages: [{ role: 'user', content: 'a' }, { role: 'user', content: 'b' }],
+        policy: { maxToolCalls: 3 },
+        plannerOptions: { steps: [{ type: 'final', text: 'done' }] },
+      },
+      { workflowId: 'my-run' },
+    );
+    expect(r.stdout).toEqual(['run-1']);
+  });
+
+  it('list passes an escaped visibility query and stops at --limit', async () => {
+    const agents = fakeAgents();
+    const seen: unknown[] = [];
+    agents.client.workflow.list.mockImplementation((options: unknown) => {
+      seen.push(options);
+      return (async function* () {})();
+    });
+    const r = await cli(['list', '--agent', "o'brien", '--status', 'paused', '--limit', '3', '--json'], { agents });
+    expect(r.code).toBe(0);
+    expect(seen).toEqual([{ query: "WorkflowType = 'agentRun' AND AgentName = 'o\\'brien' AND AgentStatus = 'paused'", pageSize: 3 }]);
+    expect(JSON.parse(r.stdout[0] ?? '')).toEqual([]);
+  });
+});
+
+describe('client errors map to exit codes', () => {
+  it.each([
+    [new AgentClientError('run_not_found', 'no run with id r1'), 3],
+    [new AgentClientError('run_ended', 'run r1 has ended (completed)'), 4],
+    [new AgentClientError('rejected', 'the run is not paused'), 5],
+    [new AgentClientError('invalid_input', 'invalid run input: agent: too small'), 2],
+    [new Error('14 UNAVAILABLE: connection refused\nmore detail'), 1],
+  ])('%s exits %i with its message on one line', async (error, code) => {
+    const agents = fakeAgents();
+    agents.resume.mockRejectedValue(error);
+    const r = await cli(['resume', 'r1'], { agents });
+    expect(r.code).toBe(code);
+    expect(r.stderr).toEqual([`agentctl: ${error.message.replace(/\n/g, ' ')}`]);
+    expect(r.close).toHaveBeenCalled();
+  });
+});
