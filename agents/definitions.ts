@@ -4,10 +4,11 @@
  */
 import { registerAgent } from '../workflows/agent-registry';
 import { guardedAgent, scriptedAgent } from './toolbox/definition';
-import { watchlistAgent } from './watchlist/definition';
+import { scriptedWatchlistAgent, watchlistAgent } from './watchlist/definition';
 
 registerAgent(scriptedAgent);
 registerAgent(guardedAgent);
 registerAgent(watchlistAgent);
+registerAgent(scriptedWatchlistAgent);
 
-export { guardedAgent, scriptedAgent, watchlistAgent };
+export { guardedAgent, scriptedAgent, scriptedWatchlistAgent, watchlistAgent };

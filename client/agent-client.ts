@@ -4,6 +4,14 @@ import {
   agentNameSearchAttribute,
   agentRunWorkflowType,
   describeIssues,
+  answerAwaitUpdate,
+  answerSignal,
+  decideCallUpdate,
+  decideSignal,
+  pendingInputsQuery,
+  type AwaitAnswer,
+  type CallDecision,
+  type PendingInputs,
   interveneSignal,
   interveneUpdate,
   killSignal,
@@ -211,12 +219,44 @@ export class AgentClient {
     return this.guard(workflowId, () => this.handle(workflowId).executeUpdate(killUpdate, { args: [request] }));
   }
 
+  /** Calls waiting for confirmation and the open await barrier. */
+  async pendingInputs(workflowId: string): Promise<PendingInputs> {
+    return this.guard(workflowId, () => this.handle(workflowId).query(pendingInputsQuery));
+  }
+
+  /**
+   * Answers one await item; the run validates it (options exist, required fields given,
+   * results match the tool's schema).
+   *
+   * @throws AgentClientError `rejected` naming what is wrong.
+   */
+  async answer(workflowId: string, answer: AwaitAnswer): Promise<PendingInputs> {
+    return this.guard(workflowId, () => this.handle(workflowId).executeUpdate(answerAwaitUpdate, { args: [answer] }));
+  }
+
+  /** Approves, rejects, edits or replaces a call waiting for confirmation. */
+  async decide(workflowId: string, decision: CallDecision): Promise<PendingInputs> {
+    return this.guard(workflowId, () => this.handle(workflowId).executeUpdate(decideCallUpdate, { args: [decision] }));
+  }
+
   /**
    * Sends a control signal (fire-and-forget; bad payloads become `signal_rejected` events).
    * The same as `temporal workflow signal --name <name> --input '<json>'`.
    */
-  async signal(workflowId: string, name: 'pause' | 'resume' | 'kill' | 'intervene' | 'setBudget', payload: unknown = {}): Promise<void> {
-    const defs = { pause: pauseSignal, resume: resumeSignal, kill: killSignal, intervene: interveneSignal, setBudget: setBudgetSignal };
+  async signal(
+    workflowId: string,
+    name: 'pause' | 'resume' | 'kill' | 'intervene' | 'setBudget' | 'answer' | 'decide',
+    payload: unknown = {},
+  ): Promise<void> {
+    const defs = {
+      pause: pauseSignal,
+      resume: resumeSignal,
+      kill: killSignal,
+      intervene: interveneSignal,
+      setBudget: setBudgetSignal,
+      answer: answerSignal,
+      decide: decideSignal,
+    };
     await this.guard(workflowId, () => this.handle(workflowId).signal(defs[name], payload));
   }
 }

@@ -22,7 +22,14 @@ async function main(): Promise<void> {
       const { workflowId } = await agents.start({ agent: 'watchlist', messages: [{ role: 'user', content: message }], sessionState });
       console.log(`started run ${workflowId}: "${message}" (session watchlist: ${sessionState.watchlist.join(', ')})`);
       if (server.uiUrl) console.log(`watch it in the Web UI: ${server.uiUrl}/namespaces/${server.namespace}/workflows/${workflowId}`);
-      for await (const event of agents.follow(workflowId)) console.log(formatEvent(event));
+      for await (const event of agents.follow(workflowId)) {
+        console.log(formatEvent(event));
+        // add_to_watchlist requires confirmation (seed 003); the demo plays the human and approves.
+        if (event.type === 'approval_requested') {
+          console.log(`        -> approving ${event.name}(${event.toolCallId}) as the demo user`);
+          await agents.decide(workflowId, { decision: 'approve', toolCallId: event.toolCallId, by: 'demo user' });
+        }
+      }
       const result = await agents.result(workflowId);
       console.log(`\nresult: ${result.status}: ${result.final?.text ?? ''}`);
       console.log(`session state: ${JSON.stringify(result.sessionState)}`);

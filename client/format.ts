@@ -42,5 +42,17 @@ export function formatEvent(e: RunEvent): string {
       return `${head} ${e.reason} (${e.source})`;
     case 'run_terminated':
       return `${head} ${e.reason}; cancelled: ${e.cancelledCalls.join(', ') || 'none'}`;
+    case 'await_opened':
+      return `${head} ${e.awaitId}: ${e.items.map((i) => `${i.kind} ${i.id}`).join(', ')}${e.deadline ? ` (until ${e.deadline})` : ''}`;
+    case 'await_answered':
+      return `${head} ${e.awaitId}/${e.itemId}`;
+    case 'await_closed':
+      return `${head} ${e.awaitId}: ${e.outcome}`;
+    case 'approval_requested':
+      return `${head} ${e.name}(${e.toolCallId}) ${JSON.stringify(e.args)} waits for confirmation`;
+    case 'approval_decided':
+      return `${head} ${e.toolCallId}: ${e.decision}${e.updated ? ` -> ${e.updated.name} ${JSON.stringify(e.updated.args)}` : ''}${e.reason ? ` (${e.reason})` : ''}${e.by ? ` by ${e.by}` : ''}`;
+    case 'session_state_changed':
+      return `${head} ${JSON.stringify(e.changes)} by ${e.toolCallId}`;
   }
 }

@@ -1,5 +1,6 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { InterventionReceipt, PauseResult } from './control';
+import type { PendingInputs } from './hitl';
 import type { EventPage } from './events';
 import type { Message } from './messages';
 import type { CostReport, RunStatusReport } from './run';
@@ -48,3 +49,16 @@ export const killUpdate = defineUpdate<RunStatusReport, [unknown]>('killRun');
 export const setBudgetUpdate = defineUpdate<CostReport, [unknown]>('setBudgetRun');
 /** Long-poll: resolves when events after `afterSeq` exist (or the run ends, or the timeout passes). */
 export const waitForEventsUpdate = defineUpdate<EventPage, [unknown]>('waitForEvents');
+
+// Human in the loop: await barriers and confirmation of tool calls.
+
+/** What the run waits on from humans: open approvals and the open await barrier. */
+export const pendingInputsQuery = defineQuery<PendingInputs>('pendingInputs');
+/** An answer to one await item (see awaitAnswerSchema); bad answers become `signal_rejected` events. */
+export const answerSignal = defineSignal<[unknown]>('answer');
+/** A decision on a call waiting for confirmation (see callDecisionSchema). */
+export const decideSignal = defineSignal<[unknown]>('decide');
+/** Answers one await item; rejected (with the reason) when the answer does not fit the item. */
+export const answerAwaitUpdate = defineUpdate<PendingInputs, [unknown]>('answerAwait');
+/** Decides a call waiting for confirmation; rejected when no such call waits or the edit is invalid. */
+export const decideCallUpdate = defineUpdate<PendingInputs, [unknown]>('decideCall');

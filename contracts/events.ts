@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { interventionPointSchema } from './points';
 import { jsonValueSchema } from './json';
-import { finalResponseSchema, finalizeReasonSchema, plannerNoteSchema } from './plan';
+import { awaitItemSchema, finalResponseSchema, finalizeReasonSchema, plannerNoteSchema } from './plan';
 import { runStatusSchema } from './run';
 import { retryHintSchema, toolErrorSchema } from './tools';
 
@@ -68,6 +68,24 @@ export const runEventSchema = z.discriminatedUnion('type', [
   z.object({ ...base, type: z.literal('budget_changed'), change: z.record(z.string(), z.number()) }),
   z.object({ ...base, type: z.literal('kill_requested'), reason: z.string(), source: z.enum(['operator', 'cancellation']) }),
   z.object({ ...base, type: z.literal('run_terminated'), reason: z.string(), cancelledCalls: z.array(z.string()) }),
+  z.object({ ...base, type: z.literal('await_opened'), awaitId: z.string(), turn: z.number().int(), items: z.array(awaitItemSchema), deadline: z.string().optional() }),
+  z.object({ ...base, type: z.literal('await_answered'), awaitId: z.string(), itemId: z.string(), answer: jsonValueSchema }),
+  z.object({ ...base, type: z.literal('await_closed'), awaitId: z.string(), outcome: z.enum(['answered', 'timed_out', 'cancelled']) }),
+  z.object({ ...base, type: z.literal('approval_requested'), turn: z.number().int(), toolCallId: z.string(), name: z.string(), args: jsonValueSchema }),
+  z.object({
+    ...base,
+    type: z.literal('approval_decided'),
+    toolCallId: z.string(),
+    decision: z.enum(['approve', 'reject', 'edit', 'replace']),
+    by: z.string().optional(),
+    /** The call as proposed, recorded when a decision changed it. */
+    original: z.object({ name: z.string(), args: jsonValueSchema }).optional(),
+    /** The call as it will run (edit / replace). */
+    updated: z.object({ name: z.string(), args: jsonValueSchema }).optional(),
+    reason: z.string().optional(),
+    always: z.boolean().optional(),
+  }),
+  z.object({ ...base, type: z.literal('session_state_changed'), toolCallId: z.string(), changes: z.record(z.string(), jsonValueSchema.nullable()) }),
 ]);
 export type RunEvent = z.infer<typeof runEventSchema>;
 export type RunEventType = RunEvent['type'];

@@ -39,6 +39,7 @@ export {
   type Await,
   type FinalResponse,
   type PlanResult,
+  type ParsedPlanResult,
 } from './plan';
 export {
   runPolicySchema,
@@ -83,7 +84,24 @@ export {
   killUpdate,
   setBudgetUpdate,
   waitForEventsUpdate,
+  pendingInputsQuery,
+  answerSignal,
+  decideSignal,
+  answerAwaitUpdate,
+  decideCallUpdate,
 } from './definitions';
+export {
+  awaitAnswerSchema,
+  callDecisionSchema,
+  confirmationPolicySchema,
+  pendingInputsSchema,
+  type AwaitAnswer,
+  type ParsedAwaitAnswer,
+  type CallDecision,
+  type ParsedCallDecision,
+  type ConfirmationPolicy,
+  type PendingInputs,
+} from './hitl';
 export {
   interventionPointSchema,
   pauseRequestSchema,

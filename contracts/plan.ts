@@ -9,6 +9,7 @@ export const finalizeReasonSchema = z.enum([
   'failure_cap',
   'token_budget',
   'iteration_cap',
+  'await_timeout',
 ]);
 export type FinalizeReason = z.infer<typeof finalizeReasonSchema>;
 
@@ -40,6 +41,8 @@ export const awaitClarificationSchema = z.object({
   exampleInput: jsonObjectSchema.optional(),
   toolName: z.string().optional(),
   toolCallId: z.string().optional(),
+  /** Answer used when the await times out with `onTimeout: 'proceed'`. */
+  defaultAnswer: z.string().optional(),
 });
 
 /** Multiple-choice questions await item, bound to a tool call (seed 001 AwaitQuestions). */
@@ -56,6 +59,8 @@ export const awaitQuestionsSchema = z.object({
         prompt: z.string().min(1),
         options: z.array(z.object({ id: z.string().min(1), label: z.string() })).min(1),
         allowMultiple: z.boolean().optional(),
+        /** Option ids used when the await times out with `onTimeout: 'proceed'`. */
+        defaultOptionIds: z.array(z.string()).optional(),
       }),
     )
     .min(1),
@@ -77,10 +82,18 @@ export const awaitItemSchema = z.discriminatedUnion('kind', [
 export type AwaitItem = z.infer<typeof awaitItemSchema>;
 
 /** A barrier: the run waits once for all items, in order. */
-export const awaitSchema = z.object({
-  items: z.array(awaitItemSchema).min(1),
-  timeoutMs: z.number().int().positive().optional(),
-});
+export const awaitSchema = z
+  .object({
+    items: z.array(awaitItemSchema).min(1),
+    /** How long to wait for every item; no timeout when absent. */
+    timeoutMs: z.number().int().positive().optional(),
+    /**
+     * On timeout: `fail` the run (`await_timeout`), give the planner a `finalize` turn, or
+     * `proceed` with each item's default answer (items without one are answered "no answer").
+     */
+    onTimeout: z.enum(['fail', 'finalize', 'proceed']).default('fail'),
+  })
+  .refine((a) => new Set(a.items.map((i) => i.id)).size === a.items.length, 'await item ids must be unique');
 export type Await = z.infer<typeof awaitSchema>;
 
 /** The assistant's final answer. `structured` carries a validated structured output, if any. */
@@ -104,4 +117,7 @@ export const planResultSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('final'), response: finalResponseSchema, ...planCommon }),
   z.object({ type: z.literal('await'), await: awaitSchema, ...planCommon }),
 ]);
-export type PlanResult = z.infer<typeof planResultSchema>;
+/** What a planner returns (defaults not yet applied). */
+export type PlanResult = z.input<typeof planResultSchema>;
+/** A PlanResult after the runtime validated it and applied defaults. */
+export type ParsedPlanResult = z.output<typeof planResultSchema>;

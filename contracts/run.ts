@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { jsonObjectSchema, jsonValueSchema } from './json';
 import { interventionPointSchema } from './points';
-import { inputMessageSchema } from './messages';
+import { confirmationPolicySchema } from './hitl';
+import { inputMessageSchema, messageSchema } from './messages';
 import { finalResponseSchema, finalizeReasonSchema } from './plan';
 
 /** Caps and execution policy of a run. Every cap, when reached, triggers one Finalize turn. */
@@ -36,6 +37,8 @@ export const runInputSchema = z.object({
   /** Registered agent name. */
   agent: z.string().min(1),
   messages: z.array(inputMessageSchema).min(1, 'a run needs at least one message'),
+  /** Earlier conversation (e.g. the previous runs of a session), placed before `messages`. */
+  history: z.array(messageSchema).default([]),
   sessionId: z.string().optional(),
   sessionState: jsonObjectSchema.default({}),
   policy: runPolicySchema.partial().optional(),
@@ -44,6 +47,8 @@ export const runInputSchema = z.object({
   breakpoints: z
     .array(z.object({ point: interventionPointSchema, tool: z.string().optional(), once: z.boolean().default(false) }))
     .default([]),
+  /** Which tool calls wait for a human decision, besides tools flagged `requiresConfirmation`. */
+  confirmation: confirmationPolicySchema.optional(),
   /** Agent-specific planner options (e.g. a script for the scripted planner), parsed by the agent. */
   plannerOptions: jsonValueSchema.optional(),
 });
@@ -107,6 +112,7 @@ export const runStatusReportSchema = z.object({
   finalizeReason: finalizeReasonSchema.optional(),
   pausedAt: z.object({ point: interventionPointSchema, turn: z.number().int() }).optional(),
   pauseReason: z.string().optional(),
+  sessionState: jsonObjectSchema,
   control: z.object({
     blockedTools: z.array(z.string()),
     breakpoints: z.array(z.object({ point: interventionPointSchema, tool: z.string().optional(), once: z.boolean() })),

@@ -30,8 +30,11 @@ export interface ToolDefinition<I extends z.ZodType = z.ZodType, O extends z.Zod
   /** Long tools heartbeat; if set, a missed heartbeat fails the attempt and cancellation reaches them. */
   readonly heartbeatTimeoutMs?: number;
   readonly retry: ToolRetryPolicy;
-  /** A human must approve each call before it is dispatched. */
-  readonly requiresConfirmation: boolean;
+  /**
+   * A human must approve each call before it is dispatched. A function decides per call from
+   * the (validated) arguments; it runs in the workflow, so it must be deterministic.
+   */
+  readonly requiresConfirmation: boolean | ((args: unknown) => boolean);
 }
 
 /** Options accepted by {@link defineTool}. */

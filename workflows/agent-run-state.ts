@@ -8,9 +8,12 @@ import {
   type FinalResponse,
   type InterventionPoint,
   type JsonValue,
+  type Await,
   type Message,
   type ParsedRunInput,
+  type ToolDefinition,
   type PlanResult,
+  type ParsedPlanResult,
   type RetryHint,
   type RunEventDraft,
   type RunPolicy,
@@ -32,7 +35,9 @@ import { EventLog } from './event-log';
 import { closedOutput } from './outputs';
 import type { Planner, PlannerContext } from './planner';
 import { RunControl } from './run-control';
-import { executeCall, prepareCall, type DispatchContext } from './tool-dispatch';
+import { answersToTranscript, boundCalls, HumanInputs } from './human-inputs';
+import { renderTemplate } from './render';
+import { executeCall, prepareCall, type DispatchContext, type PreparedCall } from './tool-dispatch';
 import { runToolTurn } from './tool-turn';
 
 /** Thrown inside the loop when a kill or a cancellation request ends the run. */
@@ -50,6 +55,10 @@ export class AgentRunState {
   private reportedStatus: RunStatus = 'running';
   readonly log = new EventLog();
   readonly control = new RunControl();
+  readonly human = new HumanInputs();
+  /** Time spent paused or waiting for humans: excluded from the time budget. */
+  private idleMs = 0;
+  private idleSinceMs: number | undefined;
   policy: RunPolicy;
   readonly messages: Message[];
   readonly toolOutputs: ToolOutput[] = [];
@@ -72,7 +81,7 @@ export class AgentRunState {
     private readonly rootScope: CancellationScope,
   ) {
     this.policy = runPolicySchema.parse({ ...defaultRunPolicy, ...agent.policy, ...input.policy });
-    this.messages = input.messages.map((m) => ({ ...m }));
+    this.messages = [...input.history, ...input.messages].map((m) => ({ ...m }));
     this.sessionState = { ...input.sessionState };
     this.instructions = agent.instructions;
     for (const b of input.breakpoints) this.control.setBreakpoint(b.point, b.tool, b.once);
@@ -108,23 +117,15 @@ export class AgentRunState {
     let plan = await this.plan(() => this.planner.planStart({ messages: this.messages }, this.plannerContext()));
     for (;;) {
       if (plan.type === 'final') return this.complete(plan.response);
-      if (plan.type === 'await') {
-        return this.fail('await_unsupported', 'this runtime version cannot satisfy await barriers yet');
-      }
       if (this.finalizeReason) {
         // The planner ignored the Finalize turn; end the run rather than loop past a cap.
         return this.complete({ text: `Run ended: ${describeCap(this.finalizeReason, this.usage, this.policy)}.` });
       }
-      const requests = this.planCalls(plan.calls);
-      await this.checkpoint('after_llm', { point: 'after_llm', turn: this.turn, calls: requests });
-      const outputs = await this.runTurn(requests);
-      this.usage = addToolOutputs(this.usage, outputs);
-      await this.checkpoint('after_tool', { point: 'after_tool', turn: this.turn, outputs });
+      const lastOutputs = plan.type === 'await' ? await this.runAwait(plan.await) : await this.runToolCalls(plan.calls);
       this.turn += 1;
       await this.checkpoint('task_boundary');
       const termination = this.checkCaps();
       await this.checkpoint('before_llm');
-      const lastOutputs = outputs;
       plan = await this.plan(() =>
         this.planner.planResume(
           { messages: this.messages, toolOutputs: this.toolOutputs, lastOutputs, ...(termination ? { finalize: termination } : {}) },
@@ -132,6 +133,16 @@ export class AgentRunState {
         ),
       );
     }
+  }
+
+  /** One tool turn: plan the calls, let operators see them, run them, count them. */
+  private async runToolCalls(calls: readonly ToolCall[]): Promise<ToolOutput[]> {
+    const requests = this.planCalls(calls);
+    await this.checkpoint('after_llm', { point: 'after_llm', turn: this.turn, calls: requests });
+    const outputs = await this.runTurn(requests);
+    this.usage = addToolOutputs(this.usage, outputs);
+    await this.checkpoint('after_tool', { point: 'after_tool', turn: this.turn, outputs });
+    return outputs;
   }
 
   // ---- safe points -------------------------------------------------------------------
@@ -224,18 +235,30 @@ export class AgentRunState {
 
   // ---- planner turns -----------------------------------------------------------------
 
+  /** Hands a decided finalize to the planner exactly once; decides one when a cap is reached. */
   private checkCaps(): Termination | undefined {
-    if (this.finalizeReason) return undefined;
-    const reason = reachedCap(this.usage, this.policy, this.elapsedMs());
-    if (!reason) return undefined;
+    if (!this.finalizeReason) {
+      const reason = reachedCap(this.usage, this.policy, this.elapsedMs());
+      if (reason) this.requestFinalize(reason);
+    }
+    const termination = this.pendingTermination;
+    this.pendingTermination = undefined;
+    return termination;
+  }
+
+  private requestFinalize(reason: FinalizeReason): void {
+    if (this.finalizeReason) return;
     this.finalizeReason = reason;
     const message = describeCap(reason, this.usage, this.policy);
     this.emit({ type: 'finalize_requested', reason, message });
-    return { reason, message };
+    this.pendingTermination = { reason, message };
   }
 
+  /** A finalize decided but not yet handed to the planner. */
+  private pendingTermination: Termination | undefined;
+
   /** Calls the planner in a cancellable scope, validates its result and logs notes. */
-  private async plan(call: () => Promise<PlanResult> | PlanResult): Promise<PlanResult> {
+  private async plan(call: () => Promise<PlanResult> | PlanResult): Promise<ParsedPlanResult> {
     let raw: PlanResult;
     try {
       raw = await CancellationScope.cancellable(async () => {
@@ -284,7 +307,7 @@ export class AgentRunState {
       parallel: this.policy.parallelToolCalls,
       runCall: (request, index, cancelHint) => this.runCall(request, index < allowed, cancelHint),
       remainingTimeMs: () => this.policy.timeBudgetMs - this.elapsedMs(),
-      isPaused: () => this.control.isPaused,
+      isPaused: () => this.isIdle,
       setActiveScope: (scope) => {
         this.activeScope = scope;
       },
@@ -319,9 +342,17 @@ export class AgentRunState {
         closedOutput(request, 'rejected', `tool ${request.name} is blocked: ${blocked}`, { reason: 'tool_unavailable', tool: request.name, message: blocked }),
       );
     }
-    const prepared = prepareCall(this.agent.tools, request);
+    let prepared = prepareCall(this.agent.tools, request);
+    // Only calls that are ready to run (valid, not blocked) are presented for confirmation.
+    if (prepared.type === 'dispatch' && this.needsConfirmation(prepared.tool, prepared.request)) prepared = await this.confirm(prepared);
+    if (prepared.type === 'refused') {
+      if (prepared.output.error?.type === 'invalid_arguments' || prepared.output.error?.type === 'tool_unknown') {
+        this.emit({ type: 'tool_call', turn: request.turn, toolCallId: request.toolCallId, name: prepared.output.name, args: prepared.output.args });
+      }
+      return this.record(prepared.output);
+    }
+    request = prepared.request;
     this.emit({ type: 'tool_call', turn: request.turn, toolCallId: request.toolCallId, name: request.name, args: request.args });
-    if (prepared.type === 'refused') return this.record(prepared.output);
     this.pending.set(request.toolCallId, { request, dispatched: true });
     // Built per call: sequential calls see session changes of the calls before them.
     return this.record(await executeCall(this.dispatchContext(), prepared, cancelHint));
@@ -363,6 +394,7 @@ export class AgentRunState {
       if (value === null) delete this.sessionState[key];
       else this.sessionState[key] = value;
     }
+    if (output.sessionStateChanges) this.emit({ type: 'session_state_changed', toolCallId: output.toolCallId, changes: output.sessionStateChanges });
     this.emit({
       type: 'tool_result',
       turn: output.turn,
@@ -376,6 +408,111 @@ export class AgentRunState {
       durationMs: output.telemetry.durationMs,
     });
     return output;
+  }
+
+  // ---- humans in the loop -------------------------------------------------------------
+
+  /**
+   * Opens an await barrier, waits until every item is answered (or the timeout passes), and
+   * returns the outputs that close the calls the items were bound to.
+   */
+  private async runAwait(spec: Await): Promise<ToolOutput[]> {
+    const awaitId = `await_${this.turn}`;
+    const bound = spec.items.flatMap(boundCalls);
+    if (bound.length) {
+      this.messages.push({ role: 'assistant', toolCalls: bound.map((c) => ({ id: c.toolCallId, name: c.name, args: c.args })) });
+      for (const c of bound) this.pending.set(c.toolCallId, { request: { toolCallId: c.toolCallId, name: c.name, args: c.args, turn: this.turn }, dispatched: false });
+    }
+    const deadline = spec.timeoutMs !== undefined ? new Date(workflowNowMs() + spec.timeoutMs).toISOString() : undefined;
+    this.human.openAwait(awaitId, spec, this.turn, deadline);
+    this.emit({ type: 'plan', turn: this.turn, decision: 'await' });
+    this.emit({ type: 'await_opened', awaitId, turn: this.turn, items: spec.items, ...(deadline ? { deadline } : {}) });
+    this.refreshStatus();
+    const answered = await this.waitFor(() => this.human.allAnswered, spec.timeoutMs);
+    if (!answered) {
+      this.emit({ type: 'await_closed', awaitId, outcome: this.control.kill ? 'cancelled' : 'timed_out' });
+      if (this.control.kill) throw new RunTerminated();
+      if (spec.onTimeout === 'fail') return this.fail('await_timeout', `await ${awaitId} timed out after ${spec.timeoutMs} ms without all answers`);
+      if (spec.onTimeout === 'finalize') this.requestFinalize('await_timeout');
+      this.human.answerByDefault();
+    } else {
+      this.emit({ type: 'await_closed', awaitId, outcome: 'answered' });
+    }
+    const open = this.human.open;
+    this.human.open = undefined;
+    this.refreshStatus();
+    const { outputs, messages } = answersToTranscript(spec, open?.answers ?? new Map(), this.turn);
+    for (const output of outputs) {
+      this.record(output);
+      this.toolOutputs.push(output);
+      this.messages.push(toolResultMessage(output));
+    }
+    this.messages.push(...messages);
+    return outputs;
+  }
+
+  /**
+   * Waits (cancellably) for `done`, a kill, or the timeout. Returns whether `done` holds.
+   *
+   * @throws RunTerminated when a cancellation request arrives while waiting.
+   */
+  private async waitFor(done: () => boolean, timeoutMs?: number): Promise<boolean> {
+    const stop = (): boolean => done() || this.control.kill !== undefined;
+    try {
+      await CancellationScope.cancellable(async () => {
+        if (timeoutMs === undefined) await condition(stop);
+        else await condition(stop, timeoutMs);
+      });
+    } catch (err) {
+      if (isCancellation(err) && this.terminationRequested()) throw new RunTerminated();
+      throw err;
+    }
+    return done();
+  }
+
+  private needsConfirmation(tool: ToolDefinition, request: ToolRequest): boolean {
+    const policy = this.input.confirmation;
+    if (policy?.exempt?.includes(tool.name) || this.human.alwaysApproved.has(tool.name)) return false;
+    if (policy?.all || policy?.tools?.includes(tool.name)) return true;
+    const flag = tool.requiresConfirmation;
+    return typeof flag === 'function' ? flag(request.args) : flag;
+  }
+
+  /**
+   * Waits for a human decision on a call and applies it: the call to dispatch, or the
+   * output that closes it (rejected, or cancelled by a kill).
+   */
+  private async confirm(prepared: Extract<PreparedCall, { type: 'dispatch' }>): Promise<PreparedCall> {
+    const { request } = prepared;
+    this.human.requestApproval(request);
+    this.emit({ type: 'approval_requested', turn: request.turn, toolCallId: request.toolCallId, name: request.name, args: request.args });
+    this.refreshStatus();
+    let decided = false;
+    try {
+      decided = await this.waitFor(() => this.human.approvals.get(request.toolCallId)?.decision !== undefined);
+    } finally {
+      if (!decided) this.human.approvals.delete(request.toolCallId);
+      this.refreshStatus();
+    }
+    const decision = this.human.takeDecision(request.toolCallId);
+    this.refreshStatus();
+    if (!decided || !decision) return { type: 'refused', output: closedOutput(request, 'cancelled', 'the run ended while this call waited for confirmation') };
+    const original = { name: request.name, args: request.args };
+    const by = decision.by ? { by: decision.by } : {};
+    switch (decision.decision) {
+      case 'approve':
+        this.emit({ type: 'approval_decided', toolCallId: request.toolCallId, decision: 'approve', always: decision.always, ...by });
+        return prepared;
+      case 'reject':
+        this.emit({ type: 'approval_decided', toolCallId: request.toolCallId, decision: 'reject', reason: decision.reason, ...by });
+        return { type: 'refused', output: closedOutput(request, 'rejected', `rejected by a human: ${decision.reason}`) };
+      case 'edit':
+      case 'replace': {
+        const updated = { name: decision.decision === 'replace' ? decision.name : request.name, args: decision.args };
+        this.emit({ type: 'approval_decided', toolCallId: request.toolCallId, decision: decision.decision, original, updated, ...by });
+        return prepareCall(this.agent.tools, { ...request, ...updated });
+      }
+    }
   }
 
   // ---- endings -----------------------------------------------------------------------
@@ -438,7 +575,10 @@ export class AgentRunState {
         ? 'paused'
         : this.control.isPauseRequested
           ? 'pausing'
-          : this.baseStatus;
+          : this.human.isWaiting
+            ? 'awaiting'
+            : this.baseStatus;
+    this.trackIdle(to === 'paused' || to === 'awaiting' || (this.control.isPaused && !this.isTerminal));
     if (to === this.reportedStatus) return;
     const from = this.reportedStatus;
     this.reportedStatus = to;
@@ -453,10 +593,24 @@ export class AgentRunState {
     this.log.append(draft);
   }
 
-  /** Run time so far, excluding time spent paused. */
+  private trackIdle(idle: boolean): void {
+    const now = workflowNowMs();
+    if (idle && this.idleSinceMs === undefined) this.idleSinceMs = now;
+    if (!idle && this.idleSinceMs !== undefined) {
+      this.idleMs += now - this.idleSinceMs;
+      this.idleSinceMs = undefined;
+    }
+  }
+
+  /** Paused, or waiting for a human: the time budget stands still. */
+  private get isIdle(): boolean {
+    return this.idleSinceMs !== undefined;
+  }
+
+  /** Run time so far, excluding time spent paused or waiting for humans. */
   private elapsedMs(): number {
-    const pausedNow = this.control.pausedAt ? workflowNowMs() - this.control.pausedAt.sinceMs : 0;
-    return workflowNowMs() - this.startedAtMs - this.control.pausedMs - pausedNow;
+    const idleNow = this.idleSinceMs !== undefined ? workflowNowMs() - this.idleSinceMs : 0;
+    return workflowNowMs() - this.startedAtMs - this.idleMs - idleNow;
   }
 
   cost() {
@@ -484,7 +638,7 @@ export class AgentRunState {
       turn: this.turn,
       state: recordAgentState(this.plannerState),
       sessionState: this.sessionState,
-      ...(this.instructions !== undefined ? { instructions: this.instructions } : {}),
+      ...(this.instructions !== undefined ? { instructions: renderTemplate(this.instructions, this.sessionState) } : {}),
       emitNote: (note) => this.emit({ type: 'note', turn: this.turn, note }),
       recordModelUsage: ({ tokens, modelCalls }) => {
         this.usage = { ...this.usage, tokens: this.usage.tokens + tokens, modelCalls: this.usage.modelCalls + modelCalls };
@@ -503,6 +657,7 @@ export class AgentRunState {
       ...(this.finalizeReason ? { finalizeReason: this.finalizeReason } : {}),
       ...(this.control.pausedAt ? { pausedAt: { point: this.control.pausedAt.point, turn: this.control.pausedAt.turn } } : {}),
       ...(this.control.pauseReason ? { pauseReason: this.control.pauseReason } : {}),
+      sessionState: this.sessionState,
       control: {
         blockedTools: this.control.blockedTools,
         breakpoints: this.control.breakpointList,

@@ -57,6 +57,8 @@ export function describeCap(reason: FinalizeReason, usage: Usage, policy: RunPol
       return `tool-call cap of ${policy.maxToolCalls} reached`;
     case 'iteration_cap':
       return `iteration cap of ${policy.maxIterations} reached`;
+    case 'await_timeout':
+      return 'nobody answered in time';
   }
 }
 

@@ -1,5 +1,14 @@
 import { ApplicationFailure, condition, setHandler } from '@temporalio/workflow';
 import {
+  answerAwaitUpdate,
+  answerSignal,
+  awaitAnswerSchema,
+  callDecisionSchema,
+  decideCallUpdate,
+  decideSignal,
+  pendingInputsQuery,
+  type ParsedAwaitAnswer,
+  type ParsedCallDecision,
   budgetChangeSchema,
   describeIssues,
   eventsQuery,
@@ -23,6 +32,7 @@ import {
   waitForEventsRequestSchema,
   waitForEventsUpdate,
   type InterventionReceipt,
+  type JsonValue,
   type ParsedIntervention,
 } from '../contracts';
 import { z } from 'zod';
@@ -116,8 +126,66 @@ function guardedSignal(run: AgentRunState, name: string, handle: () => void): vo
   }
 }
 
+/**
+ * Checks an answer or decision against the run, as a business error the caller sees.
+ *
+ * @throws ApplicationFailure `invalid_answer` / `invalid_decision` naming what is wrong.
+ */
+function checkHuman(run: AgentRunState, input: { type: 'answer'; answer: ParsedAwaitAnswer } | { type: 'decision'; decision: ParsedCallDecision }): void {
+  rejectIfEnded(run, input.type === 'answer' ? 'answer' : 'decide');
+  try {
+    if (input.type === 'answer') run.human.validateAnswer(input.answer, run.agent.tools);
+    else run.human.validateDecision(input.decision, run.agent.tools);
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    throw ApplicationFailure.nonRetryable(message, input.type === 'answer' ? 'invalid_answer' : 'invalid_decision');
+  }
+}
+
+function applyAnswer(run: AgentRunState, answer: ParsedAwaitAnswer): void {
+  run.human.answer(answer);
+  const awaitId = run.human.open?.awaitId ?? '';
+  run.emit({ type: 'await_answered', awaitId, itemId: answer.itemId, answer: answer as unknown as JsonValue });
+}
+
+/** Registers the human-in-the-loop messages: pending inputs, answers and call decisions. */
+function registerHumanHandlers(run: AgentRunState): void {
+  setHandler(pendingInputsQuery, () => run.human.pending());
+  setHandler(answerSignal, (payload) =>
+    guardedSignal(run, 'answer', () => {
+      const answer = parse('answer', awaitAnswerSchema, payload);
+      checkHuman(run, { type: 'answer', answer });
+      applyAnswer(run, answer);
+    }),
+  );
+  setHandler(decideSignal, (payload) =>
+    guardedSignal(run, 'decide', () => {
+      const decision = parse('decide', callDecisionSchema, payload);
+      checkHuman(run, { type: 'decision', decision });
+      run.human.decide(decision);
+    }),
+  );
+  setHandler(
+    answerAwaitUpdate,
+    (payload) => {
+      applyAnswer(run, parse('answer', awaitAnswerSchema, payload));
+      return run.human.pending();
+    },
+    { validator: (payload) => checkHuman(run, { type: 'answer', answer: parse('answer', awaitAnswerSchema, payload) }) },
+  );
+  setHandler(
+    decideCallUpdate,
+    (payload) => {
+      run.human.decide(parse('decide', callDecisionSchema, payload));
+      return run.human.pending();
+    },
+    { validator: (payload) => checkHuman(run, { type: 'decision', decision: parse('decide', callDecisionSchema, payload) }) },
+  );
+}
+
 /** Registers the queries, signals and updates of a run. */
 export function registerRunHandlers(run: AgentRunState): void {
+  registerHumanHandlers(run);
   setHandler(statusQuery, () => run.statusReport());
   setHandler(eventsQuery, (args) => {
     const parsed = eventsQueryArgsSchema.safeParse(args ?? {});

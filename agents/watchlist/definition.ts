@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defineTool, type JsonValue, type PlanResult, type ToolOutput } from '../../contracts';
 import type { AgentDefinition } from '../../workflows/agent-registry';
+import { createScriptedPlanner } from '../../workflows/planners/scripted';
 import type { Planner, PlannerContext } from '../../workflows/planner';
 
 const symbolSchema = z
@@ -10,7 +11,8 @@ const symbolSchema = z
 /** Adds symbols to the watchlist kept in session state (seed 003). */
 export const addToWatchlistTool = defineTool({
   name: 'add_to_watchlist',
-  description: "Add stock symbols to the user's watchlist.",
+  description: "Add stock symbols to the user's watchlist. Requires confirmation.",
+  requiresConfirmation: true,
   input: z.object({ symbols: z.array(symbolSchema).min(1) }),
   output: z.object({ added: z.array(z.string()), watchlist: z.array(z.string()) }),
 });
@@ -102,4 +104,15 @@ export const watchlistAgent: AgentDefinition = {
   instructions: "You MUST use the add_to_watchlist tool when the user asks to add a stock. The user's watchlist is: {watchlist}",
   tools: [addToWatchlistTool, removeFromWatchlistTool, getQuoteTool],
   createPlanner: createWatchlistPlanner,
+};
+
+/**
+ * The watchlist tools and instructions driven by a script (plannerOptions): reproduces seed
+ * 003 step by step in tests, without a model.
+ */
+export const scriptedWatchlistAgent: AgentDefinition = {
+  ...watchlistAgent,
+  name: 'watchlist-scripted',
+  description: 'The watchlist agent, planned by a script.',
+  createPlanner: createScriptedPlanner,
 };

@@ -7,6 +7,7 @@ import type { AgentClient } from '../../client/agent-client';
 import type { RunEvent, RunResult } from '../../contracts';
 import { callStep, finalStep, scriptedInput, type Observation } from '../support/scripts';
 import { agentClient, createTestEnv, createTestWorker, uniqueTaskQueue } from '../support/test-env';
+import { waitFor } from '../support/wait';
 
 let env: TestWorkflowEnvironment;
 let worker: Worker;
@@ -220,12 +221,19 @@ describe('agentRun on a real dev server', () => {
     });
   });
 
-  it('the watchlist demo agent changes session state and quotes the list', async () => {
-    const { result } = await runToEnd({
+  it('the watchlist demo agent changes session state (after confirmation) and quotes the list', async () => {
+    const { workflowId } = await agents.start({
       agent: 'watchlist',
       messages: [{ role: 'user', content: 'Add AAPL and MSFT to my watchlist' }],
       sessionState: { watchlist: ['TSLA'] },
     });
+    const pending = await waitFor('the approval request', async () => {
+      const inputs = await agents.pendingInputs(workflowId);
+      return inputs.approvals[0];
+    });
+    expect(pending).toMatchObject({ name: 'add_to_watchlist', args: { symbols: ['AAPL', 'MSFT'] } });
+    await agents.decide(workflowId, { decision: 'approve', toolCallId: pending.toolCallId });
+    const result = await agents.result(workflowId);
     expect(result.sessionState).toEqual({ watchlist: ['TSLA', 'AAPL', 'MSFT'] });
     expect(result.final?.text).toMatch(/Your watchlist: TSLA, AAPL, MSFT\. Latest prices: TSLA [\d.]+; AAPL [\d.]+; MSFT [\d.]+\./);
     expect(result.cost.toolCalls.used).toBe(4);

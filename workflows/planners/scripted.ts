@@ -16,7 +16,7 @@ export const scriptStepSchema = z.discriminatedUnion('type', [
   }),
   z.object({ type: z.literal('await'), await: awaitSchema }),
 ]);
-export type ScriptStep = z.infer<typeof scriptStepSchema>;
+export type ScriptStep = z.input<typeof scriptStepSchema>;
 
 /** Options of the scripted planner: the steps, in order. */
 export const scriptedPlannerOptionsSchema = z.object({

@@ -1,0 +1,88 @@
+import { describeIssues, type JsonValue, type Message, type PlanResult, type Termination } from '../../../contracts';
+import type { Planner, PlannerContext } from '../../planner';
+import { answerToStep, finalizeNotice, type AnswerContext } from './answer-to-plan';
+import { defaultMaxRepairTurns, llmRunOptionsSchema, type LlmPlannerConfig } from './config';
+import { enabledHumanTools } from './human-tools';
+import { modelActivityCaller, modelRunFailure, type ModelCaller } from './model-activity-proxy';
+import type { ModelCallInput } from './model-call';
+import { renderInstructions } from './render-instructions';
+import { markSent, sentWindow, unsentMessages } from './transcript-window';
+
+/** What {@link createLlmPlanner} needs. */
+export interface LlmPlannerSetup {
+  /** Names of the agent's tools, offered to the model on every turn but the Finalize turn. */
+  readonly toolNames: readonly string[];
+  readonly config: LlmPlannerConfig;
+  /** The run's `plannerOptions` (see llmRunOptionsSchema). */
+  readonly options?: JsonValue;
+  /** Replaces the model activity (unit tests). */
+  readonly callModel?: ModelCaller;
+}
+
+/**
+ * A planner that asks a model, through the `callModel` activity, what to do next. Each call
+ * carries only the messages the model has not seen (plus the rendered instructions), so a
+ * turn adds roughly constant bytes to workflow history; the worker supplies the rest.
+ *
+ * @throws Error when the run's plannerOptions are invalid (the run fails with `invalid_input`).
+ * Turns throw ApplicationFailure with a model error type (see errors.ts) when the model
+ * cannot be used or keeps answering with invalid output.
+ * @example
+ * createLlmPlanner({ toolNames: ['get_quote'], config: { model: 'gpt-4o-mini' } });
+ */
+export function createLlmPlanner(setup: LlmPlannerSetup): Planner {
+  const parsed = llmRunOptionsSchema.safeParse(setup.options ?? {});
+  if (!parsed.success) throw new Error(`invalid plannerOptions for an LLM agent (accepted: { model?, maxRepairTurns? }): ${describeIssues(parsed.error)}`);
+  const { config } = setup;
+  const model = parsed.data.model ?? config.model;
+  const maxRepairTurns = parsed.data.maxRepairTurns ?? config.maxRepairTurns ?? defaultMaxRepairTurns;
+  const humanTools = enabledHumanTools(config.humanTools);
+  const offeredTools = [...setup.toolNames, ...humanTools.map((t) => t.name)];
+  const callModel = setup.callModel ?? modelActivityCaller(config.activity);
+
+  const decide = async (messages: readonly Message[], ctx: PlannerContext, finalize?: Termination): Promise<PlanResult> => {
+    let window = unsentMessages(ctx.state, messages);
+    const instructions = ctx.instructions !== undefined ? renderInstructions(ctx.instructions, ctx.sessionState) : undefined;
+    const extraMessages: Message[] = finalize ? [finalizeNotice(finalize)] : [];
+    const answerContext: AnswerContext = {
+      turn: ctx.turn,
+      humanTools: finalize ? [] : humanTools,
+      ...(finalize ? { finalize } : {}),
+      ...(config.outputSchema ? { outputSchema: config.outputSchema } : {}),
+    };
+    for (let repairs = 0; ; repairs++) {
+      const input: ModelCallInput = {
+        workflowId: ctx.workflowId,
+        runId: ctx.runId,
+        agent: ctx.agent,
+        model,
+        turn: ctx.turn,
+        ...(instructions !== undefined ? { instructions } : {}),
+        baseCount: window.baseCount,
+        baseDigest: window.baseDigest,
+        newMessages: [...window.newMessages],
+        extraMessages: [...extraMessages],
+        tools: finalize ? [] : offeredTools,
+        finalize: finalize !== undefined,
+        ...(config.outputSchema ? { outputSchema: config.outputSchema.name } : {}),
+      };
+      const answer = await callModel(input);
+      markSent(ctx.state, window);
+      window = sentWindow(window);
+      ctx.recordModelUsage({ tokens: answer.usage?.totalTokens ?? 0, modelCalls: 1 });
+      if (!answer.usage) ctx.emitNote({ text: `the provider reported no token usage for ${model}; the token budget cannot count this call`, labels: { planner: 'llm', kind: 'no_usage' } });
+      const step = answerToStep(answer, answerContext);
+      if (step.type === 'plan') return step.plan;
+      if (repairs >= maxRepairTurns) {
+        throw modelRunFailure('model_invalid_output', model, `${step.problem} (still invalid after ${repairs} repair turn(s))`);
+      }
+      ctx.emitNote({ text: `repair turn ${repairs + 1} of ${maxRepairTurns}: ${step.problem}`, labels: { planner: 'llm', kind: 'repair' } });
+      extraMessages.push(...step.messages);
+    }
+  };
+
+  return {
+    planStart: (input, ctx) => decide(input.messages, ctx),
+    planResume: (input, ctx) => decide(input.messages, ctx, input.finalize),
+  };
+}

@@ -1,0 +1,45 @@
+import type { Message } from '../../../contracts';
+import type { AgentState } from '../../planner';
+import { chainDigest, emptyDigest } from './digest';
+
+const sentCountKey = 'llm.sentCount';
+const digestKey = 'llm.digest';
+
+/** The part of the run's transcript a model call must carry, and the state after it was sent. */
+export interface TranscriptWindow {
+  /** Messages `[0, baseCount)` were sent by an earlier call. */
+  readonly baseCount: number;
+  readonly baseDigest: string;
+  /** Messages `[baseCount, nextCount)`. */
+  readonly newMessages: readonly Message[];
+  readonly nextCount: number;
+  readonly nextDigest: string;
+}
+
+/**
+ * What of `messages` has not been sent to the model yet, from the planner's durable state.
+ * If the transcript is shorter than what was sent (it was compacted), everything is resent.
+ */
+export function unsentMessages(state: AgentState, messages: readonly Message[]): TranscriptWindow {
+  const storedCount = state.get(sentCountKey);
+  const storedDigest = state.get(digestKey);
+  let baseCount = typeof storedCount === 'number' ? storedCount : 0;
+  let baseDigest = typeof storedDigest === 'string' ? storedDigest : emptyDigest;
+  if (baseCount > messages.length) {
+    baseCount = 0;
+    baseDigest = emptyDigest;
+  }
+  const newMessages = messages.slice(baseCount);
+  return { baseCount, baseDigest, newMessages, nextCount: messages.length, nextDigest: chainDigest(baseDigest, newMessages) };
+}
+
+/** Records that a window was delivered to the model, so later calls carry only what follows. */
+export function markSent(state: AgentState, window: TranscriptWindow): void {
+  state.set(sentCountKey, window.nextCount);
+  state.set(digestKey, window.nextDigest);
+}
+
+/** The window of a further call in the same turn: nothing new. */
+export function sentWindow(window: TranscriptWindow): TranscriptWindow {
+  return { baseCount: window.nextCount, baseDigest: window.nextDigest, newMessages: [], nextCount: window.nextCount, nextDigest: window.nextDigest };
+}
