@@ -1,8 +1,17 @@
-import { Client, Connection, WorkflowNotFoundError, WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
+import { Client, Connection, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import {
   agentNameSearchAttribute,
   agentRunWorkflowType,
+  agentSessionWorkflowType,
+  closeSessionSignal,
+  sendMessageUpdate,
+  sessionInputSchema,
+  sessionQuery,
+  type SessionInput,
+  type SessionMessage,
+  type SessionReport,
+  type SessionRunRecord,
   describeIssues,
   answerAwaitUpdate,
   answerSignal,
@@ -237,6 +246,48 @@ export class AgentClient {
   /** Approves, rejects, edits or replaces a call waiting for confirmation. */
   async decide(workflowId: string, decision: CallDecision): Promise<PendingInputs> {
     return this.guard(workflowId, () => this.handle(workflowId).executeUpdate(decideCallUpdate, { args: [decision] }));
+  }
+
+  /** Workflow id of the session with this id. */
+  static sessionWorkflowId(sessionId: string): string {
+    return `session-${sessionId}`;
+  }
+
+  /**
+   * Opens a session (a conversation of many runs) unless it is already open. Later runs of
+   * the session start from the session state and history the earlier ones left.
+   *
+   * @returns the session's workflow id.
+   * @throws AgentClientError `invalid_input` naming the bad field.
+   */
+  async openSession(sessionId: string, input: SessionInput): Promise<string> {
+    const parsed = sessionInputSchema.safeParse(input);
+    if (!parsed.success) throw new AgentClientError('invalid_input', `invalid session input: ${describeIssues(parsed.error)}`);
+    const workflowId = AgentClient.sessionWorkflowId(sessionId);
+    try {
+      await this.client.workflow.start(agentSessionWorkflowType, { taskQueue: this.taskQueue, workflowId, args: [input], memo: { agent: input.agent } });
+    } catch (err) {
+      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+    }
+    return workflowId;
+  }
+
+  /** Sends the next user message of a session; answers the run that will handle it. */
+  async sendMessage(sessionId: string, message: SessionMessage): Promise<SessionRunRecord> {
+    const workflowId = AgentClient.sessionWorkflowId(sessionId);
+    return this.guard(workflowId, () => this.handle(workflowId).executeUpdate(sendMessageUpdate, { args: [message] }));
+  }
+
+  /** The session's state, history size and runs. */
+  async session(sessionId: string): Promise<SessionReport> {
+    const workflowId = AgentClient.sessionWorkflowId(sessionId);
+    return this.guard(workflowId, () => this.handle(workflowId).query(sessionQuery));
+  }
+
+  /** Closes a session after its queued runs. */
+  async closeSession(sessionId: string): Promise<void> {
+    const workflowId = AgentClient.sessionWorkflowId(sessionId);
+    await this.guard(workflowId, () => this.handle(workflowId).signal(closeSessionSignal));
   }
 
   /**

@@ -124,3 +124,18 @@ export {
   type WaitForEventsRequest,
 } from './control';
 export { agentNameSearchAttribute, agentStatusSearchAttribute } from './search-attributes';
+export {
+  agentSessionWorkflowType,
+  sessionSchemaVersion,
+  sessionInputSchema,
+  sessionMessageSchema,
+  sessionReportSchema,
+  sendMessageUpdate,
+  sessionQuery,
+  closeSessionSignal,
+  type SessionInput,
+  type ParsedSessionInput,
+  type SessionMessage,
+  type SessionReport,
+  type SessionRunRecord,
+} from './session';

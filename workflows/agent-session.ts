@@ -1,0 +1,121 @@
+import {
+  ApplicationFailure,
+  ChildWorkflowFailure,
+  ParentClosePolicy,
+  allHandlersFinished,
+  condition,
+  continueAsNew,
+  executeChild,
+  setHandler,
+  workflowInfo,
+} from '@temporalio/workflow';
+import {
+  closeSessionSignal,
+  describeIssues,
+  sendMessageUpdate,
+  sessionInputSchema,
+  sessionMessageSchema,
+  sessionQuery,
+  type Message,
+  type ParsedSessionInput,
+  type SessionInput,
+  type SessionReport,
+} from '../contracts';
+import { agentRun } from './agent-run';
+
+/**
+ * A conversation as one long-lived workflow: each user message becomes a child `agentRun`
+ * that starts from the session state and history the previous runs left. Runs of a session
+ * are sequential; the session continues as new every `runsPerExecution` runs (or when
+ * Temporal suggests it), carrying its compacted state, so a session can last indefinitely.
+ *
+ * @throws ApplicationFailure `invalid_input` when the input does not parse.
+ */
+export async function agentSession(rawInput: SessionInput): Promise<SessionReport> {
+  const parsed = sessionInputSchema.safeParse(rawInput);
+  if (!parsed.success) throw ApplicationFailure.nonRetryable(`invalid session input: ${describeIssues(parsed.error)}`, 'invalid_input');
+  const state: ParsedSessionInput = parsed.data;
+  const sessionId = workflowInfo().workflowId;
+  let closed = false;
+  let runsThisExecution = 0;
+
+  const report = (): SessionReport => ({
+    agent: state.agent,
+    open: !closed,
+    sessionState: state.sessionState,
+    historyLength: state.history.length,
+    runs: state.runs.slice(-50),
+  });
+
+  setHandler(sessionQuery, report);
+  setHandler(closeSessionSignal, () => {
+    closed = true;
+  });
+  setHandler(
+    sendMessageUpdate,
+    (payload) => {
+      const message = sessionMessageSchema.parse(payload);
+      const runNumber = state.nextRunNumber++;
+      const record = { runNumber, workflowId: `${sessionId}/run-${runNumber}`, status: 'queued' as const };
+      state.queue.push({ runNumber, workflowId: record.workflowId, content: message.content, ...(message.plannerOptions !== undefined ? { plannerOptions: message.plannerOptions } : {}) });
+      state.runs.push(record);
+      return record;
+    },
+    {
+      validator: (payload) => {
+        if (closed) throw ApplicationFailure.nonRetryable('the session is closed', 'session_closed');
+        const check = sessionMessageSchema.safeParse(payload);
+        if (!check.success) throw ApplicationFailure.nonRetryable(`invalid message: ${describeIssues(check.error)}`, 'invalid_payload');
+      },
+    },
+  );
+
+  for (;;) {
+    await condition(() => state.queue.length > 0 || closed);
+    const next = state.queue.shift();
+    if (!next) break;
+    const record = state.runs.find((r) => r.runNumber === next.runNumber);
+    if (record) record.status = 'running';
+    const userMessage: Message = { role: 'user', content: next.content };
+    try {
+      const result = await executeChild(agentRun, {
+        workflowId: next.workflowId,
+        args: [
+          {
+            agent: state.agent,
+            sessionId,
+            messages: [userMessage],
+            history: state.history,
+            sessionState: state.sessionState,
+            labels: state.labels,
+            ...(state.policy ? { policy: state.policy } : {}),
+            ...(state.confirmation ? { confirmation: state.confirmation } : {}),
+            ...(next.plannerOptions !== undefined ? { plannerOptions: next.plannerOptions } : {}),
+          },
+        ],
+        // A run outlives a session that is terminated by force; ops tools can still reach it.
+        parentClosePolicy: ParentClosePolicy.ABANDON,
+      });
+      state.sessionState = result.sessionState;
+      const answer: Message[] = result.final ? [{ role: 'assistant', content: result.final.text }] : [];
+      state.history = [...state.history, userMessage, ...answer].slice(-state.maxHistoryMessages);
+      if (record) {
+        record.status = result.status;
+        if (result.final) record.final = result.final.text;
+      }
+    } catch (err) {
+      if (!(err instanceof ChildWorkflowFailure)) throw err;
+      if (record) {
+        record.status = 'failed';
+        record.error = err.cause?.message ?? err.message;
+      }
+    }
+    runsThisExecution += 1;
+    if (!closed && (runsThisExecution >= state.runsPerExecution || workflowInfo().continueAsNewSuggested)) {
+      await condition(allHandlersFinished);
+      await continueAsNew<typeof agentSession>({ ...state, runs: state.runs.slice(-50) });
+    }
+  }
+  await condition(allHandlersFinished);
+  return report();
+}
