@@ -139,3 +139,4 @@ export {
   type SessionReport,
   type SessionRunRecord,
 } from './session';
+export { carriedRunStateSchema, carriedRunStateVersion, type CarriedRunState } from './carried-state';

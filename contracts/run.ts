@@ -19,6 +19,8 @@ export const runPolicySchema = z.object({
   parallelToolCalls: z.boolean(),
   /** Tool results above this many JSON bytes are omitted from workflow payloads. */
   toolResultByteBudget: z.number().int().positive(),
+  /** Continue as new at the next turn boundary once history has this many events (or Temporal suggests it). */
+  continueAsNewAfterEvents: z.number().int().positive(),
 });
 export type RunPolicy = z.infer<typeof runPolicySchema>;
 
@@ -30,6 +32,7 @@ export const defaultRunPolicy: RunPolicy = {
   timeBudgetMs: 30 * 60_000,
   parallelToolCalls: true,
   toolResultByteBudget: 64 * 1024,
+  continueAsNewAfterEvents: 10_000,
 };
 
 /** Input of the `agentRun` workflow. */
@@ -51,6 +54,11 @@ export const runInputSchema = z.object({
   confirmation: confirmationPolicySchema.optional(),
   /** Agent-specific planner options (e.g. a script for the scripted planner), parsed by the agent. */
   plannerOptions: jsonValueSchema.optional(),
+  /**
+   * Set by the run itself when it continues as new (see carriedRunStateSchema, checked when
+   * the run starts); callers leave it out.
+   */
+  continued: z.unknown().optional(),
 });
 export type RunInput = z.input<typeof runInputSchema>;
 export type ParsedRunInput = z.output<typeof runInputSchema>;

@@ -82,8 +82,8 @@ export const toolRequestSchema = z.object({
 });
 export type ToolRequest = z.infer<typeof toolRequestSchema>;
 
-/** Why a result was left out of workflow payloads. */
-export const resultOmittedReasonSchema = z.enum(['workflow_budget']);
+/** Why a result was left out of workflow payloads: over the byte budget, or dropped from an old turn when a long run continued as new. */
+export const resultOmittedReasonSchema = z.enum(['workflow_budget', 'compacted']);
 
 /**
  * One executed (or refused) tool call in a workflow-safe form: what planners see on resume.

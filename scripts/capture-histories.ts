@@ -32,14 +32,23 @@ async function main(): Promise<void> {
     await worker.runUntil(async () => {
       for (const scenario of scenarios) {
         const workflowId = `history-${scenario.name}`;
-        await agents.start(scenario.input, { workflowId });
+        const { runId } = await agents.start(scenario.input, { workflowId });
         await scenario.drive?.(agents, workflowId);
         await env.client.workflow.getHandle(workflowId).result().catch(() => undefined);
-        const history = await env.client.workflow.getHandle(workflowId).fetchHistory();
-        const json = JSON.parse(historyToJSON(history)) as { events: Record<string, unknown>[] };
-        writeFileSync(join(historiesDir, `${scenario.name}.json`), `${JSON.stringify(json, null, 1)}\n`);
-        console.log(`${scenario.name}: ${json.events.length} events`);
-        if (scenario.name === 'basic') writeFileSync(join(mutatedHistoriesDir, 'basic-activity-renamed.json'), `${JSON.stringify(mutate(json), null, 1)}\n`);
+        const latest = (await env.client.workflow.getHandle(workflowId).describe()).runId;
+        // A run that continued as new is recorded twice: its first execution (which ends in the
+        // hand-over) and its last one (which starts from carried state).
+        const runs = latest === runId ? [[scenario.name, runId]] : [[scenario.name, runId], [`${scenario.name}-continued`, latest]];
+        for (const [name, id] of runs) {
+          const history = await env.client.workflow.getHandle(workflowId, id).fetchHistory();
+          const json = JSON.parse(historyToJSON(history)) as { events: Record<string, unknown>[] };
+          writeFileSync(join(historiesDir, `${name}.json`), `${JSON.stringify(json, null, 1)}\n`);
+          console.log(`${name}: ${json.events.length} events`);
+        }
+        if (scenario.name === 'basic') {
+          const json = JSON.parse(historyToJSON(await env.client.workflow.getHandle(workflowId, runId).fetchHistory())) as { events: Record<string, unknown>[] };
+          writeFileSync(join(mutatedHistoriesDir, 'basic-activity-renamed.json'), `${JSON.stringify(mutate(json), null, 1)}\n`);
+        }
       }
     });
   } finally {

@@ -9,18 +9,23 @@ import {
 import {
   agentNameSearchAttribute,
   agentStatusSearchAttribute,
+  carriedRunStateSchema,
   describeIssues,
+  type CarriedRunState,
   runInputSchema,
   type RunInput,
   type RunResult,
 } from '../contracts';
 import { agentNames, findAgent } from './agent-registry';
-import { AgentRunState } from './agent-run-state';
+import type { Planner } from './planner';
 import { registerRunHandlers } from './run-handlers';
+import { RunLoop } from './run-loop';
+import { RunState } from './run-state';
 
 /**
  * One agent run as a durable workflow. Parses its input, registers the run's queries,
- * signals and updates, and delegates to {@link AgentRunState}.
+ * signals and updates, and delegates to {@link RunLoop} over a {@link RunState}. Long runs
+ * continue as new at a turn boundary, carrying their state in `continued`.
  *
  * @throws ApplicationFailure `invalid_input` | `unknown_agent` | `planner_failed` | `invalid_plan`
  */
@@ -36,13 +41,27 @@ export async function agentRun(rawInput: RunInput): Promise<RunResult> {
       'unknown_agent',
     );
   }
-  const run = new AgentRunState(parsed.data, agent, CancellationScope.current());
-  if (workflowInfo().typedSearchAttributes.get(agentNameSearchAttribute) !== undefined) {
-    run.onStatusChange = (status) => upsertSearchAttributes([{ key: agentStatusSearchAttribute, value: status }]);
+  let carried: CarriedRunState | undefined;
+  if (parsed.data.continued !== undefined) {
+    const check = carriedRunStateSchema.safeParse(parsed.data.continued);
+    if (!check.success) throw ApplicationFailure.nonRetryable(`invalid carried run state: ${describeIssues(check.error)}`, 'invalid_input');
+    carried = check.data;
   }
-  registerRunHandlers(run);
+  let planner: Planner;
   try {
-    return await run.execute();
+    planner = agent.createPlanner(parsed.data.plannerOptions);
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    throw ApplicationFailure.nonRetryable(`invalid planner options for agent ${agent.name}: ${message}`, 'invalid_input');
+  }
+  const state = new RunState(parsed.data, agent, carried);
+  if (workflowInfo().typedSearchAttributes.get(agentNameSearchAttribute) !== undefined) {
+    state.onStatusChange = (status) => upsertSearchAttributes([{ key: agentStatusSearchAttribute, value: status }]);
+  }
+  const loop = new RunLoop(state, planner, CancellationScope.current());
+  registerRunHandlers(loop);
+  try {
+    return await loop.execute();
   } finally {
     // Let update handlers (kill, pause, long polls) answer before the run closes; this must
     // work even when the run ended because Temporal cancelled it.

@@ -3,10 +3,23 @@ import { workflowNowIso } from './clock';
 
 /** The seq-numbered event log of a run, read by the events query. */
 export class EventLog {
-  private readonly events: RunEvent[] = [];
+  private readonly events: RunEvent[];
 
-  /** @param firstSeq seq of the first event (non-zero after continue-as-new). */
-  constructor(private nextSeq = 1) {}
+  /**
+   * @param nextSeq seq of the next event (continues across continue-as-new).
+   * @param carried events carried over from the previous execution.
+   */
+  constructor(
+    private nextSeq = 1,
+    carried: readonly RunEvent[] = [],
+  ) {
+    this.events = [...carried];
+  }
+
+  /** The newest `max` events. */
+  tail(max: number): RunEvent[] {
+    return this.events.slice(-max);
+  }
 
   /** Appends an event, stamping seq and workflow time. */
   append(draft: RunEventDraft): RunEvent {

@@ -27,8 +27,6 @@ export class RunControl {
   /** Where the run is paused, while it is. */
   pausedAt: { point: InterventionPoint; turn: number; sinceMs: number; historyLength: number } | undefined;
   kill: KillRequest | undefined;
-  /** Total time spent paused, excluded from the time budget. */
-  pausedMs = 0;
   private readonly breakpoints: Breakpoint[] = [];
   private readonly blocked = new Map<string, string>();
   private queue: QueuedIntervention[] = [];
@@ -78,6 +76,21 @@ export class RunControl {
 
   get blockedTools(): string[] {
     return [...this.blocked.keys()];
+  }
+
+  get blockedList(): { name: string; reason: string }[] {
+    return [...this.blocked].map(([name, reason]) => ({ name, reason }));
+  }
+
+  /** The id the next intervention will get. */
+  get peekNextId(): number {
+    return this.nextId;
+  }
+
+  /** Restores queued modifications carried across continue-as-new. */
+  restoreQueue(items: readonly QueuedIntervention[], nextId: number): void {
+    this.queue = [...items];
+    this.nextId = nextId;
   }
 
   setBreakpoint(point: InterventionPoint, tool: string | undefined, once: boolean): void {

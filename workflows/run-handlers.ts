@@ -36,7 +36,8 @@ import {
   type ParsedIntervention,
 } from '../contracts';
 import { z } from 'zod';
-import type { AgentRunState } from './agent-run-state';
+import type { RunLoop } from './run-loop';
+import type { RunState } from './run-state';
 
 const transcriptArgsSchema = z.object({ from: z.number().int().nonnegative().default(0), to: z.number().int().nonnegative().optional() });
 
@@ -56,14 +57,14 @@ function parse<T>(name: string, schema: SafeParser<T>, payload: unknown): T {
   return parsed.data;
 }
 
-function rejectIfEnded(run: AgentRunState, operation: string): void {
+function rejectIfEnded(run: RunState, operation: string): void {
   if (run.isTerminal || run.control.kill) {
     throw ApplicationFailure.nonRetryable(`cannot ${operation}: the run has ended (${run.status})`, 'run_ended');
   }
 }
 
 /** Validates an intervention against what the run knows now. */
-function validateIntervention(run: AgentRunState, intervention: ParsedIntervention): void {
+function validateIntervention(run: RunState, intervention: ParsedIntervention): void {
   if (intervention.kind !== 'edit_call' && intervention.kind !== 'drop_call') return;
   const id = intervention.toolCallId;
   if (run.toolOutputs.some((o) => o.toolCallId === id)) {
@@ -81,7 +82,7 @@ function validateIntervention(run: AgentRunState, intervention: ParsedInterventi
 }
 
 /** Applies an intervention: policy changes act at once, modifications wait for their safe point. */
-function intervene(run: AgentRunState, intervention: ParsedIntervention): InterventionReceipt {
+function intervene(run: RunState, intervention: ParsedIntervention): InterventionReceipt {
   const id = run.control.allocateId();
   const applied = (detail: string): InterventionReceipt => {
     run.emit({ type: 'intervention_applied', id, source: 'operator', kind: intervention.kind, detail });
@@ -107,7 +108,7 @@ function intervene(run: AgentRunState, intervention: ParsedIntervention): Interv
   }
 }
 
-function changeBudget(run: AgentRunState, change: Record<string, number | undefined>): void {
+function changeBudget(run: RunState, change: Record<string, number | undefined>): void {
   const defined = Object.fromEntries(Object.entries(change).filter((e): e is [string, number] => e[1] !== undefined));
   run.policy = { ...run.policy, ...defined };
   run.emit({ type: 'budget_changed', change: defined });
@@ -117,7 +118,7 @@ function changeBudget(run: AgentRunState, change: Record<string, number | undefi
  * Runs a signal handler, turning bad input into a `signal_rejected` event: a signal cannot
  * answer its sender, and must never crash the run.
  */
-function guardedSignal(run: AgentRunState, name: string, handle: () => void): void {
+function guardedSignal(run: RunState, name: string, handle: () => void): void {
   try {
     handle();
   } catch (err) {
@@ -131,7 +132,7 @@ function guardedSignal(run: AgentRunState, name: string, handle: () => void): vo
  *
  * @throws ApplicationFailure `invalid_answer` / `invalid_decision` naming what is wrong.
  */
-function checkHuman(run: AgentRunState, input: { type: 'answer'; answer: ParsedAwaitAnswer } | { type: 'decision'; decision: ParsedCallDecision }): void {
+function checkHuman(run: RunState, input: { type: 'answer'; answer: ParsedAwaitAnswer } | { type: 'decision'; decision: ParsedCallDecision }): void {
   rejectIfEnded(run, input.type === 'answer' ? 'answer' : 'decide');
   try {
     if (input.type === 'answer') run.human.validateAnswer(input.answer, run.agent.tools);
@@ -142,14 +143,14 @@ function checkHuman(run: AgentRunState, input: { type: 'answer'; answer: ParsedA
   }
 }
 
-function applyAnswer(run: AgentRunState, answer: ParsedAwaitAnswer): void {
+function applyAnswer(run: RunState, answer: ParsedAwaitAnswer): void {
   run.human.answer(answer);
   const awaitId = run.human.open?.awaitId ?? '';
   run.emit({ type: 'await_answered', awaitId, itemId: answer.itemId, answer: answer as unknown as JsonValue });
 }
 
 /** Registers the human-in-the-loop messages: pending inputs, answers and call decisions. */
-function registerHumanHandlers(run: AgentRunState): void {
+function registerHumanHandlers(run: RunState): void {
   setHandler(pendingInputsQuery, () => run.human.pending());
   setHandler(answerSignal, (payload) =>
     guardedSignal(run, 'answer', () => {
@@ -184,7 +185,8 @@ function registerHumanHandlers(run: AgentRunState): void {
 }
 
 /** Registers the queries, signals and updates of a run. */
-export function registerRunHandlers(run: AgentRunState): void {
+export function registerRunHandlers(loop: RunLoop): void {
+  const run = loop.state;
   registerHumanHandlers(run);
   setHandler(statusQuery, () => run.statusReport());
   setHandler(eventsQuery, (args) => {
@@ -202,20 +204,20 @@ export function registerRunHandlers(run: AgentRunState): void {
   setHandler(pauseSignal, (payload) =>
     guardedSignal(run, 'pause', () => {
       rejectIfEnded(run, 'pause');
-      run.requestPause(parse('pause', pauseRequestSchema, payload).reason);
+      loop.requestPause(parse('pause', pauseRequestSchema, payload).reason);
     }),
   );
   setHandler(resumeSignal, (payload) =>
     guardedSignal(run, 'resume', () => {
       const { reason } = parse('resume', resumeRequestSchema, payload);
       if (!run.control.isPauseRequested) throw new Error('the run is not paused');
-      run.resume(reason);
+      loop.resume(reason);
     }),
   );
   setHandler(killSignal, (payload) =>
     guardedSignal(run, 'kill', () => {
       rejectIfEnded(run, 'kill');
-      run.requestKill(parse('kill', killRequestSchema, payload).reason);
+      loop.requestKill(parse('kill', killRequestSchema, payload).reason);
     }),
   );
   setHandler(interveneSignal, (payload) =>
@@ -237,7 +239,7 @@ export function registerRunHandlers(run: AgentRunState): void {
     pauseUpdate,
     async (payload) => {
       const request = parse('pause', pauseRequestSchema, payload);
-      run.requestPause(request.reason);
+      loop.requestPause(request.reason);
       const reached = await condition(() => run.control.isPaused || run.isTerminal || run.control.kill !== undefined, request.timeoutMs);
       if (run.isTerminal || run.control.kill) throw ApplicationFailure.nonRetryable(`the run ended before it paused (${run.status})`, 'run_ended');
       if (!reached || !run.control.pausedAt) {
@@ -259,7 +261,7 @@ export function registerRunHandlers(run: AgentRunState): void {
   setHandler(
     resumeUpdate,
     (payload) => {
-      run.resume(parse('resume', resumeRequestSchema, payload).reason);
+      loop.resume(parse('resume', resumeRequestSchema, payload).reason);
       return run.statusReport();
     },
     {
@@ -273,7 +275,7 @@ export function registerRunHandlers(run: AgentRunState): void {
   setHandler(
     killUpdate,
     async (payload) => {
-      run.requestKill(parse('kill', killRequestSchema, payload).reason);
+      loop.requestKill(parse('kill', killRequestSchema, payload).reason);
       await condition(() => run.isTerminal);
       return run.statusReport();
     },
@@ -307,7 +309,7 @@ export function registerRunHandlers(run: AgentRunState): void {
     waitForEventsUpdate,
     async (payload) => {
       const request = parse('waitForEvents', waitForEventsRequestSchema, payload);
-      await condition(() => run.log.lastSeq > request.afterSeq || run.isTerminal, request.timeoutMs);
+      await condition(() => run.log.lastSeq > request.afterSeq || run.isTerminal || loop.closing, request.timeoutMs);
       return run.log.page(request.afterSeq, request.limit, run.status);
     },
     { validator: (payload) => void parse('waitForEvents', waitForEventsRequestSchema, payload) },

@@ -97,5 +97,49 @@ export const scenarios: readonly Scenario[] = [
   {
     name: 'watchlist',
     input: { agent: 'watchlist', messages: [{ role: 'user', content: 'Add AAPL and NVDA to my watchlist' }], sessionState: { watchlist: ['TSLA'] } },
+    async drive(agents, workflowId) {
+      const approval = await waitFor('the approval request', async () => (await agents.pendingInputs(workflowId)).approvals[0]);
+      await agents.decide(workflowId, { decision: 'approve', toolCallId: approval.toolCallId, by: 'recorder' });
+    },
+  },
+  {
+    name: 'await-answers',
+    input: scriptedInput([
+      {
+        type: 'await',
+        await: {
+          items: [
+            { kind: 'questions', id: 'q', toolCallId: 'ask_1', questions: [{ id: 'color', prompt: 'Colour?', options: [{ id: 'red', label: 'Red' }, { id: 'blue', label: 'Blue' }] }] },
+            { kind: 'clarification', id: 'c', question: 'Which city?' },
+          ],
+        },
+      },
+      finalStep(),
+    ]),
+    async drive(agents, workflowId) {
+      await waitFor('the await', async () => (await agents.pendingInputs(workflowId)).await);
+      await agents.signal(workflowId, 'answer', { kind: 'questions', itemId: 'q', answers: { color: ['green'] } });
+      await agents.answer(workflowId, { kind: 'questions', itemId: 'q', answers: { color: ['blue'] } });
+      await agents.answer(workflowId, { kind: 'clarification', itemId: 'c', answer: 'Paris' });
+    },
+  },
+  {
+    name: 'approvals',
+    input: scriptedInput(
+      [callStep(echo('a'), echo('b'), { name: 'add', args: { a: 1, b: 2 } }), finalStep()],
+      { confirmation: { all: true } },
+    ),
+    async drive(agents, workflowId) {
+      await waitFor('three approvals', async () => ((await agents.pendingInputs(workflowId)).approvals.length === 3 ? true : undefined));
+      await agents.decide(workflowId, { decision: 'approve', toolCallId: 'call_0_0', always: true });
+      await agents.decide(workflowId, { decision: 'reject', toolCallId: 'call_0_1', reason: 'no' });
+      await agents.decide(workflowId, { decision: 'edit', toolCallId: 'call_0_2', args: { a: 5, b: 5 } });
+    },
+  },
+  {
+    name: 'continue-as-new',
+    input: scriptedInput([...Array.from({ length: 30 }, (_, i) => callStep({ name: 'add', args: { a: i, b: 1 } })), finalStep()], {
+      policy: { continueAsNewAfterEvents: 100 },
+    }),
   },
 ];

@@ -1,0 +1,72 @@
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { Worker } from '@temporalio/worker';
+import { allToolImplementations } from '../../agents';
+import type { AgentClient } from '../../client/agent-client';
+import type { RunEvent } from '../../contracts';
+import type { ScriptStep } from '../../workflows/planners/scripted';
+import { callStep, finalStep, scriptedInput, type Observation } from '../support/scripts';
+import { agentClient, createTestEnv, createTestWorker, uniqueTaskQueue } from '../support/test-env';
+
+let env: TestWorkflowEnvironment;
+let worker: Worker;
+let running: Promise<void>;
+let agents: AgentClient;
+
+beforeAll(async () => {
+  env = await createTestEnv();
+  const taskQueue = uniqueTaskQueue('long-runs');
+  worker = await createTestWorker(env, taskQueue, allToolImplementations());
+  running = worker.run();
+  agents = agentClient(env, taskQueue);
+});
+
+afterAll(async () => {
+  worker?.shutdown();
+  await running;
+  await env?.teardown();
+});
+
+describe('runs of any length', () => {
+  it('a 300-turn run continues as new and finishes with one consistent event log', async () => {
+    const turns = 300;
+    const steps: ScriptStep[] = [...Array.from({ length: turns }, (_, i) => callStep({ name: 'add', args: { a: i, b: 1 } })), finalStep('all turns done')];
+    const { workflowId } = await agents.start(
+      scriptedInput(steps, { policy: { maxIterations: 1_000, maxToolCalls: 1_000, continueAsNewAfterEvents: 600 }, sessionState: { counter: 1 } }),
+    );
+    // Follow the whole run live, across every continue-as-new.
+    const seen: RunEvent[] = [];
+    for await (const event of agents.follow(workflowId)) seen.push(event);
+    const result = await agents.result(workflowId);
+
+    expect(result).toMatchObject({ status: 'completed', iterations: turns, sessionState: { counter: 1 } });
+    expect(result.final?.text).toBe('all turns done');
+    expect(result.cost.toolCalls.used).toBe(turns);
+    expect(seen.map((e) => e.seq)).toEqual(seen.map((_, i) => i + 1));
+    expect(seen.filter((e) => e.type === 'run_started')).toHaveLength(1);
+    expect(seen.filter((e) => e.type === 'tool_result')).toHaveLength(turns);
+    expect(seen.at(-1)).toMatchObject({ type: 'status_changed', to: 'completed' });
+    expect(result.lastEventSeq).toBe(seen.length);
+
+    // The final execution was continued from earlier ones; its history stays short.
+    const history = await env.client.workflow.getHandle(workflowId).fetchHistory();
+    expect(history.events?.[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId).toBeTruthy();
+    expect(history.events?.length).toBeLessThan(1_000);
+    // Old results were compacted, the newest kept: the planner saw every output.
+    const outputs = result.final?.structured as unknown as Observation[];
+    expect(outputs).toHaveLength(turns);
+    expect(outputs.at(-1)).toMatchObject({ status: 'ok', result: { sum: turns } });
+    expect(outputs[0]).toMatchObject({ status: 'ok', resultOmitted: true });
+  });
+
+  it('a 5 MB tool result is omitted from workflow payloads with a marker the planner sees', async () => {
+    const { workflowId } = await agents.start(scriptedInput([callStep({ name: 'blob', args: { bytes: 5_000_000 } }), finalStep()]));
+    const result = await agents.result(workflowId);
+    const [output] = result.final?.structured as unknown as Observation[];
+    expect(output).toMatchObject({ status: 'ok', resultOmitted: true });
+    expect(output?.resultBytes).toBeGreaterThan(5_000_000);
+    const history = await env.client.workflow.getHandle(workflowId).fetchHistory();
+    const completed = history.events?.find((e) => e.activityTaskCompletedEventAttributes);
+    const bytes = completed?.activityTaskCompletedEventAttributes?.result?.payloads?.[0]?.data?.length ?? 0;
+    expect(bytes).toBeLessThan(2_000);
+  });
+});

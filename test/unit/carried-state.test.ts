@@ -1,0 +1,42 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { carriedRunStateSchema, runInputSchema } from '../../contracts';
+import { scriptedAgent } from '../../agents/toolbox/definition';
+import { RunState } from '../../workflows/run-state';
+
+const fixture = JSON.parse(readFileSync(join(__dirname, '..', 'fixtures', 'carried-run-state.v1.json'), 'utf8')) as unknown;
+const input = runInputSchema.parse({ agent: 'scripted', messages: [{ role: 'user', content: 'hello' }] });
+
+describe('carried run state (continue-as-new)', () => {
+  it('a version 1 state, as written by an earlier release, still parses', () => {
+    expect(carriedRunStateSchema.parse(fixture).schemaVersion).toBe(1);
+  });
+
+  it('a run restored from it has the same conversation, budgets and control state', () => {
+    const state = new RunState(input, scriptedAgent, carriedRunStateSchema.parse(fixture));
+    expect(state.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool']);
+    expect(state.turn).toBe(1);
+    expect(state.sessionState).toEqual({ watchlist: ['AAPL'] });
+    expect(state.control.blockReason('sleep')).toBe('maintenance');
+    expect(state.control.queued.map((q) => q.intervention.kind)).toEqual(['inject_message']);
+    expect(state.control.allocateId()).toBe(2);
+    expect(state.human.alwaysApproved.has('echo')).toBe(true);
+    expect(state.log.lastSeq).toBe(3);
+    // Call ids already used are remembered, so new calls never reuse them.
+    state.turn = 0;
+    expect(state.planCalls([{ name: 'echo', args: { text: 'again' } }])[0]?.toolCallId).toBe('call_0_0#2');
+  });
+
+  it('a state round-trips through toCarried', () => {
+    const state = new RunState(input, scriptedAgent, carriedRunStateSchema.parse(fixture));
+    const again = carriedRunStateSchema.parse(JSON.parse(JSON.stringify(state.toCarried())));
+    expect(again.messages).toEqual(carriedRunStateSchema.parse(fixture).messages);
+    expect(again.generation).toBe(2);
+  });
+
+  it('rejects a state from an unknown version, naming the field', () => {
+    const result = carriedRunStateSchema.safeParse({ ...(fixture as object), schemaVersion: 99 });
+    expect(result.success).toBe(false);
+    expect(result.error?.issues[0]?.path).toEqual(['schemaVersion']);
+  });
+});

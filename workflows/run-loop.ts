@@ -1,0 +1,331 @@
+import {
+  ApplicationFailure,
+  CancellationScope,
+  allHandlersFinished,
+  condition,
+  continueAsNew,
+  isCancellation,
+  upsertMemo,
+  workflowInfo,
+} from '@temporalio/workflow';
+import {
+  describeIssues,
+  planResultSchema,
+  type FinalResponse,
+  type InterventionPoint,
+  type ParsedPlanResult,
+  type PlanResult,
+  type RunInput,
+  type RunResult,
+  type ToolCall,
+  type ToolOutput,
+} from '../contracts';
+import type { HookAction, HookEvent } from './agent-hooks';
+import { recordAgentState } from './agent-state';
+import { runAwait } from './await-step';
+import { addToolOutputs, describeCap } from './budget';
+import { CallRunner } from './call-runner';
+import { workflowNowMs } from './clock';
+import { closedOutput } from './outputs';
+import type { Planner, PlannerContext } from './planner';
+import { renderTemplate } from './render';
+import type { RunState } from './run-state';
+import { RunTerminated } from './run-terminated';
+
+/**
+ * The Think-Act-Observe loop of one run: planner turns, tool turns and awaits, with safe
+ * points between them where control requests take effect. Deterministic; its only I/O is
+ * activities scheduled by planners and tools.
+ */
+export class RunLoop {
+  private activeScope: CancellationScope | undefined;
+  private readonly calls: CallRunner;
+  /** Set when the run is about to continue as new: long polls answer so handlers can finish. */
+  closing = false;
+
+  constructor(
+    readonly state: RunState,
+    private readonly planner: Planner,
+    private readonly rootScope: CancellationScope,
+  ) {
+    this.calls = new CallRunner(state, {
+      checkpoint: (point, event, tool) => this.checkpoint(point, event, tool),
+      waitFor: (done) => this.waitFor(done),
+      setActiveScope: (scope) => {
+        this.activeScope = scope;
+      },
+    });
+  }
+
+  /** Runs the loop to a final response, to termination by kill / cancellation, or continues as new. */
+  async execute(): Promise<RunResult> {
+    const { state } = this;
+    if (state.generation === 0) state.emit({ type: 'run_started', agent: state.agent.name, messageCount: state.messages.length });
+    try {
+      return await this.loop();
+    } catch (err) {
+      if (err instanceof RunTerminated || (isCancellation(err) && this.terminationRequested())) return this.terminate();
+      throw err;
+    }
+  }
+
+  private async loop(): Promise<RunResult> {
+    const { state } = this;
+    let plan: ParsedPlanResult;
+    if (state.generation === 0) {
+      this.markBoundary();
+      await this.checkpoint('before_llm');
+      plan = await this.plan(() => this.planner.planStart({ messages: state.messages }, this.plannerContext()));
+    } else {
+      // A continued execution picks up at the turn boundary where the previous one stopped.
+      plan = await this.resumeTurn(state.toolOutputs.filter((o) => o.turn === state.turn - 1));
+    }
+    for (;;) {
+      if (plan.type === 'final') return this.complete(plan.response);
+      if (state.finalizeReason) {
+        // The planner ignored the Finalize turn; end the run rather than loop past a cap.
+        return this.complete({ text: `Run ended: ${describeCap(state.finalizeReason, state.usage, state.policy)}.` });
+      }
+      const lastOutputs =
+        plan.type === 'await'
+          ? await runAwait(state, { waitFor: (done, timeoutMs) => this.waitFor(done, timeoutMs), fail: (t, m) => this.fail(t, m) }, plan.await)
+          : await this.runToolCalls(plan.calls);
+      state.turn += 1;
+      this.markBoundary();
+      await this.checkpoint('task_boundary');
+      if (state.shouldContinueAsNew()) await this.continueAsNew();
+      plan = await this.resumeTurn(lastOutputs);
+    }
+  }
+
+  /** The planner's next turn, with the Finalize request when a cap was reached. */
+  private async resumeTurn(lastOutputs: readonly ToolOutput[]): Promise<ParsedPlanResult> {
+    const { state } = this;
+    const termination = state.takeTermination();
+    await this.checkpoint('before_llm');
+    return this.plan(() =>
+      this.planner.planResume(
+        { messages: state.messages, toolOutputs: state.toolOutputs, lastOutputs, ...(termination ? { finalize: termination } : {}) },
+        this.plannerContext(),
+      ),
+    );
+  }
+
+  /** One tool turn: plan the calls, let operators see them, run them, count them. */
+  private async runToolCalls(calls: readonly ToolCall[]): Promise<ToolOutput[]> {
+    const { state } = this;
+    const requests = state.planCalls(calls);
+    await this.checkpoint('after_llm', { point: 'after_llm', turn: state.turn, calls: requests });
+    const outputs = await this.calls.runTurn(requests);
+    state.usage = addToolOutputs(state.usage, outputs);
+    await this.checkpoint('after_tool', { point: 'after_tool', turn: state.turn, outputs });
+    return outputs;
+  }
+
+  /**
+   * Names the turn boundary in history (a memo change is an event), so tools can map
+   * "turn N" to an event id and reset the run there.
+   */
+  private markBoundary(): void {
+    upsertMemo({ turnBoundary: this.state.turn });
+  }
+
+  // ---- safe points -------------------------------------------------------------------
+
+  private terminationRequested(): boolean {
+    const { control } = this.state;
+    if (!control.kill && this.rootScope.consideredCancelled) {
+      control.kill = { reason: 'cancellation requested through Temporal', source: 'cancellation' };
+      this.state.emit({ type: 'kill_requested', reason: control.kill.reason, source: 'cancellation' });
+    }
+    return control.kill !== undefined;
+  }
+
+  /**
+   * A safe point: ends the run if a kill is pending, runs the agent's hook and applies
+   * queued modifications for this point, and waits here while the run is paused.
+   *
+   * @throws RunTerminated when the run must end.
+   */
+  private async checkpoint(point: InterventionPoint, hookEvent?: HookEvent, tool?: string): Promise<HookAction | undefined> {
+    const { state } = this;
+    if (this.terminationRequested()) throw new RunTerminated();
+    const event = hookEvent ?? (point === 'before_llm' || point === 'task_boundary' ? { point, turn: state.turn, messages: state.messages } : undefined);
+    const action = event ? this.runHook(event) : undefined;
+    if (action?.type === 'pause') this.requestPause(action.reason);
+    if (state.control.hitBreakpoint(point, tool)) this.requestPause(`breakpoint at ${point}${tool ? ` (${tool})` : ''}`);
+    if (state.control.isPauseRequested && !state.control.isPaused) await this.waitWhilePaused(point);
+    if (this.terminationRequested()) throw new RunTerminated();
+    if (point === 'before_llm') this.applyConversationModifications();
+    return action;
+  }
+
+  private async waitWhilePaused(point: InterventionPoint): Promise<void> {
+    const { state } = this;
+    const { control } = state;
+    control.pausedAt = { point, turn: state.turn, sinceMs: workflowNowMs(), historyLength: workflowInfo().historyLength };
+    state.emit({ type: 'paused', point, turn: state.turn, reason: control.pauseReason ?? 'paused' });
+    state.refreshStatus();
+    try {
+      await CancellationScope.cancellable(() => condition(() => !control.isPauseRequested || control.kill !== undefined));
+    } catch (err) {
+      if (!isCancellation(err)) throw err;
+    }
+    const pausedMs = workflowNowMs() - (control.pausedAt?.sinceMs ?? workflowNowMs());
+    control.pausedAt = undefined;
+    if (!this.terminationRequested()) state.emit({ type: 'resumed', pausedMs });
+    state.refreshStatus();
+  }
+
+  /** Asks the run to pause at its next safe point. */
+  requestPause(reason: string): void {
+    const { state } = this;
+    if (state.control.isPauseRequested) return;
+    state.control.pauseReason = reason;
+    state.emit({ type: 'pause_requested', reason });
+    state.refreshStatus();
+  }
+
+  /** Lets a paused (or pausing) run go on. */
+  resume(reason: string | undefined): void {
+    const { state } = this;
+    state.control.pauseReason = undefined;
+    if (!state.control.isPaused) state.emit({ type: 'resumed', pausedMs: 0, ...(reason ? { reason } : {}) });
+    state.refreshStatus();
+  }
+
+  /** Ends the run at once: cancels in-flight calls; the loop records them and terminates. */
+  requestKill(reason: string): void {
+    const { state } = this;
+    if (state.control.kill || state.isTerminal) return;
+    state.control.kill = { reason, source: 'operator' };
+    state.emit({ type: 'kill_requested', reason, source: 'operator' });
+    this.activeScope?.cancel();
+  }
+
+  private runHook(event: HookEvent): HookAction | undefined {
+    const hook = this.state.agent.hooks?.[event.point] as ((e: HookEvent) => HookAction | undefined) | undefined;
+    const action = hook?.(event);
+    if (action) this.state.emit({ type: 'intervention_applied', source: 'hook', kind: action.type, point: event.point, detail: `agent hook: ${action.type}` });
+    return action;
+  }
+
+  private applyConversationModifications(): void {
+    const { state } = this;
+    const items = state.control.take((q) => q.intervention.kind === 'inject_message' || q.intervention.kind === 'override_system_prompt');
+    for (const { id, intervention } of items) {
+      if (intervention.kind === 'inject_message') {
+        state.messages.push({ role: intervention.role, content: intervention.content });
+        state.emit({ type: 'intervention_applied', id, source: 'operator', kind: intervention.kind, point: 'before_llm', detail: `${intervention.role} message injected` });
+      } else if (intervention.kind === 'override_system_prompt') {
+        state.instructionsOverride = intervention.content;
+        state.emit({ type: 'intervention_applied', id, source: 'operator', kind: intervention.kind, point: 'before_llm', detail: 'system prompt overridden' });
+      }
+    }
+  }
+
+  /**
+   * Waits (cancellably) for `done`, a kill, or the timeout. Returns whether `done` holds.
+   *
+   * @throws RunTerminated when a cancellation request arrives while waiting.
+   */
+  private async waitFor(done: () => boolean, timeoutMs?: number): Promise<boolean> {
+    const stop = (): boolean => done() || this.state.control.kill !== undefined;
+    try {
+      await CancellationScope.cancellable(async () => {
+        if (timeoutMs === undefined) await condition(stop);
+        else await condition(stop, timeoutMs);
+      });
+    } catch (err) {
+      if (isCancellation(err) && this.terminationRequested()) throw new RunTerminated();
+      throw err;
+    }
+    return done();
+  }
+
+  // ---- planner turns -----------------------------------------------------------------
+
+  /** Calls the planner in a cancellable scope, validates its result and logs notes. */
+  private async plan(call: () => Promise<PlanResult> | PlanResult): Promise<ParsedPlanResult> {
+    const { state } = this;
+    let raw: PlanResult;
+    try {
+      raw = await CancellationScope.cancellable(async () => {
+        this.activeScope = CancellationScope.current();
+        try {
+          return await call();
+        } finally {
+          this.activeScope = undefined;
+        }
+      });
+    } catch (err) {
+      if (isCancellation(err) && this.terminationRequested()) throw new RunTerminated();
+      if (isCancellation(err) || err instanceof ApplicationFailure) throw err;
+      const message = err instanceof Error ? err.message : String(err);
+      return this.fail('planner_failed', `planner of ${state.agent.name} failed at turn ${state.turn}: ${message}`);
+    }
+    const parsed = planResultSchema.safeParse(raw);
+    if (!parsed.success) return this.fail('invalid_plan', `planner returned an invalid PlanResult at turn ${state.turn}: ${describeIssues(parsed.error)}`);
+    for (const note of parsed.data.notes ?? []) state.emit({ type: 'note', turn: state.turn, note });
+    return parsed.data;
+  }
+
+  private plannerContext(): PlannerContext {
+    const { state } = this;
+    const info = workflowInfo();
+    const instructions = state.instructionsOverride ?? state.agent.instructions;
+    return {
+      runId: info.runId,
+      workflowId: info.workflowId,
+      agent: state.agent.name,
+      turn: state.turn,
+      state: recordAgentState(state.plannerState),
+      sessionState: state.sessionState,
+      ...(instructions !== undefined ? { instructions: renderTemplate(instructions, state.sessionState) } : {}),
+      emitNote: (note) => state.emit({ type: 'note', turn: state.turn, note }),
+      recordModelUsage: ({ tokens, modelCalls }) => {
+        state.usage = { ...state.usage, tokens: state.usage.tokens + tokens, modelCalls: state.usage.modelCalls + modelCalls };
+      },
+    };
+  }
+
+  // ---- endings -----------------------------------------------------------------------
+
+  private async complete(proposed: FinalResponse): Promise<RunResult> {
+    const { state } = this;
+    const action = await this.checkpoint('before_commit', { point: 'before_commit', turn: state.turn, response: proposed });
+    const response = action?.type === 'replace_response' ? action.response : proposed;
+    state.emit({ type: 'plan', turn: state.turn, decision: 'final' });
+    state.messages.push({ role: 'assistant', content: response.text });
+    state.emit({ type: 'final', response });
+    state.end('completed');
+    return state.result('completed', response);
+  }
+
+  private terminate(): RunResult {
+    const { state } = this;
+    const cancelled = state.toolOutputs.filter((o) => o.status === 'cancelled' && o.turn === state.turn).map((o) => o.toolCallId);
+    // Planned calls that never reached dispatch are closed too, so the transcript stays consistent.
+    const closing = [...state.pending.values()].map(({ request }) => state.record(closedOutput(request, 'cancelled', 'the run was terminated before this call ran')));
+    state.commit(closing);
+    cancelled.push(...closing.map((o) => o.toolCallId));
+    state.emit({ type: 'run_terminated', reason: state.control.kill?.reason ?? 'terminated', cancelledCalls: cancelled });
+    state.end('terminated');
+    return state.result('terminated');
+  }
+
+  fail(errorType: string, message: string): never {
+    this.state.emit({ type: 'run_failed', errorType, message });
+    this.state.end('failed');
+    throw ApplicationFailure.nonRetryable(message, errorType);
+  }
+
+  /** Continues as new at this turn boundary, carrying compacted state; invisible to clients. */
+  private async continueAsNew(): Promise<never> {
+    const { state } = this;
+    this.closing = true;
+    await condition(allHandlersFinished);
+    const next: RunInput = { ...state.input, continued: state.toCarried() };
+    return continueAsNew<(input: RunInput) => Promise<RunResult>>(next);
+  }
+}

@@ -1,0 +1,313 @@
+import { workflowInfo } from '@temporalio/workflow';
+import {
+  carriedRunStateVersion,
+  defaultRunPolicy,
+  runPolicySchema,
+  type CarriedRunState,
+  type FinalizeReason,
+  type FinalResponse,
+  type JsonValue,
+  type Message,
+  type ParsedRunInput,
+  type RunEventDraft,
+  type RunPolicy,
+  type RunResult,
+  type RunStatus,
+  type RunStatusReport,
+  type Termination,
+  type ToolCall,
+  type ToolOutput,
+  type ToolRequest,
+} from '../contracts';
+import type { AgentDefinition } from './agent-registry';
+import { costReport, describeCap, emptyUsage, reachedCap, type Usage } from './budget';
+import { workflowNowMs } from './clock';
+import { assistantToolCalls, toolResultMessage } from './conversation';
+import { EventLog } from './event-log';
+import { HumanInputs } from './human-inputs';
+import { RunControl } from './run-control';
+
+const terminal: readonly RunStatus[] = ['completed', 'failed', 'terminated'];
+
+/** Turns whose tool results are kept whole when a run continues as new; older ones are compacted. */
+const keptTurns = 20;
+
+/**
+ * The durable state of one run and its bookkeeping: conversation, outputs, budgets used,
+ * status, the event log, and what operators and humans have asked for. No awaits here: the
+ * loop (run-loop.ts) acts on this state, message handlers change it.
+ */
+export class RunState {
+  readonly log: EventLog;
+  readonly control = new RunControl();
+  readonly human = new HumanInputs();
+  policy: RunPolicy;
+  readonly messages: Message[];
+  readonly toolOutputs: ToolOutput[];
+  readonly plannerState: Record<string, JsonValue>;
+  readonly sessionState: Record<string, JsonValue>;
+  /** Calls of the current plan: planned (not yet dispatched) or in flight. */
+  readonly pending = new Map<string, { request: ToolRequest; dispatched: boolean }>();
+  usage: Usage;
+  finalizeReason: FinalizeReason | undefined;
+  /** A finalize decided but not yet handed to the planner. */
+  private pendingTermination: Termination | undefined;
+  turn: number;
+  instructionsOverride: string | undefined;
+  /** Called after every reported status change (the workflow mirrors it to a search attribute). */
+  onStatusChange: ((status: RunStatus) => void) | undefined;
+  private readonly usedCallIds = new Set<string>();
+  private readonly startedAtMs: number;
+  private idleMs: number;
+  private idleSinceMs: number | undefined;
+  private baseStatus: RunStatus = 'running';
+  private reportedStatus: RunStatus = 'running';
+  readonly generation: number;
+
+  constructor(
+    readonly input: ParsedRunInput,
+    readonly agent: AgentDefinition,
+    carried?: CarriedRunState,
+  ) {
+    this.policy = carried?.policy ?? runPolicySchema.parse({ ...defaultRunPolicy, ...agent.policy, ...input.policy });
+    this.messages = carried?.messages ?? [...input.history, ...input.messages].map((m) => ({ ...m }));
+    this.toolOutputs = carried?.toolOutputs ?? [];
+    this.plannerState = carried?.plannerState ?? {};
+    this.sessionState = carried?.sessionState ?? { ...input.sessionState };
+    this.usage = carried?.usage ?? emptyUsage();
+    this.finalizeReason = carried?.finalizeReason;
+    this.pendingTermination = carried?.pendingTermination;
+    this.turn = carried?.turn ?? 0;
+    this.instructionsOverride = carried?.instructionsOverride;
+    this.startedAtMs = carried ? Date.parse(carried.startedAt) : workflowNowMs();
+    this.idleMs = carried?.idleMs ?? 0;
+    this.generation = carried?.generation ?? 0;
+    this.log = new EventLog(carried?.nextSeq ?? 1, carried?.events ?? []);
+    for (const m of this.messages) if (m.role === 'assistant') for (const c of m.toolCalls ?? []) this.usedCallIds.add(c.id);
+    const breakpoints = carried?.control.breakpoints ?? input.breakpoints;
+    for (const b of breakpoints) this.control.setBreakpoint(b.point, b.tool, b.once);
+    if (carried) {
+      this.control.pauseReason = carried.control.pauseReason;
+      for (const b of carried.control.blockedTools) this.control.block(b.name, b.reason);
+      this.control.restoreQueue(carried.control.queued, carried.control.nextInterventionId);
+      for (const name of carried.alwaysApproved) this.human.alwaysApproved.add(name);
+    }
+  }
+
+  // ---- status ------------------------------------------------------------------------
+
+  get status(): RunStatus {
+    return this.reportedStatus;
+  }
+
+  get isTerminal(): boolean {
+    return terminal.includes(this.baseStatus);
+  }
+
+  /** Marks the run completed / failed / terminated. */
+  end(status: 'completed' | 'failed' | 'terminated'): void {
+    this.baseStatus = status;
+    this.refreshStatus();
+  }
+
+  /** Recomputes the reported status (pause and human waits layered over the lifecycle) and logs a change. */
+  refreshStatus(): void {
+    const to: RunStatus = this.isTerminal
+      ? this.baseStatus
+      : this.control.isPaused && this.control.isPauseRequested
+        ? 'paused'
+        : this.control.isPauseRequested
+          ? 'pausing'
+          : this.human.isWaiting
+            ? 'awaiting'
+            : this.baseStatus;
+    this.trackIdle(!this.isTerminal && (to === 'paused' || to === 'awaiting' || this.control.isPaused));
+    if (to === this.reportedStatus) return;
+    const from = this.reportedStatus;
+    this.reportedStatus = to;
+    this.emit({ type: 'status_changed', from, to });
+    this.onStatusChange?.(to);
+  }
+
+  emit(draft: RunEventDraft): void {
+    this.log.append(draft);
+  }
+
+  // ---- time --------------------------------------------------------------------------
+
+  private trackIdle(idle: boolean): void {
+    const now = workflowNowMs();
+    if (idle && this.idleSinceMs === undefined) this.idleSinceMs = now;
+    if (!idle && this.idleSinceMs !== undefined) {
+      this.idleMs += now - this.idleSinceMs;
+      this.idleSinceMs = undefined;
+    }
+  }
+
+  /** Paused, or waiting for a human: the time budget stands still. */
+  get isIdle(): boolean {
+    return this.idleSinceMs !== undefined;
+  }
+
+  /** Run time so far, excluding time spent paused or waiting for humans. */
+  elapsedMs(): number {
+    const idleNow = this.idleSinceMs !== undefined ? workflowNowMs() - this.idleSinceMs : 0;
+    return workflowNowMs() - this.startedAtMs - this.idleMs - idleNow;
+  }
+
+  // ---- budgets -----------------------------------------------------------------------
+
+  /** Hands a decided finalize to the planner exactly once; decides one when a cap is reached. */
+  takeTermination(): Termination | undefined {
+    if (!this.finalizeReason) {
+      const reason = reachedCap(this.usage, this.policy, this.elapsedMs());
+      if (reason) this.requestFinalize(reason);
+    }
+    const termination = this.pendingTermination;
+    this.pendingTermination = undefined;
+    return termination;
+  }
+
+  requestFinalize(reason: FinalizeReason): void {
+    if (this.finalizeReason) return;
+    this.finalizeReason = reason;
+    const message = describeCap(reason, this.usage, this.policy);
+    this.emit({ type: 'finalize_requested', reason, message });
+    this.pendingTermination = { reason, message };
+  }
+
+  cost() {
+    return costReport(this.usage, this.policy, this.elapsedMs());
+  }
+
+  // ---- conversation ------------------------------------------------------------------
+
+  /** Assigns call ids, opens the calls in the conversation and logs the plan. */
+  planCalls(calls: readonly ToolCall[]): ToolRequest[] {
+    const requests = calls.map((call, index) => {
+      const base = call.id ?? `call_${this.turn}_${index}`;
+      let id = base;
+      for (let n = 2; this.usedCallIds.has(id); n++) id = `${base}#${n}`;
+      this.usedCallIds.add(id);
+      return { toolCallId: id, name: call.name, args: call.args, turn: this.turn };
+    });
+    for (const request of requests) this.pending.set(request.toolCallId, { request, dispatched: false });
+    // The assistant message opens the calls now, so every later ending can close them.
+    this.messages.push(assistantToolCalls(requests));
+    this.emit({ type: 'plan', turn: this.turn, decision: 'tool_calls', toolCalls: requests.map((r) => ({ toolCallId: r.toolCallId, name: r.name })) });
+    return requests;
+  }
+
+  /** Records an output as it arrives: applies its session changes and logs the result. */
+  record(output: ToolOutput): ToolOutput {
+    this.pending.delete(output.toolCallId);
+    for (const [key, value] of Object.entries(output.sessionStateChanges ?? {})) {
+      if (value === null) delete this.sessionState[key];
+      else this.sessionState[key] = value;
+    }
+    if (output.sessionStateChanges) this.emit({ type: 'session_state_changed', toolCallId: output.toolCallId, changes: output.sessionStateChanges });
+    this.emit({
+      type: 'tool_result',
+      turn: output.turn,
+      toolCallId: output.toolCallId,
+      name: output.name,
+      status: output.status,
+      resultBytes: output.resultBytes,
+      ...(output.resultOmitted ? { resultOmitted: true } : {}),
+      ...(output.error ? { error: output.error } : {}),
+      ...(output.retryHint ? { retryHint: output.retryHint } : {}),
+      durationMs: output.telemetry.durationMs,
+    });
+    return output;
+  }
+
+  /** Puts recorded outputs into the transcript, in call order. */
+  commit(outputs: readonly ToolOutput[]): void {
+    for (const output of outputs) {
+      this.toolOutputs.push(output);
+      this.messages.push(toolResultMessage(output));
+    }
+  }
+
+  // ---- reports -----------------------------------------------------------------------
+
+  /** The run's result once it ended. */
+  result(status: 'completed' | 'terminated', response?: FinalResponse): RunResult {
+    return {
+      status,
+      ...(response ? { final: response } : {}),
+      ...(this.finalizeReason ? { finalizeReason: this.finalizeReason } : {}),
+      iterations: this.usage.iterations,
+      cost: this.cost(),
+      sessionState: this.sessionState,
+      lastEventSeq: this.log.lastSeq,
+    };
+  }
+
+  /** Snapshot for the status query. */
+  statusReport(): RunStatusReport {
+    return {
+      status: this.status,
+      agent: this.agent.name,
+      iteration: this.usage.iterations,
+      turn: this.turn,
+      pendingCalls: [...this.pending.values()].map(({ request, dispatched }) => ({ toolCallId: request.toolCallId, name: request.name, dispatched })),
+      ...(this.finalizeReason ? { finalizeReason: this.finalizeReason } : {}),
+      ...(this.control.pausedAt ? { pausedAt: { point: this.control.pausedAt.point, turn: this.control.pausedAt.turn } } : {}),
+      ...(this.control.pauseReason ? { pauseReason: this.control.pauseReason } : {}),
+      sessionState: this.sessionState,
+      control: {
+        blockedTools: this.control.blockedTools,
+        breakpoints: this.control.breakpointList,
+        queuedInterventions: this.control.queued.map((q) => ({ id: q.id, kind: q.intervention.kind })),
+      },
+      cost: this.cost(),
+      lastEventSeq: this.log.lastSeq,
+    };
+  }
+
+  /** True when history is long enough that the run should continue as new at this boundary. */
+  shouldContinueAsNew(): boolean {
+    const info = workflowInfo();
+    return info.continueAsNewSuggested || info.historyLength >= this.policy.continueAsNewAfterEvents;
+  }
+
+  /**
+   * The state to carry into the next execution. Old turns' results are compacted: the
+   * transcript keeps what the planner saw, outputs older than the last turns drop their result.
+   */
+  toCarried(maxEvents = 2_000): CarriedRunState {
+    const oldest = this.turn - keptTurns;
+    const toolOutputs = this.toolOutputs.map((o) =>
+      o.turn >= oldest || o.result === undefined
+        ? o
+        : (({ result: _dropped, ...rest }) => ({ ...rest, resultOmitted: true, resultOmittedReason: 'compacted' as const }))(o),
+    );
+    return {
+      schemaVersion: carriedRunStateVersion,
+      policy: this.policy,
+      messages: this.messages,
+      toolOutputs,
+      plannerState: this.plannerState,
+      sessionState: this.sessionState,
+      usage: this.usage,
+      ...(this.finalizeReason ? { finalizeReason: this.finalizeReason } : {}),
+      ...(this.pendingTermination ? { pendingTermination: this.pendingTermination } : {}),
+      turn: this.turn,
+      startedAt: new Date(this.startedAtMs).toISOString(),
+      idleMs: this.idleMs,
+      ...(this.instructionsOverride !== undefined ? { instructionsOverride: this.instructionsOverride } : {}),
+      control: {
+        ...(this.control.pauseReason !== undefined ? { pauseReason: this.control.pauseReason } : {}),
+        breakpoints: this.control.breakpointList,
+        blockedTools: this.control.blockedList,
+        queued: this.control.queued.map((q) => ({ id: q.id, intervention: q.intervention })),
+        nextInterventionId: this.control.peekNextId,
+      },
+      alwaysApproved: [...this.human.alwaysApproved],
+      events: this.log.tail(maxEvents),
+      nextSeq: this.log.lastSeq + 1,
+      generation: this.generation + 1,
+    };
+  }
+}
