@@ -1,7 +1,7 @@
 import { AgentClient } from '../agent-client';
 import type { TemporalConfig } from '../../worker/config';
 import { parseCommandArgs, splitCommand } from './args';
-import type { Command } from './command';
+import type { Command, Terminal } from './command';
 import { commands, findCommand } from './commands';
 import { resolveConfig } from './connection';
 import { ExitCode, UsageError, errorMessage, exitCodeFor } from './exit-codes';
@@ -21,6 +21,8 @@ export interface CliIo {
   /** Receives each error line (without newline). */
   stderr(line: string): void;
   readonly env: NodeJS.ProcessEnv;
+  /** stdin and prompts, for `interactive`; absent when there is none. */
+  readonly terminal?: Terminal;
   connect(config: TemporalConfig): Promise<Connected>;
 }
 
@@ -72,7 +74,7 @@ export async function runAgentctl(argv: readonly string[], io: CliIo): Promise<E
     const action = command.prepare(args);
     const config = resolveConfig(io.env, args);
     connected = await io.connect(config);
-    await action({ agents: connected.agents, out: new Output(io.stdout, args.flag('json')) });
+    await action({ agents: connected.agents, out: new Output(io.stdout, args.flag('json')), ...(io.terminal ? { terminal: io.terminal } : {}) });
     return ExitCode.ok;
   } catch (err) {
     io.stderr(`agentctl: ${errorMessage(err)}`);

@@ -14,6 +14,7 @@ void runAgentctl(process.argv.slice(2), {
   stdout: (line) => process.stdout.write(`${line}\n`),
   stderr: (line) => process.stderr.write(`${line}\n`),
   env: process.env,
+  terminal: { input: process.stdin, isTTY: process.stdin.isTTY === true, prompt: (text) => process.stdout.write(text) },
   connect: connectAgents,
 }).then((code) => {
   process.exitCode = code;

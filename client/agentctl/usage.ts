@@ -14,14 +14,15 @@ const exitCodes = 'exit codes: 0 ok, 1 other error, 2 usage or invalid input, 3 
 
 /** `agentctl --help`: the command list, global options and exit codes. */
 export function generalUsage(commands: readonly Command[]): string {
-  const width = Math.max(...commands.map((c) => c.name.length));
+  const names = commands.map((c) => [c.name, ...(c.aliases ?? [])].join(', '));
+  const width = Math.max(...names.map((n) => n.length));
   return [
     'usage: agentctl <command> [options]',
     '',
     'Operate agent runs (Temporal workflows of type agentRun). RUN is a workflow id.',
     '',
     'commands:',
-    ...commands.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
+    ...commands.map((c, i) => `  ${(names[i] ?? c.name).padEnd(width)}  ${c.summary}`),
     '',
     'global options (any command):',
     ...optionLines(globalOptions),
@@ -38,6 +39,8 @@ export function generalUsage(commands: readonly Command[]): string {
 export function commandUsage(command: Command): string {
   const positionals = command.positionals.map((p) => ` ${p}`).join('');
   const lines = [`usage: agentctl ${command.name}${positionals} [options]`, '', command.summary, ''];
+  if (command.aliases?.length) lines.splice(3, 0, `alias: ${command.aliases.join(', ')}`);
+  if (command.details) lines.push(command.details, '');
   if (Object.keys(command.options).length > 0) lines.push('options:', ...optionLines(command.options), '');
   lines.push('global options:', ...optionLines(globalOptions), '');
   if (command.examples.length > 0) lines.push('examples:', ...command.examples.map((e) => `  agentctl ${e}`), '');

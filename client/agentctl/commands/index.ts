@@ -1,5 +1,6 @@
 import type { Command } from '../command';
 import { budgetCommand } from './budget';
+import { approveCommand, editCommand, rejectCommand, replaceCommand } from './decisions';
 import { eventsCommand, resultCommand, statusCommand } from './inspect';
 import {
   blockCommand,
@@ -10,8 +11,10 @@ import {
   systemPromptCommand,
   unblockCommand,
 } from './interventions';
+import { interactiveCommand } from './interactive';
 import { killCommand, pauseCommand, resumeCommand } from './lifecycle';
 import { listCommand } from './list';
+import { answerCommand, pendingCommand } from './pending';
 import { startCommand } from './start';
 
 /** Every command, in the order help lists them. */
@@ -32,9 +35,16 @@ export const commands: readonly Command[] = [
   unblockCommand,
   breakpointCommand,
   budgetCommand,
+  pendingCommand,
+  approveCommand,
+  rejectCommand,
+  editCommand,
+  replaceCommand,
+  answerCommand,
+  interactiveCommand,
 ];
 
 /** The command called `name`, if any. */
 export function findCommand(name: string): Command | undefined {
-  return commands.find((c) => c.name === name);
+  return commands.find((c) => c.name === name || c.aliases?.includes(name));
 }

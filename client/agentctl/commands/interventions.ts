@@ -23,6 +23,7 @@ const fieldFlags = {
 function interventionCommand(spec: {
   name: string;
   summary: string;
+  details?: string;
   options: OptionSpecs;
   examples: readonly string[];
   build: (args: ParsedArgs) => Intervention;
@@ -30,6 +31,7 @@ function interventionCommand(spec: {
   return {
     name: spec.name,
     summary: spec.summary,
+    ...(spec.details ? { details: spec.details } : {}),
     positionals: ['RUN'],
     options: spec.options,
     examples: spec.examples,
@@ -80,7 +82,10 @@ export const systemPromptCommand = interventionCommand({
 /** `edit-call RUN --call ID --args JSON`: replaces the arguments of a pending call. */
 export const editCallCommand = interventionCommand({
   name: 'edit-call',
-  summary: 'replace the arguments of a call that is not yet dispatched',
+  summary: 'intervention: change the arguments of a planned call not yet dispatched (see edit)',
+  details:
+    'An operator intervention on any planned call, queued for its safe point; the call needs no confirmation.\n' +
+    'To decide a call that waits for confirmation (see pending), use edit: it answers the approval request.',
   options: {
     call: { type: 'string', value: 'ID', description: 'tool call id (required)' },
     args: { type: 'string', value: 'JSON', description: 'the new arguments (required)' },

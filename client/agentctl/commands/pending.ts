@@ -1,0 +1,70 @@
+import { jsonObjectSchema } from '../../../contracts';
+import type { Command } from '../command';
+import { answerKindOf, buildAnswer, findOpenItem, type AnswerFlags } from '../hitl/answers';
+import { renderPending, renderRemaining } from '../hitl/render';
+
+/** `pending RUN`: calls waiting for confirmation and the open await barrier. */
+export const pendingCommand: Command = {
+  name: 'pending',
+  summary: 'show what a run waits on from humans: calls to approve, open await items',
+  positionals: ['RUN'],
+  options: {},
+  examples: ['pending run-watchlist-k3j9x2ab', 'pending run-watchlist-k3j9x2ab --json'],
+  prepare(args) {
+    const runId = args.positional(0);
+    return async (ctx) => {
+      const pending = await ctx.agents.pendingInputs(runId);
+      ctx.out.emit(pending, () => renderPending(runId, pending));
+    };
+  },
+};
+
+/**
+ * `answer RUN --item ID …`: answers one item of the open await. The item's kind comes from
+ * the run (pendingInputs query); the flags must fit it.
+ */
+export const answerCommand: Command = {
+  name: 'answer',
+  summary: 'answer an open await item (--text, --choose, or --result / --error)',
+  details:
+    'The kind of the item comes from the run: a clarification takes --text (and --fields for its missing fields),\n' +
+    'questions take --choose per question, external tools take --result or --error per call. The run checks the answer.',
+  positionals: ['RUN'],
+  options: {
+    item: { type: 'string', value: 'ID', description: 'await item id (required; see pending)' },
+    text: { type: 'string', value: 'TEXT', description: 'clarification: the answer' },
+    fields: { type: 'string', value: 'JSON', description: 'clarification: values of its missing fields, e.g. {"city":"Paris"}' },
+    choose: {
+      type: 'string',
+      multiple: true,
+      value: 'QUESTION=OPT[,OPT...]',
+      description: 'questions: option ids for a question (QUESTION= may be left out when there is one question)',
+    },
+    result: { type: 'string', multiple: true, value: 'CALLID=JSON', description: 'external tools: the result of a call (CALLID= may be left out for one call)' },
+    error: { type: 'string', multiple: true, value: 'CALLID=MESSAGE', description: 'external tools: the call failed with MESSAGE' },
+  },
+  examples: [
+    'answer run-1 --item city --text Paris --fields \'{"city":"Paris"}\'',
+    'answer run-1 --item prefs --choose color=blue --choose sizes=s,m',
+    'answer run-1 --item quotes --result \'ext_1={"symbol":"AAPL","price":1,"currency":"USD"}\'',
+  ],
+  prepare(args) {
+    const runId = args.positional(0);
+    const itemId = args.requiredString('item');
+    const text = args.string('text');
+    const fields = args.json('fields', jsonObjectSchema);
+    const flags: AnswerFlags = {
+      ...(text !== undefined ? { text } : {}),
+      ...(fields !== undefined ? { fields } : {}),
+      choose: args.strings('choose'),
+      results: args.strings('result'),
+      errors: args.strings('error'),
+    };
+    answerKindOf(flags);
+    return async (ctx) => {
+      const { item } = findOpenItem(await ctx.agents.pendingInputs(runId), itemId);
+      const pending = await ctx.agents.answer(runId, buildAnswer(item, flags));
+      ctx.out.emit(pending, () => [`answered ${itemId} on ${runId}`, renderRemaining(pending)]);
+    };
+  },
+};
