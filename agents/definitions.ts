@@ -4,11 +4,13 @@
  */
 import { registerAgent } from '../workflows/agent-registry';
 import { guardedAgent, scriptedAgent } from './toolbox/definition';
-import { scriptedWatchlistAgent, watchlistAgent } from './watchlist/definition';
+import { scriptedWatchlistAgent, watchlistAgent, watchlistLlmAgent, watchlistReportAgent } from './watchlist/definition';
 
 registerAgent(scriptedAgent);
 registerAgent(guardedAgent);
 registerAgent(watchlistAgent);
 registerAgent(scriptedWatchlistAgent);
+registerAgent(watchlistLlmAgent);
+registerAgent(watchlistReportAgent);
 
-export { guardedAgent, scriptedAgent, scriptedWatchlistAgent, watchlistAgent };
+export { guardedAgent, scriptedAgent, scriptedWatchlistAgent, watchlistAgent, watchlistLlmAgent, watchlistReportAgent };

@@ -1,7 +1,9 @@
 /**
  * The main job: `npm run demo`. Starts (or reuses) a local Temporal dev server, runs a worker
  * in this process, starts a watchlist agent run, prints its events live and its result.
- * Needs no API key: the watchlist agent plans with deterministic rules.
+ * Needs no API key: the watchlist agent plans with deterministic rules. With OPENAI_API_KEY or
+ * OPENAI_BASE_URL set, the demo runs `watchlist-llm` instead, planned by that model endpoint
+ * (OPENAI_MODEL picks the model; default the agent's).
  */
 import { allToolImplementations } from '../agents';
 import { temporalConfigFromEnv } from '../worker/config';
@@ -19,7 +21,11 @@ async function main(): Promise<void> {
     await worker.runUntil(async () => {
       const agents = await AgentClient.connect(config);
       const sessionState = { watchlist: ['TSLA'] };
-      const { workflowId } = await agents.start({ agent: 'watchlist', messages: [{ role: 'user', content: message }], sessionState });
+      const useModel = Boolean(process.env.OPENAI_API_KEY || process.env.OPENAI_BASE_URL);
+      const agent = useModel ? 'watchlist-llm' : 'watchlist';
+      const plannerOptions = useModel && process.env.OPENAI_MODEL ? { plannerOptions: { model: process.env.OPENAI_MODEL } } : {};
+      const { workflowId } = await agents.start({ agent, messages: [{ role: 'user', content: message }], sessionState, ...plannerOptions });
+      console.log(`agent ${agent}: ${useModel ? 'planned by the model at OPENAI_BASE_URL / OpenAI' : 'planned by rules (set OPENAI_API_KEY or OPENAI_BASE_URL to use a model)'}`);
       console.log(`started run ${workflowId}: "${message}" (session watchlist: ${sessionState.watchlist.join(', ')})`);
       if (server.uiUrl) console.log(`watch it in the Web UI: ${server.uiUrl}/namespaces/${server.namespace}/workflows/${workflowId}`);
       for await (const event of agents.follow(workflowId)) {

@@ -1,6 +1,7 @@
 import { NativeConnection, Worker, bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { createActivities } from '../activities';
-import type { ToolImplementation } from '../activities';
+import type { ActivityDependencies, ToolImplementation } from '../activities';
+import { createModelActivities, openAIFromEnv } from '../activities/model';
 import { connectionOptions, type TemporalConfig } from './config';
 
 /** Path of the workflow bundle's entry module. */
@@ -19,6 +20,11 @@ export interface AgentWorkerOptions {
   readonly workflowBundle?: WorkflowBundleWithSourceMap;
   readonly connection?: NativeConnection;
   readonly identity?: string;
+  /**
+   * Runtime activities (the model activity of LLM planners). Default: `callModel` with the
+   * OpenAI client from OPENAI_API_KEY / OPENAI_BASE_URL (calls fail with `model_config` when unset).
+   */
+  readonly runtime?: ActivityDependencies['runtime'];
 }
 
 /**
@@ -35,7 +41,7 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Wo
     namespace: options.config.namespace,
     taskQueue: options.config.taskQueue,
     workflowBundle: options.workflowBundle ?? (await buildWorkflowBundle()),
-    activities: createActivities({ tools: options.tools }),
+    activities: createActivities({ tools: options.tools, runtime: options.runtime ?? createModelActivities({ openai: openAIFromEnv() }) }),
     ...(options.identity ? { identity: options.identity } : {}),
   });
 }

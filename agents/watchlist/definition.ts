@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defineTool, type JsonValue, type PlanResult, type ToolOutput } from '../../contracts';
 import type { AgentDefinition } from '../../workflows/agent-registry';
+import { defineLlmAgent } from '../../workflows/planners/llm';
 import { createScriptedPlanner } from '../../workflows/planners/scripted';
 import type { Planner, PlannerContext } from '../../workflows/planner';
 
@@ -116,3 +117,35 @@ export const scriptedWatchlistAgent: AgentDefinition = {
   description: 'The watchlist agent, planned by a script.',
   createPlanner: createScriptedPlanner,
 };
+
+/**
+ * The watchlist agent planned by a model (seed 003, OpenAI Chat Completions): the same tools
+ * and instructions, with `{watchlist}` rendered from session state on every turn. The model
+ * may ask the user a clarifying question (the run then waits on an await barrier).
+ */
+export const watchlistLlmAgent = defineLlmAgent({
+  name: 'watchlist-llm',
+  description: "Keeps the user's stock watchlist and quotes it, planned by a model.",
+  instructions: watchlistAgent.instructions,
+  tools: watchlistAgent.tools,
+  llm: { model: 'gpt-4o-mini', humanTools: { clarification: true } },
+});
+
+/** The structured answer of `watchlist-llm-report`. */
+export const watchlistReportSchema = z.object({
+  watchlist: z.array(z.string()),
+  quotes: z.array(z.object({ symbol: z.string(), price: z.number() })),
+  summary: z.string(),
+});
+
+/** The model-planned watchlist agent whose final answer is a validated {@link watchlistReportSchema} report. */
+export const watchlistReportAgent = defineLlmAgent({
+  name: 'watchlist-llm-report',
+  description: 'Quotes the watchlist and answers with a structured report, planned by a model.',
+  instructions: watchlistAgent.instructions,
+  tools: watchlistAgent.tools,
+  llm: {
+    model: 'gpt-4o-mini',
+    outputSchema: { name: 'watchlist_report', description: 'The watchlist with the latest quotes.', schema: watchlistReportSchema },
+  },
+});

@@ -44,6 +44,11 @@ export interface LlmPlannerConfig {
   readonly humanTools?: HumanToolsConfig;
   /** Times the model may correct an invalid final answer or human-tool call in one turn. Default 2. */
   readonly maxRepairTurns?: number;
+  /**
+   * New messages above this many JSON bytes are not put in the model activity's input; the
+   * worker reads them through the transcript query instead. Default 32 KiB.
+   */
+  readonly maxInlineTranscriptBytes?: number;
   readonly activity?: ModelActivityOptions;
 }
 

@@ -34,7 +34,6 @@ export {
 } from './model-call';
 export { modelErrorTypeSchema, nonRetryableModelErrorTypes, modelErrorAdvice, isModelErrorType, type ModelErrorType } from './errors';
 export { emptyDigest, chainDigest, prefixDigests, canonicalJson, fnv1a64 } from './digest';
-export { renderInstructions } from './render-instructions';
 export { answerToStep, parseToolArguments, finalizeNotice, type AnswerStep, type AnswerContext } from './answer-to-plan';
-export { unsentMessages, markSent, sentWindow, type TranscriptWindow } from './transcript-window';
+export { unsentMessages, markSent, sentWindow, defaultMaxInlineTranscriptBytes, type TranscriptWindow } from './transcript-window';
 export { modelActivityCaller, toRunFailure, modelRunFailure, type ModelCaller } from './model-activity-proxy';

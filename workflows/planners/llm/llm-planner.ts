@@ -5,7 +5,6 @@ import { defaultMaxRepairTurns, llmRunOptionsSchema, type LlmPlannerConfig } fro
 import { enabledHumanTools } from './human-tools';
 import { modelActivityCaller, modelRunFailure, type ModelCaller } from './model-activity-proxy';
 import type { ModelCallInput } from './model-call';
-import { renderInstructions } from './render-instructions';
 import { markSent, sentWindow, unsentMessages } from './transcript-window';
 
 /** What {@link createLlmPlanner} needs. */
@@ -21,8 +20,9 @@ export interface LlmPlannerSetup {
 
 /**
  * A planner that asks a model, through the `callModel` activity, what to do next. Each call
- * carries only the messages the model has not seen (plus the rendered instructions), so a
- * turn adds roughly constant bytes to workflow history; the worker supplies the rest.
+ * carries only the messages the model has not seen, plus the system instructions as the
+ * runtime rendered them for this turn, so a turn adds roughly constant bytes to workflow
+ * history; the worker supplies the rest of the conversation.
  *
  * @throws Error when the run's plannerOptions are invalid (the run fails with `invalid_input`).
  * Turns throw ApplicationFailure with a model error type (see errors.ts) when the model
@@ -41,8 +41,9 @@ export function createLlmPlanner(setup: LlmPlannerSetup): Planner {
   const callModel = setup.callModel ?? modelActivityCaller(config.activity);
 
   const decide = async (messages: readonly Message[], ctx: PlannerContext, finalize?: Termination): Promise<PlanResult> => {
-    let window = unsentMessages(ctx.state, messages);
-    const instructions = ctx.instructions !== undefined ? renderInstructions(ctx.instructions, ctx.sessionState) : undefined;
+    let window = unsentMessages(ctx.state, messages, config.maxInlineTranscriptBytes);
+    // The runtime renders `{key}` placeholders from session state before every turn.
+    const instructions = ctx.instructions;
     const extraMessages: Message[] = finalize ? [finalizeNotice(finalize)] : [];
     const answerContext: AnswerContext = {
       turn: ctx.turn,

@@ -16,7 +16,7 @@ export const modelCallInputSchema = z.object({
   agent: z.string().min(1),
   model: z.string().min(1),
   turn: z.number().int().nonnegative(),
-  /** System instructions rendered from session state for this call; absent: no system message. */
+  /** System instructions as rendered from session state for this turn; absent: no system message. */
   instructions: z.string().optional(),
   /** Messages `[0, baseCount)` of the run were sent before; the worker supplies them. */
   baseCount: z.number().int().nonnegative(),

@@ -1,4 +1,4 @@
-import type { Message } from '../../../contracts';
+import { jsonByteLength, type Message } from '../../../contracts';
 import type { AgentState } from '../../planner';
 import { chainDigest, emptyDigest } from './digest';
 
@@ -16,11 +16,17 @@ export interface TranscriptWindow {
   readonly nextDigest: string;
 }
 
+/** Default of the inline budget of {@link unsentMessages}. */
+export const defaultMaxInlineTranscriptBytes = 32 * 1024;
+
 /**
  * What of `messages` has not been sent to the model yet, from the planner's durable state.
  * If the transcript is shorter than what was sent (it was compacted), everything is resent.
+ * New messages larger than `maxInlineBytes` (a long session history, many large tool
+ * results) are passed by reference instead: the window then covers them in its base, and the
+ * worker reads them through the transcript query, so no activity input grows unbounded.
  */
-export function unsentMessages(state: AgentState, messages: readonly Message[]): TranscriptWindow {
+export function unsentMessages(state: AgentState, messages: readonly Message[], maxInlineBytes = defaultMaxInlineTranscriptBytes): TranscriptWindow {
   const storedCount = state.get(sentCountKey);
   const storedDigest = state.get(digestKey);
   let baseCount = typeof storedCount === 'number' ? storedCount : 0;
@@ -30,7 +36,11 @@ export function unsentMessages(state: AgentState, messages: readonly Message[]):
     baseDigest = emptyDigest;
   }
   const newMessages = messages.slice(baseCount);
-  return { baseCount, baseDigest, newMessages, nextCount: messages.length, nextDigest: chainDigest(baseDigest, newMessages) };
+  const nextDigest = chainDigest(baseDigest, newMessages);
+  if (newMessages.length && jsonByteLength(newMessages) > maxInlineBytes) {
+    return { baseCount: messages.length, baseDigest: nextDigest, newMessages: [], nextCount: messages.length, nextDigest };
+  }
+  return { baseCount, baseDigest, newMessages, nextCount: messages.length, nextDigest };
 }
 
 /** Records that a window was delivered to the model, so later calls carry only what follows. */

@@ -1,0 +1,50 @@
+import { ApplicationFailure } from '@temporalio/activity';
+import { APIConnectionError, APIError, APIUserAbortError } from 'openai';
+import type { ModelErrorType } from '../../workflows/planners/llm';
+
+/** Longest provider-requested retry delay we honour; longer waits fall back to the retry policy. */
+const maxRetryAfterMs = 5 * 60_000;
+
+/**
+ * Delay the provider asked for, from `retry-after-ms` or `retry-after` (seconds or an HTTP
+ * date), or undefined when absent or unreasonable.
+ */
+export function retryAfterMs(headers: Pick<Headers, 'get'> | undefined, nowMs: number = Date.now()): number | undefined {
+  const ms = Number(headers?.get('retry-after-ms') ?? NaN);
+  if (Number.isFinite(ms) && ms >= 0) return Math.min(ms, maxRetryAfterMs);
+  const value = headers?.get('retry-after');
+  if (!value) return undefined;
+  const seconds = Number(value);
+  const delay = Number.isFinite(seconds) ? seconds * 1000 : Date.parse(value) - nowMs;
+  return Number.isFinite(delay) && delay >= 0 && delay <= maxRetryAfterMs ? delay : undefined;
+}
+
+function isContextLength(err: APIError): boolean {
+  return err.code === 'context_length_exceeded' || /context[ _]length|maximum context|context window|too many tokens/i.test(err.message);
+}
+
+function failure(type: ModelErrorType, message: string, retryable: boolean, nextRetryDelayMs?: number): ApplicationFailure {
+  return ApplicationFailure.create({ message, type, nonRetryable: !retryable, ...(nextRetryDelayMs !== undefined ? { nextRetryDelay: nextRetryDelayMs } : {}) });
+}
+
+/**
+ * Classifies a provider error into a model error type. Rate limits and outages are retryable
+ * (the activity retry policy backs off; a 429's retry-after sets the next delay); requests
+ * the provider refuses are not. Cancellation and ApplicationFailures pass through unchanged.
+ */
+export function providerFailure(err: unknown, model: string): unknown {
+  if (err instanceof ApplicationFailure || err instanceof APIUserAbortError) return err;
+  if (err instanceof APIConnectionError) return failure('model_unavailable', `could not reach the model endpoint for ${model}: ${err.message}`, true);
+  if (err instanceof APIError && typeof err.status === 'number') {
+    const status = err.status;
+    const said = `the provider answered ${status} for ${model}: ${err.message}${err.requestID ? ` (request ${err.requestID})` : ''}`;
+    if (status === 429) return failure('model_rate_limited', said, true, retryAfterMs(err.headers));
+    if (status === 408 || status === 409 || status >= 500) return failure('model_unavailable', said, true, retryAfterMs(err.headers));
+    if ((status === 400 || status === 413 || status === 422) && isContextLength(err)) return failure('model_context_length', said, false);
+    if (status === 401 || status === 403) return failure('model_auth', said, false);
+    if (status === 404) return failure('model_not_found', said, false);
+    return failure('model_bad_request', said, false);
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  return failure('model_invalid_response', `the model stream for ${model} failed: ${message}`, true);
+}

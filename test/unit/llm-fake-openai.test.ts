@@ -1,0 +1,58 @@
+import OpenAI from 'openai';
+import { callTools, dynamic, FakeOpenAIServer, say, toolCall, toolPairingProblem } from '../fakes';
+
+let fake: FakeOpenAIServer;
+let openai: OpenAI;
+
+beforeAll(async () => {
+  fake = await FakeOpenAIServer.start();
+  openai = new OpenAI({ baseURL: fake.baseURL, apiKey: 'k', maxRetries: 0 });
+});
+
+afterAll(async () => {
+  await fake.close();
+});
+
+afterEach(() => fake.reset());
+
+describe('fake OpenAI server', () => {
+  it('answers non-streaming requests too', async () => {
+    fake.script(callTools(toolCall('echo', { text: 'hi' }, 'c1')));
+    const completion = await openai.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'hi' }] });
+    expect(completion.choices[0]?.message.tool_calls).toEqual([{ id: 'c1', type: 'function', function: { name: 'echo', arguments: '{"text":"hi"}' } }]);
+    expect(completion.usage?.total_tokens).toBe(30);
+  });
+
+  it('fails loudly when the script runs out: HTTP 500 and a recorded error', async () => {
+    const err = await openai.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'hi' }] }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(OpenAI.APIError);
+    expect((err as InstanceType<typeof OpenAI.APIError>).status).toBe(500);
+    expect(fake.errors).toEqual([expect.stringContaining('script exhausted at request #1')]);
+  });
+
+  it('rejects (400, recorded) a conversation with an unanswered tool call, as providers do', async () => {
+    const err = await openai.chat.completions
+      .create({
+        model: 'm',
+        messages: [
+          { role: 'user', content: 'hi' },
+          { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'echo', arguments: '{}' } }] },
+          { role: 'user', content: 'next' },
+        ],
+      })
+      .catch((e: unknown) => e);
+    expect((err as InstanceType<typeof OpenAI.APIError>).status).toBe(400);
+    expect(fake.errors[0]).toContain('were not answered');
+  });
+
+  it('lets a dynamic step decide from the request', async () => {
+    fake.script(dynamic((r) => say(`you sent ${r.body?.messages.length} messages`)));
+    const completion = await openai.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'hi' }] });
+    expect(completion.choices[0]?.message.content).toBe('you sent 1 messages');
+  });
+
+  it('checks tool-call pairing', () => {
+    expect(toolPairingProblem([{ role: 'tool', tool_call_id: 'x', content: '' }])).toContain('not an open tool call');
+    expect(toolPairingProblem([{ role: 'user', content: 'a' }])).toBeUndefined();
+  });
+});
