@@ -113,7 +113,13 @@ const planCommon = {
  * wait for external input.
  */
 export const planResultSchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('tool_calls'), calls: z.array(toolCallSchema).min(1), ...planCommon }),
+  z.object({
+    type: z.literal('tool_calls'),
+    calls: z.array(toolCallSchema).min(1),
+    /** Text the assistant said alongside the calls; kept in the transcript with them. */
+    text: z.string().optional(),
+    ...planCommon,
+  }),
   z.object({ type: z.literal('final'), response: finalResponseSchema, ...planCommon }),
   z.object({ type: z.literal('await'), await: awaitSchema, ...planCommon }),
 ]);

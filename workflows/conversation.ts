@@ -1,9 +1,10 @@
 import type { Message, ToolOutput, ToolRequest } from '../contracts';
 
-/** The assistant message that opens a turn's tool calls. */
-export function assistantToolCalls(requests: readonly ToolRequest[]): Message {
+/** The assistant message that opens a turn's tool calls (with what it said beside them). */
+export function assistantToolCalls(requests: readonly ToolRequest[], text?: string): Message {
   return {
     role: 'assistant',
+    ...(text ? { content: text } : {}),
     toolCalls: requests.map((r) => ({ id: r.toolCallId, name: r.name, args: r.args })),
   };
 }

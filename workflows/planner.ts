@@ -17,7 +17,10 @@ export interface PlannerContext {
   readonly state: AgentState;
   /** The run's session state (read-only view). */
   readonly sessionState: Readonly<Record<string, JsonValue>>;
-  /** The agent's system instructions, or an operator's override of them. */
+  /**
+   * The agent's system instructions (or an operator's override of them), already rendered:
+   * `{key}` placeholders are filled from session state by the runtime each turn.
+   */
   readonly instructions?: string;
   /** Emit a planner note to the run's event log. */
   emitNote(note: PlannerNote): void;

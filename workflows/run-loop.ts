@@ -89,7 +89,7 @@ export class RunLoop {
       const lastOutputs =
         plan.type === 'await'
           ? await runAwait(state, { waitFor: (done, timeoutMs) => this.waitFor(done, timeoutMs), fail: (t, m) => this.fail(t, m) }, plan.await)
-          : await this.runToolCalls(plan.calls);
+          : await this.runToolCalls(plan.calls, plan.text);
       state.turn += 1;
       this.markBoundary();
       await this.checkpoint('task_boundary');
@@ -112,9 +112,9 @@ export class RunLoop {
   }
 
   /** One tool turn: plan the calls, let operators see them, run them, count them. */
-  private async runToolCalls(calls: readonly ToolCall[]): Promise<ToolOutput[]> {
+  private async runToolCalls(calls: readonly ToolCall[], text: string | undefined): Promise<ToolOutput[]> {
     const { state } = this;
-    const requests = state.planCalls(calls);
+    const requests = state.planCalls(calls, text);
     await this.checkpoint('after_llm', { point: 'after_llm', turn: state.turn, calls: requests });
     const outputs = await this.calls.runTurn(requests);
     state.usage = addToolOutputs(state.usage, outputs);
@@ -260,7 +260,9 @@ export class RunLoop {
       });
     } catch (err) {
       if (isCancellation(err) && this.terminationRequested()) throw new RunTerminated();
-      if (isCancellation(err) || err instanceof ApplicationFailure) throw err;
+      if (isCancellation(err)) throw err;
+      // A planner's business failure (e.g. a model error) keeps its type, and is logged.
+      if (err instanceof ApplicationFailure) return this.fail(err.type ?? 'planner_failed', err.message);
       const message = err instanceof Error ? err.message : String(err);
       return this.fail('planner_failed', `planner of ${state.agent.name} failed at turn ${state.turn}: ${message}`);
     }

@@ -183,7 +183,7 @@ export class RunState {
   // ---- conversation ------------------------------------------------------------------
 
   /** Assigns call ids, opens the calls in the conversation and logs the plan. */
-  planCalls(calls: readonly ToolCall[]): ToolRequest[] {
+  planCalls(calls: readonly ToolCall[], text?: string): ToolRequest[] {
     const requests = calls.map((call, index) => {
       const base = call.id ?? `call_${this.turn}_${index}`;
       let id = base;
@@ -193,7 +193,7 @@ export class RunState {
     });
     for (const request of requests) this.pending.set(request.toolCallId, { request, dispatched: false });
     // The assistant message opens the calls now, so every later ending can close them.
-    this.messages.push(assistantToolCalls(requests));
+    this.messages.push(assistantToolCalls(requests, text));
     this.emit({ type: 'plan', turn: this.turn, decision: 'tool_calls', toolCalls: requests.map((r) => ({ toolCallId: r.toolCallId, name: r.name })) });
     return requests;
   }

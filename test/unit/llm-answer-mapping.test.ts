@@ -59,9 +59,10 @@ describe('answerToStep', () => {
     expect(p.notes?.[0]?.labels).toMatchObject({ kind: 'malformed_arguments' });
   });
 
-  it('keeps text sent alongside tool calls as a note', () => {
+  it('keeps text sent alongside tool calls with the calls, for the transcript', () => {
     const p = plan(answerToStep(answer({ content: 'Let me check.', toolCalls: [{ id: 'a', name: 'get_quote', arguments: '{}' }] }), ctx));
-    expect(p.notes).toEqual([{ text: 'Let me check.', labels: { planner: 'llm', kind: 'assistant_text' } }]);
+    expect(p).toMatchObject({ type: 'tool_calls', text: 'Let me check.' });
+    expect(p.notes).toBeUndefined();
   });
 
   it('maps text to a final answer', () => {

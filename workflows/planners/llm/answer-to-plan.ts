@@ -77,7 +77,7 @@ function humanStep(humanCalls: readonly HumanCall[], others: readonly ToolCall[]
 
 function toolCallsStep(answer: ModelAnswer, ctx: AnswerContext): AnswerStep {
   const humanNames = new Set<string>(ctx.humanTools.map((t) => t.name));
-  const notes: PlannerNote[] = answer.content ? [note(answer.content, 'assistant_text')] : [];
+  const notes: PlannerNote[] = [];
   const humanCalls: HumanCall[] = [];
   const calls: ToolCall[] = [];
   answer.toolCalls.forEach((raw, index) => {
@@ -91,7 +91,7 @@ function toolCallsStep(answer: ModelAnswer, ctx: AnswerContext): AnswerStep {
     calls.push({ id, name: raw.name, args });
   });
   if (humanCalls.length) return humanStep(humanCalls, calls, answer.content);
-  return { type: 'plan', plan: withNotes({ type: 'tool_calls', calls }, notes) };
+  return { type: 'plan', plan: withNotes({ type: 'tool_calls', calls, ...(answer.content ? { text: answer.content } : {}) }, notes) };
 }
 
 function structuredStep(content: string, schema: OutputSchemaDefinition): AnswerStep {
