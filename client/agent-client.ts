@@ -51,6 +51,8 @@ import {
   type RunStatusReport,
 } from '../contracts';
 import { connectionOptions, temporalConfigFromEnv, type TemporalConfig } from '../worker/config';
+import { checkpointsOf, rewindRun, type Checkpoint, type CorrectionDelivery, type RewindOptions } from './checkpoints';
+import { exportHistory } from './history';
 
 /**
  * Error type strings of the client; match on `type`. `rejected`: the run refused the
@@ -121,8 +123,8 @@ export class AgentClient {
     return { workflowId, runId: handle.firstExecutionRunId };
   }
 
-  private handle(workflowId: string): WorkflowHandle {
-    return this.client.workflow.getHandle(workflowId);
+  private handle(workflowId: string, runId?: string): WorkflowHandle {
+    return this.client.workflow.getHandle(workflowId, runId);
   }
 
   private async guard<T>(workflowId: string, fn: () => Promise<T>): Promise<T> {
@@ -246,6 +248,27 @@ export class AgentClient {
   /** Approves, rejects, edits or replaces a call waiting for confirmation. */
   async decide(workflowId: string, decision: CallDecision): Promise<PendingInputs> {
     return this.guard(workflowId, () => this.handle(workflowId).executeUpdate(decideCallUpdate, { args: [decision] }));
+  }
+
+  /** Turn boundaries of the run's latest execution, for rewinds. */
+  async checkpoints(workflowId: string, runId?: string): Promise<Checkpoint[]> {
+    return this.guard(workflowId, async () => checkpointsOf((await this.handle(workflowId, runId).fetchHistory()).events ?? []));
+  }
+
+  /**
+   * Rewinds a run to the boundary after `toTurn` completed turns (a Temporal reset); the run
+   * continues from there under the same workflow id with a new run id. `with` applies
+   * corrections at that point, making the rewind a fork with a fix.
+   *
+   * @throws CheckpointError `no_such_turn` / `invalid_input`; AgentClientError `run_not_found`.
+   */
+  async rewind(workflowId: string, options: RewindOptions): Promise<{ runId: string; checkpoint: Checkpoint; corrections: CorrectionDelivery }> {
+    return this.guard(workflowId, () => rewindRun(this.client, workflowId, options));
+  }
+
+  /** The run's history as JSON (latest execution unless `runId` is given). */
+  async exportHistory(workflowId: string, runId?: string): Promise<string> {
+    return this.guard(workflowId, () => exportHistory(this.client, workflowId, runId));
   }
 
   /** Workflow id of the session with this id. */

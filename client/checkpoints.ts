@@ -1,0 +1,157 @@
+import { randomUUID } from 'node:crypto';
+import type { Client } from '@temporalio/client';
+import { defaultPayloadConverter } from '@temporalio/common';
+import { temporal } from '@temporalio/proto';
+import Long from 'long';
+import { interventionSchema, describeIssues, type Intervention } from '../contracts';
+
+type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
+
+/** A turn boundary of a run: where `rewind --to-turn N` resets to. */
+export interface Checkpoint {
+  /** Turns completed at this boundary; rewinding here re-runs turn N+1 onwards (1-based). */
+  readonly turn: number;
+  /** The WorkflowTaskCompleted event a reset goes back to. */
+  readonly eventId: number;
+  readonly time: string;
+  /** What happened in the turn that starts here. */
+  readonly summary: {
+    readonly toolCalls: string[];
+    readonly modelCalls: number;
+    readonly signals: string[];
+    readonly updates: string[];
+  };
+}
+
+/** Errors of checkpoint operations; match on `type`. */
+export class CheckpointError extends Error {
+  constructor(
+    readonly type: 'no_such_turn' | 'invalid_input',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'CheckpointError';
+  }
+}
+
+function decodeMemo(event: HistoryEvent): number | undefined {
+  const payload = event.workflowPropertiesModifiedEventAttributes?.upsertedMemo?.fields?.turnBoundary;
+  if (!payload) return undefined;
+  const value = defaultPayloadConverter.fromPayload<unknown>(payload as temporal.api.common.v1.IPayload);
+  return typeof value === 'number' ? value : undefined;
+}
+
+function eventTime(event: HistoryEvent): string {
+  const seconds = Number(event.eventTime?.seconds ?? 0);
+  return new Date(seconds * 1000 + Math.floor((event.eventTime?.nanos ?? 0) / 1e6)).toISOString();
+}
+
+/**
+ * Turn boundaries of one execution, from its history: each is marked by a memo change
+ * (`turnBoundary`) in the workflow task that began the turn.
+ */
+export function checkpointsOf(events: readonly HistoryEvent[]): Checkpoint[] {
+  const checkpoints: { turn: number; eventId: number; time: string; summary: { toolCalls: string[]; modelCalls: number; signals: string[]; updates: string[] } }[] = [];
+  let lastTaskCompleted: HistoryEvent | undefined;
+  for (const event of events) {
+    if (event.workflowTaskCompletedEventAttributes) lastTaskCompleted = event;
+    const turn = decodeMemo(event);
+    if (turn !== undefined && lastTaskCompleted) {
+      checkpoints.push({
+        turn,
+        eventId: Number(lastTaskCompleted.eventId),
+        time: eventTime(lastTaskCompleted),
+        summary: { toolCalls: [], modelCalls: 0, signals: [], updates: [] },
+      });
+      continue;
+    }
+    const current = checkpoints[checkpoints.length - 1];
+    if (!current) continue;
+    const activity = event.activityTaskScheduledEventAttributes;
+    if (activity) {
+      if (activity.activityType?.name === 'callModel') current.summary.modelCalls += 1;
+      else current.summary.toolCalls.push(activity.activityType?.name ?? '?');
+    }
+    const signal = event.workflowExecutionSignaledEventAttributes?.signalName;
+    if (signal) current.summary.signals.push(signal);
+    const update = event.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input?.name;
+    if (update) current.summary.updates.push(update);
+  }
+  return checkpoints;
+}
+
+/** Options of {@link rewindRun}. */
+export interface RewindOptions {
+  /** Turns to keep: the run goes back to the boundary after this many completed turns. */
+  readonly toTurn: number;
+  /** Re-apply signals and updates that arrived after the boundary (default false: a clean rewind). */
+  readonly reapply?: boolean;
+  /** Corrections applied at the rewind point, before the next planner turn (a fork with a fix). */
+  readonly with?: readonly Intervention[];
+  readonly reason?: string;
+  /** Execution to rewind (default: the latest). */
+  readonly runId?: string;
+}
+
+/** How the corrections of a rewind were delivered. */
+export type CorrectionDelivery =
+  /** Recorded in the run's history before the reset and re-applied at the reset point: exact. */
+  | 'atomic'
+  /** Sent to the new run after the reset (the run had closed): applied at the next matching safe point they reach. */
+  | 'after_reset'
+  | 'none';
+
+/**
+ * Rewinds a run to a turn boundary with a Temporal reset: the workflow id stays, a new run id
+ * continues from the boundary. Works on running, completed, failed and terminated runs.
+ *
+ * Corrections (`with`) make the rewind a fork with a fix. On an open run they are recorded as
+ * `intervene` signals first and the reset re-applies signals, so they reach the new run at the
+ * reset point, before its next planner turn (the old run, about to be replaced, may log them
+ * as rejected). A closed run cannot take signals, and this server version has no post-reset
+ * signals (temporalio/temporal#11042), so there they are sent right after the reset.
+ *
+ * @returns the new run id and how corrections were delivered.
+ * @throws CheckpointError `no_such_turn` (listing the turns there are) or `invalid_input`.
+ */
+export async function rewindRun(
+  client: Client,
+  workflowId: string,
+  options: RewindOptions,
+): Promise<{ runId: string; checkpoint: Checkpoint; corrections: CorrectionDelivery }> {
+  for (const [i, intervention] of (options.with ?? []).entries()) {
+    const check = interventionSchema.safeParse(intervention);
+    if (!check.success) throw new CheckpointError('invalid_input', `correction ${i + 1} is invalid: ${describeIssues(check.error)}`);
+  }
+  const handle = client.workflow.getHandle(workflowId, options.runId);
+  const runId = options.runId ?? (await handle.describe()).runId;
+  const history = await client.workflow.getHandle(workflowId, runId).fetchHistory();
+  const checkpoints = checkpointsOf(history.events ?? []);
+  const checkpoint = checkpoints.find((c) => c.turn === options.toTurn);
+  if (!checkpoint) {
+    const turns = checkpoints.map((c) => c.turn);
+    throw new CheckpointError(
+      'no_such_turn',
+      `run ${workflowId} has no boundary after ${options.toTurn} turns in this execution; available: ${turns.length ? `${turns[0]}..${turns[turns.length - 1]}` : 'none'}`,
+    );
+  }
+  const corrections = options.with ?? [];
+  const open = (await client.workflow.getHandle(workflowId, runId).describe()).status.name === 'RUNNING';
+  if (open) for (const correction of corrections) await client.workflow.getHandle(workflowId, runId).signal('intervene', correction);
+  const { ResetReapplyExcludeType } = temporal.api.enums.v1;
+  const reapplySignals = options.reapply === true || (open && corrections.length > 0);
+  const response: temporal.api.workflowservice.v1.IResetWorkflowExecutionResponse = await client.workflowService.resetWorkflowExecution({
+    namespace: client.options.namespace,
+    workflowExecution: { workflowId, runId },
+    reason: options.reason ?? `rewind to turn ${options.toTurn}`,
+    workflowTaskFinishEventId: Long.fromNumber(checkpoint.eventId),
+    requestId: randomUUID(),
+    resetReapplyExcludeTypes: [
+      ...(reapplySignals ? [] : [ResetReapplyExcludeType.RESET_REAPPLY_EXCLUDE_TYPE_SIGNAL]),
+      ...(options.reapply ? [] : [ResetReapplyExcludeType.RESET_REAPPLY_EXCLUDE_TYPE_UPDATE]),
+    ],
+  });
+  const newRunId = response.runId ?? '';
+  if (!open) for (const correction of corrections) await client.workflow.getHandle(workflowId, newRunId).signal('intervene', correction);
+  return { runId: newRunId, checkpoint, corrections: corrections.length === 0 ? 'none' : open ? 'atomic' : 'after_reset' };
+}
