@@ -5,6 +5,7 @@
  * OPENAI_BASE_URL set, the demo runs `watchlist-llm` instead, planned by that model endpoint
  * (OPENAI_MODEL picks the model; default the agent's).
  */
+import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { allToolImplementations } from '../agents';
 import { temporalConfigFromEnv } from '../worker/config';
 import { createAgentWorker } from '../worker/create-worker';
@@ -13,6 +14,8 @@ import { AgentClient } from './agent-client';
 import { formatEvent } from './format';
 
 async function main(): Promise<void> {
+  // Worker lifecycle logs would drown the run's own events; keep warnings and errors.
+  Runtime.install({ logger: new DefaultLogger('WARN') });
   const message = process.argv.slice(2).join(' ') || 'Add AAPL, MSFT and NVDA to my watchlist';
   const server = await startDevServer();
   const config = { ...temporalConfigFromEnv(), address: server.address, namespace: server.namespace };

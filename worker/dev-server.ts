@@ -121,7 +121,10 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     ],
     { stdio: ['ignore', 'ignore', 'pipe'] },
   );
+  let stopping = false;
   child.stderr?.on('data', (chunk: Buffer) => {
+    // Shutdown chatter (pollers losing their connection) is expected; keep it out of the way.
+    if (stopping) return;
     for (const line of chunk.toString().split('\n')) if (line.trim()) log(`[temporal] ${line}`);
   });
   try {
@@ -131,5 +134,9 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     throw err;
   }
   log(`Temporal dev server ready at ${address}; Web UI at http://127.0.0.1:${uiPort}`);
-  return { address, namespace, uiUrl: `http://127.0.0.1:${uiPort}`, owned: true, stop: () => stopChild(child) };
+  const stop = (): Promise<void> => {
+    stopping = true;
+    return stopChild(child);
+  };
+  return { address, namespace, uiUrl: `http://127.0.0.1:${uiPort}`, owned: true, stop };
 }
