@@ -61,8 +61,19 @@ export const blobTool = defineTool({
   input: z.object({ bytes: z.number().int().positive().max(20_000_000) }),
 });
 
+const transferInput = z.object({ to: z.string().min(1), amount: z.number().positive() });
+
+/** Moves money (pretend): confirmation is required only above 100, decided from the arguments. */
+export const transferTool = defineTool({
+  name: 'transfer',
+  description: 'Transfer an amount to an account. Transfers above 100 need a human to confirm.',
+  input: transferInput,
+  // Runs in the workflow on validated arguments, so it must stay a pure function of them.
+  requiresConfirmation: (args) => transferInput.parse(args).amount > 100,
+});
+
 /** Every toolbox tool, in a stable order. */
-export const toolboxTools = [echoTool, addTool, sleepTool, failTool, flakyTool, recordTool, blobTool] as const;
+export const toolboxTools = [echoTool, addTool, sleepTool, failTool, flakyTool, recordTool, blobTool, transferTool] as const;
 
 /**
  * A general-purpose agent driven by the scripted planner: the run's `plannerOptions` carry

@@ -1,6 +1,6 @@
 import { sleep as activitySleep } from '@temporalio/activity';
 import { implementTool, ToolFailure, type ToolImplementation } from '../../activities';
-import { addTool, blobTool, echoTool, failTool, flakyTool, recordTool, sleepTool } from './definition';
+import { addTool, blobTool, echoTool, failTool, flakyTool, recordTool, sleepTool, transferTool } from './definition';
 
 /** Where the `record` tool writes its side effects; tests count them. */
 export interface SideEffectSink {
@@ -55,5 +55,6 @@ export function toolboxImplementations(sink: SideEffectSink): ToolImplementation
       return { label, seen };
     }),
     implementTool(blobTool, ({ bytes }) => ({ blob: 'x'.repeat(bytes) })),
+    implementTool(transferTool, ({ to, amount }, ctx) => ({ to, amount, reference: ctx.idempotencyKey })),
   ];
 }

@@ -152,6 +152,20 @@ describe('confirmation of tool calls', () => {
     expect((await events(workflowId)).filter((e) => e.type === 'signal_rejected')).toHaveLength(1);
   });
 
+  it('a tool can decide per call, from its arguments, whether a human must confirm', async () => {
+    const { workflowId } = await agents.start(
+      scriptedInput([callStep({ name: 'transfer', args: { to: 'bob', amount: 50 } }, { name: 'transfer', args: { to: 'eve', amount: 500 } }), finalStep()]),
+    );
+    const pending = await approvals(workflowId, 1);
+    expect(pending.map((p) => p.args)).toEqual([{ to: 'eve', amount: 500 }]);
+    await waitFor('the small transfer to run unasked', async () =>
+      (await events(workflowId)).some((e) => e.type === 'tool_result' && e.toolCallId === 'call_0_0') ? true : undefined,
+    );
+    await agents.decide(workflowId, { decision: 'reject', toolCallId: 'call_0_1', reason: 'suspicious' });
+    const result = await agents.result(workflowId);
+    expect((result.final?.structured as unknown as Observation[]).map((o) => o.status)).toEqual(['ok', 'error']);
+  });
+
   it('waiting for a human does not burn the time budget', async () => {
     const { workflowId } = await agents.start(
       scriptedInput([callStep({ name: 'echo', args: { text: 'x' } }), finalStep()], { confirmation: { all: true }, policy: { timeBudgetMs: 2_000 } }),
