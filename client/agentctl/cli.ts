@@ -66,16 +66,17 @@ export async function runAgentctl(argv: readonly string[], io: CliIo): Promise<E
       return ExitCode.ok;
     }
     const command = resolveCommand(name);
-    const args = parseCommandArgs(rest, command.options, command.positionals);
+    const args = parseCommandArgs(rest, command.options, command.positionals, command.optionalPositionals ?? 0);
     if (args.flag('help')) {
       plain.text(commandUsage(command));
       return ExitCode.ok;
     }
     const action = command.prepare(args);
+    const output = { out: new Output(io.stdout, args.flag('json')), progress: io.stderr };
+    if (typeof action !== 'function') return (await action.offline(output)) ?? ExitCode.ok;
     const config = resolveConfig(io.env, args);
     connected = await io.connect(config);
-    await action({ agents: connected.agents, out: new Output(io.stdout, args.flag('json')), ...(io.terminal ? { terminal: io.terminal } : {}) });
-    return ExitCode.ok;
+    return (await action({ agents: connected.agents, ...output, ...(io.terminal ? { terminal: io.terminal } : {}) })) ?? ExitCode.ok;
   } catch (err) {
     io.stderr(`agentctl: ${errorMessage(err)}`);
     return exitCodeFor(err);

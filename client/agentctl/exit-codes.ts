@@ -1,5 +1,6 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowFailedError, WorkflowNotFoundError } from '@temporalio/client';
 import { AgentClientError } from '../agent-client';
+import { CheckpointError } from '../checkpoints';
 
 /** Process exit codes of `agentctl`; scripts can branch on them. */
 export const ExitCode = {
@@ -12,6 +13,8 @@ export const ExitCode = {
   runEnded: 4,
   /** The run refused the operation (update validator or handler said why). */
   rejected: 5,
+  /** `replay`: the history does not replay against the current workflow code. */
+  nondeterministic: 6,
 } as const;
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 
@@ -37,6 +40,10 @@ export function exitCodeFor(err: unknown): ExitCode {
       case 'rejected':
         return ExitCode.rejected;
     }
+  }
+  if (err instanceof CheckpointError) {
+    // A turn the run does not have is a valid request the run cannot honour.
+    return err.type === 'no_such_turn' ? ExitCode.rejected : ExitCode.usage;
   }
   if (err instanceof WorkflowNotFoundError) return ExitCode.runNotFound;
   return ExitCode.failure;

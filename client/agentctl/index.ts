@@ -2,4 +2,4 @@ export { runAgentctl, connectAgents, type CliIo, type Connected } from './cli';
 export { commands, findCommand } from './commands';
 export { ExitCode, UsageError, exitCodeFor, errorMessage } from './exit-codes';
 export { listQuery, queryLiteral } from './list-query';
-export type { Command, CommandContext, Action } from './command';
+export type { Command, CommandContext, OutputContext, Action, OfflineAction } from './command';

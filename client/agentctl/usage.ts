@@ -10,7 +10,9 @@ function optionLines(options: OptionSpecs): string[] {
   return heads.map(([head, description]) => `  ${head.padEnd(width)}  ${description}`);
 }
 
-const exitCodes = 'exit codes: 0 ok, 1 other error, 2 usage or invalid input, 3 run not found, 4 run has ended, 5 rejected by the run';
+const exitCodes =
+  'exit codes: 0 ok, 1 other error, 2 usage or invalid input, 3 run not found, 4 run has ended, 5 rejected by the run,\n' +
+  '            6 nondeterministic (replay: the history does not match the current workflow code)';
 
 /** `agentctl --help`: the command list, global options and exit codes. */
 export function generalUsage(commands: readonly Command[]): string {

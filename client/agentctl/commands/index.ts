@@ -1,6 +1,7 @@
 import type { Command } from '../command';
 import { budgetCommand } from './budget';
 import { approveCommand, editCommand, rejectCommand, replaceCommand } from './decisions';
+import { historyCommand, replayCommand } from './history';
 import { eventsCommand, resultCommand, statusCommand } from './inspect';
 import {
   blockCommand,
@@ -15,6 +16,7 @@ import { interactiveCommand } from './interactive';
 import { killCommand, pauseCommand, resumeCommand } from './lifecycle';
 import { listCommand } from './list';
 import { answerCommand, pendingCommand } from './pending';
+import { checkpointsCommand, rewindCommand } from './rewind';
 import { startCommand } from './start';
 
 /** Every command, in the order help lists them. */
@@ -42,6 +44,10 @@ export const commands: readonly Command[] = [
   replaceCommand,
   answerCommand,
   interactiveCommand,
+  checkpointsCommand,
+  rewindCommand,
+  historyCommand,
+  replayCommand,
 ];
 
 /** The command called `name`, if any. */

@@ -1,0 +1,134 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { Worker } from '@temporalio/worker';
+import { allToolImplementations } from '../../agents';
+import type { AgentClient } from '../../client/agent-client';
+import type { Checkpoint } from '../../client/checkpoints';
+import { runResultSchema } from '../../contracts';
+import { callStep, finalStep, scriptedInput } from '../support/scripts';
+import { agentClient, createTestEnv, createTestWorker, uniqueTaskQueue } from '../support/test-env';
+
+const repoRoot = resolve(__dirname, '../..');
+const mainPath = join(repoRoot, 'client/agentctl/main.ts');
+
+let env: TestWorkflowEnvironment;
+let worker: Worker;
+let running: Promise<void>;
+let agents: AgentClient;
+let taskQueue: string;
+/** A finished run of three planner turns: echo, add, final. */
+let workflowId: string;
+let firstRunId: string;
+
+beforeAll(async () => {
+  env = await createTestEnv();
+  taskQueue = uniqueTaskQueue('agentctl-rewind');
+  worker = await createTestWorker(env, taskQueue, allToolImplementations());
+  running = worker.run();
+  agents = agentClient(env, taskQueue);
+  const started = await agents.start(scriptedInput([callStep({ name: 'echo', args: { text: 'one' } }), callStep({ name: 'add', args: { a: 1, b: 2 } }), finalStep('three turns')]));
+  ({ workflowId, runId: firstRunId } = started);
+  await agents.result(workflowId);
+});
+
+afterAll(async () => {
+  worker?.shutdown();
+  await running;
+  await env?.teardown();
+});
+
+interface CliRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the real CLI as a child process against the test server. */
+function agentctl(...args: string[]): Promise<CliRun> {
+  return new Promise((done) => {
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', mainPath, ...args],
+      {
+        cwd: repoRoot,
+        env: { ...process.env, TEMPORAL_ADDRESS: env.address, TEMPORAL_NAMESPACE: env.namespace ?? 'default', TEMPORAL_TASK_QUEUE: taskQueue },
+        timeout: 60_000,
+      },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
+        done({ code, stdout, stderr });
+      },
+    );
+  });
+}
+
+function lines(text: string): string[] {
+  return text.split('\n').filter((l) => l.length > 0);
+}
+
+describe('agentctl checkpoints, rewind, history export and replay', () => {
+  it('checkpoints lists a boundary per turn with what the next turn did', async () => {
+    const [text, json] = await Promise.all([agentctl('checkpoints', workflowId), agentctl('checkpoints', workflowId, '--json')]);
+    expect(text).toMatchObject({ code: 0, stderr: '' });
+    const rows = lines(text.stdout);
+    expect(rows[0]).toMatch(/^turn +event +time +model calls +tool calls +signals +updates$/);
+    expect(rows.slice(1).map((r) => r.trim().split(/\s+/)[0])).toEqual(['0', '1', '2']);
+    expect(rows[1]).toMatch(/ echo +- +-$/);
+    expect(rows[2]).toMatch(/ add +- +-$/);
+
+    expect(json.code).toBe(0);
+    const checkpoints = JSON.parse(json.stdout) as Checkpoint[];
+    expect(checkpoints.map((c) => [c.turn, c.summary.toolCalls])).toEqual([[0, ['echo']], [1, ['add']], [2, []]]);
+    expect(checkpoints.every((c) => c.eventId > 0 && !Number.isNaN(Date.parse(c.time)))).toBe(true);
+  });
+
+  it('history export writes a file that replays; an altered copy is reported as nondeterministic (exit 6)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'agentctl-rewind-'));
+    const file = join(dir, 'history.json');
+    const exported = await agentctl('history', 'export', workflowId, '--out', file);
+    expect(exported).toMatchObject({ code: 0, stdout: expect.stringMatching(new RegExp(`^wrote \\d+ events of ${workflowId} to `)) });
+
+    const json = JSON.parse(readFileSync(file, 'utf8')) as { events: { activityTaskScheduledEventAttributes?: { activityType: { name: string } } }[] };
+    const scheduled = json.events.find((e) => e.activityTaskScheduledEventAttributes)?.activityTaskScheduledEventAttributes;
+    expect(scheduled?.activityType.name).toBe('echo');
+    if (scheduled) scheduled.activityType.name = 'add';
+    const altered = join(dir, 'altered.json');
+    writeFileSync(altered, JSON.stringify(json));
+
+    const [ok, bad] = await Promise.all([agentctl('replay', file), agentctl('replay', altered)]);
+    expect(ok).toMatchObject({ code: 0, stdout: expect.stringMatching(/^replayed \d+ events: deterministic\n$/) });
+    expect(ok.stderr).toMatch(/^replaying \d+ events of .*history\.json against the current workflow code/);
+    expect(bad.code).toBe(6);
+    expect(lines(bad.stderr)).toEqual([expect.stringMatching(/^replaying \d+ events of .*altered\.json/)]);
+    const [problem, detail] = lines(bad.stdout);
+    expect(problem).toBe('nondeterministic: the history scheduled activity "add" but the current code schedules "echo" at that point');
+    expect(detail).toMatch(/^detail: .*Nondeterminism/i);
+  });
+
+  it('rewind to a turn the run lacks exits 5 naming the turns there are', async () => {
+    const r = await agentctl('rewind', workflowId, '--to-turn', '9');
+    expect(r).toMatchObject({ code: 5, stdout: '' });
+    expect(r.stderr).toBe(`agentctl: run ${workflowId} has no boundary after 9 turns in this execution; available: 0..2\n`);
+  });
+
+  it('rewind --to-turn 1 of the completed run (with a correction) continues under a new run id; result shows it completed again', async () => {
+    const r = await agentctl('rewind', workflowId, '--to-turn', '1', '--inject', 'double-check the sum', '--reason', 'cli test');
+    expect(r).toMatchObject({ code: 0, stderr: '' });
+    const out = lines(r.stdout);
+    expect(out[0]).toMatch(new RegExp(`^rewound ${workflowId} to the boundary after turn 1 \\(event \\d+, `));
+    const newRunId = /^new run id: (\S+)$/.exec(out[1] ?? '')?.[1];
+    expect(newRunId).toBeDefined();
+    expect(newRunId).not.toBe(firstRunId);
+    expect(out).toContain('later signals and updates: dropped (a clean rewind)');
+    expect(out.at(-1)).toMatch(/^corrections: 1 correction sent to the new run after the reset: the run had closed/);
+
+    const result = await agentctl('result', workflowId, '--json');
+    expect(result.code).toBe(0);
+    expect(runResultSchema.parse(JSON.parse(result.stdout))).toMatchObject({ status: 'completed', final: { text: 'three turns' } });
+    const { events } = await agents.events(workflowId, 0, 1000);
+    expect(events.some((e) => e.type === 'intervention_applied' && e.kind === 'inject_message')).toBe(true);
+  });
+});
