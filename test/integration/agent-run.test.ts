@@ -1,37 +1,17 @@
 import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { Worker } from '@temporalio/worker';
-import { allToolImplementations } from '../../agents';
 import type { AgentClient } from '../../client/agent-client';
 import type { RunEvent, RunResult } from '../../contracts';
 import { callStep, finalStep, scriptedInput, type Observation } from '../support/scripts';
-import { agentClient, createTestEnv, createTestWorker, uniqueTaskQueue } from '../support/test-env';
+import { agentSuite } from '../support/agent-suite';
 import { waitFor } from '../support/wait';
 
-let env: TestWorkflowEnvironment;
-let worker: Worker;
-let running: Promise<void>;
-let agents: AgentClient;
-
-beforeAll(async () => {
-  env = await createTestEnv();
-  const taskQueue = uniqueTaskQueue('agent-run');
-  worker = await createTestWorker(env, taskQueue, allToolImplementations());
-  running = worker.run();
-  agents = agentClient(env, taskQueue);
-});
-
-afterAll(async () => {
-  worker?.shutdown();
-  await running;
-  await env?.teardown();
-});
+const suite = agentSuite('agent-run');
 
 async function runToEnd(input: Parameters<AgentClient['start']>[0]): Promise<{ result: RunResult; events: RunEvent[]; workflowId: string }> {
-  const { workflowId } = await agents.start(input);
-  const result = await agents.result(workflowId);
-  const events = (await agents.events(workflowId, 0, 1000)).events;
+  const { workflowId } = await suite.agents.start(input);
+  const result = await suite.agents.result(workflowId);
+  const events = (await suite.agents.events(workflowId, 0, 1000)).events;
   return { result, events, workflowId };
 }
 
@@ -40,7 +20,7 @@ function observations(result: RunResult): Observation[] {
 }
 
 async function scheduledActivityTypes(workflowId: string): Promise<string[]> {
-  const history = await env.client.workflow.getHandle(workflowId).fetchHistory();
+  const history = await suite.env.client.workflow.getHandle(workflowId).fetchHistory();
   return (history.events ?? [])
     .map((e) => e.activityTaskScheduledEventAttributes?.activityType?.name)
     .filter((n): n is string => typeof n === 'string');
@@ -92,7 +72,7 @@ describe('agentRun on a real dev server', () => {
 
   it('respects non-retryable tool errors: the failing call runs once', async () => {
     const { workflowId } = await runToEnd(scriptedInput([callStep({ name: 'fail', args: { message: 'no', retryable: false } }), finalStep()]));
-    const history = await env.client.workflow.getHandle(workflowId).fetchHistory();
+    const history = await suite.env.client.workflow.getHandle(workflowId).fetchHistory();
     const failedEvent = history.events?.find((e) => e.activityTaskFailedEventAttributes);
     const started = history.events?.find((e) => e.activityTaskStartedEventAttributes);
     expect(failedEvent).toBeDefined();
@@ -123,7 +103,7 @@ describe('agentRun on a real dev server', () => {
 
   it('names each activity after its tool and its turn', async () => {
     const { workflowId } = await runToEnd(scriptedInput([callStep({ name: 'echo', args: { text: 'a' }, id: 'c1' }), callStep({ name: 'add', args: { a: 1, b: 1 } }), finalStep()]));
-    const history = await env.client.workflow.getHandle(workflowId).fetchHistory();
+    const history = await suite.env.client.workflow.getHandle(workflowId).fetchHistory();
     const scheduled = (history.events ?? []).flatMap((e) => (e.activityTaskScheduledEventAttributes ? [e.activityTaskScheduledEventAttributes] : []));
     expect(scheduled.map((a) => [a.activityType?.name, a.activityId])).toEqual([
       ['echo', 'turn-0/c1'],
@@ -184,12 +164,12 @@ describe('agentRun on a real dev server', () => {
 
   describe('bad input never corrupts a run', () => {
     it('the client rejects invalid run input before starting, naming the field', async () => {
-      await expect(agents.start({ agent: 'scripted', messages: [] })).rejects.toThrow(/messages: a run needs at least one message/);
+      await expect(suite.agents.start({ agent: 'scripted', messages: [] })).rejects.toThrow(/messages: a run needs at least one message/);
     });
 
     it('a workflow started with invalid input fails with invalid_input', async () => {
-      const handle = await env.client.workflow.start('agentRun', {
-        taskQueue: agents.taskQueue,
+      const handle = await suite.env.client.workflow.start('agentRun', {
+        taskQueue: suite.agents.taskQueue,
         workflowId: `bad-${Date.now()}`,
         args: [{ agent: 'scripted', messages: 'hello' }],
       });
@@ -202,58 +182,58 @@ describe('agentRun on a real dev server', () => {
     });
 
     it('an unknown agent fails with unknown_agent and lists the registered ones', async () => {
-      const { workflowId } = await agents.start({ agent: 'nope', messages: [{ role: 'user', content: 'hi' }] });
-      const err = await agents.result(workflowId).catch((e: unknown) => e);
+      const { workflowId } = await suite.agents.start({ agent: 'nope', messages: [{ role: 'user', content: 'hi' }] });
+      const err = await suite.agents.result(workflowId).catch((e: unknown) => e);
       const cause = (err as WorkflowFailedError).cause as ApplicationFailure;
       expect(cause.type).toBe('unknown_agent');
       expect(cause.message).toContain('scripted');
     });
 
     it('a script that runs out fails the run loudly with planner_failed', async () => {
-      const { workflowId } = await agents.start(scriptedInput([callStep({ name: 'echo', args: { text: 'x' } })]));
-      const err = await agents.result(workflowId).catch((e: unknown) => e);
+      const { workflowId } = await suite.agents.start(scriptedInput([callStep({ name: 'echo', args: { text: 'x' } })]));
+      const err = await suite.agents.result(workflowId).catch((e: unknown) => e);
       const cause = (err as WorkflowFailedError).cause as ApplicationFailure;
       expect(cause.type).toBe('planner_failed');
       expect(cause.message).toContain('ran out of steps');
-      const page = await agents.events(workflowId);
+      const page = await suite.agents.events(workflowId);
       expect(page.status).toBe('failed');
       expect(page.events.at(-2)).toMatchObject({ type: 'run_failed', errorType: 'planner_failed' });
     });
   });
 
   it('the watchlist demo agent changes session state (after confirmation) and quotes the list', async () => {
-    const { workflowId } = await agents.start({
+    const { workflowId } = await suite.agents.start({
       agent: 'watchlist',
       messages: [{ role: 'user', content: 'Add AAPL and MSFT to my watchlist' }],
       sessionState: { watchlist: ['TSLA'] },
     });
     const pending = await waitFor('the approval request', async () => {
-      const inputs = await agents.pendingInputs(workflowId);
+      const inputs = await suite.agents.pendingInputs(workflowId);
       return inputs.approvals[0];
     });
     expect(pending).toMatchObject({ name: 'add_to_watchlist', args: { symbols: ['AAPL', 'MSFT'] } });
-    await agents.decide(workflowId, { decision: 'approve', toolCallId: pending.toolCallId });
-    const result = await agents.result(workflowId);
+    await suite.agents.decide(workflowId, { decision: 'approve', toolCallId: pending.toolCallId });
+    const result = await suite.agents.result(workflowId);
     expect(result.sessionState).toEqual({ watchlist: ['TSLA', 'AAPL', 'MSFT'] });
     expect(result.final?.text).toMatch(/Your watchlist: TSLA, AAPL, MSFT\. Latest prices: TSLA [\d.]+; AAPL [\d.]+; MSFT [\d.]+\./);
     expect(result.cost.toolCalls.used).toBe(4);
   });
 
   it('status and events queries answer while the run is in flight', async () => {
-    const { workflowId } = await agents.start(scriptedInput([callStep({ name: 'sleep', args: { ms: 1_500 } }), finalStep()]));
-    let status = await agents.status(workflowId);
+    const { workflowId } = await suite.agents.start(scriptedInput([callStep({ name: 'sleep', args: { ms: 1_500 } }), finalStep()]));
+    let status = await suite.agents.status(workflowId);
     for (let i = 0; i < 50 && status.pendingCalls.length === 0; i++) {
       await new Promise((r) => setTimeout(r, 100));
-      status = await agents.status(workflowId);
+      status = await suite.agents.status(workflowId);
     }
     expect(status).toMatchObject({ status: 'running', agent: 'scripted', pendingCalls: [{ name: 'sleep', toolCallId: 'call_0_0' }] });
     const seen: RunEvent[] = [];
-    for await (const e of agents.follow(workflowId, { afterSeq: 2 })) seen.push(e);
+    for await (const e of suite.agents.follow(workflowId, { afterSeq: 2 })) seen.push(e);
     expect(seen[0]?.seq).toBe(3);
     expect(seen.at(-1)).toMatchObject({ type: 'status_changed', to: 'completed' });
   });
 
   it('reports run_not_found for an unknown run id', async () => {
-    await expect(agents.status('no-such-run')).rejects.toMatchObject({ type: 'run_not_found' });
+    await expect(suite.agents.status('no-such-run')).rejects.toMatchObject({ type: 'run_not_found' });
   });
 });

@@ -1,40 +1,19 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { Worker } from '@temporalio/worker';
-import { allToolImplementations } from '../../agents';
-import type { AgentClient } from '../../client/agent-client';
 import type { JsonValue, RunEvent, RunResult, RunStatusReport } from '../../contracts';
 import { callStep, finalStep, scriptedInput, type Observation } from '../support/scripts';
-import { agentClient, createTestEnv, createTestWorker, uniqueTaskQueue } from '../support/test-env';
+import { agentSuite } from '../support/agent-suite';
 import { waitFor } from '../support/wait';
 
 const run = promisify(execFile);
 
-let env: TestWorkflowEnvironment;
-let worker: Worker;
-let running: Promise<void>;
-let agents: AgentClient;
-
-beforeAll(async () => {
-  env = await createTestEnv();
-  const taskQueue = uniqueTaskQueue('control');
-  worker = await createTestWorker(env, taskQueue, allToolImplementations());
-  running = worker.run();
-  agents = agentClient(env, taskQueue);
-});
-
-afterAll(async () => {
-  worker?.shutdown();
-  await running;
-  await env?.teardown();
-});
+const suite = agentSuite('control');
 
 const sleep = (ms: number) => ({ name: 'sleep', args: { ms } });
 const echo = (text: string) => ({ name: 'echo', args: { text } });
 
 async function events(workflowId: string): Promise<RunEvent[]> {
-  return (await agents.events(workflowId, 0, 1000)).events;
+  return (await suite.agents.events(workflowId, 0, 1000)).events;
 }
 
 async function eventOf<T extends RunEvent['type']>(workflowId: string, type: T, match: (e: Extract<RunEvent, { type: T }>) => boolean = () => true) {
@@ -43,7 +22,7 @@ async function eventOf<T extends RunEvent['type']>(workflowId: string, type: T, 
 
 async function statusIs(workflowId: string, status: RunStatusReport['status']): Promise<RunStatusReport> {
   return waitFor(`status ${status}`, async () => {
-    const report = await agents.status(workflowId);
+    const report = await suite.agents.status(workflowId);
     return report.status === status ? report : undefined;
   });
 }
@@ -53,15 +32,15 @@ function view(result: RunResult): { instructions: string | null; messages: { rol
 }
 
 async function historyEventTypes(workflowId: string): Promise<string[]> {
-  const history = await env.client.workflow.getHandle(workflowId).fetchHistory();
+  const history = await suite.env.client.workflow.getHandle(workflowId).fetchHistory();
   return (history.events ?? []).map((e) => Object.keys(e).find((k) => k.endsWith('EventAttributes')) ?? '');
 }
 
 describe('pause and resume', () => {
   it('a pause during parallel tool calls waits for the safe point, and resume continues where it stopped', async () => {
-    const { workflowId } = await agents.start(scriptedInput([callStep(sleep(1_500), sleep(1_500)), callStep(echo('next')), finalStep()]));
+    const { workflowId } = await suite.agents.start(scriptedInput([callStep(sleep(1_500), sleep(1_500)), callStep(echo('next')), finalStep()]));
     await eventOf(workflowId, 'tool_call', (e) => e.toolCallId === 'call_0_1');
-    const pausing = agents.pause(workflowId, { reason: 'inspect' });
+    const pausing = suite.agents.pause(workflowId, { reason: 'inspect' });
     const during = await statusIs(workflowId, 'pausing');
     expect(during.pendingCalls.map((c) => c.name)).toEqual(['sleep', 'sleep']);
 
@@ -76,9 +55,9 @@ describe('pause and resume', () => {
     await new Promise((r) => setTimeout(r, 1_000));
     expect((await events(workflowId)).filter((e) => e.type === 'tool_call')).toHaveLength(2);
 
-    const resumed = await agents.resume(workflowId, 'looks fine');
+    const resumed = await suite.agents.resume(workflowId, 'looks fine');
     expect(resumed.status).toBe('running');
-    const result = await agents.result(workflowId);
+    const result = await suite.agents.result(workflowId);
     expect(result.status).toBe('completed');
     expect((result.final?.structured as unknown as Observation[]).map((o) => o.name)).toEqual(['sleep', 'sleep', 'echo']);
     const types = await historyEventTypes(workflowId);
@@ -86,7 +65,7 @@ describe('pause and resume', () => {
   });
 
   it('time spent paused does not count against the time budget', async () => {
-    const { workflowId } = await agents.start(
+    const { workflowId } = await suite.agents.start(
       scriptedInput([callStep(echo('a')), callStep(echo('b')), finalStep()], {
         policy: { timeBudgetMs: 2_500 },
         breakpoints: [{ point: 'task_boundary', once: true }],
@@ -94,29 +73,29 @@ describe('pause and resume', () => {
     );
     await statusIs(workflowId, 'paused');
     await new Promise((r) => setTimeout(r, 3_000));
-    await agents.resume(workflowId);
-    const result = await agents.result(workflowId);
+    await suite.agents.resume(workflowId);
+    const result = await suite.agents.result(workflowId);
     expect(result.finalizeReason).toBeUndefined();
     expect(result.cost.timeMs.used).toBeLessThan(2_500);
   });
 
   it('a breakpoint for one tool pauses before that tool only', async () => {
-    const { workflowId } = await agents.start(
+    const { workflowId } = await suite.agents.start(
       scriptedInput([callStep(sleep(1_500)), callStep(echo('target')), finalStep()], { policy: { parallelToolCalls: false } }),
     );
-    await agents.intervene(workflowId, { kind: 'set_breakpoint', point: 'before_tool', tool: 'echo' });
+    await suite.agents.intervene(workflowId, { kind: 'set_breakpoint', point: 'before_tool', tool: 'echo' });
     const status = await statusIs(workflowId, 'paused');
     expect(status.pausedAt).toEqual({ point: 'before_tool', turn: 1 });
     expect(status.pendingCalls).toEqual([{ toolCallId: 'call_1_0', name: 'echo', dispatched: false }]);
-    await agents.intervene(workflowId, { kind: 'clear_breakpoint', point: 'before_tool', tool: 'echo' });
-    await agents.resume(workflowId);
-    expect((await agents.result(workflowId)).status).toBe('completed');
+    await suite.agents.intervene(workflowId, { kind: 'clear_breakpoint', point: 'before_tool', tool: 'echo' });
+    await suite.agents.resume(workflowId);
+    expect((await suite.agents.result(workflowId)).status).toBe('completed');
   });
 });
 
 describe('interventions change what the planner sees', () => {
   it('inject, system prompt override, edit, drop and block, applied at their safe points', async () => {
-    const { workflowId } = await agents.start(
+    const { workflowId } = await suite.agents.start(
       scriptedInput([callStep(echo('original'), echo('to drop'), { name: 'add', args: { a: 1, b: 2 } }), { type: 'final', text: 'done', reportContext: true }], {
         breakpoints: [{ point: 'after_llm', once: true }],
       }),
@@ -125,14 +104,14 @@ describe('interventions change what the planner sees', () => {
     expect(status.pausedAt).toEqual({ point: 'after_llm', turn: 0 });
     expect(status.pendingCalls.every((c) => !c.dispatched)).toBe(true);
 
-    expect(await agents.intervene(workflowId, { kind: 'inject_message', role: 'user', content: 'also mention the weather' })).toMatchObject({ state: 'queued' });
-    await agents.intervene(workflowId, { kind: 'override_system_prompt', content: 'You are terse.' });
-    await agents.intervene(workflowId, { kind: 'edit_call', toolCallId: 'call_0_0', args: { text: 'edited' } });
-    await agents.intervene(workflowId, { kind: 'drop_call', toolCallId: 'call_0_1', reason: 'not needed' });
-    expect(await agents.intervene(workflowId, { kind: 'block_tool', name: 'add', reason: 'maintenance' })).toMatchObject({ state: 'applied' });
-    await agents.resume(workflowId);
+    expect(await suite.agents.intervene(workflowId, { kind: 'inject_message', role: 'user', content: 'also mention the weather' })).toMatchObject({ state: 'queued' });
+    await suite.agents.intervene(workflowId, { kind: 'override_system_prompt', content: 'You are terse.' });
+    await suite.agents.intervene(workflowId, { kind: 'edit_call', toolCallId: 'call_0_0', args: { text: 'edited' } });
+    await suite.agents.intervene(workflowId, { kind: 'drop_call', toolCallId: 'call_0_1', reason: 'not needed' });
+    expect(await suite.agents.intervene(workflowId, { kind: 'block_tool', name: 'add', reason: 'maintenance' })).toMatchObject({ state: 'applied' });
+    await suite.agents.resume(workflowId);
 
-    const result = await agents.result(workflowId);
+    const result = await suite.agents.result(workflowId);
     const seen = view(result);
     expect(seen.instructions).toBe('You are terse.');
     expect(seen.messages.at(-1)).toEqual({ role: 'user', content: 'also mention the weather' });
@@ -149,11 +128,11 @@ describe('interventions change what the planner sees', () => {
   });
 
   it('agent hooks block, edit and rewrite deterministically', async () => {
-    const { workflowId } = await agents.start({
+    const { workflowId } = await suite.agents.start({
       ...scriptedInput([callStep({ name: 'add', args: { a: -1, b: 2 } }, echo('secret')), { type: 'final', text: 'the password is hunter2' }]),
       agent: 'guarded',
     });
-    const result = await agents.result(workflowId);
+    const result = await suite.agents.result(workflowId);
     expect(result.final?.text).toBe('The answer was withheld: it contained a password.');
     const results = (await events(workflowId)).filter((e): e is Extract<RunEvent, { type: 'tool_result' }> => e.type === 'tool_result');
     expect(results[0]).toMatchObject({ name: 'add', status: 'error', error: { type: 'rejected', message: 'blocked by agent hook: negative numbers are not allowed' } });
@@ -165,23 +144,23 @@ describe('interventions change what the planner sees', () => {
 
 describe('budgets', () => {
   it('a budget lowered while running ends the run through Finalize', async () => {
-    const { workflowId } = await agents.start(scriptedInput([callStep(sleep(1_500)), callStep(echo('never')), finalStep()]));
+    const { workflowId } = await suite.agents.start(scriptedInput([callStep(sleep(1_500)), callStep(echo('never')), finalStep()]));
     await eventOf(workflowId, 'tool_call');
-    const cost = await agents.setBudget(workflowId, { maxToolCalls: 1 });
+    const cost = await suite.agents.setBudget(workflowId, { maxToolCalls: 1 });
     expect(cost.toolCalls.max).toBe(1);
-    const result = await agents.result(workflowId);
+    const result = await suite.agents.result(workflowId);
     expect(result.finalizeReason).toBe('tool_cap');
     expect(result.cost.toolCalls).toMatchObject({ used: 1, max: 1 });
     expect((await events(workflowId)).some((e) => e.type === 'budget_changed')).toBe(true);
   });
 
   it('raising a budget lets a run go past its original cap', async () => {
-    const { workflowId } = await agents.start(
+    const { workflowId } = await suite.agents.start(
       scriptedInput([callStep(sleep(1_500)), callStep(echo('b')), callStep(echo('c')), finalStep()], { policy: { maxIterations: 1 } }),
     );
     await eventOf(workflowId, 'tool_call');
-    await agents.setBudget(workflowId, { maxIterations: 10 });
-    const result = await agents.result(workflowId);
+    await suite.agents.setBudget(workflowId, { maxIterations: 10 });
+    const result = await suite.agents.result(workflowId);
     expect(result.finalizeReason).toBeUndefined();
     expect(result.iterations).toBe(3);
   });
@@ -189,13 +168,13 @@ describe('budgets', () => {
 
 describe('kill', () => {
   it('kill cancels a long heartbeating tool and ends terminated with a consistent transcript', async () => {
-    const { workflowId } = await agents.start(
+    const { workflowId } = await suite.agents.start(
       scriptedInput([callStep(echo('first')), callStep(sleep(600_000), echo('quick')), { type: 'final', text: 'unreachable', reportContext: true }]),
     );
     await eventOf(workflowId, 'tool_call', (e) => e.name === 'sleep');
-    const report = await agents.kill(workflowId, { reason: 'runaway' });
+    const report = await suite.agents.kill(workflowId, { reason: 'runaway' });
     expect(report.status).toBe('terminated');
-    const result = await agents.result(workflowId);
+    const result = await suite.agents.result(workflowId);
     expect(result.status).toBe('terminated');
     expect(result.final).toBeUndefined();
     expect(result.cost.toolCalls.used).toBeGreaterThanOrEqual(2);
@@ -210,18 +189,18 @@ describe('kill', () => {
   });
 
   it("Temporal's own cancel request ends the run the same graceful way", async () => {
-    const { workflowId } = await agents.start(scriptedInput([callStep(sleep(600_000)), finalStep()]));
+    const { workflowId } = await suite.agents.start(scriptedInput([callStep(sleep(600_000)), finalStep()]));
     await eventOf(workflowId, 'tool_call');
-    await env.client.workflow.getHandle(workflowId).cancel();
-    const result = await agents.result(workflowId);
+    await suite.env.client.workflow.getHandle(workflowId).cancel();
+    const result = await suite.agents.result(workflowId);
     expect(result.status).toBe('terminated');
     expect((await events(workflowId)).find((e) => e.type === 'kill_requested')).toMatchObject({ source: 'cancellation' });
   });
 
   it('a kill while paused closes the planned calls', async () => {
-    const { workflowId } = await agents.start(scriptedInput([callStep(echo('a'), echo('b')), finalStep()], { breakpoints: [{ point: 'after_llm' }] }));
+    const { workflowId } = await suite.agents.start(scriptedInput([callStep(echo('a'), echo('b')), finalStep()], { breakpoints: [{ point: 'after_llm' }] }));
     await statusIs(workflowId, 'paused');
-    await agents.kill(workflowId);
+    await suite.agents.kill(workflowId);
     const log = await events(workflowId);
     const results = log.filter((e) => e.type === 'tool_result');
     expect(results.map((e) => [(e as { toolCallId: string }).toolCallId, (e as { status: string }).status])).toEqual([
@@ -234,10 +213,10 @@ describe('kill', () => {
 
 describe('bad input is rejected without harming the run', () => {
   it('an invalid signal becomes a signal_rejected event and the run carries on', async () => {
-    const { workflowId } = await agents.start(scriptedInput([callStep(sleep(1_500)), finalStep()]));
-    await agents.signal(workflowId, 'pause', { reason: 42 });
-    await agents.signal(workflowId, 'intervene', { kind: 'teleport' });
-    const result = await agents.result(workflowId);
+    const { workflowId } = await suite.agents.start(scriptedInput([callStep(sleep(1_500)), finalStep()]));
+    await suite.agents.signal(workflowId, 'pause', { reason: 42 });
+    await suite.agents.signal(workflowId, 'intervene', { kind: 'teleport' });
+    const result = await suite.agents.result(workflowId);
     expect(result.status).toBe('completed');
     const rejected = (await events(workflowId)).filter((e) => e.type === 'signal_rejected');
     expect(rejected.map((e) => (e as { signal: string }).signal)).toEqual(['pause', 'intervene']);
@@ -245,31 +224,31 @@ describe('bad input is rejected without harming the run', () => {
   });
 
   it('invalid updates are rejected by their validators and leave no trace in history', async () => {
-    const { workflowId } = await agents.start(scriptedInput([callStep(sleep(1_500)), finalStep()]));
+    const { workflowId } = await suite.agents.start(scriptedInput([callStep(sleep(1_500)), finalStep()]));
     await eventOf(workflowId, 'tool_call');
-    await expect(agents.pause(workflowId, { timeoutMs: -5 })).rejects.toMatchObject({ type: 'rejected', message: expect.stringContaining('timeoutMs') });
-    await expect(agents.resume(workflowId)).rejects.toMatchObject({ type: 'rejected', message: 'the run is not paused' });
-    await expect(agents.intervene(workflowId, { kind: 'edit_call', toolCallId: 'call_0_0', args: { ms: 1 } })).rejects.toMatchObject({
+    await expect(suite.agents.pause(workflowId, { timeoutMs: -5 })).rejects.toMatchObject({ type: 'rejected', message: expect.stringContaining('timeoutMs') });
+    await expect(suite.agents.resume(workflowId)).rejects.toMatchObject({ type: 'rejected', message: 'the run is not paused' });
+    await expect(suite.agents.intervene(workflowId, { kind: 'edit_call', toolCallId: 'call_0_0', args: { ms: 1 } })).rejects.toMatchObject({
       message: expect.stringContaining('already running'),
     });
-    await expect(agents.setBudget(workflowId, {})).rejects.toMatchObject({ message: expect.stringContaining('name at least one budget') });
-    await agents.result(workflowId);
+    await expect(suite.agents.setBudget(workflowId, {})).rejects.toMatchObject({ message: expect.stringContaining('name at least one budget') });
+    await suite.agents.result(workflowId);
     const types = await historyEventTypes(workflowId);
     expect(types.filter((t) => t.startsWith('workflowExecutionUpdate'))).toEqual([]);
-    await expect(agents.pause(workflowId)).rejects.toMatchObject({ type: 'run_ended' });
+    await expect(suite.agents.pause(workflowId)).rejects.toMatchObject({ type: 'run_ended' });
   });
 
   it('an edit whose arguments do not match the tool is rejected, naming the field', async () => {
-    const { workflowId } = await agents.start(
+    const { workflowId } = await suite.agents.start(
       scriptedInput([callStep({ name: 'add', args: { a: 1, b: 2 } }), finalStep()], { breakpoints: [{ point: 'after_llm', once: true }] }),
     );
     await statusIs(workflowId, 'paused');
-    await expect(agents.intervene(workflowId, { kind: 'edit_call', toolCallId: 'call_0_0', args: { a: 'x', b: 2 } })).rejects.toMatchObject({
+    await expect(suite.agents.intervene(workflowId, { kind: 'edit_call', toolCallId: 'call_0_0', args: { a: 'x', b: 2 } })).rejects.toMatchObject({
       type: 'rejected',
       message: expect.stringContaining('a: '),
     });
-    await agents.resume(workflowId);
-    const result = await agents.result(workflowId);
+    await suite.agents.resume(workflowId);
+    const result = await suite.agents.result(workflowId);
     expect((result.final?.structured as unknown as Observation[])[0]).toMatchObject({ result: { sum: 3 } });
   });
 });
@@ -278,12 +257,12 @@ describe('the official temporal CLI drives a run', () => {
   async function temporal(...args: string[]): Promise<string> {
     const cli = process.env.TEMPORAL_CLI_PATH;
     if (!cli) throw new Error('TEMPORAL_CLI_PATH is not set (global setup provisions it)');
-    const { stdout } = await run(cli, [...args, '--address', env.address, '--namespace', env.namespace ?? 'default']);
+    const { stdout } = await run(cli, [...args, '--address', suite.env.address, '--namespace', suite.env.namespace ?? 'default']);
     return stdout;
   }
 
   it('pause by signal, status by query, resume by update', async () => {
-    const { workflowId } = await agents.start(scriptedInput([callStep(sleep(800)), callStep(echo('after')), finalStep()]));
+    const { workflowId } = await suite.agents.start(scriptedInput([callStep(sleep(800)), callStep(echo('after')), finalStep()]));
     await eventOf(workflowId, 'tool_call');
     await temporal('workflow', 'signal', '--workflow-id', workflowId, '--name', 'pause', '--input', '{"reason":"from the temporal CLI"}');
     await statusIs(workflowId, 'paused');
@@ -292,7 +271,7 @@ describe('the official temporal CLI drives a run', () => {
     };
     expect(queried.queryResult[0]).toMatchObject({ status: 'paused', pauseReason: 'from the temporal CLI' });
     await temporal('workflow', 'update', 'execute', '--workflow-id', workflowId, '--name', 'resumeRun', '--input', '{}');
-    const result = await agents.result(workflowId);
+    const result = await suite.agents.result(workflowId);
     expect(result.status).toBe('completed');
     const structured = result.final?.structured as JsonValue[];
     expect(structured).toHaveLength(2);

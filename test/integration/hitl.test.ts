@@ -1,51 +1,30 @@
 import { WorkflowFailedError } from '@temporalio/client';
 import type { ApplicationFailure } from '@temporalio/common';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { Worker } from '@temporalio/worker';
-import { allToolImplementations } from '../../agents';
-import type { AgentClient } from '../../client/agent-client';
 import type { PendingInputs, RunEvent, RunInput, RunResult } from '../../contracts';
 import type { ScriptStep } from '../../workflows/planners/scripted';
 import { callStep, finalStep, scriptedInput, type Observation } from '../support/scripts';
-import { agentClient, createTestEnv, createTestWorker, uniqueTaskQueue } from '../support/test-env';
+import { agentSuite } from '../support/agent-suite';
 import { waitFor } from '../support/wait';
 
-let env: TestWorkflowEnvironment;
-let worker: Worker;
-let running: Promise<void>;
-let agents: AgentClient;
-
-beforeAll(async () => {
-  env = await createTestEnv();
-  const taskQueue = uniqueTaskQueue('hitl');
-  worker = await createTestWorker(env, taskQueue, allToolImplementations());
-  running = worker.run();
-  agents = agentClient(env, taskQueue);
-});
-
-afterAll(async () => {
-  worker?.shutdown();
-  await running;
-  await env?.teardown();
-});
+const suite = agentSuite('hitl');
 
 const contextStep: ScriptStep = { type: 'final', text: 'done', reportContext: true };
 type View = { instructions: string | null; messages: { role: string; content?: string; toolCallId?: string }[]; outputs: Observation[] };
 const view = (result: RunResult): View => result.final?.structured as unknown as View;
 
 async function events(workflowId: string): Promise<RunEvent[]> {
-  return (await agents.events(workflowId, 0, 1000)).events;
+  return (await suite.agents.events(workflowId, 0, 1000)).events;
 }
 
 async function approvals(workflowId: string, count: number): Promise<PendingInputs['approvals']> {
   return waitFor(`${count} approval request(s)`, async () => {
-    const { approvals: list } = await agents.pendingInputs(workflowId);
+    const { approvals: list } = await suite.agents.pendingInputs(workflowId);
     return list.length >= count ? list : undefined;
   });
 }
 
 async function openAwait(workflowId: string): Promise<NonNullable<PendingInputs['await']>> {
-  return waitFor('an open await', async () => (await agents.pendingInputs(workflowId)).await);
+  return waitFor('an open await', async () => (await suite.agents.pendingInputs(workflowId)).await);
 }
 
 function watchlistRun(steps: ScriptStep[], watchlist: string[] = []): RunInput {
@@ -61,14 +40,14 @@ const addAapl = callStep({ name: 'add_to_watchlist', args: { symbols: ['AAPL'] }
 
 describe('seed 003: confirmation with session state', () => {
   it('confirm: the tool runs, session state changes and the next instructions show it', async () => {
-    const { workflowId } = await agents.start(watchlistRun([addAapl, contextStep]));
+    const { workflowId } = await suite.agents.start(watchlistRun([addAapl, contextStep]));
     const [pending] = await approvals(workflowId, 1);
     expect(pending).toMatchObject({ name: 'add_to_watchlist', args: { symbols: ['AAPL'] }, toolCallId: 'call_0_0' });
-    expect((await agents.status(workflowId)).status).toBe('awaiting');
-    expect((await agents.status(workflowId)).sessionState).toEqual({ watchlist: [] });
+    expect((await suite.agents.status(workflowId)).status).toBe('awaiting');
+    expect((await suite.agents.status(workflowId)).sessionState).toEqual({ watchlist: [] });
 
-    await agents.decide(workflowId, { decision: 'approve', toolCallId: 'call_0_0', by: 'alice' });
-    const result = await agents.result(workflowId);
+    await suite.agents.decide(workflowId, { decision: 'approve', toolCallId: 'call_0_0', by: 'alice' });
+    const result = await suite.agents.result(workflowId);
     expect(result.sessionState).toEqual({ watchlist: ['AAPL'] });
     expect(view(result).instructions).toBe(`You MUST use the add_to_watchlist tool when the user asks to add a stock. The user's watchlist is: ["AAPL"]`);
     expect(view(result).outputs[0]).toMatchObject({ status: 'ok', result: { added: ['AAPL'], watchlist: ['AAPL'] } });
@@ -77,83 +56,83 @@ describe('seed 003: confirmation with session state', () => {
   });
 
   it('reject: nothing runs, state is unchanged and the planner is told why', async () => {
-    const { workflowId } = await agents.start(watchlistRun([addAapl, contextStep], ['TSLA']));
+    const { workflowId } = await suite.agents.start(watchlistRun([addAapl, contextStep], ['TSLA']));
     await approvals(workflowId, 1);
-    await agents.decide(workflowId, { decision: 'reject', toolCallId: 'call_0_0', reason: 'not today' });
-    const result = await agents.result(workflowId);
+    await suite.agents.decide(workflowId, { decision: 'reject', toolCallId: 'call_0_0', reason: 'not today' });
+    const result = await suite.agents.result(workflowId);
     expect(result.sessionState).toEqual({ watchlist: ['TSLA'] });
     expect(view(result).instructions).toContain(`The user's watchlist is: ["TSLA"]`);
     expect(view(result).outputs[0]).toMatchObject({ status: 'error', errorType: 'rejected', errorMessage: 'rejected by a human: not today' });
-    const history = await env.client.workflow.getHandle(workflowId).fetchHistory();
+    const history = await suite.env.client.workflow.getHandle(workflowId).fetchHistory();
     expect(history.events?.some((e) => e.activityTaskScheduledEventAttributes)).toBe(false);
   });
 });
 
 describe('confirmation of tool calls', () => {
   it('parallel calls are decided independently: approved ones run while others wait', async () => {
-    const { workflowId } = await agents.start(
+    const { workflowId } = await suite.agents.start(
       scriptedInput([callStep({ name: 'echo', args: { text: 'a' } }, { name: 'echo', args: { text: 'b' } }), finalStep()], { confirmation: { tools: ['echo'] } }),
     );
     const pending = await approvals(workflowId, 2);
     expect(pending.map((p) => p.toolCallId)).toEqual(['call_0_0', 'call_0_1']);
-    await agents.decide(workflowId, { decision: 'approve', toolCallId: 'call_0_0' });
+    await suite.agents.decide(workflowId, { decision: 'approve', toolCallId: 'call_0_0' });
     await waitFor('the approved call to finish', async () =>
       (await events(workflowId)).some((e) => e.type === 'tool_result' && e.toolCallId === 'call_0_0') ? true : undefined,
     );
-    const status = await agents.status(workflowId);
+    const status = await suite.agents.status(workflowId);
     expect(status.status).toBe('awaiting');
-    expect((await agents.pendingInputs(workflowId)).approvals.map((a) => a.toolCallId)).toEqual(['call_0_1']);
-    await agents.decide(workflowId, { decision: 'reject', toolCallId: 'call_0_1' });
-    const result = await agents.result(workflowId);
+    expect((await suite.agents.pendingInputs(workflowId)).approvals.map((a) => a.toolCallId)).toEqual(['call_0_1']);
+    await suite.agents.decide(workflowId, { decision: 'reject', toolCallId: 'call_0_1' });
+    const result = await suite.agents.result(workflowId);
     expect((result.final?.structured as unknown as Observation[]).map((o) => o.status)).toEqual(['ok', 'error']);
   });
 
   it('an edited call runs with the edited arguments, and both versions are recorded', async () => {
-    const { workflowId } = await agents.start(scriptedInput([callStep({ name: 'add', args: { a: 1, b: 2 } }), finalStep()], { confirmation: { all: true } }));
+    const { workflowId } = await suite.agents.start(scriptedInput([callStep({ name: 'add', args: { a: 1, b: 2 } }), finalStep()], { confirmation: { all: true } }));
     await approvals(workflowId, 1);
-    await expect(agents.decide(workflowId, { decision: 'edit', toolCallId: 'call_0_0', args: { a: 'ten', b: 5 } })).rejects.toMatchObject({
+    await expect(suite.agents.decide(workflowId, { decision: 'edit', toolCallId: 'call_0_0', args: { a: 'ten', b: 5 } })).rejects.toMatchObject({
       type: 'rejected',
       message: expect.stringContaining('arguments do not match add: a:'),
     });
-    await agents.decide(workflowId, { decision: 'edit', toolCallId: 'call_0_0', args: { a: 10, b: 5 } });
-    const result = await agents.result(workflowId);
+    await suite.agents.decide(workflowId, { decision: 'edit', toolCallId: 'call_0_0', args: { a: 10, b: 5 } });
+    const result = await suite.agents.result(workflowId);
     expect((result.final?.structured as unknown as Observation[])[0]).toMatchObject({ status: 'ok', result: { sum: 15 } });
     const decided = (await events(workflowId)).find((e) => e.type === 'approval_decided');
     expect(decided).toMatchObject({ decision: 'edit', original: { name: 'add', args: { a: 1, b: 2 } }, updated: { name: 'add', args: { a: 10, b: 5 } } });
   });
 
   it('a call can be replaced by another', async () => {
-    const { workflowId } = await agents.start(scriptedInput([callStep({ name: 'echo', args: { text: 'x' } }), finalStep()], { confirmation: { all: true } }));
+    const { workflowId } = await suite.agents.start(scriptedInput([callStep({ name: 'echo', args: { text: 'x' } }), finalStep()], { confirmation: { all: true } }));
     await approvals(workflowId, 1);
-    await agents.decide(workflowId, { decision: 'replace', toolCallId: 'call_0_0', name: 'add', args: { a: 2, b: 2 } });
-    const result = await agents.result(workflowId);
+    await suite.agents.decide(workflowId, { decision: 'replace', toolCallId: 'call_0_0', name: 'add', args: { a: 2, b: 2 } });
+    const result = await suite.agents.result(workflowId);
     expect((result.final?.structured as unknown as Observation[])[0]).toMatchObject({ toolCallId: 'call_0_0', name: 'add', result: { sum: 4 } });
   });
 
   it('"always approve this tool" stops asking for it in this run', async () => {
     const echo = callStep({ name: 'echo', args: { text: 'x' } });
-    const { workflowId } = await agents.start(scriptedInput([echo, echo, finalStep()], { confirmation: { tools: ['echo'] } }));
+    const { workflowId } = await suite.agents.start(scriptedInput([echo, echo, finalStep()], { confirmation: { tools: ['echo'] } }));
     await approvals(workflowId, 1);
-    await agents.decide(workflowId, { decision: 'approve', toolCallId: 'call_0_0', always: true });
-    const result = await agents.result(workflowId);
+    await suite.agents.decide(workflowId, { decision: 'approve', toolCallId: 'call_0_0', always: true });
+    const result = await suite.agents.result(workflowId);
     expect(result.iterations).toBe(2);
     expect((await events(workflowId)).filter((e) => e.type === 'approval_requested')).toHaveLength(1);
   });
 
   it('a decision for a call that does not wait is rejected', async () => {
-    const { workflowId } = await agents.start(scriptedInput([callStep({ name: 'echo', args: { text: 'x' } }), finalStep()], { confirmation: { all: true } }));
+    const { workflowId } = await suite.agents.start(scriptedInput([callStep({ name: 'echo', args: { text: 'x' } }), finalStep()], { confirmation: { all: true } }));
     await approvals(workflowId, 1);
-    await expect(agents.decide(workflowId, { decision: 'approve', toolCallId: 'nope' })).rejects.toMatchObject({
+    await expect(suite.agents.decide(workflowId, { decision: 'approve', toolCallId: 'nope' })).rejects.toMatchObject({
       message: 'no call nope waits for a decision; waiting: call_0_0',
     });
-    await agents.signal(workflowId, 'decide', { decision: 'maybe', toolCallId: 'call_0_0' });
-    await agents.decide(workflowId, { decision: 'approve', toolCallId: 'call_0_0' });
-    await agents.result(workflowId);
+    await suite.agents.signal(workflowId, 'decide', { decision: 'maybe', toolCallId: 'call_0_0' });
+    await suite.agents.decide(workflowId, { decision: 'approve', toolCallId: 'call_0_0' });
+    await suite.agents.result(workflowId);
     expect((await events(workflowId)).filter((e) => e.type === 'signal_rejected')).toHaveLength(1);
   });
 
   it('a tool can decide per call, from its arguments, whether a human must confirm', async () => {
-    const { workflowId } = await agents.start(
+    const { workflowId } = await suite.agents.start(
       scriptedInput([callStep({ name: 'transfer', args: { to: 'bob', amount: 50 } }, { name: 'transfer', args: { to: 'eve', amount: 500 } }), finalStep()]),
     );
     const pending = await approvals(workflowId, 1);
@@ -161,19 +140,19 @@ describe('confirmation of tool calls', () => {
     await waitFor('the small transfer to run unasked', async () =>
       (await events(workflowId)).some((e) => e.type === 'tool_result' && e.toolCallId === 'call_0_0') ? true : undefined,
     );
-    await agents.decide(workflowId, { decision: 'reject', toolCallId: 'call_0_1', reason: 'suspicious' });
-    const result = await agents.result(workflowId);
+    await suite.agents.decide(workflowId, { decision: 'reject', toolCallId: 'call_0_1', reason: 'suspicious' });
+    const result = await suite.agents.result(workflowId);
     expect((result.final?.structured as unknown as Observation[]).map((o) => o.status)).toEqual(['ok', 'error']);
   });
 
   it('waiting for a human does not burn the time budget', async () => {
-    const { workflowId } = await agents.start(
+    const { workflowId } = await suite.agents.start(
       scriptedInput([callStep({ name: 'echo', args: { text: 'x' } }), finalStep()], { confirmation: { all: true }, policy: { timeBudgetMs: 2_000 } }),
     );
     await approvals(workflowId, 1);
     await new Promise((r) => setTimeout(r, 2_500));
-    await agents.decide(workflowId, { decision: 'approve', toolCallId: 'call_0_0' });
-    const result = await agents.result(workflowId);
+    await suite.agents.decide(workflowId, { decision: 'approve', toolCallId: 'call_0_0' });
+    const result = await suite.agents.result(workflowId);
     expect(result.finalizeReason).toBeUndefined();
     expect((result.final?.structured as unknown as Observation[])[0]?.status).toBe('ok');
   });
@@ -198,29 +177,29 @@ describe('await barriers', () => {
   };
 
   it('waits once for every item, rejects bad answers and resumes with the answers', async () => {
-    const { workflowId } = await agents.start(scriptedInput([questions, contextStep]));
+    const { workflowId } = await suite.agents.start(scriptedInput([questions, contextStep]));
     const open = await openAwait(workflowId);
     expect(open.items.map((i) => [i.id, i.answered])).toEqual([
       ['prefs', false],
       ['city', false],
     ]);
-    expect((await agents.status(workflowId)).status).toBe('awaiting');
+    expect((await suite.agents.status(workflowId)).status).toBe('awaiting');
 
-    await expect(agents.answer(workflowId, { kind: 'questions', itemId: 'prefs', answers: { color: ['green'], sizes: ['s'] } })).rejects.toMatchObject({
+    await expect(suite.agents.answer(workflowId, { kind: 'questions', itemId: 'prefs', answers: { color: ['green'], sizes: ['s'] } })).rejects.toMatchObject({
       type: 'rejected',
       message: 'question "color": unknown option green; options: red, blue',
     });
-    await expect(agents.answer(workflowId, { kind: 'questions', itemId: 'prefs', answers: { color: ['red', 'blue'], sizes: ['s'] } })).rejects.toMatchObject({
+    await expect(suite.agents.answer(workflowId, { kind: 'questions', itemId: 'prefs', answers: { color: ['red', 'blue'], sizes: ['s'] } })).rejects.toMatchObject({
       message: 'question "color" allows one option, got 2',
     });
-    await expect(agents.answer(workflowId, { kind: 'clarification', itemId: 'city', answer: 'Paris' })).rejects.toMatchObject({
+    await expect(suite.agents.answer(workflowId, { kind: 'clarification', itemId: 'city', answer: 'Paris' })).rejects.toMatchObject({
       message: 'required fields missing from the answer: city',
     });
-    await agents.answer(workflowId, { kind: 'questions', itemId: 'prefs', answers: { color: ['blue'], sizes: ['s', 'm'] } });
-    expect((await agents.status(workflowId)).status).toBe('awaiting');
-    await agents.answer(workflowId, { kind: 'clarification', itemId: 'city', answer: 'Paris', fields: { city: 'Paris' } });
+    await suite.agents.answer(workflowId, { kind: 'questions', itemId: 'prefs', answers: { color: ['blue'], sizes: ['s', 'm'] } });
+    expect((await suite.agents.status(workflowId)).status).toBe('awaiting');
+    await suite.agents.answer(workflowId, { kind: 'clarification', itemId: 'city', answer: 'Paris', fields: { city: 'Paris' } });
 
-    const result = await agents.result(workflowId);
+    const result = await suite.agents.result(workflowId);
     const userMessages = view(result).messages.filter((m) => m.role === 'user').map((m) => m.content);
     expect(userMessages).toEqual(['follow the script', 'Favourite colour?: Blue\nSizes?: S, M', 'Answer to "Which city?": Paris {"city":"Paris"}']);
     const log = await events(workflowId);
@@ -233,13 +212,13 @@ describe('await barriers', () => {
       type: 'await',
       await: { items: [{ kind: 'external_tools', id: 'quotes', calls: [{ toolCallId: 'ext_1', name: 'get_quote', args: { symbol: 'AAPL' } }] }] },
     };
-    const { workflowId } = await agents.start(watchlistRun([external, contextStep]));
+    const { workflowId } = await suite.agents.start(watchlistRun([external, contextStep]));
     await openAwait(workflowId);
-    await expect(agents.answer(workflowId, { kind: 'external_tools', itemId: 'quotes', results: [{ toolCallId: 'ext_1', result: { price: 'high' } }] })).rejects.toMatchObject({
+    await expect(suite.agents.answer(workflowId, { kind: 'external_tools', itemId: 'quotes', results: [{ toolCallId: 'ext_1', result: { price: 'high' } }] })).rejects.toMatchObject({
       message: expect.stringContaining('result of ext_1 does not match get_quote'),
     });
-    await agents.answer(workflowId, { kind: 'external_tools', itemId: 'quotes', results: [{ toolCallId: 'ext_1', result: { symbol: 'AAPL', price: 1, currency: 'USD' } }] });
-    const result = await agents.result(workflowId);
+    await suite.agents.answer(workflowId, { kind: 'external_tools', itemId: 'quotes', results: [{ toolCallId: 'ext_1', result: { symbol: 'AAPL', price: 1, currency: 'USD' } }] });
+    const result = await suite.agents.result(workflowId);
     expect(view(result).outputs).toEqual([expect.objectContaining({ toolCallId: 'ext_1', status: 'ok', result: { symbol: 'AAPL', price: 1, currency: 'USD' } })]);
     // The assistant call and its tool result are both in the transcript.
     expect(view(result).messages.filter((m) => m.role === 'tool').map((m) => m.toolCallId)).toEqual(['ext_1']);
@@ -251,31 +230,31 @@ describe('await barriers', () => {
   });
 
   it('timeout with proceed: the default answer is used', async () => {
-    const { workflowId } = await agents.start(scriptedInput([timed('proceed'), contextStep]));
-    const result = await agents.result(workflowId);
+    const { workflowId } = await suite.agents.start(scriptedInput([timed('proceed'), contextStep]));
+    const result = await suite.agents.result(workflowId);
     expect(view(result).outputs[0]).toMatchObject({ toolCallId: 'ask_1', status: 'ok', result: { answer: 'yes' } });
     expect((await events(workflowId)).find((e) => e.type === 'await_closed')).toMatchObject({ outcome: 'timed_out' });
   });
 
   it('timeout with finalize: the planner gets its Finalize turn', async () => {
-    const { workflowId } = await agents.start(scriptedInput([timed('finalize'), contextStep]));
-    const result = await agents.result(workflowId);
+    const { workflowId } = await suite.agents.start(scriptedInput([timed('finalize'), contextStep]));
+    const result = await suite.agents.result(workflowId);
     expect(result.finalizeReason).toBe('await_timeout');
     expect(result.final?.text).toBe('Stopped early (await_timeout): nobody answered in time.');
   });
 
   it('timeout with fail: the run fails with await_timeout', async () => {
-    const { workflowId } = await agents.start(scriptedInput([timed('fail'), contextStep]));
-    const err = await agents.result(workflowId).catch((e: unknown) => e);
+    const { workflowId } = await suite.agents.start(scriptedInput([timed('fail'), contextStep]));
+    const err = await suite.agents.result(workflowId).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(WorkflowFailedError);
     expect(((err as WorkflowFailedError).cause as ApplicationFailure).type).toBe('await_timeout');
   });
 
   it('a kill while awaiting closes the asked calls and terminates', async () => {
-    const { workflowId } = await agents.start(scriptedInput([timed('fail'), contextStep].map((s) => (s.type === 'await' ? { ...s, await: { ...s.await, timeoutMs: 60_000 } } : s))));
+    const { workflowId } = await suite.agents.start(scriptedInput([timed('fail'), contextStep].map((s) => (s.type === 'await' ? { ...s, await: { ...s.await, timeoutMs: 60_000 } } : s))));
     await openAwait(workflowId);
-    await agents.kill(workflowId, { reason: 'user left' });
-    const result = await agents.result(workflowId);
+    await suite.agents.kill(workflowId, { reason: 'user left' });
+    const result = await suite.agents.result(workflowId);
     expect(result.status).toBe('terminated');
     const log = await events(workflowId);
     expect(log.find((e) => e.type === 'tool_result')).toMatchObject({ toolCallId: 'ask_1', status: 'cancelled' });

@@ -1,42 +1,21 @@
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { Worker } from '@temporalio/worker';
-import { allToolImplementations } from '../../agents';
-import type { AgentClient } from '../../client/agent-client';
 import type { RunEvent } from '../../contracts';
 import type { ScriptStep } from '../../workflows/planners/scripted';
 import { callStep, finalStep, scriptedInput, type Observation } from '../support/scripts';
-import { agentClient, createTestEnv, createTestWorker, uniqueTaskQueue } from '../support/test-env';
+import { agentSuite } from '../support/agent-suite';
 
-let env: TestWorkflowEnvironment;
-let worker: Worker;
-let running: Promise<void>;
-let agents: AgentClient;
-
-beforeAll(async () => {
-  env = await createTestEnv();
-  const taskQueue = uniqueTaskQueue('long-runs');
-  worker = await createTestWorker(env, taskQueue, allToolImplementations());
-  running = worker.run();
-  agents = agentClient(env, taskQueue);
-});
-
-afterAll(async () => {
-  worker?.shutdown();
-  await running;
-  await env?.teardown();
-});
+const suite = agentSuite('long-runs');
 
 describe('runs of any length', () => {
   it('a 300-turn run continues as new and finishes with one consistent event log', async () => {
     const turns = 300;
     const steps: ScriptStep[] = [...Array.from({ length: turns }, (_, i) => callStep({ name: 'add', args: { a: i, b: 1 } })), finalStep('all turns done')];
-    const { workflowId } = await agents.start(
+    const { workflowId } = await suite.agents.start(
       scriptedInput(steps, { policy: { maxIterations: 1_000, maxToolCalls: 1_000, continueAsNewAfterEvents: 600 }, sessionState: { counter: 1 } }),
     );
     // Follow the whole run live, across every continue-as-new.
     const seen: RunEvent[] = [];
-    for await (const event of agents.follow(workflowId)) seen.push(event);
-    const result = await agents.result(workflowId);
+    for await (const event of suite.agents.follow(workflowId)) seen.push(event);
+    const result = await suite.agents.result(workflowId);
 
     expect(result).toMatchObject({ status: 'completed', iterations: turns, sessionState: { counter: 1 } });
     expect(result.final?.text).toBe('all turns done');
@@ -48,7 +27,7 @@ describe('runs of any length', () => {
     expect(result.lastEventSeq).toBe(seen.length);
 
     // The final execution was continued from earlier ones; its history stays short.
-    const history = await env.client.workflow.getHandle(workflowId).fetchHistory();
+    const history = await suite.env.client.workflow.getHandle(workflowId).fetchHistory();
     expect(history.events?.[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId).toBeTruthy();
     expect(history.events?.length).toBeLessThan(1_000);
     // Old results were compacted, the newest kept: the planner saw every output.
@@ -59,12 +38,12 @@ describe('runs of any length', () => {
   });
 
   it('a 5 MB tool result is omitted from workflow payloads with a marker the planner sees', async () => {
-    const { workflowId } = await agents.start(scriptedInput([callStep({ name: 'blob', args: { bytes: 5_000_000 } }), finalStep()]));
-    const result = await agents.result(workflowId);
+    const { workflowId } = await suite.agents.start(scriptedInput([callStep({ name: 'blob', args: { bytes: 5_000_000 } }), finalStep()]));
+    const result = await suite.agents.result(workflowId);
     const [output] = result.final?.structured as unknown as Observation[];
     expect(output).toMatchObject({ status: 'ok', resultOmitted: true });
     expect(output?.resultBytes).toBeGreaterThan(5_000_000);
-    const history = await env.client.workflow.getHandle(workflowId).fetchHistory();
+    const history = await suite.env.client.workflow.getHandle(workflowId).fetchHistory();
     const completed = history.events?.find((e) => e.activityTaskCompletedEventAttributes);
     const bytes = completed?.activityTaskCompletedEventAttributes?.result?.payloads?.[0]?.data?.length ?? 0;
     expect(bytes).toBeLessThan(2_000);

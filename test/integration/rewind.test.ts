@@ -1,32 +1,12 @@
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { Worker } from '@temporalio/worker';
 import { allToolImplementations, MemorySideEffectSink } from '../../agents';
-import type { AgentClient } from '../../client/agent-client';
 import type { RunEvent } from '../../contracts';
 import { replayHistoryJson } from '../../worker/replay';
 import { callStep, finalStep, scriptedInput, type Observation } from '../support/scripts';
-import { agentClient, createTestEnv, createTestWorker, uniqueTaskQueue } from '../support/test-env';
+import { agentSuite } from '../support/agent-suite';
 import { waitFor } from '../support/wait';
 
-let env: TestWorkflowEnvironment;
-let worker: Worker;
-let running: Promise<void>;
-let agents: AgentClient;
 const sink = new MemorySideEffectSink();
-
-beforeAll(async () => {
-  env = await createTestEnv();
-  const taskQueue = uniqueTaskQueue('rewind');
-  worker = await createTestWorker(env, taskQueue, allToolImplementations({ sideEffects: sink }));
-  running = worker.run();
-  agents = agentClient(env, taskQueue);
-});
-
-afterAll(async () => {
-  worker?.shutdown();
-  await running;
-  await env?.teardown();
-});
+const suite = agentSuite('rewind', () => allToolImplementations({ sideEffects: sink }));
 
 const fiveTurns = () =>
   scriptedInput([1, 2, 3, 4, 5].map((n) => callStep({ name: 'record', args: { label: `t${n}` } })).concat(finalStep('five turns')));
@@ -37,9 +17,9 @@ function labelsOf(workflowId: string): string[] {
 
 describe('checkpoints and rewind', () => {
   it('lists a boundary per turn, with what each turn did', async () => {
-    const { workflowId } = await agents.start(fiveTurns());
-    await agents.result(workflowId);
-    const checkpoints = await agents.checkpoints(workflowId);
+    const { workflowId } = await suite.agents.start(fiveTurns());
+    await suite.agents.result(workflowId);
+    const checkpoints = await suite.agents.checkpoints(workflowId);
     expect(checkpoints.map((c) => c.turn)).toEqual([0, 1, 2, 3, 4, 5]);
     expect(checkpoints[0]?.summary.toolCalls).toEqual(['record']);
     expect(checkpoints.at(-1)?.summary.toolCalls).toEqual([]);
@@ -47,17 +27,17 @@ describe('checkpoints and rewind', () => {
   });
 
   it('rewinding a completed 5-turn run to turn 2 re-executes turns 3-5 and completes', async () => {
-    const { workflowId, runId: firstRunId } = await agents.start(fiveTurns());
-    await agents.result(workflowId);
+    const { workflowId, runId: firstRunId } = await suite.agents.start(fiveTurns());
+    await suite.agents.result(workflowId);
     expect(labelsOf(workflowId)).toEqual(['t1', 't2', 't3', 't4', 't5']);
 
-    const { runId } = await agents.rewind(workflowId, { toTurn: 2, reason: 'test rewind' });
+    const { runId } = await suite.agents.rewind(workflowId, { toTurn: 2, reason: 'test rewind' });
     expect(runId).not.toBe(firstRunId);
-    const result = await agents.result(workflowId);
+    const result = await suite.agents.result(workflowId);
     expect(result).toMatchObject({ status: 'completed', iterations: 5, final: { text: 'five turns' } });
     // Turns 1-2 were kept from history; turns 3-5 ran again on the new run.
     expect(labelsOf(workflowId)).toEqual(['t1', 't2', 't3', 't4', 't5', 't3', 't4', 't5']);
-    const { events } = await agents.events(workflowId, 0, 1000);
+    const { events } = await suite.agents.events(workflowId, 0, 1000);
     expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
     expect(events.filter((e) => e.type === 'tool_result')).toHaveLength(5);
   });
@@ -66,9 +46,9 @@ describe('checkpoints and rewind', () => {
     // The last turn is slow, so the run is still open when it is rewound: corrections then
     // reach the rewind point exactly.
     const steps = [1, 2, 3, 4].map((n) => callStep({ name: 'record', args: { label: `t${n}` } }));
-    const { workflowId } = await agents.start(scriptedInput([...steps, callStep({ name: 'record', args: { label: 't5', delayMs: 1_500 } }), finalStep()]));
-    await waitFor('the slow last turn', async () => ((await agents.status(workflowId)).pendingCalls.some((c) => c.toolCallId === 'call_4_0') ? true : undefined));
-    const rewound = await agents.rewind(workflowId, {
+    const { workflowId } = await suite.agents.start(scriptedInput([...steps, callStep({ name: 'record', args: { label: 't5', delayMs: 1_500 } }), finalStep()]));
+    await waitFor('the slow last turn', async () => ((await suite.agents.status(workflowId)).pendingCalls.some((c) => c.toolCallId === 'call_4_0') ? true : undefined));
+    const rewound = await suite.agents.rewind(workflowId, {
       toTurn: 2,
       with: [
         { kind: 'edit_call', toolCallId: 'call_2_0', args: { label: 't3-fixed' } },
@@ -76,50 +56,50 @@ describe('checkpoints and rewind', () => {
       ],
     });
     expect(rewound.corrections).toBe('atomic');
-    const result = await agents.result(workflowId);
+    const result = await suite.agents.result(workflowId);
     const outputs = result.final?.structured as unknown as Observation[];
     expect(outputs.map((o) => (o.result as { label: string }).label)).toEqual(['t1', 't2', 't3-fixed', 't4', 't5']);
-    const { events } = await agents.events(workflowId, 0, 1000);
+    const { events } = await suite.agents.events(workflowId, 0, 1000);
     const applied = events.filter((e): e is Extract<RunEvent, { type: 'intervention_applied' }> => e.type === 'intervention_applied');
     expect(applied.map((e) => e.kind)).toEqual(['inject_message', 'edit_call']);
   });
 
   it('rewinds a run that is still running, from its latest boundary', async () => {
-    const { workflowId } = await agents.start(scriptedInput([callStep({ name: 'record', args: { label: 'r1' } }), callStep({ name: 'sleep', args: { ms: 60_000 } }), finalStep('resumed')]));
+    const { workflowId } = await suite.agents.start(scriptedInput([callStep({ name: 'record', args: { label: 'r1' } }), callStep({ name: 'sleep', args: { ms: 60_000 } }), finalStep('resumed')]));
     const boundary = await (async () => {
       for (let i = 0; i < 100; i++) {
-        const checkpoints = await agents.checkpoints(workflowId);
+        const checkpoints = await suite.agents.checkpoints(workflowId);
         if (checkpoints.some((c) => c.turn === 1)) return 1;
         await new Promise((r) => setTimeout(r, 100));
       }
       throw new Error('no boundary after turn 1');
     })();
-    await agents.rewind(workflowId, { toTurn: boundary, with: [{ kind: 'drop_call', toolCallId: 'call_1_0', reason: 'too slow' }] });
-    const result = await agents.result(workflowId);
+    await suite.agents.rewind(workflowId, { toTurn: boundary, with: [{ kind: 'drop_call', toolCallId: 'call_1_0', reason: 'too slow' }] });
+    const result = await suite.agents.result(workflowId);
     expect(result.final?.text).toBe('resumed');
     expect((result.final?.structured as unknown as Observation[])[1]).toMatchObject({ status: 'error', errorType: 'rejected' });
   });
 
   it('names the turns there are when asked for one that does not exist', async () => {
-    const { workflowId } = await agents.start(scriptedInput([finalStep('quick')]));
-    await agents.result(workflowId);
-    await expect(agents.rewind(workflowId, { toTurn: 7 })).rejects.toMatchObject({ type: 'no_such_turn', message: expect.stringContaining('available: 0..0') });
-    await expect(agents.rewind(workflowId, { toTurn: 0, with: [{ kind: 'teleport' } as never] })).rejects.toMatchObject({ type: 'invalid_input' });
+    const { workflowId } = await suite.agents.start(scriptedInput([finalStep('quick')]));
+    await suite.agents.result(workflowId);
+    await expect(suite.agents.rewind(workflowId, { toTurn: 7 })).rejects.toMatchObject({ type: 'no_such_turn', message: expect.stringContaining('available: 0..0') });
+    await expect(suite.agents.rewind(workflowId, { toTurn: 0, with: [{ kind: 'teleport' } as never] })).rejects.toMatchObject({ type: 'invalid_input' });
   });
 });
 
 describe('history export and replay', () => {
   it('an exported history replays against the current code', async () => {
-    const { workflowId } = await agents.start(fiveTurns());
-    await agents.result(workflowId);
-    const outcome = await replayHistoryJson(JSON.parse(await agents.exportHistory(workflowId)));
+    const { workflowId } = await suite.agents.start(fiveTurns());
+    await suite.agents.result(workflowId);
+    const outcome = await replayHistoryJson(JSON.parse(await suite.agents.exportHistory(workflowId)));
     expect(outcome).toMatchObject({ ok: true });
   });
 
   it('a history the code no longer matches is reported in plain words', async () => {
-    const { workflowId } = await agents.start(fiveTurns());
-    await agents.result(workflowId);
-    const json = JSON.parse(await agents.exportHistory(workflowId)) as { events: { activityTaskScheduledEventAttributes?: { activityType: { name: string } } }[] };
+    const { workflowId } = await suite.agents.start(fiveTurns());
+    await suite.agents.result(workflowId);
+    const json = JSON.parse(await suite.agents.exportHistory(workflowId)) as { events: { activityTaskScheduledEventAttributes?: { activityType: { name: string } } }[] };
     const scheduled = json.events.find((e) => e.activityTaskScheduledEventAttributes);
     if (scheduled?.activityTaskScheduledEventAttributes) scheduled.activityTaskScheduledEventAttributes.activityType.name = 'echo';
     const outcome = await replayHistoryJson(json);

@@ -1,48 +1,27 @@
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { Worker } from '@temporalio/worker';
-import { allToolImplementations } from '../../agents';
-import type { AgentClient } from '../../client/agent-client';
 import type { RunResult } from '../../contracts';
 import type { ScriptStep } from '../../workflows/planners/scripted';
-import { agentClient, createTestEnv, createTestWorker, uniqueTaskQueue } from '../support/test-env';
+import { agentSuite } from '../support/agent-suite';
 import { waitFor } from '../support/wait';
 
-let env: TestWorkflowEnvironment;
-let worker: Worker;
-let running: Promise<void>;
-let agents: AgentClient;
-
-beforeAll(async () => {
-  env = await createTestEnv();
-  const taskQueue = uniqueTaskQueue('sessions');
-  worker = await createTestWorker(env, taskQueue, allToolImplementations());
-  running = worker.run();
-  agents = agentClient(env, taskQueue);
-});
-
-afterAll(async () => {
-  worker?.shutdown();
-  await running;
-  await env?.teardown();
-});
+const suite = agentSuite('sessions');
 
 const contextStep: ScriptStep = { type: 'final', text: 'done', reportContext: true };
 type View = { instructions: string | null; messages: { role: string; content?: string }[] };
 
 async function runOf(workflowId: string): Promise<RunResult> {
-  return waitFor('the run to start', async () => agents.result(workflowId).catch(() => undefined));
+  return waitFor('the run to start', async () => suite.agents.result(workflowId).catch(() => undefined));
 }
 
 describe('sessions across runs', () => {
   it("a session's second run starts from the first run's state and messages", async () => {
     const sessionId = `s-${Date.now()}`;
-    await agents.openSession(sessionId, { agent: 'watchlist-scripted', sessionState: { watchlist: [] }, confirmation: { exempt: ['add_to_watchlist'] } });
-    const first = await agents.sendMessage(sessionId, {
+    await suite.agents.openSession(sessionId, { agent: 'watchlist-scripted', sessionState: { watchlist: [] }, confirmation: { exempt: ['add_to_watchlist'] } });
+    const first = await suite.agents.sendMessage(sessionId, {
       content: 'Add AAPL to my watchlist',
       plannerOptions: { steps: [{ type: 'tool_calls', calls: [{ name: 'add_to_watchlist', args: { symbols: ['AAPL'] } }] }, { type: 'final', text: 'Added AAPL.' }] },
     });
     expect(first).toMatchObject({ runNumber: 1, status: 'queued' });
-    const second = await agents.sendMessage(sessionId, { content: 'What is on my watchlist?', plannerOptions: { steps: [contextStep] } });
+    const second = await suite.agents.sendMessage(sessionId, { content: 'What is on my watchlist?', plannerOptions: { steps: [contextStep] } });
     expect(second.workflowId).toBe(`session-${sessionId}/run-2`);
 
     expect((await runOf(first.workflowId)).sessionState).toEqual({ watchlist: ['AAPL'] });
@@ -55,7 +34,7 @@ describe('sessions across runs', () => {
       ['user', 'What is on my watchlist?'],
     ]);
     const report = await waitFor('both runs recorded', async () => {
-      const r = await agents.session(sessionId);
+      const r = await suite.agents.session(sessionId);
       return r.runs.every((run) => run.status === 'completed') ? r : undefined;
     });
     expect(report).toMatchObject({ open: true, sessionState: { watchlist: ['AAPL'] }, historyLength: 4 });
@@ -63,28 +42,28 @@ describe('sessions across runs', () => {
 
   it('continues as new between runs and keeps state, history and run numbering', async () => {
     const sessionId = `can-${Date.now()}`;
-    await agents.openSession(sessionId, { agent: 'scripted', runsPerExecution: 2 });
+    await suite.agents.openSession(sessionId, { agent: 'scripted', runsPerExecution: 2 });
     const say = (text: string) => ({ content: `say ${text}`, plannerOptions: { steps: [{ type: 'final', text }] } });
     for (const text of ['one', 'two', 'three']) {
-      const record = await agents.sendMessage(sessionId, say(text));
+      const record = await suite.agents.sendMessage(sessionId, say(text));
       expect((await runOf(record.workflowId)).final?.text).toBe(text);
     }
-    const handle = env.client.workflow.getHandle(`session-${sessionId}`);
+    const handle = suite.env.client.workflow.getHandle(`session-${sessionId}`);
     // The current execution was continued from an earlier one.
     const history = await handle.fetchHistory();
     expect(history.events?.[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId).toBeTruthy();
-    const report = await agents.session(sessionId);
+    const report = await suite.agents.session(sessionId);
     expect(report.runs.map((r) => r.runNumber)).toEqual([1, 2, 3]);
     expect(report.historyLength).toBe(6);
-    await agents.closeSession(sessionId);
+    await suite.agents.closeSession(sessionId);
     const final = await waitFor('the session to close', async () => handle.result().catch(() => undefined));
     expect(final).toMatchObject({ open: false, historyLength: 6 });
   });
 
   it('rejects an empty message', async () => {
     const sessionId = `bad-${Date.now()}`;
-    await agents.openSession(sessionId, { agent: 'scripted' });
-    await expect(agents.sendMessage(sessionId, { content: '' })).rejects.toMatchObject({ type: 'rejected', message: expect.stringContaining('content') });
-    await agents.closeSession(sessionId);
+    await suite.agents.openSession(sessionId, { agent: 'scripted' });
+    await expect(suite.agents.sendMessage(sessionId, { content: '' })).rejects.toMatchObject({ type: 'rejected', message: expect.stringContaining('content') });
+    await suite.agents.closeSession(sessionId);
   });
 });

@@ -1,0 +1,53 @@
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { Worker } from '@temporalio/worker';
+import type { ToolImplementation } from '../../activities';
+import { allToolImplementations } from '../../agents';
+import type { AgentClient } from '../../client/agent-client';
+import { agentClient, createTestEnv, createTestWorker, uniqueTaskQueue } from './test-env';
+
+/** What an integration test file runs against: a dev server, a worker, a client. */
+export interface AgentSuite {
+  readonly env: TestWorkflowEnvironment;
+  readonly agents: AgentClient;
+  readonly taskQueue: string;
+}
+
+/**
+ * Registers beforeAll / afterAll for one integration test file: a real dev server, one
+ * worker for the file's task queue (running until the file ends) and a client. Fields are
+ * readable inside tests.
+ */
+export function agentSuite(prefix: string, tools: () => readonly ToolImplementation[] = () => allToolImplementations()): AgentSuite {
+  let env: TestWorkflowEnvironment | undefined;
+  let worker: Worker | undefined;
+  let running: Promise<void> | undefined;
+  let agents: AgentClient | undefined;
+  const taskQueue = uniqueTaskQueue(prefix);
+
+  beforeAll(async () => {
+    env = await createTestEnv();
+    worker = await createTestWorker(env, taskQueue, tools());
+    running = worker.run();
+    agents = agentClient(env, taskQueue);
+  });
+
+  afterAll(async () => {
+    worker?.shutdown();
+    await running;
+    await env?.teardown();
+  });
+
+  const ready = <T>(value: T | undefined, what: string): T => {
+    if (value === undefined) throw new Error(`${what} is not ready: use it inside a test`);
+    return value;
+  };
+  return {
+    get env() {
+      return ready(env, 'the test environment');
+    },
+    get agents() {
+      return ready(agents, 'the client');
+    },
+    taskQueue,
+  };
+}
