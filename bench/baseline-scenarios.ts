@@ -63,7 +63,15 @@ async function throughput(shape: RunShape, runs: number, repeats: number): Promi
   }
   const wallMs = percentile(walls, 0.5);
   const turns = runs * shape.turns;
-  return { shape, runs, repeats, wallMs, turnsPerSec: turns / (wallMs / 1000), toolCallsPerSec: (turns * shape.callsPerTurn) / (wallMs / 1000), turnMs: summarize(turnMs) };
+  return {
+    shape,
+    runs,
+    repeats,
+    wallMs,
+    turnsPerSec: turns / (wallMs / 1000),
+    toolCallsPerSec: (turns * shape.callsPerTurn) / (wallMs / 1000),
+    turnMs: summarize(turnMs),
+  };
 }
 
 async function history(turns: number, repeats: number): Promise<BaselineHistory> {

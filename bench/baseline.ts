@@ -3,6 +3,7 @@ import {
   planResultSchema,
   type JsonValue,
   type Message,
+  type ParsedPlanResult,
   type PlanResult,
   type ToolOutput,
   type ToolRequest,
@@ -89,8 +90,9 @@ export async function runBaselineLoop(shape: RunShape): Promise<BaselineRun> {
     state: recordAgentState(plannerState),
     sessionState: {},
     emitNote: () => {},
+    recordModelUsage: () => {},
   });
-  const validate = (plan: PlanResult): PlanResult => planResultSchema.parse(plan);
+  const validate = (plan: PlanResult): ParsedPlanResult => planResultSchema.parse(plan);
 
   const turnMs: number[] = [];
   const start = performance.now();

@@ -17,6 +17,8 @@ export interface DurableContext {
 /** One finished durable run. */
 export interface FinishedRun {
   readonly workflowId: string;
+  /** Run id of the first execution; later ones follow from it when the run continued as new. */
+  readonly firstRunId: string;
   /** Client wall clock from the start call to the result. */
   readonly wallMs: number;
 }
@@ -28,13 +30,13 @@ export interface FinishedRun {
  */
 export async function runToCompletion(ctx: DurableContext, shape: RunShape, workflowId: string): Promise<FinishedRun> {
   const started = performance.now();
-  await ctx.agents.start(runInputFor(shape), { workflowId });
+  const { runId } = await ctx.agents.start(runInputFor(shape), { workflowId });
   const result = await ctx.agents.result(workflowId);
   const wallMs = performance.now() - started;
   if (result.status !== 'completed' || result.iterations !== shape.turns) {
     throw new Error(`run ${workflowId} ended ${result.status} after ${result.iterations} of ${shape.turns} turns`);
   }
-  return { workflowId, wallMs };
+  return { workflowId, firstRunId: runId, wallMs };
 }
 
 /** Every event of a run's log, read page by page through the events query. */

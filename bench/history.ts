@@ -1,29 +1,51 @@
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { Worker } from '@temporalio/worker';
-import { readAllEvents, runToCompletion, turnDurationsMs, type DurableContext } from './durable';
+import { runToCompletion, type DurableContext } from './durable';
+import { turnPhases, turnSpansFromHistoryMs, type FetchedHistory, type TurnPhases } from './phases';
 import { percentile, timed } from './stats';
 import type { RunShape } from './workload';
 
-type History = Awaited<ReturnType<ReturnType<DurableContext['client']['workflow']['getHandle']>['fetchHistory']>>;
-
-/** Size of one run's history, as fetched from the server. */
-export interface HistorySize {
-  readonly turns: number;
-  /** Bytes of the history serialized with historyToJSON. */
-  readonly jsonBytes: number;
+/** One execution of a run's continue-as-new chain. */
+export interface ExecutionSize {
+  readonly runId: string;
   readonly events: number;
-  readonly jsonBytesPerTurn: number;
-  readonly eventsPerTurn: number;
+  /** Bytes of this execution's history serialized with historyToJSON. */
+  readonly jsonBytes: number;
   /** The server's own history size (protobuf bytes), from describe(). */
   readonly serverBytes: number | undefined;
-  /** JSON bytes of the WorkflowExecutionStarted event: it carries the run input, i.e. the whole script, so it grows with T. */
+  /**
+   * JSON bytes of the WorkflowExecutionStarted event: the run input (the whole script) and,
+   * after continue-as-new, the carried state. Grows with T.
+   */
   readonly startedEventJsonBytes: number;
+  /** Raw bytes of the input payload (what Temporal's 2 MB payload limit applies to). */
+  readonly inputPayloadBytes: number;
+  /** Worker.runReplayHistory of this execution (includes creating the replay worker). */
+  readonly replayMs: number;
+}
+
+/** Size of one run's history (every execution of it), as fetched from the server. */
+export interface HistorySize {
+  readonly turns: number;
+  readonly executions: ExecutionSize[];
+  /** Totals over every execution. */
+  readonly jsonBytes: number;
+  readonly events: number;
+  readonly serverBytes: number | undefined;
+  readonly startedEventJsonBytes: number;
+  readonly jsonBytesPerTurn: number;
+  readonly eventsPerTurn: number;
+  /** The largest execution: what a crash recovery (or a query on a closed run) replays. */
+  readonly largestExecutionEvents: number;
+  readonly largestExecutionReplayMs: number;
+  /** Sum of the replays of every execution. */
+  readonly replayMs: number;
   readonly wallMs: number;
-  /** Median duration of the first and the last tenth of the turns (event log): does a turn slow down as history grows? */
+  /** Median turn duration of the first and the last tenth of the turns: does a turn slow down as the run grows? */
   readonly firstTenthTurnP50Ms: number;
   readonly lastTenthTurnP50Ms: number;
-  /** Worker.runReplayHistory of this history (includes creating the replay worker). */
-  readonly replayMs: number;
+  /** Where a turn's time goes, from the server's event times. */
+  readonly phases: TurnPhases;
 }
 
 /** Growth of history between two run lengths: what one more turn costs. */
@@ -33,46 +55,80 @@ export interface HistoryMarginal {
   readonly jsonBytesPerTurn: number;
   readonly eventsPerTurn: number;
   readonly serverBytesPerTurn: number | undefined;
-  /** Same, without the WorkflowExecutionStarted event (whose input, the script, grows with T). */
-  readonly jsonBytesPerTurnExcludingInput: number;
+  /** Same, without the WorkflowExecutionStarted events (the script, and the state carried by continue-as-new). */
+  readonly jsonBytesPerTurnExcludingStarted: number;
 }
 
-async function fetchHistory(ctx: DurableContext, workflowId: string): Promise<History> {
-  return ctx.client.workflow.getHandle(workflowId).fetchHistory();
+const sum = (values: readonly number[]): number => values.reduce((a, b) => a + b, 0);
+
+/** Every execution of a run, following continue-as-new from the first. */
+async function fetchChain(ctx: DurableContext, workflowId: string, firstRunId: string): Promise<{ runId: string; history: FetchedHistory }[]> {
+  const chain: { runId: string; history: FetchedHistory }[] = [];
+  for (let runId: string | undefined = firstRunId; runId; ) {
+    const history: FetchedHistory = await ctx.client.workflow.getHandle(workflowId, runId).fetchHistory();
+    chain.push({ runId, history });
+    const last: NonNullable<FetchedHistory['events']>[number] | undefined = history.events?.[history.events.length - 1];
+    runId = last?.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId ?? undefined;
+  }
+  return chain;
 }
 
-/** Runs one K=1 run of `turns` turns, measures its history and replays it. */
-export async function measureHistory(ctx: DurableContext, turns: number): Promise<HistorySize> {
-  const shape: RunShape = { turns, callsPerTurn: 1 };
-  const workflowId = `${ctx.idPrefix}-history-${turns}`;
-  const run = await runToCompletion(ctx, shape, workflowId);
-  ctx.progress(`history T=${turns}: run done in ${run.wallMs.toFixed(0)} ms; fetching history`);
-  const history = await fetchHistory(ctx, workflowId);
-  let jsonText = '';
-  try { jsonText = historyToJSON(history); } catch (err) { console.error('DEBUG', Object.keys(require.cache).filter((k) => k.includes('protobufjs')), err); throw err; }
-  const jsonBytes = Buffer.byteLength(jsonText, 'utf8');
-  const events = history.events?.length ?? 0;
-  const description = await ctx.client.workflow.getHandle(workflowId).describe();
-  const durations = turnDurationsMs(await readAllEvents(ctx.agents, workflowId));
-  const tenth = Math.max(1, Math.floor(durations.length / 10));
+async function measureExecution(ctx: DurableContext, workflowId: string, runId: string, history: FetchedHistory): Promise<ExecutionSize> {
+  const description = await ctx.client.workflow.getHandle(workflowId, runId).describe();
   const replay = await timed(() => Worker.runReplayHistory({ workflowBundle: ctx.workflowBundle }, history, workflowId));
-  ctx.progress(`history T=${turns}: ${jsonBytes} JSON bytes, ${events} events; replay ${replay.ms.toFixed(0)} ms`);
   return {
-    turns,
-    jsonBytes,
-    events,
-    jsonBytesPerTurn: jsonBytes / turns,
-    eventsPerTurn: events / turns,
+    runId,
+    events: history.events?.length ?? 0,
+    jsonBytes: Buffer.byteLength(historyToJSON(history), 'utf8'),
     serverBytes: description.historySize,
     startedEventJsonBytes: Buffer.byteLength(historyToJSON({ events: history.events?.slice(0, 1) ?? [] }), 'utf8'),
-    wallMs: run.wallMs,
-    firstTenthTurnP50Ms: percentile(durations.slice(0, tenth), 0.5),
-    lastTenthTurnP50Ms: percentile(durations.slice(-tenth), 0.5),
+    inputPayloadBytes: sum(
+      (history.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads ?? []).map((p) => p.data?.length ?? 0),
+    ),
     replayMs: replay.ms,
   };
 }
 
-/** Per-turn growth between the smallest and largest measured T (undefined with fewer than two). */
+/** Runs one K=1 run of `turns` turns, measures its history (all executions) and replays it. */
+export async function measureHistory(ctx: DurableContext, turns: number): Promise<HistorySize> {
+  const shape: RunShape = { turns, callsPerTurn: 1 };
+  const workflowId = `${ctx.idPrefix}-history-${turns}`;
+  const run = await runToCompletion(ctx, shape, workflowId);
+  ctx.progress(`history T=${turns}: run done in ${run.wallMs.toFixed(0)} ms; fetching and replaying its history`);
+  const chain = await fetchChain(ctx, workflowId, run.firstRunId);
+  const executions: ExecutionSize[] = [];
+  for (const { runId, history } of chain) executions.push(await measureExecution(ctx, workflowId, runId, history));
+  const histories = chain.map((c) => c.history);
+  const durations = turnSpansFromHistoryMs(histories);
+  const tenth = Math.max(1, Math.floor(durations.length / 10));
+  const serverSizes = executions.map((e) => e.serverBytes);
+  const jsonBytes = sum(executions.map((e) => e.jsonBytes));
+  const events = sum(executions.map((e) => e.events));
+  const largest = executions.reduce((a, b) => (b.events > a.events ? b : a));
+  const result: HistorySize = {
+    turns,
+    executions,
+    jsonBytes,
+    events,
+    serverBytes: serverSizes.every((s) => s !== undefined) ? sum(serverSizes.map((s) => s ?? 0)) : undefined,
+    startedEventJsonBytes: sum(executions.map((e) => e.startedEventJsonBytes)),
+    jsonBytesPerTurn: jsonBytes / turns,
+    eventsPerTurn: events / turns,
+    largestExecutionEvents: largest.events,
+    largestExecutionReplayMs: Math.max(...executions.map((e) => e.replayMs)),
+    replayMs: sum(executions.map((e) => e.replayMs)),
+    wallMs: run.wallMs,
+    firstTenthTurnP50Ms: durations.length ? percentile(durations.slice(0, tenth), 0.5) : 0,
+    lastTenthTurnP50Ms: durations.length ? percentile(durations.slice(-tenth), 0.5) : 0,
+    phases: turnPhases(histories),
+  };
+  ctx.progress(
+    `history T=${turns}: ${executions.length} execution(s), ${jsonBytes} JSON bytes, ${events} events; replay ${result.replayMs.toFixed(0)} ms`,
+  );
+  return result;
+}
+
+/** Per-turn growth between the two largest measured T (undefined with fewer than two). */
 export function historyMarginal(sizes: readonly HistorySize[]): HistoryMarginal | undefined {
   const sorted = [...sizes].sort((a, b) => a.turns - b.turns);
   const from = sorted.length >= 2 ? sorted[sorted.length - 2] : undefined;
@@ -86,6 +142,6 @@ export function historyMarginal(sizes: readonly HistorySize[]): HistoryMarginal 
     jsonBytesPerTurn: (to.jsonBytes - from.jsonBytes) / dt,
     eventsPerTurn: (to.events - from.events) / dt,
     serverBytesPerTurn: server,
-    jsonBytesPerTurnExcludingInput: (to.jsonBytes - to.startedEventJsonBytes - (from.jsonBytes - from.startedEventJsonBytes)) / dt,
+    jsonBytesPerTurnExcludingStarted: (to.jsonBytes - to.startedEventJsonBytes - (from.jsonBytes - from.startedEventJsonBytes)) / dt,
   };
 }

@@ -1,5 +1,6 @@
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { cpus, platform, release, totalmem } from 'node:os';
+import { cpus, loadavg, platform, release, totalmem } from 'node:os';
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { findTemporalCli, temporalCliVersion } from '../worker/temporal-cli';
@@ -13,6 +14,8 @@ export interface MachineFacts {
   readonly nodeVersion: string;
   readonly temporalSdkVersion: string;
   readonly temporalCliVersion: string;
+  /** Commit of the measured code, and whether the working tree differed from it. */
+  readonly codeVersion: string;
 }
 
 const packageJsonSchema = z.object({ version: z.string() });
@@ -28,6 +31,17 @@ function cliVersion(): string {
   return temporalCliVersion(cli.path);
 }
 
+function codeVersion(): string {
+  const repo = resolve(__dirname, '..');
+  try {
+    const git = (args: string[]): string => execFileSync('git', ['--no-optional-locks', '-C', repo, ...args], { encoding: 'utf8' }).trim();
+    const head = git(['rev-parse', '--short', 'HEAD']);
+    return git(['status', '--porcelain', '--untracked-files=no']) ? `${head} + uncommitted changes` : head;
+  } catch {
+    return 'unknown (no git)';
+  }
+}
+
 /** Collects {@link MachineFacts}; call after the dev server started (it provisions the CLI). */
 export function machineFacts(): MachineFacts {
   const cpuList = cpus();
@@ -39,5 +53,12 @@ export function machineFacts(): MachineFacts {
     nodeVersion: process.version,
     temporalSdkVersion: sdkVersion(),
     temporalCliVersion: cliVersion(),
+    codeVersion: codeVersion(),
   };
+}
+
+/** 1-, 5- and 15-minute load averages: figures from a machine busy with other work are not comparable. */
+export function loadAverages(): [number, number, number] {
+  const [one = 0, five = 0, fifteen = 0] = loadavg();
+  return [one, five, fifteen];
 }

@@ -5,7 +5,7 @@ import type { BenchResults, ResultRow } from './results';
 /** A number with precision that suits its size: 12,345 · 123 · 12.3 · 1.23 · 0.00123. */
 export function formatNumber(value: number): string {
   const abs = Math.abs(value);
-  if (abs >= 1000) return Math.round(value).toLocaleString('en-US');
+  if (Number.isInteger(value) || abs >= 1000) return Math.round(value).toLocaleString('en-US');
   if (abs >= 100) return value.toFixed(0);
   if (abs >= 10) return value.toFixed(1);
   if (abs >= 1) return value.toFixed(2);
@@ -16,6 +16,7 @@ export function formatNumber(value: number): string {
 /** A durable ÷ baseline ratio: `×1,234` when durable is larger, `×1/56` when it is smaller. */
 export function formatRatio(ratio: number | undefined): string {
   if (ratio === undefined) return '—';
+  if (ratio <= 0) return 'n/a';
   return ratio >= 1 ? `×${formatNumber(ratio)}` : `×1/${formatNumber(1 / ratio)}`;
 }
 
@@ -44,10 +45,14 @@ export function renderTable(rows: readonly ResultRow[]): string {
 export function renderFacts(results: BenchResults): string {
   const m = results.machine;
   const tuning = Object.keys(results.workerTuning).length ? JSON.stringify(results.workerTuning) : 'createAgentWorker defaults';
+  const load = (l: readonly number[]): string => l.map((x) => x.toFixed(2)).join(' / ');
+  // At start nothing of the benchmark runs yet, so load above the core count is someone else's.
+  const busy = (results.load.atStart[0] ?? 0) > m.cores;
   return [
     `durable-agents benchmark (${results.plan.mode}), ${results.startedAt}, ${(results.durationMs / 1000).toFixed(1)} s`,
     `machine: ${m.cores} cores (${m.cpuModel}), ${(m.totalMemoryBytes / 2 ** 30).toFixed(1)} GiB, ${m.platform}`,
-    `node ${m.nodeVersion}, Temporal SDK ${m.temporalSdkVersion}, ${m.temporalCliVersion}`,
+    `node ${m.nodeVersion}, Temporal SDK ${m.temporalSdkVersion}, ${m.temporalCliVersion}; code ${m.codeVersion}`,
+    `load average 1/5/15 min: ${load(results.load.atStart)} at start, ${load(results.load.atEnd)} at end${busy ? ' (machine BUSY before the benchmark started: figures are pessimistic)' : ''}`,
     `worker: ${tuning}`,
     'baseline: the same scripted loop in this process, no Temporal (planner + zod validation + echo called directly)',
   ].join('\n');

@@ -14,9 +14,8 @@ import { AgentClient } from '../client/agent-client';
 import { buildWorkflowBundle } from '../worker/create-worker';
 import { measureBaseline } from './baseline-scenarios';
 import type { DurableContext } from './durable';
-import { historyMarginal, type HistorySize } from './history';
-import { measureHistory } from './history';
-import { machineFacts } from './machine';
+import { historyMarginal, measureHistory, type HistorySize } from './history';
+import { loadAverages, machineFacts } from './machine';
 import { fullPlan, smokePlan, type BenchPlan } from './plan';
 import { renderFacts, renderTable, writeResults } from './report';
 import { buildRows, type BenchResults, type DurableResults } from './results';
@@ -25,6 +24,12 @@ import { resultsDir, startBenchServer } from './server';
 import { createBenchWorker, workerTuningSchema, type WorkerTuning } from './worker';
 
 const started = performance.now();
+let interruptedBy: string | undefined;
+
+/** Stops between steps once SIGINT/SIGTERM arrived (the Temporal runtime stops the worker itself). */
+function checkInterrupted(): void {
+  if (interruptedBy) throw new Error(`interrupted by ${interruptedBy}`);
+}
 
 function progress(line: string): void {
   process.stderr.write(`[bench ${((performance.now() - started) / 1000).toFixed(1).padStart(6)} s] ${line}\n`);
@@ -43,25 +48,37 @@ function parseCli(argv: readonly string[]): { plan: BenchPlan; tuning: WorkerTun
 
 async function runDurable(ctx: DurableContext, plan: BenchPlan): Promise<DurableResults> {
   await warmUp(ctx, plan);
+  checkInterrupted();
   const s1 = await measureLatency(ctx, 's1', plan.s1.shape, plan.s1.repeats);
+  checkInterrupted();
   const s2 = await measureThroughput(ctx, 's2', plan.s2.shape, plan.s2.runs);
+  checkInterrupted();
   const s3 = await measureLatency(ctx, 's3', plan.s3.shape, plan.s3.repeats);
   const history: HistorySize[] = [];
-  for (const turns of plan.historyTurns) history.push(await measureHistory(ctx, turns));
+  for (const turns of plan.historyTurns) {
+    checkInterrupted();
+    history.push(await measureHistory(ctx, turns));
+  }
   return { s1, s2, s3, history, historyMarginal: historyMarginal(history) };
 }
 
 async function main(): Promise<void> {
   const { plan, tuning } = parseCli(process.argv.slice(2));
   const startedAt = new Date().toISOString();
+  const loadAtStart = loadAverages();
   const idPrefix = `bench-${startedAt.replace(/[:.]/g, '-')}`;
   Runtime.install({ logger: new DefaultLogger('WARN') });
   progress(`mode ${plan.mode}; starting a fresh dev server`);
-  const server = await startBenchServer((line) => progress(`server: ${line}`));
+  let stopping = false;
+  // The dev server complains about every poller it drops while it stops: not worth showing.
+  const server = await startBenchServer((line) => {
+    if (!stopping) progress(`server: ${line}`);
+  });
   try {
     const machine = machineFacts();
     progress('bundling workflow code');
     const workflowBundle = await buildWorkflowBundle();
+    checkInterrupted();
     const config = { address: server.address, namespace: server.namespace, taskQueue: idPrefix };
     const nativeConnection = await NativeConnection.connect({ address: server.address });
     const connection = await Connection.connect({ address: server.address });
@@ -72,9 +89,12 @@ async function main(): Promise<void> {
       const ctx: DurableContext = { agents: new AgentClient(client, config.taskQueue), client, workflowBundle, idPrefix, progress };
       durable = await worker.runUntil(() => runDurable(ctx, plan));
     } finally {
-      await connection.close();
+      // After an interrupt, client calls of the abandoned scenario may still be retrying: leave
+      // the client connection to process exit instead of failing them with "channel shut down".
+      if (!interruptedBy) await connection.close();
       await nativeConnection.close();
     }
+    checkInterrupted();
     const baseline = await measureBaseline(plan, progress);
     const rows = buildRows(plan, durable, baseline);
     const results: BenchResults = {
@@ -82,6 +102,7 @@ async function main(): Promise<void> {
       durationMs: performance.now() - started,
       plan,
       machine,
+      load: { atStart: loadAtStart, atEnd: loadAverages() },
       workerTuning: tuning,
       durable,
       baseline,
@@ -92,13 +113,15 @@ async function main(): Promise<void> {
     progress(`results written to ${file} and latest.json`);
   } finally {
     progress('stopping the dev server');
+    stopping = true;
     await server.stop();
   }
 }
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => {
-    progress(`${signal}: shutting down the worker and the dev server`);
+    progress(`${signal}: stopping after the current step; shutting down the worker and the dev server`);
+    interruptedBy = signal;
     process.exitCode = 130;
   });
 }
@@ -106,6 +129,10 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 main().then(
   () => progress('done'),
   (err: unknown) => {
+    if (interruptedBy) {
+      progress(`stopped: interrupted by ${interruptedBy}`);
+      process.exit(130);
+    }
     progress(`failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
     process.exitCode = 1;
   },

@@ -1,4 +1,5 @@
 import { rmSync } from 'node:fs';
+import { createConnection } from 'node:net';
 import { resolve } from 'node:path';
 import { startDevServer, type DevServer } from '../worker/dev-server';
 
@@ -8,13 +9,31 @@ export const resultsDir = resolve(__dirname, 'results');
 /** Ports of the benchmark's own dev server, away from the default 7233 a developer may run. */
 export const benchPorts = { port: 7433, uiPort: 8433 } as const;
 
+function portInUse(port: number): Promise<boolean> {
+  return new Promise((done) => {
+    const socket = createConnection({ host: '127.0.0.1', port });
+    socket.once('connect', () => {
+      socket.destroy();
+      done(true);
+    });
+    socket.once('error', () => done(false));
+  });
+}
+
 /**
  * Starts a fresh dev server for the benchmark: deletes its previous SQLite file, never
  * reuses a server already on the port.
  *
- * @throws Error when the server does not become ready (or the port is taken).
+ * @throws Error when the port is taken (e.g. by the server of a benchmark that was killed) or
+ * the server does not become ready.
  */
 export async function startBenchServer(log: (line: string) => void): Promise<DevServer> {
+  if (await portInUse(benchPorts.port)) {
+    throw new Error(
+      `port ${benchPorts.port} is in use: a dev server left over from a killed benchmark? ` +
+        `Find it with \`ss -ltnp | grep ${benchPorts.port}\` and stop that process.`,
+    );
+  }
   const dbFile = resolve(resultsDir, 'bench.sqlite');
   for (const suffix of ['', '-wal', '-shm', '-journal']) rmSync(`${dbFile}${suffix}`, { force: true });
   return startDevServer({ ...benchPorts, dbFile, reuseExisting: false, log });
