@@ -1,15 +1,10 @@
-import { NativeConnection, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import type { NativeConnection, Worker, WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { z } from 'zod';
-import { createActivities } from '../activities';
 import { allToolImplementations } from '../agents';
 import type { TemporalConfig } from '../worker/config';
 import { createAgentWorker } from '../worker/create-worker';
 
-/**
- * Worker options a benchmark may override to experiment with tuning. createAgentWorker does
- * not take them, so when any is given the bench builds the worker itself (same bundle,
- * same activities, plus these options).
- */
+/** Worker options a benchmark may override to experiment with tuning (`--worker-options`). */
 export const workerTuningSchema = z
   .object({
     maxConcurrentWorkflowTaskExecutions: z.number().int().positive(),
@@ -33,23 +28,8 @@ export interface BenchWorkerOptions {
   readonly tuning: WorkerTuning;
 }
 
-/**
- * The in-process worker of the benchmark, with every tool of `agents/`. Uses
- * createAgentWorker unless tuning options are given.
- */
+/** The in-process worker of the benchmark, with every tool of `agents/` and any tuning options. */
 export async function createBenchWorker(options: BenchWorkerOptions): Promise<Worker> {
   const { config, connection, workflowBundle, tuning } = options;
-  const tools = allToolImplementations();
-  if (Object.keys(tuning).length === 0) {
-    return createAgentWorker({ config, tools, workflowBundle, connection, identity: 'bench-worker' });
-  }
-  return Worker.create({
-    connection,
-    namespace: config.namespace,
-    taskQueue: config.taskQueue,
-    workflowBundle,
-    activities: createActivities({ tools }),
-    identity: 'bench-worker',
-    ...tuning,
-  });
+  return createAgentWorker({ config, tools: allToolImplementations(), workflowBundle, connection, identity: 'bench-worker', workerOptions: tuning });
 }

@@ -1,4 +1,4 @@
-import { NativeConnection, Worker, bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { NativeConnection, Worker, bundleWorkflowCode, type WorkerOptions, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { createActivities } from '../activities';
 import type { ActivityDependencies, ToolImplementation } from '../activities';
 import { createModelActivities, openAIFromEnv } from '../activities/model';
@@ -25,6 +25,8 @@ export interface AgentWorkerOptions {
    * OpenAI client from OPENAI_API_KEY / OPENAI_BASE_URL (calls fail with `model_config` when unset).
    */
   readonly runtime?: ActivityDependencies['runtime'];
+  /** Further Temporal worker options (concurrency, cache size, eager dispatch …). */
+  readonly workerOptions?: Partial<Omit<WorkerOptions, 'connection' | 'namespace' | 'taskQueue' | 'workflowBundle' | 'workflowsPath' | 'activities'>>;
 }
 
 /**
@@ -43,5 +45,6 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Wo
     workflowBundle: options.workflowBundle ?? (await buildWorkflowBundle()),
     activities: createActivities({ tools: options.tools, runtime: options.runtime ?? createModelActivities({ openai: openAIFromEnv() }) }),
     ...(options.identity ? { identity: options.identity } : {}),
+    ...options.workerOptions,
   });
 }
