@@ -87,6 +87,7 @@ export async function runBaselineLoop(shape: RunShape): Promise<BaselineRun> {
     workflowId: 'baseline',
     agent: 'scripted',
     turn,
+    transcriptEpoch: 0,
     state: recordAgentState(plannerState),
     sessionState: {},
     emitNote: () => {},

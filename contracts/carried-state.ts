@@ -51,5 +51,10 @@ export const carriedRunStateSchema = z.object({
   nextSeq: z.number().int().positive(),
   /** How many times the run has continued as new. */
   generation: z.number().int().positive(),
+  /**
+   * How many times the transcript was compacted (oldest messages dropped to bound the carried
+   * state). Planners that count messages they already sent start over when it changes.
+   */
+  transcriptEpoch: z.number().int().nonnegative().default(0),
 });
 export type CarriedRunState = z.infer<typeof carriedRunStateSchema>;

@@ -22,6 +22,11 @@ export interface PlannerContext {
    * `{key}` placeholders are filled from session state by the runtime each turn.
    */
   readonly instructions?: string;
+  /**
+   * Changes when the runtime compacts the transcript (drops its oldest messages so a long run
+   * can continue as new); message indexes from an earlier epoch are then meaningless.
+   */
+  readonly transcriptEpoch: number;
   /** Emit a planner note to the run's event log. */
   emitNote(note: PlannerNote): void;
   /** Count model usage toward the run's token and model-call budgets. */

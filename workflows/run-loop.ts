@@ -281,6 +281,7 @@ export class RunLoop {
       workflowId: info.workflowId,
       agent: state.agent.name,
       turn: state.turn,
+      transcriptEpoch: state.transcriptEpoch,
       state: recordAgentState(state.plannerState),
       sessionState: state.sessionState,
       ...(instructions !== undefined ? { instructions: renderTemplate(instructions, state.sessionState) } : {}),

@@ -2,6 +2,7 @@ import { workflowInfo } from '@temporalio/workflow';
 import {
   carriedRunStateVersion,
   defaultRunPolicy,
+  jsonByteLength,
   runPolicySchema,
   type CarriedRunState,
   type FinalizeReason,
@@ -31,6 +32,33 @@ const terminal: readonly RunStatus[] = ['completed', 'failed', 'terminated'];
 
 /** Turns whose tool results are kept whole when a run continues as new; older ones are compacted. */
 const keptTurns = 20;
+/** Tool outputs (most recent) carried across continue-as-new. */
+const carriedOutputs = 500;
+/** JSON bytes of transcript carried across continue-as-new; older messages beyond it are dropped. */
+const carriedTranscriptBytes = 256 * 1024;
+
+/**
+ * The transcript bounded for carrying: the opening messages (the task), a note of what was
+ * dropped, and the newest messages that fit. The cut never separates tool results from the
+ * assistant message that opened their calls.
+ */
+export function compactTranscript(messages: readonly Message[], maxBytes: number): { messages: Message[]; dropped: number } {
+  if (jsonByteLength(messages) <= maxBytes) return { messages: [...messages], dropped: 0 };
+  const firstReply = messages.findIndex((m) => m.role === 'assistant');
+  const head = firstReply < 0 ? [] : messages.slice(0, firstReply);
+  let budget = maxBytes - jsonByteLength(head) - 200;
+  let start = messages.length;
+  while (start > head.length) {
+    const size = jsonByteLength(messages[start - 1]);
+    if (size > budget) break;
+    budget -= size;
+    start -= 1;
+  }
+  while (start < messages.length && messages[start]?.role === 'tool') start += 1;
+  const dropped = start - head.length;
+  const note: Message = { role: 'system', content: `[${dropped} earlier messages of this long run were compacted away]` };
+  return { messages: [...head, note, ...messages.slice(start)], dropped };
+}
 
 /**
  * The durable state of one run and its bookkeeping: conversation, outputs, budgets used,
@@ -63,6 +91,7 @@ export class RunState {
   private baseStatus: RunStatus = 'running';
   private reportedStatus: RunStatus = 'running';
   readonly generation: number;
+  readonly transcriptEpoch: number;
 
   constructor(
     readonly input: ParsedRunInput,
@@ -82,6 +111,7 @@ export class RunState {
     this.startedAtMs = carried ? Date.parse(carried.startedAt) : workflowNowMs();
     this.idleMs = carried?.idleMs ?? 0;
     this.generation = carried?.generation ?? 0;
+    this.transcriptEpoch = carried?.transcriptEpoch ?? 0;
     this.log = new EventLog(carried?.nextSeq ?? 1, carried?.events ?? []);
     for (const m of this.messages) if (m.role === 'assistant') for (const c of m.toolCalls ?? []) this.usedCallIds.add(c.id);
     const breakpoints = carried?.control.breakpoints ?? input.breakpoints;
@@ -278,7 +308,8 @@ export class RunState {
    */
   toCarried(maxEvents = 2_000): CarriedRunState {
     const oldest = this.turn - keptTurns;
-    const toolOutputs = this.toolOutputs.map((o) =>
+    const transcript = compactTranscript(this.messages, carriedTranscriptBytes);
+    const toolOutputs = this.toolOutputs.slice(-carriedOutputs).map((o) =>
       o.turn >= oldest || o.result === undefined
         ? o
         : (({ result: _dropped, ...rest }) => ({ ...rest, resultOmitted: true, resultOmittedReason: 'compacted' as const }))(o),
@@ -286,7 +317,7 @@ export class RunState {
     return {
       schemaVersion: carriedRunStateVersion,
       policy: this.policy,
-      messages: this.messages,
+      messages: transcript.messages,
       toolOutputs,
       plannerState: this.plannerState,
       sessionState: this.sessionState,
@@ -308,6 +339,7 @@ export class RunState {
       events: this.log.tail(maxEvents),
       nextSeq: this.log.lastSeq + 1,
       generation: this.generation + 1,
+      transcriptEpoch: this.transcriptEpoch + (transcript.dropped > 0 ? 1 : 0),
     };
   }
 }

@@ -40,3 +40,26 @@ describe('carried run state (continue-as-new)', () => {
     expect(result.error?.issues[0]?.path).toEqual(['schemaVersion']);
   });
 });
+
+describe('transcript compaction', () => {
+  const { compactTranscript } = jest.requireActual<typeof import('../../workflows/run-state')>('../../workflows/run-state');
+  const turn = (i: number) => [
+    { role: 'assistant' as const, toolCalls: [{ id: `c${i}`, name: 'echo', args: { text: 'x'.repeat(100) } }] },
+    { role: 'tool' as const, toolCallId: `c${i}`, name: 'echo', content: 'y'.repeat(100) },
+  ];
+  const long = [{ role: 'user' as const, content: 'the task' }, ...Array.from({ length: 200 }, (_, i) => turn(i)).flat()];
+
+  it('keeps a small transcript as it is', () => {
+    expect(compactTranscript(long.slice(0, 5), 100_000)).toEqual({ messages: long.slice(0, 5), dropped: 0 });
+  });
+
+  it('keeps the task, notes the cut, and keeps the newest messages within the budget', () => {
+    const { messages, dropped } = compactTranscript(long, 10_000);
+    expect(messages[0]).toEqual({ role: 'user', content: 'the task' });
+    expect(messages[1]).toMatchObject({ role: 'system', content: expect.stringContaining(`${dropped} earlier messages`) });
+    expect(messages.at(-1)).toEqual(long.at(-1));
+    expect(JSON.stringify(messages).length).toBeLessThanOrEqual(10_000);
+    // Never starts with an orphaned tool result.
+    expect(messages[2]?.role).toBe('assistant');
+  });
+});

@@ -33,6 +33,7 @@ function harness(): Harness {
       workflowId: 'wf-1',
       agent: 'watchlist-llm',
       turn,
+      transcriptEpoch: 0,
       state: recordAgentState(state),
       sessionState: {},
       instructions,

@@ -4,7 +4,7 @@ import type { PlannerContext } from '../../workflows/planner';
 import { createScriptedPlanner } from '../../workflows/planners/scripted';
 
 function context(state: Record<string, JsonValue> = {}): PlannerContext {
-  return { runId: 'r', workflowId: 'w', agent: 'scripted', turn: 0, state: recordAgentState(state), sessionState: {}, emitNote: () => {}, recordModelUsage: () => {} };
+  return { runId: 'r', workflowId: 'w', agent: 'scripted', turn: 0, transcriptEpoch: 0, state: recordAgentState(state), sessionState: {}, emitNote: () => {}, recordModelUsage: () => {} };
 }
 
 describe('scripted planner', () => {

@@ -5,7 +5,7 @@ import { recordAgentState } from '../../workflows/agent-state';
 import type { PlannerContext } from '../../workflows/planner';
 
 function ctx(sessionState: Record<string, JsonValue>, state: Record<string, JsonValue> = {}): PlannerContext {
-  return { runId: 'r', workflowId: 'w', agent: 'watchlist', turn: 0, state: recordAgentState(state), sessionState, emitNote: () => {}, recordModelUsage: () => {} };
+  return { runId: 'r', workflowId: 'w', agent: 'watchlist', turn: 0, transcriptEpoch: 0, state: recordAgentState(state), sessionState, emitNote: () => {}, recordModelUsage: () => {} };
 }
 
 describe('watchlist agent', () => {

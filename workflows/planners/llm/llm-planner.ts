@@ -41,7 +41,7 @@ export function createLlmPlanner(setup: LlmPlannerSetup): Planner {
   const callModel = setup.callModel ?? modelActivityCaller(config.activity);
 
   const decide = async (messages: readonly Message[], ctx: PlannerContext, finalize?: Termination): Promise<PlanResult> => {
-    let window = unsentMessages(ctx.state, messages, config.maxInlineTranscriptBytes);
+    let window = unsentMessages(ctx.state, messages, config.maxInlineTranscriptBytes, ctx.transcriptEpoch);
     // The runtime renders `{key}` placeholders from session state before every turn.
     const instructions = ctx.instructions;
     const extraMessages: Message[] = finalize ? [finalizeNotice(finalize)] : [];
@@ -68,7 +68,7 @@ export function createLlmPlanner(setup: LlmPlannerSetup): Planner {
         ...(config.outputSchema ? { outputSchema: config.outputSchema.name } : {}),
       };
       const answer = await callModel(input);
-      markSent(ctx.state, window);
+      markSent(ctx.state, window, ctx.transcriptEpoch);
       window = sentWindow(window);
       ctx.recordModelUsage({ tokens: answer.usage?.totalTokens ?? 0, modelCalls: 1 });
       if (!answer.usage) ctx.emitNote({ text: `the provider reported no token usage for ${model}; the token budget cannot count this call`, labels: { planner: 'llm', kind: 'no_usage' } });

@@ -4,6 +4,7 @@ import { chainDigest, emptyDigest } from './digest';
 
 const sentCountKey = 'llm.sentCount';
 const digestKey = 'llm.digest';
+const epochKey = 'llm.transcriptEpoch';
 
 /** The part of the run's transcript a model call must carry, and the state after it was sent. */
 export interface TranscriptWindow {
@@ -26,12 +27,18 @@ export const defaultMaxInlineTranscriptBytes = 32 * 1024;
  * results) are passed by reference instead: the window then covers them in its base, and the
  * worker reads them through the transcript query, so no activity input grows unbounded.
  */
-export function unsentMessages(state: AgentState, messages: readonly Message[], maxInlineBytes = defaultMaxInlineTranscriptBytes): TranscriptWindow {
+export function unsentMessages(
+  state: AgentState,
+  messages: readonly Message[],
+  maxInlineBytes = defaultMaxInlineTranscriptBytes,
+  transcriptEpoch = 0,
+): TranscriptWindow {
   const storedCount = state.get(sentCountKey);
   const storedDigest = state.get(digestKey);
   let baseCount = typeof storedCount === 'number' ? storedCount : 0;
   let baseDigest = typeof storedDigest === 'string' ? storedDigest : emptyDigest;
-  if (baseCount > messages.length) {
+  // After the runtime compacted the transcript, indexes of the old one mean nothing: start over.
+  if (baseCount > messages.length || (state.get(epochKey) ?? 0) !== transcriptEpoch) {
     baseCount = 0;
     baseDigest = emptyDigest;
   }
@@ -44,9 +51,10 @@ export function unsentMessages(state: AgentState, messages: readonly Message[], 
 }
 
 /** Records that a window was delivered to the model, so later calls carry only what follows. */
-export function markSent(state: AgentState, window: TranscriptWindow): void {
+export function markSent(state: AgentState, window: TranscriptWindow, transcriptEpoch = 0): void {
   state.set(sentCountKey, window.nextCount);
   state.set(digestKey, window.nextDigest);
+  state.set(epochKey, transcriptEpoch);
 }
 
 /** The window of a further call in the same turn: nothing new. */
