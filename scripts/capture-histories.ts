@@ -8,7 +8,10 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { Worker } from '@temporalio/worker';
+import OpenAI from 'openai';
 import { createActivities } from '../activities';
+import { createModelActivities } from '../activities/model';
+import { FakeOpenAIServer } from '../test/fakes';
 import { allToolImplementations } from '../agents';
 import { historiesDir, mutatedHistoriesDir } from '../test/support/histories';
 import { scenarios } from '../test/support/scenarios';
@@ -19,12 +22,14 @@ async function main(): Promise<void> {
   const cli = provisionTemporalCli();
   if (cli) process.env.TEMPORAL_CLI_PATH = cli.path;
   const env = await createTestEnv();
+  const fake = await FakeOpenAIServer.start();
+  const openai = new OpenAI({ baseURL: fake.baseURL, apiKey: 'recorder', maxRetries: 0 });
   const taskQueue = uniqueTaskQueue('histories');
   const worker = await Worker.create({
     connection: env.nativeConnection,
     taskQueue,
     workflowBundle: await workflowBundleOption(),
-    activities: createActivities({ tools: allToolImplementations() }),
+    activities: createActivities({ tools: allToolImplementations(), runtime: createModelActivities({ openai }) }),
   });
   const agents = agentClient(env, taskQueue);
   mkdirSync(mutatedHistoriesDir, { recursive: true });
@@ -32,6 +37,7 @@ async function main(): Promise<void> {
     await worker.runUntil(async () => {
       for (const scenario of scenarios) {
         const workflowId = `history-${scenario.name}`;
+        scenario.model?.(fake);
         const { runId } = await agents.start(scenario.input, { workflowId });
         await scenario.drive?.(agents, workflowId);
         await env.client.workflow.getHandle(workflowId).result().catch(() => undefined);
@@ -52,6 +58,7 @@ async function main(): Promise<void> {
       }
     });
   } finally {
+    await fake.close();
     await env.teardown();
   }
 }

@@ -10,7 +10,7 @@ beforeAll(() => quietRuntime());
 
 describe('committed histories replay against the current workflow code', () => {
   it('there are committed histories to replay', () => {
-    expect(committed.length).toBeGreaterThanOrEqual(15);
+    expect(committed.length).toBeGreaterThanOrEqual(16);
   });
 
   it.each(committed.map((h) => [h.name, h.history] as const))('%s replays without a determinism violation', async (name, history) => {

@@ -1,5 +1,6 @@
 import type { AgentClient } from '../../client/agent-client';
 import type { RunInput } from '../../contracts';
+import { callTools, say, toolCall, type FakeOpenAIServer } from '../fakes';
 import { callStep, finalStep, scriptedInput } from './scripts';
 import { waitFor } from './wait';
 
@@ -15,6 +16,8 @@ async function waitForToolCall(agents: AgentClient, workflowId: string): Promise
 export interface Scenario {
   readonly name: string;
   readonly input: RunInput;
+  /** Scripts the fake OpenAI-compatible server before the run starts (LLM agents). */
+  model?(fake: FakeOpenAIServer): void;
   /** Drives the run from outside (signals, updates) while it runs; awaits nothing by default. */
   drive?(agents: AgentClient, workflowId: string): Promise<void>;
 }
@@ -134,6 +137,17 @@ export const scenarios: readonly Scenario[] = [
       await agents.decide(workflowId, { decision: 'approve', toolCallId: 'call_0_0', always: true });
       await agents.decide(workflowId, { decision: 'reject', toolCallId: 'call_0_1', reason: 'no' });
       await agents.decide(workflowId, { decision: 'edit', toolCallId: 'call_0_2', args: { a: 5, b: 5 } });
+    },
+  },
+  {
+    name: 'llm-watchlist',
+    input: { agent: 'watchlist-llm', messages: [{ role: 'user', content: 'Drop TSLA and quote the rest' }], sessionState: { watchlist: ['TSLA', 'AAPL'] } },
+    model(fake) {
+      fake.script(
+        callTools(toolCall('remove_from_watchlist', { symbols: ['TSLA'] }, 'r1')),
+        callTools(toolCall('get_quote', { symbol: 'AAPL' }, 'q1'), toolCall('get_quote', { symbol: 'NOPE!' }, 'q2')),
+        say('Removed TSLA. AAPL is quoted.'),
+      );
     },
   },
   {
