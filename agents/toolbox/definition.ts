@@ -44,7 +44,10 @@ export const flakyTool = defineTool({
   retry: { maximumAttempts: 5, initialIntervalMs: 100, backoffCoefficient: 1 },
 });
 
-/** Performs a counted side effect once per idempotency key; used to prove nothing runs twice. */
+/**
+ * Performs a counted side effect under the call's idempotency key. Every execution is recorded
+ * (nothing is deduplicated), so tests can prove that no completed call ever ran twice.
+ */
 export const recordTool = defineTool({
   name: 'record',
   description: 'Record a side effect under a label.',

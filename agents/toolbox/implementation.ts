@@ -4,7 +4,7 @@ import { addTool, blobTool, echoTool, failTool, flakyTool, recordTool, sleepTool
 
 /** Where the `record` tool writes its side effects; tests count them. */
 export interface SideEffectSink {
-  /** Records `label` once per idempotency key; returns how many times the key was seen. */
+  /** Records one execution of `label` under its idempotency key; returns how many times that key has been recorded. */
   record(idempotencyKey: string, label: string): Promise<number> | number;
 }
 

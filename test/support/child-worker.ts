@@ -4,6 +4,12 @@ import { join } from 'node:path';
 /** A worker process started by a test. */
 export interface ChildWorker {
   readonly process: ChildProcess;
+  /** Process id; the worker's Temporal identity (`lastWorkerIdentity`) is the SDK default `<pid>@<host>`. */
+  readonly pid: number;
+  /** False once the process has exited (killed, or crashed on its own). */
+  alive(): boolean;
+  /** Everything the process wrote to stderr so far (for failure messages). */
+  stderr(): string;
   /** SIGKILL: the process dies at once, mid-task, like a crashed machine. */
   kill9(): Promise<void>;
   /** SIGTERM and wait for exit. */
@@ -42,6 +48,9 @@ export async function startChildWorker(env: Record<string, string>): Promise<Chi
   });
   return {
     process: child,
+    pid: child.pid ?? -1,
+    alive: () => child.exitCode === null && child.signalCode === null,
+    stderr: () => stderr,
     kill9: async () => {
       child.kill('SIGKILL');
       await waitExit(child);
@@ -51,4 +60,20 @@ export async function startChildWorker(env: Record<string, string>): Promise<Chi
       await waitExit(child);
     },
   };
+}
+
+/**
+ * Runs every clean-up step in order, even when one fails (so no process or server is left
+ * behind), then rethrows the first failure.
+ */
+export async function cleanUpAll(...steps: (() => Promise<unknown> | undefined)[]): Promise<void> {
+  const failures: unknown[] = [];
+  for (const step of steps) {
+    try {
+      await step();
+    } catch (err) {
+      failures.push(err);
+    }
+  }
+  if (failures.length) throw failures[0];
 }

@@ -26,3 +26,10 @@ export function readSideEffects(path: string): SideEffectEntry[] {
     .filter(Boolean)
     .map((line) => JSON.parse(line) as SideEffectEntry);
 }
+
+/** How many times each label was recorded, e.g. `{ a: 1, b: 1 }`. */
+export function sideEffectCounts(path: string): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const e of readSideEffects(path)) counts[e.label] = (counts[e.label] ?? 0) + 1;
+  return counts;
+}

@@ -1,9 +1,13 @@
 /**
  * A worker in its own process, so tests can kill it with SIGKILL mid-run. Reads the
  * TEMPORAL_* variables, DURABLE_AGENTS_TEST_BUNDLE and SIDE_EFFECT_FILE; prints "ready".
+ * Like worker/create-worker.ts it also registers the `callModel` activity of LLM agents, with
+ * the OpenAI client from OPENAI_API_KEY / OPENAI_BASE_URL (calls fail with `model_config`
+ * when neither is set).
  */
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { createActivities } from '../../activities';
+import { createModelActivities, openAIFromEnv } from '../../activities/model';
 import { allToolImplementations } from '../../agents';
 import { temporalConfigFromEnv } from '../../worker/config';
 import { FileSideEffectSink } from './file-side-effects';
@@ -19,7 +23,10 @@ async function main(): Promise<void> {
     namespace: config.namespace,
     taskQueue: config.taskQueue,
     workflowBundle: { codePath: bundlePath },
-    activities: createActivities({ tools: allToolImplementations({ sideEffects: new FileSideEffectSink(sideEffectFile) }) }),
+    activities: createActivities({
+      tools: allToolImplementations({ sideEffects: new FileSideEffectSink(sideEffectFile) }),
+      runtime: createModelActivities({ openai: openAIFromEnv() }),
+    }),
   });
   process.stdout.write('ready\n');
   await worker.run();

@@ -1,0 +1,195 @@
+import { mkdtempSync } from 'node:fs';
+import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { temporal } from '@temporalio/proto';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { RunEvent } from '../../contracts';
+import { callTools, FakeOpenAIServer, say, toolCall } from '../fakes';
+import { cleanUpAll, startChildWorker, type ChildWorker } from '../support/child-worker';
+import { agentClient, createTestEnv, uniqueTaskQueue } from '../support/test-env';
+
+/**
+ * A loopback proxy in front of the fake OpenAI server. Request number `stallAt` is forwarded,
+ * but only the response headers and its first SSE event reach the client; the rest is held
+ * until the client goes away, so a worker killed then dies in the middle of a streamed answer.
+ */
+class StallingProxy {
+  private count = 0;
+  private stalledResolve: () => void = () => {};
+  private cutOffResolve: () => void = () => {};
+  /** Resolves once the stalled response has sent its first event. */
+  readonly stalled = new Promise<void>((r) => (this.stalledResolve = r));
+  /** Resolves when the client of the stalled response disconnects. */
+  readonly cutOff = new Promise<void>((r) => (this.cutOffResolve = r));
+  private readonly held: ServerResponse[] = [];
+  private server: Server | undefined;
+  port = 0;
+
+  constructor(
+    private readonly targetPort: number,
+    private readonly stallAt: number,
+  ) {}
+
+  async start(): Promise<void> {
+    this.server = createServer((req, res) => this.forward(req, res));
+    await new Promise<void>((r) => this.server?.listen(0, '127.0.0.1', r));
+    this.port = (this.server.address() as AddressInfo).port;
+  }
+
+  get baseURL(): string {
+    return `http://127.0.0.1:${this.port}/v1`;
+  }
+
+  async close(): Promise<void> {
+    for (const res of this.held) res.destroy();
+    this.server?.closeAllConnections();
+    await new Promise<void>((r) => (this.server ? this.server.close(() => r()) : r()));
+  }
+
+  private forward(req: IncomingMessage, res: ServerResponse): void {
+    const n = ++this.count;
+    const upstream = request({ host: '127.0.0.1', port: this.targetPort, method: req.method, path: req.url, headers: req.headers }, (up) => {
+      if (n !== this.stallAt) {
+        res.writeHead(up.statusCode ?? 502, up.headers);
+        up.pipe(res);
+        return;
+      }
+      const parts: Buffer[] = [];
+      up.on('data', (d: Buffer) => parts.push(d));
+      up.on('end', () => {
+        const body = Buffer.concat(parts).toString('utf8');
+        const first = body.slice(0, body.indexOf('\n\n') + 2);
+        this.held.push(res);
+        res.once('close', () => this.cutOffResolve());
+        res.writeHead(up.statusCode ?? 502, up.headers);
+        res.write(first, () => this.stalledResolve());
+      });
+    });
+    upstream.on('error', (err) => res.destroy(err));
+    req.pipe(upstream);
+  }
+}
+
+/** `promise`, or a failure naming what did not happen within `ms`. */
+function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}`)), ms)));
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+const toolResults = (events: RunEvent[]): Extract<RunEvent, { type: 'tool_result' }>[] =>
+  events.filter((e): e is Extract<RunEvent, { type: 'tool_result' }> => e.type === 'tool_result');
+
+let env: TestWorkflowEnvironment;
+let fake: FakeOpenAIServer;
+let proxy: StallingProxy;
+const workers: ChildWorker[] = [];
+
+beforeAll(async () => {
+  env = await createTestEnv();
+  fake = await FakeOpenAIServer.start();
+  // The second model request of the run (turn 1) is the one cut off.
+  proxy = new StallingProxy(fake.port, 2);
+  await proxy.start();
+});
+
+afterAll(() =>
+  cleanUpAll(
+    () => Promise.all(workers.map((w) => w.stop())),
+    () => proxy?.close(),
+    () => fake?.close(),
+    () => env?.teardown(),
+  ),
+);
+
+describe('durability of model calls', () => {
+  it('a worker killed with SIGKILL mid-stream retries the model call elsewhere and re-runs no completed tool', async () => {
+    const taskQueue = uniqueTaskQueue('durability-model');
+    const workerEnv = {
+      TEMPORAL_ADDRESS: env.address,
+      TEMPORAL_NAMESPACE: env.namespace ?? 'default',
+      TEMPORAL_TASK_QUEUE: taskQueue,
+      SIDE_EFFECT_FILE: join(mkdtempSync(join(tmpdir(), 'side-effects-')), 'effects.jsonl'),
+      DURABLE_AGENTS_TEST_BUNDLE: process.env.DURABLE_AGENTS_TEST_BUNDLE ?? '',
+      OPENAI_BASE_URL: proxy.baseURL,
+      OPENAI_API_KEY: 'test-key',
+    };
+    const agents = agentClient(env, taskQueue);
+    fake.script(
+      callTools(toolCall('remove_from_watchlist', { symbols: ['TSLA'] }, 'r1'), toolCall('get_quote', { symbol: 'AAPL' }, 'q1')),
+      // Cut off mid-stream by the kill; its retry gets the same answer.
+      callTools(toolCall('get_quote', { symbol: 'MSFT' }, 'q2')),
+      callTools(toolCall('get_quote', { symbol: 'MSFT' }, 'q2')),
+      say('Removed TSLA; AAPL and MSFT quoted.'),
+    );
+    const first = await startChildWorker(workerEnv);
+    workers.push(first);
+
+    const { workflowId } = await agents.start({
+      agent: 'watchlist-llm',
+      messages: [{ role: 'user', content: 'Drop TSLA, then quote AAPL and MSFT' }],
+      sessionState: { watchlist: ['TSLA', 'AAPL'] },
+    });
+
+    // Kill the worker while the turn-1 model answer is half streamed; turn 0's tools are done.
+    await within(proxy.stalled, 30_000, 'the turn-1 model answer to start streaming');
+    const before = (await agents.events(workflowId, 0, 1000)).events;
+    expect(toolResults(before).map((e) => e.toolCallId)).toEqual(['r1', 'q1']);
+    await first.kill9();
+    await within(proxy.cutOff, 10_000, 'the killed worker to drop its model stream');
+    expect(fake.chatRequests).toHaveLength(2);
+
+    const second = await startChildWorker(workerEnv);
+    workers.push(second);
+    const result = await agents.result(workflowId);
+
+    expect(result).toMatchObject({ status: 'completed', final: { text: 'Removed TSLA; AAPL and MSFT quoted.' }, sessionState: { watchlist: ['AAPL'] } });
+    expect(fake.errors).toEqual([]);
+    expect(fake.remaining).toBe(0);
+    // The retry, on a worker with an empty transcript cache, sent the very same conversation.
+    const [, cut, retry] = fake.chatRequests;
+    expect(retry?.body?.messages).toEqual(cut?.body?.messages);
+    // Three model calls were accounted for, not four: the cut-off attempt is not a call of its own.
+    expect(result.cost.modelCalls.used).toBe(3);
+
+    // History: every tool ran in exactly one attempt; only the cut-off model call was retried,
+    // after its heartbeat timed out.
+    const history = await env.client.workflow.getHandle(workflowId).fetchHistory();
+    const activities = new Map<number, { type: string; startedAttempt?: number; lastTimeout?: unknown; completed: number }>();
+    for (const e of history.events ?? []) {
+      const id = Number(e.eventId);
+      if (e.activityTaskScheduledEventAttributes) activities.set(id, { type: e.activityTaskScheduledEventAttributes.activityType?.name ?? '', completed: 0 });
+      const started = e.activityTaskStartedEventAttributes;
+      const a = started && activities.get(Number(started.scheduledEventId));
+      if (started && a) {
+        a.startedAttempt = started.attempt ?? undefined;
+        a.lastTimeout = started.lastFailure?.timeoutFailureInfo?.timeoutType;
+      }
+      const completed = e.activityTaskCompletedEventAttributes;
+      const c = completed && activities.get(Number(completed.scheduledEventId));
+      if (c) c.completed += 1;
+    }
+    const all = [...activities.values()];
+    const tools = all.filter((a) => a.type !== 'callModel');
+    const models = all.filter((a) => a.type === 'callModel');
+    expect(tools.map((a) => a.type)).toEqual(['remove_from_watchlist', 'get_quote', 'get_quote']);
+    expect(tools.every((a) => a.startedAttempt === 1 && a.completed === 1)).toBe(true);
+    expect(models.map((a) => [a.startedAttempt, a.completed])).toEqual([
+      [1, 1],
+      [2, 1],
+      [1, 1],
+    ]);
+    expect(models[1]?.lastTimeout).toBe(temporal.api.enums.v1.TimeoutType.TIMEOUT_TYPE_HEARTBEAT);
+
+    const { events } = await agents.events(workflowId, 0, 1000);
+    expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
+    expect(toolResults(events).map((e) => [e.toolCallId, e.status])).toEqual([
+      ['r1', 'ok'],
+      ['q1', 'ok'],
+      ['q2', 'ok'],
+    ]);
+    expect(events.filter((e) => e.type === 'plan').length).toBe(3);
+  });
+});
