@@ -1,16 +1,24 @@
-import type { RetryHint, ToolErrorType, ToolOutput, ToolRequest } from '../contracts';
+import type { RetryHint, ToolError, ToolOutput, ToolRequest } from '../contracts';
 
-/** An output for a call the runtime closed without running it (cap, block, drop, kill). */
-export function closedOutput(request: ToolRequest, type: ToolErrorType, message: string, retryHint?: RetryHint): ToolOutput {
+/**
+ * An output that closes a call with an error: refused before dispatch (unknown tool, bad
+ * arguments, cap, block, drop, kill) or failed while running.
+ */
+export function errorOutput(request: ToolRequest, error: ToolError, retryHint?: RetryHint, durationMs = 0): ToolOutput {
   return {
     toolCallId: request.toolCallId,
     name: request.name,
     args: request.args,
     turn: request.turn,
-    status: type === 'cancelled' ? 'cancelled' : 'error',
+    status: error.type === 'cancelled' ? 'cancelled' : 'error',
     resultBytes: 0,
-    error: { type, message },
+    error,
     ...(retryHint ? { retryHint } : {}),
-    telemetry: { durationMs: 0 },
+    telemetry: { durationMs },
   };
+}
+
+/** An output for a call the runtime closed without running it (cap, block, drop, kill). */
+export function closedOutput(request: ToolRequest, type: ToolError['type'], message: string, retryHint?: RetryHint): ToolOutput {
+  return errorOutput(request, { type, message }, retryHint);
 }

@@ -14,11 +14,11 @@ import {
   type ToolActivityInput,
   type ToolActivityResult,
   type ToolDefinition,
-  type ToolError,
   type ToolOutput,
   type ToolRequest,
 } from '../contracts';
 import { workflowNowMs } from './clock';
+import { errorOutput } from './outputs';
 
 /** Run-level facts every tool activity receives. */
 export interface DispatchContext {
@@ -35,19 +35,6 @@ export type PreparedCall =
   | { type: 'dispatch'; request: ToolRequest; tool: ToolDefinition }
   | { type: 'refused'; output: ToolOutput };
 
-function errorOutput(request: ToolRequest, error: ToolError, retryHint?: RetryHint, durationMs = 0): ToolOutput {
-  return {
-    toolCallId: request.toolCallId,
-    name: request.name,
-    args: request.args,
-    turn: request.turn,
-    status: error.type === 'cancelled' ? 'cancelled' : 'error',
-    resultBytes: 0,
-    error,
-    ...(retryHint ? { retryHint } : {}),
-    telemetry: { durationMs },
-  };
-}
 
 function valueAt(value: unknown, path: readonly PropertyKey[]): unknown {
   let current = value;
