@@ -12,7 +12,9 @@ export interface CallRunnerHost {
   checkpoint(point: 'before_tool', event: HookEvent, tool: string): Promise<HookAction | undefined>;
   /** Waits (cancellably) for `done` or a kill; returns whether `done` holds. */
   waitFor(done: () => boolean): Promise<boolean>;
-  setActiveScope(scope: CancellationScope | undefined): void;
+  setToolScope(scope: CancellationScope | undefined): void;
+  /** Why the current turn's calls were cancelled, if the run cancelled them. */
+  cancelHint(): RetryHint | undefined;
 }
 
 /**
@@ -29,12 +31,11 @@ export class CallRunner {
   async runTurn(requests: readonly ToolRequest[]): Promise<ToolOutput[]> {
     const { state } = this;
     const allowed = Math.max(0, state.policy.maxToolCalls - state.usage.toolCalls);
-    const { outputs } = await runToolTurn(requests, {
+    const outputs = await runToolTurn(requests, {
       parallel: state.policy.parallelToolCalls,
       runCall: (request, index, cancelHint) => this.runCall(request, index < allowed, cancelHint),
-      remainingTimeMs: () => state.policy.timeBudgetMs - state.elapsedMs(),
-      isPaused: () => state.isIdle,
-      setActiveScope: (scope) => this.host.setActiveScope(scope),
+      cancelHint: () => this.host.cancelHint(),
+      setToolScope: (scope) => this.host.setToolScope(scope),
     });
     // Results enter the transcript in call order, whatever order they finished in.
     state.commit(outputs);

@@ -15,6 +15,7 @@ import {
   type InterventionPoint,
   type ParsedPlanResult,
   type PlanResult,
+  type RetryHint,
   type RunInput,
   type RunResult,
   type ToolCall,
@@ -32,13 +33,22 @@ import { renderTemplate } from './render';
 import type { RunState } from './run-state';
 import { RunTerminated } from './run-terminated';
 
+const timeBudgetHint: RetryHint = { reason: 'timeout', message: 'the run time budget ran out while this call was running' };
+
 /**
  * The Think-Act-Observe loop of one run: planner turns, tool turns and awaits, with safe
  * points between them where control requests take effect. Deterministic; its only I/O is
  * activities scheduled by planners and tools.
  */
 export class RunLoop {
-  private activeScope: CancellationScope | undefined;
+  /** Scope of the planner turn in progress (a kill cancels it). */
+  private plannerScope: CancellationScope | undefined;
+  /** Scope of the tool turn in progress (a kill or the time budget cancels it). */
+  private toolScope: CancellationScope | undefined;
+  /** Counts tool turns, so the time-budget watch notices a new one. */
+  private toolTurns = 0;
+  /** Why the current tool turn's calls were cancelled. */
+  private toolCancelHint: RetryHint | undefined;
   private readonly calls: CallRunner;
   /** Set when the run is about to continue as new: long polls answer so handlers can finish. */
   closing = false;
@@ -51,8 +61,13 @@ export class RunLoop {
     this.calls = new CallRunner(state, {
       checkpoint: (point, event, tool) => this.checkpoint(point, event, tool),
       waitFor: (done) => this.waitFor(done),
-      setActiveScope: (scope) => {
-        this.activeScope = scope;
+      cancelHint: () => this.toolCancelHint,
+      setToolScope: (scope) => {
+        this.toolScope = scope;
+        if (scope) {
+          this.toolTurns += 1;
+          this.toolCancelHint = undefined;
+        }
       },
     });
   }
@@ -61,6 +76,7 @@ export class RunLoop {
   async execute(): Promise<RunResult> {
     const { state } = this;
     if (state.generation === 0) state.emit({ type: 'run_started', agent: state.agent.name, messageCount: state.messages.length });
+    this.watchTimeBudget();
     try {
       return await this.loop();
     } catch (err) {
@@ -96,6 +112,42 @@ export class RunLoop {
       if (state.shouldContinueAsNew()) await this.continueAsNew();
       plan = await this.resumeTurn(lastOutputs);
     }
+  }
+
+  /**
+   * One timer for the whole run's time budget, re-armed only when the budget changes or the
+   * run goes idle (paused, waiting for a human: that time does not count). When the budget is
+   * spent while tools run, their calls are cancelled and come back as `cancelled`; the
+   * planner then gets its Finalize turn (reason `time_budget`) from the cap check.
+   */
+  private watchTimeBudget(): void {
+    const { state } = this;
+    new CancellationScope()
+      .run(async () => {
+        for (;;) {
+          if (state.isTerminal) return;
+          const budget = state.policy.timeBudgetMs;
+          const turns = this.toolTurns;
+          if (state.isIdle) {
+            await condition(() => !state.isIdle || state.isTerminal);
+            continue;
+          }
+          const remaining = budget - state.elapsedMs();
+          if (remaining <= 0) {
+            if (this.toolScope && !this.toolCancelHint) {
+              this.toolCancelHint = timeBudgetHint;
+              this.toolScope.cancel();
+            }
+            // Spent: wait for something that matters (a new tool turn, a new budget, idling).
+            await condition(() => this.toolTurns !== turns || state.policy.timeBudgetMs !== budget || state.isIdle || state.isTerminal);
+            continue;
+          }
+          await condition(() => state.policy.timeBudgetMs !== budget || state.isIdle || state.isTerminal, remaining);
+        }
+      })
+      .catch((err: unknown) => {
+        if (!isCancellation(err)) throw err;
+      });
   }
 
   /** The planner's next turn, with the Finalize request when a cap was reached. */
@@ -200,7 +252,8 @@ export class RunLoop {
     if (state.control.kill || state.isTerminal) return;
     state.control.kill = { reason, source: 'operator' };
     state.emit({ type: 'kill_requested', reason, source: 'operator' });
-    this.activeScope?.cancel();
+    this.plannerScope?.cancel();
+    this.toolScope?.cancel();
   }
 
   private runHook(event: HookEvent): HookAction | undefined {
@@ -251,11 +304,11 @@ export class RunLoop {
     let raw: PlanResult;
     try {
       raw = await CancellationScope.cancellable(async () => {
-        this.activeScope = CancellationScope.current();
+        this.plannerScope = CancellationScope.current();
         try {
           return await call();
         } finally {
-          this.activeScope = undefined;
+          this.plannerScope = undefined;
         }
       });
     } catch (err) {

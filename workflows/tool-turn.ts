@@ -1,4 +1,4 @@
-import { CancellationScope, condition, isCancellation, sleep } from '@temporalio/workflow';
+import { CancellationScope } from '@temporalio/workflow';
 import type { RetryHint, ToolOutput, ToolRequest } from '../contracts';
 
 /** What a tool turn needs from the run; keeps the turn mechanics apart from run state. */
@@ -6,62 +6,28 @@ export interface ToolTurnHost {
   readonly parallel: boolean;
   /** Runs one call through its safe point, checks and dispatch; always yields an output. */
   runCall(request: ToolRequest, index: number, cancelHint: () => RetryHint | undefined): Promise<ToolOutput>;
-  /** Time budget left, excluding time spent paused. */
-  remainingTimeMs(): number;
-  isPaused(): boolean;
-  /** Called with the scope of in-flight calls so a kill can cancel it. */
-  setActiveScope(scope: CancellationScope | undefined): void;
+  /** Why this turn's calls were cancelled, once they were (the time budget ran out). */
+  cancelHint(): RetryHint | undefined;
+  /** Called with the scope of in-flight calls, so a kill or the time budget can cancel it. */
+  setToolScope(scope: CancellationScope | undefined): void;
 }
-
-/** Outputs of a turn in call order, and whether the time budget cut it short. */
-export interface ToolTurnResult {
-  readonly outputs: ToolOutput[];
-  readonly timedOut: boolean;
-}
-
-const timeBudgetHint: RetryHint = { reason: 'timeout', message: 'the run time budget ran out while this call was running' };
 
 /**
- * Runs the calls of one plan, concurrently or one by one, racing the time budget: when the
- * budget runs out (time spent paused does not count), calls still running are cancelled and
- * come back as `cancelled` outputs, so every call is answered.
+ * Runs the calls of one plan, concurrently or one by one, in a scope the run can cancel:
+ * cancelled calls come back as `cancelled` outputs, so every call is answered. Outputs are
+ * in call order.
  */
-export async function runToolTurn(requests: readonly ToolRequest[], host: ToolTurnHost): Promise<ToolTurnResult> {
-  let timedOut = false;
-  let done = false;
-  const cancelHint = (): RetryHint | undefined => (timedOut ? timeBudgetHint : undefined);
+export async function runToolTurn(requests: readonly ToolRequest[], host: ToolTurnHost): Promise<ToolOutput[]> {
   const calls = new CancellationScope();
-  const watchdog = new CancellationScope();
-  host.setActiveScope(calls);
-
-  const work = calls.run(async () => {
-    if (host.parallel) return Promise.all(requests.map((r, i) => host.runCall(r, i, cancelHint)));
-    const outputs: ToolOutput[] = [];
-    for (const [i, r] of requests.entries()) outputs.push(await host.runCall(r, i, cancelHint));
-    return outputs;
-  });
-
-  watchdog
-    .run(async () => {
-      for (;;) {
-        if (host.isPaused()) await condition(() => !host.isPaused() || done);
-        if (done) return;
-        const remaining = host.remainingTimeMs();
-        if (remaining <= 0) break;
-        await sleep(remaining);
-      }
-      timedOut = true;
-      calls.cancel();
-    })
-    .catch((err: unknown) => {
-      if (!isCancellation(err)) throw err;
-    });
-
+  host.setToolScope(calls);
   try {
-    return { outputs: await work, timedOut };
+    return await calls.run(async () => {
+      if (host.parallel) return Promise.all(requests.map((r, i) => host.runCall(r, i, () => host.cancelHint())));
+      const outputs: ToolOutput[] = [];
+      for (const [i, r] of requests.entries()) outputs.push(await host.runCall(r, i, () => host.cancelHint()));
+      return outputs;
+    });
   } finally {
-    done = true;
-    watchdog.cancel();
-    host.setActiveScope(undefined);
+    host.setToolScope(undefined);
   }
 }
