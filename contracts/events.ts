@@ -102,6 +102,11 @@ export const eventPageSchema = z.object({
   /** Pass as `afterSeq` to read the next page. */
   nextAfterSeq: z.number().int().nonnegative(),
   status: runStatusSchema,
+  /**
+   * Set when events after `afterSeq` but before this seq are gone: a long run that continued
+   * as new carries only the newest events. Readers that fell that far behind see the gap.
+   */
+  missingBefore: z.number().int().positive().optional(),
 });
 export type EventPage = z.infer<typeof eventPageSchema>;
 

@@ -38,6 +38,8 @@ export class EventLog {
     const start = this.events.findIndex((e) => e.seq > afterSeq);
     const events = start < 0 ? [] : this.events.slice(start, start + limit);
     const last = events[events.length - 1];
-    return { events, nextAfterSeq: last ? last.seq : Math.max(afterSeq, 0), status };
+    const first = events[0];
+    const gap = first !== undefined && first.seq > afterSeq + 1;
+    return { events, nextAfterSeq: last ? last.seq : Math.max(afterSeq, 0), status, ...(gap ? { missingBefore: first.seq } : {}) };
   }
 }

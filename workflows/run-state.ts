@@ -33,9 +33,9 @@ const terminal: readonly RunStatus[] = ['completed', 'failed', 'terminated'];
 /** Turns whose tool results are kept whole when a run continues as new; older ones are compacted. */
 const keptTurns = 20;
 /** Tool outputs (most recent) carried across continue-as-new. */
-const carriedOutputs = 500;
+const carriedOutputs = 300;
 /** JSON bytes of transcript carried across continue-as-new; older messages beyond it are dropped. */
-const carriedTranscriptBytes = 256 * 1024;
+const carriedTranscriptBytes = 192 * 1024;
 
 /**
  * The transcript bounded for carrying: the opening messages (the task), a note of what was
@@ -306,7 +306,7 @@ export class RunState {
    * The state to carry into the next execution. Old turns' results are compacted: the
    * transcript keeps what the planner saw, outputs older than the last turns drop their result.
    */
-  toCarried(maxEvents = 2_000): CarriedRunState {
+  toCarried(maxEvents = 500): CarriedRunState {
     const oldest = this.turn - keptTurns;
     const transcript = compactTranscript(this.messages, carriedTranscriptBytes);
     const toolOutputs = this.toolOutputs.slice(-carriedOutputs).map((o) =>

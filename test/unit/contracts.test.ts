@@ -66,3 +66,12 @@ describe('event log', () => {
     expect(log.page(5, 10, 'running')).toMatchObject({ events: [], nextAfterSeq: 5 });
   });
 });
+
+describe('event log after continue-as-new', () => {
+  it('tells a reader that fell behind the carried tail which events are gone', () => {
+    const carried = [5, 6, 7].map((seq) => ({ seq, at: 't', type: 'signal_rejected' as const, signal: 's', reason: 'r' }));
+    const log = new EventLog(8, carried);
+    expect(log.page(0, 10, 'running')).toMatchObject({ missingBefore: 5, nextAfterSeq: 7 });
+    expect(log.page(4, 10, 'running').missingBefore).toBeUndefined();
+  });
+});
