@@ -1,87 +1,27 @@
-import { execFile } from 'node:child_process';
-import { join, resolve } from 'node:path';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { Worker } from '@temporalio/worker';
-import { allToolImplementations } from '../../agents';
-import type { AgentClient } from '../../client/agent-client';
-import { pendingInputsSchema, type PendingInputs, type RunInput, type RunResult } from '../../contracts';
+import { pendingInputsSchema, type PendingInputs, type RunResult } from '../../contracts';
 import type { ScriptStep } from '../../workflows/planners/scripted';
-import { callStep, finalStep, scriptedInput, type Observation } from '../support/scripts';
-import { agentClient, createTestEnv, createTestWorker, uniqueTaskQueue } from '../support/test-env';
+import { addAapl, callStep, contextStep, finalStep, scriptedInput, type Observation, watchlistRun } from '../support/scripts';
+import { agentSuite } from '../support/agent-suite';
+import { runAgentctl } from '../support/agentctl-cli';
 import { waitFor } from '../support/wait';
 
-const repoRoot = resolve(__dirname, '../..');
-const mainPath = join(repoRoot, 'client/agentctl/main.ts');
-
-let env: TestWorkflowEnvironment;
-let worker: Worker;
-let running: Promise<void>;
-let agents: AgentClient;
-let taskQueue: string;
-
-beforeAll(async () => {
-  env = await createTestEnv();
-  taskQueue = uniqueTaskQueue('agentctl-hitl');
-  worker = await createTestWorker(env, taskQueue, allToolImplementations());
-  running = worker.run();
-  agents = agentClient(env, taskQueue);
-});
-
-afterAll(async () => {
-  worker?.shutdown();
-  await running;
-  await env?.teardown();
-});
-
-interface CliRun {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs the real CLI as a child process against the test server, with `stdin` piped in. */
-function agentctl(args: string[], stdin = ''): Promise<CliRun> {
-  return new Promise((done) => {
-    const child = execFile(
-      process.execPath,
-      ['--import', 'tsx', mainPath, ...args],
-      {
-        cwd: repoRoot,
-        env: { ...process.env, TEMPORAL_ADDRESS: env.address, TEMPORAL_NAMESPACE: env.namespace ?? 'default', TEMPORAL_TASK_QUEUE: taskQueue },
-        timeout: 60_000,
-      },
-      (error, stdout, stderr) => done({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr }),
-    );
-    child.stdin?.end(stdin);
-  });
-}
+const suite = agentSuite('agentctl-hitl');
+const agentctl = (args: string[], stdin = '') => runAgentctl(suite, args, stdin);
 
 async function approvalWaits(workflowId: string): Promise<PendingInputs['approvals']> {
   return waitFor('a call waiting for confirmation', async () => {
-    const { approvals } = await agents.pendingInputs(workflowId);
+    const { approvals } = await suite.agents.pendingInputs(workflowId);
     return approvals.length > 0 ? approvals : undefined;
   });
 }
 
-const contextStep: ScriptStep = { type: 'final', text: 'done', reportContext: true };
 type View = { messages: { role: string; content?: string }[]; outputs: Observation[] };
 const view = (result: RunResult): View => result.final?.structured as unknown as View;
 const observations = (result: RunResult): Observation[] => result.final?.structured as unknown as Observation[];
 
-function watchlistRun(steps: ScriptStep[], watchlist: string[] = []): RunInput {
-  return {
-    agent: 'watchlist-scripted',
-    messages: [{ role: 'user', content: 'Add AAPL to my watchlist using the add_to_watchlist tool' }],
-    sessionState: { watchlist },
-    plannerOptions: { steps },
-  };
-}
-
-const addAapl = callStep({ name: 'add_to_watchlist', args: { symbols: ['AAPL'] } });
-
 describe('agentctl: approvals', () => {
   it('pending lists the call; approve runs it and session state changes', async () => {
-    const { workflowId } = await agents.start(watchlistRun([addAapl, contextStep]));
+    const { workflowId } = await suite.agents.start(watchlistRun([addAapl, contextStep]));
     await approvalWaits(workflowId);
 
     const [json, text] = await Promise.all([agentctl(['pending', workflowId, '--json']), agentctl(['pending', workflowId])]);
@@ -93,24 +33,24 @@ describe('agentctl: approvals', () => {
 
     const approve = await agentctl(['approve', workflowId, '--call', 'call_0_0', '--by', 'alice']);
     expect(approve).toMatchObject({ code: 0, stdout: `approved call_0_0 on ${workflowId}\nnothing else waits\n` });
-    const result = await agents.result(workflowId);
+    const result = await suite.agents.result(workflowId);
     expect(result.sessionState).toEqual({ watchlist: ['AAPL'] });
-    const decided = (await agents.events(workflowId, 0, 1000)).events.find((e) => e.type === 'approval_decided');
+    const decided = (await suite.agents.events(workflowId, 0, 1000)).events.find((e) => e.type === 'approval_decided');
     expect(decided).toMatchObject({ decision: 'approve', by: 'alice' });
   });
 
   it('reject closes the call with the reason; session state is unchanged', async () => {
-    const { workflowId } = await agents.start(watchlistRun([addAapl, contextStep], ['TSLA']));
+    const { workflowId } = await suite.agents.start(watchlistRun([addAapl, contextStep], ['TSLA']));
     await approvalWaits(workflowId);
     const reject = await agentctl(['reject', workflowId, '--call', 'call_0_0', '--reason', 'not today']);
     expect(reject.code).toBe(0);
-    const result = await agents.result(workflowId);
+    const result = await suite.agents.result(workflowId);
     expect(result.sessionState).toEqual({ watchlist: ['TSLA'] });
     expect(view(result).outputs[0]).toMatchObject({ status: 'error', errorType: 'rejected', errorMessage: 'rejected by a human: not today' });
   });
 
   it('edit: invalid JSON exits 2, arguments the run refuses exit 5, valid ones run', async () => {
-    const { workflowId } = await agents.start(scriptedInput([callStep({ name: 'add', args: { a: 1, b: 2 } }), finalStep()], { confirmation: { all: true } }));
+    const { workflowId } = await suite.agents.start(scriptedInput([callStep({ name: 'add', args: { a: 1, b: 2 } }), finalStep()], { confirmation: { all: true } }));
     await approvalWaits(workflowId);
     const [badJson, refused] = await Promise.all([
       agentctl(['edit', workflowId, '--call', 'call_0_0', '--args', '{"a":']),
@@ -122,7 +62,7 @@ describe('agentctl: approvals', () => {
     expect(refused.stderr).toMatch(/^agentctl: arguments do not match add: a: /);
 
     expect((await agentctl(['edit', workflowId, '--call', 'call_0_0', '--args', '{"a":10,"b":5}'])).code).toBe(0);
-    expect(observations(await agents.result(workflowId))[0]).toMatchObject({ status: 'ok', result: { sum: 15 } });
+    expect(observations(await suite.agents.result(workflowId))[0]).toMatchObject({ status: 'ok', result: { sum: 15 } });
   });
 });
 
@@ -146,8 +86,8 @@ describe('agentctl: answers', () => {
   };
 
   it("answer --choose / --text / --result; an unknown option exits 5 with the run's message", async () => {
-    const { workflowId } = await agents.start(watchlistRun([barrier, contextStep]));
-    await waitFor('an open await', async () => (await agents.pendingInputs(workflowId)).await);
+    const { workflowId } = await suite.agents.start(watchlistRun([barrier, contextStep]));
+    await waitFor('an open await', async () => (await suite.agents.pendingInputs(workflowId)).await);
 
     const pending = await agentctl(['pending', workflowId]);
     expect(pending.stdout).toContain('    color: Favourite colour? options: red (Red), blue (Blue)\n');
@@ -166,7 +106,7 @@ describe('agentctl: answers', () => {
       [0, ''],
     ]);
 
-    const result = await agents.result(workflowId);
+    const result = await suite.agents.result(workflowId);
     const userMessages = view(result).messages.filter((m) => m.role === 'user').map((m) => m.content);
     expect(userMessages.slice(1)).toEqual(['Favourite colour?: Blue\nSizes?: S, M', 'Answer to "Which city?": Paris {"city":"Paris"}']);
     expect(view(result).outputs).toEqual([expect.objectContaining({ toolCallId: 'ext_1', status: 'ok', result: { symbol: 'AAPL', price: 1, currency: 'USD' } })]);
@@ -175,23 +115,23 @@ describe('agentctl: answers', () => {
 
 describe('agentctl interactive', () => {
   it('answers piped on stdin approve the call; it prints the result when the run ends', async () => {
-    const { workflowId } = await agents.start(watchlistRun([addAapl, contextStep]));
+    const { workflowId } = await suite.agents.start(watchlistRun([addAapl, contextStep]));
     const r = await agentctl(['interactive', workflowId, '--by', 'pipe'], 'a\n');
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('add_to_watchlist(call_0_0) {"symbols":["AAPL"]} waits for confirmation\n[a]pprove / [A]lways / [r]eject / [e]dit > a\n');
     expect(r.stdout).toContain('\napproved call_0_0\n');
     expect(r.stdout).toMatch(/result: completed: done\n.*\nsession state: \{"watchlist":\["AAPL"\]\}\n$/);
-    expect((await agents.result(workflowId)).sessionState).toEqual({ watchlist: ['AAPL'] });
+    expect((await suite.agents.result(workflowId)).sessionState).toEqual({ watchlist: ['AAPL'] });
   });
 
   it('attach with nothing on stdin detaches and leaves the call waiting', async () => {
-    const { workflowId } = await agents.start(watchlistRun([addAapl, contextStep]));
+    const { workflowId } = await suite.agents.start(watchlistRun([addAapl, contextStep]));
     await approvalWaits(workflowId);
     const r = await agentctl(['attach', workflowId]);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(new RegExp(`re-attach: agentctl interactive ${workflowId} --after \\d+\\n$`));
-    expect((await agents.pendingInputs(workflowId)).approvals.map((a) => a.toolCallId)).toEqual(['call_0_0']);
-    await agents.kill(workflowId, { reason: 'test over' });
+    expect((await suite.agents.pendingInputs(workflowId)).approvals.map((a) => a.toolCallId)).toEqual(['call_0_0']);
+    await suite.agents.kill(workflowId, { reason: 'test over' });
   });
 });

@@ -1,73 +1,23 @@
-import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { Worker } from '@temporalio/worker';
-import { allToolImplementations } from '../../agents';
-import type { AgentClient } from '../../client/agent-client';
+import { join } from 'node:path';
 import type { Checkpoint } from '../../client/checkpoints';
 import { runResultSchema } from '../../contracts';
 import { callStep, finalStep, scriptedInput } from '../support/scripts';
-import { agentClient, createTestEnv, createTestWorker, uniqueTaskQueue } from '../support/test-env';
+import { agentSuite } from '../support/agent-suite';
+import { lines, runAgentctl } from '../support/agentctl-cli';
 
-const repoRoot = resolve(__dirname, '../..');
-const mainPath = join(repoRoot, 'client/agentctl/main.ts');
-
-let env: TestWorkflowEnvironment;
-let worker: Worker;
-let running: Promise<void>;
-let agents: AgentClient;
-let taskQueue: string;
+const suite = agentSuite('agentctl-rewind');
+const agentctl = (...args: string[]) => runAgentctl(suite, args);
 /** A finished run of three planner turns: echo, add, final. */
 let workflowId: string;
 let firstRunId: string;
 
 beforeAll(async () => {
-  env = await createTestEnv();
-  taskQueue = uniqueTaskQueue('agentctl-rewind');
-  worker = await createTestWorker(env, taskQueue, allToolImplementations());
-  running = worker.run();
-  agents = agentClient(env, taskQueue);
-  const started = await agents.start(scriptedInput([callStep({ name: 'echo', args: { text: 'one' } }), callStep({ name: 'add', args: { a: 1, b: 2 } }), finalStep('three turns')]));
+  const started = await suite.agents.start(scriptedInput([callStep({ name: 'echo', args: { text: 'one' } }), callStep({ name: 'add', args: { a: 1, b: 2 } }), finalStep('three turns')]));
   ({ workflowId, runId: firstRunId } = started);
-  await agents.result(workflowId);
+  await suite.agents.result(workflowId);
 });
-
-afterAll(async () => {
-  worker?.shutdown();
-  await running;
-  await env?.teardown();
-});
-
-interface CliRun {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs the real CLI as a child process against the test server. */
-function agentctl(...args: string[]): Promise<CliRun> {
-  return new Promise((done) => {
-    execFile(
-      process.execPath,
-      ['--import', 'tsx', mainPath, ...args],
-      {
-        cwd: repoRoot,
-        env: { ...process.env, TEMPORAL_ADDRESS: env.address, TEMPORAL_NAMESPACE: env.namespace ?? 'default', TEMPORAL_TASK_QUEUE: taskQueue },
-        timeout: 60_000,
-      },
-      (error, stdout, stderr) => {
-        const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
-        done({ code, stdout, stderr });
-      },
-    );
-  });
-}
-
-function lines(text: string): string[] {
-  return text.split('\n').filter((l) => l.length > 0);
-}
 
 describe('agentctl checkpoints, rewind, history export and replay', () => {
   it('checkpoints lists a boundary per turn with what the next turn did', async () => {
@@ -128,7 +78,7 @@ describe('agentctl checkpoints, rewind, history export and replay', () => {
     const result = await agentctl('result', workflowId, '--json');
     expect(result.code).toBe(0);
     expect(runResultSchema.parse(JSON.parse(result.stdout))).toMatchObject({ status: 'completed', final: { text: 'three turns' } });
-    const { events } = await agents.events(workflowId, 0, 1000);
+    const { events } = await suite.agents.events(workflowId, 0, 1000);
     expect(events.some((e) => e.type === 'intervention_applied' && e.kind === 'inject_message')).toBe(true);
   });
 });

@@ -1,80 +1,17 @@
-import { execFile } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { Worker } from '@temporalio/worker';
-import { allToolImplementations } from '../../agents';
-import type { AgentClient } from '../../client/agent-client';
+import { join } from 'node:path';
 import { eventPageSchema, pauseResultSchema, runEventSchema, runResultSchema, runStatusReportSchema } from '../../contracts';
 import { callStep, finalStep, scriptedInput } from '../support/scripts';
-import { agentClient, createTestEnv, createTestWorker, uniqueTaskQueue } from '../support/test-env';
+import { agentSuite } from '../support/agent-suite';
+import { lines, runAgentctl } from '../support/agentctl-cli';
+import { waitFor } from '../support/wait';
 
-const repoRoot = resolve(__dirname, '../..');
-const mainPath = join(repoRoot, 'client/agentctl/main.ts');
-
-let env: TestWorkflowEnvironment;
-let worker: Worker;
-let running: Promise<void>;
-let agents: AgentClient;
-let taskQueue: string;
-
-beforeAll(async () => {
-  env = await createTestEnv();
-  taskQueue = uniqueTaskQueue('agentctl');
-  worker = await createTestWorker(env, taskQueue, allToolImplementations());
-  running = worker.run();
-  agents = agentClient(env, taskQueue);
-});
-
-afterAll(async () => {
-  worker?.shutdown();
-  await running;
-  await env?.teardown();
-});
-
-interface CliRun {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs the real CLI as a child process against the test server. */
-function agentctl(...args: string[]): Promise<CliRun> {
-  return new Promise((done) => {
-    execFile(
-      process.execPath,
-      ['--import', 'tsx', mainPath, ...args],
-      {
-        cwd: repoRoot,
-        env: { ...process.env, TEMPORAL_ADDRESS: env.address, TEMPORAL_NAMESPACE: env.namespace ?? 'default', TEMPORAL_TASK_QUEUE: taskQueue },
-        timeout: 60_000,
-      },
-      (error, stdout, stderr) => {
-        const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
-        done({ code, stdout, stderr });
-      },
-    );
-  });
-}
-
-function lines(text: string): string[] {
-  return text.split('\n').filter((l) => l.length > 0);
-}
-
-/** Polls until `probe` answers a value. */
-async function eventually<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
+const suite = agentSuite('agentctl');
+const agentctl = (...args: string[]) => runAgentctl(suite, args);
 
 async function toolCallStarted(workflowId: string): Promise<void> {
-  await eventually('a tool_call event', async () => ((await agents.events(workflowId)).events.some((e) => e.type === 'tool_call') ? true : undefined));
+  await waitFor('a tool_call event', async () => ((await suite.agents.events(workflowId)).events.some((e) => e.type === 'tool_call') ? true : undefined));
 }
 
 
@@ -110,10 +47,10 @@ describe('agentctl against a real dev server', () => {
   it('start --script --follow --json streams the run as JSON lines and ends with the result', async () => {
     const file = join(mkdtempSync(join(tmpdir(), 'agentctl-')), 'script.json');
     writeFileSync(file, JSON.stringify([callStep({ name: 'add', args: { a: 2, b: 3 } }), finalStep('sum done')]));
-    const r = await agentctl('start', '--agent', 'scripted', '--message', 'add', '--script', file, '--id', `cli-follow-${taskQueue}`, '--follow', '--json');
+    const r = await agentctl('start', '--agent', 'scripted', '--message', 'add', '--script', file, '--id', `cli-follow-${suite.taskQueue}`, '--follow', '--json');
     expect(r).toMatchObject({ code: 0 });
     const out = lines(r.stdout).map((l) => JSON.parse(l) as unknown);
-    expect(out[0]).toMatchObject({ workflowId: `cli-follow-${taskQueue}` });
+    expect(out[0]).toMatchObject({ workflowId: `cli-follow-${suite.taskQueue}` });
     const events = out.slice(1, -1).map((e) => runEventSchema.parse(e));
     expect(events.find((e) => e.type === 'final')).toMatchObject({ response: { text: 'sum done' } });
     const last = out.at(-1) as { result: unknown };
@@ -124,16 +61,16 @@ describe('agentctl against a real dev server', () => {
     // Several sleeps, so the pause lands in one of them however slowly the CLI starts; once
     // paused, blocking sleep lets the rest of the script finish at once.
     const nap = { name: 'sleep', args: { ms: 3_000 } };
-    const { workflowId } = await agents.start(scriptedInput([callStep(nap), callStep(nap), callStep(nap), finalStep('slept')]));
+    const { workflowId } = await suite.agents.start(scriptedInput([callStep(nap), callStep(nap), callStep(nap), finalStep('slept')]));
     await toolCallStarted(workflowId);
 
     const paused = await agentctl('pause', workflowId, '--reason', 'inspect', '--json');
     expect(paused).toMatchObject({ code: 0 });
     expect(pauseResultSchema.parse(JSON.parse(paused.stdout))).toMatchObject({ status: 'paused', point: 'after_tool' });
-    expect((await agents.status(workflowId)).status).toBe('paused');
+    expect((await suite.agents.status(workflowId)).status).toBe('paused');
 
     // Visibility is eventually consistent: retry for a few seconds.
-    const listed = await eventually('the paused run in list', async () => {
+    const listed = await waitFor('the paused run in list', async () => {
       const r = await agentctl('list', '--agent', 'scripted', '--status', 'paused', '--json');
       expect(r).toMatchObject({ code: 0 });
       const rows = JSON.parse(r.stdout) as { workflowId: string; agent: string; status: string }[];
@@ -146,12 +83,12 @@ describe('agentctl against a real dev server', () => {
 
     const resumed = await agentctl('resume', workflowId, '--reason', 'looks fine');
     expect(resumed).toMatchObject({ code: 0, stdout: `resumed ${workflowId}: running\n` });
-    const result = await agents.result(workflowId);
+    const result = await suite.agents.result(workflowId);
     expect(result).toMatchObject({ status: 'completed', final: { text: 'slept' } });
   });
 
   it('resume of a run that is not paused exits 5; kill ends a long sleep with status terminated', async () => {
-    const { workflowId } = await agents.start(scriptedInput([callStep({ name: 'sleep', args: { ms: 600_000 } }), finalStep()]));
+    const { workflowId } = await suite.agents.start(scriptedInput([callStep({ name: 'sleep', args: { ms: 600_000 } }), finalStep()]));
     await toolCallStarted(workflowId);
 
     const resume = await agentctl('resume', workflowId);
@@ -161,7 +98,7 @@ describe('agentctl against a real dev server', () => {
     const kill = await agentctl('kill', workflowId, '--reason', 'too slow', '--json');
     expect(kill).toMatchObject({ code: 0 });
     expect(runStatusReportSchema.parse(JSON.parse(kill.stdout)).status).toBe('terminated');
-    expect((await agents.result(workflowId)).status).toBe('terminated');
+    expect((await suite.agents.result(workflowId)).status).toBe('terminated');
   });
 
   it('exits 3 for an unknown run and 2 for invalid JSON', async () => {

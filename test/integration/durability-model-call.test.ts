@@ -1,13 +1,10 @@
-import { mkdtempSync } from 'node:fs';
 import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { temporal } from '@temporalio/proto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { RunEvent } from '../../contracts';
 import { callTools, FakeOpenAIServer, say, toolCall } from '../fakes';
-import { cleanUpAll, startChildWorker, type ChildWorker } from '../support/child-worker';
+import { cleanUpAll, childWorkerEnv, startChildWorker, type ChildWorker } from '../support/child-worker';
 import { agentClient, createTestEnv, uniqueTaskQueue } from '../support/test-env';
 
 /**
@@ -107,15 +104,7 @@ afterAll(() =>
 describe('durability of model calls', () => {
   it('a worker killed with SIGKILL mid-stream retries the model call elsewhere and re-runs no completed tool', async () => {
     const taskQueue = uniqueTaskQueue('durability-model');
-    const workerEnv = {
-      TEMPORAL_ADDRESS: env.address,
-      TEMPORAL_NAMESPACE: env.namespace ?? 'default',
-      TEMPORAL_TASK_QUEUE: taskQueue,
-      SIDE_EFFECT_FILE: join(mkdtempSync(join(tmpdir(), 'side-effects-')), 'effects.jsonl'),
-      DURABLE_AGENTS_TEST_BUNDLE: process.env.DURABLE_AGENTS_TEST_BUNDLE ?? '',
-      OPENAI_BASE_URL: proxy.baseURL,
-      OPENAI_API_KEY: 'test-key',
-    };
+    const workerEnv = { ...childWorkerEnv(env.address, env.namespace ?? 'default', taskQueue).env, OPENAI_BASE_URL: proxy.baseURL, OPENAI_API_KEY: 'test-key' };
     const agents = agentClient(env, taskQueue);
     fake.script(
       callTools(toolCall('remove_from_watchlist', { symbols: ['TSLA'] }, 'r1'), toolCall('get_quote', { symbol: 'AAPL' }, 'q1')),

@@ -6,7 +6,7 @@ import { Client, Connection } from '@temporalio/client';
 import { AgentClient } from '../../client/agent-client';
 import type { RunEvent } from '../../contracts';
 import { startDevServer, type DevServer } from '../../worker/dev-server';
-import { cleanUpAll, startChildWorker, type ChildWorker } from '../support/child-worker';
+import { cleanUpAll, childWorkerEnv, startChildWorker, type ChildWorker } from '../support/child-worker';
 import { readSideEffects, sideEffectCounts } from '../support/file-side-effects';
 import { callStep, finalStep, scriptedInput } from '../support/scripts';
 import { quietRuntime, uniqueTaskQueue } from '../support/test-env';
@@ -49,14 +49,7 @@ describe('durability across a server restart', () => {
     server = await startDevServer(serverOptions);
 
     const taskQueue = uniqueTaskQueue('durability-restart');
-    const sideEffectFile = join(mkdtempSync(join(tmpdir(), 'side-effects-')), 'effects.jsonl');
-    const workerEnv = {
-      TEMPORAL_ADDRESS: server.address,
-      TEMPORAL_NAMESPACE: 'default',
-      TEMPORAL_TASK_QUEUE: taskQueue,
-      SIDE_EFFECT_FILE: sideEffectFile,
-      DURABLE_AGENTS_TEST_BUNDLE: process.env.DURABLE_AGENTS_TEST_BUNDLE ?? '',
-    };
+    const { env: workerEnv, sideEffectFile } = childWorkerEnv(server.address, 'default', taskQueue);
     workers.push(await startChildWorker(workerEnv));
     let agents = await connect(server.address, taskQueue);
 

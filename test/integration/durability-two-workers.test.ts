@@ -1,10 +1,7 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { temporal } from '@temporalio/proto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { RunEvent } from '../../contracts';
-import { cleanUpAll, startChildWorker, type ChildWorker } from '../support/child-worker';
+import { cleanUpAll, childWorkerEnv, startChildWorker, type ChildWorker } from '../support/child-worker';
 import { readSideEffects, sideEffectCounts } from '../support/file-side-effects';
 import { callStep, finalStep, scriptedInput } from '../support/scripts';
 import { agentClient, createTestEnv, uniqueTaskQueue } from '../support/test-env';
@@ -27,14 +24,7 @@ afterAll(() =>
 describe('durability with two workers', () => {
   it('killing one of two workers on a task queue mid-call moves its work to the other, each side effect once', async () => {
     const taskQueue = uniqueTaskQueue('durability-two');
-    const sideEffectFile = join(mkdtempSync(join(tmpdir(), 'side-effects-')), 'effects.jsonl');
-    const workerEnv = {
-      TEMPORAL_ADDRESS: env.address,
-      TEMPORAL_NAMESPACE: env.namespace ?? 'default',
-      TEMPORAL_TASK_QUEUE: taskQueue,
-      SIDE_EFFECT_FILE: sideEffectFile,
-      DURABLE_AGENTS_TEST_BUNDLE: process.env.DURABLE_AGENTS_TEST_BUNDLE ?? '',
-    };
+    const { env: workerEnv, sideEffectFile } = childWorkerEnv(env.address, env.namespace ?? 'default', taskQueue);
     const agents = agentClient(env, taskQueue);
     workers.push(...(await Promise.all([startChildWorker(workerEnv), startChildWorker(workerEnv)])));
 

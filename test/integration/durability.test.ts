@@ -1,9 +1,6 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { RunEvent } from '../../contracts';
-import { startChildWorker, type ChildWorker } from '../support/child-worker';
+import { childWorkerEnv, startChildWorker, type ChildWorker } from '../support/child-worker';
 import { readSideEffects } from '../support/file-side-effects';
 import { callStep, finalStep, scriptedInput } from '../support/scripts';
 import { agentClient, createTestEnv, uniqueTaskQueue } from '../support/test-env';
@@ -24,14 +21,7 @@ afterAll(async () => {
 describe('durability', () => {
   it('a worker killed with SIGKILL mid-tool loses nothing and re-runs no completed tool', async () => {
     const taskQueue = uniqueTaskQueue('durability');
-    const sideEffectFile = join(mkdtempSync(join(tmpdir(), 'side-effects-')), 'effects.jsonl');
-    const workerEnv = {
-      TEMPORAL_ADDRESS: env.address,
-      TEMPORAL_NAMESPACE: env.namespace ?? 'default',
-      TEMPORAL_TASK_QUEUE: taskQueue,
-      SIDE_EFFECT_FILE: sideEffectFile,
-      DURABLE_AGENTS_TEST_BUNDLE: process.env.DURABLE_AGENTS_TEST_BUNDLE ?? '',
-    };
+    const { env: workerEnv, sideEffectFile } = childWorkerEnv(env.address, env.namespace ?? 'default', taskQueue);
     const agents = agentClient(env, taskQueue);
     const first = await startChildWorker(workerEnv);
     workers.push(first);

@@ -1,14 +1,13 @@
 import { WorkflowFailedError } from '@temporalio/client';
 import type { ApplicationFailure } from '@temporalio/common';
-import type { PendingInputs, RunEvent, RunInput, RunResult } from '../../contracts';
+import type { PendingInputs, RunEvent, RunResult } from '../../contracts';
 import type { ScriptStep } from '../../workflows/planners/scripted';
-import { callStep, finalStep, scriptedInput, type Observation } from '../support/scripts';
+import { addAapl, callStep, contextStep, finalStep, scriptedInput, type Observation, watchlistRun } from '../support/scripts';
 import { agentSuite } from '../support/agent-suite';
 import { waitFor } from '../support/wait';
 
 const suite = agentSuite('hitl');
 
-const contextStep: ScriptStep = { type: 'final', text: 'done', reportContext: true };
 type View = { instructions: string | null; messages: { role: string; content?: string; toolCallId?: string }[]; outputs: Observation[] };
 const view = (result: RunResult): View => result.final?.structured as unknown as View;
 
@@ -26,17 +25,6 @@ async function approvals(workflowId: string, count: number): Promise<PendingInpu
 async function openAwait(workflowId: string): Promise<NonNullable<PendingInputs['await']>> {
   return waitFor('an open await', async () => (await suite.agents.pendingInputs(workflowId)).await);
 }
-
-function watchlistRun(steps: ScriptStep[], watchlist: string[] = []): RunInput {
-  return {
-    agent: 'watchlist-scripted',
-    messages: [{ role: 'user', content: 'Add AAPL to my watchlist using the add_to_watchlist tool' }],
-    sessionState: { watchlist },
-    plannerOptions: { steps },
-  };
-}
-
-const addAapl = callStep({ name: 'add_to_watchlist', args: { symbols: ['AAPL'] } });
 
 describe('seed 003: confirmation with session state', () => {
   it('confirm: the tool runs, session state changes and the next instructions show it', async () => {

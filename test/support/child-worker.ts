@@ -1,4 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 /** A worker process started by a test. */
@@ -76,4 +78,22 @@ export async function cleanUpAll(...steps: (() => Promise<unknown> | undefined)[
     }
   }
   if (failures.length) throw failures[0];
+}
+
+/**
+ * Environment of a worker process for a server and task queue, with a fresh side-effect
+ * file (returned too, so the test can count what the tools did).
+ */
+export function childWorkerEnv(address: string, namespace: string, taskQueue: string): { env: Record<string, string>; sideEffectFile: string } {
+  const sideEffectFile = join(mkdtempSync(join(tmpdir(), 'side-effects-')), 'effects.jsonl');
+  return {
+    sideEffectFile,
+    env: {
+      TEMPORAL_ADDRESS: address,
+      TEMPORAL_NAMESPACE: namespace,
+      TEMPORAL_TASK_QUEUE: taskQueue,
+      SIDE_EFFECT_FILE: sideEffectFile,
+      DURABLE_AGENTS_TEST_BUNDLE: process.env.DURABLE_AGENTS_TEST_BUNDLE ?? '',
+    },
+  };
 }

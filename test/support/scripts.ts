@@ -33,3 +33,19 @@ export interface Observation {
   errorMessage?: string;
   retryReason?: string;
 }
+
+/** A final step that reports the planner's whole view (instructions, messages, outputs). */
+export const contextStep: ScriptStep = { type: 'final', text: 'done', reportContext: true };
+
+/** The seed-003 watchlist agent, planned by a script, starting from this watchlist. */
+export function watchlistRun(steps: ScriptStep[], watchlist: string[] = []): RunInput {
+  return {
+    agent: 'watchlist-scripted',
+    messages: [{ role: 'user', content: 'Add AAPL to my watchlist using the add_to_watchlist tool' }],
+    sessionState: { watchlist },
+    plannerOptions: { steps },
+  };
+}
+
+/** The call of seed 003: add AAPL (needs confirmation). */
+export const addAapl = callStep({ name: 'add_to_watchlist', args: { symbols: ['AAPL'] } });

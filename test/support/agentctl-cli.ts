@@ -1,0 +1,43 @@
+import { execFile } from 'node:child_process';
+import { join, resolve } from 'node:path';
+import type { AgentSuite } from './agent-suite';
+
+const repoRoot = resolve(__dirname, '../..');
+const mainPath = join(repoRoot, 'client/agentctl/main.ts');
+
+/** What one agentctl invocation printed and returned. */
+export interface CliRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs the real agentctl as a child process against a suite's dev server and task queue,
+ * with `stdin` piped in (empty by default).
+ */
+export function runAgentctl(suite: AgentSuite, args: readonly string[], stdin = ''): Promise<CliRun> {
+  return new Promise((done) => {
+    const child = execFile(
+      process.execPath,
+      ['--import', 'tsx', mainPath, ...args],
+      {
+        cwd: repoRoot,
+        env: {
+          ...process.env,
+          TEMPORAL_ADDRESS: suite.env.address,
+          TEMPORAL_NAMESPACE: suite.env.namespace ?? 'default',
+          TEMPORAL_TASK_QUEUE: suite.taskQueue,
+        },
+        timeout: 60_000,
+      },
+      (error, stdout, stderr) => done({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr }),
+    );
+    child.stdin?.end(stdin);
+  });
+}
+
+/** The non-empty lines of a text. */
+export function lines(text: string): string[] {
+  return text.split('\n').filter((l) => l.length > 0);
+}
