@@ -22,6 +22,7 @@ export {
   type ToolActivityInput,
   type ToolActivityResult,
 } from './tools';
+export { toolActivityType } from './tool-activity-type';
 export { defineTool, reservedActivityNames, type ToolDefinition, type ToolDefinitionOptions, type ToolRetryPolicy } from './tool-definition';
 export { messageSchema, inputMessageSchema, messageToolCallSchema, type Message, type InputMessage } from './messages';
 export {

@@ -19,6 +19,7 @@ import {
 } from '../contracts';
 import { workflowNowMs } from './clock';
 import { errorOutput } from './outputs';
+import { runToolActivityType } from './tool-activity-type';
 
 /** Run-level facts every tool activity receives. */
 export interface DispatchContext {
@@ -145,8 +146,9 @@ export async function executeCall(
       nonRetryableErrorTypes: [...(tool.retry.nonRetryableErrorTypes ?? []), 'invalid_result'],
     },
   });
-  const activity = activities[tool.name];
-  if (!activity) throw new Error(`no activity proxy for ${tool.name}`);
+  const activityType = runToolActivityType(ctx.agent, tool.name);
+  const activity = activities[activityType];
+  if (!activity) throw new Error(`no activity proxy for ${activityType}`);
   const started = workflowNowMs();
   try {
     const raw = await activity({
