@@ -1,7 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createConnection } from 'node:net';
+import http2 from 'node:http2';
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { Connection } from '@temporalio/client';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { provisionTemporalCli, temporalCliVersion } from './temporal-cli';
 
@@ -19,12 +20,15 @@ export const searchAttributeArgs = ['--search-attribute', 'AgentName=Keyword', '
 
 /** Options of {@link startDevServer}. */
 export interface DevServerOptions {
-  /** SQLite file; runs survive a server restart. Default `.temporal/dev.sqlite`. */
-  readonly dbFile?: string;
+  /** SQLite file (relative to the current directory); runs survive a server restart. Default `.temporal/dev.sqlite`; `null` keeps everything in memory (a throwaway server for tests). */
+  readonly dbFile?: string | null;
   readonly port?: number;
   readonly uiPort?: number;
   readonly namespace?: string;
-  /** Reuse a server already listening on the port instead of failing. Default true. */
+  /**
+   * Use a Temporal server already listening on the port instead of failing. Default false: a
+   * port taken by a server this process did not start is an error that says so.
+   */
   readonly reuseExisting?: boolean;
   readonly log?: (line: string) => void;
 }
@@ -39,20 +43,69 @@ export interface DevServer {
   stop(): Promise<void>;
 }
 
-const repoRoot = resolve(__dirname, '..');
-
-async function isServing(address: string, timeoutMs: number): Promise<boolean> {
-  try {
-    const connection = await Connection.connect({ address, connectTimeout: timeoutMs });
-    try {
-      await connection.workflowService.getSystemInfo({});
-      return true;
-    } finally {
-      await connection.close();
-    }
-  } catch {
-    return false;
+/** Thrown when the port of a dev server to start is already taken. */
+export class PortInUseError extends Error {
+  constructor(
+    readonly port: number,
+    readonly temporal: boolean,
+  ) {
+    super(
+      temporal
+        ? `127.0.0.1:${port} is already served by a Temporal server that this process did not start; stop it, pick another port (--port), or point at it with TEMPORAL_ADDRESS=127.0.0.1:${port}`
+        : `port ${port} on 127.0.0.1 is taken by another program; pick another port (--port) or stop that program`,
+    );
+    this.name = 'PortInUseError';
   }
+}
+
+function isListening(port: number): Promise<boolean> {
+  return new Promise((resolveListening) => {
+    const socket = createConnection({ host: '127.0.0.1', port });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolveListening(true);
+    });
+    socket.once('error', () => resolveListening(false));
+  });
+}
+
+/**
+ * Whether a Temporal frontend answers at `address`: one raw gRPC `GetSystemInfo` call over
+ * HTTP/2 whose session is always destroyed afterwards. (A client connection to a program that
+ * is not a gRPC server stays open after closing and would keep the process alive.)
+ */
+function isServing(address: string, timeoutMs: number): Promise<boolean> {
+  return new Promise((resolveServing) => {
+    const session = http2.connect(`http://${address}`);
+    let settled = false;
+    const finish = (serving: boolean): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      session.destroy();
+      resolveServing(serving);
+    };
+    const timer = setTimeout(() => finish(false), timeoutMs);
+    session.on('error', () => finish(false));
+    const request = session.request({
+      ':method': 'POST',
+      ':path': '/temporal.api.workflowservice.v1.WorkflowService/GetSystemInfo',
+      'content-type': 'application/grpc',
+      te: 'trailers',
+    });
+    let grpcStatus: string | undefined;
+    request.on('response', (headers) => {
+      grpcStatus = headers['grpc-status']?.toString();
+    });
+    request.on('trailers', (trailers) => {
+      grpcStatus = trailers['grpc-status']?.toString() ?? grpcStatus;
+    });
+    request.on('error', () => finish(false));
+    request.on('close', () => finish(grpcStatus === '0'));
+    request.resume();
+    // An empty GetSystemInfoRequest: uncompressed flag, zero length.
+    request.end(Buffer.alloc(5));
+  });
 }
 
 async function waitReady(address: string, child: ChildProcess, deadlineMs: number): Promise<void> {
@@ -79,9 +132,11 @@ function stopChild(child: ChildProcess): Promise<void> {
 
 /**
  * Starts `temporal server start-dev` on 127.0.0.1 with a SQLite file, waits until it serves,
- * and returns a handle. Reuses a server already on the port. When no CLI can be found or
+ * and returns a handle. A port already taken is an error ({@link PortInUseError}) unless
+ * `reuseExisting` allows a Temporal server found there. When no CLI can be found or
  * provisioned, falls back to the SDK's own download of the CLI (needs internet).
  *
+ * @throws PortInUseError when the port (or the UI port) is taken.
  * @throws Error when the server does not become ready.
  * @example
  * const server = await startDevServer();
@@ -94,24 +149,28 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
   const namespace = options.namespace ?? 'default';
   const address = `127.0.0.1:${port}`;
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
-  const dbFile = resolve(repoRoot, options.dbFile ?? '.temporal/dev.sqlite');
-  mkdirSync(dirname(dbFile), { recursive: true });
+  const dbFile = options.dbFile === null ? undefined : resolve(options.dbFile ?? '.temporal/dev.sqlite');
 
-  if ((options.reuseExisting ?? true) && (await isServing(address, 1500))) {
+  if (await isListening(port)) {
+    const temporal = await isServing(address, 1500);
+    if (!(temporal && options.reuseExisting)) throw new PortInUseError(port, temporal);
     log(`using the Temporal server already running at ${address}`);
     return { address, namespace, uiUrl: `http://127.0.0.1:${uiPort}`, owned: false, stop: async () => {} };
   }
+  if (await isListening(uiPort)) throw new PortInUseError(uiPort, false);
+  if (dbFile) mkdirSync(dirname(dbFile), { recursive: true });
+  const storage = dbFile ? ['--db-filename', dbFile, ...sqliteArgs] : [];
 
   const cli = provisionTemporalCli();
   if (!cli) {
     log('no Temporal CLI found or installable; letting the Temporal SDK download one');
     const env = await TestWorkflowEnvironment.createLocal({
-      server: { ip: '127.0.0.1', port, uiPort, dbFilename: dbFile, namespace, extraArgs: [...sqliteArgs, ...devServerSafetyArgs, ...searchAttributeArgs] },
+      server: { ip: '127.0.0.1', port, uiPort, ...(dbFile ? { dbFilename: dbFile } : {}), namespace, extraArgs: [...(dbFile ? sqliteArgs : []), ...devServerSafetyArgs, ...searchAttributeArgs] },
     });
     return { address, namespace, uiUrl: `http://127.0.0.1:${uiPort}`, owned: true, stop: () => env.teardown() };
   }
 
-  log(`starting ${temporalCliVersion(cli.path)} (${cli.source}: ${cli.path}), data in ${dbFile}`);
+  log(`starting ${temporalCliVersion(cli.path)} (${cli.source}: ${cli.path}), data ${dbFile ? `in ${dbFile}` : 'in memory'}`);
   const child = spawn(
     cli.path,
     [
@@ -119,10 +178,9 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
       '--ip', '127.0.0.1',
       '--port', String(port),
       '--ui-port', String(uiPort),
-      '--db-filename', dbFile,
+      ...storage,
       '--namespace', namespace,
       '--log-level', 'warn',
-      ...sqliteArgs,
       ...devServerSafetyArgs,
       ...searchAttributeArgs,
     ],

