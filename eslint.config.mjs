@@ -1,4 +1,4 @@
-// ESLint flat config. Deterministic code (contracts/, workflows/, agents/*/definition.ts) may
+// ESLint flat config. Deterministic code (contracts/, workflows/, agents' definitions and workflows modules) may
 // not touch Node builtins, wall time or randomness; floating promises are errors everywhere.
 import tseslint from 'typescript-eslint';
 
@@ -9,7 +9,7 @@ const nodeBuiltins = [
 ];
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'dist/**', '.temporal/**', '.tools/**', 'bench/results/**', '*.config.js'] },
+  { ignores: ['node_modules/**', 'dist/**', '.temporal/**', '.tools/**', 'bench/results/**', 'test/package/project/**', '*.config.js'] },
   ...tseslint.configs.recommended,
   {
     files: ['**/*.ts'],
@@ -21,7 +21,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['contracts/**/*.ts', 'workflows/**/*.ts', 'agents/*/definition.ts', 'agents/definitions.ts'],
+    files: ['contracts/**/*.ts', 'workflows/**/*.ts', 'examples/*/agent.ts', 'examples/*/workflows.ts', 'test/support/agents.ts', 'test/support/workflows.ts', 'test/support/two-agents/*.ts', 'bench/workflows.ts'],
     rules: {
       'no-restricted-imports': [
         'error',
@@ -31,7 +31,7 @@ export default tseslint.config(
             { name: `node:${name}`, message: 'deterministic code: no Node builtins (move I/O to an activity)' },
           ]),
           patterns: [
-            { group: ['@temporalio/activity', '@temporalio/client', '@temporalio/worker', 'openai', '**/activities/**', '**/worker/**', '**/client/**'], message: 'deterministic code may import only contracts, workflows and definitions' },
+            { group: ['@temporalio/activity', '@temporalio/client', '@temporalio/worker', 'openai', '**/activities/**', '**/worker/**', '**/client/**', 'durable-agents/worker', 'durable-agents/client', 'durable-agents/testing', '**/examples/*/tools', '**/support/tools'], message: 'deterministic code may import only contracts, workflows and definitions (durable-agents/workflow)' },
           ],
         },
       ],

@@ -1,5 +1,13 @@
 /** Jest projects: `unit` needs no server; `integration` starts a real Temporal dev server per file. */
 const transform = { '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022' } }] };
+// Inside this repository the examples and tests import the library by its entry points, as users
+// do; these map them to the sources (the published package maps them to dist/).
+const moduleNameMapper = {
+  '^durable-agents/workflow$': '<rootDir>/workflows/index.ts',
+  '^durable-agents/worker$': '<rootDir>/worker/index.ts',
+  '^durable-agents/client$': '<rootDir>/client/index.ts',
+  '^durable-agents/testing$': '<rootDir>/testing/index.ts',
+};
 
 /** @type {import('jest').Config} */
 module.exports = {
@@ -10,13 +18,15 @@ module.exports = {
       displayName: 'unit',
       testEnvironment: 'node',
       transform,
-      testMatch: ['<rootDir>/test/unit/**/*.test.ts'],
+      moduleNameMapper,
+      testMatch: ['<rootDir>/test/unit/**/*.test.ts', '<rootDir>/examples/**/*.unit.test.ts'],
     },
     {
       displayName: 'integration',
       testEnvironment: 'node',
       transform,
-      testMatch: ['<rootDir>/test/integration/**/*.test.ts', '<rootDir>/test/replay/**/*.test.ts'],
+      moduleNameMapper,
+      testMatch: ['<rootDir>/test/integration/**/*.test.ts', '<rootDir>/test/replay/**/*.test.ts', '<rootDir>/examples/**/*.integration.test.ts'],
       globalSetup: '<rootDir>/test/support/global-setup.ts',
     },
   ],

@@ -4,16 +4,27 @@ import {
   jsonByteLength,
   reservedActivityNames,
   toolActivityInputSchema,
+  toolActivityType,
   type JsonValue,
   type ToolActivityResult,
+  type ToolDefinition,
 } from '../contracts';
 import { ToolFailure, type ToolContext, type ToolImplementation } from './tool-implementation';
 
 /** Characters of a result kept as a preview when the result itself is omitted. */
 export const resultPreviewChars = 512;
 
+/** The part of an agent definition the worker needs to register its tools. */
+export interface AgentTools {
+  readonly name: string;
+  readonly tools: readonly ToolDefinition[];
+}
+
 /** Dependencies of the activity set. */
 export interface ActivityDependencies {
+  /** Agents served by this worker: each of their tools is registered as `<agent>/<tool>`. */
+  readonly agents: readonly AgentTools[];
+  /** Implementations of the agents' tools (matched to definitions by identity, else by unique name). */
   readonly tools: readonly ToolImplementation[];
   /** Runtime activities beside the tools (e.g. `callModel`), keyed by activity type. */
   readonly runtime?: Readonly<Record<string, (input: unknown) => Promise<unknown>>>;
@@ -96,18 +107,43 @@ function toolActivity(tool: ToolImplementation): ToolActivity {
 }
 
 /**
- * Builds the activity functions of a worker: one per tool, keyed by tool name (the activity
- * type), so tests can inject fake tools and real deployments real ones.
+ * The implementation of one agent tool: the one built from the same definition, else the only
+ * one of that name whose definition no other served agent uses (e.g. a second copy of the
+ * definition module). Never another agent's implementation of a same-named tool.
+ */
+function implementationOf(agent: AgentTools, definition: ToolDefinition, tools: readonly ToolImplementation[], claimed: ReadonlySet<ToolDefinition>): ToolImplementation {
+  const same = tools.find((t) => t.definition === definition);
+  if (same) return same;
+  const named = tools.filter((t) => t.definition.name === definition.name && !claimed.has(t.definition));
+  if (named.length === 1 && named[0]) return named[0];
+  const others = tools.filter((t) => t.definition.name === definition.name).length;
+  const why = others ? `the ${others} given implementation(s) named ${definition.name} belong to other agents' definitions` : 'no implementation was given';
+  throw new Error(`agent ${agent.name} uses tool ${definition.name} but ${why}; pass implementTool(<this agent's ${definition.name} definition>, fn)`);
+}
+
+/**
+ * Builds the activity functions of a worker: one per tool of each agent, typed
+ * `<agent>/<tool>` (see `toolActivityType`), so two agents may each have a tool of the same
+ * name. Runs recorded before namespacing (0.1.0) schedule the bare tool name; it is registered
+ * too for every tool name that only one implementation uses, so such runs still complete.
  *
- * @throws Error when two tools share a name or a tool takes a reserved name.
+ * @throws Error when an agent's tool has no implementation, or a tool takes a reserved name.
  */
 export function createActivities(deps: ActivityDependencies): Record<string, (input: unknown) => Promise<unknown>> {
   const activities: Record<string, (input: unknown) => Promise<unknown>> = { ...deps.runtime };
-  for (const tool of deps.tools) {
-    const { name } = tool.definition;
-    if (reservedActivityNames.includes(name) || deps.runtime?.[name]) throw new Error(`tool name ${name} is reserved`);
-    if (activities[name]) throw new Error(`two implementations registered for tool ${name}`);
-    activities[name] = toolActivity(tool);
+  const reserved = (name: string): boolean => reservedActivityNames.includes(name) || deps.runtime?.[name] !== undefined;
+  const claimed = new Set(deps.agents.flatMap((a) => a.tools));
+  for (const agent of deps.agents) {
+    for (const definition of agent.tools) {
+      if (reserved(definition.name)) throw new Error(`tool name ${definition.name} is reserved`);
+      activities[toolActivityType(agent.name, definition.name)] = toolActivity(implementationOf(agent, definition, deps.tools, claimed));
+    }
+  }
+  const byName = new Map<string, ToolImplementation[]>();
+  for (const tool of deps.tools) byName.set(tool.definition.name, [...(byName.get(tool.definition.name) ?? []), tool]);
+  for (const [name, impls] of byName) {
+    if (reserved(name)) throw new Error(`tool name ${name} is reserved`);
+    if (impls.length === 1 && impls[0]) activities[name] = toolActivity(impls[0]);
   }
   return activities;
 }

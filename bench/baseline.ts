@@ -8,9 +8,8 @@ import {
   type ToolOutput,
   type ToolRequest,
 } from '../contracts';
-import { MemorySideEffectSink } from '../agents';
-import { echoTool } from '../agents/toolbox/definition';
-import { toolboxImplementations } from '../agents/toolbox/implementation';
+import { echoTool } from '../examples/toolbox/agent';
+import { MemorySideEffectSink, toolboxImplementations } from '../examples/toolbox/tools';
 import type { ToolContext, ToolImplementation } from '../activities';
 import { recordAgentState } from '../workflows/agent-state';
 import { assistantToolCalls, toolResultMessage } from '../workflows/conversation';

@@ -16,11 +16,12 @@ import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/wo
 import OpenAI from 'openai';
 import { createActivities } from '../activities';
 import { createModelActivities } from '../activities/model';
-import { allToolImplementations } from '../agents';
+import { findTestAgent, testAgents } from '../test/support/agents';
+import { allToolImplementations } from '../test/support/tools';
 import { AgentClient } from '../client/agent-client';
 import { jsonByteLength, transcriptQuery, type Message } from '../contracts';
-import { callTools, FakeOpenAIServer, say, toolCall, type RecordedRequest } from '../test/fakes';
-import { buildWorkflowBundle } from '../worker/create-worker';
+import { callTools, FakeOpenAIServer, say, toolCall, type RecordedRequest } from '../testing/fake-model';
+import { buildTestBundle } from '../test/support/test-env';
 import { startDevServer } from '../worker/dev-server';
 
 const port = 7533;
@@ -168,8 +169,8 @@ async function main(): Promise<void> {
       connection: await NativeConnection.connect({ address: server.address }),
       namespace: server.namespace,
       taskQueue,
-      workflowBundle: await buildWorkflowBundle(),
-      activities: createActivities({ tools: allToolImplementations(), runtime: createModelActivities({ openai }) }),
+      workflowBundle: await buildTestBundle(),
+      activities: createActivities({ agents: testAgents, tools: allToolImplementations(), runtime: createModelActivities({ openai, findAgent: findTestAgent }) }),
     });
     const client = new Client({ connection: await Connection.connect({ address: server.address }), namespace: server.namespace });
     const agents = new AgentClient(client, taskQueue);

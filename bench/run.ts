@@ -11,7 +11,7 @@ import { parseArgs } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { AgentClient } from '../client/agent-client';
-import { buildWorkflowBundle } from '../worker/create-worker';
+import { bundleAgentWorkflows } from '../worker/create-worker';
 import { measureBaseline } from './baseline-scenarios';
 import type { DurableContext } from './durable';
 import { historyMarginal, measureHistory, type HistorySize } from './history';
@@ -21,7 +21,7 @@ import { renderFacts, renderTable, writeResults } from './report';
 import { buildRows, type BenchResults, type DurableResults } from './results';
 import { measureLatency, measureThroughput, warmUp } from './scenarios';
 import { resultsDir, startBenchServer } from './server';
-import { createBenchWorker, workerTuningSchema, type WorkerTuning } from './worker';
+import { benchWorkflowsPath, createBenchWorker, workerTuningSchema, type WorkerTuning } from './worker';
 
 const started = performance.now();
 let interruptedBy: string | undefined;
@@ -77,7 +77,7 @@ async function main(): Promise<void> {
   try {
     const machine = machineFacts();
     progress('bundling workflow code');
-    const workflowBundle = await buildWorkflowBundle();
+    const workflowBundle = await bundleAgentWorkflows(benchWorkflowsPath);
     checkInterrupted();
     const config = { address: server.address, namespace: server.namespace, taskQueue: idPrefix };
     const nativeConnection = await NativeConnection.connect({ address: server.address });

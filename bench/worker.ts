@@ -1,6 +1,7 @@
 import type { NativeConnection, Worker, WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { z } from 'zod';
-import { allToolImplementations } from '../agents';
+import { scriptedAgent } from '../examples/toolbox/agent';
+import { MemorySideEffectSink, toolboxImplementations } from '../examples/toolbox/tools';
 import type { TemporalConfig } from '../worker/config';
 import { createAgentWorker } from '../worker/create-worker';
 
@@ -28,8 +29,12 @@ export interface BenchWorkerOptions {
   readonly tuning: WorkerTuning;
 }
 
-/** The in-process worker of the benchmark, with every tool of `agents/` and any tuning options. */
+/** The benchmark's workflows module. */
+export const benchWorkflowsPath = require.resolve('./workflows');
+
+/** The in-process worker of the benchmark: the scripted agent's tools and any tuning options. */
 export async function createBenchWorker(options: BenchWorkerOptions): Promise<Worker> {
   const { config, connection, workflowBundle, tuning } = options;
-  return createAgentWorker({ config, tools: allToolImplementations(), workflowBundle, connection, identity: 'bench-worker', workerOptions: tuning });
+  const tools = toolboxImplementations(new MemorySideEffectSink());
+  return createAgentWorker({ config, agents: [scriptedAgent], tools, workflowBundle, connection, identity: 'bench-worker', workerOptions: tuning, openai: null });
 }

@@ -70,7 +70,8 @@ export function checkpointsOf(events: readonly HistoryEvent[]): Checkpoint[] {
     const activity = event.activityTaskScheduledEventAttributes;
     if (activity) {
       if (activity.activityType?.name === 'callModel') current.summary.modelCalls += 1;
-      else current.summary.toolCalls.push(activity.activityType?.name ?? '?');
+      // Tool activities are typed `<agent>/<tool>` (bare `<tool>` in runs recorded by 0.1.0).
+      else current.summary.toolCalls.push(activity.activityType?.name?.split('/').at(-1) ?? '?');
     }
     const signal = event.workflowExecutionSignaledEventAttributes?.signalName;
     if (signal) current.summary.signals.push(signal);

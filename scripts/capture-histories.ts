@@ -11,8 +11,9 @@ import { Worker } from '@temporalio/worker';
 import OpenAI from 'openai';
 import { createActivities } from '../activities';
 import { createModelActivities } from '../activities/model';
-import { FakeOpenAIServer } from '../test/fakes';
-import { allToolImplementations } from '../agents';
+import { FakeOpenAIServer } from '../testing/fake-model';
+import { findTestAgent, testAgents } from '../test/support/agents';
+import { allToolImplementations } from '../test/support/tools';
 import { historiesDir, mutatedHistoriesDir } from '../test/support/histories';
 import { scenarios } from '../test/support/scenarios';
 import { agentClient, createTestEnv, uniqueTaskQueue, workflowBundleOption } from '../test/support/test-env';
@@ -29,7 +30,7 @@ async function main(): Promise<void> {
     connection: env.nativeConnection,
     taskQueue,
     workflowBundle: await workflowBundleOption(),
-    activities: createActivities({ tools: allToolImplementations(), runtime: createModelActivities({ openai }) }),
+    activities: createActivities({ agents: testAgents, tools: allToolImplementations(), runtime: createModelActivities({ openai, findAgent: findTestAgent }) }),
   });
   const agents = agentClient(env, taskQueue);
   mkdirSync(mutatedHistoriesDir, { recursive: true });

@@ -1,50 +1,57 @@
-import { NativeConnection, Worker, bundleWorkflowCode, type WorkerOptions, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import { createActivities } from '../activities';
-import type { ActivityDependencies, ToolImplementation } from '../activities';
-import { createModelActivities, openAIFromEnv } from '../activities/model';
-import { connectionOptions, type TemporalConfig } from './config';
+import { NativeConnection, Worker, bundleWorkflowCode, type WorkerOptions, type WorkflowBundleOption, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { connectionOptions, temporalConfigFromEnv, type TemporalConfig } from './config';
+import { configureAgentBundler, DurableAgentsPlugin, type DurableAgentsPluginOptions } from './plugin';
 
-/** Path of the workflow bundle's entry module. */
-export const workflowsPath = require.resolve('../workflows');
+const quietBundlerLogger = { log: () => {}, trace: () => {}, debug: () => {}, info: () => {}, warn: console.warn, error: console.error };
 
-/** Bundles the workflow code once; reuse the result for every worker of a process. */
-export function buildWorkflowBundle(): Promise<WorkflowBundleWithSourceMap> {
-  return bundleWorkflowCode({ workflowsPath, logger: { log: () => {}, trace: () => {}, debug: () => {}, info: () => {}, warn: console.warn, error: console.error } });
+/**
+ * Bundles a workflows module (one that exports `createAgentWorkflows(...)`'s workflows) once;
+ * reuse the result for every worker of a process, and for replay.
+ *
+ * @example
+ * const bundle = await bundleAgentWorkflows(require.resolve('./workflows'));
+ */
+export function bundleAgentWorkflows(workflowsPath: string): Promise<WorkflowBundleWithSourceMap> {
+  return bundleWorkflowCode(configureAgentBundler({ workflowsPath, logger: quietBundlerLogger }));
 }
 
 /** Options of {@link createAgentWorker}. */
-export interface AgentWorkerOptions {
-  readonly config: TemporalConfig;
-  readonly tools: readonly ToolImplementation[];
-  /** A prebuilt bundle; built on the fly when absent. */
-  readonly workflowBundle?: WorkflowBundleWithSourceMap;
+export interface AgentWorkerOptions extends DurableAgentsPluginOptions {
+  /** Your workflows module; ignored when `workflowBundle` is given. */
+  readonly workflowsPath?: string;
+  /** A prebuilt bundle (see {@link bundleAgentWorkflows}). */
+  readonly workflowBundle?: WorkflowBundleOption;
+  /** Where and how to reach Temporal. Default: from `TEMPORAL_*` environment variables. */
+  readonly config?: TemporalConfig;
   readonly connection?: NativeConnection;
   readonly identity?: string;
-  /**
-   * Runtime activities (the model activity of LLM planners). Default: `callModel` with the
-   * OpenAI client from OPENAI_API_KEY / OPENAI_BASE_URL (calls fail with `model_config` when unset).
-   */
-  readonly runtime?: ActivityDependencies['runtime'];
-  /** Further Temporal worker options (concurrency, cache size, eager dispatch …). */
+  /** Further Temporal worker options (concurrency, cache size, eager dispatch, plugins …). */
   readonly workerOptions?: Partial<Omit<WorkerOptions, 'connection' | 'namespace' | 'taskQueue' | 'workflowBundle' | 'workflowsPath' | 'activities'>>;
 }
 
 /**
- * Creates a worker that runs `agentRun` workflows and one activity per tool.
+ * Creates a worker for your agents: your workflows module, one activity per tool of each agent,
+ * and the model activity of LLM agents, on the task queue of `config` (default from env).
  *
+ * @throws Error when neither `workflowsPath` nor `workflowBundle` is given, or a tool has no implementation.
  * @example
- * const worker = await createAgentWorker({ config: temporalConfigFromEnv(), tools: allToolImplementations() });
+ * const worker = await createAgentWorker({
+ *   workflowsPath: require.resolve('./workflows'), agents: [notesAgent], tools: [addNoteImpl],
+ * });
  * await worker.run();
  */
 export async function createAgentWorker(options: AgentWorkerOptions): Promise<Worker> {
-  const connection = options.connection ?? (await NativeConnection.connect(connectionOptions(options.config)));
+  if (!options.workflowBundle && !options.workflowsPath) throw new Error('createAgentWorker: give workflowsPath (your workflows module) or workflowBundle');
+  const config = options.config ?? temporalConfigFromEnv();
+  const connection = options.connection ?? (await NativeConnection.connect(connectionOptions(config)));
+  const plugin = new DurableAgentsPlugin(options);
   return Worker.create({
     connection,
-    namespace: options.config.namespace,
-    taskQueue: options.config.taskQueue,
-    workflowBundle: options.workflowBundle ?? (await buildWorkflowBundle()),
-    activities: createActivities({ tools: options.tools, runtime: options.runtime ?? createModelActivities({ openai: openAIFromEnv() }) }),
+    namespace: config.namespace,
+    taskQueue: config.taskQueue,
+    ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath: options.workflowsPath }),
     ...(options.identity ? { identity: options.identity } : {}),
     ...options.workerOptions,
+    plugins: [plugin, ...(options.workerOptions?.plugins ?? [])],
   });
 }

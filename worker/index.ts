@@ -1,4 +1,18 @@
+/**
+ * `durable-agents/worker`: the Node side of your agents — tool implementations, the worker
+ * plugin that registers them, and a worker factory.
+ *
+ * @example
+ * import { createAgentWorker, implementTool } from 'durable-agents/worker';
+ * const worker = await createAgentWorker({
+ *   workflowsPath: require.resolve('./workflows'), agents: [notesAgent],
+ *   tools: [implementTool(addNote, async ({ text }) => ({ saved: text }))],
+ * });
+ * await worker.run();
+ */
+export { implementTool, ToolFailure, type ToolContext, type ToolImplementation, type SessionStateAccess } from '../activities';
+export { DurableAgentsPlugin, configureAgentBundler, type DurableAgentsPluginOptions } from './plugin';
+export { createAgentWorker, bundleAgentWorkflows, type AgentWorkerOptions } from './create-worker';
 export { temporalConfigFromEnv, connectionOptions, defaultTaskQueue, type TemporalConfig } from './config';
-export { createAgentWorker, buildWorkflowBundle, workflowsPath, type AgentWorkerOptions } from './create-worker';
-export { startDevServer, devServerSafetyArgs, searchAttributeArgs, type DevServer, type DevServerOptions } from './dev-server';
-export { findTemporalCli, provisionTemporalCli, temporalCliVersion, pinnedTemporalCli, type TemporalCli } from './temporal-cli';
+export { createModelActivities, openAIFromEnv, TranscriptCache, type ModelActivityDependencies, type OpenAIEnv } from '../activities/model';
+export { replayHistoryJson, explainNondeterminism, type ReplayOutcome, type ReplayBundle } from './replay';

@@ -1,12 +1,12 @@
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
 import { DeterminismViolationError } from '@temporalio/workflow';
-import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import { buildWorkflowBundle } from './create-worker';
+import { Worker, type InjectedSinks, type WorkflowBundleOption } from '@temporalio/worker';
+import { durableAgentsSinkName, type DurableAgentsSinks } from '../workflows/bundle-sinks';
 
 /** Outcome of replaying a history against the current workflow code. */
 export type ReplayOutcome =
   | { readonly ok: true; readonly events: number }
-  | { readonly ok: false; readonly kind: 'nondeterminism' | 'failure'; readonly problem: string; readonly detail: string };
+  | { readonly ok: false; readonly kind: 'nondeterminism' | 'unknown_agent' | 'failure'; readonly problem: string; readonly detail: string };
 
 /** Turns the SDK's nondeterminism message into plain words: which event, which command differed. */
 export function explainNondeterminism(message: string): string {
@@ -15,7 +15,7 @@ export function explainNondeterminism(message: string): string {
   if (typed) {
     return `the history scheduled activity "${typed[1]}" but the current code schedules "${typed[2]}" at that point`;
   }
-  const machine = /(\w+)Machine does not handle this event: HistoryEvent\(id: (\d+), (\w+)\)/.exec(core);
+  const machine = /(\w+) ?[Mm]achine does not handle this event: HistoryEvent\(id: (\d+), (\w+)\)/.exec(core);
   if (machine) {
     return `at history event ${machine[2]} (${machine[3]}) the current code issued a different command (a ${machine[1]} command) than the one recorded`;
   }
@@ -24,21 +24,42 @@ export function explainNondeterminism(message: string): string {
   return core.trim();
 }
 
+/** A bundle to replay against: built in memory, or a bundle file on disk. */
+export type ReplayBundle = WorkflowBundleOption;
+
 /**
- * Replays a history (JSON, as exported) against the current workflow code and reports a
- * determinism problem in plain words instead of throwing.
+ * Replays a history (JSON, as exported) against a workflow bundle and reports a determinism
+ * problem in plain words instead of throwing. A history whose agent is not in the bundle is
+ * reported as `unknown_agent` ("agent X is not in this bundle"), never as nondeterminism.
  */
-export async function replayHistoryJson(json: unknown, bundle?: WorkflowBundleWithSourceMap): Promise<ReplayOutcome> {
+export async function replayHistoryJson(json: unknown, workflowBundle: ReplayBundle): Promise<ReplayOutcome> {
   const history = historyFromJSON(json);
-  const workflowBundle = bundle ?? (await buildWorkflowBundle());
+  let missingAgent: { agent: string; known: string[] } | undefined;
+  const sinks: InjectedSinks<DurableAgentsSinks> = {
+    [durableAgentsSinkName]: {
+      unknownAgent: {
+        fn: (_info, agent, known) => {
+          missingAgent = { agent, known };
+        },
+        callDuringReplay: true,
+      },
+    },
+  };
   try {
-    await Worker.runReplayHistory({ workflowBundle }, history);
+    await Worker.runReplayHistory({ workflowBundle, sinks }, history);
+    if (missingAgent) return unknownAgent(missingAgent);
     return { ok: true, events: history.events?.length ?? 0 };
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
+    if (missingAgent) return unknownAgent(missingAgent);
     if (err instanceof DeterminismViolationError) {
       return { ok: false, kind: 'nondeterminism', problem: explainNondeterminism(message), detail: message };
     }
     return { ok: false, kind: 'failure', problem: message, detail: message };
   }
+}
+
+function unknownAgent({ agent, known }: { agent: string; known: string[] }): ReplayOutcome {
+  const problem = `agent ${JSON.stringify(agent)} is not in this bundle (its agents: ${known.join(', ') || 'none'}); replay against the workflows module that defines it`;
+  return { ok: false, kind: 'unknown_agent', problem, detail: problem };
 }

@@ -7,9 +7,10 @@ import type { Planner } from './planner';
  * Definitions are code, bundled into the workflow, so every replay sees the same agent.
  */
 export interface AgentDefinition {
+  /** Unique within a bundle; part of every tool activity type (`<agent>/<tool>`), so keep it stable. */
   readonly name: string;
   readonly description: string;
-  /** System instructions; the planner decides how to use them. */
+  /** System instructions; the planner decides how to use them. `{key}` renders from session state. */
   readonly instructions?: string;
   readonly tools: readonly ToolDefinition[];
   /** Builds the planner of one run from the run's `plannerOptions` (parse them with zod). */
@@ -19,30 +20,52 @@ export interface AgentDefinition {
   readonly hooks?: AgentHooks;
 }
 
-const agents = new Map<string, AgentDefinition>();
+/** Letters, digits, `_` and `-`; no `/` or `.`, so `<agent>/<tool>` activity types stay unambiguous. */
+const agentNamePattern = /^[a-zA-Z][a-zA-Z0-9_-]{0,63}$/;
 
 /**
- * Registers an agent definition for `agentRun`. Call at module load of the workflow bundle.
+ * Declares an agent. Safe to import from workflow code; pass it to `createAgentWorkflows`
+ * (workflow side) and to the worker (`createAgentWorker({ agents })`).
  *
- * @throws Error when an agent with the same name is already registered, or tool names repeat.
+ * @throws Error when the name is not an identifier or two tools share a name.
+ * @example
+ * export const notesAgent = defineAgent({
+ *   name: 'notes', description: 'Keeps notes', tools: [addNote],
+ *   createPlanner: createScriptedPlanner,
+ * });
  */
-export function registerAgent(definition: AgentDefinition): AgentDefinition {
-  if (agents.has(definition.name)) throw new Error(`agent ${definition.name} is already registered`);
+export function defineAgent<A extends AgentDefinition>(definition: A): A {
+  if (!agentNamePattern.test(definition.name)) {
+    throw new Error(`defineAgent: invalid agent name ${JSON.stringify(definition.name.slice(0, 80))}; use letters, digits, _ and - (max 64)`);
+  }
   const names = new Set<string>();
   for (const tool of definition.tools) {
     if (names.has(tool.name)) throw new Error(`agent ${definition.name}: duplicate tool ${tool.name}`);
     names.add(tool.name);
   }
-  agents.set(definition.name, definition);
   return definition;
 }
 
-/** The registered agent with this name, if any. */
-export function findAgent(name: string): AgentDefinition | undefined {
-  return agents.get(name);
+/** The agents of one workflow bundle, looked up by name. Immutable once built. */
+export interface AgentRegistry {
+  find(name: string): AgentDefinition | undefined;
+  /** Names of all agents, sorted. */
+  names(): string[];
 }
 
-/** Names of all registered agents, sorted. */
-export function agentNames(): string[] {
-  return [...agents.keys()].sort();
+/**
+ * Builds the registry of a bundle from agent values (no global state: two bundles with
+ * different agents coexist in one worker process).
+ *
+ * @throws Error when two agents share a name or an agent is invalid.
+ */
+export function createAgentRegistry(agents: readonly AgentDefinition[]): AgentRegistry {
+  const byName = new Map<string, AgentDefinition>();
+  for (const agent of agents) {
+    defineAgent(agent);
+    if (byName.has(agent.name)) throw new Error(`two agents are named ${agent.name}`);
+    byName.set(agent.name, agent);
+  }
+  const sorted = [...byName.keys()].sort();
+  return { find: (name) => byName.get(name), names: () => [...sorted] };
 }

@@ -16,28 +16,37 @@ import {
   type RunInput,
   type RunResult,
 } from '../contracts';
-import { agentNames, findAgent } from './agent-registry';
+import type { AgentRegistry } from './agent-registry';
+import { reportUnknownAgent } from './bundle-sinks';
 import type { Planner } from './planner';
 import { registerRunHandlers } from './run-handlers';
 import { RunLoop } from './run-loop';
 import { RunState } from './run-state';
 
 /**
- * One agent run as a durable workflow. Parses its input, registers the run's queries,
- * signals and updates, and delegates to {@link RunLoop} over a {@link RunState}. Long runs
- * continue as new at a turn boundary, carrying their state in `continued`.
+ * Builds the `agentRun` workflow of a bundle over its agents: one agent run as a durable
+ * workflow. The workflow parses its input, registers the run's queries, signals and updates,
+ * and delegates to {@link RunLoop} over a {@link RunState}. Long runs continue as new at a
+ * turn boundary, carrying their state in `continued`.
  *
- * @throws ApplicationFailure `invalid_input` | `unknown_agent` | `planner_failed` | `invalid_plan`
+ * The workflow throws ApplicationFailure `invalid_input` | `unknown_agent` | `planner_failed` | `invalid_plan`.
  */
-export async function agentRun(rawInput: RunInput): Promise<RunResult> {
+export function createAgentRun(registry: AgentRegistry): (input: RunInput) => Promise<RunResult> {
+  return async function agentRun(rawInput: RunInput): Promise<RunResult> {
+    return runAgent(registry, rawInput);
+  };
+}
+
+async function runAgent(registry: AgentRegistry, rawInput: RunInput): Promise<RunResult> {
   const parsed = runInputSchema.safeParse(rawInput);
   if (!parsed.success) {
     throw ApplicationFailure.nonRetryable(`invalid run input: ${describeIssues(parsed.error)}`, 'invalid_input');
   }
-  const agent = findAgent(parsed.data.agent);
+  const agent = registry.find(parsed.data.agent);
   if (!agent) {
+    reportUnknownAgent(parsed.data.agent, registry.names());
     throw ApplicationFailure.nonRetryable(
-      `unknown agent "${parsed.data.agent}"; registered agents: ${agentNames().join(', ') || '(none)'}`,
+      `agent ${JSON.stringify(parsed.data.agent.slice(0, 80))} is not in this bundle; its agents: ${registry.names().join(', ') || '(none)'}`,
       'unknown_agent',
     );
   }

@@ -17,11 +17,13 @@ import {
   sessionMessageSchema,
   sessionQuery,
   type Message,
+  agentRunWorkflowType,
   type ParsedSessionInput,
   type SessionInput,
+  type RunInput,
+  type RunResult,
   type SessionReport,
 } from '../contracts';
-import { agentRun } from './agent-run';
 
 /**
  * A conversation as one long-lived workflow: each user message becomes a child `agentRun`
@@ -78,7 +80,7 @@ export async function agentSession(rawInput: SessionInput): Promise<SessionRepor
     if (record) record.status = 'running';
     const userMessage: Message = { role: 'user', content: next.content };
     try {
-      const result = await executeChild(agentRun, {
+      const result = await executeChild<(input: RunInput) => Promise<RunResult>>(agentRunWorkflowType, {
         workflowId: next.workflowId,
         args: [
           {

@@ -7,7 +7,6 @@ import { callModelActivityName, modelCallInputSchema, type ModelAnswer, type Par
 import { AgentModelSpecs } from './agent-schemas';
 import { toChatMessage, toChatMessages } from './chat-messages';
 import { conversationFor } from './conversation';
-import { findBundledAgent } from './agent-lookup';
 import { providerFailure } from './provider-errors';
 import { StreamAccumulator } from './stream-accumulator';
 import { TranscriptCache } from './transcript-cache';
@@ -21,7 +20,7 @@ export interface ModelActivityDependencies {
   readonly cache?: TranscriptCache;
   /** Reads a run's messages on a cache miss; default the run's `transcript` query through the worker's client. */
   readonly fetchTranscript?: TranscriptFetcher;
-  /** Agent lookup; default the bundled catalogue (agents/definitions). */
+  /** The worker's agents (their tool and output schemas); calls for other agents fail with `model_config`. */
   readonly findAgent?: (name: string) => AgentDefinition | undefined;
   /** Heartbeat period while waiting on the provider. Default 5 s. */
   readonly heartbeatIntervalMs?: number;
@@ -80,7 +79,7 @@ function requestBody(input: ParsedModelCallInput, specs: AgentModelSpecs): (conv
 export function createModelActivities(deps: ModelActivityDependencies = {}): ModelActivities {
   const cache = deps.cache ?? new TranscriptCache();
   const fetchTranscript = deps.fetchTranscript ?? queryTranscriptFetcher();
-  const specs = new AgentModelSpecs(deps.findAgent ?? findBundledAgent);
+  const specs = new AgentModelSpecs(deps.findAgent ?? (() => undefined));
   const heartbeatMs = deps.heartbeatIntervalMs ?? 5_000;
 
   const callModel = async (raw: unknown): Promise<ModelAnswer> => {

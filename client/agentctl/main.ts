@@ -1,3 +1,4 @@
+#!/usr/bin/env node
 /**
  * `agentctl`: the ops CLI of agent runs. `npm run agentctl -- --help`,
  * `node --import tsx client/agentctl/main.ts --help`, or the `agentctl` bin.

@@ -3,13 +3,17 @@ import type { ReplayOutcome } from '../../worker/replay';
 let runtimeInstalled = false;
 
 /**
- * Replays a history JSON against the current workflow code (see `worker/replay.ts`). The
- * worker SDK (native runtime, bundler) is loaded here, on first use, so other commands start
- * fast. SDK logs go to `log` (stderr) and only from ERROR up: the native side otherwise prints
- * its WARN "failing workflow task" on stdout, ahead of the report.
+ * Replays a history JSON against a workflows module (see `worker/replay.ts`). The worker SDK
+ * (native runtime, bundler) is loaded here, on first use, so other commands start fast. SDK
+ * logs go to `log` (stderr) and only from ERROR up: the native side otherwise prints its WARN
+ * "failing workflow task" on stdout, ahead of the report.
  */
-export async function replayHistory(json: unknown, log: (line: string) => void): Promise<ReplayOutcome> {
-  const [{ DefaultLogger, Runtime }, { replayHistoryJson }] = await Promise.all([import('@temporalio/worker'), import('../../worker/replay')]);
+export async function replayHistory(json: unknown, workflowsPath: string, log: (line: string) => void): Promise<ReplayOutcome> {
+  const [{ DefaultLogger, Runtime }, { replayHistoryJson }, { bundleAgentWorkflows }] = await Promise.all([
+    import('@temporalio/worker'),
+    import('../../worker/replay'),
+    import('../../worker/create-worker'),
+  ]);
   if (!runtimeInstalled) {
     runtimeInstalled = true;
     Runtime.install({
@@ -17,5 +21,5 @@ export async function replayHistory(json: unknown, log: (line: string) => void):
       telemetryOptions: { logging: { filter: { core: 'ERROR', other: 'ERROR' }, forward: {} } },
     });
   }
-  return replayHistoryJson(json);
+  return replayHistoryJson(json, await bundleAgentWorkflows(workflowsPath));
 }

@@ -2,7 +2,7 @@ import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import type { AgentClient } from '../../client/agent-client';
 import type { RunEvent, RunResult } from '../../contracts';
-import { callStep, finalStep, scriptedInput, type Observation } from '../support/scripts';
+import { callStep, finalStep, observations, scriptedInput } from '../support/scripts';
 import { agentSuite } from '../support/agent-suite';
 import { waitFor } from '../support/wait';
 
@@ -15,9 +15,6 @@ async function runToEnd(input: Parameters<AgentClient['start']>[0]): Promise<{ r
   return { result, events, workflowId };
 }
 
-function observations(result: RunResult): Observation[] {
-  return result.final?.structured as unknown as Observation[];
-}
 
 async function scheduledActivityTypes(workflowId: string): Promise<string[]> {
   const history = await suite.env.client.workflow.getHandle(workflowId).fetchHistory();
@@ -101,13 +98,13 @@ describe('agentRun on a real dev server', () => {
     expect(await scheduledActivityTypes(workflowId)).toEqual([]);
   });
 
-  it('names each activity after its tool and its turn', async () => {
+  it('types each activity <agent>/<tool> and names it after its turn', async () => {
     const { workflowId } = await runToEnd(scriptedInput([callStep({ name: 'echo', args: { text: 'a' }, id: 'c1' }), callStep({ name: 'add', args: { a: 1, b: 1 } }), finalStep()]));
     const history = await suite.env.client.workflow.getHandle(workflowId).fetchHistory();
     const scheduled = (history.events ?? []).flatMap((e) => (e.activityTaskScheduledEventAttributes ? [e.activityTaskScheduledEventAttributes] : []));
     expect(scheduled.map((a) => [a.activityType?.name, a.activityId])).toEqual([
-      ['echo', 'turn-0/c1'],
-      ['add', 'turn-1/call_1_0'],
+      ['scripted/echo', 'turn-0/c1'],
+      ['scripted/add', 'turn-1/call_1_0'],
     ]);
   });
 

@@ -6,6 +6,7 @@ import { runResultSchema } from '../../contracts';
 import { callStep, finalStep, scriptedInput } from '../support/scripts';
 import { agentSuite } from '../support/agent-suite';
 import { lines, runAgentctl } from '../support/agentctl-cli';
+import { testWorkflowsPath } from '../support/test-env';
 
 const suite = agentSuite('agentctl-rewind');
 const agentctl = (...args: string[]) => runAgentctl(suite, args);
@@ -43,18 +44,18 @@ describe('agentctl checkpoints, rewind, history export and replay', () => {
 
     const json = JSON.parse(readFileSync(file, 'utf8')) as { events: { activityTaskScheduledEventAttributes?: { activityType: { name: string } } }[] };
     const scheduled = json.events.find((e) => e.activityTaskScheduledEventAttributes)?.activityTaskScheduledEventAttributes;
-    expect(scheduled?.activityType.name).toBe('echo');
-    if (scheduled) scheduled.activityType.name = 'add';
+    expect(scheduled?.activityType.name).toBe('scripted/echo');
+    if (scheduled) scheduled.activityType.name = 'scripted/add';
     const altered = join(dir, 'altered.json');
     writeFileSync(altered, JSON.stringify(json));
 
-    const [ok, bad] = await Promise.all([agentctl('replay', file), agentctl('replay', altered)]);
+    const [ok, bad] = await Promise.all([agentctl('replay', file, '--workflows', testWorkflowsPath), agentctl('replay', altered, '--workflows', testWorkflowsPath)]);
     expect(ok).toMatchObject({ code: 0, stdout: expect.stringMatching(/^replayed \d+ events: deterministic\n$/) });
-    expect(ok.stderr).toMatch(/^replaying \d+ events of .*history\.json against the current workflow code/);
+    expect(ok.stderr).toMatch(/^replaying \d+ events of .*history\.json against .*workflows\.ts/);
     expect(bad.code).toBe(6);
     expect(lines(bad.stderr)).toEqual([expect.stringMatching(/^replaying \d+ events of .*altered\.json/)]);
     const [problem, detail] = lines(bad.stdout);
-    expect(problem).toBe('nondeterministic: the history scheduled activity "add" but the current code schedules "echo" at that point');
+    expect(problem).toBe('nondeterministic: the history scheduled activity "scripted/add" but the current code schedules "scripted/echo" at that point');
     expect(detail).toMatch(/^detail: .*Nondeterminism/i);
   });
 

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { temporal } from '@temporalio/proto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { RunEvent } from '../../contracts';
-import { callTools, FakeOpenAIServer, say, toolCall } from '../fakes';
+import { callTools, FakeOpenAIServer, say, toolCall } from '../../testing/fake-model';
 import { cleanUpAll, childWorkerEnv, startChildWorker, type ChildWorker } from '../support/child-worker';
 import { agentClient, createTestEnv, uniqueTaskQueue } from '../support/test-env';
 
@@ -163,7 +163,7 @@ describe('durability of model calls', () => {
     const all = [...activities.values()];
     const tools = all.filter((a) => a.type !== 'callModel');
     const models = all.filter((a) => a.type === 'callModel');
-    expect(tools.map((a) => a.type)).toEqual(['remove_from_watchlist', 'get_quote', 'get_quote']);
+    expect(tools.map((a) => a.type)).toEqual(['watchlist-llm/remove_from_watchlist', 'watchlist-llm/get_quote', 'watchlist-llm/get_quote']);
     expect(tools.every((a) => a.startedAttempt === 1 && a.completed === 1)).toBe(true);
     expect(models.map((a) => [a.startedAttempt, a.completed])).toEqual([
       [1, 1],

@@ -88,7 +88,7 @@ describe('durability across a server restart', () => {
     const startedAttempts: number[] = [];
     for (const e of history.events ?? []) {
       const scheduled = e.activityTaskScheduledEventAttributes;
-      if (scheduled?.activityType?.name === 'record') recordScheduled.add(String(e.eventId));
+      if (scheduled?.activityType?.name === 'scripted/record') recordScheduled.add(String(e.eventId));
       const started = e.activityTaskStartedEventAttributes;
       if (started && recordScheduled.has(String(started.scheduledEventId))) startedAttempts.push(started.attempt ?? 0);
     }

@@ -5,11 +5,12 @@ import { Worker } from '@temporalio/worker';
 import OpenAI from 'openai';
 import { createActivities } from '../../activities';
 import { createModelActivities, queryTranscriptFetcher, TranscriptCache, type TranscriptFetcher } from '../../activities/model';
-import { allToolImplementations } from '../../agents';
+import { findTestAgent, testAgents } from '../support/agents';
+import { allToolImplementations } from '../support/tools';
 import type { AgentClient } from '../../client/agent-client';
 import type { RunEvent, RunInput, RunResult } from '../../contracts';
 import { modelCallInputSchema, type ParsedModelCallInput } from '../../workflows/planners/llm';
-import { badRequest, callTools, contextLengthExceeded, dynamic, FakeOpenAIServer, rateLimited, say, toolCall, type FakeChatMessage } from '../fakes';
+import { badRequest, callTools, contextLengthExceeded, dynamic, FakeOpenAIServer, rateLimited, say, toolCall, type FakeChatMessage } from '../../testing/fake-model';
 import { agentClient, createTestEnv, uniqueTaskQueue, workflowBundleOption } from '../support/test-env';
 
 let env: TestWorkflowEnvironment;
@@ -36,7 +37,7 @@ beforeAll(async () => {
     namespace: env.namespace ?? 'default',
     taskQueue,
     workflowBundle: await workflowBundleOption(),
-    activities: createActivities({ tools: allToolImplementations(), runtime: createModelActivities({ openai, cache, fetchTranscript }) }),
+    activities: createActivities({ agents: testAgents, tools: allToolImplementations(), runtime: createModelActivities({ openai, cache, fetchTranscript, findAgent: findTestAgent }) }),
   });
   running = worker.run();
   agents = agentClient(env, taskQueue);

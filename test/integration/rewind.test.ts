@@ -1,7 +1,10 @@
-import { allToolImplementations, MemorySideEffectSink } from '../../agents';
+import { MemorySideEffectSink } from '../../examples/toolbox/tools';
+import { allToolImplementations } from '../support/tools';
 import type { RunEvent } from '../../contracts';
 import { replayHistoryJson } from '../../worker/replay';
 import { callStep, finalStep, scriptedInput, type Observation } from '../support/scripts';
+import { workflowBundleOption } from '../support/test-env';
+import { bundleAgentWorkflows } from '../../worker/create-worker';
 import { agentSuite } from '../support/agent-suite';
 import { waitFor } from '../support/wait';
 
@@ -92,7 +95,7 @@ describe('history export and replay', () => {
   it('an exported history replays against the current code', async () => {
     const { workflowId } = await suite.agents.start(fiveTurns());
     await suite.agents.result(workflowId);
-    const outcome = await replayHistoryJson(JSON.parse(await suite.agents.exportHistory(workflowId)));
+    const outcome = await replayHistoryJson(JSON.parse(await suite.agents.exportHistory(workflowId)), await workflowBundleOption());
     expect(outcome).toMatchObject({ ok: true });
   });
 
@@ -102,7 +105,18 @@ describe('history export and replay', () => {
     const json = JSON.parse(await suite.agents.exportHistory(workflowId)) as { events: { activityTaskScheduledEventAttributes?: { activityType: { name: string } } }[] };
     const scheduled = json.events.find((e) => e.activityTaskScheduledEventAttributes);
     if (scheduled?.activityTaskScheduledEventAttributes) scheduled.activityTaskScheduledEventAttributes.activityType.name = 'echo';
-    const outcome = await replayHistoryJson(json);
-    expect(outcome).toMatchObject({ ok: false, kind: 'nondeterminism', problem: 'the history scheduled activity "echo" but the current code schedules "record" at that point' });
+    const outcome = await replayHistoryJson(json, await workflowBundleOption());
+    expect(outcome).toMatchObject({ ok: false, kind: 'nondeterminism', problem: 'the history scheduled activity "echo" but the current code schedules "scripted/record" at that point' });
+  });
+
+  it('a history whose agent is not in the bundle says so, not "nondeterministic"', async () => {
+    const { workflowId } = await suite.agents.start(fiveTurns());
+    await suite.agents.result(workflowId);
+    const json: unknown = JSON.parse(await suite.agents.exportHistory(workflowId));
+    // The watchlist example's own bundle knows only the watchlist agents, not `scripted`.
+    const watchlistOnly = await bundleAgentWorkflows(require.resolve('../../examples/watchlist/workflows'));
+    const outcome = await replayHistoryJson(json, watchlistOnly);
+    expect(outcome).toMatchObject({ ok: false, kind: 'unknown_agent' });
+    expect(outcome.ok ? '' : outcome.problem).toMatch(/^agent "scripted" is not in this bundle \(its agents: watchlist, watchlist-llm, watchlist-llm-report, watchlist-scripted\)/);
   });
 });

@@ -1,7 +1,7 @@
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Worker } from '@temporalio/worker';
 import type { ToolImplementation } from '../../activities';
-import { allToolImplementations } from '../../agents';
+import { allToolImplementations } from './tools';
 import type { AgentClient } from '../../client/agent-client';
 import { agentClient, createTestEnv, createTestWorker, uniqueTaskQueue } from './test-env';
 

@@ -1,5 +1,5 @@
 import { appendFileSync, existsSync, readFileSync } from 'node:fs';
-import type { SideEffectSink } from '../../agents';
+import type { SideEffectSink } from '../../examples/toolbox/tools';
 
 /** One recorded side effect. */
 export interface SideEffectEntry {

@@ -1,8 +1,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildWorkflowBundle } from '../../worker/create-worker';
 import { provisionTemporalCli, temporalCliVersion } from '../../worker/temporal-cli';
+import { buildTestBundle } from './test-env';
 
 /**
  * Runs once before the integration tests: provisions the Temporal CLI and builds the
@@ -16,7 +16,7 @@ export default async function globalSetup(): Promise<void> {
   } else {
     process.stderr.write('\nno Temporal CLI available; the SDK will download one\n');
   }
-  const bundle = await buildWorkflowBundle();
+  const bundle = await buildTestBundle();
   const dir = join(tmpdir(), `durable-agents-test-${process.pid}`);
   mkdirSync(dir, { recursive: true });
   const codePath = join(dir, 'workflow-bundle.js');

@@ -1,6 +1,6 @@
 import type { AgentClient } from '../../client/agent-client';
 import type { RunInput } from '../../contracts';
-import { callTools, say, toolCall, type FakeOpenAIServer } from '../fakes';
+import { callTools, say, toolCall, type FakeOpenAIServer } from '../../testing/fake-model';
 import { callStep, finalStep, scriptedInput } from './scripts';
 import { waitFor } from './wait';
 

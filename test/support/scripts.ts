@@ -1,4 +1,4 @@
-import type { RunInput } from '../../contracts';
+import type { RunInput, RunResult } from '../../contracts';
 import type { ScriptStep } from '../../workflows/planners/scripted';
 
 /** Run input for the scripted agent. */
@@ -32,6 +32,11 @@ export interface Observation {
   errorType?: string;
   errorMessage?: string;
   retryReason?: string;
+}
+
+/** The observations a `finalStep()` reported (one per tool output, in order). */
+export function observations(result: RunResult): Observation[] {
+  return result.final?.structured as unknown as Observation[];
 }
 
 /** A final step that reports the planner's whole view (instructions, messages, outputs). */

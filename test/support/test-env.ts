@@ -5,7 +5,8 @@ import type { Client } from '@temporalio/client';
 import { createActivities, type ToolImplementation } from '../../activities';
 import { AgentClient } from '../../client/agent-client';
 import { devServerSafetyArgs, searchAttributeArgs } from '../../worker/dev-server';
-import { buildWorkflowBundle } from '../../worker/create-worker';
+import { bundleAgentWorkflows } from '../../worker/create-worker';
+import { testAgents } from './agents';
 
 let runtimeInstalled = false;
 
@@ -32,11 +33,19 @@ export async function createTestEnv(): Promise<TestWorkflowEnvironment> {
   });
 }
 
+/** The test suite's workflows module (both examples' agents). */
+export const testWorkflowsPath = require.resolve('./workflows');
+
+/** Bundles the test suite's workflows module. */
+export function buildTestBundle(): ReturnType<typeof bundleAgentWorkflows> {
+  return bundleAgentWorkflows(testWorkflowsPath);
+}
+
 /** The workflow bundle built by global setup (or built now, when run without it). */
 export async function workflowBundleOption(): Promise<{ codePath: string } | { code: string }> {
   const codePath = process.env.DURABLE_AGENTS_TEST_BUNDLE;
   if (codePath) return { codePath };
-  const bundle = await buildWorkflowBundle();
+  const bundle = await buildTestBundle();
   return { code: bundle.code };
 }
 
@@ -52,7 +61,7 @@ export async function createTestWorker(env: TestWorkflowEnvironment, taskQueue: 
     namespace: env.namespace ?? 'default',
     taskQueue,
     workflowBundle: await workflowBundleOption(),
-    activities: createActivities({ tools }),
+    activities: createActivities({ agents: testAgents, tools }),
   });
 }
 

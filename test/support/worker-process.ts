@@ -8,7 +8,8 @@
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { createActivities } from '../../activities';
 import { createModelActivities, openAIFromEnv } from '../../activities/model';
-import { allToolImplementations } from '../../agents';
+import { findTestAgent, testAgents } from './agents';
+import { allToolImplementations } from './tools';
 import { temporalConfigFromEnv } from '../../worker/config';
 import { FileSideEffectSink } from './file-side-effects';
 
@@ -24,8 +25,9 @@ async function main(): Promise<void> {
     taskQueue: config.taskQueue,
     workflowBundle: { codePath: bundlePath },
     activities: createActivities({
+      agents: testAgents,
       tools: allToolImplementations({ sideEffects: new FileSideEffectSink(sideEffectFile) }),
-      runtime: createModelActivities({ openai: openAIFromEnv() }),
+      runtime: createModelActivities({ openai: openAIFromEnv(), findAgent: findTestAgent }),
     }),
   });
   process.stdout.write('ready\n');

@@ -177,37 +177,60 @@ describe('agentctl replay', () => {
   const dir = mkdtempSync(join(tmpdir(), 'agentctl-replay-'));
   const historyFile = join(dir, 'run.json');
   writeFileSync(historyFile, JSON.stringify({ events: [{ eventId: '1' }] }));
+  const workflows = join(dir, 'workflows.ts');
+  writeFileSync(workflows, '// a workflows module\n');
+  const withWorkflows = ['--workflows', workflows];
 
   beforeEach(() => replayMock.mockReset());
 
   it('replays a file without connecting; a deterministic history exits 0', async () => {
     replayMock.mockResolvedValue({ ok: true, events: 1 });
-    const r = await cli(['replay', historyFile]);
+    const r = await cli(['replay', historyFile, ...withWorkflows]);
     expect(r).toMatchObject({ code: 0, connects: 0, stdout: ['replayed 1 events: deterministic'] });
-    expect(r.stderr[0]).toMatch(/^replaying 1 events of .* against the current workflow code/);
-    expect(replayMock).toHaveBeenCalledWith({ events: [{ eventId: '1' }] }, expect.any(Function));
+    expect(r.stderr[0]).toMatch(/^replaying 1 events of .* against .*workflows\.ts/);
+    expect(replayMock).toHaveBeenCalledWith({ events: [{ eventId: '1' }] }, workflows, expect.any(Function));
   });
 
   it('nondeterminism exits 6 with the plain words and the raw detail on one more line', async () => {
     const outcome: ReplayOutcome = { ok: false, kind: 'nondeterminism', problem: 'the history scheduled activity "echo" but …', detail: 'Nondeterminism error:\n  raw' };
     replayMock.mockResolvedValue(outcome);
-    const r = await cli(['replay', historyFile]);
+    const r = await cli(['replay', historyFile, ...withWorkflows]);
     expect(r).toMatchObject({ code: 6, stdout: ['nondeterministic: the history scheduled activity "echo" but …', 'detail: Nondeterminism error: raw'] });
+  });
+
+  it('a history whose agent is not in the bundle exits 2 saying so, not "nondeterministic"', async () => {
+    const problem = 'agent "notes" is not in this bundle (its agents: watchlist); replay against the workflows module that defines it';
+    replayMock.mockResolvedValue({ ok: false, kind: 'unknown_agent', problem, detail: problem });
+    const r = await cli(['replay', historyFile, ...withWorkflows]);
+    expect(r).toMatchObject({ code: 2, stdout: [] });
+    expect(r.stderr[1]).toBe(`agentctl: ${problem}`);
+  });
+
+  it('without --workflows (or DURABLE_AGENTS_WORKFLOWS) exits 2 naming the option', async () => {
+    const saved = process.env.DURABLE_AGENTS_WORKFLOWS;
+    delete process.env.DURABLE_AGENTS_WORKFLOWS;
+    try {
+      const r = await cli(['replay', historyFile]);
+      expect(r).toMatchObject({ code: 2, connects: 0 });
+      expect(r.stderr[0]).toMatch(/--workflows PATH/);
+    } finally {
+      if (saved !== undefined) process.env.DURABLE_AGENTS_WORKFLOWS = saved;
+    }
   });
 
   it('another failure exits 1', async () => {
     replayMock.mockResolvedValue({ ok: false, kind: 'failure', problem: 'boom', detail: 'boom' });
-    const r = await cli(['replay', historyFile]);
+    const r = await cli(['replay', historyFile, ...withWorkflows]);
     expect(r).toMatchObject({ code: 1, stderr: [expect.stringMatching(/^replaying/), 'agentctl: replay failed: boom'] });
   });
 
   it('exports the history of a run that is not a file', async () => {
     replayMock.mockResolvedValue({ ok: true, events: 2 });
-    const r = await cli(['replay', 'r1', '--run-id', 'old']);
+    const r = await cli(['replay', 'r1', '--run-id', 'old', ...withWorkflows]);
     expect(r.code).toBe(0);
     expect(r.connects).toBe(1);
     expect(r.agents.exportHistory).toHaveBeenCalledWith('r1', 'old');
-    expect(replayMock).toHaveBeenCalledWith({ events: [{ eventId: '1' }, { eventId: '2' }] }, expect.any(Function));
+    expect(replayMock).toHaveBeenCalledWith({ events: [{ eventId: '1' }, { eventId: '2' }] }, workflows, expect.any(Function));
   });
 
   it.each([
@@ -216,7 +239,7 @@ describe('agentctl replay', () => {
     ['a missing .json file', () => [join(dir, 'nope.json')], /no such file/],
     ['--run-id with a file', () => [historyFile, '--run-id', 'x'], /--run-id applies to a run/],
   ])('%s exits 2 without connecting', async (_name, argv, message) => {
-    const r = await cli(['replay', ...argv()]);
+    const r = await cli(['replay', ...argv(), ...withWorkflows]);
     expect(r).toMatchObject({ code: 2, connects: 0 });
     expect(r.stderr[0]).toMatch(message);
     expect(replayMock).not.toHaveBeenCalled();

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { carriedRunStateSchema, runInputSchema } from '../../contracts';
-import { scriptedAgent } from '../../agents/toolbox/definition';
+import { scriptedAgent } from '../../examples/toolbox/agent';
 import { RunState } from '../../workflows/run-state';
 
 const fixture = JSON.parse(readFileSync(join(__dirname, '..', 'fixtures', 'carried-run-state.v1.json'), 'utf8')) as unknown;

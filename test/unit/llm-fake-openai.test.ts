@@ -1,5 +1,5 @@
 import OpenAI from 'openai';
-import { callTools, dynamic, FakeOpenAIServer, say, toolCall, toolPairingProblem } from '../fakes';
+import { callTools, dynamic, FakeOpenAIServer, say, toolCall, toolPairingProblem } from '../../testing/fake-model';
 
 let fake: FakeOpenAIServer;
 let openai: OpenAI;

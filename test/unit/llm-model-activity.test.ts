@@ -4,8 +4,9 @@ import { DefaultLogger } from '@temporalio/worker';
 import OpenAI from 'openai';
 import type { Message } from '../../contracts';
 import { createModelActivities, TranscriptCache, type TranscriptFetcher } from '../../activities/model';
+import { findTestAgent } from '../support/agents';
 import { chainDigest, emptyDigest, type ModelAnswer, type ModelCallInput } from '../../workflows/planners/llm';
-import { badRequest, callTools, contextLengthExceeded, FakeOpenAIServer, rateLimited, say, serverError, toolCall } from '../fakes';
+import { badRequest, callTools, contextLengthExceeded, FakeOpenAIServer, rateLimited, say, serverError, toolCall } from '../../testing/fake-model';
 
 /** Activity environments without the SDK's failure logs (the tests assert the failures). */
 const quiet = (): MockActivityEnvironment => new MockActivityEnvironment({}, { logger: new DefaultLogger('ERROR') });
@@ -45,12 +46,12 @@ function input(partial: Partial<ModelCallInput> = {}): ModelCallInput {
   };
 }
 
-async function call(raw: ModelCallInput, deps: Parameters<typeof createModelActivities>[0] = { openai }): Promise<ModelAnswer> {
+async function call(raw: ModelCallInput, deps: Parameters<typeof createModelActivities>[0] = { openai, findAgent: findTestAgent }): Promise<ModelAnswer> {
   const activities = createModelActivities(deps);
   return quiet().run(activities.callModel, raw);
 }
 
-async function failure(raw: ModelCallInput, deps: Parameters<typeof createModelActivities>[0] = { openai }): Promise<ApplicationFailure> {
+async function failure(raw: ModelCallInput, deps: Parameters<typeof createModelActivities>[0] = { openai, findAgent: findTestAgent }): Promise<ApplicationFailure> {
   const err = await call(raw, deps).catch((e: unknown) => e);
   if (!(err instanceof ApplicationFailure)) throw new Error(`expected an ApplicationFailure, got ${String(err)}`);
   return err;
@@ -112,7 +113,7 @@ describe('callModel activity', () => {
     const history: Message[] = [user, { role: 'assistant', content: 'Which list?' }, { role: 'user', content: 'mine' }];
     const fetchTranscript: TranscriptFetcher = async (_run, from, to) => history.slice(from, to);
     fake.script(say('ok'));
-    await call(input({ baseCount: 2, baseDigest: chainDigest(emptyDigest, history.slice(0, 2)), newMessages: history.slice(2) }), { openai, fetchTranscript, cache: new TranscriptCache() });
+    await call(input({ baseCount: 2, baseDigest: chainDigest(emptyDigest, history.slice(0, 2)), newMessages: history.slice(2) }), { openai, findAgent: findTestAgent, fetchTranscript, cache: new TranscriptCache() });
     expect(fake.chatRequests[0]?.body?.messages.slice(1)).toEqual(history);
   });
 
@@ -171,7 +172,7 @@ describe('callModel activity', () => {
     const env = quiet();
     const beats: unknown[] = [];
     env.on('heartbeat', (d: unknown) => beats.push(d));
-    await env.run(createModelActivities({ openai }).callModel, input());
+    await env.run(createModelActivities({ openai, findAgent: findTestAgent }).callModel, input());
     expect(beats.length).toBeGreaterThan(0);
   });
 });

@@ -1,4 +1,5 @@
-import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { z } from 'zod';
 import { AgentClientError, type AgentClient } from '../../agent-client';
 import { parseJsonValue } from '../args';
@@ -76,10 +77,19 @@ async function exportedHistory(agents: AgentClient, target: string, runId: strin
   }
 }
 
+/** The workflows module to bundle: `--workflows`, else $DURABLE_AGENTS_WORKFLOWS; it must exist. */
+function workflowsModule(option: string | undefined): string {
+  const path = option ?? process.env.DURABLE_AGENTS_WORKFLOWS;
+  if (!path) throw new UsageError('replay needs your workflows module: --workflows PATH (or DURABLE_AGENTS_WORKFLOWS)');
+  const resolved = resolve(path);
+  if (!existsSync(resolved)) throw new UsageError(`--workflows ${path}: no such file`);
+  return resolved;
+}
+
 /** Replays a history JSON and reports the outcome; nondeterminism is an outcome (exit 6), not an error. */
-async function replay(history: HistoryJson, source: string, ctx: OutputContext): Promise<ExitCode> {
-  ctx.progress?.(`replaying ${history.events.length} events of ${source} against the current workflow code (building the workflow bundle first)…`);
-  const outcome = await replayHistory(history, (line) => ctx.progress?.(line));
+async function replay(history: HistoryJson, source: string, workflowsPath: string, ctx: OutputContext): Promise<ExitCode> {
+  ctx.progress?.(`replaying ${history.events.length} events of ${source} against ${workflowsPath} (building the workflow bundle first)…`);
+  const outcome = await replayHistory(history, workflowsPath, (line) => ctx.progress?.(line));
   if (outcome.ok) {
     ctx.out.emit({ ok: true, events: outcome.events }, () => `replayed ${outcome.events} events: deterministic`);
     return ExitCode.ok;
@@ -88,31 +98,37 @@ async function replay(history: HistoryJson, source: string, ctx: OutputContext):
     ctx.out.emit(outcome, () => [`nondeterministic: ${outcome.problem}`, `detail: ${outcome.detail.replace(/\s*\n\s*/g, ' ').trim()}`]);
     return ExitCode.nondeterministic;
   }
+  if (outcome.kind === 'unknown_agent') throw new UsageError(outcome.problem);
   throw new Error(`replay failed: ${outcome.problem}`);
 }
 
 /** `replay FILE|RUN`: replays a history against the current workflow code. */
 export const replayCommand: Command = {
   name: 'replay',
-  summary: 'replay a history (a file, or a run exported now) against the current workflow code',
+  summary: 'replay a history (a file, or a run exported now) against your workflows module',
   details:
     'An argument naming an existing file (or ending in .json) is read as history JSON (see history\n' +
-    'export) and needs no server; anything else is a run id whose history is exported first. Building the workflow bundle\n' +
+    'export) and needs no server; anything else is a run id whose history is exported first. --workflows names\n' +
+    'your workflows module (the worker\'s workflowsPath; default $DURABLE_AGENTS_WORKFLOWS). Building the workflow bundle\n' +
     'takes a few seconds. Exits 0 when the history replays ("deterministic") and 6 when the current\n' +
     'code would act differently, naming which event and which command differed, with the SDK\'s\n' +
-    'message on the next line.',
+    'message on the next line. A history whose agent is not in that bundle is reported as such (exit 2).',
   positionals: ['FILE|RUN'],
-  options: { 'run-id': { type: 'string', value: 'ID', description: 'execution to replay when replaying a run (default: the latest)' } },
-  examples: ['replay run.json', 'replay run-watchlist-k3j9x2ab --json'],
+  options: {
+    'run-id': { type: 'string', value: 'ID', description: 'execution to replay when replaying a run (default: the latest)' },
+    workflows: { type: 'string', value: 'PATH', description: 'your workflows module (default $DURABLE_AGENTS_WORKFLOWS)' },
+  },
+  examples: ['replay run.json --workflows src/workflows.ts', 'replay run-watchlist-k3j9x2ab --workflows dist/workflows.js --json'],
   prepare(args) {
     const target = args.positional(0);
     const runId = args.string('run-id');
+    const workflowsPath = workflowsModule(args.string('workflows'));
     if (isFile(target)) {
       if (runId !== undefined) throw new UsageError(`--run-id applies to a run, and ${target} is a file`);
       const history = readHistoryFile(target);
-      return { offline: (ctx) => replay(history, target, ctx) };
+      return { offline: (ctx) => replay(history, target, workflowsPath, ctx) };
     }
     if (target.endsWith('.json')) throw new UsageError(`cannot read ${target}: no such file (an argument ending in .json is a file)`);
-    return async (ctx) => replay(await exportedHistory(ctx.agents, target, runId), target, ctx);
+    return async (ctx) => replay(await exportedHistory(ctx.agents, target, runId), target, workflowsPath, ctx);
   },
 };

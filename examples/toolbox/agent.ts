@@ -1,8 +1,5 @@
 import { z } from 'zod';
-import { defineTool } from '../../contracts';
-import type { AgentHooks } from '../../workflows/agent-hooks';
-import type { AgentDefinition } from '../../workflows/agent-registry';
-import { createScriptedPlanner } from '../../workflows/planners/scripted';
+import { createScriptedPlanner, defineAgent, defineTool, type AgentHooks } from 'durable-agents/workflow';
 
 /** Returns its text. */
 export const echoTool = defineTool({
@@ -82,12 +79,12 @@ export const toolboxTools = [echoTool, addTool, sleepTool, failTool, flakyTool, 
  * A general-purpose agent driven by the scripted planner: the run's `plannerOptions` carry
  * the script. Used by tests, benchmarks and operators who want a fully predictable run.
  */
-export const scriptedAgent: AgentDefinition = {
+export const scriptedAgent = defineAgent({
   name: 'scripted',
   description: 'Follows the script given in plannerOptions, using the toolbox tools.',
   tools: toolboxTools,
   createPlanner: createScriptedPlanner,
-};
+});
 
 /** Hooks of the guarded agent: deterministic policy enforced in the workflow. */
 export const guardHooks: AgentHooks = {
@@ -102,9 +99,12 @@ export const guardHooks: AgentHooks = {
 };
 
 /** The scripted agent with policy hooks: shows agents enforcing rules at intervention points. */
-export const guardedAgent: AgentDefinition = {
+export const guardedAgent = defineAgent({
   ...scriptedAgent,
   name: 'guarded',
   description: 'The scripted agent, with hooks that block, redact and rewrite.',
   hooks: guardHooks,
-};
+});
+
+/** The agents of this example, for its workflows module and its worker. */
+export const toolboxAgents = [scriptedAgent, guardedAgent];

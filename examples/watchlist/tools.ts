@@ -1,5 +1,5 @@
-import { implementTool, ToolFailure, type ToolImplementation } from '../../activities';
-import { addToWatchlistTool, getQuoteTool, removeFromWatchlistTool } from './definition';
+import { implementTool, ToolFailure, type ToolImplementation } from 'durable-agents/worker';
+import { addToWatchlistTool, getQuoteTool, removeFromWatchlistTool } from './agent';
 
 function currentWatchlist(value: unknown): string[] {
   return Array.isArray(value) ? value.filter((s): s is string => typeof s === 'string') : [];

@@ -1,9 +1,15 @@
 import { z } from 'zod';
-import { defineTool, type JsonValue, type PlanResult, type ToolOutput } from '../../contracts';
-import type { AgentDefinition } from '../../workflows/agent-registry';
-import { defineLlmAgent } from '../../workflows/planners/llm';
-import { createScriptedPlanner } from '../../workflows/planners/scripted';
-import type { Planner, PlannerContext } from '../../workflows/planner';
+import {
+  createScriptedPlanner,
+  defineAgent,
+  defineLlmAgent,
+  defineTool,
+  type JsonValue,
+  type Planner,
+  type PlannerContext,
+  type PlanResult,
+  type ToolOutput,
+} from 'durable-agents/workflow';
 
 const symbolSchema = z
   .string()
@@ -99,24 +105,24 @@ function quoteAll(watchlist: string[]): PlanResult {
 }
 
 /** The demo agent of the README: a stock watchlist kept in session state. */
-export const watchlistAgent: AgentDefinition = {
+export const watchlistAgent = defineAgent({
   name: 'watchlist',
   description: "Keeps the user's stock watchlist and quotes it.",
   instructions: "You MUST use the add_to_watchlist tool when the user asks to add a stock. The user's watchlist is: {watchlist}",
   tools: [addToWatchlistTool, removeFromWatchlistTool, getQuoteTool],
   createPlanner: createWatchlistPlanner,
-};
+});
 
 /**
  * The watchlist tools and instructions driven by a script (plannerOptions): reproduces seed
  * 003 step by step in tests, without a model.
  */
-export const scriptedWatchlistAgent: AgentDefinition = {
+export const scriptedWatchlistAgent = defineAgent({
   ...watchlistAgent,
   name: 'watchlist-scripted',
   description: 'The watchlist agent, planned by a script.',
   createPlanner: createScriptedPlanner,
-};
+});
 
 /**
  * The watchlist agent planned by a model (seed 003, OpenAI Chat Completions): the same tools
@@ -149,3 +155,6 @@ export const watchlistReportAgent = defineLlmAgent({
     outputSchema: { name: 'watchlist_report', description: 'The watchlist with the latest quotes.', schema: watchlistReportSchema },
   },
 });
+
+/** The agents of this example, for its workflows module and its worker. */
+export const watchlistAgents = [watchlistAgent, scriptedWatchlistAgent, watchlistLlmAgent, watchlistReportAgent];

@@ -1,6 +1,6 @@
 import { sleep as activitySleep } from '@temporalio/activity';
-import { implementTool, ToolFailure, type ToolImplementation } from '../../activities';
-import { addTool, blobTool, echoTool, failTool, flakyTool, recordTool, sleepTool, transferTool } from './definition';
+import { implementTool, ToolFailure, type ToolImplementation } from 'durable-agents/worker';
+import { addTool, blobTool, echoTool, failTool, flakyTool, recordTool, sleepTool, transferTool } from './agent';
 
 /** Where the `record` tool writes its side effects; tests count them. */
 export interface SideEffectSink {

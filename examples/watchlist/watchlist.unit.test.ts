@@ -1,11 +1,10 @@
-import type { JsonValue } from '../../contracts';
-import { createWatchlistPlanner, extractSymbols } from '../../agents/watchlist/definition';
-import { demoPrice } from '../../agents/watchlist/implementation';
-import { recordAgentState } from '../../workflows/agent-state';
-import type { PlannerContext } from '../../workflows/planner';
+import { plannerContext } from 'durable-agents/testing';
+import type { JsonValue, PlannerContext } from 'durable-agents/workflow';
+import { createWatchlistPlanner, extractSymbols } from './agent';
+import { demoPrice } from './tools';
 
 function ctx(sessionState: Record<string, JsonValue>, state: Record<string, JsonValue> = {}): PlannerContext {
-  return { runId: 'r', workflowId: 'w', agent: 'watchlist', turn: 0, transcriptEpoch: 0, state: recordAgentState(state), sessionState, emitNote: () => {}, recordModelUsage: () => {} };
+  return plannerContext({ agent: 'watchlist', sessionState, state });
 }
 
 describe('watchlist agent', () => {

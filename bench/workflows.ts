@@ -1,0 +1,5 @@
+/** The benchmark's workflows module: only the agent it runs (as a user's bundle would). */
+import { createAgentWorkflows } from 'durable-agents/workflow';
+import { scriptedAgent } from '../examples/toolbox/agent';
+
+export const { agentRun, agentSession } = createAgentWorkflows({ agents: [scriptedAgent] });

@@ -1,0 +1,16 @@
+/**
+ * `durable-agents/client`: start, follow, control and answer agent runs and sessions from
+ * your own scripts, services and ops tooling.
+ *
+ * @example
+ * import { AgentClient } from 'durable-agents/client';
+ * const agents = await AgentClient.connect({ address: '127.0.0.1:7233', namespace: 'default', taskQueue: 'notes' });
+ * const { workflowId } = await agents.start({ agent: 'notes', messages: [{ role: 'user', content: 'Note: buy milk' }] });
+ * for await (const event of agents.follow(workflowId)) console.log(event.type);
+ */
+export { AgentClient, AgentClientError, type AgentClientErrorType, type StartOptions } from './agent-client';
+export { checkpointsOf, rewindRun, CheckpointError, type Checkpoint, type RewindOptions, type CorrectionDelivery } from './checkpoints';
+export { exportHistory } from './history';
+export { formatEvent } from './format';
+export { temporalConfigFromEnv, connectionOptions, defaultTaskQueue, type TemporalConfig } from '../worker/config';
+export * from '../contracts';

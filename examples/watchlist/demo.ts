@@ -1,0 +1,70 @@
+/**
+ * The main job: `npm run demo [-- --port N] ["message"]`. Starts a local Temporal dev server
+ * (127.0.0.1, `--port` or 7233) — or, when TEMPORAL_ADDRESS is set, uses the server there —
+ * runs the watchlist worker in this process, starts a watchlist agent run, prints its events
+ * live and its result. Needs no API key: the watchlist agent plans with deterministic rules.
+ * With OPENAI_API_KEY or OPENAI_BASE_URL set, the demo runs `watchlist-llm` instead, planned by
+ * that model endpoint (OPENAI_MODEL picks the model; default the agent's).
+ */
+import { AgentClient, formatEvent } from 'durable-agents/client';
+import { devServerPort, startDevServer, withoutPortFlag, type DevServer } from 'durable-agents/testing';
+import { createAgentWorker, openAIFromEnv, temporalConfigFromEnv } from 'durable-agents/worker';
+import { DefaultLogger, Runtime } from '@temporalio/worker';
+import { watchlistAgents } from './agent';
+import { watchlistImplementations } from './tools';
+
+async function localServer(argv: readonly string[]): Promise<DevServer | undefined> {
+  // An explicit address means "use that server"; the demo starts its own only otherwise.
+  if (process.env.TEMPORAL_ADDRESS && !argv.includes('--port')) return undefined;
+  return startDevServer({ port: devServerPort(argv, {}) });
+}
+
+async function main(): Promise<void> {
+  // Worker lifecycle logs would drown the run's own events; keep warnings and errors.
+  Runtime.install({ logger: new DefaultLogger('WARN') });
+  const argv = process.argv.slice(2);
+  const message = withoutPortFlag(argv).join(' ') || 'Add AAPL, MSFT and NVDA to my watchlist';
+  const server = await localServer(argv);
+  const env = temporalConfigFromEnv();
+  const config = server ? { ...env, address: server.address, namespace: server.namespace } : env;
+  console.log(server ? `Temporal dev server started by the demo at ${server.address}` : `using the Temporal server at ${config.address} (TEMPORAL_ADDRESS)`);
+  const openai = openAIFromEnv();
+  const worker = await createAgentWorker({
+    config,
+    workflowsPath: require.resolve('./workflows'),
+    agents: watchlistAgents,
+    tools: watchlistImplementations(),
+    openai: openai ?? null,
+  });
+  try {
+    await worker.runUntil(async () => {
+      const agents = await AgentClient.connect(config);
+      const sessionState = { watchlist: ['TSLA'] };
+      const agent = openai ? 'watchlist-llm' : 'watchlist';
+      const plannerOptions = openai && process.env.OPENAI_MODEL ? { plannerOptions: { model: process.env.OPENAI_MODEL } } : {};
+      const { workflowId } = await agents.start({ agent, messages: [{ role: 'user', content: message }], sessionState, ...plannerOptions });
+      console.log(`agent ${agent}: ${openai ? 'planned by the model at OPENAI_BASE_URL / OpenAI' : 'planned by rules (set OPENAI_API_KEY or OPENAI_BASE_URL to use a model)'}`);
+      console.log(`started run ${workflowId}: "${message}" (session watchlist: ${sessionState.watchlist.join(', ')})`);
+      if (server?.uiUrl) console.log(`watch it in the Web UI: ${server.uiUrl}/namespaces/${server.namespace}/workflows/${workflowId}`);
+      for await (const event of agents.follow(workflowId)) {
+        console.log(formatEvent(event));
+        // add_to_watchlist requires confirmation (seed 003); the demo plays the human and approves.
+        if (event.type === 'approval_requested') {
+          console.log(`        -> approving ${event.name}(${event.toolCallId}) as the demo user`);
+          await agents.decide(workflowId, { decision: 'approve', toolCallId: event.toolCallId, by: 'demo user' });
+        }
+      }
+      const result = await agents.result(workflowId);
+      console.log(`\nresult: ${result.status}: ${result.final?.text ?? ''}`);
+      console.log(`session state: ${JSON.stringify(result.sessionState)}`);
+      console.log(`cost: ${result.iterations} iterations, ${result.cost.toolCalls.used} tool calls, ${result.cost.elapsedMs} ms`);
+    });
+  } finally {
+    await server?.stop();
+  }
+}
+
+main().catch((err: unknown) => {
+  console.error(err instanceof Error ? err.message : err);
+  process.exit(1);
+});

@@ -1,0 +1,19 @@
+/**
+ * The watchlist example's own replay test, as a user writes it: the recorded watchlist runs
+ * replay on this example's workflows module (which bundles only the watchlist agents).
+ */
+import { join } from 'node:path';
+import { replayAgentHistories } from 'durable-agents/testing';
+
+const histories = join(__dirname, '..', '..', 'test', 'histories');
+const watchlistRuns = ['watchlist.json', 'llm-watchlist.json'].map((f) => join(histories, f));
+
+test('recorded watchlist runs replay on the example\'s own workflows module', async () => {
+  const results = await replayAgentHistories(watchlistRuns, { workflowsPath: require.resolve('./workflows') });
+  expect(results.map((r) => [r.file, r.outcome.ok])).toEqual(watchlistRuns.map((f) => [expect.stringContaining(f.split('/').at(-1)!), true]));
+});
+
+test('a run of another agent is reported as not in this bundle', async () => {
+  const [result] = await replayAgentHistories(join(histories, 'basic.json'), { workflowsPath: require.resolve('./workflows') });
+  expect(result?.outcome).toMatchObject({ ok: false, kind: 'unknown_agent' });
+});

@@ -1,0 +1,90 @@
+import { createServer, type Server } from 'node:net';
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { z } from 'zod';
+import { createActivities } from '../../activities';
+import { createAgentRegistry, createScriptedPlanner, defineAgent, defineTool, type ToolDefinition } from 'durable-agents/workflow';
+import { implementTool } from 'durable-agents/worker';
+import { devServerPort, PortInUseError, startDevServer, withoutPortFlag } from 'durable-agents/testing';
+
+const lookup = defineTool({ name: 'lookup', description: 'Look up', input: z.object({ key: z.string() }) });
+const otherLookup = defineTool({ name: 'lookup', description: 'Look up elsewhere', input: z.object({ id: z.number() }) });
+const note = defineTool({ name: 'note', description: 'Note', input: z.object({}) });
+const agent = (name: string, tools: readonly ToolDefinition[] = [lookup]) => defineAgent({ name, description: name, tools, createPlanner: createScriptedPlanner });
+
+describe('defineAgent and the bundle registry', () => {
+  it('finds agents by name and lists them sorted', () => {
+    const registry = createAgentRegistry([agent('zeta'), agent('alpha')]);
+    expect(registry.names()).toEqual(['alpha', 'zeta']);
+    expect(registry.find('alpha')?.name).toBe('alpha');
+    expect(registry.find('beta')).toBeUndefined();
+  });
+
+  it('refuses two agents of one name, duplicate tools and names that would make activity types ambiguous', () => {
+    expect(() => createAgentRegistry([agent('a'), agent('a')])).toThrow('two agents are named a');
+    expect(() => agent('a', [lookup, otherLookup])).toThrow('agent a: duplicate tool lookup');
+    expect(() => agent('team/a')).toThrow(/invalid agent name "team\/a"/);
+    expect(() => agent('a.b')).toThrow(/invalid agent name/);
+  });
+
+  it('two registries with different agents coexist (no global catalogue)', () => {
+    const one = createAgentRegistry([agent('one')]);
+    const two = createAgentRegistry([agent('two')]);
+    expect([one.names(), two.names()]).toEqual([['one'], ['two']]);
+  });
+});
+
+describe('createActivities: one activity per agent tool', () => {
+  const impl = implementTool(lookup, () => 'a');
+  const otherImpl = implementTool(otherLookup, () => 'b');
+
+  it('registers <agent>/<tool>, plus the bare tool name where one implementation has it (runs recorded by 0.1.0)', () => {
+    const activities = createActivities({ agents: [agent('a'), agent('b', [otherLookup, note])], tools: [impl, otherImpl, implementTool(note, () => null)] });
+    expect(Object.keys(activities).sort()).toEqual(['a/lookup', 'b/lookup', 'b/note', 'note']);
+  });
+
+  it('matches a tool by its definition, so two agents\' same-named tools keep their own implementations', async () => {
+    const activities = createActivities({ agents: [agent('a'), agent('b', [otherLookup])], tools: [otherImpl, impl] });
+    const input = (name: string, args: unknown) => ({
+      runId: 'r', agent: name, idempotencyKey: 'w/c', resultByteBudget: 10_000, sessionState: {},
+      request: { toolCallId: 'c', name: 'lookup', args, turn: 0 },
+    });
+    const env = new MockActivityEnvironment();
+    await expect(env.run(activities['a/lookup']!, input('a', { key: 'k' }))).resolves.toMatchObject({ result: 'a' });
+    await expect(env.run(activities['b/lookup']!, input('b', { id: 1 }))).resolves.toMatchObject({ result: 'b' });
+  });
+
+  it('refuses an agent whose tool has no implementation, naming both', () => {
+    expect(() => createActivities({ agents: [agent('a', [lookup, note])], tools: [impl] })).toThrow('agent a uses tool note but no implementation was given');
+  });
+
+  it('refuses a tool that takes the name of a runtime activity', () => {
+    const callModel = defineTool({ name: 'callModelX', description: 'x', input: z.object({}) });
+    expect(() => createActivities({ agents: [agent('a', [callModel])], tools: [implementTool(callModel, () => null)], runtime: { callModelX: async () => null } })).toThrow(
+      'tool name callModelX is reserved',
+    );
+  });
+});
+
+describe('dev server ports', () => {
+  it('takes --port, else the port of TEMPORAL_ADDRESS, else 7233; bad values are named', () => {
+    expect(devServerPort(['--port', '7300'], { TEMPORAL_ADDRESS: '127.0.0.1:9999' })).toBe(7300);
+    expect(devServerPort([], { TEMPORAL_ADDRESS: 'localhost:7400' })).toBe(7400);
+    expect(devServerPort([], {})).toBe(7233);
+    expect(() => devServerPort(['--port', 'x'], {})).toThrow('--port: expected a port number (1-65535), got "x"');
+    expect(() => devServerPort(['--port'], {})).toThrow(/--port: expected a port number/);
+    expect(withoutPortFlag(['--port', '7300', 'Add', 'AMD'])).toEqual(['Add', 'AMD']);
+  });
+
+  it('a port taken by another program is reported, never silently reused', async () => {
+    const server: Server = createServer();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as { port: number }).port;
+    try {
+      const started = startDevServer({ port, uiPort: port + 1, dbFile: null, log: () => {} });
+      await expect(started).rejects.toBeInstanceOf(PortInUseError);
+      await expect(started).rejects.toThrow(`port ${port} on 127.0.0.1 is taken by another program`);
+    } finally {
+      server.close();
+    }
+  });
+});

@@ -1,0 +1,17 @@
+/**
+ * `durable-agents/testing`: what your tests need — a throwaway Temporal dev server, a
+ * scriptable OpenAI-compatible fake model server, and replay of recorded histories.
+ *
+ * @example
+ * const server = await startDevServer({ port: 17233, dbFile: null });
+ * const model = await FakeOpenAIServer.start([callTools(toolCall('add_note', { text: 'hi' })), say('done')]);
+ * // ... worker with openai: new OpenAI({ baseURL: model.baseURL, apiKey: 'test' }) ...
+ * const results = await replayAgentHistories('test/histories', { workflowsPath: require.resolve('../src/workflows') });
+ */
+export { startDevServer, PortInUseError, devServerSafetyArgs, searchAttributeArgs, type DevServer, type DevServerOptions } from '../worker/dev-server';
+export { devServerPort, withoutPortFlag } from '../worker/dev-server-port';
+export { provisionTemporalCli, findTemporalCli, pinnedTemporalCli, type TemporalCli } from '../worker/temporal-cli';
+export { plannerContext, type PlannerContextOptions } from './planner-context';
+export { replayAgentHistories, type HistoryReplay, type ReplayHistoriesOptions } from './replay-histories';
+export { replayHistoryJson, explainNondeterminism, type ReplayOutcome, type ReplayBundle } from '../worker/replay';
+export * from './fake-model';

@@ -1,0 +1,54 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { bundleAgentWorkflows } from '../worker/create-worker';
+import { replayHistoryJson, type ReplayBundle, type ReplayOutcome } from '../worker/replay';
+
+/** Options of {@link replayAgentHistories}. */
+export interface ReplayHistoriesOptions {
+  /** Your workflows module; bundled once for all histories. */
+  readonly workflowsPath?: string;
+  /** A prebuilt bundle instead of `workflowsPath`. */
+  readonly workflowBundle?: ReplayBundle;
+  /** Directories named here are skipped when walking a directory (e.g. `mutated`). */
+  readonly skipDirs?: readonly string[];
+}
+
+/** The replay of one history file. */
+export interface HistoryReplay {
+  readonly file: string;
+  readonly outcome: ReplayOutcome;
+}
+
+function historyFiles(path: string, skipDirs: readonly string[]): string[] {
+  if (!statSync(path).isDirectory()) return [path];
+  return readdirSync(path, { withFileTypes: true })
+    .sort((a, b) => a.name.localeCompare(b.name))
+    .flatMap((entry) => {
+      const full = join(path, entry.name);
+      if (entry.isDirectory()) return skipDirs.includes(entry.name) ? [] : historyFiles(full, skipDirs);
+      return entry.name.endsWith('.json') ? [full] : [];
+    });
+}
+
+/**
+ * Replays recorded histories (files, or directories walked for `*.json`) against your
+ * workflows module, for your jest or vitest tests. Never throws on a bad history: each
+ * outcome says whether it replayed, and if not, which event and command differed, or that
+ * its agent is not in the bundle.
+ *
+ * @throws Error when neither `workflowsPath` nor `workflowBundle` is given, or a path does not exist.
+ * @example
+ * const results = await replayAgentHistories(['test/histories'], { workflowsPath: require.resolve('../src/workflows') });
+ * expect(results.filter((r) => !r.outcome.ok)).toEqual([]);
+ */
+export async function replayAgentHistories(paths: string | readonly string[], options: ReplayHistoriesOptions): Promise<HistoryReplay[]> {
+  const bundle = options.workflowBundle ?? (options.workflowsPath ? await bundleAgentWorkflows(options.workflowsPath) : undefined);
+  if (!bundle) throw new Error('replayAgentHistories: give workflowsPath (your workflows module) or workflowBundle');
+  const files = (typeof paths === 'string' ? [paths] : paths).flatMap((p) => historyFiles(p, options.skipDirs ?? []));
+  const results: HistoryReplay[] = [];
+  for (const file of files) {
+    const outcome = await replayHistoryJson(JSON.parse(readFileSync(file, 'utf8')), bundle);
+    results.push({ file: relative(process.cwd(), file) || file, outcome });
+  }
+  return results;
+}

@@ -1,0 +1,106 @@
+import { resolve } from 'node:path';
+import { SimplePlugin } from '@temporalio/plugin';
+import type { BundleOptions, InjectedSinks, ReplayWorkerOptions, WorkerOptions } from '@temporalio/worker';
+import type OpenAI from 'openai';
+import { createActivities, type ActivityDependencies, type ToolImplementation } from '../activities';
+import { createModelActivities, openAIFromEnv, type ModelActivityDependencies } from '../activities/model';
+import type { AgentDefinition } from '../workflows/agent-registry';
+import { durableAgentsSinkName, type DurableAgentsSinks } from '../workflows/bundle-sinks';
+
+/** Options of {@link DurableAgentsPlugin}. */
+export interface DurableAgentsPluginOptions {
+  /** The agents this worker serves: the same definitions its workflows module passes to `createAgentWorkflows`. */
+  readonly agents: readonly AgentDefinition[];
+  /** Implementations of the agents' tools (`implementTool`). */
+  readonly tools: readonly ToolImplementation[];
+  /**
+   * Client of the model endpoint for LLM agents. Default: from OPENAI_API_KEY / OPENAI_BASE_URL
+   * (model calls fail with `model_config` when neither is set). `null` disables model calls.
+   */
+  readonly openai?: Pick<OpenAI, 'chat'> | null;
+  /** Further model-activity settings (transcript cache, heartbeat period). */
+  readonly model?: Omit<ModelActivityDependencies, 'openai' | 'findAgent'>;
+  /** Replaces the runtime activities (`callModel`) altogether, e.g. with a test double. */
+  readonly runtime?: ActivityDependencies['runtime'];
+}
+
+/**
+ * The module every durable-agents bundle must import as `durable-agents/workflow`: this
+ * package's own copy, so a bundle never mixes two copies of the runtime.
+ */
+const workflowEntry = resolve(__dirname, '..', 'workflows', 'index');
+
+/** Bundler settings of durable-agents workflows (any bundle that imports `durable-agents/workflow`). */
+export function configureAgentBundler(options: BundleOptions): BundleOptions {
+  const userHook = options.webpackConfigHook;
+  return {
+    ...options,
+    webpackConfigHook: (config) => {
+      const base = userHook ? userHook(config) : config;
+      const alias = base.resolve?.alias;
+      return {
+        ...base,
+        resolve: {
+          ...base.resolve,
+          alias: { ...(Array.isArray(alias) ? {} : alias), 'durable-agents/workflow$': workflowEntry },
+        },
+      };
+    },
+  };
+}
+
+/** Sinks of the bundle on a normal worker: an unknown agent is logged, the run fails by itself. */
+function workerSinks(log: (message: string) => void): InjectedSinks<DurableAgentsSinks> {
+  return {
+    [durableAgentsSinkName]: {
+      unknownAgent: { fn: (info, agent, known) => log(`run ${info.workflowId} asked for agent ${JSON.stringify(agent)}; this bundle has: ${known.join(', ') || '(none)'}`) },
+    },
+  };
+}
+
+/**
+ * A Temporal worker plugin that makes a worker serve durable-agents runs: it registers one
+ * activity per tool of each agent (`<agent>/<tool>`), the model activity of LLM agents, the
+ * bundler settings for `workflowsPath`, and the bundle's sinks.
+ *
+ * @throws Error (at construction) when an agent's tool has no implementation.
+ * @example
+ * const worker = await Worker.create({
+ *   connection, taskQueue: 'agents', workflowsPath: require.resolve('./workflows'),
+ *   plugins: [new DurableAgentsPlugin({ agents: [notesAgent], tools: [addNoteImpl] })],
+ * });
+ */
+export class DurableAgentsPlugin extends SimplePlugin {
+  private readonly agentActivities: Record<string, (input: unknown) => Promise<unknown>>;
+
+  constructor(options: DurableAgentsPluginOptions) {
+    const agents = options.agents;
+    const openai = options.openai === undefined ? openAIFromEnv() : (options.openai ?? undefined);
+    const runtime =
+      options.runtime ??
+      createModelActivities({ ...options.model, ...(openai ? { openai } : {}), findAgent: (name) => agents.find((a) => a.name === name) });
+    const activities = createActivities({ agents, tools: options.tools, runtime });
+    super({ name: 'durable-agents', activities });
+    this.agentActivities = activities;
+  }
+
+  /** The activities this plugin registers, by activity type (for inspection and tests). */
+  get activityTypes(): string[] {
+    return Object.keys(this.agentActivities).sort();
+  }
+
+  override configureWorker(options: WorkerOptions): WorkerOptions {
+    const configured = super.configureWorker(options);
+    const log = (message: string): void => console.warn(`durable-agents: ${message}`);
+    return { ...configured, sinks: { ...workerSinks(log), ...configured.sinks } };
+  }
+
+  override configureReplayWorker(options: ReplayWorkerOptions): ReplayWorkerOptions {
+    const configured = super.configureReplayWorker(options);
+    return { ...configured, sinks: { ...workerSinks(() => {}), ...configured.sinks } };
+  }
+
+  override configureBundler(options: BundleOptions): BundleOptions {
+    return configureAgentBundler(super.configureBundler(options));
+  }
+}

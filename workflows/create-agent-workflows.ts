@@ -1,0 +1,35 @@
+import type { RunInput, RunResult, SessionInput, SessionReport } from '../contracts';
+import { createAgentRegistry, type AgentDefinition } from './agent-registry';
+import { createAgentRun } from './agent-run';
+import { agentSession } from './agent-session';
+
+/** Options of {@link createAgentWorkflows}. */
+export interface AgentWorkflowsOptions {
+  /** The agents runs of this bundle may use; names must be unique. */
+  readonly agents: readonly AgentDefinition[];
+}
+
+/** The workflow functions a user's workflows module exports. */
+export interface AgentWorkflows {
+  /** One agent run (workflow type `agentRun`). */
+  readonly agentRun: (input: RunInput) => Promise<RunResult>;
+  /** One conversation whose messages become child `agentRun`s (workflow type `agentSession`). */
+  readonly agentSession: (input: SessionInput) => Promise<SessionReport>;
+}
+
+/**
+ * Builds the durable-agents workflows over the given agents. Export the result from your own
+ * workflows module (the file you give the worker as `workflowsPath`); the export names are the
+ * workflow types, so keep them `agentRun` and `agentSession`.
+ *
+ * @throws Error when two agents share a name or an agent definition is invalid.
+ * @example
+ * // src/workflows.ts
+ * import { createAgentWorkflows } from 'durable-agents/workflow';
+ * import { notesAgent } from './agent';
+ * export const { agentRun, agentSession } = createAgentWorkflows({ agents: [notesAgent] });
+ */
+export function createAgentWorkflows(options: AgentWorkflowsOptions): AgentWorkflows {
+  const registry = createAgentRegistry(options.agents);
+  return { agentRun: createAgentRun(registry), agentSession };
+}
