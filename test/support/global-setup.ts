@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { provisionTemporalCli, temporalCliVersion } from '../../worker/temporal-cli';
-import { buildTestBundle } from './test-env';
+import { buildTestBundle } from './test-bundle';
 
 /**
  * Runs once before the integration tests: provisions the Temporal CLI and builds the

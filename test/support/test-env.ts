@@ -5,8 +5,10 @@ import type { Client } from '@temporalio/client';
 import { createActivities, type ToolImplementation } from '../../activities';
 import { AgentClient } from '../../client/agent-client';
 import { devServerSafetyArgs, searchAttributeArgs } from '../../worker/dev-server';
-import { bundleAgentWorkflows } from '../../worker/create-worker';
+import { buildTestBundle } from './test-bundle';
 import { testAgents } from './agents';
+
+export { buildTestBundle, testWorkflowsPath } from './test-bundle';
 
 let runtimeInstalled = false;
 
@@ -31,14 +33,6 @@ export async function createTestEnv(): Promise<TestWorkflowEnvironment> {
       extraArgs: [...devServerSafetyArgs, ...searchAttributeArgs],
     },
   });
-}
-
-/** The test suite's workflows module (both examples' agents). */
-export const testWorkflowsPath = require.resolve('./workflows');
-
-/** Bundles the test suite's workflows module. */
-export function buildTestBundle(): ReturnType<typeof bundleAgentWorkflows> {
-  return bundleAgentWorkflows(testWorkflowsPath);
 }
 
 /** The workflow bundle built by global setup (or built now, when run without it). */
