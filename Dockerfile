@@ -1,5 +1,6 @@
-# Worker image of durable-agents: runs the `npm run worker` script (worker/main.ts under tsx), the
-# same entry point as in development. Configured at run time by TEMPORAL_* and OPENAI_* variables;
+# Worker image of durable-agents: runs the `npm run worker` script (the watchlist example's worker,
+# examples/watchlist/worker.ts under tsx), the same entry point as in development. Your own image
+# runs your own worker module the same way. Configured at run time by TEMPORAL_* and OPENAI_* variables;
 # docker-compose.yml sets them. No secret is baked into the image.
 #
 #   docker build -t durable-agents-worker .
@@ -25,8 +26,8 @@ COPY . .
 # for the process; tsx caches in /tmp.
 USER 1000:1000
 
-# This is package.json's `worker` script (`tsx worker/main.ts`), started without npm: `npm run`
+# This is package.json's `worker` script (`tsx examples/watchlist/worker.ts`), started without npm: `npm run`
 # exits on SIGTERM without passing it on, so `docker stop` would kill the worker mid-task. tsx
 # passes SIGTERM to the worker, which drains in-flight tasks and exits. Run the image with an init
 # (compose `init: true`, `docker run --init`) so that tsx is not PID 1.
-CMD ["node_modules/.bin/tsx", "worker/main.ts"]
+CMD ["node_modules/.bin/tsx", "examples/watchlist/worker.ts"]
