@@ -1,0 +1,4 @@
+import { createAgentWorkflows } from 'durable-agents/workflow';
+import { reorderedNotesAgent } from './agent';
+
+export const { agentRun, agentSession } = createAgentWorkflows({ agents: [reorderedNotesAgent] });

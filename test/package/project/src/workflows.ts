@@ -1,0 +1,4 @@
+import { createAgentWorkflows } from 'durable-agents/workflow';
+import { notesAgent } from './agent';
+
+export const { agentRun, agentSession } = createAgentWorkflows({ agents: [notesAgent] });
