@@ -1,12 +1,19 @@
 /**
- * `npm run histories`: runs every scenario of test/support/scenarios.ts on a fresh local dev
- * server and writes each history to test/histories/<scenario>.json, plus one deliberately
- * mutated copy under test/histories/mutated/ that replay must reject. Re-run it after a
- * deliberate, versioned (`patched`) change to the workflow, and commit the result.
+ * `npm run histories [-- --version X]`: records the replay corpus of one workflow version.
+ *
+ * Runs every scenario of test/support/scenarios.ts on a fresh local dev server and writes each
+ * history to test/histories/<version>/<scenario>.json (default version: package.json's), then
+ * appends their sha256 to test/histories/MANIFEST. Runs of `openScenarios` are captured while
+ * still open (paused, awaiting a human, mid-tool) and then terminated.
+ *
+ * The corpus is append-only: a file that exists is never overwritten (the script stops before
+ * running anything). Record a new version after a versioned (`patched`) workflow change; the
+ * histories of earlier versions must keep replaying.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, appendFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
+import type { temporal } from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
 import OpenAI from 'openai';
 import { createActivities } from '../activities';
@@ -14,12 +21,44 @@ import { createModelActivities } from '../activities/model';
 import { FakeOpenAIServer } from '../testing/fake-model';
 import { findTestAgent, testAgents } from '../test/support/agents';
 import { allToolImplementations } from '../test/support/tools';
-import { historiesDir, mutatedHistoriesDir } from '../test/support/histories';
-import { scenarios } from '../test/support/scenarios';
+import { corpusName, historiesDir, manifestPath, readManifest, sha256File } from '../test/support/histories';
+import { openScenarios, scenarios, type Scenario } from '../test/support/scenarios';
 import { agentClient, createTestEnv, uniqueTaskQueue, workflowBundleOption } from '../test/support/test-env';
+import { waitFor } from '../test/support/wait';
 import { provisionTemporalCli } from '../worker/temporal-cli';
 
+type History = temporal.api.history.v1.IHistory;
+
+function versionArg(): string {
+  const i = process.argv.indexOf('--version');
+  const version = i >= 0 ? process.argv[i + 1] : (JSON.parse(readFileSync(join(__dirname, '..', 'package.json'), 'utf8')) as { version: string }).version;
+  if (!version || !/^\d+\.\d+\.\d+(-[\w.]+)?$/.test(version)) throw new Error(`--version: expected a version like 0.2.0, got ${JSON.stringify(version)}`);
+  return version;
+}
+
+/** Whether the last workflow task of a history has completed (an open run's history is then stable). */
+function settled(history: History): boolean {
+  const events = history.events ?? [];
+  const last = [...events].reverse().find((e) => e.workflowTaskScheduledEventAttributes || e.workflowTaskStartedEventAttributes || e.workflowTaskCompletedEventAttributes);
+  return Boolean(last?.workflowTaskCompletedEventAttributes);
+}
+
+function toJson(history: History): string {
+  return `${JSON.stringify(JSON.parse(historyToJSON(history)), null, 1)}\n`;
+}
+
 async function main(): Promise<void> {
+  const version = versionArg();
+  const outDir = join(historiesDir, version);
+  const all: { scenario: Scenario; open: boolean }[] = [...scenarios.map((scenario) => ({ scenario, open: false })), ...openScenarios.map((scenario) => ({ scenario, open: true }))];
+  // Continue-as-new scenarios also write `<name>-continued.json`.
+  const targets = all.flatMap(({ scenario }) => [join(outDir, `${scenario.name}.json`), join(outDir, `${scenario.name}-continued.json`)]);
+  const taken = targets.filter((file) => existsSync(file));
+  if (taken.length) {
+    throw new Error(`${taken.map(corpusName).join(', ')} already recorded: the history corpus is append-only; record a new version (--version) instead`);
+  }
+  const known = new Set(readManifest().map((e) => e.name));
+
   const cli = provisionTemporalCli();
   if (cli) process.env.TEMPORAL_CLI_PATH = cli.path;
   const env = await createTestEnv();
@@ -33,49 +72,49 @@ async function main(): Promise<void> {
     activities: createActivities({ agents: testAgents, tools: allToolImplementations(), runtime: createModelActivities({ openai, findAgent: findTestAgent }) }),
   });
   const agents = agentClient(env, taskQueue);
-  mkdirSync(mutatedHistoriesDir, { recursive: true });
+  mkdirSync(outDir, { recursive: true });
+  const written: string[] = [];
+  const write = (name: string, history: History): void => {
+    const file = join(outDir, `${name}.json`);
+    writeFileSync(file, toJson(history), { flag: 'wx' });
+    written.push(file);
+    console.log(`${corpusName(file)}: ${history.events?.length ?? 0} events`);
+  };
   try {
     await worker.runUntil(async () => {
-      for (const scenario of scenarios) {
-        const workflowId = `history-${scenario.name}`;
+      for (const { scenario, open } of all) {
+        const workflowId = `history-${version}-${scenario.name}`;
         scenario.model?.(fake);
         const { runId } = await agents.start(scenario.input, { workflowId });
         await scenario.drive?.(agents, workflowId);
+        const handle = env.client.workflow.getHandle(workflowId, runId);
+        if (open) {
+          const history = await waitFor(`${scenario.name}: its last workflow task to complete`, async () => {
+            const h = await handle.fetchHistory();
+            return settled(h) ? h : undefined;
+          });
+          write(scenario.name, history);
+          await handle.terminate('captured as an open run');
+          continue;
+        }
         await env.client.workflow.getHandle(workflowId).result().catch(() => undefined);
         const latest = (await env.client.workflow.getHandle(workflowId).describe()).runId;
+        write(scenario.name, await handle.fetchHistory());
         // A run that continued as new is recorded twice: its first execution (which ends in the
         // hand-over) and its last one (which starts from carried state).
-        const runs = latest === runId ? [[scenario.name, runId]] : [[scenario.name, runId], [`${scenario.name}-continued`, latest]];
-        for (const [name, id] of runs) {
-          const history = await env.client.workflow.getHandle(workflowId, id).fetchHistory();
-          const json = JSON.parse(historyToJSON(history)) as { events: Record<string, unknown>[] };
-          writeFileSync(join(historiesDir, `${name}.json`), `${JSON.stringify(json, null, 1)}\n`);
-          console.log(`${name}: ${json.events.length} events`);
-        }
-        if (scenario.name === 'basic') {
-          const json = JSON.parse(historyToJSON(await env.client.workflow.getHandle(workflowId, runId).fetchHistory())) as { events: Record<string, unknown>[] };
-          writeFileSync(join(mutatedHistoriesDir, 'basic-activity-renamed.json'), `${JSON.stringify(mutate(json), null, 1)}\n`);
-        }
+        if (latest !== runId) write(`${scenario.name}-continued`, await env.client.workflow.getHandle(workflowId, latest).fetchHistory());
       }
     });
   } finally {
     await fake.close();
     await env.teardown();
   }
-}
-
-/** Renames the first scheduled activity: the workflow code will schedule something else. */
-function mutate(json: { events: Record<string, unknown>[] }): unknown {
-  const copy = JSON.parse(JSON.stringify(json)) as { events: Record<string, unknown>[] };
-  const scheduled = copy.events.find((e) => e.activityTaskScheduledEventAttributes) as
-    | { activityTaskScheduledEventAttributes: { activityType: { name: string } } }
-    | undefined;
-  if (!scheduled) throw new Error('basic history has no scheduled activity to mutate');
-  scheduled.activityTaskScheduledEventAttributes.activityType.name = 'add';
-  return copy;
+  const lines = written.filter((file) => !known.has(corpusName(file))).map((file) => `${sha256File(file)}  ${corpusName(file)}\n`);
+  appendFileSync(manifestPath, [`# ${version}: recorded by npm run histories on ${new Date().toISOString().slice(0, 10)}.\n`, ...lines].join(''));
+  console.log(`appended ${lines.length} entries to test/histories/MANIFEST; commit ${corpusName(outDir)}/ and MANIFEST together`);
 }
 
 main().catch((err: unknown) => {
-  console.error(err);
+  console.error(err instanceof Error ? err.message : err);
   process.exit(1);
 });

@@ -1,19 +1,22 @@
 import { DeterminismViolationError } from '@temporalio/workflow';
 import { Worker } from '@temporalio/worker';
-import { historiesDir, loadHistories, mutatedHistoriesDir } from '../support/histories';
+import { corpusHistories, loadHistories, mutatedHistoriesDir } from '../support/histories';
 import { quietRuntime, workflowBundleOption } from '../support/test-env';
 
-const committed = loadHistories(historiesDir);
+const corpus = corpusHistories();
 const mutated = loadHistories(mutatedHistoriesDir);
 
 beforeAll(() => quietRuntime());
 
-describe('committed histories replay against the current workflow code', () => {
-  it('there are committed histories to replay', () => {
-    expect(committed.length).toBeGreaterThanOrEqual(16);
+describe('every recorded history of every workflow version replays on the current workflow code', () => {
+  it('the corpus holds the histories of each recorded version, open runs included', () => {
+    const versions = new Set(corpus.map((h) => h.name.split('/')[0]));
+    expect(versions.has('0.1.0')).toBe(true);
+    expect(corpus.filter((h) => /\/open-/.test(h.name)).length).toBeGreaterThanOrEqual(5);
+    expect(corpus.length).toBeGreaterThanOrEqual(21);
   });
 
-  it.each(committed.map((h) => [h.name, h.history] as const))('%s replays without a determinism violation', async (name, history) => {
+  it.each(corpus.map((h) => [h.name, h.history] as const))('%s replays without a determinism violation', async (name, history) => {
     await expect(Worker.runReplayHistory({ workflowBundle: await workflowBundleOption() }, history, `replay-${name}`)).resolves.toBeUndefined();
   });
 

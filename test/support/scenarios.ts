@@ -157,3 +157,61 @@ export const scenarios: readonly Scenario[] = [
     }),
   },
 ];
+
+/**
+ * Runs captured while still open, then terminated: what a deploy finds in flight. Each must
+ * replay on every later workflow version, and continue there (see test/histories/README.md).
+ */
+export const openScenarios: readonly Scenario[] = [
+  {
+    name: 'open-paused',
+    input: scriptedInput([callStep(echo('a'), echo('b')), callStep(echo('c')), finalStep()], { breakpoints: [{ point: 'after_tool', once: true }] }),
+    async drive(agents, workflowId) {
+      await waitForStatus(agents, workflowId, 'paused');
+      await agents.pause(workflowId, { reason: 'operator pause on top of a breakpoint' });
+    },
+  },
+  {
+    name: 'open-awaiting-approval',
+    input: scriptedInput([callStep(echo('a'), { name: 'add', args: { a: 1, b: 2 } }), finalStep()], { confirmation: { all: true } }),
+    async drive(agents, workflowId) {
+      await waitFor('two approvals', async () => ((await agents.pendingInputs(workflowId)).approvals.length === 2 ? true : undefined));
+      await agents.decide(workflowId, { decision: 'approve', toolCallId: 'call_0_0' });
+    },
+  },
+  {
+    name: 'open-awaiting-answers',
+    input: scriptedInput([
+      {
+        type: 'await',
+        await: {
+          items: [
+            { kind: 'questions', id: 'q', toolCallId: 'ask_1', questions: [{ id: 'color', prompt: 'Colour?', options: [{ id: 'red', label: 'Red' }, { id: 'blue', label: 'Blue' }] }] },
+            { kind: 'clarification', id: 'c', question: 'Which city?' },
+          ],
+        },
+      },
+      finalStep(),
+    ]),
+    async drive(agents, workflowId) {
+      await waitFor('the await', async () => (await agents.pendingInputs(workflowId)).await);
+      await agents.answer(workflowId, { kind: 'questions', itemId: 'q', answers: { color: ['blue'] } });
+    },
+  },
+  {
+    name: 'open-mid-tool',
+    input: scriptedInput([callStep(echo('first')), callStep({ name: 'sleep', args: { ms: 600_000 } }, echo('quick')), finalStep()]),
+    async drive(agents, workflowId) {
+      await waitFor('the quick call to finish while sleep runs', async () =>
+        (await agents.events(workflowId)).events.some((e) => e.type === 'tool_result' && e.toolCallId === 'call_1_1') ? true : undefined,
+      );
+    },
+  },
+  {
+    name: 'open-watchlist-approval',
+    input: { agent: 'watchlist', messages: [{ role: 'user', content: 'Add AAPL and NVDA to my watchlist' }], sessionState: { watchlist: ['TSLA'] } },
+    async drive(agents, workflowId) {
+      await waitFor('the approval request', async () => (await agents.pendingInputs(workflowId)).approvals[0]);
+    },
+  },
+];
