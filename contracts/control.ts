@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { jsonValueSchema } from './json';
+import { inputIdSchema, inputJsonValueSchema } from './json';
 import { interventionPointSchema } from './points';
 import { runPolicySchema } from './run';
 
@@ -35,12 +35,12 @@ export const interventionSchema = z.discriminatedUnion('kind', [
   /** Replaces the agent's system instructions from the next planner turn on. */
   z.object({ kind: z.literal('override_system_prompt'), content: z.string().min(1) }),
   /** Replaces the arguments of a pending (not yet dispatched) call; validated against the tool's schema. */
-  z.object({ kind: z.literal('edit_call'), toolCallId: z.string().min(1), args: jsonValueSchema }),
+  z.object({ kind: z.literal('edit_call'), toolCallId: inputIdSchema, args: inputJsonValueSchema }),
   /** Closes a pending call without running it; the planner sees the reason. */
-  z.object({ kind: z.literal('drop_call'), toolCallId: z.string().min(1), reason: z.string().default('dropped by operator') }),
+  z.object({ kind: z.literal('drop_call'), toolCallId: inputIdSchema, reason: z.string().default('dropped by operator') }),
   /** Refuses every later call of a tool until unblocked. */
-  z.object({ kind: z.literal('block_tool'), name: z.string().min(1), reason: z.string().default('blocked by operator') }),
-  z.object({ kind: z.literal('unblock_tool'), name: z.string().min(1) }),
+  z.object({ kind: z.literal('block_tool'), name: inputIdSchema, reason: z.string().default('blocked by operator') }),
+  z.object({ kind: z.literal('unblock_tool'), name: inputIdSchema }),
   /** Pauses the run when the point is reached (optionally only for one tool). */
   z.object({ kind: z.literal('set_breakpoint'), point: interventionPointSchema, tool: z.string().optional(), once: z.boolean().default(false) }),
   z.object({ kind: z.literal('clear_breakpoint'), point: interventionPointSchema, tool: z.string().optional() }),

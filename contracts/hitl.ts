@@ -1,29 +1,29 @@
 import { z } from 'zod';
-import { jsonValueSchema } from './json';
+import { inputIdSchema, inputJsonValueSchema, jsonValueSchema } from './json';
 
 /** An answer to one await item. `itemId` is the item's id. */
 export const awaitAnswerSchema = z.discriminatedUnion('kind', [
   z.object({
     kind: z.literal('clarification'),
-    itemId: z.string().min(1),
+    itemId: inputIdSchema,
     answer: z.string().min(1, 'the answer must not be empty'),
     /** Values for the item's `missingFields`; every missing field must be given. */
-    fields: z.record(z.string(), jsonValueSchema).optional(),
+    fields: z.record(z.string(), inputJsonValueSchema).optional(),
   }),
   z.object({
     kind: z.literal('questions'),
-    itemId: z.string().min(1),
+    itemId: inputIdSchema,
     /** Selected option ids per question id; every question must be answered. */
     answers: z.record(z.string(), z.array(z.string()).min(1, 'select at least one option')),
   }),
   z.object({
     kind: z.literal('external_tools'),
-    itemId: z.string().min(1),
+    itemId: inputIdSchema,
     results: z
       .array(
         z.object({
-          toolCallId: z.string().min(1),
-          result: jsonValueSchema.optional(),
+          toolCallId: inputIdSchema,
+          result: inputJsonValueSchema.optional(),
           error: z.string().optional(),
         }),
       )
@@ -36,13 +36,13 @@ export type ParsedAwaitAnswer = z.output<typeof awaitAnswerSchema>;
 /** A human decision on a tool call that waits for confirmation. */
 export const callDecisionSchema = z.discriminatedUnion('decision', [
   /** Run it. `always`: approve every later call of this tool in this run too. */
-  z.object({ decision: z.literal('approve'), toolCallId: z.string().min(1), always: z.boolean().default(false), by: z.string().optional() }),
+  z.object({ decision: z.literal('approve'), toolCallId: inputIdSchema, always: z.boolean().default(false), by: z.string().optional() }),
   /** Do not run it; the planner sees the reason. */
-  z.object({ decision: z.literal('reject'), toolCallId: z.string().min(1), reason: z.string().default('rejected by a human'), by: z.string().optional() }),
+  z.object({ decision: z.literal('reject'), toolCallId: inputIdSchema, reason: z.string().default('rejected by a human'), by: z.string().optional() }),
   /** Run it with these arguments (validated against the tool's schema); the original is recorded. */
-  z.object({ decision: z.literal('edit'), toolCallId: z.string().min(1), args: jsonValueSchema, by: z.string().optional() }),
+  z.object({ decision: z.literal('edit'), toolCallId: inputIdSchema, args: inputJsonValueSchema, by: z.string().optional() }),
   /** Run another call in its place. */
-  z.object({ decision: z.literal('replace'), toolCallId: z.string().min(1), name: z.string().min(1), args: jsonValueSchema, by: z.string().optional() }),
+  z.object({ decision: z.literal('replace'), toolCallId: inputIdSchema, name: inputIdSchema, args: inputJsonValueSchema, by: z.string().optional() }),
 ]);
 export type CallDecision = z.input<typeof callDecisionSchema>;
 export type ParsedCallDecision = z.output<typeof callDecisionSchema>;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isWellFormedText } from './safe-text';
 
 /** A JSON value: the only kind of data allowed to cross a Temporal payload boundary. */
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
@@ -47,3 +48,36 @@ export function describeIssues(error: { issues: readonly { path: readonly Proper
     .map((issue) => `${issue.path.length ? issue.path.map(String).join('.') : '(root)'}: ${issue.message}`)
     .join('; ');
 }
+
+/** Deepest nesting accepted in a JSON value that enters a run from outside (answers, edits). */
+export const maxInputJsonDepth = 64;
+
+/** Whether a value nests deeper than `max` levels (iterative: any depth is safe to check). */
+export function jsonDepthExceeds(value: unknown, max: number): boolean {
+  const stack: { node: unknown; depth: number }[] = [{ node: value, depth: 1 }];
+  while (stack.length) {
+    const { node, depth } = stack.pop()!;
+    if (node === null || typeof node !== 'object') continue;
+    if (depth > max) return true;
+    for (const child of Array.isArray(node) ? node : Object.values(node as Record<string, unknown>)) stack.push({ node: child, depth: depth + 1 });
+  }
+  return false;
+}
+
+/**
+ * A JSON value from outside a run (a human's answer, an operator's edited arguments): nested at
+ * most {@link maxInputJsonDepth} levels, checked before the recursive schema runs, so a hostile
+ * value is refused instead of entering events that every reader then fails on.
+ */
+export const inputJsonValueSchema: z.ZodType<JsonValue, unknown> = z
+  .unknown()
+  .superRefine((value, ctx) => {
+    if (jsonDepthExceeds(value, maxInputJsonDepth)) ctx.addIssue({ code: 'custom', message: `nested deeper than ${maxInputJsonDepth} levels` });
+  })
+  .pipe(jsonValueSchema);
+
+/** An id or name given from outside a run: non-empty, well-formed Unicode (no lone surrogates). */
+export const inputIdSchema = z
+  .string()
+  .min(1)
+  .refine((text) => isWellFormedText(text), { message: 'must be well-formed Unicode text (it has a lone surrogate)' });

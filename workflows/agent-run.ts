@@ -1,5 +1,4 @@
 import {
-  ApplicationFailure,
   CancellationScope,
   allHandlersFinished,
   condition,
@@ -22,6 +21,7 @@ import type { Planner } from './planner';
 import { registerRunHandlers } from './run-handlers';
 import { RunLoop } from './run-loop';
 import { RunState } from './run-state';
+import { rejection } from './failures';
 
 /**
  * Builds the `agentRun` workflow of a bundle over its agents: one agent run as a durable
@@ -40,12 +40,12 @@ export function createAgentRun(registry: AgentRegistry): (input: RunInput) => Pr
 async function runAgent(registry: AgentRegistry, rawInput: RunInput): Promise<RunResult> {
   const parsed = runInputSchema.safeParse(rawInput);
   if (!parsed.success) {
-    throw ApplicationFailure.nonRetryable(`invalid run input: ${describeIssues(parsed.error)}`, 'invalid_input');
+    throw rejection(`invalid run input: ${describeIssues(parsed.error)}`, 'invalid_input');
   }
   const agent = registry.find(parsed.data.agent);
   if (!agent) {
     reportUnknownAgent(parsed.data.agent, registry.names());
-    throw ApplicationFailure.nonRetryable(
+    throw rejection(
       `agent ${JSON.stringify(parsed.data.agent.slice(0, 80))} is not in this bundle; its agents: ${registry.names().join(', ') || '(none)'}`,
       'unknown_agent',
     );
@@ -53,7 +53,7 @@ async function runAgent(registry: AgentRegistry, rawInput: RunInput): Promise<Ru
   let carried: CarriedRunState | undefined;
   if (parsed.data.continued !== undefined) {
     const check = carriedRunStateSchema.safeParse(parsed.data.continued);
-    if (!check.success) throw ApplicationFailure.nonRetryable(`invalid carried run state: ${describeIssues(check.error)}`, 'invalid_input');
+    if (!check.success) throw rejection(`invalid carried run state: ${describeIssues(check.error)}`, 'invalid_input');
     carried = check.data;
   }
   let planner: Planner;
@@ -61,7 +61,7 @@ async function runAgent(registry: AgentRegistry, rawInput: RunInput): Promise<Ru
     planner = agent.createPlanner(parsed.data.plannerOptions);
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
-    throw ApplicationFailure.nonRetryable(`invalid planner options for agent ${agent.name}: ${message}`, 'invalid_input');
+    throw rejection(`invalid planner options for agent ${agent.name}: ${message}`, 'invalid_input');
   }
   const state = new RunState(parsed.data, agent, carried);
   if (workflowInfo().typedSearchAttributes.get(agentNameSearchAttribute) !== undefined) {

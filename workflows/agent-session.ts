@@ -1,5 +1,4 @@
 import {
-  ApplicationFailure,
   ChildWorkflowFailure,
   ParentClosePolicy,
   allHandlersFinished,
@@ -24,6 +23,7 @@ import {
   type RunResult,
   type SessionReport,
 } from '../contracts';
+import { rejection } from './failures';
 
 /**
  * A conversation as one long-lived workflow: each user message becomes a child `agentRun`
@@ -35,7 +35,7 @@ import {
  */
 export async function agentSession(rawInput: SessionInput): Promise<SessionReport> {
   const parsed = sessionInputSchema.safeParse(rawInput);
-  if (!parsed.success) throw ApplicationFailure.nonRetryable(`invalid session input: ${describeIssues(parsed.error)}`, 'invalid_input');
+  if (!parsed.success) throw rejection(`invalid session input: ${describeIssues(parsed.error)}`, 'invalid_input');
   const state: ParsedSessionInput = parsed.data;
   const sessionId = workflowInfo().workflowId;
   let closed = false;
@@ -65,9 +65,9 @@ export async function agentSession(rawInput: SessionInput): Promise<SessionRepor
     },
     {
       validator: (payload) => {
-        if (closed) throw ApplicationFailure.nonRetryable('the session is closed', 'session_closed');
+        if (closed) throw rejection('the session is closed', 'session_closed');
         const check = sessionMessageSchema.safeParse(payload);
-        if (!check.success) throw ApplicationFailure.nonRetryable(`invalid message: ${describeIssues(check.error)}`, 'invalid_payload');
+        if (!check.success) throw rejection(`invalid message: ${describeIssues(check.error)}`, 'invalid_payload');
       },
     },
   );

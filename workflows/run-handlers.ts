@@ -1,4 +1,4 @@
-import { ApplicationFailure, condition, setHandler } from '@temporalio/workflow';
+import { condition, setHandler } from '@temporalio/workflow';
 import {
   answerAwaitUpdate,
   answerSignal,
@@ -38,6 +38,7 @@ import {
 import { z } from 'zod';
 import type { RunLoop } from './run-loop';
 import type { RunState } from './run-state';
+import { rejection } from './failures';
 
 const transcriptArgsSchema = z.object({ from: z.number().int().nonnegative().default(0), to: z.number().int().nonnegative().optional() });
 
@@ -53,13 +54,13 @@ interface SafeParser<T> {
  */
 function parse<T>(name: string, schema: SafeParser<T>, payload: unknown): T {
   const parsed = schema.safeParse(payload ?? {});
-  if (!parsed.success) throw ApplicationFailure.nonRetryable(`invalid ${name} payload: ${describeIssues(parsed.error)}`, 'invalid_payload');
+  if (!parsed.success) throw rejection(`invalid ${name} payload: ${describeIssues(parsed.error)}`, 'invalid_payload');
   return parsed.data;
 }
 
 function rejectIfEnded(run: RunState, operation: string): void {
   if (run.isTerminal || run.control.kill) {
-    throw ApplicationFailure.nonRetryable(`cannot ${operation}: the run has ended (${run.status})`, 'run_ended');
+    throw rejection(`cannot ${operation}: the run has ended (${run.status})`, 'run_ended');
   }
 }
 
@@ -68,15 +69,15 @@ function validateIntervention(run: RunState, intervention: ParsedIntervention): 
   if (intervention.kind !== 'edit_call' && intervention.kind !== 'drop_call') return;
   const id = intervention.toolCallId;
   if (run.toolOutputs.some((o) => o.toolCallId === id)) {
-    throw ApplicationFailure.nonRetryable(`call ${id} has already finished; only pending calls can be changed`, 'call_finished');
+    throw rejection(`call ${id} has already finished; only pending calls can be changed`, 'call_finished');
   }
   const pending = run.pending.get(id);
-  if (pending?.dispatched) throw ApplicationFailure.nonRetryable(`call ${id} is already running; only calls not yet dispatched can be changed`, 'call_running');
+  if (pending?.dispatched) throw rejection(`call ${id} is already running; only calls not yet dispatched can be changed`, 'call_running');
   if (pending && intervention.kind === 'edit_call') {
     const tool = run.agent.tools.find((t) => t.name === pending.request.name);
     const check = tool?.input.safeParse(intervention.args);
     if (check && !check.success) {
-      throw ApplicationFailure.nonRetryable(`edited arguments do not match ${tool?.name}: ${describeIssues(check.error)}`, 'invalid_payload');
+      throw rejection(`edited arguments do not match ${tool?.name}: ${describeIssues(check.error)}`, 'invalid_payload');
     }
   }
 }
@@ -139,7 +140,7 @@ function checkHuman(run: RunState, input: { type: 'answer'; answer: ParsedAwaitA
     else run.human.validateDecision(input.decision, run.agent.tools);
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
-    throw ApplicationFailure.nonRetryable(message, input.type === 'answer' ? 'invalid_answer' : 'invalid_decision');
+    throw rejection(message, input.type === 'answer' ? 'invalid_answer' : 'invalid_decision');
   }
 }
 
@@ -241,9 +242,9 @@ export function registerRunHandlers(loop: RunLoop): void {
       const request = parse('pause', pauseRequestSchema, payload);
       loop.requestPause(request.reason);
       const reached = await condition(() => run.control.isPaused || run.isTerminal || run.control.kill !== undefined, request.timeoutMs);
-      if (run.isTerminal || run.control.kill) throw ApplicationFailure.nonRetryable(`the run ended before it paused (${run.status})`, 'run_ended');
+      if (run.isTerminal || run.control.kill) throw rejection(`the run ended before it paused (${run.status})`, 'run_ended');
       if (!reached || !run.control.pausedAt) {
-        throw ApplicationFailure.nonRetryable(
+        throw rejection(
           `the run did not reach a safe point within ${request.timeoutMs} ms; the pause stays requested and takes effect at the next safe point`,
           'pause_timeout',
         );
@@ -268,7 +269,7 @@ export function registerRunHandlers(loop: RunLoop): void {
       validator: (payload) => {
         parse('resume', resumeRequestSchema, payload);
         rejectIfEnded(run, 'resume');
-        if (!run.control.isPauseRequested) throw ApplicationFailure.nonRetryable('the run is not paused', 'not_paused');
+        if (!run.control.isPauseRequested) throw rejection('the run is not paused', 'not_paused');
       },
     },
   );

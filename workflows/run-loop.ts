@@ -32,6 +32,7 @@ import type { Planner, PlannerContext } from './planner';
 import { renderTemplate } from './render';
 import type { RunState } from './run-state';
 import { RunTerminated } from './run-terminated';
+import { rejection } from './failures';
 
 const timeBudgetHint: RetryHint = { reason: 'timeout', message: 'the run time budget ran out while this call was running' };
 
@@ -373,7 +374,7 @@ export class RunLoop {
   fail(errorType: string, message: string): never {
     this.state.emit({ type: 'run_failed', errorType, message });
     this.state.end('failed');
-    throw ApplicationFailure.nonRetryable(message, errorType);
+    throw rejection(message, errorType);
   }
 
   /** Continues as new at this turn boundary, carrying compacted state; invisible to clients. */

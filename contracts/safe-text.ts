@@ -1,0 +1,34 @@
+/**
+ * Untrusted text in messages. Failure messages travel as protobuf strings: a lone UTF-16
+ * surrogate cannot be encoded there (the SDK core shuts the worker down), and an echoed 1 MB
+ * value becomes a 1 MB failure in history. Sandbox-safe (no Node APIs).
+ */
+
+const loneSurrogates = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+/** Longest failure message a run produces; longer ones are cut with a note. */
+export const maxFailureMessageChars = 2000;
+
+/** Whether `text` is well-formed Unicode (no lone surrogates). */
+export function isWellFormedText(text: string): boolean {
+  return text.search(loneSurrogates) === -1;
+}
+
+/** `text` with every lone surrogate replaced by U+FFFD. */
+export function wellFormed(text: string): string {
+  return text.replace(loneSurrogates, '\ufffd');
+}
+
+function cut(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max)}… (${text.length - max} more characters)` : text;
+}
+
+/** A failure message that can always be encoded, at most {@link maxFailureMessageChars} long. */
+export function failureMessage(text: string): string {
+  return wellFormed(cut(text, maxFailureMessageChars));
+}
+
+/** Untrusted text quoted for a message: well-formed, escaped, at most `max` characters of it. */
+export function quoted(text: string, max = 120): string {
+  return JSON.stringify(wellFormed(cut(text, max)));
+}
