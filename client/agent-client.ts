@@ -1,4 +1,4 @@
-import { Client, Connection, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
+import { Client, Connection, WorkflowExecutionAlreadyStartedError, WorkflowFailedError, WorkflowNotFoundError, WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import {
   agentNameSearchAttribute,
@@ -58,7 +58,7 @@ import { exportHistory } from './history';
  * Error type strings of the client; match on `type`. `rejected`: the run refused the
  * operation (its validator or handler said why); `run_ended`: the run is no longer open.
  */
-export type AgentClientErrorType = 'invalid_input' | 'run_not_found' | 'run_ended' | 'rejected';
+export type AgentClientErrorType = 'invalid_input' | 'run_not_found' | 'run_ended' | 'rejected' | 'start_failed';
 
 /** A caller mistake (bad input, unknown run), with a message naming what was wrong. */
 export class AgentClientError extends Error {
@@ -121,6 +121,36 @@ export class AgentClient {
       memo: { agent: parsed.data.agent, ...(parsed.data.sessionId ? { sessionId: parsed.data.sessionId } : {}) },
     });
     return { workflowId, runId: handle.firstExecutionRunId };
+  }
+
+  /**
+   * Waits until a worker has run the first workflow task of a run just started, so a caller
+   * learns at once when the run could not start: an agent not in the worker's bundle, planner
+   * options the agent refuses, an invalid input the worker saw. Returns `running` (or `ended`
+   * for a run that already finished) once the first task completed, and `not_picked_up` when
+   * no worker took it within `timeoutMs` (the run stays queued).
+   *
+   * @throws AgentClientError `start_failed` with the run's own reason when it failed at once.
+   */
+  async confirmStarted(workflowId: string, timeoutMs = 10_000): Promise<'running' | 'ended' | 'not_picked_up'> {
+    const handle = this.handle(workflowId);
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const description = await this.guard(workflowId, () => handle.describe());
+      const status = description.status.name;
+      if (status === 'FAILED') {
+        const reason = await handle.result().then(
+          () => 'failed',
+          (err: unknown) => (err instanceof WorkflowFailedError && err.cause ? err.cause.message : err instanceof Error ? err.message : String(err)),
+        );
+        throw new AgentClientError('start_failed', `run ${workflowId} failed at start: ${reason}`);
+      }
+      if (status !== 'RUNNING') return 'ended';
+      // Started, scheduled, started and completed: the first workflow task is done.
+      if ((description.historyLength ?? 0) >= 4) return 'running';
+      if (Date.now() >= deadline) return 'not_picked_up';
+      await new Promise((resolveWait) => setTimeout(resolveWait, 100));
+    }
   }
 
   private handle(workflowId: string, runId?: string): WorkflowHandle {

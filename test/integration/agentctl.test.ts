@@ -44,6 +44,19 @@ describe('agentctl against a real dev server', () => {
     expect(pause.stderr.trim()).toMatch(new RegExp(`^agentctl: run ${workflowId} has ended`));
   });
 
+  it('start of an agent the worker does not have, or with options it refuses, exits 1 with the run\'s reason', async () => {
+    const unknown = await agentctl('start', '--agent', 'nobody', '--message', 'hi');
+    expect(unknown.code).toBe(1);
+    expect(unknown.stdout).toBe('');
+    expect(unknown.stderr.trim()).toMatch(/^agentctl: run run-nobody-\w+ failed at start: agent "nobody" is not in this bundle; its agents: .*scripted/);
+
+    const badOptions = await agentctl('start', '--agent', 'scripted', '--message', 'hi', '--planner-options', '{"steps":"not a list"}');
+    expect(badOptions.code).toBe(1);
+    expect(badOptions.stderr).toMatch(/failed at start: invalid planner options for agent scripted/);
+
+    expect((await agentctl('start', '--agent', 'scripted', '--message', 'hi', '--confirm-ms', '-5')).code).toBe(2);
+  });
+
   it('start --script --follow --json streams the run as JSON lines and ends with the result', async () => {
     const file = join(mkdtempSync(join(tmpdir(), 'agentctl-')), 'script.json');
     writeFileSync(file, JSON.stringify([callStep({ name: 'add', args: { a: 2, b: 3 } }), finalStep('sum done')]));

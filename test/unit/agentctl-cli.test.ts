@@ -9,6 +9,7 @@ import type { TemporalConfig } from '../../worker/config';
 function fakeAgents() {
   return {
     start: jest.fn(async () => ({ workflowId: 'run-1', runId: 'r' })),
+    confirmStarted: jest.fn(async () => 'running' as const),
     status: jest.fn(),
     result: jest.fn(),
     events: jest.fn(),
@@ -168,6 +169,7 @@ describe('commands call the client with validated requests', () => {
       },
       { workflowId: 'my-run' },
     );
+    expect(r.agents.confirmStarted).toHaveBeenCalledWith('run-1', 10_000);
     expect(r.stdout).toEqual(['run-1']);
   });
 

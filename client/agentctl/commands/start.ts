@@ -35,6 +35,11 @@ export const startCommand: Command = {
     script: { type: 'string', value: 'FILE', description: 'planner options from a JSON file (scripted agent: {"steps":[...]} or [...])' },
     id: { type: 'string', value: 'ID', description: 'workflow id (default: run-<agent>-<random>)' },
     follow: { type: 'boolean', description: 'print events until the run ends, then its result' },
+    'confirm-ms': {
+      type: 'string',
+      value: 'MS',
+      description: 'wait this long for a worker to start the run, failing with its reason if it cannot start (default 10000; 0: do not wait)',
+    },
   },
   examples: ['start --agent watchlist --message "Add AAPL to my watchlist" --follow'],
   prepare(args) {
@@ -59,8 +64,15 @@ export const startCommand: Command = {
     validate(runInputSchema, input, { agent: '--agent', messages: '--message', sessionId: '--session-id' });
     const workflowId = args.string('id');
     const follow = args.flag('follow');
+    const confirmMs = args.int('confirm-ms', 0) ?? 10_000;
     return async (ctx) => {
       const started = await ctx.agents.start(input, workflowId !== undefined ? { workflowId } : {});
+      // An agent the worker does not have, or options it refuses, fail the run's first task:
+      // say so (non-zero exit) instead of printing an id as if all were well.
+      const state = confirmMs > 0 ? await ctx.agents.confirmStarted(started.workflowId, confirmMs) : undefined;
+      if (state === 'not_picked_up') {
+        process.stderr.write(`agentctl: no worker has started run ${started.workflowId} within ${confirmMs} ms; it stays queued on its task queue\n`);
+      }
       ctx.out.emit(started, () => started.workflowId);
       if (!follow) return;
       await followEvents(ctx, started.workflowId);
