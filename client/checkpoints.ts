@@ -136,7 +136,8 @@ export async function rewindRun(
       `run ${workflowId} has no boundary after ${options.toTurn} turns in this execution; available: ${turns.length ? `${turns[0]}..${turns[turns.length - 1]}` : 'none'}`,
     );
   }
-  const corrections = options.with ?? [];
+  // Corrections aim at calls the rewound run plans after the boundary: not planned yet.
+  const corrections = (options.with ?? []).map((c) => (c.kind === 'edit_call' || c.kind === 'drop_call' ? { ...c, upcoming: true } : c));
   const open = (await client.workflow.getHandle(workflowId, runId).describe()).status.name === 'RUNNING';
   if (open) for (const correction of corrections) await client.workflow.getHandle(workflowId, runId).signal('intervene', correction);
   const { ResetReapplyExcludeType } = temporal.api.enums.v1;

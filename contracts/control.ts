@@ -34,10 +34,14 @@ export const interventionSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('inject_message'), role: z.enum(['user', 'system']), content: z.string().min(1) }),
   /** Replaces the agent's system instructions from the next planner turn on. */
   z.object({ kind: z.literal('override_system_prompt'), content: z.string().min(1) }),
-  /** Replaces the arguments of a pending (not yet dispatched) call; validated against the tool's schema. */
-  z.object({ kind: z.literal('edit_call'), toolCallId: inputIdSchema, args: inputJsonValueSchema }),
-  /** Closes a pending call without running it; the planner sees the reason. */
-  z.object({ kind: z.literal('drop_call'), toolCallId: inputIdSchema, reason: z.string().default('dropped by operator') }),
+  /**
+   * Replaces the arguments of a pending (planned, not yet dispatched) call; validated against the
+   * tool's schema. `upcoming`: the call is not planned yet and will be by the next planner turn
+   * (a rewind's correction); without it, a call that is not pending is refused.
+   */
+  z.object({ kind: z.literal('edit_call'), toolCallId: inputIdSchema, args: inputJsonValueSchema, upcoming: z.boolean().optional() }),
+  /** Closes a pending call without running it; the planner sees the reason. `upcoming` as for edit_call. */
+  z.object({ kind: z.literal('drop_call'), toolCallId: inputIdSchema, reason: z.string().default('dropped by operator'), upcoming: z.boolean().optional() }),
   /** Refuses every later call of a tool until unblocked. */
   z.object({ kind: z.literal('block_tool'), name: inputIdSchema, reason: z.string().default('blocked by operator') }),
   z.object({ kind: z.literal('unblock_tool'), name: inputIdSchema }),

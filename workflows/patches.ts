@@ -7,3 +7,11 @@
 
 /** 0.2.0: tool activities are typed `<agent>/<tool>` instead of `<tool>`. */
 export const namespacedToolActivities = 'namespaced-tool-activities';
+
+/**
+ * 0.2.0: an operator's edit or drop of a call that is not planned-and-waiting (finished, running,
+ * awaiting a human decision, or not planned yet) is refused at once instead of queued forever
+ * (or applied to whatever later call gets that id). Guards the intervene signal; the update
+ * validator refuses such calls in every run (validators do not run on replay).
+ */
+export const strictCallModifications = 'strict-call-modifications';

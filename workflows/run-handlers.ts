@@ -1,4 +1,4 @@
-import { condition, setHandler } from '@temporalio/workflow';
+import { condition, patched, setHandler } from '@temporalio/workflow';
 import {
   answerAwaitUpdate,
   answerSignal,
@@ -39,6 +39,8 @@ import { z } from 'zod';
 import type { RunLoop } from './run-loop';
 import type { RunState } from './run-state';
 import { rejection } from './failures';
+import { strictCallModifications } from './patches';
+import { quoted } from '../contracts/safe-text';
 
 const transcriptArgsSchema = z.object({ from: z.number().int().nonnegative().default(0), to: z.number().int().nonnegative().optional() });
 
@@ -64,8 +66,12 @@ function rejectIfEnded(run: RunState, operation: string): void {
   }
 }
 
-/** Validates an intervention against what the run knows now. */
-function validateIntervention(run: RunState, intervention: ParsedIntervention): void {
+/**
+ * Validates an intervention against what the run knows now. With `strict`, an edit or drop must
+ * address a call that is planned and waiting to run: one that finished, runs, waits for a human
+ * decision or does not exist yet is refused with the reason (never queued for a future call).
+ */
+function validateIntervention(run: RunState, intervention: ParsedIntervention, strict: boolean): void {
   if (intervention.kind !== 'edit_call' && intervention.kind !== 'drop_call') return;
   const id = intervention.toolCallId;
   if (run.toolOutputs.some((o) => o.toolCallId === id)) {
@@ -73,6 +79,18 @@ function validateIntervention(run: RunState, intervention: ParsedIntervention): 
   }
   const pending = run.pending.get(id);
   if (pending?.dispatched) throw rejection(`call ${id} is already running; only calls not yet dispatched can be changed`, 'call_running');
+  if (strict && !pending && !(intervention.upcoming && !run.hasPlannedCall(id))) {
+    const waiting = [...run.pending.values()].filter((p) => !p.dispatched).map((p) => p.request.toolCallId);
+    throw rejection(
+      `call ${quoted(id)} is not planned and waiting to run (it finished, or no such call exists yet); ` +
+        `calls that can be changed now: ${waiting.join(', ') || 'none'}` +
+        (intervention.upcoming ? '' : '; a correction for the next planner turn (rewind) says upcoming: true'),
+      'call_not_pending',
+    );
+  }
+  if (strict && pending && run.human.approvals.has(id)) {
+    throw rejection(`call ${id} waits for a human decision; decide it instead (approve, reject, edit or replace)`, 'call_awaiting_decision');
+  }
   if (pending && intervention.kind === 'edit_call') {
     const tool = run.agent.tools.find((t) => t.name === pending.request.name);
     const check = tool?.input.safeParse(intervention.args);
@@ -80,6 +98,11 @@ function validateIntervention(run: RunState, intervention: ParsedIntervention): 
       throw rejection(`edited arguments do not match ${tool?.name}: ${describeIssues(check.error)}`, 'invalid_payload');
     }
   }
+}
+
+/** Whether an intervention edits or drops a call (the kinds `strictCallModifications` guards). */
+function isCallModification(intervention: ParsedIntervention): boolean {
+  return intervention.kind === 'edit_call' || intervention.kind === 'drop_call';
 }
 
 /** Applies an intervention: policy changes act at once, modifications wait for their safe point. */
@@ -225,7 +248,7 @@ export function registerRunHandlers(loop: RunLoop): void {
     guardedSignal(run, 'intervene', () => {
       rejectIfEnded(run, 'intervene');
       const intervention = parse('intervene', interventionSchema, payload);
-      validateIntervention(run, intervention);
+      validateIntervention(run, intervention, isCallModification(intervention) && patched(strictCallModifications));
       intervene(run, intervention);
     }),
   );
@@ -290,7 +313,7 @@ export function registerRunHandlers(loop: RunLoop): void {
   setHandler(interveneUpdate, (payload) => intervene(run, parse('intervene', interventionSchema, payload)), {
     validator: (payload) => {
       rejectIfEnded(run, 'intervene');
-      validateIntervention(run, parse('intervene', interventionSchema, payload));
+      validateIntervention(run, parse('intervene', interventionSchema, payload), true);
     },
   });
   setHandler(

@@ -212,6 +212,11 @@ export class RunState {
 
   // ---- conversation ------------------------------------------------------------------
 
+  /** Whether a call of this id was ever planned in this run. */
+  hasPlannedCall(toolCallId: string): boolean {
+    return this.usedCallIds.has(toolCallId);
+  }
+
   /** Assigns call ids, opens the calls in the conversation and logs the plan. */
   planCalls(calls: readonly ToolCall[], text?: string): ToolRequest[] {
     const requests = calls.map((call, index) => {
