@@ -265,7 +265,8 @@ export function registerRunHandlers(loop: RunLoop): void {
       const request = parse('pause', pauseRequestSchema, payload);
       loop.requestPause(request.reason);
       const reached = await condition(() => run.control.isPaused || run.isTerminal || run.control.kill !== undefined, request.timeoutMs);
-      if (run.isTerminal || run.control.kill) throw rejection(`the run ended before it paused (${run.status})`, 'run_ended');
+      if (run.isTerminal) throw rejection(`the run ended before it paused (${run.status})`, 'run_ended');
+      if (run.control.kill) throw rejection(`the run is being killed (${run.control.kill.reason}) and will not pause`, 'run_ended');
       if (!reached || !run.control.pausedAt) {
         throw rejection(
           `the run did not reach a safe point within ${request.timeoutMs} ms; the pause stays requested and takes effect at the next safe point`,

@@ -144,7 +144,7 @@ export function parseCommandArgs(argv: readonly string[], options: OptionSpecs, 
   }
   let parsed: { values: Record<string, RawValue>; positionals: string[] };
   try {
-    parsed = parseArgs({ args: [...argv], options: config, strict: true, allowPositionals: true });
+    parsed = parseArgs({ args: joinNegativeValues(argv, all), options: config, strict: true, allowPositionals: true });
   } catch (err) {
     throw new UsageError(cleanParseError(err));
   }
@@ -157,6 +157,26 @@ export function parseCommandArgs(argv: readonly string[], options: OptionSpecs, 
     throw new UsageError(`missing ${positionals[parsed.positionals.length]}`);
   }
   return args;
+}
+
+/**
+ * `--opt -1` as `--opt=-1` for string options, so a negative number reaches the option's own
+ * check ("must be an integer >= 1") instead of node's "argument is ambiguous".
+ */
+function joinNegativeValues(argv: readonly string[], options: OptionSpecs): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] ?? '';
+    const next = argv[i + 1];
+    const name = arg.startsWith('--') && !arg.includes('=') ? arg.slice(2) : undefined;
+    if (name !== undefined && options[name]?.type === 'string' && next !== undefined && /^-\d/.test(next)) {
+      out.push(`${arg}=${next}`);
+      i++;
+    } else {
+      out.push(arg);
+    }
+  }
+  return out;
 }
 
 /**

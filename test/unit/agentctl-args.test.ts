@@ -51,6 +51,11 @@ describe('parseCommandArgs', () => {
     expect(() => args.int('limit')).toThrow(/--limit must be an integer/);
   });
 
+  it('takes a negative number after a space as the value, so its own check names the flag', () => {
+    const args = parseCommandArgs(['r1', '--limit', '-1'], options, ['RUN']);
+    expect(() => args.int('limit')).toThrow("--limit must be an integer >= 1, got '-1'");
+  });
+
   it('names a missing required option', () => {
     expect(() => parseCommandArgs(['r1'], options, ['RUN']).requiredString('limit')).toThrow('missing --limit');
   });
