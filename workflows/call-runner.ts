@@ -6,6 +6,7 @@ import { RunTerminated } from './run-terminated';
 import type { RunState } from './run-state';
 import { executeCall, prepareCall, type DispatchContext, type PreparedCall } from './tool-dispatch';
 import { runToolTurn } from './tool-turn';
+import { rejection } from './failures';
 
 /** What running calls needs from the loop. */
 export interface CallRunnerHost {
@@ -106,7 +107,14 @@ export class CallRunner {
     if (policy?.exempt?.includes(tool.name) || this.state.human.alwaysApproved.has(tool.name)) return false;
     if (policy?.all || policy?.tools?.includes(tool.name)) return true;
     const flag = tool.requiresConfirmation;
-    return typeof flag === 'function' ? flag(request.args) : flag;
+    if (typeof flag !== 'function') return flag;
+    try {
+      return flag(request.args);
+    } catch (err) {
+      // A bug in agent code: retrying the workflow task would fail the same way forever.
+      const message = err instanceof Error ? err.message : String(err);
+      throw rejection(`agent ${this.state.agent.name}: requiresConfirmation of tool ${tool.name} threw: ${message}`, 'hook_failed');
+    }
   }
 
   /**

@@ -259,7 +259,13 @@ export class RunLoop {
 
   private runHook(event: HookEvent): HookAction | undefined {
     const hook = this.state.agent.hooks?.[event.point] as ((e: HookEvent) => HookAction | undefined) | undefined;
-    const action = hook?.(event);
+    let action: HookAction | undefined;
+    try {
+      action = hook?.(event);
+    } catch (err) {
+      // A bug in agent code: retrying the workflow task would fail the same way forever.
+      throw rejection(`agent ${this.state.agent.name}: its ${event.point} hook threw: ${err instanceof Error ? err.message : String(err)}`, 'hook_failed');
+    }
     if (action) this.state.emit({ type: 'intervention_applied', source: 'hook', kind: action.type, point: event.point, detail: `agent hook: ${action.type}` });
     return action;
   }

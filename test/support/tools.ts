@@ -1,5 +1,6 @@
 /** Implementations of the test agents' tools (worker side; see ./agents for the definitions). */
-import type { ToolImplementation } from 'durable-agents/worker';
+import { implementTool, type ToolImplementation } from 'durable-agents/worker';
+import { shoutTool } from './faulty-agent';
 import { MemorySideEffectSink, toolboxImplementations, type SideEffectSink } from '../../examples/toolbox/tools';
 import { watchlistImplementations } from '../../examples/watchlist/tools';
 
@@ -10,5 +11,9 @@ export interface AgentToolDependencies {
 
 /** Implementations of every tool of every test agent. */
 export function allToolImplementations(deps: AgentToolDependencies = {}): ToolImplementation[] {
-  return [...toolboxImplementations(deps.sideEffects ?? new MemorySideEffectSink()), ...watchlistImplementations()];
+  return [
+    ...toolboxImplementations(deps.sideEffects ?? new MemorySideEffectSink()),
+    ...watchlistImplementations(),
+    implementTool(shoutTool, ({ text }) => text.toUpperCase()),
+  ];
 }

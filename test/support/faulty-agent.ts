@@ -1,0 +1,31 @@
+/**
+ * An agent with bugs in its own code: a hook and a confirmation rule that throw on some input.
+ * Such a bug must fail the run with a clear error, never retry the workflow task forever.
+ */
+import { defineAgent, defineTool } from 'durable-agents/workflow';
+import { z } from 'zod';
+import { scriptedAgent } from '../../examples/toolbox/agent';
+
+/** `shout`: its confirmation rule throws for the text "boom". */
+export const shoutTool = defineTool({
+  name: 'shout',
+  description: 'Return the text in capitals.',
+  input: z.object({ text: z.string() }),
+  requiresConfirmation: (args) => {
+    if ((args as { text?: unknown }).text === 'boom') throw new Error('confirmation rule bug');
+    return false;
+  },
+});
+
+export const faultyAgent = defineAgent({
+  ...scriptedAgent,
+  name: 'faulty',
+  description: 'The scripted agent with a before_tool hook that throws for the text "explode".',
+  tools: [...scriptedAgent.tools, shoutTool],
+  hooks: {
+    before_tool: ({ call }) => {
+      if ((call.args as { text?: unknown }).text === 'explode') throw new Error('hook bug');
+      return undefined;
+    },
+  },
+});
