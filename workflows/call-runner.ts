@@ -1,4 +1,4 @@
-import { isCancellation, workflowInfo, type CancellationScope } from '@temporalio/workflow';
+import { isCancellation, patched, workflowInfo, type CancellationScope } from '@temporalio/workflow';
 import { describeIssues, type RetryHint, type ToolDefinition, type ToolOutput, type ToolRequest } from '../contracts';
 import type { HookAction, HookEvent } from './agent-hooks';
 import { closedOutput } from './outputs';
@@ -7,12 +7,15 @@ import type { RunState } from './run-state';
 import { executeCall, prepareCall, type DispatchContext, type PreparedCall } from './tool-dispatch';
 import { runToolTurn } from './tool-turn';
 import { rejection } from './failures';
+import { pauseHoldsEveryCall } from './patches';
 
 /** What running calls needs from the loop. */
 export interface CallRunnerHost {
   checkpoint(point: 'before_tool', event: HookEvent, tool: string): Promise<HookAction | undefined>;
   /** Waits (cancellably) for `done` or a kill; returns whether `done` holds. */
   waitFor(done: () => boolean): Promise<boolean>;
+  /** Waits while a pause is requested (marking the run paused if no branch has); throws RunTerminated on a kill. */
+  holdWhilePaused(): Promise<void>;
   setToolScope(scope: CancellationScope | undefined): void;
   /** Why the current turn's calls were cancelled, if the run cancelled them. */
   cancelHint(): RetryHint | undefined;
@@ -73,6 +76,15 @@ export class CallRunner {
       return state.record(prepared.output);
     }
     request = prepared.request;
+    // A call approved while the run is paused (or pausing) starts only after resume.
+    if (state.control.isPauseRequested && patched(pauseHoldsEveryCall)) {
+      try {
+        await this.host.holdWhilePaused();
+      } catch (err) {
+        if (err instanceof RunTerminated || isCancellation(err)) return state.record(closedOutput(request, 'cancelled', 'the run ended before this call was dispatched', cancelHint()));
+        throw err;
+      }
+    }
     state.emit({ type: 'tool_call', turn: request.turn, toolCallId: request.toolCallId, name: request.name, args: request.args });
     state.pending.set(request.toolCallId, { request, dispatched: true });
     // Built per call: sequential calls see session changes of the calls before them.

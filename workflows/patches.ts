@@ -15,3 +15,10 @@ export const namespacedToolActivities = 'namespaced-tool-activities';
  * validator refuses such calls in every run (validators do not run on replay).
  */
 export const strictCallModifications = 'strict-call-modifications';
+
+/**
+ * 0.2.0: once a run is paused, nothing new starts until resume: parallel calls that reach their
+ * before_tool safe point after a sibling paused the run wait there too, and a call approved
+ * during a pause waits before it is dispatched. Runs recorded before let them go on.
+ */
+export const pauseHoldsEveryCall = 'pause-holds-every-call';

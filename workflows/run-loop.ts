@@ -5,6 +5,7 @@ import {
   condition,
   continueAsNew,
   isCancellation,
+  patched,
   upsertMemo,
   workflowInfo,
 } from '@temporalio/workflow';
@@ -33,6 +34,7 @@ import { renderTemplate } from './render';
 import type { RunState } from './run-state';
 import { RunTerminated } from './run-terminated';
 import { rejection } from './failures';
+import { pauseHoldsEveryCall } from './patches';
 
 const timeBudgetHint: RetryHint = { reason: 'timeout', message: 'the run time budget ran out while this call was running' };
 
@@ -62,6 +64,7 @@ export class RunLoop {
     this.calls = new CallRunner(state, {
       checkpoint: (point, event, tool) => this.checkpoint(point, event, tool),
       waitFor: (done) => this.waitFor(done),
+      holdWhilePaused: () => this.holdWhilePaused('before_tool'),
       cancelHint: () => this.toolCancelHint,
       setToolScope: (scope) => {
         this.toolScope = scope;
@@ -207,10 +210,32 @@ export class RunLoop {
     const action = event ? this.runHook(event) : undefined;
     if (action?.type === 'pause') this.requestPause(action.reason);
     if (state.control.hitBreakpoint(point, tool)) this.requestPause(`breakpoint at ${point}${tool ? ` (${tool})` : ''}`);
-    if (state.control.isPauseRequested && !state.control.isPaused) await this.waitWhilePaused(point);
+    if (state.control.isPauseRequested) await this.holdWhilePaused(point);
     if (this.terminationRequested()) throw new RunTerminated();
     if (point === 'before_llm') this.applyConversationModifications();
     return action;
+  }
+
+  /**
+   * Waits here while a pause is requested. The first branch to arrive marks the run paused at
+   * this point; a parallel branch arriving while it is paused waits as well (runs recorded
+   * before `pauseHoldsEveryCall` let it go on).
+   *
+   * @throws RunTerminated when a kill arrives while waiting.
+   */
+  private async holdWhilePaused(point: InterventionPoint): Promise<void> {
+    const { control } = this.state;
+    if (!control.isPauseRequested) return;
+    if (!control.isPaused) {
+      await this.waitWhilePaused(point);
+    } else if (patched(pauseHoldsEveryCall)) {
+      try {
+        await CancellationScope.cancellable(() => condition(() => !control.isPauseRequested || control.kill !== undefined));
+      } catch (err) {
+        if (!isCancellation(err)) throw err;
+      }
+    }
+    if (this.terminationRequested()) throw new RunTerminated();
   }
 
   private async waitWhilePaused(point: InterventionPoint): Promise<void> {
