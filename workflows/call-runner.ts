@@ -1,4 +1,4 @@
-import { isCancellation, patched, workflowInfo, type CancellationScope } from '@temporalio/workflow';
+import { CancellationScope, isCancellation, patched, workflowInfo } from '@temporalio/workflow';
 import { describeIssues, type RetryHint, type ToolDefinition, type ToolOutput, type ToolRequest } from '../contracts';
 import type { HookAction, HookEvent } from './agent-hooks';
 import { closedOutput } from './outputs';
@@ -7,7 +7,7 @@ import type { RunState } from './run-state';
 import { executeCall, prepareCall, type DispatchContext, type PreparedCall } from './tool-dispatch';
 import { runToolTurn } from './tool-turn';
 import { rejection } from './failures';
-import { pauseHoldsEveryCall } from './patches';
+import { cancelledTurnAnswersCalls, pauseHoldsEveryCall } from './patches';
 
 /** What running calls needs from the loop. */
 export interface CallRunnerHost {
@@ -67,7 +67,13 @@ export class CallRunner {
     }
     let prepared = prepareCall(state.agent.tools, request);
     // Only calls that are ready to run (valid, not blocked) are presented for confirmation.
-    if (prepared.type === 'dispatch' && this.needsConfirmation(prepared.tool, prepared.request)) prepared = await this.confirm(prepared);
+    if (prepared.type === 'dispatch' && this.needsConfirmation(prepared.tool, prepared.request)) {
+      // The turn was cancelled (time budget) before this call's turn came: no approval can matter now.
+      if (CancellationScope.current().consideredCancelled && patched(cancelledTurnAnswersCalls)) {
+        return state.record(closedOutput(request, 'cancelled', 'not run: its turn was cancelled before this call was dispatched', cancelHint()));
+      }
+      prepared = await this.confirm(prepared);
+    }
     if (prepared.type === 'refused') {
       const error = prepared.output.error?.type;
       if (error === 'invalid_arguments' || error === 'tool_unknown') {

@@ -22,3 +22,10 @@ export const strictCallModifications = 'strict-call-modifications';
  * during a pause waits before it is dispatched. Runs recorded before let them go on.
  */
 export const pauseHoldsEveryCall = 'pause-holds-every-call';
+
+/**
+ * 0.2.0: a call that reaches its confirmation after its turn was cancelled (the time budget ran
+ * out mid-turn with sequential calls) is answered as cancelled instead of failing the run with
+ * the approval wait's CancelledFailure. Runs recorded before failed there.
+ */
+export const cancelledTurnAnswersCalls = 'cancelled-turn-answers-calls';
