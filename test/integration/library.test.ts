@@ -24,18 +24,23 @@ function searchScript(agent: 'docs' | 'web', args: Record<string, unknown>): Ret
   return { ...scriptedInput([callStep({ name: 'search', args }), finalStep()]), agent };
 }
 
+/** A worker made by createAgentWorker for the docs and web agents, and a client of its queue. */
+async function docsAndWebWorker(prefix: string): Promise<{ worker: Worker; agents: AgentClient }> {
+  const taskQueue = uniqueTaskQueue(prefix);
+  const worker = await createAgentWorker({
+    config: { address: env.address, namespace: env.namespace ?? 'default', taskQueue },
+    connection: env.nativeConnection,
+    workflowsPath,
+    agents: [docsAgent, webAgent],
+    tools,
+    openai: null,
+  });
+  return { worker, agents: new AgentClient(env.client, taskQueue, false) };
+}
+
 describe('the library as a user runs it: own agents, own workflows module, own worker', () => {
   it('two agents with a tool of the same name each run their own implementation (createAgentWorker bundles workflowsPath)', async () => {
-    const taskQueue = uniqueTaskQueue('library');
-    const worker = await createAgentWorker({
-      config: { address: env.address, namespace: env.namespace ?? 'default', taskQueue },
-      connection: env.nativeConnection,
-      workflowsPath,
-      agents: [docsAgent, webAgent],
-      tools,
-      openai: null,
-    });
-    const agents = new AgentClient(env.client, taskQueue, false);
+    const { worker, agents } = await docsAndWebWorker('library');
     await worker.runUntil(async () => {
       const docs = await agents.start(searchScript('docs', { query: 'pause' }));
       const web = await agents.start(searchScript('web', { q: 'temporal' }));
@@ -63,16 +68,7 @@ describe('the library as a user runs it: own agents, own workflows module, own w
   });
 
   it('a run of an agent the bundle does not have fails at once with unknown_agent, naming the bundle\'s agents', async () => {
-    const taskQueue = uniqueTaskQueue('unknown');
-    const worker = await createAgentWorker({
-      config: { address: env.address, namespace: env.namespace ?? 'default', taskQueue },
-      connection: env.nativeConnection,
-      workflowsPath,
-      agents: [docsAgent, webAgent],
-      tools,
-      openai: null,
-    });
-    const agents = new AgentClient(env.client, taskQueue, false);
+    const { worker, agents } = await docsAndWebWorker('unknown');
     await worker.runUntil(async () => {
       const { workflowId } = await agents.start({ ...searchScript('docs', { query: 'x' }), agent: 'watchlist' });
       const failure = await env.client.workflow.getHandle(workflowId).result().catch((err: unknown) => err as { cause?: { type?: string; message?: string } });

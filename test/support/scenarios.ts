@@ -1,5 +1,6 @@
 import type { AgentClient } from '../../client/agent-client';
 import type { RunInput } from '../../contracts';
+import type { ScriptStep } from '../../workflows/planners/scripted';
 import { callTools, say, toolCall, type FakeOpenAIServer } from '../../testing/fake-model';
 import { callStep, finalStep, scriptedInput } from './scripts';
 import { waitFor } from './wait';
@@ -23,6 +24,17 @@ export interface Scenario {
 }
 
 const echo = (text: string) => ({ name: 'echo', args: { text } });
+
+/** An await step with a multiple-choice question and a clarification. */
+const awaitColourAndCity: ScriptStep = {
+  type: 'await',
+  await: {
+    items: [
+      { kind: 'questions', id: 'q', toolCallId: 'ask_1', questions: [{ id: 'color', prompt: 'Colour?', options: [{ id: 'red', label: 'Red' }, { id: 'blue', label: 'Blue' }] }] },
+      { kind: 'clarification', id: 'c', question: 'Which city?' },
+    ],
+  },
+};
 
 /** Every scenario captured by `npm run histories`. */
 export const scenarios: readonly Scenario[] = [
@@ -108,15 +120,7 @@ export const scenarios: readonly Scenario[] = [
   {
     name: 'await-answers',
     input: scriptedInput([
-      {
-        type: 'await',
-        await: {
-          items: [
-            { kind: 'questions', id: 'q', toolCallId: 'ask_1', questions: [{ id: 'color', prompt: 'Colour?', options: [{ id: 'red', label: 'Red' }, { id: 'blue', label: 'Blue' }] }] },
-            { kind: 'clarification', id: 'c', question: 'Which city?' },
-          ],
-        },
-      },
+      awaitColourAndCity,
       finalStep(),
     ]),
     async drive(agents, workflowId) {
@@ -182,15 +186,7 @@ export const openScenarios: readonly Scenario[] = [
   {
     name: 'open-awaiting-answers',
     input: scriptedInput([
-      {
-        type: 'await',
-        await: {
-          items: [
-            { kind: 'questions', id: 'q', toolCallId: 'ask_1', questions: [{ id: 'color', prompt: 'Colour?', options: [{ id: 'red', label: 'Red' }, { id: 'blue', label: 'Blue' }] }] },
-            { kind: 'clarification', id: 'c', question: 'Which city?' },
-          ],
-        },
-      },
+      awaitColourAndCity,
       finalStep(),
     ]),
     async drive(agents, workflowId) {
