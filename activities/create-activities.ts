@@ -131,19 +131,18 @@ function implementationOf(agent: AgentTools, definition: ToolDefinition, tools: 
  */
 export function createActivities(deps: ActivityDependencies): Record<string, (input: unknown) => Promise<unknown>> {
   const activities: Record<string, (input: unknown) => Promise<unknown>> = { ...deps.runtime };
-  const reserved = (name: string): boolean => reservedActivityNames.includes(name) || deps.runtime?.[name] !== undefined;
+  const toolNames = new Set([...deps.agents.flatMap((a) => a.tools.map((t) => t.name)), ...deps.tools.map((t) => t.definition.name)]);
+  for (const name of toolNames) {
+    if (reservedActivityNames.includes(name) || deps.runtime?.[name] !== undefined) throw new Error(`tool name ${name} is reserved`);
+  }
   const claimed = new Set(deps.agents.flatMap((a) => a.tools));
   for (const agent of deps.agents) {
     for (const definition of agent.tools) {
-      if (reserved(definition.name)) throw new Error(`tool name ${definition.name} is reserved`);
       activities[toolActivityType(agent.name, definition.name)] = toolActivity(implementationOf(agent, definition, deps.tools, claimed));
     }
   }
   const byName = new Map<string, ToolImplementation[]>();
   for (const tool of deps.tools) byName.set(tool.definition.name, [...(byName.get(tool.definition.name) ?? []), tool]);
-  for (const [name, impls] of byName) {
-    if (reserved(name)) throw new Error(`tool name ${name} is reserved`);
-    if (impls.length === 1 && impls[0]) activities[name] = toolActivity(impls[0]);
-  }
+  for (const [name, impls] of byName) if (impls.length === 1 && impls[0]) activities[name] = toolActivity(impls[0]);
   return activities;
 }

@@ -1,24 +1,12 @@
 import { rmSync } from 'node:fs';
-import { createConnection } from 'node:net';
 import { resolve } from 'node:path';
-import { startDevServer, type DevServer } from '../worker/dev-server';
+import { isPortTaken, startDevServer, type DevServer } from '../worker/dev-server';
 
 /** Where the benchmark's results and its dev server's SQLite file live (git-ignored). */
 export const resultsDir = resolve(__dirname, 'results');
 
 /** Ports of the benchmark's own dev server, away from the default 7233 a developer may run. */
 export const benchPorts = { port: 7433, uiPort: 8433 } as const;
-
-function portInUse(port: number): Promise<boolean> {
-  return new Promise((done) => {
-    const socket = createConnection({ host: '127.0.0.1', port });
-    socket.once('connect', () => {
-      socket.destroy();
-      done(true);
-    });
-    socket.once('error', () => done(false));
-  });
-}
 
 /**
  * Starts a fresh dev server for the benchmark: deletes its previous SQLite file, never
@@ -28,7 +16,8 @@ function portInUse(port: number): Promise<boolean> {
  * the server does not become ready.
  */
 export async function startBenchServer(log: (line: string) => void): Promise<DevServer> {
-  if (await portInUse(benchPorts.port)) {
+  // Checked before the SQLite file is deleted: it may belong to a server still running.
+  if (await isPortTaken(benchPorts.port)) {
     throw new Error(
       `port ${benchPorts.port} is in use: a dev server left over from a killed benchmark? ` +
         `Find it with \`ss -ltnp | grep ${benchPorts.port}\` and stop that process.`,

@@ -12,6 +12,7 @@ export { startDevServer, PortInUseError, devServerSafetyArgs, searchAttributeArg
 export { devServerPort, withoutPortFlag } from '../worker/dev-server-port';
 export { provisionTemporalCli, findTemporalCli, pinnedTemporalCli, type TemporalCli } from '../worker/temporal-cli';
 export { plannerContext, type PlannerContextOptions } from './planner-context';
+export { findHistoryFiles } from './history-files';
 export { replayAgentHistories, type HistoryReplay, type ReplayHistoriesOptions } from './replay-histories';
 export { replayHistoryJson, explainNondeterminism, type ReplayOutcome, type ReplayBundle } from '../worker/replay';
 export * from './fake-model';

@@ -1,5 +1,6 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { relative } from 'node:path';
+import { findHistoryFiles } from './history-files';
 import { bundleAgentWorkflows } from '../worker/create-worker';
 import { replayHistoryJson, type ReplayBundle, type ReplayOutcome } from '../worker/replay';
 
@@ -19,17 +20,6 @@ export interface HistoryReplay {
   readonly outcome: ReplayOutcome;
 }
 
-function historyFiles(path: string, skipDirs: readonly string[]): string[] {
-  if (!statSync(path).isDirectory()) return [path];
-  return readdirSync(path, { withFileTypes: true })
-    .sort((a, b) => a.name.localeCompare(b.name))
-    .flatMap((entry) => {
-      const full = join(path, entry.name);
-      if (entry.isDirectory()) return skipDirs.includes(entry.name) ? [] : historyFiles(full, skipDirs);
-      return entry.name.endsWith('.json') ? [full] : [];
-    });
-}
-
 /**
  * Replays recorded histories (files, or directories walked for `*.json`) against your
  * workflows module, for your jest or vitest tests. Never throws on a bad history: each
@@ -44,7 +34,7 @@ function historyFiles(path: string, skipDirs: readonly string[]): string[] {
 export async function replayAgentHistories(paths: string | readonly string[], options: ReplayHistoriesOptions): Promise<HistoryReplay[]> {
   const bundle = options.workflowBundle ?? (options.workflowsPath ? await bundleAgentWorkflows(options.workflowsPath) : undefined);
   if (!bundle) throw new Error('replayAgentHistories: give workflowsPath (your workflows module) or workflowBundle');
-  const files = (typeof paths === 'string' ? [paths] : paths).flatMap((p) => historyFiles(p, options.skipDirs ?? []));
+  const files = (typeof paths === 'string' ? [paths] : paths).flatMap((p) => findHistoryFiles(p, options.skipDirs ?? []));
   const results: HistoryReplay[] = [];
   for (const file of files) {
     const outcome = await replayHistoryJson(JSON.parse(readFileSync(file, 'utf8')), bundle);

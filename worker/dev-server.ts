@@ -58,7 +58,8 @@ export class PortInUseError extends Error {
   }
 }
 
-function isListening(port: number): Promise<boolean> {
+/** Whether something accepts TCP connections on 127.0.0.1:`port`. */
+export function isPortTaken(port: number): Promise<boolean> {
   return new Promise((resolveListening) => {
     const socket = createConnection({ host: '127.0.0.1', port });
     socket.once('connect', () => {
@@ -151,13 +152,13 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const dbFile = options.dbFile === null ? undefined : resolve(options.dbFile ?? '.temporal/dev.sqlite');
 
-  if (await isListening(port)) {
+  if (await isPortTaken(port)) {
     const temporal = await isServing(address, 1500);
     if (!(temporal && options.reuseExisting)) throw new PortInUseError(port, temporal);
     log(`using the Temporal server already running at ${address}`);
     return { address, namespace, uiUrl: `http://127.0.0.1:${uiPort}`, owned: false, stop: async () => {} };
   }
-  if (await isListening(uiPort)) throw new PortInUseError(uiPort, false);
+  if (await isPortTaken(uiPort)) throw new PortInUseError(uiPort, false);
   if (dbFile) mkdirSync(dirname(dbFile), { recursive: true });
   const storage = dbFile ? ['--db-filename', dbFile, ...sqliteArgs] : [];
 

@@ -1,6 +1,7 @@
 import type { JsonValue, RunPolicy, ToolDefinition } from '../contracts';
 import type { AgentHooks } from './agent-hooks';
 import type { Planner } from './planner';
+import { quoted } from '../contracts/safe-text';
 
 /**
  * An agent as the workflow knows it: its tools, its planner and its default policy.
@@ -36,7 +37,7 @@ const agentNamePattern = /^[a-zA-Z][a-zA-Z0-9_-]{0,63}$/;
  */
 export function defineAgent<A extends AgentDefinition>(definition: A): A {
   if (!agentNamePattern.test(definition.name)) {
-    throw new Error(`defineAgent: invalid agent name ${JSON.stringify(definition.name.slice(0, 80))}; use letters, digits, _ and - (max 64)`);
+    throw new Error(`defineAgent: invalid agent name ${quoted(definition.name, 80)}; use letters, digits, _ and - (max 64)`);
   }
   const names = new Set<string>();
   for (const tool of definition.tools) {

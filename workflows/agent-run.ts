@@ -22,6 +22,7 @@ import { registerRunHandlers } from './run-handlers';
 import { RunLoop } from './run-loop';
 import { RunState } from './run-state';
 import { rejection } from './failures';
+import { quoted } from '../contracts/safe-text';
 
 /**
  * Builds the `agentRun` workflow of a bundle over its agents: one agent run as a durable
@@ -32,9 +33,7 @@ import { rejection } from './failures';
  * The workflow throws ApplicationFailure `invalid_input` | `unknown_agent` | `planner_failed` | `invalid_plan`.
  */
 export function createAgentRun(registry: AgentRegistry): (input: RunInput) => Promise<RunResult> {
-  return async function agentRun(rawInput: RunInput): Promise<RunResult> {
-    return runAgent(registry, rawInput);
-  };
+  return (rawInput) => runAgent(registry, rawInput);
 }
 
 async function runAgent(registry: AgentRegistry, rawInput: RunInput): Promise<RunResult> {
@@ -44,9 +43,10 @@ async function runAgent(registry: AgentRegistry, rawInput: RunInput): Promise<Ru
   }
   const agent = registry.find(parsed.data.agent);
   if (!agent) {
-    reportUnknownAgent(parsed.data.agent, registry.names());
+    const known = registry.names();
+    reportUnknownAgent(parsed.data.agent, known);
     throw rejection(
-      `agent ${JSON.stringify(parsed.data.agent.slice(0, 80))} is not in this bundle; its agents: ${registry.names().join(', ') || '(none)'}`,
+      `agent ${quoted(parsed.data.agent, 80)} is not in this bundle; its agents: ${known.join(', ') || '(none)'}`,
       'unknown_agent',
     );
   }

@@ -9,6 +9,11 @@ import { runToolTurn } from './tool-turn';
 import { rejection } from './failures';
 import { cancelledTurnAnswersCalls, pauseHoldsEveryCall } from './patches';
 
+/** The output of a call the run ended (kill, cancellation) before it was dispatched. */
+function endedBeforeDispatch(request: ToolRequest, hint: RetryHint | undefined): ToolOutput {
+  return closedOutput(request, 'cancelled', 'the run ended before this call was dispatched', hint);
+}
+
 /** What running calls needs from the loop. */
 export interface CallRunnerHost {
   checkpoint(point: 'before_tool', event: HookEvent, tool: string): Promise<HookAction | undefined>;
@@ -55,7 +60,7 @@ export class CallRunner {
       if (action?.type === 'block') return state.record(closedOutput(request, 'rejected', `blocked by agent hook: ${action.reason}`));
       if (action?.type === 'edit_args') request = { ...request, args: action.args };
     } catch (err) {
-      if (err instanceof RunTerminated || isCancellation(err)) return state.record(closedOutput(request, 'cancelled', 'the run ended before this call was dispatched', cancelHint()));
+      if (err instanceof RunTerminated || isCancellation(err)) return state.record(endedBeforeDispatch(request, cancelHint()));
       throw err;
     }
     const modified = this.applyCallModifications(request);
@@ -87,7 +92,7 @@ export class CallRunner {
       try {
         await this.host.holdWhilePaused();
       } catch (err) {
-        if (err instanceof RunTerminated || isCancellation(err)) return state.record(closedOutput(request, 'cancelled', 'the run ended before this call was dispatched', cancelHint()));
+        if (err instanceof RunTerminated || isCancellation(err)) return state.record(endedBeforeDispatch(request, cancelHint()));
         throw err;
       }
     }

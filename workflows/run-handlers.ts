@@ -66,13 +66,18 @@ function rejectIfEnded(run: RunState, operation: string): void {
   }
 }
 
+/** Whether an intervention edits or drops a call (the kinds `strictCallModifications` guards). */
+function isCallModification(intervention: ParsedIntervention): intervention is Extract<ParsedIntervention, { kind: 'edit_call' | 'drop_call' }> {
+  return intervention.kind === 'edit_call' || intervention.kind === 'drop_call';
+}
+
 /**
  * Validates an intervention against what the run knows now. With `strict`, an edit or drop must
  * address a call that is planned and waiting to run: one that finished, runs, waits for a human
  * decision or does not exist yet is refused with the reason (never queued for a future call).
  */
 function validateIntervention(run: RunState, intervention: ParsedIntervention, strict: boolean): void {
-  if (intervention.kind !== 'edit_call' && intervention.kind !== 'drop_call') return;
+  if (!isCallModification(intervention)) return;
   const id = intervention.toolCallId;
   if (run.toolOutputs.some((o) => o.toolCallId === id)) {
     throw rejection(`call ${id} has already finished; only pending calls can be changed`, 'call_finished');
@@ -98,11 +103,6 @@ function validateIntervention(run: RunState, intervention: ParsedIntervention, s
       throw rejection(`edited arguments do not match ${tool?.name}: ${describeIssues(check.error)}`, 'invalid_payload');
     }
   }
-}
-
-/** Whether an intervention edits or drops a call (the kinds `strictCallModifications` guards). */
-function isCallModification(intervention: ParsedIntervention): boolean {
-  return intervention.kind === 'edit_call' || intervention.kind === 'drop_call';
 }
 
 /** Applies an intervention: policy changes act at once, modifications wait for their safe point. */

@@ -229,13 +229,19 @@ export class RunLoop {
     if (!control.isPaused) {
       await this.waitWhilePaused(point);
     } else if (patched(pauseHoldsEveryCall)) {
-      try {
-        await CancellationScope.cancellable(() => condition(() => !control.isPauseRequested || control.kill !== undefined));
-      } catch (err) {
-        if (!isCancellation(err)) throw err;
-      }
+      await this.untilResumedOrKilled();
     }
     if (this.terminationRequested()) throw new RunTerminated();
+  }
+
+  /** Waits (cancellably) until the pause is lifted or a kill arrives. */
+  private async untilResumedOrKilled(): Promise<void> {
+    const { control } = this.state;
+    try {
+      await CancellationScope.cancellable(() => condition(() => !control.isPauseRequested || control.kill !== undefined));
+    } catch (err) {
+      if (!isCancellation(err)) throw err;
+    }
   }
 
   private async waitWhilePaused(point: InterventionPoint): Promise<void> {
@@ -244,11 +250,7 @@ export class RunLoop {
     control.pausedAt = { point, turn: state.turn, sinceMs: workflowNowMs(), historyLength: workflowInfo().historyLength };
     state.emit({ type: 'paused', point, turn: state.turn, reason: control.pauseReason ?? 'paused' });
     state.refreshStatus();
-    try {
-      await CancellationScope.cancellable(() => condition(() => !control.isPauseRequested || control.kill !== undefined));
-    } catch (err) {
-      if (!isCancellation(err)) throw err;
-    }
+    await this.untilResumedOrKilled();
     const pausedMs = workflowNowMs() - (control.pausedAt?.sinceMs ?? workflowNowMs());
     control.pausedAt = undefined;
     if (!this.terminationRequested()) state.emit({ type: 'resumed', pausedMs });

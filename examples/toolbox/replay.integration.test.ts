@@ -2,22 +2,13 @@
  * The toolbox example's own replay test: every recorded run of its agents (`scripted`,
  * `guarded`) replays on its own workflows module, which bundles only those agents.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { replayAgentHistories } from 'durable-agents/testing';
+import { findHistoryFiles, replayAgentHistories } from 'durable-agents/testing';
 import { toolboxAgents } from './agent';
 
 const histories = join(__dirname, '..', '..', 'test', 'histories');
 const names = new Set(toolboxAgents.map((a) => a.name));
-
-/** Every history of the corpus (one folder per workflow version), except the mutated ones. */
-function corpus(dir: string): string[] {
-  return readdirSync(dir).flatMap((f) => {
-    const path = join(dir, f);
-    if (statSync(path).isDirectory()) return f === 'mutated' ? [] : corpus(path);
-    return f.endsWith('.json') ? [path] : [];
-  });
-}
 
 /** The agent a history ran, from its first event's input. */
 function agentOf(file: string): string {
@@ -27,7 +18,7 @@ function agentOf(file: string): string {
 }
 
 test('recorded runs of the toolbox agents replay on the example\'s own workflows module', async () => {
-  const files = corpus(histories).filter((f) => names.has(agentOf(f)));
+  const files = findHistoryFiles(histories, ['mutated']).filter((f) => names.has(agentOf(f)));
   expect(files.length).toBeGreaterThanOrEqual(14);
   const results = await replayAgentHistories(files, { workflowsPath: require.resolve('./workflows') });
   expect(results.filter((r) => !r.outcome.ok)).toEqual([]);

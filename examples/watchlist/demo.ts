@@ -8,10 +8,9 @@
  */
 import { AgentClient, formatEvent } from 'durable-agents/client';
 import { devServerPort, startDevServer, withoutPortFlag, type DevServer } from 'durable-agents/testing';
-import { createAgentWorker, openAIFromEnv, temporalConfigFromEnv } from 'durable-agents/worker';
+import { openAIFromEnv, temporalConfigFromEnv } from 'durable-agents/worker';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
-import { watchlistAgents } from './agent';
-import { watchlistImplementations } from './tools';
+import { createWatchlistWorker } from './worker';
 
 async function localServer(argv: readonly string[]): Promise<DevServer | undefined> {
   // An explicit address means "use that server"; the demo starts its own only otherwise.
@@ -29,13 +28,7 @@ async function main(): Promise<void> {
   const config = server ? { ...env, address: server.address, namespace: server.namespace } : env;
   console.log(server ? `Temporal dev server started by the demo at ${server.address}` : `using the Temporal server at ${config.address} (TEMPORAL_ADDRESS)`);
   const openai = openAIFromEnv();
-  const worker = await createAgentWorker({
-    config,
-    workflowsPath: require.resolve('./workflows'),
-    agents: watchlistAgents,
-    tools: watchlistImplementations(),
-    openai: openai ?? null,
-  });
+  const worker = await createWatchlistWorker(config, openai);
   try {
     await worker.runUntil(async () => {
       const agents = await AgentClient.connect(config);

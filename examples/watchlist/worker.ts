@@ -2,26 +2,35 @@
  * The watchlist example's worker process (`npm run worker`): connects with the TEMPORAL_*
  * variables, serves the watchlist agents until SIGINT/SIGTERM. LLM agents use OPENAI_*.
  */
-import { createAgentWorker, openAIFromEnv, temporalConfigFromEnv } from 'durable-agents/worker';
+import type { Worker } from '@temporalio/worker';
+import type OpenAI from 'openai';
+import { createAgentWorker, openAIFromEnv, temporalConfigFromEnv, type TemporalConfig } from 'durable-agents/worker';
 import { watchlistAgents } from './agent';
 import { watchlistImplementations } from './tools';
 
-async function main(): Promise<void> {
-  const config = temporalConfigFromEnv();
-  const openai = openAIFromEnv();
-  const worker = await createAgentWorker({
+/** A worker for the watchlist agents on `config`'s task queue; LLM agents use `openai` if given. */
+export function createWatchlistWorker(config: TemporalConfig, openai: OpenAI | undefined): Promise<Worker> {
+  return createAgentWorker({
     config,
     workflowsPath: require.resolve('./workflows'),
     agents: watchlistAgents,
     tools: watchlistImplementations(),
     openai: openai ?? null,
   });
+}
+
+async function main(): Promise<void> {
+  const config = temporalConfigFromEnv();
+  const openai = openAIFromEnv();
+  const worker = await createWatchlistWorker(config, openai);
   console.log(`model endpoint: ${openai ? openai.baseURL : 'none (set OPENAI_API_KEY / OPENAI_BASE_URL; LLM agents fail with model_config)'}`);
   console.log(`worker polling task queue "${config.taskQueue}" on ${config.address} (namespace ${config.namespace})`);
   await worker.run();
 }
 
-main().catch((err: unknown) => {
-  console.error(err);
-  process.exit(1);
-});
+if (require.main === module) {
+  main().catch((err: unknown) => {
+    console.error(err);
+    process.exit(1);
+  });
+}

@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
 import type { temporal } from '@temporalio/proto';
+import { findHistoryFiles } from '../../testing/history-files';
 
 /**
  * The replay corpus: `test/histories/<version>/*.json`, one folder per released workflow
@@ -24,32 +25,19 @@ export interface CorpusHistory {
   readonly history: temporal.api.history.v1.IHistory;
 }
 
-/** Every `*.json` below `dir`, recursively, sorted by path. */
-export function historyFiles(dir: string): string[] {
-  const out: string[] = [];
-  for (const entry of readdirSync(dir).sort()) {
-    const path = join(dir, entry);
-    if (statSync(path).isDirectory()) out.push(...historyFiles(path));
-    else if (entry.endsWith('.json')) out.push(path);
-  }
-  return out;
-}
-
 /** The corpus path of a file, e.g. `0.1.0/basic.json`. */
 export function corpusName(file: string): string {
   return relative(historiesDir, file).split(sep).join('/');
 }
 
-/** Loads the histories below `dir` (recursively), skipping `exclude` folders. */
-export function loadHistories(dir: string, exclude: readonly string[] = []): CorpusHistory[] {
-  return historyFiles(dir)
-    .filter((file) => !exclude.some((ex) => file.startsWith(ex + sep)))
-    .map((file) => ({ name: corpusName(file), file, history: historyFromJSON(JSON.parse(readFileSync(file, 'utf8'))) }));
+/** Loads the histories below `dir` (recursively), skipping folders named in `skipDirs`. */
+export function loadHistories(dir: string, skipDirs: readonly string[] = []): CorpusHistory[] {
+  return findHistoryFiles(dir, skipDirs).map((file) => ({ name: corpusName(file), file, history: historyFromJSON(JSON.parse(readFileSync(file, 'utf8'))) }));
 }
 
 /** The histories every later workflow version must replay: the whole corpus except mutated/. */
 export function corpusHistories(): CorpusHistory[] {
-  return loadHistories(historiesDir, [mutatedHistoriesDir]);
+  return loadHistories(historiesDir, ['mutated']);
 }
 
 /** sha256 of a file, hex. */

@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { corpusName, historiesDir, historyFiles, parseManifest, readManifest, sha256File, type ManifestEntry } from '../support/histories';
+import { findHistoryFiles } from '../../testing/history-files';
+import { corpusName, historiesDir, parseManifest, readManifest, sha256File, type ManifestEntry } from '../support/histories';
 
 const repoRoot = join(__dirname, '..', '..');
 const manifest = readManifest();
@@ -23,7 +24,7 @@ function committedManifests(): { commit: string; entries: ManifestEntry[] }[] | 
 describe('the replay corpus is append-only', () => {
   it('has a manifest entry for every history file, and a file for every entry', () => {
     const listed = new Set(manifest.map((e) => e.name));
-    const files = historyFiles(historiesDir).map(corpusName);
+    const files = findHistoryFiles(historiesDir).map(corpusName);
     expect(files.filter((f) => !listed.has(f))).toEqual([]);
     expect([...listed].filter((f) => !files.includes(f))).toEqual([]);
     expect(manifest.length).toBe(listed.size);
