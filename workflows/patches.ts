@@ -29,3 +29,11 @@ export const pauseHoldsEveryCall = 'pause-holds-every-call';
  * the approval wait's CancelledFailure. Runs recorded before failed there.
  */
 export const cancelledTurnAnswersCalls = 'cancelled-turn-answers-calls';
+
+/**
+ * 0.3.0: Temporal's own cancel request ends a run exactly like a kill. A call waiting for
+ * approval (or an await waiting for answers) is answered as ended, and the turn's running calls
+ * are answered before the run closes. Runs recorded before closed at once, answering the running
+ * calls as "terminated before this call ran" (and their real outputs arrived after the end).
+ */
+export const cancellationEndsLikeKill = 'cancellation-ends-like-kill';

@@ -34,7 +34,7 @@ import { renderTemplate } from './render';
 import type { RunState } from './run-state';
 import { RunTerminated } from './run-terminated';
 import { rejection } from './failures';
-import { pauseHoldsEveryCall } from './patches';
+import { cancellationEndsLikeKill, pauseHoldsEveryCall } from './patches';
 
 const timeBudgetHint: RetryHint = { reason: 'timeout', message: 'the run time budget ran out while this call was running' };
 
@@ -324,7 +324,12 @@ export class RunLoop {
         else await condition(stop, timeoutMs);
       });
     } catch (err) {
-      if (isCancellation(err) && this.terminationRequested()) throw new RunTerminated();
+      if (isCancellation(err) && this.terminationRequested()) {
+        // Temporal's cancel ends the run like a kill: the wait ends unfulfilled and the run
+        // closes at its next safe point, after the turn's other calls are answered.
+        if (patched(cancellationEndsLikeKill)) return done();
+        throw new RunTerminated();
+      }
       throw err;
     }
     return done();
