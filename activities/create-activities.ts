@@ -3,6 +3,7 @@ import {
   describeIssues,
   jsonByteLength,
   reservedActivityNames,
+  sessionStateMaxBytes,
   toolActivityInputSchema,
   toolActivityType,
   type JsonValue,
@@ -85,6 +86,20 @@ function toolActivity(tool: ToolImplementation): ToolActivity {
         throw ApplicationFailure.nonRetryable(
           `${definition.name} returned a result that does not match its output schema: ${describeIssues(checked.error)}`,
           'invalid_result',
+        );
+      }
+    }
+    if (Object.keys(changes).length) {
+      const next: Record<string, JsonValue> = { ...sessionState };
+      for (const [key, value] of Object.entries(changes)) {
+        if (value === null) delete next[key];
+        else next[key] = value;
+      }
+      const bytes = jsonByteLength(next);
+      if (bytes > sessionStateMaxBytes) {
+        throw ApplicationFailure.nonRetryable(
+          `${definition.name} would grow the session state to ${bytes} bytes, over its ${sessionStateMaxBytes}-byte limit; keep large data outside the run and store a reference`,
+          'session_state_too_large',
         );
       }
     }

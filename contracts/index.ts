@@ -1,4 +1,4 @@
-export { jsonValueSchema, jsonObjectSchema, jsonByteLength, describeIssues, type JsonValue, type JsonObject } from './json';
+export { jsonValueSchema, jsonObjectSchema, jsonByteLength, describeIssues, sessionStateMaxBytes, type JsonValue, type JsonObject } from './json';
 export {
   retryReasonSchema,
   retryHintSchema,

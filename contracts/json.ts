@@ -81,3 +81,9 @@ export const inputIdSchema = z
   .string()
   .min(1)
   .refine((text) => isWellFormedText(text), { message: 'must be well-formed Unicode text (it has a lone surrogate)' });
+
+/**
+ * Upper bound of a run's session state in JSON bytes. It travels with every tool call and
+ * across continue-as-new, so a tool that would grow it past this fails instead.
+ */
+export const sessionStateMaxBytes = 256 * 1024;

@@ -37,3 +37,10 @@ export const cancelledTurnAnswersCalls = 'cancelled-turn-answers-calls';
  * calls as "terminated before this call ran" (and their real outputs arrived after the end).
  */
 export const cancellationEndsLikeKill = 'cancellation-ends-like-kill';
+
+/**
+ * 0.3.0: a run whose carried state would pass the byte bound even fully compacted does not
+ * continue as new (Temporal would refuse the payload and end the run); it goes on in its
+ * execution. Runs recorded before continued as new with the uncompacted state.
+ */
+export const boundedCarriedState = 'bounded-carried-state';

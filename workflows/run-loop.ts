@@ -21,6 +21,7 @@ import {
   type RunResult,
   type ToolCall,
   type ToolOutput,
+  jsonByteLength,
 } from '../contracts';
 import type { HookAction, HookEvent } from './agent-hooks';
 import { recordAgentState } from './agent-state';
@@ -31,10 +32,10 @@ import { workflowNowMs } from './clock';
 import { closedOutput } from './outputs';
 import type { Planner, PlannerContext } from './planner';
 import { renderTemplate } from './render';
-import type { RunState } from './run-state';
+import { carriedInputMaxBytes, type RunState } from './run-state';
 import { RunTerminated } from './run-terminated';
 import { rejection } from './failures';
-import { cancellationEndsLikeKill, pauseHoldsEveryCall } from './patches';
+import { boundedCarriedState, cancellationEndsLikeKill, pauseHoldsEveryCall } from './patches';
 
 const timeBudgetHint: RetryHint = { reason: 'timeout', message: 'the run time budget ran out while this call was running' };
 
@@ -55,6 +56,8 @@ export class RunLoop {
   private readonly calls: CallRunner;
   /** Set when the run is about to continue as new: long polls answer so handlers can finish. */
   closing = false;
+  /** Set once this execution found its state too large to carry (reported once). */
+  private carryRefused = false;
 
   constructor(
     readonly state: RunState,
@@ -415,12 +418,31 @@ export class RunLoop {
     throw rejection(message, errorType);
   }
 
-  /** Continues as new at this turn boundary, carrying compacted state; invisible to clients. */
-  private async continueAsNew(): Promise<never> {
+  /**
+   * Continues as new at this turn boundary, carrying compacted state within a byte bound;
+   * invisible to clients. When even the most compacted state passes the bound (the session or
+   * planner state alone is too large), the run goes on in this execution and says so once.
+   */
+  private async continueAsNew(): Promise<void> {
     const { state } = this;
+    const next = state.continuedInput();
+    let input = next.input;
+    if (input === undefined) {
+      if (patched(boundedCarriedState)) {
+        if (!this.carryRefused) {
+          this.carryRefused = true;
+          state.emit({
+            type: 'note',
+            turn: state.turn,
+            note: { text: `not continued as new: the carried state would be ${next.bytes} bytes, over the ${carriedInputMaxBytes}-byte bound (session state ${jsonByteLength(state.sessionState)} bytes, planner state ${jsonByteLength(state.plannerState)} bytes); the run goes on in this execution` },
+          });
+        }
+        return;
+      }
+      input = { ...state.input, continued: state.toCarried() };
+    }
     this.closing = true;
     await condition(allHandlersFinished);
-    const next: RunInput = { ...state.input, continued: state.toCarried() };
-    return continueAsNew<(input: RunInput) => Promise<RunResult>>(next);
+    return continueAsNew<(input: RunInput) => Promise<RunResult>>(input);
   }
 }

@@ -11,6 +11,7 @@ import {
   type Message,
   type ParsedRunInput,
   type RunEventDraft,
+  type RunInput,
   type RunPolicy,
   type RunResult,
   type RunStatus,
@@ -30,34 +31,73 @@ import { RunControl } from './run-control';
 
 const terminal: readonly RunStatus[] = ['completed', 'failed', 'terminated'];
 
-/** Turns whose tool results are kept whole when a run continues as new; older ones are compacted. */
-const keptTurns = 20;
-/** Tool outputs (most recent) carried across continue-as-new. */
-const carriedOutputs = 300;
-/** JSON bytes of transcript carried across continue-as-new; older messages beyond it are dropped. */
-const carriedTranscriptBytes = 192 * 1024;
+/**
+ * Upper bound of the input a run carries into its next execution, in JSON bytes. Temporal
+ * refuses payloads over 2 MB (and the run with them); this leaves room for encoding overhead.
+ */
+export const carriedInputMaxBytes = 1024 * 1024;
+
+/** How much a run carries across continue-as-new; later levels are tried when earlier ones pass the bound. */
+export interface CarryLevel {
+  /** Turns whose tool results are kept whole (the last turn's feed the next planner turn); older ones are compacted. */
+  readonly keptTurns: number;
+  /** Tool outputs (most recent) carried. */
+  readonly outputs: number;
+  /** Events carried (the newest), so followers see one gap-free sequence. */
+  readonly events: number;
+  /** JSON bytes of transcript carried; older messages beyond it are dropped. */
+  readonly transcriptBytes: number;
+  /** Characters of text kept per message (tool results, replies); the rest is cut. */
+  readonly messageChars: number;
+}
+
+export const carryLevels: readonly CarryLevel[] = [
+  { keptTurns: 20, outputs: 300, events: 500, transcriptBytes: 192 * 1024, messageChars: Number.POSITIVE_INFINITY },
+  { keptTurns: 4, outputs: 100, events: 200, transcriptBytes: 128 * 1024, messageChars: 16 * 1024 },
+  { keptTurns: 1, outputs: 30, events: 50, transcriptBytes: 64 * 1024, messageChars: 4 * 1024 },
+  { keptTurns: 0, outputs: 30, events: 20, transcriptBytes: 48 * 1024, messageChars: 1024 },
+];
+
+/**
+ * Stands in for the conversation in a continued run's input: the conversation travels in the
+ * carried state only (the schema needs one message, and older workers read the carried state).
+ */
+const carriedConversationPlaceholder = { role: 'user', content: '[the conversation continues in the carried state]' } as const;
+
+/** A message whose text passes `maxChars`, cut there with a note of how much was cut. */
+function truncateMessage(message: Message, maxChars: number): Message {
+  const content = message.content;
+  if (content === undefined || content.length <= maxChars) return message;
+  return { ...message, content: `${content.slice(0, maxChars)}…[${content.length - maxChars} more characters compacted away]` };
+}
 
 /**
  * The transcript bounded for carrying: the opening messages (the task), a note of what was
- * dropped, and the newest messages that fit. The cut never separates tool results from the
- * assistant message that opened their calls.
+ * dropped, and the newest messages that fit, each message's text cut at `maxMessageChars`
+ * (so the newest turn survives even when its results are large). The cut never separates
+ * tool results from the assistant message that opened their calls.
  */
-export function compactTranscript(messages: readonly Message[], maxBytes: number): { messages: Message[]; dropped: number } {
-  if (jsonByteLength(messages) <= maxBytes) return { messages: [...messages], dropped: 0 };
-  const firstReply = messages.findIndex((m) => m.role === 'assistant');
-  const head = firstReply < 0 ? [] : messages.slice(0, firstReply);
+export function compactTranscript(
+  messages: readonly Message[],
+  maxBytes: number,
+  maxMessageChars = Number.POSITIVE_INFINITY,
+): { messages: Message[]; dropped: number } {
+  const all = Number.isFinite(maxMessageChars) ? messages.map((m) => truncateMessage(m, maxMessageChars)) : messages;
+  if (jsonByteLength(all) <= maxBytes) return { messages: [...all], dropped: 0 };
+  const firstReply = all.findIndex((m) => m.role === 'assistant');
+  const head = firstReply < 0 ? [] : all.slice(0, firstReply);
   let budget = maxBytes - jsonByteLength(head) - 200;
-  let start = messages.length;
+  let start = all.length;
   while (start > head.length) {
-    const size = jsonByteLength(messages[start - 1]);
+    const size = jsonByteLength(all[start - 1]);
     if (size > budget) break;
     budget -= size;
     start -= 1;
   }
-  while (start < messages.length && messages[start]?.role === 'tool') start += 1;
+  while (start < all.length && all[start]?.role === 'tool') start += 1;
   const dropped = start - head.length;
   const note: Message = { role: 'system', content: `[${dropped} earlier messages of this long run were compacted away]` };
-  return { messages: [...head, note, ...messages.slice(start)], dropped };
+  return { messages: [...head, note, ...all.slice(start)], dropped };
 }
 
 /**
@@ -308,13 +348,30 @@ export class RunState {
   }
 
   /**
+   * The input of the next execution, within `maxBytes`: the run's input without its
+   * conversation and session state (the carried state has them), and the carried state at the
+   * first level of {@link carryLevels} that fits. Undefined when even the smallest does not fit
+   * (the session or planner state alone is too large).
+   */
+  continuedInput(maxBytes = carriedInputMaxBytes): { input: RunInput | undefined; bytes: number } {
+    const { history: _history, messages: _messages, sessionState: _session, continued: _continued, ...rest } = this.input;
+    let bytes = 0;
+    for (const carry of carryLevels) {
+      const input: RunInput = { ...rest, messages: [carriedConversationPlaceholder], continued: this.toCarried(carry) };
+      bytes = jsonByteLength(input);
+      if (bytes <= maxBytes) return { input, bytes };
+    }
+    return { input: undefined, bytes };
+  }
+
+  /**
    * The state to carry into the next execution. Old turns' results are compacted: the
    * transcript keeps what the planner saw, outputs older than the last turns drop their result.
    */
-  toCarried(maxEvents = 500): CarriedRunState {
-    const oldest = this.turn - keptTurns;
-    const transcript = compactTranscript(this.messages, carriedTranscriptBytes);
-    const toolOutputs = this.toolOutputs.slice(-carriedOutputs).map((o) =>
+  toCarried(carry: CarryLevel = carryLevels[0]!): CarriedRunState {
+    const oldest = this.turn - carry.keptTurns;
+    const transcript = compactTranscript(this.messages, carry.transcriptBytes, carry.messageChars);
+    const toolOutputs = this.toolOutputs.slice(-carry.outputs).map((o) =>
       o.turn >= oldest || o.result === undefined
         ? o
         : (({ result: _dropped, ...rest }) => ({ ...rest, resultOmitted: true, resultOmittedReason: 'compacted' as const }))(o),
@@ -341,7 +398,7 @@ export class RunState {
         nextInterventionId: this.control.peekNextId,
       },
       alwaysApproved: [...this.human.alwaysApproved],
-      events: this.log.tail(maxEvents),
+      events: this.log.tail(carry.events),
       nextSeq: this.log.lastSeq + 1,
       generation: this.generation + 1,
       transcriptEpoch: this.transcriptEpoch + (transcript.dropped > 0 ? 1 : 0),

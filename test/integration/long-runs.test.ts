@@ -2,6 +2,7 @@ import type { RunEvent } from '../../contracts';
 import type { ScriptStep } from '../../workflows/planners/scripted';
 import { callStep, finalStep, scriptedInput, type Observation } from '../support/scripts';
 import { agentSuite } from '../support/agent-suite';
+import { carriedInputMaxBytes } from '../../workflows/run-state';
 
 const suite = agentSuite('long-runs');
 
@@ -35,6 +36,33 @@ describe('runs of any length', () => {
     expect(outputs).toHaveLength(turns);
     expect(outputs.at(-1)).toMatchObject({ status: 'ok', result: { sum: turns } });
     expect(outputs[0]).toMatchObject({ status: 'ok', resultOmitted: true });
+  });
+
+  it('a run with maximal tool results continues as new within the payload bound and completes', async () => {
+    // Every turn: 16 parallel calls, each with a result just under the 64 KB workflow budget.
+    // Carried whole, five such turns pass Temporal's 2 MB payload limit and wedge the run.
+    const turn = callStep(...Array.from({ length: 16 }, () => ({ name: 'blob', args: { bytes: 60_000 } })));
+    const { workflowId } = await suite.agents.start(
+      scriptedInput([turn, turn, turn, turn, turn, finalStep('survived')], { policy: { maxToolCalls: 1_000, continueAsNewAfterEvents: 40 } }),
+    );
+    const seen: RunEvent[] = [];
+    for await (const event of suite.agents.follow(workflowId)) seen.push(event);
+    const result = await suite.agents.result(workflowId);
+    expect(result).toMatchObject({ status: 'completed', final: { text: 'survived' } });
+    expect(result.cost.toolCalls.used).toBe(80);
+    expect(seen.map((e) => e.seq)).toEqual(seen.map((_, i) => i + 1));
+
+    // Walk the chain of executions back from the last: each carried at most the bound.
+    const carried: number[] = [];
+    let runId: string | undefined = (await suite.env.client.workflow.getHandle(workflowId).describe()).runId;
+    while (runId) {
+      const history = await suite.env.client.workflow.getHandle(workflowId, runId).fetchHistory();
+      const next = history.events?.find((e) => e.workflowExecutionContinuedAsNewEventAttributes)?.workflowExecutionContinuedAsNewEventAttributes;
+      if (next) carried.push(next.input?.payloads?.[0]?.data?.length ?? 0);
+      runId = history.events?.[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId ?? undefined;
+    }
+    expect(carried.length).toBeGreaterThanOrEqual(4);
+    for (const bytes of carried) expect(bytes).toBeLessThanOrEqual(carriedInputMaxBytes);
   });
 
   it('a 5 MB tool result is omitted from workflow payloads with a marker the planner sees', async () => {

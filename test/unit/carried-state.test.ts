@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { carriedRunStateSchema, runInputSchema } from '../../contracts';
 import { scriptedAgent } from '../../examples/toolbox/agent';
-import { RunState } from '../../workflows/run-state';
+import { carriedInputMaxBytes, RunState } from '../../workflows/run-state';
+import { closedOutput } from '../../workflows/outputs';
 
 const fixture = JSON.parse(readFileSync(join(__dirname, '..', 'fixtures', 'carried-run-state.v1.json'), 'utf8')) as unknown;
 const input = runInputSchema.parse({ agent: 'scripted', messages: [{ role: 'user', content: 'hello' }] });
@@ -61,5 +62,65 @@ describe('transcript compaction', () => {
     expect(JSON.stringify(messages).length).toBeLessThanOrEqual(10_000);
     // Never starts with an orphaned tool result.
     expect(messages[2]?.role).toBe('assistant');
+  });
+});
+
+describe('the carried state is bounded in bytes', () => {
+  const result = 'r'.repeat(64 * 1024 - 20);
+  const requestIds = (turn: number) => Array.from({ length: 16 }, (_, i) => `call_${turn}_${i}`);
+  /** A run at its limits: 24 turns of 16 parallel calls, each with a result at the 64 KB budget. */
+  function maximalRun(sessionBytes = 1_000): RunState {
+    const state = new RunState(
+      runInputSchema.parse({ agent: 'scripted', messages: [{ role: 'user', content: 't'.repeat(50_000) }] }),
+      scriptedAgent,
+      carriedRunStateSchema.parse(fixture),
+    );
+    state.sessionState.notes = 's'.repeat(sessionBytes);
+    for (let turn = 1; turn <= 24; turn++) {
+      state.turn = turn;
+      const requests = state.planCalls(Array.from({ length: 16 }, (_, i) => ({ name: 'echo', args: { text: `a${i}`.repeat(500) } })));
+      const outputs = requests.map((r) => state.record({ ...closedOutput(r, 'cancelled', 'x'), status: 'ok', error: undefined, result, resultBytes: result.length + 2 }));
+      state.commit(outputs);
+    }
+    state.turn = 25;
+    return state;
+  }
+
+  it('a maximal run carries a compacted state within the bound, with its task and its newest messages', () => {
+    const state = maximalRun();
+    expect(JSON.stringify({ ...state.input, continued: state.toCarried() }).length).toBeGreaterThan(2 * 1024 * 1024);
+    const next = state.continuedInput();
+    expect(next.input).toBeDefined();
+    expect(next.bytes).toBeLessThanOrEqual(carriedInputMaxBytes);
+    expect(Buffer.byteLength(JSON.stringify(next.input))).toBe(next.bytes);
+    const carried = carriedRunStateSchema.parse(next.input?.continued);
+    // Nothing twice: the conversation and session state travel in the carried state only.
+    expect(next.input?.messages).toHaveLength(1);
+    expect(JSON.stringify(next.input?.messages).length).toBeLessThan(200);
+    expect(next.input?.sessionState).toBeUndefined();
+    expect(carried.sessionState).toEqual(state.sessionState);
+    expect(carried.messages[0]).toEqual(state.messages[0]);
+    // The newest turn is there, every call answered (results cut to fit).
+    const lastTurn = carried.messages.slice(carried.messages.map((m) => m.role).lastIndexOf('assistant'));
+    expect(lastTurn[0]).toEqual(state.messages.at(-17));
+    expect(lastTurn.slice(1).map((m) => (m.role === 'tool' ? m.toolCallId : m.role))).toEqual(requestIds(24));
+    expect(lastTurn[1]?.content).toContain('more characters compacted away');
+    expect(carried.nextSeq).toBe(state.log.lastSeq + 1);
+    // The restored run continues with the same turn and call ids.
+    const restored = new RunState(runInputSchema.parse(next.input), scriptedAgent, carried);
+    expect(restored.turn).toBe(25);
+    expect(restored.hasPlannedCall('call_24_15')).toBe(true);
+  });
+
+  it('a small run carries everything of its last turns', () => {
+    const state = new RunState(input, scriptedAgent, carriedRunStateSchema.parse(fixture));
+    const next = state.continuedInput();
+    expect(carriedRunStateSchema.parse(next.input?.continued)).toEqual(carriedRunStateSchema.parse(JSON.parse(JSON.stringify(state.toCarried()))));
+  });
+
+  it('a session state too large to carry is refused, with its size', () => {
+    const next = maximalRun(carriedInputMaxBytes).continuedInput();
+    expect(next.input).toBeUndefined();
+    expect(next.bytes).toBeGreaterThan(carriedInputMaxBytes);
   });
 });

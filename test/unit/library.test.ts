@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:net';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { z } from 'zod';
 import { createActivities } from '../../activities';
+import { sessionStateMaxBytes } from '../../contracts';
 import { createAgentRegistry, createScriptedPlanner, defineAgent, defineTool, type ToolDefinition } from 'durable-agents/workflow';
 import { implementTool } from 'durable-agents/worker';
 import { devServerPort, PortInUseError, startDevServer, withoutPortFlag } from 'durable-agents/testing';
@@ -51,6 +52,20 @@ describe('createActivities: one activity per agent tool', () => {
     const env = new MockActivityEnvironment();
     await expect(env.run(activities['a/lookup']!, input('a', { key: 'k' }))).resolves.toMatchObject({ result: 'a' });
     await expect(env.run(activities['b/lookup']!, input('b', { id: 1 }))).resolves.toMatchObject({ result: 'b' });
+  });
+
+  it('a tool that would grow the session state past its limit fails, naming the sizes', async () => {
+    const grow = implementTool(note, (_args, ctx) => {
+      ctx.session.set('big', 'x'.repeat(sessionStateMaxBytes));
+      return null;
+    });
+    const activities = createActivities({ agents: [agent('a', [note])], tools: [grow] });
+    const input = { runId: 'r', agent: 'a', idempotencyKey: 'w/c', resultByteBudget: 10_000, sessionState: { small: 1 }, request: { toolCallId: 'c', name: 'note', args: {}, turn: 0 } };
+    await expect(new MockActivityEnvironment().run(activities['a/note']!, input)).rejects.toMatchObject({
+      type: 'session_state_too_large',
+      nonRetryable: true,
+      message: expect.stringContaining(`over its ${sessionStateMaxBytes}-byte limit`),
+    });
   });
 
   it('refuses an agent whose tool has no implementation, naming both', () => {
