@@ -354,7 +354,10 @@ export class RunState {
    * (the session or planner state alone is too large).
    */
   continuedInput(maxBytes = carriedInputMaxBytes): { input: RunInput | undefined; bytes: number } {
-    const { history: _history, messages: _messages, sessionState: _session, continued: _continued, ...rest } = this.input;
+    const rest: RunInput = { ...this.input };
+    delete rest.history;
+    delete rest.sessionState;
+    delete rest.continued;
     let bytes = 0;
     for (const carry of carryLevels) {
       const input: RunInput = { ...rest, messages: [carriedConversationPlaceholder], continued: this.toCarried(carry) };
