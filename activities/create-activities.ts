@@ -1,4 +1,4 @@
-import { activityInfo, ApplicationFailure, cancellationSignal, heartbeat } from '@temporalio/activity';
+import { activityInfo, ApplicationFailure, CancelledFailure, cancellationSignal, heartbeat } from '@temporalio/activity';
 import {
   describeIssues,
   jsonByteLength,
@@ -14,6 +14,17 @@ import { ToolFailure, type ToolContext, type ToolImplementation } from './tool-i
 
 /** Characters of a result kept as a preview when the result itself is omitted. */
 export const resultPreviewChars = 512;
+
+/**
+ * How often a running tool heartbeats on its own (repeating the tool's last details), so a
+ * cancellation reaches every tool, also one that never heartbeats itself. The worker's
+ * heartbeat throttle decides how often the server hears it (see DurableAgentsPlugin).
+ */
+export const toolKeepAliveMs = 500;
+
+function isAbortError(err: unknown): boolean {
+  return err instanceof Error && err.name === 'AbortError';
+}
 
 /** The part of an agent definition the worker needs to register its tools. */
 export interface AgentTools {
@@ -72,13 +83,25 @@ function toolActivity(tool: ToolImplementation): ToolActivity {
         },
       },
       signal: cancellationSignal(),
-      heartbeat: (details) => heartbeat(details),
+      heartbeat: (details) => {
+        lastDetails = details;
+        heartbeat(details);
+      },
     };
+    let lastDetails: JsonValue | undefined;
+    const keepAlive = setInterval(() => heartbeat(lastDetails), toolKeepAliveMs);
     let result: JsonValue;
     try {
       result = (await tool.execute(args.data, ctx)) ?? null;
     } catch (err) {
+      // A tool that stops because it was cancelled ends as cancelled, whatever it threw: the
+      // run then knows it stopped (the workflow waits for this before answering the call).
+      if (cancellationSignal().aborted && !(err instanceof CancelledFailure) && !isAbortError(err)) {
+        throw new CancelledFailure(`${definition.name} stopped after cancellation: ${err instanceof Error ? err.message : String(err)}`);
+      }
       throw toApplicationFailure(err);
+    } finally {
+      clearInterval(keepAlive);
     }
     if (definition.output) {
       const checked = definition.output.safeParse(result);

@@ -24,6 +24,9 @@ export interface DurableAgentsPluginOptions {
   readonly runtime?: ActivityDependencies['runtime'];
 }
 
+/** Heartbeat throttle of workers serving agents (unless the worker options set one). */
+export const toolHeartbeatThrottle = '1s';
+
 /**
  * The module every durable-agents bundle must import as `durable-agents/workflow`: this
  * package's own copy, so a bundle never mixes two copies of the runtime.
@@ -92,7 +95,15 @@ export class DurableAgentsPlugin extends SimplePlugin {
   override configureWorker(options: WorkerOptions): WorkerOptions {
     const configured = super.configureWorker(options);
     const log = (message: string): void => console.warn(`durable-agents: ${message}`);
-    return { ...configured, sinks: { ...workerSinks(log), ...configured.sinks } };
+    return {
+      ...configured,
+      // Tools heartbeat on their own; the server hears it about once a second, so a kill or a
+      // spent time budget reaches a running tool within about a second (the run waits for the
+      // tool to stop before it answers the call as cancelled).
+      defaultHeartbeatThrottleInterval: configured.defaultHeartbeatThrottleInterval ?? toolHeartbeatThrottle,
+      maxHeartbeatThrottleInterval: configured.maxHeartbeatThrottleInterval ?? toolHeartbeatThrottle,
+      sinks: { ...workerSinks(log), ...configured.sinks },
+    };
   }
 
   override configureReplayWorker(options: ReplayWorkerOptions): ReplayWorkerOptions {

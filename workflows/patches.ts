@@ -44,3 +44,10 @@ export const cancellationEndsLikeKill = 'cancellation-ends-like-kill';
  * execution. Runs recorded before continued as new with the uncompacted state.
  */
 export const boundedCarriedState = 'bounded-carried-state';
+
+/**
+ * 0.3.0: a cancelled tool call (kill, cancel, spent time budget) is answered once the tool
+ * stopped (`WAIT_CANCELLATION_COMPLETED`), so a planner never retries a call whose side effect
+ * is still happening. Runs recorded before answered at once (`TRY_CANCEL`).
+ */
+export const toolsStopBeforeCancelled = 'tools-stop-before-cancelled';

@@ -1,8 +1,10 @@
 import {
+  ActivityCancellationType,
   ActivityFailure,
   ApplicationFailure,
   TimeoutFailure,
   isCancellation,
+  patched,
   proxyActivities,
 } from '@temporalio/workflow';
 import {
@@ -20,6 +22,7 @@ import {
 import { workflowNowMs } from './clock';
 import { errorOutput } from './outputs';
 import { runToolActivityType } from './tool-activity-type';
+import { toolsStopBeforeCancelled } from './patches';
 
 /** Run-level facts every tool activity receives. */
 export interface DispatchContext {
@@ -136,6 +139,8 @@ export async function executeCall(
   const { request, tool } = prepared;
   const activities = proxyActivities<Record<string, ToolActivity>>({
     startToCloseTimeout: tool.timeoutMs,
+    // "cancelled" means the tool stopped: the call is answered once the tool acknowledged.
+    cancellationType: patched(toolsStopBeforeCancelled) ? ActivityCancellationType.WAIT_CANCELLATION_COMPLETED : ActivityCancellationType.TRY_CANCEL,
     ...(tool.heartbeatTimeoutMs ? { heartbeatTimeout: tool.heartbeatTimeoutMs } : {}),
     activityId: `turn-${request.turn}/${request.toolCallId}`,
     summary: `turn ${request.turn}: ${request.name}`,

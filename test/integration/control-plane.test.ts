@@ -4,6 +4,7 @@ import type { JsonValue, RunEvent, RunResult, RunStatusReport } from '../../cont
 import { callStep, finalStep, scriptedInput, type Observation } from '../support/scripts';
 import { agentSuite } from '../support/agent-suite';
 import { waitFor } from '../support/wait';
+import { stoppedLingerCalls } from '../support/tools';
 
 const run = promisify(execFile);
 
@@ -194,6 +195,17 @@ describe('kill', () => {
     expect(resultsById.get('call_1_0')).toMatchObject({ status: 'cancelled' });
     const types = await historyEventTypes(workflowId);
     expect(types).toContain('activityTaskCancelRequestedEventAttributes');
+  });
+
+  it('a killed call is answered only once its tool stopped, also a tool that never heartbeats', async () => {
+    const { workflowId } = await suite.agents.start(scriptedInput([callStep({ name: 'linger', args: { stopMs: 1_500 } }), finalStep()], { agent: 'faulty' }));
+    await eventOf(workflowId, 'tool_call');
+    await suite.agents.kill(workflowId, { reason: 'stop it' });
+    const result = await suite.agents.result(workflowId);
+    expect(result.status).toBe('terminated');
+    // The run ended after the tool finished stopping, never while its side effect went on.
+    expect(stoppedLingerCalls.has('call_0_0')).toBe(true);
+    expect((await events(workflowId)).find((e) => e.type === 'tool_result')).toMatchObject({ toolCallId: 'call_0_0', status: 'cancelled' });
   });
 
   it('a kill while paused closes the planned calls', async () => {

@@ -17,11 +17,22 @@ export const shoutTool = defineTool({
   },
 });
 
+/**
+ * `linger`: runs until it is cancelled, never heartbeating itself, then takes `stopMs` to stop
+ * (a tool cleaning up after itself). The run must wait for it before answering the call.
+ */
+export const lingerTool = defineTool({
+  name: 'linger',
+  description: 'Run until cancelled, then take a while to stop.',
+  input: z.object({ stopMs: z.number().int().nonnegative() }),
+  timeoutMs: 600_000,
+});
+
 export const faultyAgent = defineAgent({
   ...scriptedAgent,
   name: 'faulty',
   description: 'The scripted agent with a before_tool hook that throws for the text "explode".',
-  tools: [...scriptedAgent.tools, shoutTool],
+  tools: [...scriptedAgent.tools, shoutTool, lingerTool],
   hooks: {
     before_tool: ({ call }) => {
       if ((call.args as { text?: unknown }).text === 'explode') throw new Error('hook bug');

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Client } from '@temporalio/client';
-import { createActivities, type ToolImplementation } from '../../activities';
+import type { ToolImplementation } from '../../activities';
+import { DurableAgentsPlugin } from '../../worker/plugin';
 import { AgentClient } from '../../client/agent-client';
 import { devServerSafetyArgs, searchAttributeArgs } from '../../worker/dev-server';
 import { buildTestBundle } from './test-bundle';
@@ -55,7 +56,8 @@ export async function createTestWorker(env: TestWorkflowEnvironment, taskQueue: 
     namespace: env.namespace ?? 'default',
     taskQueue,
     workflowBundle: await workflowBundleOption(),
-    activities: createActivities({ agents: testAgents, tools }),
+    // The plugin a user's worker gets (no model endpoint: LLM suites start their own workers).
+    plugins: [new DurableAgentsPlugin({ agents: testAgents, tools, runtime: {} })],
   });
 }
 

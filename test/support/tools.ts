@@ -1,8 +1,12 @@
 /** Implementations of the test agents' tools (worker side; see ./agents for the definitions). */
 import { implementTool, type ToolImplementation } from 'durable-agents/worker';
-import { shoutTool } from './faulty-agent';
+import { setTimeout as delay } from 'node:timers/promises';
+import { lingerTool, shoutTool } from './faulty-agent';
 import { MemorySideEffectSink, toolboxImplementations, type SideEffectSink } from '../../examples/toolbox/tools';
 import { watchlistImplementations } from '../../examples/watchlist/tools';
+
+/** Ids of `linger` calls that finished stopping after their cancellation (in-process workers). */
+export const stoppedLingerCalls = new Set<string>();
 
 /** Worker-side dependencies of the test agents' tools. */
 export interface AgentToolDependencies {
@@ -15,5 +19,11 @@ export function allToolImplementations(deps: AgentToolDependencies = {}): ToolIm
     ...toolboxImplementations(deps.sideEffects ?? new MemorySideEffectSink()),
     ...watchlistImplementations(),
     implementTool(shoutTool, ({ text }) => text.toUpperCase()),
+    implementTool(lingerTool, async ({ stopMs }, ctx) => {
+      await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve, { once: true }));
+      await delay(stopMs);
+      stoppedLingerCalls.add(ctx.toolCallId);
+      throw new Error('stopped');
+    }),
   ];
 }
