@@ -15,7 +15,7 @@ export const statusQuery = defineQuery<RunStatusReport>('status');
  * Conversation messages `[from, to)` of the run (to defaults to the end). Activities use it to
  * rebuild a transcript they do not have cached; queries add nothing to history.
  */
-export const transcriptQuery = defineQuery<{ messages: Message[]; total: number }, [unknown?]>('transcript');
+export const transcriptQuery = defineQuery<{ messages: Message[]; total: number; next?: number }, [unknown?]>('transcript');
 
 /** Events with seq greater than `afterSeq` (at most `limit`). Args: `{ afterSeq?, limit? }`. */
 export const eventsQuery = defineQuery<EventPage, [unknown?]>('events');

@@ -1,5 +1,23 @@
-import type { EventPage, RunEvent, RunEventDraft, RunStatus } from '../contracts';
+import { jsonByteLength, type EventPage, type RunEvent, type RunEventDraft, type RunStatus } from '../contracts';
 import { workflowNowIso } from './clock';
+
+/**
+ * JSON bytes of one page of events or messages a query or update answers: well under gRPC's
+ * 4 MB message limit. A page holds at least one item, whatever its size.
+ */
+export const pageMaxBytes = 1024 * 1024;
+
+/** The longest prefix of `items` within `maxBytes` (at least one item). */
+export function withinBytes<T>(items: readonly T[], maxBytes = pageMaxBytes): T[] {
+  let bytes = 0;
+  let count = 0;
+  for (const item of items) {
+    bytes += jsonByteLength(item) + 1;
+    if (count > 0 && bytes > maxBytes) break;
+    count += 1;
+  }
+  return items.slice(0, count);
+}
 
 /** The seq-numbered event log of a run, read by the events query. */
 export class EventLog {
@@ -33,10 +51,10 @@ export class EventLog {
     return this.nextSeq - 1;
   }
 
-  /** Up to `limit` events with seq > afterSeq. */
+  /** Up to `limit` events with seq > afterSeq, within {@link pageMaxBytes}; read on from `nextAfterSeq`. */
   page(afterSeq: number, limit: number, status: RunStatus): EventPage {
     const start = this.events.findIndex((e) => e.seq > afterSeq);
-    const events = start < 0 ? [] : this.events.slice(start, start + limit);
+    const events = start < 0 ? [] : withinBytes(this.events.slice(start, start + limit));
     const last = events[events.length - 1];
     const first = events[0];
     const gap = first !== undefined && first.seq > afterSeq + 1;

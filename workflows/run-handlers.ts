@@ -36,6 +36,7 @@ import {
   type ParsedIntervention,
 } from '../contracts';
 import { z } from 'zod';
+import { withinBytes } from './event-log';
 import type { RunLoop } from './run-loop';
 import type { RunState } from './run-state';
 import { rejection } from './failures';
@@ -222,7 +223,9 @@ export function registerRunHandlers(loop: RunLoop): void {
   setHandler(transcriptQuery, (args) => {
     const parsed = transcriptArgsSchema.safeParse(args ?? {});
     if (!parsed.success) throw new Error(`invalid transcript query arguments: ${describeIssues(parsed.error)}`);
-    return { messages: run.messages.slice(parsed.data.from, parsed.data.to), total: run.messages.length };
+    // Paged by bytes as well: read on from `next` (a page may hold fewer messages than asked).
+    const messages = withinBytes(run.messages.slice(parsed.data.from, parsed.data.to));
+    return { messages, total: run.messages.length, next: parsed.data.from + messages.length };
   });
 
   setHandler(pauseSignal, (payload) =>

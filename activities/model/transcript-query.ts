@@ -6,7 +6,7 @@ import { describeIssues, messageSchema, transcriptQuery, type Message } from '..
 /** Reads messages `[from, to)` of a run. */
 export type TranscriptFetcher = (run: { workflowId: string; runId: string }, from: number, to: number) => Promise<Message[]>;
 
-const pageSchema = z.object({ messages: z.array(messageSchema), total: z.number().int().nonnegative() });
+const pageSchema = z.object({ messages: z.array(messageSchema), total: z.number().int().nonnegative(), next: z.number().int().nonnegative().optional() });
 
 /**
  * A fetcher over the run's `transcript` query, page by page so no answer grows past gRPC
@@ -20,12 +20,19 @@ export function queryTranscriptFetcher(client: () => Client = getClient, pageSiz
     const messages: Message[] = [];
     try {
       const handle = client().workflow.getHandle(workflowId, runId);
-      for (let start = from; start < to; start += pageSize) {
+      for (let start = from; start < to; ) {
         const end = Math.min(to, start + pageSize);
         const page = pageSchema.safeParse(await handle.query(transcriptQuery, { from: start, to: end }));
         if (!page.success) throw new Error(`the transcript query answered an invalid page: ${describeIssues(page.error)}`);
         messages.push(...page.data.messages);
-        if (page.data.messages.length < end - start) break;
+        // Pages are bounded in bytes too: a short page with `next` means "read on from there".
+        if (page.data.messages.length === 0 || page.data.next === undefined) {
+          if (page.data.messages.length < end - start) break;
+          start = end;
+        } else {
+          start = page.data.next;
+          if (start >= page.data.total) break;
+        }
       }
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);

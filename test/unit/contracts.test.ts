@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineTool, jsonByteLength, jsonValueSchema, planResultSchema, runInputSchema } from '../../contracts';
 import { toolResultMessage } from '../../workflows/conversation';
-import { EventLog } from '../../workflows/event-log';
+import { EventLog, pageMaxBytes } from '../../workflows/event-log';
 
 describe('contracts', () => {
   it('run input applies defaults and requires a message', () => {
@@ -64,6 +64,23 @@ describe('event log', () => {
     expect(page.events.map((e) => e.seq)).toEqual([3, 4]);
     expect(page.nextAfterSeq).toBe(4);
     expect(log.page(5, 10, 'running')).toMatchObject({ events: [], nextAfterSeq: 5 });
+  });
+
+  it('pages by bytes too, so no answer nears gRPC\'s 4 MB limit; every event is reachable', () => {
+    const log = new EventLog();
+    for (let i = 0; i < 12; i++) log.append({ type: 'signal_rejected', signal: 's', reason: 'r'.repeat(400_000) });
+    const seen: number[] = [];
+    for (let after = 0; ; ) {
+      const page = log.page(after, 1000, 'running');
+      if (page.events.length === 0) break;
+      expect(jsonByteLength(page)).toBeLessThan(pageMaxBytes + 1024);
+      seen.push(...page.events.map((e) => e.seq));
+      after = page.nextAfterSeq;
+    }
+    expect(seen).toEqual(Array.from({ length: 12 }, (_, i) => i + 1));
+    // One event larger than a page still comes, alone.
+    log.append({ type: 'signal_rejected', signal: 's', reason: 'r'.repeat(pageMaxBytes + 10) });
+    expect(log.page(12, 10, 'running').events.map((e) => e.seq)).toEqual([13]);
   });
 });
 

@@ -139,3 +139,28 @@ describe('conversationFor', () => {
     expect((err as ApplicationFailure).type).toBe('model_transcript_mismatch');
   });
 });
+
+describe('the transcript query fetcher', () => {
+  it('reads a transcript whose pages are cut by bytes, every message once and in order', async () => {
+    const { queryTranscriptFetcher } = jest.requireActual<typeof import('../../activities/model/transcript-query')>('../../activities/model/transcript-query');
+    const { withinBytes } = jest.requireActual<typeof import('../../workflows/event-log')>('../../workflows/event-log');
+    const transcript = Array.from({ length: 30 }, (_, i) => ({ role: 'user' as const, content: `${i}:${'m'.repeat(200_000)}` }));
+    const queried: [number, number][] = [];
+    const client = {
+      workflow: {
+        getHandle: () => ({
+          // The workflow's transcript handler: a slice, cut at the page byte bound.
+          query: async (_query: unknown, args: { from: number; to: number }) => {
+            queried.push([args.from, args.to]);
+            const messages = withinBytes(transcript.slice(args.from, args.to));
+            return { messages, total: transcript.length, next: args.from + messages.length };
+          },
+        }),
+      },
+    };
+    const fetch = queryTranscriptFetcher(() => client as never, 200);
+    const messages = await fetch({ workflowId: 'w', runId: 'r' }, 0, 30);
+    expect(messages.map((m) => m.content.split(':')[0])).toEqual(transcript.map((_, i) => String(i)));
+    expect(queried.length).toBeGreaterThan(1);
+  });
+});
