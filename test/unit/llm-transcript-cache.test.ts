@@ -160,7 +160,7 @@ describe('the transcript query fetcher', () => {
     };
     const fetch = queryTranscriptFetcher(() => client as never, 200);
     const messages = await fetch({ workflowId: 'w', runId: 'r' }, 0, 30);
-    expect(messages.map((m) => m.content.split(':')[0])).toEqual(transcript.map((_, i) => String(i)));
+    expect(messages.map((m) => m.content?.split(':')[0])).toEqual(transcript.map((_, i) => String(i)));
     expect(queried.length).toBeGreaterThan(1);
   });
 });
