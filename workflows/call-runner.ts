@@ -72,7 +72,7 @@ export class CallRunner {
     }
     let prepared = prepareCall(state.agent.tools, request);
     // Only calls that are ready to run (valid, not blocked) are presented for confirmation.
-    if (prepared.type === 'dispatch' && this.needsConfirmation(prepared.tool, prepared.request)) {
+    if (prepared.type === 'dispatch' && this.needsConfirmation(prepared.tool, prepared.args)) {
       // The turn was cancelled (time budget) before this call's turn came: no approval can matter now.
       if (CancellationScope.current().consideredCancelled && patched(cancelledTurnAnswersCalls)) {
         return state.record(closedOutput(request, 'cancelled', 'not run: its turn was cancelled before this call was dispatched', cancelHint()));
@@ -125,14 +125,14 @@ export class CallRunner {
     return { type: 'run', request: current };
   }
 
-  private needsConfirmation(tool: ToolDefinition, request: ToolRequest): boolean {
+  private needsConfirmation(tool: ToolDefinition, args: unknown): boolean {
     const policy = this.state.input.confirmation;
     if (policy?.exempt?.includes(tool.name) || this.state.human.alwaysApproved.has(tool.name)) return false;
     if (policy?.all || policy?.tools?.includes(tool.name)) return true;
     const flag = tool.requiresConfirmation;
     if (typeof flag !== 'function') return flag;
     try {
-      return flag(request.args);
+      return flag(args);
     } catch (err) {
       // A bug in agent code: retrying the workflow task would fail the same way forever.
       const message = err instanceof Error ? err.message : String(err);

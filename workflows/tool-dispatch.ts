@@ -36,7 +36,7 @@ export interface DispatchContext {
 
 /** Outcome of checking a call before scheduling: dispatch it, or close it with an error now. */
 export type PreparedCall =
-  | { type: 'dispatch'; request: ToolRequest; tool: ToolDefinition }
+  | { type: 'dispatch'; request: ToolRequest; tool: ToolDefinition; /** The arguments as the tool's schema parsed them. */ args: unknown }
   | { type: 'refused'; output: ToolOutput };
 
 
@@ -92,8 +92,9 @@ export function prepareCall(tools: readonly ToolDefinition[], request: ToolReque
       ),
     };
   }
-  // Dispatch the parsed value so defaults and coercions in the schema apply.
-  return { type: 'dispatch', request: { ...request, args: parsed.data as JsonValue }, tool };
+  // Dispatch the arguments as the planner sent them: the worker parses them once, so defaults,
+  // coercions and transforms apply exactly once (a transform's output need not parse again).
+  return { type: 'dispatch', request, tool, args: parsed.data };
 }
 
 /** Maps a failed tool activity to the ToolOutput the planner sees. */

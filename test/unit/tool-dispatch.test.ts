@@ -1,14 +1,29 @@
 import { z } from 'zod';
 import { defineTool, type ToolRequest } from '../../contracts';
 import { prepareCall } from '../../workflows/tool-dispatch';
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { createActivities } from '../../activities';
+import { createScriptedPlanner, defineAgent } from 'durable-agents/workflow';
+import { implementTool } from 'durable-agents/worker';
 
 const tool = defineTool({ name: 'lookup', description: 'd', input: z.object({ id: z.number(), mode: z.enum(['a', 'b']).default('a') }) });
 const request = (name: string, args: unknown): ToolRequest => ({ toolCallId: 'c1', name, args: args as never, turn: 2 });
 
 describe('prepareCall', () => {
-  it('dispatches valid calls with schema defaults applied', () => {
+  it('dispatches valid calls as the planner sent them, with the parsed arguments beside them', () => {
     const prepared = prepareCall([tool], request('lookup', { id: 1 }));
-    expect(prepared).toMatchObject({ type: 'dispatch', request: { args: { id: 1, mode: 'a' } } });
+    expect(prepared).toMatchObject({ type: 'dispatch', request: { args: { id: 1 } }, args: { id: 1, mode: 'a' } });
+  });
+
+  it('a schema with a transform is parsed once, on the worker: the tool gets its output', async () => {
+    const tags = defineTool({ name: 'tags', description: 'd', input: z.object({ csv: z.string().transform((s) => s.split(',')), limit: z.number().default(2) }) });
+    const impl = implementTool(tags, ({ csv, limit }) => csv.slice(0, limit));
+    const agent = defineAgent({ name: 'a', description: 'a', tools: [tags], createPlanner: createScriptedPlanner });
+    const prepared = prepareCall([tags], request('tags', { csv: 'x,y,z' }));
+    if (prepared.type !== 'dispatch') throw new Error('expected dispatch');
+    const activity = createActivities({ agents: [agent], tools: [impl] })['a/tags']!;
+    const input = { runId: 'r', agent: 'a', idempotencyKey: 'w/c1', resultByteBudget: 10_000, sessionState: {}, request: JSON.parse(JSON.stringify(prepared.request)) };
+    await expect(new MockActivityEnvironment().run(activity, input)).resolves.toMatchObject({ result: ['x', 'y'] });
   });
 
   it('refuses an unknown tool with tool_unavailable and lists the tools', () => {
