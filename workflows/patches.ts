@@ -51,3 +51,9 @@ export const boundedCarriedState = 'bounded-carried-state';
  * is still happening. Runs recorded before answered at once (`TRY_CANCEL`).
  */
 export const toolsStopBeforeCancelled = 'tools-stop-before-cancelled';
+
+/**
+ * 0.3.0: an await turn counts toward the iteration cap, as a tool turn does; a planner that
+ * keeps awaiting reaches the cap and gets its Finalize turn. Runs recorded before did not count it.
+ */
+export const awaitTurnsCount = 'await-turns-count';

@@ -35,7 +35,7 @@ import { renderTemplate } from './render';
 import { carriedInputMaxBytes, type RunState } from './run-state';
 import { RunTerminated } from './run-terminated';
 import { rejection } from './failures';
-import { boundedCarriedState, cancellationEndsLikeKill, pauseHoldsEveryCall } from './patches';
+import { awaitTurnsCount, boundedCarriedState, cancellationEndsLikeKill, pauseHoldsEveryCall } from './patches';
 
 const timeBudgetHint: RetryHint = { reason: 'timeout', message: 'the run time budget ran out while this call was running' };
 
@@ -113,6 +113,9 @@ export class RunLoop {
         plan.type === 'await'
           ? await runAwait(state, { waitFor: (done, timeoutMs) => this.waitFor(done, timeoutMs), fail: (t, m) => this.fail(t, m) }, plan.await)
           : await this.runToolCalls(plan.calls, plan.text);
+      // An await is a planner turn like any other: it counts toward the iteration cap, so a
+      // planner that keeps asking cannot loop forever.
+      if (plan.type === 'await' && patched(awaitTurnsCount)) state.usage = { ...state.usage, iterations: state.usage.iterations + 1 };
       state.turn += 1;
       this.markBoundary();
       await this.checkpoint('task_boundary');

@@ -249,3 +249,16 @@ describe('await barriers', () => {
     expect(log.find((e) => e.type === 'run_terminated')).toMatchObject({ cancelledCalls: ['ask_1'] });
   });
 });
+
+describe('awaits and caps', () => {
+  it('an await turn counts toward the iteration cap: a planner that keeps asking gets its Finalize turn', async () => {
+    const ask: ScriptStep = { type: 'await', await: { items: [{ kind: 'clarification', id: 'city', question: 'Which city?', missingFields: ['city'] }] } };
+    const { workflowId } = await suite.agents.start(scriptedInput([ask, ask, ask, finalStep()], { policy: { maxIterations: 1 } }));
+    await waitFor('the first await', async () => ((await suite.agents.status(workflowId)).status === 'awaiting' ? true : undefined));
+    await suite.agents.answer(workflowId, { kind: 'clarification', itemId: 'city', answer: 'Paris', fields: { city: 'Paris' } });
+    const result = await suite.agents.result(workflowId);
+    expect(result).toMatchObject({ status: 'completed', finalizeReason: 'iteration_cap', iterations: 1 });
+    const { events } = await suite.agents.events(workflowId, 0, 1000);
+    expect(events.filter((e) => e.type === 'await_opened')).toHaveLength(1);
+  });
+});
