@@ -32,6 +32,11 @@ describe('budget', () => {
     expect(usage.consecutiveFailures).toBe(1);
   });
 
+  it('human rejections, operator drops and blocks are not tool failures', () => {
+    const usage = addToolOutputs({ ...emptyUsage(), consecutiveFailures: 2 }, [output('rejected'), output('rejected'), output('rejected')]);
+    expect(usage.consecutiveFailures).toBe(2);
+  });
+
   it('reports no cap for a fresh run', () => {
     expect(reachedCap(emptyUsage(), defaultRunPolicy, 0)).toBeUndefined();
   });
