@@ -17,15 +17,16 @@ export function emptyUsage(): Usage {
 /**
  * Folds one turn's tool outputs into usage: each call counts toward the tool cap (calls
  * refused by the cap itself excepted), failures extend the consecutive-failure streak in
- * call order and a success resets it.
+ * call order and a success resets it; rejections (human, operator, block) do neither.
  */
-export function addToolOutputs(usage: Usage, outputs: readonly ToolOutput[]): Usage {
+export function addToolOutputs(usage: Usage, outputs: readonly ToolOutput[], options: { rejectionsFail?: boolean } = {}): Usage {
   let { toolCalls, consecutiveFailures } = usage;
   for (const output of outputs) {
     if (output.error?.type === 'tool_cap') continue;
     toolCalls += 1;
     if (output.status === 'ok') consecutiveFailures = 0;
-    else if (output.status === 'error') consecutiveFailures += 1;
+    // A call a human rejected or an operator dropped or blocked did not fail: it was refused.
+    else if (output.status === 'error' && (output.error?.type !== 'rejected' || options.rejectionsFail)) consecutiveFailures += 1;
   }
   return { ...usage, toolCalls, consecutiveFailures, iterations: usage.iterations + 1 };
 }

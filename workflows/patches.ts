@@ -57,3 +57,9 @@ export const toolsStopBeforeCancelled = 'tools-stop-before-cancelled';
  * keeps awaiting reaches the cap and gets its Finalize turn. Runs recorded before did not count it.
  */
 export const awaitTurnsCount = 'await-turns-count';
+
+/**
+ * 0.3.0: calls a human rejected or an operator dropped or blocked do not count toward the
+ * consecutive-failure cap (they were refused, not failed). Runs recorded before counted them.
+ */
+export const rejectionsAreNotFailures = 'rejections-are-not-failures';

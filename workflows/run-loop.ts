@@ -35,7 +35,7 @@ import { renderTemplate } from './render';
 import { carriedInputMaxBytes, type RunState } from './run-state';
 import { RunTerminated } from './run-terminated';
 import { rejection } from './failures';
-import { awaitTurnsCount, boundedCarriedState, cancellationEndsLikeKill, pauseHoldsEveryCall } from './patches';
+import { awaitTurnsCount, boundedCarriedState, cancellationEndsLikeKill, pauseHoldsEveryCall, rejectionsAreNotFailures } from './patches';
 
 const timeBudgetHint: RetryHint = { reason: 'timeout', message: 'the run time budget ran out while this call was running' };
 
@@ -179,7 +179,9 @@ export class RunLoop {
     const requests = state.planCalls(calls, text);
     await this.checkpoint('after_llm', { point: 'after_llm', turn: state.turn, calls: requests });
     const outputs = await this.calls.runTurn(requests);
-    state.usage = addToolOutputs(state.usage, outputs);
+    // Runs recorded before `rejectionsAreNotFailures` counted rejections as failures.
+    const rejectionsFail = outputs.some((o) => o.error?.type === 'rejected') && !patched(rejectionsAreNotFailures);
+    state.usage = addToolOutputs(state.usage, outputs, { rejectionsFail });
     await this.checkpoint('after_tool', { point: 'after_tool', turn: state.turn, outputs });
     return outputs;
   }

@@ -2,7 +2,7 @@ import { WorkflowFailedError } from '@temporalio/client';
 import type { ApplicationFailure } from '@temporalio/common';
 import type { PendingInputs, RunEvent, RunResult } from '../../contracts';
 import type { ScriptStep } from '../../workflows/planners/scripted';
-import { addAapl, callStep, contextStep, finalStep, scriptedInput, type Observation, watchlistRun } from '../support/scripts';
+import { addAapl, callStep, contextStep, finalStep, observations, scriptedInput, type Observation, watchlistRun } from '../support/scripts';
 import { agentSuite } from '../support/agent-suite';
 import { waitFor } from '../support/wait';
 
@@ -261,4 +261,20 @@ describe('awaits and caps', () => {
     const { events } = await suite.agents.events(workflowId, 0, 1000);
     expect(events.filter((e) => e.type === 'await_opened')).toHaveLength(1);
   });
+
+  it('calls a human rejects do not count as tool failures toward the failure cap', async () => {
+    const echo = (text: string) => callStep({ name: 'echo', args: { text } });
+    const { workflowId } = await suite.agents.start(
+      scriptedInput([echo('one'), echo('two'), echo('three'), finalStep()], { confirmation: { tools: ['echo'] }, policy: { maxConsecutiveFailures: 2 } }),
+    );
+    for (const [id, decision] of [['call_0_0', 'reject'], ['call_1_0', 'reject'], ['call_2_0', 'approve']] as const) {
+      await waitFor(`approval of ${id}`, async () => ((await suite.agents.pendingInputs(workflowId)).approvals.some((a) => a.toolCallId === id) ? true : undefined));
+      await suite.agents.decide(workflowId, decision === 'reject' ? { decision, toolCallId: id, reason: 'no' } : { decision, toolCallId: id });
+    }
+    const result = await suite.agents.result(workflowId);
+    expect(result.finalizeReason).toBeUndefined();
+    expect(result.cost.consecutiveFailures.used).toBe(0);
+    expect(observations(result).map((o) => o.status)).toEqual(['error', 'error', 'ok']);
+  });
 });
+

@@ -33,8 +33,11 @@ describe('budget', () => {
   });
 
   it('human rejections, operator drops and blocks are not tool failures', () => {
-    const usage = addToolOutputs({ ...emptyUsage(), consecutiveFailures: 2 }, [output('rejected'), output('rejected'), output('rejected')]);
+    const usage = addToolOutputs({ ...emptyUsage(), consecutiveFailures: 2 }, [output('error', 'rejected'), output('error', 'rejected'), output('error', 'rejected')]);
     expect(usage.consecutiveFailures).toBe(2);
+    expect(usage.toolCalls).toBe(3);
+    // Runs recorded before 0.3.0 counted them (their histories replay that way).
+    expect(addToolOutputs(emptyUsage(), [output('error', 'rejected')], { rejectionsFail: true }).consecutiveFailures).toBe(1);
   });
 
   it('reports no cap for a fresh run', () => {
