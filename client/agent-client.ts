@@ -216,18 +216,50 @@ export class AgentClient {
    * Yields every event from `afterSeq` on, until the run ends. Reconnect by passing the last
    * seq seen. `mode: 'long-poll'` (default) waits on the waitForEvents update, so followers
    * do not spin; `mode: 'poll'` uses only queries, which add nothing to history.
+   *
+   * A rewind replaces the events after its turn under the same seqs (the log's epoch changes).
+   * The follower notices, calls `onRewind` with the first replaced seq, and goes on with the
+   * new events from there; events before it are the same in both epochs and are not repeated.
    */
-  async *follow(workflowId: string, options: { afterSeq?: number; pollMs?: number; mode?: 'long-poll' | 'poll' } = {}): AsyncGenerator<RunEvent> {
+  async *follow(
+    workflowId: string,
+    options: { afterSeq?: number; pollMs?: number; mode?: 'long-poll' | 'poll'; onRewind?: (rewind: { epoch: string; fromSeq: number }) => void } = {},
+  ): AsyncGenerator<RunEvent> {
     let afterSeq = options.afterSeq ?? 0;
     const longPoll = (options.mode ?? 'long-poll') === 'long-poll';
+    let epoch: string | undefined;
+    /** seq → time of the events yielded in this epoch: a rewound log differs from the first changed one. */
+    const yielded = new Map<number, string>();
     for (;;) {
       const page = await this.events(workflowId, afterSeq);
-      for (const event of page.events) yield event;
+      if (page.epoch !== undefined && epoch !== undefined && page.epoch !== epoch) {
+        const fromSeq = await this.firstReplacedSeq(workflowId, yielded, options.afterSeq ?? 0);
+        epoch = page.epoch;
+        for (const seq of [...yielded.keys()]) if (seq >= fromSeq) yielded.delete(seq);
+        options.onRewind?.({ epoch, fromSeq });
+        afterSeq = fromSeq - 1;
+        continue;
+      }
+      epoch ??= page.epoch;
+      for (const event of page.events) {
+        yielded.set(event.seq, event.at);
+        yield event;
+      }
       afterSeq = page.nextAfterSeq;
       if (page.events.length > 0) continue;
       if (terminalStatuses.has(page.status)) return;
       if (longPoll) await this.waitForEvents(workflowId, afterSeq);
       else await new Promise((r) => setTimeout(r, options.pollMs ?? 250));
+    }
+  }
+
+  /** The first seq at which the run's (rewound) log differs from the events a follower yielded. */
+  private async firstReplacedSeq(workflowId: string, yielded: ReadonlyMap<number, string>, from: number): Promise<number> {
+    for (let after = from; ; ) {
+      const page = await this.events(workflowId, after, 1000);
+      for (const event of page.events) if (yielded.get(event.seq) !== event.at) return event.seq;
+      if (page.events.length === 0) return after + 1;
+      after = page.nextAfterSeq;
     }
   }
 

@@ -56,5 +56,7 @@ export const carriedRunStateSchema = z.object({
    * state). Planners that count messages they already sent start over when it changes.
    */
   transcriptEpoch: z.number().int().nonnegative().default(0),
+  /** The run's log epoch (see eventPageSchema.epoch); absent in states written before 0.3.0. */
+  logEpoch: z.string().optional(),
 });
 export type CarriedRunState = z.infer<typeof carriedRunStateSchema>;

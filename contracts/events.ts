@@ -107,6 +107,12 @@ export const eventPageSchema = z.object({
    * as new carries only the newest events. Readers that fell that far behind see the gap.
    */
   missingBefore: z.number().int().positive().optional(),
+  /**
+   * The run's log epoch: the same across continue-as-new, new after a rewind (a reset starts a
+   * new run whose events after the rewind point replace the old ones under the same seqs).
+   * A follower that sees it change must re-sync (AgentClient.follow does).
+   */
+  epoch: z.string().optional(),
 });
 export type EventPage = z.infer<typeof eventPageSchema>;
 

@@ -20,7 +20,7 @@ import { reportUnknownAgent } from './bundle-sinks';
 import type { Planner } from './planner';
 import { registerRunHandlers } from './run-handlers';
 import { RunLoop } from './run-loop';
-import { RunState } from './run-state';
+import { logEpoch, RunState } from './run-state';
 import { rejection } from './failures';
 import { quoted } from '../contracts/safe-text';
 
@@ -63,7 +63,7 @@ async function runAgent(registry: AgentRegistry, rawInput: RunInput): Promise<Ru
     const message = err instanceof Error ? err.message : String(err);
     throw rejection(`invalid planner options for agent ${agent.name}: ${message}`, 'invalid_input');
   }
-  const state = new RunState(parsed.data, agent, carried);
+  const state = new RunState(parsed.data, agent, carried, logEpoch);
   if (workflowInfo().typedSearchAttributes.get(agentNameSearchAttribute) !== undefined) {
     state.onStatusChange = (status) => upsertSearchAttributes([{ key: agentStatusSearchAttribute, value: status }]);
   }

@@ -183,6 +183,7 @@ export class CallRunner {
     return {
       workflowId: info.workflowId,
       runId: info.runId,
+      ...(state.log.epoch ? { epoch: state.log.epoch } : {}),
       agent: state.agent.name,
       ...(state.input.sessionId ? { sessionId: state.input.sessionId } : {}),
       resultByteBudget: state.policy.toolResultByteBudget,

@@ -30,6 +30,8 @@ export class EventLog {
   constructor(
     private nextSeq = 1,
     carried: readonly RunEvent[] = [],
+    /** Same across continue-as-new, new after a rewind (see eventPageSchema.epoch). */
+    readonly epoch?: string,
   ) {
     this.events = [...carried];
   }
@@ -58,6 +60,12 @@ export class EventLog {
     const last = events[events.length - 1];
     const first = events[0];
     const gap = first !== undefined && first.seq > afterSeq + 1;
-    return { events, nextAfterSeq: last ? last.seq : Math.max(afterSeq, 0), status, ...(gap ? { missingBefore: first.seq } : {}) };
+    return {
+      events,
+      nextAfterSeq: last ? last.seq : Math.max(afterSeq, 0),
+      status,
+      ...(gap ? { missingBefore: first.seq } : {}),
+      ...(this.epoch ? { epoch: this.epoch } : {}),
+    };
   }
 }

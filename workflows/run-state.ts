@@ -101,6 +101,16 @@ export function compactTranscript(
 }
 
 /**
+ * The log epoch of the current execution: a rewind (Temporal reset) starts a new one, named by
+ * the reset run's id; continue-as-new keeps the carried one. Not used in commands.
+ */
+export function logEpoch(carried: string | undefined): string {
+  const info = workflowInfo();
+  const reset = info.runId !== info.originalExecutionRunId;
+  return reset ? info.runId : (carried ?? info.runId);
+}
+
+/**
  * The durable state of one run and its bookkeeping: conversation, outputs, budgets used,
  * status, the event log, and what operators and humans have asked for. No awaits here: the
  * loop (run-loop.ts) acts on this state, message handlers change it.
@@ -133,10 +143,15 @@ export class RunState {
   readonly generation: number;
   readonly transcriptEpoch: number;
 
+  /**
+   * @param epochOf the log epoch of this execution from the carried one (see {@link logEpoch});
+   *   omitted outside a workflow (tests), where the log has no epoch.
+   */
   constructor(
     readonly input: ParsedRunInput,
     readonly agent: AgentDefinition,
     carried?: CarriedRunState,
+    epochOf?: (carried: string | undefined) => string,
   ) {
     this.policy = carried?.policy ?? runPolicySchema.parse({ ...defaultRunPolicy, ...agent.policy, ...input.policy });
     this.messages = carried?.messages ?? [...input.history, ...input.messages].map((m) => ({ ...m }));
@@ -152,7 +167,7 @@ export class RunState {
     this.idleMs = carried?.idleMs ?? 0;
     this.generation = carried?.generation ?? 0;
     this.transcriptEpoch = carried?.transcriptEpoch ?? 0;
-    this.log = new EventLog(carried?.nextSeq ?? 1, carried?.events ?? []);
+    this.log = new EventLog(carried?.nextSeq ?? 1, carried?.events ?? [], epochOf?.(carried?.logEpoch));
     for (const m of this.messages) if (m.role === 'assistant') for (const c of m.toolCalls ?? []) this.usedCallIds.add(c.id);
     const breakpoints = carried?.control.breakpoints ?? input.breakpoints;
     for (const b of breakpoints) this.control.setBreakpoint(b.point, b.tool, b.once);
@@ -405,6 +420,7 @@ export class RunState {
       nextSeq: this.log.lastSeq + 1,
       generation: this.generation + 1,
       transcriptEpoch: this.transcriptEpoch + (transcript.dropped > 0 ? 1 : 0),
+      ...(this.log.epoch ? { logEpoch: this.log.epoch } : {}),
     };
   }
 }

@@ -28,6 +28,8 @@ import { toolsStopBeforeCancelled } from './patches';
 export interface DispatchContext {
   readonly workflowId: string;
   readonly runId: string;
+  /** The run's log epoch: new after a rewind, so re-run calls get new idempotency keys. */
+  readonly epoch?: string;
   readonly agent: string;
   readonly sessionId?: string;
   readonly resultByteBudget: number;
@@ -129,6 +131,15 @@ export function failureToOutput(request: ToolRequest, err: unknown, durationMs: 
 type ToolActivity = (input: ToolActivityInput) => Promise<ToolActivityResult>;
 
 /**
+ * The key a tool deduplicates its side effects by: the same for every attempt of a call and
+ * across worker crashes, different after a rewind (the call id repeats, the epoch does not), so
+ * a corrected call is never deduplicated into the effect of the call it replaces.
+ */
+export function idempotencyKey(ctx: Pick<DispatchContext, 'workflowId' | 'epoch'>, request: Pick<ToolRequest, 'toolCallId'>): string {
+  return ctx.epoch ? `${ctx.workflowId}/${ctx.epoch}/${request.toolCallId}` : `${ctx.workflowId}/${request.toolCallId}`;
+}
+
+/**
  * Runs one validated call as an activity whose type is the tool name, and always returns a
  * ToolOutput: failures, timeouts and cancellation become outputs, never exceptions.
  */
@@ -162,7 +173,7 @@ export async function executeCall(
       agent: ctx.agent,
       ...(ctx.sessionId ? { sessionId: ctx.sessionId } : {}),
       request,
-      idempotencyKey: `${ctx.workflowId}/${request.toolCallId}`,
+      idempotencyKey: idempotencyKey(ctx, request),
       resultByteBudget: ctx.resultByteBudget,
       sessionState: ctx.sessionState,
     });

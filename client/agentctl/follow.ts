@@ -11,7 +11,9 @@ export async function followEvents(ctx: CommandContext, runId: string, afterSeq 
   let last = afterSeq;
   let printed = 0;
   if (limit !== undefined && limit <= 0) return last;
-  for await (const event of ctx.agents.follow(runId, { afterSeq })) {
+  const onRewind = ({ epoch, fromSeq }: { epoch: string; fromSeq: number }): void =>
+    ctx.out.emit({ rewound: { epoch, fromSeq } }, () => `-- the run was rewound (run ${epoch}): events from seq ${fromSeq} on are replaced --`);
+  for await (const event of ctx.agents.follow(runId, { afterSeq, onRewind })) {
     ctx.out.emit(event, () => formatEvent(event));
     last = event.seq;
     printed++;

@@ -40,6 +40,11 @@ describe('checkpoints and rewind', () => {
     expect(result).toMatchObject({ status: 'completed', iterations: 5, final: { text: 'five turns' } });
     // Turns 1-2 were kept from history; turns 3-5 ran again on the new run.
     expect(labelsOf(workflowId)).toEqual(['t1', 't2', 't3', 't4', 't5', 't3', 't4', 't5']);
+    // The re-run calls have new idempotency keys: never deduplicated into the old effects.
+    const outputs = result.final?.structured as unknown as Observation[];
+    expect(outputs.map((o) => (o.result as { seen: number }).seen)).toEqual([1, 1, 1, 1, 1]);
+    const keyOf = (label: string) => sink.entries.filter((e) => e.key.startsWith(`${workflowId}/`) && e.label === label).map((e) => e.key);
+    expect(new Set(keyOf('t3')).size).toBe(2);
     const { events } = await suite.agents.events(workflowId, 0, 1000);
     expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
     expect(events.filter((e) => e.type === 'tool_result')).toHaveLength(5);
@@ -65,6 +70,29 @@ describe('checkpoints and rewind', () => {
     const { events } = await suite.agents.events(workflowId, 0, 1000);
     const applied = events.filter((e): e is Extract<RunEvent, { type: 'intervention_applied' }> => e.type === 'intervention_applied');
     expect(applied.map((e) => e.kind)).toEqual(['inject_message', 'edit_call']);
+  });
+
+  it('a follower across a rewind is told where the log was replaced and gets the new events', async () => {
+    const steps = [1, 2, 3].map((n) => callStep({ name: 'record', args: { label: `f${n}` } }));
+    const { workflowId } = await suite.agents.start(scriptedInput([...steps, callStep({ name: 'record', args: { label: 'f4', delayMs: 2_000 } }), finalStep('followed')]));
+    const rewinds: { epoch: string; fromSeq: number }[] = [];
+    const log = new Map<number, RunEvent>();
+    const following = (async () => {
+      for await (const event of suite.agents.follow(workflowId, { onRewind: (r) => rewinds.push(r) })) {
+        log.set(event.seq, event);
+        if (rewinds.length === 0 && event.type === 'tool_call' && event.toolCallId === 'call_3_0') {
+          // Rewind while this follower is past the rewind point.
+          await suite.agents.rewind(workflowId, { toTurn: 1 });
+        }
+      }
+    })();
+    await following;
+    const { events } = await suite.agents.events(workflowId, 0, 1000);
+    expect(rewinds).toHaveLength(1);
+    expect(rewinds[0]?.epoch).toBe((await suite.env.client.workflow.getHandle(workflowId).describe()).runId);
+    // The follower's view, with replaced seqs overwritten, is exactly the new log.
+    expect([...log.values()].sort((a, b) => a.seq - b.seq)).toEqual(events);
+    expect(events.at(-1)).toMatchObject({ type: 'status_changed', to: 'completed' });
   });
 
   it('rewinds a run that is still running, from its latest boundary', async () => {
