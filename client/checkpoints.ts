@@ -3,7 +3,7 @@ import type { Client } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import Long from 'long';
-import { interventionSchema, describeIssues, type Intervention } from '../contracts';
+import { interveneUpdate, interventionSchema, describeIssues, type Intervention } from '../contracts';
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 
@@ -26,7 +26,7 @@ export interface Checkpoint {
 /** Errors of checkpoint operations; match on `type`. */
 export class CheckpointError extends Error {
   constructor(
-    readonly type: 'no_such_turn' | 'invalid_input',
+    readonly type: 'no_such_turn' | 'invalid_input' | 'correction_refused',
     message: string,
   ) {
     super(message);
@@ -109,11 +109,14 @@ export type CorrectionDelivery =
  * Corrections (`with`) make the rewind a fork with a fix. On an open run they are recorded as
  * `intervene` signals first and the reset re-applies signals, so they reach the new run at the
  * reset point, before its next planner turn (the old run, about to be replaced, may log them
- * as rejected). A closed run cannot take signals, and this server version has no post-reset
- * signals (temporalio/temporal#11042), so there they are sent right after the reset.
+ * as rejected). A closed run cannot take signals, and this server version refuses post-reset
+ * operations ("unsupported post reset operation"), so there they are sent right after the
+ * reset as validated updates: edits and drops of calls are refused up front (the rewound run
+ * plans those calls before they could arrive), and any other refusal is reported.
  *
  * @returns the new run id and how corrections were delivered.
- * @throws CheckpointError `no_such_turn` (listing the turns there are) or `invalid_input`.
+ * @throws CheckpointError `no_such_turn` (listing the turns there are), `invalid_input`, or
+ *   `correction_refused` (a closed run's call correction, or a correction the rewound run refused).
  */
 export async function rewindRun(
   client: Client,
@@ -139,6 +142,18 @@ export async function rewindRun(
   // Corrections aim at calls the rewound run plans after the boundary: not planned yet.
   const corrections = (options.with ?? []).map((c) => (c.kind === 'edit_call' || c.kind === 'drop_call' ? { ...c, upcoming: true } : c));
   const open = (await client.workflow.getHandle(workflowId, runId).describe()).status.name === 'RUNNING';
+  if (!open) {
+    // A closed run's corrections reach the rewound run only after it has gone on from the
+    // boundary, past the calls an edit or drop aims at: refuse them before anything happens.
+    const aimed = corrections.filter((c) => c.kind === 'edit_call' || c.kind === 'drop_call');
+    if (aimed.length > 0) {
+      throw new CheckpointError(
+        'correction_refused',
+        `run ${workflowId} has closed: ${aimed.map((c) => `${c.kind} ${'toolCallId' in c ? c.toolCallId : ''}`.trim()).join(', ')} cannot reach the rewound run before it plans that call again; ` +
+          'edits and drops apply atomically only when the run is rewound while open. Rewind without them and correct the run as it goes (pause, breakpoints), or use --inject',
+      );
+    }
+  }
   if (open) for (const correction of corrections) await client.workflow.getHandle(workflowId, runId).signal('intervene', correction);
   const { ResetReapplyExcludeType } = temporal.api.enums.v1;
   const reapplySignals = options.reapply === true || (open && corrections.length > 0);
@@ -154,6 +169,19 @@ export async function rewindRun(
     ],
   });
   const newRunId = response.runId ?? '';
-  if (!open) for (const correction of corrections) await client.workflow.getHandle(workflowId, newRunId).signal('intervene', correction);
+  if (!open) {
+    // Sent as validated updates, so a refusal comes back here instead of being a log line.
+    for (const [i, correction] of corrections.entries()) {
+      try {
+        await client.workflow.getHandle(workflowId, newRunId).executeUpdate(interveneUpdate, { args: [correction] });
+      } catch (err) {
+        const cause = err instanceof Error && err.cause instanceof Error ? err.cause.message : err instanceof Error ? err.message : String(err);
+        throw new CheckpointError(
+          'correction_refused',
+          `run ${workflowId} was rewound to turn ${options.toTurn} (new run ${newRunId}) but correction ${i + 1} (${correction.kind}) was refused: ${cause}; the rewound run goes on without it`,
+        );
+      }
+    }
+  }
   return { runId: newRunId, checkpoint, corrections: corrections.length === 0 ? 'none' : open ? 'atomic' : 'after_reset' };
 }

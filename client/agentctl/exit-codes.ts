@@ -42,8 +42,8 @@ export function exitCodeFor(err: unknown): ExitCode {
     }
   }
   if (err instanceof CheckpointError) {
-    // A turn the run does not have is a valid request the run cannot honour.
-    return err.type === 'no_such_turn' ? ExitCode.rejected : ExitCode.usage;
+    // A turn the run does not have, or a correction it refuses: valid requests it cannot honour.
+    return err.type === 'invalid_input' ? ExitCode.usage : ExitCode.rejected;
   }
   if (err instanceof WorkflowNotFoundError) return ExitCode.runNotFound;
   return ExitCode.failure;

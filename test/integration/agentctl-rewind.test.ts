@@ -65,6 +65,14 @@ describe('agentctl checkpoints, rewind, history export and replay', () => {
     expect(r.stderr).toBe(`agentctl: run ${workflowId} has no boundary after 9 turns in this execution; available: 0..2\n`);
   });
 
+  it('rewind of a closed run with an edit of a call exits 5 before resetting anything, saying why', async () => {
+    const before = await suite.env.client.workflow.getHandle(workflowId).describe();
+    const r = await agentctl('rewind', workflowId, '--to-turn', '1', '--with', '{"kind":"edit_call","toolCallId":"call_1_0","args":{"a":1,"b":1}}');
+    expect(r).toMatchObject({ code: 5, stdout: '' });
+    expect(r.stderr).toContain(`run ${workflowId} has closed: edit_call call_1_0 cannot reach the rewound run before it plans that call again`);
+    expect((await suite.env.client.workflow.getHandle(workflowId).describe()).runId).toBe(before.runId);
+  });
+
   it('rewind --to-turn 1 of the completed run (with a correction) continues under a new run id; result shows it completed again', async () => {
     const r = await agentctl('rewind', workflowId, '--to-turn', '1', '--inject', 'double-check the sum', '--reason', 'cli test');
     expect(r).toMatchObject({ code: 0, stderr: '' });
