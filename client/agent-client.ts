@@ -41,6 +41,7 @@ import {
   type PauseResult,
   eventPageSchema,
   eventsQuery,
+  payloadTooLarge,
   runInputSchema,
   runResultSchema,
   statusQuery,
@@ -69,6 +70,17 @@ export class AgentClientError extends Error {
     super(message);
     this.name = 'AgentClientError';
   }
+}
+
+/**
+ * Answers `value` when its JSON fits the payload limit the servers enforce.
+ *
+ * @throws AgentClientError `invalid_input` naming the limit and the actual size.
+ */
+function fits<T>(what: string, value: T): T {
+  const tooLarge = payloadTooLarge(what, value);
+  if (tooLarge) throw new AgentClientError('invalid_input', tooLarge);
+  return value;
 }
 
 const terminalStatuses = new Set(['completed', 'failed', 'terminated']);
@@ -112,6 +124,7 @@ export class AgentClient {
   async start(input: RunInput, options: StartOptions = {}): Promise<{ workflowId: string; runId: string }> {
     const parsed = runInputSchema.safeParse(input);
     if (!parsed.success) throw new AgentClientError('invalid_input', `invalid run input: ${describeIssues(parsed.error)}`);
+    fits('the run input', input);
     const workflowId = options.workflowId ?? `run-${parsed.data.agent}-${Math.random().toString(36).slice(2, 10)}`;
     const handle = await this.client.workflow.start(agentRunWorkflowType, {
       taskQueue: this.taskQueue,
@@ -237,27 +250,27 @@ export class AgentClient {
    * @throws AgentClientError `rejected` (e.g. `pause_timeout`) or `run_ended`.
    */
   async pause(workflowId: string, request: PauseRequest = {}): Promise<PauseResult> {
-    return this.guard(workflowId, () => this.handle(workflowId).executeUpdate(pauseUpdate, { args: [request] }));
+    return this.guard(workflowId, () => this.handle(workflowId).executeUpdate(pauseUpdate, { args: [fits('the pause update', request)] }));
   }
 
   /** Resumes a paused run; rejected when it is not paused. Answers the new status. */
   async resume(workflowId: string, reason?: string): Promise<RunStatusReport> {
-    return this.guard(workflowId, () => this.handle(workflowId).executeUpdate(resumeUpdate, { args: [reason ? { reason } : {}] }));
+    return this.guard(workflowId, () => this.handle(workflowId).executeUpdate(resumeUpdate, { args: [fits('the resume update', reason ? { reason } : {})] }));
   }
 
   /** Queues or applies an intervention, validated by the run. */
   async intervene(workflowId: string, intervention: Intervention): Promise<InterventionReceipt> {
-    return this.guard(workflowId, () => this.handle(workflowId).executeUpdate(interveneUpdate, { args: [intervention] }));
+    return this.guard(workflowId, () => this.handle(workflowId).executeUpdate(interveneUpdate, { args: [fits('the intervene update', intervention)] }));
   }
 
   /** Changes caps while the run runs; answers the new cost report. */
   async setBudget(workflowId: string, change: BudgetChange): Promise<CostReport> {
-    return this.guard(workflowId, () => this.handle(workflowId).executeUpdate(setBudgetUpdate, { args: [change] }));
+    return this.guard(workflowId, () => this.handle(workflowId).executeUpdate(setBudgetUpdate, { args: [fits('the setBudget update', change)] }));
   }
 
   /** Ends the run now, cancelling in-flight calls; resolves once it has ended. */
   async kill(workflowId: string, request: KillRequest = {}): Promise<RunStatusReport> {
-    return this.guard(workflowId, () => this.handle(workflowId).executeUpdate(killUpdate, { args: [request] }));
+    return this.guard(workflowId, () => this.handle(workflowId).executeUpdate(killUpdate, { args: [fits('the kill update', request)] }));
   }
 
   /** Calls waiting for confirmation and the open await barrier. */
@@ -272,12 +285,12 @@ export class AgentClient {
    * @throws AgentClientError `rejected` naming what is wrong.
    */
   async answer(workflowId: string, answer: AwaitAnswer): Promise<PendingInputs> {
-    return this.guard(workflowId, () => this.handle(workflowId).executeUpdate(answerAwaitUpdate, { args: [answer] }));
+    return this.guard(workflowId, () => this.handle(workflowId).executeUpdate(answerAwaitUpdate, { args: [fits('the answerAwait update', answer)] }));
   }
 
   /** Approves, rejects, edits or replaces a call waiting for confirmation. */
   async decide(workflowId: string, decision: CallDecision): Promise<PendingInputs> {
-    return this.guard(workflowId, () => this.handle(workflowId).executeUpdate(decideCallUpdate, { args: [decision] }));
+    return this.guard(workflowId, () => this.handle(workflowId).executeUpdate(decideCallUpdate, { args: [fits('the decideCall update', decision)] }));
   }
 
   /** Turn boundaries of the run's latest execution, for rewinds. */
@@ -316,6 +329,7 @@ export class AgentClient {
   async openSession(sessionId: string, input: SessionInput): Promise<string> {
     const parsed = sessionInputSchema.safeParse(input);
     if (!parsed.success) throw new AgentClientError('invalid_input', `invalid session input: ${describeIssues(parsed.error)}`);
+    fits('the session input', input);
     const workflowId = AgentClient.sessionWorkflowId(sessionId);
     try {
       await this.client.workflow.start(agentSessionWorkflowType, { taskQueue: this.taskQueue, workflowId, args: [input], memo: { agent: input.agent } });
@@ -328,7 +342,7 @@ export class AgentClient {
   /** Sends the next user message of a session; answers the run that will handle it. */
   async sendMessage(sessionId: string, message: SessionMessage): Promise<SessionRunRecord> {
     const workflowId = AgentClient.sessionWorkflowId(sessionId);
-    return this.guard(workflowId, () => this.handle(workflowId).executeUpdate(sendMessageUpdate, { args: [message] }));
+    return this.guard(workflowId, () => this.handle(workflowId).executeUpdate(sendMessageUpdate, { args: [fits('the sendMessage update', message)] }));
   }
 
   /** The session's state, history size and runs. */
@@ -361,6 +375,7 @@ export class AgentClient {
       answer: answerSignal,
       decide: decideSignal,
     };
+    fits(`the ${name} signal`, payload);
     await this.guard(workflowId, () => this.handle(workflowId).signal(defs[name], payload));
   }
 }

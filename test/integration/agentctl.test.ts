@@ -57,6 +57,16 @@ describe('agentctl against a real dev server', () => {
     expect((await agentctl('start', '--agent', 'scripted', '--message', 'hi', '--confirm-ms', '-5')).code).toBe(2);
   });
 
+  it('start with a run input above the payload limit exits 2 naming the limit and the size, before sending', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'agentctl-')), 'big.json');
+    writeFileSync(file, JSON.stringify([finalStep('x'.repeat(600_000))]));
+    const id = `cli-big-${suite.taskQueue}`;
+    const r = await agentctl('start', '--agent', 'scripted', '--message', 'hi', '--script', file, '--id', id);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^agentctl: the run input is 6\d{5} bytes of JSON; the limit is 524288 bytes \(512 KiB\) per payload\n$/);
+    await expect(suite.env.client.workflow.getHandle(id).describe()).rejects.toThrow(/not found/);
+  });
+
   it('start --script --follow --json streams the run as JSON lines and ends with the result', async () => {
     const file = join(mkdtempSync(join(tmpdir(), 'agentctl-')), 'script.json');
     writeFileSync(file, JSON.stringify([callStep({ name: 'add', args: { a: 2, b: 3 } }), finalStep('sum done')]));
