@@ -1,7 +1,8 @@
-import { Client, Connection, WorkflowExecutionAlreadyStartedError, WorkflowFailedError, WorkflowNotFoundError, WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
+import { Client, Connection, QueryNotRegisteredError, ServiceError, WorkflowExecutionAlreadyStartedError, WorkflowFailedError, WorkflowNotFoundError, WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import {
   agentNameSearchAttribute,
+  agentStatusSearchAttribute,
   agentRunWorkflowType,
   agentSessionWorkflowType,
   closeSessionSignal,
@@ -54,12 +55,24 @@ import {
 import { connectionOptions, temporalConfigFromEnv, type TemporalConfig } from '../worker/config';
 import { checkpointsOf, rewindRun, type Checkpoint, type CorrectionDelivery, type RewindOptions } from './checkpoints';
 import { exportHistory } from './history';
+import { historyEntries, historySummary, type HistoryEntry, type HistoryStatus } from './history-view';
 
 /**
  * Error type strings of the client; match on `type`. `rejected`: the run refused the
- * operation (its validator or handler said why); `run_ended`: the run is no longer open.
+ * operation (its validator or handler said why); `run_ended`: the run is no longer open;
+ * `unanswered`: no worker answered a query in time, or the run failed before it could register
+ * its queries (read its history instead: {@link AgentClient.statusFromHistory}).
  */
-export type AgentClientErrorType = 'invalid_input' | 'run_not_found' | 'run_ended' | 'rejected' | 'start_failed';
+export type AgentClientErrorType = 'invalid_input' | 'run_not_found' | 'run_ended' | 'rejected' | 'start_failed' | 'unanswered';
+
+/** Options of the query methods. */
+export interface QueryOptions {
+  /**
+   * Give up after this long (an AgentClientError `unanswered`) instead of waiting the server's
+   * default (about 30 s when no worker polls the run's task queue).
+   */
+  readonly timeoutMs?: number;
+}
 
 /** A caller mistake (bad input, unknown run), with a message naming what was wrong. */
 export class AgentClientError extends Error {
@@ -82,6 +95,11 @@ function fits<T>(what: string, value: T): T {
   if (tooLarge) throw new AgentClientError('invalid_input', tooLarge);
   return value;
 }
+
+/** gRPC status DEADLINE_EXCEEDED: a query no worker answered before its deadline. */
+const grpcDeadlineExceeded = 4;
+/** gRPC status CANCELLED: how a call cut by a client-side deadline may also end. */
+const grpcCancelled = 1;
 
 const terminalStatuses = new Set(['completed', 'failed', 'terminated']);
 
@@ -183,6 +201,13 @@ export class AgentClient {
         if (closed) throw new AgentClientError('run_ended', `run ${workflowId} has ended (${closed.toLowerCase()})`);
         throw new AgentClientError('run_not_found', `no run with id ${workflowId}`);
       }
+      if (err instanceof QueryNotRegisteredError) {
+        // The SDK's text ("did not register a handler for …") names no reason; the history does.
+        throw new AgentClientError('unanswered', `run ${workflowId} cannot answer queries (it ended before it registered them)`);
+      }
+      if (err instanceof ServiceError && (err.cause as { code?: unknown } | undefined)?.code === grpcDeadlineExceeded) {
+        throw new AgentClientError('unanswered', `no worker answered a query of run ${workflowId} in time; is a worker running on its task queue?`);
+      }
       if (err instanceof WorkflowUpdateFailedError) {
         const cause = err.cause;
         const type = cause instanceof ApplicationFailure && cause.type === 'run_ended' ? 'run_ended' : 'rejected';
@@ -200,14 +225,75 @@ export class AgentClient {
     return this.guard(workflowId, async () => runResultSchema.parse(await this.handle(workflowId).result()));
   }
 
-  /** Current status, iteration, pending calls and budget. */
-  async status(workflowId: string): Promise<RunStatusReport> {
-    return this.guard(workflowId, () => this.handle(workflowId).query(statusQuery));
+  /**
+   * Runs a query with a deadline when `timeoutMs` is given. A call cut by that deadline comes
+   * back as DEADLINE_EXCEEDED or CANCELLED; both mean no worker answered in time.
+   */
+  private async within<T>(workflowId: string, timeoutMs: number | undefined, fn: () => Promise<T>): Promise<T> {
+    if (timeoutMs === undefined) return fn();
+    const deadline = Date.now() + timeoutMs;
+    try {
+      return await this.client.connection.withDeadline(deadline, fn);
+    } catch (err) {
+      const code = err instanceof ServiceError ? (err.cause as { code?: unknown } | undefined)?.code : undefined;
+      if ((code === grpcDeadlineExceeded || code === grpcCancelled) && Date.now() >= deadline) {
+        throw new AgentClientError('unanswered', `no worker answered a query of run ${workflowId} within ${timeoutMs} ms; is a worker running on its task queue?`);
+      }
+      throw err;
+    }
   }
 
-  /** Events with seq > afterSeq. */
-  async events(workflowId: string, afterSeq = 0, limit = 200): Promise<EventPage> {
-    return this.guard(workflowId, async () => eventPageSchema.parse(await this.handle(workflowId).query(eventsQuery, { afterSeq, limit })));
+  /**
+   * Current status, iteration, pending calls and budget (the status query, answered by a worker).
+   *
+   * @throws AgentClientError `unanswered` when no worker answered within `timeoutMs`.
+   */
+  async status(workflowId: string, options: QueryOptions = {}): Promise<RunStatusReport> {
+    return this.guard(workflowId, () => this.within(workflowId, options.timeoutMs, () => this.handle(workflowId).query(statusQuery)));
+  }
+
+  /**
+   * Events with seq > afterSeq (the events query, answered by a worker).
+   *
+   * @throws AgentClientError `unanswered` when no worker answered within `timeoutMs`.
+   */
+  async events(workflowId: string, afterSeq = 0, limit = 200, options: QueryOptions = {}): Promise<EventPage> {
+    return this.guard(workflowId, () =>
+      this.within(workflowId, options.timeoutMs, async () => eventPageSchema.parse(await this.handle(workflowId).query(eventsQuery, { afterSeq, limit }))),
+    );
+  }
+
+  /**
+   * What the run's history and memo say of it, with no worker involved: its agent, status as
+   * last reported, turns and calls so far, and its failure or result once it has ended.
+   */
+  async statusFromHistory(workflowId: string): Promise<HistoryStatus> {
+    const handle = this.handle(workflowId);
+    return this.guard(workflowId, async () => {
+      const description = await handle.describe();
+      const { events } = await this.handle(workflowId, description.runId).fetchHistory();
+      const agent = description.typedSearchAttributes.get(agentNameSearchAttribute) ?? description.memo?.agent;
+      const reported = description.typedSearchAttributes.get(agentStatusSearchAttribute);
+      const workflowStatus = description.status.name;
+      return {
+        source: 'history' as const,
+        workflowId,
+        runId: description.runId,
+        agent: typeof agent === 'string' ? agent : null,
+        // The run's own status only while it runs: once closed, Temporal's status is the truth.
+        status: workflowStatus === 'RUNNING' && reported ? reported : workflowStatus.toLowerCase(),
+        workflowStatus,
+        historyLength: description.historyLength,
+        startTime: description.startTime.toISOString(),
+        closeTime: description.closeTime?.toISOString() ?? null,
+        ...historySummary(events ?? []),
+      };
+    });
+  }
+
+  /** The steps of the run's latest execution as its Temporal history records them. */
+  async historyOf(workflowId: string): Promise<HistoryEntry[]> {
+    return this.guard(workflowId, async () => historyEntries((await this.handle(workflowId).fetchHistory()).events ?? []));
   }
 
   /**
@@ -216,31 +302,60 @@ export class AgentClient {
    */
   async waitForEvents(workflowId: string, afterSeq: number, timeoutMs = 30_000): Promise<EventPage> {
     try {
-      return await this.guard(workflowId, async () =>
-        eventPageSchema.parse(await this.handle(workflowId).executeUpdate(waitForEventsUpdate, { args: [{ afterSeq, timeoutMs }] })),
-      );
+      return await this.longPoll(workflowId, afterSeq, timeoutMs);
     } catch (err) {
       if (err instanceof AgentClientError && err.type === 'run_ended') return this.events(workflowId, afterSeq);
       throw err;
     }
   }
 
+  private async longPoll(workflowId: string, afterSeq: number, timeoutMs: number): Promise<EventPage> {
+    return this.guard(workflowId, async () =>
+      eventPageSchema.parse(await this.handle(workflowId).executeUpdate(waitForEventsUpdate, { args: [{ afterSeq, timeoutMs }] })),
+    );
+  }
+
+  /** Whether the run's execution is closed, whatever its event log last said. */
+  private async isClosed(workflowId: string): Promise<boolean> {
+    return (await this.guard(workflowId, () => this.handle(workflowId).describe())).status.name !== 'RUNNING';
+  }
+
   /**
    * Yields every event from `afterSeq` on, until the run ends. Reconnect by passing the last
    * seq seen. `mode: 'long-poll'` (default) waits on the waitForEvents update, so followers
    * do not spin; `mode: 'poll'` uses only queries, which add nothing to history.
+   *
+   * @throws AgentClientError `unanswered` when no worker answers the events query within
+   *   `queryTimeoutMs`.
    */
-  async *follow(workflowId: string, options: { afterSeq?: number; pollMs?: number; mode?: 'long-poll' | 'poll' } = {}): AsyncGenerator<RunEvent> {
+  async *follow(
+    workflowId: string,
+    options: { afterSeq?: number; pollMs?: number; mode?: 'long-poll' | 'poll'; queryTimeoutMs?: number } = {},
+  ): AsyncGenerator<RunEvent> {
     let afterSeq = options.afterSeq ?? 0;
     const longPoll = (options.mode ?? 'long-poll') === 'long-poll';
+    const queryOptions = options.queryTimeoutMs !== undefined ? { timeoutMs: options.queryTimeoutMs } : {};
+    let closed = false;
     for (;;) {
-      const page = await this.events(workflowId, afterSeq);
+      const page = await this.events(workflowId, afterSeq, 200, queryOptions);
       for (const event of page.events) yield event;
       afterSeq = page.nextAfterSeq;
       if (page.events.length > 0) continue;
-      if (terminalStatuses.has(page.status)) return;
-      if (longPoll) await this.waitForEvents(workflowId, afterSeq);
-      else await new Promise((r) => setTimeout(r, options.pollMs ?? 250));
+      // A run that failed (a bug in agent code, an agent the worker lacks) ends without a
+      // terminal event in its log: the closed execution ends the follow, after a last read.
+      if (terminalStatuses.has(page.status) || closed) return;
+      if (longPoll) {
+        closed = await this.longPoll(workflowId, afterSeq, 30_000).then(
+          () => false,
+          (err: unknown) => {
+            if (err instanceof AgentClientError && err.type === 'run_ended') return true;
+            throw err;
+          },
+        );
+      } else {
+        await new Promise((r) => setTimeout(r, options.pollMs ?? 250));
+        closed = await this.isClosed(workflowId);
+      }
     }
   }
 
