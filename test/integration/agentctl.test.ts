@@ -99,6 +99,43 @@ describe('agentctl against a real dev server', () => {
     );
   });
 
+  it('session open, send --follow, state, list and close drive a conversation; start --session-id is gone', async () => {
+    const id = `cli-${suite.taskQueue.slice(-8)}`;
+    const say = (text: string) => JSON.stringify({ steps: [finalStep(text)] });
+    expect(await agentctl('session', 'open', id, '--agent', 'scripted')).toMatchObject({ code: 0, stdout: `session ${id} open (session-${id})\n` });
+
+    const first = await agentctl('session', 'send', id, '--message', 'say one', '--planner-options', say('one'), '--follow');
+    expect(first).toMatchObject({ code: 0 });
+    const printed = lines(first.stdout);
+    expect(printed[0]).toBe(`run #1 of session ${id}: session-${id}/run-1 (queued)`);
+    expect(printed).toContain('result: completed: one');
+
+    const second = await agentctl('session', 'send', id, '--message', 'say two', '--planner-options', say('two'), '--json');
+    expect(JSON.parse(second.stdout)).toMatchObject({ runNumber: 2, workflowId: `session-${id}/run-2`, status: 'queued' });
+    const state = await waitFor('both runs of the session completed', async () => {
+      const r = await agentctl('session', 'state', id, '--json');
+      const report = JSON.parse(r.stdout) as { runs: { status: string }[] };
+      return report.runs.length === 2 && report.runs.every((run) => run.status === 'completed') ? report : undefined;
+    });
+    expect(state).toMatchObject({ agent: 'scripted', open: true, historyLength: 4, runs: [{ final: 'one' }, { final: 'two' }] });
+    const text = await agentctl('session', 'state', id);
+    expect(lines(text.stdout)).toEqual(expect.arrayContaining(['history     4 messages', `  #2 session-${id}/run-2 completed: two`]));
+
+    const listed = await waitFor('the session in list', async () => {
+      const rows = JSON.parse((await agentctl('session', 'list', '--json')).stdout) as { sessionId: string }[];
+      return rows.find((row) => row.sessionId === id);
+    });
+    expect(listed).toMatchObject({ agent: 'scripted', workflowStatus: 'RUNNING' });
+
+    expect(await agentctl('session', 'close', id)).toMatchObject({ code: 0 });
+    await expect(suite.env.client.workflow.getHandle(`session-${id}`).result()).resolves.toMatchObject({ open: false });
+    const refused = await agentctl('session', 'send', id, '--message', 'late');
+    expect(refused.code).toBe(4);
+
+    expect(await agentctl('session', 'send', id, '--message', 'x', '--agent', 'scripted')).toMatchObject({ code: 2, stderr: "agentctl: --agent is not an option of 'session send'\n" });
+    expect(await agentctl('start', '--agent', 'scripted', '--message', 'hi', '--session-id', id)).toMatchObject({ code: 2, stderr: "agentctl: unknown option '--session-id'\n" });
+  });
+
   it('start with a run input above the payload limit exits 2 naming the limit and the size, before sending', async () => {
     const file = join(mkdtempSync(join(tmpdir(), 'agentctl-')), 'big.json');
     writeFileSync(file, JSON.stringify([finalStep('x'.repeat(600_000))]));
