@@ -42,6 +42,7 @@ export interface HistoryEntry {
     | 'tool_call'
     | 'tool_done'
     | 'tool_failed'
+    | 'tool_cancelled'
     | 'model_call'
     | 'signal'
     | 'update'
@@ -112,6 +113,11 @@ export function historyEntries(events: readonly HistoryEvent[]): HistoryEntry[] 
     if (failed) {
       const type = scheduled.get(String(failed.scheduledEventId)) ?? '?';
       push('tool_failed', `${type === 'callModel' ? 'model call' : toolName(type)}: ${failed.failure?.message ?? 'failed'}`);
+    }
+    const cancelled = event.activityTaskCanceledEventAttributes;
+    if (cancelled) {
+      const type = scheduled.get(String(cancelled.scheduledEventId)) ?? '?';
+      push('tool_cancelled', type === 'callModel' ? 'model call' : toolName(type));
     }
     const signal = event.workflowExecutionSignaledEventAttributes;
     if (signal) push('signal', signal.signalName ?? '?');
