@@ -111,15 +111,13 @@ function prepareSession(args: ParsedArgs, sub: Subcommand): Action {
       };
     }
     case 'send': {
-      const messages = args.strings('message');
-      if (messages.length !== 1) throw new UsageError('give exactly one --message (one user turn per send)');
+      const content = args.requiredString('message');
       if (args.string('planner-options') !== undefined && args.string('script') !== undefined) {
         throw new UsageError('give --planner-options or --script, not both');
       }
       const script = args.string('script');
       const plannerOptions = script !== undefined ? readScript(script) : args.json('planner-options', jsonValueSchema);
       const follow = args.flag('follow');
-      const content = messages[0] ?? '';
       return async (ctx) => {
         const record = await ctx.agents.sendMessage(sessionId, { content, ...(plannerOptions !== undefined ? { plannerOptions } : {}) });
         ctx.out.emit(record, () => `run #${record.runNumber} of session ${sessionId}: ${record.workflowId} (${record.status})`);
@@ -157,7 +155,7 @@ export const sessionCommand: Command = {
     agent: { type: 'string', value: 'NAME', description: 'open: the agent of every run of the session (required)' },
     'session-state': { type: 'string', value: 'JSON', description: 'open: initial session state (a JSON object)' },
     policy: { type: 'string', value: 'JSON', description: 'open: policy overrides of every run, e.g. {"maxToolCalls":10}' },
-    message: { type: 'string', value: 'TEXT', multiple: true, description: 'send: the user message (required)' },
+    message: { type: 'string', value: 'TEXT', description: 'send: the user message (required; one per send)' },
     'planner-options': { type: 'string', value: 'JSON', description: "send: planner options of this message's run" },
     script: { type: 'string', value: 'FILE', description: 'send: planner options from a JSON file (scripted agent)' },
     follow: { type: 'boolean', description: "send: print the run's events once it starts, then its result" },
