@@ -63,7 +63,7 @@ describe('hostile input to a waiting run', () => {
 });
 
 describe('oversized payloads', () => {
-  it('100 oversized signals and updates are refused where they enter; the run completes and its history holds none of them', async () => {
+  it('100 oversized signals and 100 oversized updates all fail; the run completes and its history holds none of them', async () => {
     const { workflowId } = await suite.agents.start(
       scriptedInput([callStep({ name: 'echo', args: { text: 'a' } }), finalStep('survived')], { confirmation: { all: true } }),
     );
