@@ -1,7 +1,8 @@
-import { Client, Connection, WorkflowExecutionAlreadyStartedError, WorkflowFailedError, WorkflowNotFoundError, WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
+import { Client, Connection, QueryNotRegisteredError, ServiceError, WorkflowExecutionAlreadyStartedError, WorkflowFailedError, WorkflowNotFoundError, WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import {
   agentNameSearchAttribute,
+  agentStatusSearchAttribute,
   agentRunWorkflowType,
   agentSessionWorkflowType,
   closeSessionSignal,
@@ -41,6 +42,7 @@ import {
   type PauseResult,
   eventPageSchema,
   eventsQuery,
+  payloadTooLarge,
   runInputSchema,
   runResultSchema,
   statusQuery,
@@ -53,12 +55,24 @@ import {
 import { connectionOptions, temporalConfigFromEnv, type TemporalConfig } from '../worker/config';
 import { checkpointsOf, rewindRun, type Checkpoint, type CorrectionDelivery, type RewindOptions } from './checkpoints';
 import { exportHistory } from './history';
+import { historyEntries, historySummary, type HistoryEntry, type HistoryStatus } from './history-view';
 
 /**
  * Error type strings of the client; match on `type`. `rejected`: the run refused the
- * operation (its validator or handler said why); `run_ended`: the run is no longer open.
+ * operation (its validator or handler said why); `run_ended`: the run is no longer open;
+ * `unanswered`: no worker answered a query in time, or the run failed before it could register
+ * its queries (read its history instead: {@link AgentClient.statusFromHistory}).
  */
-export type AgentClientErrorType = 'invalid_input' | 'run_not_found' | 'run_ended' | 'rejected' | 'start_failed';
+export type AgentClientErrorType = 'invalid_input' | 'run_not_found' | 'run_ended' | 'rejected' | 'start_failed' | 'unanswered';
+
+/** Options of the query methods. */
+export interface QueryOptions {
+  /**
+   * Give up after this long (an AgentClientError `unanswered`) instead of waiting the server's
+   * default (about 30 s when no worker polls the run's task queue).
+   */
+  readonly timeoutMs?: number;
+}
 
 /** A caller mistake (bad input, unknown run), with a message naming what was wrong. */
 export class AgentClientError extends Error {
@@ -70,6 +84,22 @@ export class AgentClientError extends Error {
     this.name = 'AgentClientError';
   }
 }
+
+/**
+ * Answers `value` when its JSON fits the payload limit the servers enforce.
+ *
+ * @throws AgentClientError `invalid_input` naming the limit and the actual size.
+ */
+function fits<T>(what: string, value: T): T {
+  const tooLarge = payloadTooLarge(what, value);
+  if (tooLarge) throw new AgentClientError('invalid_input', tooLarge);
+  return value;
+}
+
+/** gRPC status DEADLINE_EXCEEDED: a query no worker answered before its deadline. */
+const grpcDeadlineExceeded = 4;
+/** gRPC status CANCELLED: how a call cut by a client-side deadline may also end. */
+const grpcCancelled = 1;
 
 const terminalStatuses = new Set(['completed', 'failed', 'terminated']);
 
@@ -112,6 +142,7 @@ export class AgentClient {
   async start(input: RunInput, options: StartOptions = {}): Promise<{ workflowId: string; runId: string }> {
     const parsed = runInputSchema.safeParse(input);
     if (!parsed.success) throw new AgentClientError('invalid_input', `invalid run input: ${describeIssues(parsed.error)}`);
+    fits('the run input', input);
     const workflowId = options.workflowId ?? `run-${parsed.data.agent}-${Math.random().toString(36).slice(2, 10)}`;
     const handle = await this.client.workflow.start(agentRunWorkflowType, {
       taskQueue: this.taskQueue,
@@ -170,6 +201,13 @@ export class AgentClient {
         if (closed) throw new AgentClientError('run_ended', `run ${workflowId} has ended (${closed.toLowerCase()})`);
         throw new AgentClientError('run_not_found', `no run with id ${workflowId}`);
       }
+      if (err instanceof QueryNotRegisteredError) {
+        // The SDK's text ("did not register a handler for …") names no reason; the history does.
+        throw new AgentClientError('unanswered', `run ${workflowId} cannot answer queries (it ended before it registered them)`);
+      }
+      if (err instanceof ServiceError && (err.cause as { code?: unknown } | undefined)?.code === grpcDeadlineExceeded) {
+        throw new AgentClientError('unanswered', `no worker answered a query of run ${workflowId} in time; is a worker running on its task queue?`);
+      }
       if (err instanceof WorkflowUpdateFailedError) {
         const cause = err.cause;
         const type = cause instanceof ApplicationFailure && cause.type === 'run_ended' ? 'run_ended' : 'rejected';
@@ -187,14 +225,75 @@ export class AgentClient {
     return this.guard(workflowId, async () => runResultSchema.parse(await this.handle(workflowId).result()));
   }
 
-  /** Current status, iteration, pending calls and budget. */
-  async status(workflowId: string): Promise<RunStatusReport> {
-    return this.guard(workflowId, () => this.handle(workflowId).query(statusQuery));
+  /**
+   * Runs a query with a deadline when `timeoutMs` is given. A call cut by that deadline comes
+   * back as DEADLINE_EXCEEDED or CANCELLED; both mean no worker answered in time.
+   */
+  private async within<T>(workflowId: string, timeoutMs: number | undefined, fn: () => Promise<T>): Promise<T> {
+    if (timeoutMs === undefined) return fn();
+    const deadline = Date.now() + timeoutMs;
+    try {
+      return await this.client.connection.withDeadline(deadline, fn);
+    } catch (err) {
+      const code = err instanceof ServiceError ? (err.cause as { code?: unknown } | undefined)?.code : undefined;
+      if ((code === grpcDeadlineExceeded || code === grpcCancelled) && Date.now() >= deadline) {
+        throw new AgentClientError('unanswered', `no worker answered a query of run ${workflowId} within ${timeoutMs} ms; is a worker running on its task queue?`);
+      }
+      throw err;
+    }
   }
 
-  /** Events with seq > afterSeq. */
-  async events(workflowId: string, afterSeq = 0, limit = 200): Promise<EventPage> {
-    return this.guard(workflowId, async () => eventPageSchema.parse(await this.handle(workflowId).query(eventsQuery, { afterSeq, limit })));
+  /**
+   * Current status, iteration, pending calls and budget (the status query, answered by a worker).
+   *
+   * @throws AgentClientError `unanswered` when no worker answered within `timeoutMs`.
+   */
+  async status(workflowId: string, options: QueryOptions = {}): Promise<RunStatusReport> {
+    return this.guard(workflowId, () => this.within(workflowId, options.timeoutMs, () => this.handle(workflowId).query(statusQuery)));
+  }
+
+  /**
+   * Events with seq > afterSeq (the events query, answered by a worker).
+   *
+   * @throws AgentClientError `unanswered` when no worker answered within `timeoutMs`.
+   */
+  async events(workflowId: string, afterSeq = 0, limit = 200, options: QueryOptions = {}): Promise<EventPage> {
+    return this.guard(workflowId, () =>
+      this.within(workflowId, options.timeoutMs, async () => eventPageSchema.parse(await this.handle(workflowId).query(eventsQuery, { afterSeq, limit }))),
+    );
+  }
+
+  /**
+   * What the run's history and memo say of it, with no worker involved: its agent, status as
+   * last reported, turns and calls so far, and its failure or result once it has ended.
+   */
+  async statusFromHistory(workflowId: string): Promise<HistoryStatus> {
+    const handle = this.handle(workflowId);
+    return this.guard(workflowId, async () => {
+      const description = await handle.describe();
+      const { events } = await this.handle(workflowId, description.runId).fetchHistory();
+      const agent = description.typedSearchAttributes.get(agentNameSearchAttribute) ?? description.memo?.agent;
+      const reported = description.typedSearchAttributes.get(agentStatusSearchAttribute);
+      const workflowStatus = description.status.name;
+      return {
+        source: 'history' as const,
+        workflowId,
+        runId: description.runId,
+        agent: typeof agent === 'string' ? agent : null,
+        // The run's own status only while it runs: once closed, Temporal's status is the truth.
+        status: workflowStatus === 'RUNNING' && reported ? reported : workflowStatus.toLowerCase(),
+        workflowStatus,
+        historyLength: description.historyLength,
+        startTime: description.startTime.toISOString(),
+        closeTime: description.closeTime?.toISOString() ?? null,
+        ...historySummary(events ?? []),
+      };
+    });
+  }
+
+  /** The steps of the run's latest execution as its Temporal history records them. */
+  async historyOf(workflowId: string): Promise<HistoryEntry[]> {
+    return this.guard(workflowId, async () => historyEntries((await this.handle(workflowId).fetchHistory()).events ?? []));
   }
 
   /**
@@ -203,13 +302,22 @@ export class AgentClient {
    */
   async waitForEvents(workflowId: string, afterSeq: number, timeoutMs = 30_000): Promise<EventPage> {
     try {
-      return await this.guard(workflowId, async () =>
-        eventPageSchema.parse(await this.handle(workflowId).executeUpdate(waitForEventsUpdate, { args: [{ afterSeq, timeoutMs }] })),
-      );
+      return await this.longPoll(workflowId, afterSeq, timeoutMs);
     } catch (err) {
       if (err instanceof AgentClientError && err.type === 'run_ended') return this.events(workflowId, afterSeq);
       throw err;
     }
+  }
+
+  private async longPoll(workflowId: string, afterSeq: number, timeoutMs: number): Promise<EventPage> {
+    return this.guard(workflowId, async () =>
+      eventPageSchema.parse(await this.handle(workflowId).executeUpdate(waitForEventsUpdate, { args: [{ afterSeq, timeoutMs }] })),
+    );
+  }
+
+  /** Whether the run's execution is closed, whatever its event log last said. */
+  private async isClosed(workflowId: string): Promise<boolean> {
+    return (await this.guard(workflowId, () => this.handle(workflowId).describe())).status.name !== 'RUNNING';
   }
 
   /**
@@ -220,24 +328,36 @@ export class AgentClient {
    * A rewind replaces the events after its turn under the same seqs (the log's epoch changes).
    * The follower notices, calls `onRewind` with the first replaced seq, and goes on with the
    * new events from there; events before it are the same in both epochs and are not repeated.
+   *
+   * @throws AgentClientError `unanswered` when no worker answers the events query within
+   *   `queryTimeoutMs`.
    */
   async *follow(
     workflowId: string,
-    options: { afterSeq?: number; pollMs?: number; mode?: 'long-poll' | 'poll'; onRewind?: (rewind: { epoch: string; fromSeq: number }) => void } = {},
+    options: {
+      afterSeq?: number;
+      pollMs?: number;
+      mode?: 'long-poll' | 'poll';
+      queryTimeoutMs?: number;
+      onRewind?: (rewind: { epoch: string; fromSeq: number }) => void;
+    } = {},
   ): AsyncGenerator<RunEvent> {
     let afterSeq = options.afterSeq ?? 0;
     const longPoll = (options.mode ?? 'long-poll') === 'long-poll';
+    const queryOptions = options.queryTimeoutMs !== undefined ? { timeoutMs: options.queryTimeoutMs } : {};
+    let closed = false;
     let epoch: string | undefined;
     /** seq → time of the events yielded in this epoch: a rewound log differs from the first changed one. */
     const yielded = new Map<number, string>();
     for (;;) {
-      const page = await this.events(workflowId, afterSeq);
+      const page = await this.events(workflowId, afterSeq, 200, queryOptions);
       if (page.epoch !== undefined && epoch !== undefined && page.epoch !== epoch) {
         const fromSeq = await this.firstReplacedSeq(workflowId, yielded, options.afterSeq ?? 0);
         epoch = page.epoch;
         for (const seq of [...yielded.keys()]) if (seq >= fromSeq) yielded.delete(seq);
         options.onRewind?.({ epoch, fromSeq });
         afterSeq = fromSeq - 1;
+        closed = false;
         continue;
       }
       epoch ??= page.epoch;
@@ -247,9 +367,21 @@ export class AgentClient {
       }
       afterSeq = page.nextAfterSeq;
       if (page.events.length > 0) continue;
-      if (terminalStatuses.has(page.status)) return;
-      if (longPoll) await this.waitForEvents(workflowId, afterSeq);
-      else await new Promise((r) => setTimeout(r, options.pollMs ?? 250));
+      // A run that failed (a bug in agent code, an agent the worker lacks) ends without a
+      // terminal event in its log: the closed execution ends the follow, after a last read.
+      if (terminalStatuses.has(page.status) || closed) return;
+      if (longPoll) {
+        closed = await this.longPoll(workflowId, afterSeq, 30_000).then(
+          () => false,
+          (err: unknown) => {
+            if (err instanceof AgentClientError && err.type === 'run_ended') return true;
+            throw err;
+          },
+        );
+      } else {
+        await new Promise((r) => setTimeout(r, options.pollMs ?? 250));
+        closed = await this.isClosed(workflowId);
+      }
     }
   }
 
@@ -269,27 +401,27 @@ export class AgentClient {
    * @throws AgentClientError `rejected` (e.g. `pause_timeout`) or `run_ended`.
    */
   async pause(workflowId: string, request: PauseRequest = {}): Promise<PauseResult> {
-    return this.guard(workflowId, () => this.handle(workflowId).executeUpdate(pauseUpdate, { args: [request] }));
+    return this.guard(workflowId, () => this.handle(workflowId).executeUpdate(pauseUpdate, { args: [fits('the pause update', request)] }));
   }
 
   /** Resumes a paused run; rejected when it is not paused. Answers the new status. */
   async resume(workflowId: string, reason?: string): Promise<RunStatusReport> {
-    return this.guard(workflowId, () => this.handle(workflowId).executeUpdate(resumeUpdate, { args: [reason ? { reason } : {}] }));
+    return this.guard(workflowId, () => this.handle(workflowId).executeUpdate(resumeUpdate, { args: [fits('the resume update', reason ? { reason } : {})] }));
   }
 
   /** Queues or applies an intervention, validated by the run. */
   async intervene(workflowId: string, intervention: Intervention): Promise<InterventionReceipt> {
-    return this.guard(workflowId, () => this.handle(workflowId).executeUpdate(interveneUpdate, { args: [intervention] }));
+    return this.guard(workflowId, () => this.handle(workflowId).executeUpdate(interveneUpdate, { args: [fits('the intervene update', intervention)] }));
   }
 
   /** Changes caps while the run runs; answers the new cost report. */
   async setBudget(workflowId: string, change: BudgetChange): Promise<CostReport> {
-    return this.guard(workflowId, () => this.handle(workflowId).executeUpdate(setBudgetUpdate, { args: [change] }));
+    return this.guard(workflowId, () => this.handle(workflowId).executeUpdate(setBudgetUpdate, { args: [fits('the setBudget update', change)] }));
   }
 
   /** Ends the run now, cancelling in-flight calls; resolves once it has ended. */
   async kill(workflowId: string, request: KillRequest = {}): Promise<RunStatusReport> {
-    return this.guard(workflowId, () => this.handle(workflowId).executeUpdate(killUpdate, { args: [request] }));
+    return this.guard(workflowId, () => this.handle(workflowId).executeUpdate(killUpdate, { args: [fits('the kill update', request)] }));
   }
 
   /** Calls waiting for confirmation and the open await barrier. */
@@ -304,12 +436,12 @@ export class AgentClient {
    * @throws AgentClientError `rejected` naming what is wrong.
    */
   async answer(workflowId: string, answer: AwaitAnswer): Promise<PendingInputs> {
-    return this.guard(workflowId, () => this.handle(workflowId).executeUpdate(answerAwaitUpdate, { args: [answer] }));
+    return this.guard(workflowId, () => this.handle(workflowId).executeUpdate(answerAwaitUpdate, { args: [fits('the answerAwait update', answer)] }));
   }
 
   /** Approves, rejects, edits or replaces a call waiting for confirmation. */
   async decide(workflowId: string, decision: CallDecision): Promise<PendingInputs> {
-    return this.guard(workflowId, () => this.handle(workflowId).executeUpdate(decideCallUpdate, { args: [decision] }));
+    return this.guard(workflowId, () => this.handle(workflowId).executeUpdate(decideCallUpdate, { args: [fits('the decideCall update', decision)] }));
   }
 
   /** Turn boundaries of the run's latest execution, for rewinds. */
@@ -348,6 +480,7 @@ export class AgentClient {
   async openSession(sessionId: string, input: SessionInput): Promise<string> {
     const parsed = sessionInputSchema.safeParse(input);
     if (!parsed.success) throw new AgentClientError('invalid_input', `invalid session input: ${describeIssues(parsed.error)}`);
+    fits('the session input', input);
     const workflowId = AgentClient.sessionWorkflowId(sessionId);
     try {
       await this.client.workflow.start(agentSessionWorkflowType, { taskQueue: this.taskQueue, workflowId, args: [input], memo: { agent: input.agent } });
@@ -360,7 +493,7 @@ export class AgentClient {
   /** Sends the next user message of a session; answers the run that will handle it. */
   async sendMessage(sessionId: string, message: SessionMessage): Promise<SessionRunRecord> {
     const workflowId = AgentClient.sessionWorkflowId(sessionId);
-    return this.guard(workflowId, () => this.handle(workflowId).executeUpdate(sendMessageUpdate, { args: [message] }));
+    return this.guard(workflowId, () => this.handle(workflowId).executeUpdate(sendMessageUpdate, { args: [fits('the sendMessage update', message)] }));
   }
 
   /** The session's state, history size and runs. */
@@ -393,6 +526,7 @@ export class AgentClient {
       answer: answerSignal,
       decide: decideSignal,
     };
+    fits(`the ${name} signal`, payload);
     await this.guard(workflowId, () => this.handle(workflowId).signal(defs[name], payload));
   }
 }

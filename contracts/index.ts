@@ -1,4 +1,5 @@
 export { jsonValueSchema, jsonObjectSchema, jsonByteLength, describeIssues, sessionStateMaxBytes, type JsonValue, type JsonObject } from './json';
+export { maxPayloadBytes, warnPayloadBytes, payloadTooLarge } from './payload-limit';
 export {
   retryReasonSchema,
   retryHintSchema,

@@ -4,10 +4,23 @@ import http2 from 'node:http2';
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { maxPayloadBytes, warnPayloadBytes } from '../contracts/payload-limit';
 import { provisionTemporalCli, temporalCliVersion } from './temporal-cli';
 
-/** Arguments every dev server we start gets: no phoning home (version check, Web UI news feed). */
-export const devServerSafetyArgs = ['--dynamic-config-value', 'frontend.enableServerVersionCheck=false', '--ui-disable-news-fetch'];
+/**
+ * The server's per-payload size limits ({@link maxPayloadBytes}): a larger run input or signal
+ * is refused at the frontend ("Blob data size exceeds limit") and never reaches history.
+ */
+export const payloadLimitArgs = [
+  '--dynamic-config-value', `limit.blobSize.error=${maxPayloadBytes}`,
+  '--dynamic-config-value', `limit.blobSize.warn=${warnPayloadBytes}`,
+];
+
+/**
+ * Arguments every dev server we start gets: no phoning home (version check, Web UI news feed),
+ * and the payload size limits.
+ */
+export const devServerSafetyArgs = ['--dynamic-config-value', 'frontend.enableServerVersionCheck=false', '--ui-disable-news-fetch', ...payloadLimitArgs];
 
 /**
  * SQLite settings for the persisted dev server: write-ahead logging with normal syncs roughly

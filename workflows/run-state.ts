@@ -3,6 +3,7 @@ import {
   carriedRunStateVersion,
   defaultRunPolicy,
   jsonByteLength,
+  maxPayloadBytes,
   runPolicySchema,
   type CarriedRunState,
   type FinalizeReason,
@@ -32,10 +33,11 @@ import { RunControl } from './run-control';
 const terminal: readonly RunStatus[] = ['completed', 'failed', 'terminated'];
 
 /**
- * Upper bound of the input a run carries into its next execution, in JSON bytes. Temporal
- * refuses payloads over 2 MB (and the run with them); this leaves room for encoding overhead.
+ * Upper bound of the input a run carries into its next execution, in JSON bytes: under the
+ * per-payload limit our servers enforce ({@link maxPayloadBytes}; Temporal's own default is
+ * 2 MB), which would refuse the continue-as-new and leave the run stuck, with room to spare.
  */
-export const carriedInputMaxBytes = 1024 * 1024;
+export const carriedInputMaxBytes = maxPayloadBytes - 64 * 1024;
 
 /** How much a run carries across continue-as-new; later levels are tried when earlier ones pass the bound. */
 export interface CarryLevel {

@@ -26,9 +26,22 @@ export interface CliIo {
   connect(config: TemporalConfig): Promise<Connected>;
 }
 
-/** Connects to Temporal with an {@link AgentClient}. */
+/**
+ * Connects to Temporal with an {@link AgentClient}.
+ *
+ * @throws Error naming the address and namespace when the server cannot be reached.
+ */
 export async function connectAgents(config: TemporalConfig): Promise<Connected> {
-  const agents = await AgentClient.connect(config);
+  let agents: AgentClient;
+  try {
+    agents = await AgentClient.connect(config);
+  } catch (err) {
+    const reason = err instanceof Error ? err.message : String(err);
+    throw new Error(
+      `cannot reach the Temporal server at ${config.address} (namespace ${config.namespace}): ${reason}; ` +
+        'is it running? Set TEMPORAL_ADDRESS or --address to where it listens',
+    );
+  }
   return { agents, close: () => agents.client.connection.close() };
 }
 

@@ -1,4 +1,5 @@
 import type { BudgetLine, CostReport, InterventionReceipt, PauseResult, RunResult, RunStatusReport } from '../../contracts';
+import type { HistoryStatus } from '../history-view';
 
 function line(name: string, b: BudgetLine, unit = ''): string {
   return `${name} ${b.used}${unit}${b.max !== undefined ? `/${b.max}${unit}` : ''}`;
@@ -35,6 +36,23 @@ export function renderStatus(runId: string, s: RunStatusReport): string[] {
     ['last event', `#${s.lastEventSeq}`],
   ];
   if (s.finalizeReason) rows.splice(3, 0, ['finalizing', s.finalizeReason]);
+  return rows.map(([k, v]) => `${k.padEnd(12)}${v}`);
+}
+
+/** What a run's history says of it (no worker answered its status query). */
+export function renderHistoryStatus(s: HistoryStatus): string[] {
+  const rows: [string, string][] = [
+    ['run', s.workflowId],
+    ['source', 'history (no worker answered; pending calls, controls and budget need one)'],
+    ['agent', s.agent ?? '-'],
+    ['status', s.status],
+    ['turns', `${s.turns} (tool calls ${s.toolCalls}, model calls ${s.modelCalls})`],
+    ['started', s.startTime],
+  ];
+  if (s.closeTime) rows.push(['closed', s.closeTime]);
+  if (s.failure !== undefined) rows.push(['failure', s.failure]);
+  if (s.result) rows.push(['result', `${s.result.status}${s.result.final ? `: ${s.result.final.text}` : ''}`]);
+  rows.push(['history', `${s.historyLength} events`]);
   return rows.map(([k, v]) => `${k.padEnd(12)}${v}`);
 }
 

@@ -1,10 +1,12 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { AgentClient } from '../../client/agent-client';
 import { eventPageSchema, pauseResultSchema, runEventSchema, runResultSchema, runStatusReportSchema } from '../../contracts';
 import { callStep, finalStep, scriptedInput } from '../support/scripts';
 import { agentSuite } from '../support/agent-suite';
 import { lines, runAgentctl } from '../support/agentctl-cli';
+import { uniqueTaskQueue } from '../support/test-env';
 import { waitFor } from '../support/wait';
 
 const suite = agentSuite('agentctl');
@@ -55,6 +57,93 @@ describe('agentctl against a real dev server', () => {
     expect(badOptions.stderr).toMatch(/failed at start: invalid planner options for agent scripted/);
 
     expect((await agentctl('start', '--agent', 'scripted', '--message', 'hi', '--confirm-ms', '-5')).code).toBe(2);
+  });
+
+  it('start --follow of a run that fails exits 1 with its reason, also when it fails at start; an unreachable server is named', async () => {
+    const script = JSON.stringify({ steps: [callStep({ name: 'sleep', args: { ms: 200 } }), callStep({ name: 'echo', args: { text: 'explode' } }), finalStep()] });
+    const failing = await agentctl('start', '--agent', 'faulty', '--message', 'go', '--planner-options', script, '--follow');
+    expect(failing.code).toBe(1);
+    expect(lines(failing.stdout).some((l) => / tool_call .*sleep/.test(l))).toBe(true);
+    expect(failing.stderr).toBe('agentctl: run failed: agent faulty: its before_tool hook threw: hook bug\n');
+
+    // Not waiting for the first task: the follow finds a run that never registered its queries.
+    const unknown = await agentctl('start', '--agent', 'nobody', '--message', 'hi', '--confirm-ms', '0', '--follow');
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).not.toMatch(/did not register a handler/);
+    expect(unknown.stderr).toMatch(/\nagentctl: run failed: agent "nobody" is not in this bundle/);
+    expect(lines(unknown.stdout).at(-1)).toMatch(/ run_failed +agent "nobody" is not in this bundle/);
+
+    const unreachable = await agentctl('status', 'some-run', '--address', '127.0.0.1:1');
+    expect(unreachable.code).toBe(1);
+    expect(unreachable.stderr).toMatch(/^agentctl: cannot reach the Temporal server at 127\.0\.0\.1:1 \(namespace default\): /);
+  });
+
+  it('status and events read the history when no worker answers: a run without a worker, a run that failed at start', async () => {
+    const queue = uniqueTaskQueue('no-worker');
+    const { workflowId } = await new AgentClient(suite.env.client, queue).start(scriptedInput([finalStep('never')]));
+    const status = await agentctl('status', workflowId, '--task-queue', queue, '--json');
+    expect(status).toMatchObject({ code: 0 });
+    expect(status.stderr).toMatch(/no worker answered a query of run .* read from history instead/);
+    expect(JSON.parse(status.stdout)).toMatchObject({ source: 'history', workflowId, agent: 'scripted', status: 'running', workflowStatus: 'RUNNING' });
+    const events = await agentctl('events', workflowId, '--task-queue', queue);
+    expect(events.code).toBe(0);
+    expect(lines(events.stdout)).toEqual([expect.stringMatching(/^h1 +\S+ +run_started +agent=scripted messages=1$/)]);
+
+    const failed = await agentctl('start', '--agent', 'nobody', '--message', 'hi', '--confirm-ms', '0');
+    const failedId = failed.stdout.trim();
+    await waitFor('the run to fail', async () => ((await suite.env.client.workflow.getHandle(failedId).describe()).status.name === 'FAILED' ? true : undefined));
+    const text = await agentctl('status', failedId);
+    expect(text.code).toBe(0);
+    expect(lines(text.stdout)).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^source +history/), 'status      failed', expect.stringMatching(/^failure +agent "nobody" is not in this bundle/)]),
+    );
+  });
+
+  it('session open, send --follow, state, list and close drive a conversation; start --session-id is gone', async () => {
+    const id = `cli-${suite.taskQueue.slice(-8)}`;
+    const say = (text: string) => JSON.stringify({ steps: [finalStep(text)] });
+    expect(await agentctl('session', 'open', id, '--agent', 'scripted')).toMatchObject({ code: 0, stdout: `session ${id} open (session-${id})\n` });
+
+    const first = await agentctl('session', 'send', id, '--message', 'say one', '--planner-options', say('one'), '--follow');
+    expect(first).toMatchObject({ code: 0 });
+    const printed = lines(first.stdout);
+    expect(printed[0]).toBe(`run #1 of session ${id}: session-${id}/run-1 (queued)`);
+    expect(printed).toContain('result: completed: one');
+
+    const second = await agentctl('session', 'send', id, '--message', 'say two', '--planner-options', say('two'), '--json');
+    expect(JSON.parse(second.stdout)).toMatchObject({ runNumber: 2, workflowId: `session-${id}/run-2`, status: 'queued' });
+    const state = await waitFor('both runs of the session completed', async () => {
+      const r = await agentctl('session', 'state', id, '--json');
+      const report = JSON.parse(r.stdout) as { runs: { status: string }[] };
+      return report.runs.length === 2 && report.runs.every((run) => run.status === 'completed') ? report : undefined;
+    });
+    expect(state).toMatchObject({ agent: 'scripted', open: true, historyLength: 4, runs: [{ final: 'one' }, { final: 'two' }] });
+    const text = await agentctl('session', 'state', id);
+    expect(lines(text.stdout)).toEqual(expect.arrayContaining(['history     4 messages', `  #2 session-${id}/run-2 completed: two`]));
+
+    const listed = await waitFor('the session in list', async () => {
+      const rows = JSON.parse((await agentctl('session', 'list', '--json')).stdout) as { sessionId: string }[];
+      return rows.find((row) => row.sessionId === id);
+    });
+    expect(listed).toMatchObject({ agent: 'scripted', workflowStatus: 'RUNNING' });
+
+    expect(await agentctl('session', 'close', id)).toMatchObject({ code: 0 });
+    await expect(suite.env.client.workflow.getHandle(`session-${id}`).result()).resolves.toMatchObject({ open: false });
+    const refused = await agentctl('session', 'send', id, '--message', 'late');
+    expect(refused.code).toBe(4);
+
+    expect(await agentctl('session', 'send', id, '--message', 'x', '--agent', 'scripted')).toMatchObject({ code: 2, stderr: "agentctl: --agent is not an option of 'session send'\n" });
+    expect(await agentctl('start', '--agent', 'scripted', '--message', 'hi', '--session-id', id)).toMatchObject({ code: 2, stderr: "agentctl: unknown option '--session-id'\n" });
+  });
+
+  it('start with a run input above the payload limit exits 2 naming the limit and the size, before sending', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'agentctl-')), 'big.json');
+    writeFileSync(file, JSON.stringify([finalStep('x'.repeat(600_000))]));
+    const id = `cli-big-${suite.taskQueue}`;
+    const r = await agentctl('start', '--agent', 'scripted', '--message', 'hi', '--script', file, '--id', id);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^agentctl: the run input is 6\d{5} bytes of JSON; the limit is 524288 bytes \(512 KiB\) per payload\n$/);
+    await expect(suite.env.client.workflow.getHandle(id).describe()).rejects.toThrow(/not found/);
   });
 
   it('start --script --follow --json streams the run as JSON lines and ends with the result', async () => {

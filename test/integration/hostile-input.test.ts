@@ -4,12 +4,18 @@
  * core shut down every worker that received the update), and a value nested 3000 levels deep
  * (accepted into an event, after which every events read threw).
  */
-import { answerAwaitUpdate, decideCallUpdate, interveneUpdate } from '../../contracts';
+import { temporal } from '@temporalio/proto';
+import { answerAwaitUpdate, decideCallUpdate, decideSignal, interveneUpdate, maxPayloadBytes } from '../../contracts';
 import { agentSuite } from '../support/agent-suite';
 import { callStep, finalStep, scriptedInput } from '../support/scripts';
 import { waitFor } from '../support/wait';
 
 const suite = agentSuite('hostile');
+
+async function workflowTaskFailures(workflowId: string): Promise<number> {
+  const { events } = await suite.env.client.workflow.getHandle(workflowId).fetchHistory();
+  return (events ?? []).filter((e) => e.eventType === temporal.api.enums.v1.EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED).length;
+}
 
 function nested(levels: number): unknown {
   let value: unknown = 'bottom';
@@ -40,8 +46,8 @@ describe('hostile input to a waiting run', () => {
     await expect(
       handle.executeUpdate(answerAwaitUpdate, { args: [{ kind: 'clarification', itemId: 'c', answer: 'x', fields: { deep: nested(3000) } }] }),
     ).rejects.toMatchObject({ cause: { message: expect.stringContaining('nested deeper than 64 levels') } });
-    // A 1 MB id is refused with a bounded message.
-    const huge = 'z'.repeat(1_000_000);
+    // A 400 KB id (under the payload limit) is refused with a bounded message.
+    const huge = 'z'.repeat(400_000);
     const refused = await handle.executeUpdate(decideCallUpdate, { args: [{ decision: 'approve', toolCallId: huge }] }).then(
       () => undefined,
       (err: { cause?: Error }) => err.cause,
@@ -53,5 +59,46 @@ describe('hostile input to a waiting run', () => {
     const result = await suite.agents.result(workflowId);
     expect(result.status).toBe('completed');
     expect((await suite.agents.events(workflowId, 0, 1000)).events.at(-1)).toMatchObject({ type: 'status_changed' });
+  });
+});
+
+describe('oversized payloads', () => {
+  it('100 oversized signals and 100 oversized updates all fail; the run completes and its history holds none of them', async () => {
+    const { workflowId } = await suite.agents.start(
+      scriptedInput([callStep({ name: 'echo', args: { text: 'a' } }), finalStep('survived')], { confirmation: { all: true } }),
+    );
+    await waitFor('the approval request', async () => (await suite.agents.pendingInputs(workflowId)).approvals[0]);
+    const handle = suite.env.client.workflow.getHandle(workflowId);
+    const oversized = { decision: 'approve', toolCallId: 'x'.repeat(maxPayloadBytes + 1) } as const;
+
+    // AgentClient refuses them before sending, naming the limit and the size.
+    await expect(suite.agents.decide(workflowId, oversized)).rejects.toMatchObject({
+      type: 'invalid_input',
+      message: expect.stringMatching(/^the decideCall update is 5243\d\d bytes of JSON; the limit is 524288 bytes \(512 KiB\) per payload$/),
+    });
+    await expect(suite.agents.signal(workflowId, 'decide', oversized)).rejects.toMatchObject({ type: 'invalid_input', message: expect.stringContaining('the decide signal is') });
+
+    // A hostile client skips that check: the server refuses every signal at the door, and no
+    // workflow task fails.
+    for (let i = 0; i < 100; i++) {
+      await expect(handle.signal(decideSignal, oversized)).rejects.toMatchObject({ cause: { message: expect.stringContaining('Blob data size exceeds limit') } });
+    }
+    expect(await workflowTaskFailures(workflowId)).toBe(0);
+
+    // Updates are not sized by the server: they reach the worker, which will not send one back
+    // inside its refusal (that is what passed gRPC's 4 MB) and fails the workflow task instead.
+    // Every such update fails; once they stop, the run takes updates again and completes.
+    const updates = await Promise.allSettled(Array.from({ length: 100 }, () => handle.executeUpdate(decideCallUpdate, { args: [oversized] })));
+    expect(updates.every((u) => u.status === 'rejected')).toBe(true);
+    await waitFor('the run to take updates again', () =>
+      suite.agents.decide(workflowId, { decision: 'approve', toolCallId: 'call_0_0' }).then(
+        () => true,
+        () => undefined,
+      ),
+      120_000,
+    );
+    expect(await suite.agents.result(workflowId)).toMatchObject({ status: 'completed', final: { text: 'survived' } });
+    // Nothing near the size of a refused payload was recorded.
+    expect((await suite.agents.exportHistory(workflowId)).length).toBeLessThan(100_000);
   });
 });

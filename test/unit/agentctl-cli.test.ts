@@ -203,3 +203,19 @@ describe('client errors map to exit codes', () => {
     expect(r.close).toHaveBeenCalled();
   });
 });
+
+describe('session', () => {
+  it.each([
+    [['session'], 'missing subcommand; use one of open, send, state, list, close'],
+    [['session', 'join', 's1'], "unknown session subcommand 'join'; use one of open, send, state, list, close"],
+    [['session', 'open', 's1'], 'missing --agent'],
+    [['session', 'send'], "missing SESSION; use 'session send SESSION'"],
+    [['session', 'send', 's1'], 'missing --message'],
+    [['session', 'state', 's1', '--follow'], "--follow is not an option of 'session state'"],
+    [['session', 'list', 's1'], "unexpected argument 's1'"],
+  ])('%j exits 2 without connecting: %s', async (argv, message) => {
+    const r = await cli(argv);
+    expect(r).toMatchObject({ code: 2, stderr: [`agentctl: ${message}`] });
+    expect(r.configs).toEqual([]);
+  });
+});

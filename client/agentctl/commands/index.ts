@@ -17,12 +17,14 @@ import { killCommand, pauseCommand, resumeCommand } from './lifecycle';
 import { listCommand } from './list';
 import { answerCommand, pendingCommand } from './pending';
 import { checkpointsCommand, rewindCommand } from './rewind';
+import { sessionCommand } from './session';
 import { startCommand } from './start';
 
 /** Every command, in the order help lists them. */
 export const commands: readonly Command[] = [
   startCommand,
   listCommand,
+  sessionCommand,
   statusCommand,
   resultCommand,
   eventsCommand,

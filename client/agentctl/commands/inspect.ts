@@ -1,21 +1,32 @@
 import { formatEvent } from '../../format';
 import type { Command } from '../command';
 import { UsageError } from '../exit-codes';
-import { followEvents } from '../follow';
-import { renderResult, renderStatus } from '../render';
+import { followEvents, isUnanswered, printHistoryEntries, queryTimeoutMs } from '../follow';
+import { renderHistoryStatus, renderResult, renderStatus } from '../render';
 
-/** `status RUN`: the status query. */
+/** `status RUN`: the status query, or the run's history and memo when no worker answers. */
 export const statusCommand: Command = {
   name: 'status',
   summary: "print a run's status, pending calls, controls and budget",
+  details:
+    `When no worker answers within ${queryTimeoutMs / 1000} s (none is running, or the run failed before it could answer),\n` +
+    "prints what the run's history says instead: agent, status, turns, calls, failure or result\n" +
+    '(--json: an object with "source": "history").',
   positionals: ['RUN'],
   options: {},
   examples: ['status run-watchlist-k3j9x2ab --json'],
   prepare(args) {
     const runId = args.positional(0);
     return async (ctx) => {
-      const report = await ctx.agents.status(runId);
-      ctx.out.emit(report, () => renderStatus(runId, report));
+      try {
+        const report = await ctx.agents.status(runId, { timeoutMs: queryTimeoutMs });
+        ctx.out.emit(report, () => renderStatus(runId, report));
+      } catch (err) {
+        if (!isUnanswered(err)) throw err;
+        const report = await ctx.agents.statusFromHistory(runId);
+        ctx.progress?.(`agentctl: ${err.message}; read from history instead`);
+        ctx.out.emit(report, () => renderHistoryStatus(report));
+      }
     };
   },
 };
@@ -40,6 +51,9 @@ export const resultCommand: Command = {
 export const eventsCommand: Command = {
   name: 'events',
   summary: "print a run's events (--follow: as they arrive, until the run ends)",
+  details:
+    `When no worker answers within ${queryTimeoutMs / 1000} s, prints the steps the run's history records instead\n` +
+    '(lines "hEVENTID TIME KIND DETAIL"; --json: objects with "source": "history").',
   positionals: ['RUN'],
   options: {
     after: { type: 'string', value: 'SEQ', description: 'only events with seq > SEQ (default 0)' },
@@ -58,8 +72,13 @@ export const eventsCommand: Command = {
         await followEvents(ctx, runId, after, limit);
         return;
       }
-      const page = await ctx.agents.events(runId, after, limit ?? 200);
-      ctx.out.emit(page, () => page.events.map(formatEvent));
+      try {
+        const page = await ctx.agents.events(runId, after, limit ?? 200, { timeoutMs: queryTimeoutMs });
+        ctx.out.emit(page, () => page.events.map(formatEvent));
+      } catch (err) {
+        if (!isUnanswered(err)) throw err;
+        await printHistoryEntries(ctx, runId, err.message);
+      }
     };
   },
 };

@@ -10,7 +10,12 @@ import { renderResult } from '../render';
 /** A script file: `{ steps: [...] }` (scripted planner options) or just the array of steps. */
 const scriptFileSchema = z.union([z.array(jsonValueSchema).transform((steps) => ({ steps })), z.record(z.string(), jsonValueSchema)]);
 
-function readScript(path: string): z.output<typeof scriptFileSchema> {
+/**
+ * Planner options from a script file (`--script FILE`).
+ *
+ * @throws UsageError when the file cannot be read or is not a script.
+ */
+export function readScript(path: string): z.output<typeof scriptFileSchema> {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
@@ -28,7 +33,6 @@ export const startCommand: Command = {
   options: {
     agent: { type: 'string', value: 'NAME', description: 'registered agent name (required)' },
     message: { type: 'string', multiple: true, value: 'TEXT', description: 'a user message (repeatable; at least one)' },
-    'session-id': { type: 'string', value: 'ID', description: 'session the run belongs to' },
     'session-state': { type: 'string', value: 'JSON', description: 'initial session state (a JSON object)' },
     policy: { type: 'string', value: 'JSON', description: 'policy overrides, e.g. {"maxToolCalls":10}' },
     'planner-options': { type: 'string', value: 'JSON', description: 'agent-specific planner options' },
@@ -50,18 +54,16 @@ export const startCommand: Command = {
     if (messages.length === 0) throw new UsageError('missing --message (give at least one)');
     const script = args.string('script');
     const plannerOptions = script !== undefined ? readScript(script) : args.json('planner-options', jsonValueSchema);
-    const sessionId = args.string('session-id');
     const sessionState = args.json('session-state', jsonObjectSchema);
     const policy = args.json('policy', runPolicySchema.partial().strict());
     const input: RunInput = {
       agent: args.requiredString('agent'),
       messages,
-      ...(sessionId !== undefined ? { sessionId } : {}),
       ...(sessionState !== undefined ? { sessionState } : {}),
       ...(policy !== undefined ? { policy } : {}),
       ...(plannerOptions !== undefined ? { plannerOptions } : {}),
     };
-    validate(runInputSchema, input, { agent: '--agent', messages: '--message', sessionId: '--session-id' });
+    validate(runInputSchema, input, { agent: '--agent', messages: '--message' });
     const workflowId = args.string('id');
     const follow = args.flag('follow');
     const confirmMs = args.int('confirm-ms', 0) ?? 10_000;

@@ -1,0 +1,46 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
+import { formatHistoryEntry, historyEntries, historySummary } from '../../client/history-view';
+
+/** A recorded history of the replay corpus (read only). */
+function recorded(name: string) {
+  return historyFromJSON(JSON.parse(readFileSync(join(__dirname, '../histories/0.2.0', `${name}.json`), 'utf8'))).events ?? [];
+}
+
+describe('a run read from its history (no worker to answer queries)', () => {
+  it('lists the start, each tool call with its arguments, and the result', () => {
+    expect(historyEntries(recorded('basic')).map((e) => `${e.kind} ${e.detail}`)).toEqual([
+      'run_started agent=scripted messages=1',
+      'tool_call echo(call_0_0) {"text":"one"}',
+      'tool_done echo',
+      'tool_call add(call_1_0) {"a":1,"b":2}',
+      'tool_done add',
+      'run_completed completed: basic done',
+    ]);
+  });
+
+  it('shows updates and signals by name, in order', () => {
+    const steps = historyEntries(recorded('interventions')).map((e) => `${e.kind} ${e.detail}`);
+    expect(steps.slice(0, 8)).toEqual([
+      'run_started agent=scripted messages=1',
+      'update interveneRun',
+      'update interveneRun',
+      'update interveneRun',
+      'update interveneRun',
+      'signal intervene',
+      'update setBudgetRun',
+      'update resumeRun',
+    ]);
+    expect(historyEntries(recorded('kill')).at(-1)).toMatchObject({ kind: 'run_completed', detail: 'terminated' });
+  });
+
+  it('counts turns and calls and carries the result', () => {
+    expect(historySummary(recorded('basic'))).toMatchObject({ turns: 3, toolCalls: 2, modelCalls: 0, result: { status: 'completed', final: { text: 'basic done' } } });
+  });
+
+  it('formats one entry per line with its event id', () => {
+    const [first] = historyEntries(recorded('basic'));
+    expect(first && formatHistoryEntry(first)).toMatch(/^h1 {4}\d{4}-\d\d-\d\dT[\d:.]+Z {2}run_started {5}agent=scripted messages=1$/);
+  });
+});
