@@ -29,6 +29,7 @@ export const carriedRunStateSchema = z.object({
     consecutiveFailures: z.number().int().nonnegative(),
     tokens: z.number().nonnegative(),
     modelCalls: z.number().int().nonnegative(),
+    tokensUnknownCalls: z.number().int().nonnegative().optional(),
   }),
   finalizeReason: finalizeReasonSchema.optional(),
   pendingTermination: terminationSchema.optional(),

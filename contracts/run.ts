@@ -80,6 +80,8 @@ export const budgetLineSchema = z.object({
   used: z.number().nonnegative(),
   max: z.number().nonnegative().optional(),
   remaining: z.number().optional(),
+  /** Tokens only: model calls whose usage the provider did not report; `used` leaves them out. */
+  unknownCalls: z.number().int().nonnegative().optional(),
 });
 export type BudgetLine = z.infer<typeof budgetLineSchema>;
 

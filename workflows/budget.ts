@@ -7,6 +7,11 @@ export interface Usage {
   consecutiveFailures: number;
   tokens: number;
   modelCalls: number;
+  /**
+   * Model calls whose provider reported no token usage: their tokens are not in `tokens`, so
+   * the token budget is a lower bound. Absent (0) in runs recorded before it existed.
+   */
+  tokensUnknownCalls?: number;
 }
 
 /** Usage of a run that has not done anything yet. */
@@ -51,7 +56,7 @@ export function describeCap(reason: FinalizeReason, usage: Usage, policy: RunPol
     case 'time_budget':
       return `time budget of ${policy.timeBudgetMs} ms is spent`;
     case 'token_budget':
-      return `model budget is spent (${usage.tokens} tokens, ${usage.modelCalls} model calls)`;
+      return `model budget is spent (${usage.tokens} tokens${usage.tokensUnknownCalls ? ` counted, ${usage.tokensUnknownCalls} call(s) of unknown usage` : ''}, ${usage.modelCalls} model calls)`;
     case 'failure_cap':
       return `${usage.consecutiveFailures} consecutive tool failures (cap ${policy.maxConsecutiveFailures})`;
     case 'tool_cap':
@@ -67,6 +72,12 @@ function line(used: number, max: number | undefined): BudgetLine {
   return max === undefined ? { used } : { used, max, remaining: Math.max(0, max - used) };
 }
 
+/** The token line: what was counted, and how many calls reported no usage (so `used` is a lower bound). */
+function tokensLine(usage: Usage, max: number | undefined): BudgetLine {
+  const counted = line(usage.tokens, max);
+  return usage.tokensUnknownCalls ? { ...counted, unknownCalls: usage.tokensUnknownCalls } : counted;
+}
+
 /** Used / max / remaining per budget. */
 export function costReport(usage: Usage, policy: RunPolicy, elapsedMs: number): CostReport {
   return {
@@ -74,7 +85,7 @@ export function costReport(usage: Usage, policy: RunPolicy, elapsedMs: number): 
     toolCalls: line(usage.toolCalls, policy.maxToolCalls),
     consecutiveFailures: line(usage.consecutiveFailures, policy.maxConsecutiveFailures),
     timeMs: line(elapsedMs, policy.timeBudgetMs),
-    tokens: line(usage.tokens, policy.maxTokens),
+    tokens: tokensLine(usage, policy.maxTokens),
     modelCalls: line(usage.modelCalls, policy.maxModelCalls),
     elapsedMs,
   };

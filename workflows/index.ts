@@ -27,6 +27,7 @@ export {
   type HumanToolsConfig,
   type OutputSchemaDefinition,
   type ModelActivityOptions,
+  type ModelRequestSettings,
 } from './planners/llm';
 export { namespacedToolActivities } from './patches';
 export {

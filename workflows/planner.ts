@@ -29,8 +29,11 @@ export interface PlannerContext {
   readonly transcriptEpoch: number;
   /** Emit a planner note to the run's event log. */
   emitNote(note: PlannerNote): void;
-  /** Count model usage toward the run's token and model-call budgets. */
-  recordModelUsage(usage: { tokens: number; modelCalls: number }): void;
+  /**
+   * Count model usage toward the run's token and model-call budgets. `tokensUnknown`: the
+   * provider reported no usage for this call; it is counted as unknown, not as 0 tokens.
+   */
+  recordModelUsage(usage: { tokens: number; modelCalls: number; tokensUnknown?: boolean }): void;
 }
 
 /** Input of the first planner turn. */

@@ -386,8 +386,14 @@ export class RunLoop {
       sessionState: state.sessionState,
       ...(instructions !== undefined ? { instructions: renderTemplate(instructions, state.sessionState) } : {}),
       emitNote: (note) => state.emit({ type: 'note', turn: state.turn, note }),
-      recordModelUsage: ({ tokens, modelCalls }) => {
-        state.usage = { ...state.usage, tokens: state.usage.tokens + tokens, modelCalls: state.usage.modelCalls + modelCalls };
+      recordModelUsage: ({ tokens, modelCalls, tokensUnknown }) => {
+        const { usage } = state;
+        state.usage = {
+          ...usage,
+          tokens: usage.tokens + tokens,
+          modelCalls: usage.modelCalls + modelCalls,
+          ...(tokensUnknown ? { tokensUnknownCalls: (usage.tokensUnknownCalls ?? 0) + 1 } : {}),
+        };
       },
     };
   }

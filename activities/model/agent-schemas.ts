@@ -3,12 +3,13 @@ import type { ChatCompletionFunctionTool } from 'openai/resources/chat/completio
 import type { ResponseFormatJSONSchema } from 'openai/resources/shared';
 import { z } from 'zod';
 import type { AgentDefinition } from '../../workflows/agent-registry';
-import { enabledHumanTools, isLlmAgent, type LlmAgentDefinition } from '../../workflows/planners/llm';
+import { enabledHumanTools, isLlmAgent, type LlmAgentDefinition, type ModelRequestSettings } from '../../workflows/planners/llm';
 
-/** What the provider is told about an agent: its function tools and its output format. */
+/** What the provider is told about an agent: its function tools, its output format and its request settings. */
 export interface AgentModelSpec {
   readonly tools: ReadonlyMap<string, ChatCompletionFunctionTool>;
   readonly responseFormat?: ResponseFormatJSONSchema;
+  readonly request: ModelRequestSettings;
 }
 
 /** JSON Schema of a zod schema as the model sees it (the input side: defaults are optional). */
@@ -27,6 +28,7 @@ export function agentModelSpec(agent: LlmAgentDefinition): AgentModelSpec {
   const output = agent.llm.outputSchema;
   return {
     tools,
+    request: agent.llm.request ?? {},
     ...(output
       ? {
           responseFormat: {
@@ -73,6 +75,15 @@ export class AgentModelSpecs {
       throw ApplicationFailure.nonRetryable(`agent ${agentName} declares no output schema ${schemaName} on this worker; deploy workers with the same agent definitions`, 'model_config');
     }
     return format;
+  }
+
+  /**
+   * The agent's request settings (see ModelRequestSettings).
+   *
+   * @throws ApplicationFailure `model_config` when the agent is unknown to this worker.
+   */
+  requestSettings(agentName: string): ModelRequestSettings {
+    return this.spec(agentName).request;
   }
 
   private spec(agentName: string): AgentModelSpec {

@@ -20,9 +20,11 @@ export function toChatMessage(message: Message): ChatCompletionMessageParam {
       return { role: 'tool', tool_call_id: message.toolCallId, content: message.content };
     case 'assistant': {
       const calls = message.toolCalls ?? [];
+      // An empty string, not null, when the model only called tools: some servers refuse
+      // `content: null` (and every later turn of the run with it); all accept "".
       return {
         role: 'assistant',
-        content: message.content ?? null,
+        content: message.content ?? '',
         ...(calls.length
           ? { tool_calls: calls.map((c) => ({ id: c.id, type: 'function' as const, function: { name: c.name, arguments: argumentsText(c.args) } })) }
           : {}),

@@ -4,6 +4,6 @@ export { TranscriptCache, TranscriptEntry, type TranscriptCacheOptions, type Tra
 export { queryTranscriptFetcher, type TranscriptFetcher } from './transcript-query';
 export { conversationFor, type Conversation } from './conversation';
 export { toChatMessage, toChatMessages } from './chat-messages';
-export { StreamAccumulator } from './stream-accumulator';
-export { providerFailure, retryAfterMs } from './provider-errors';
+export { StreamAccumulator, completionAnswer } from './stream-accumulator';
+export { providerFailure, retryAfterMs, isJsonSchemaRefusal } from './provider-errors';
 export { AgentModelSpecs, agentModelSpec, jsonSchemaOf, type AgentModelSpec } from './agent-schemas';

@@ -1,14 +1,13 @@
-import { ApplicationFailure, cancellationSignal, heartbeat } from '@temporalio/activity';
+import { ApplicationFailure, cancellationSignal, heartbeat, log } from '@temporalio/activity';
 import type OpenAI from 'openai';
-import type { ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
-import { describeIssues, type Message } from '../../contracts';
+import { describeIssues } from '../../contracts';
 import type { AgentDefinition } from '../../workflows/agent-registry';
-import { callModelActivityName, modelCallInputSchema, type ModelAnswer, type ParsedModelCallInput } from '../../workflows/planners/llm';
+import { callModelActivityName, modelCallInputSchema, type ModelAnswer } from '../../workflows/planners/llm';
 import { AgentModelSpecs } from './agent-schemas';
-import { toChatMessage, toChatMessages } from './chat-messages';
 import { conversationFor } from './conversation';
-import { providerFailure } from './provider-errors';
-import { StreamAccumulator } from './stream-accumulator';
+import { planModelRequest, type ModelRequest, type StructuredOutputMode } from './model-request';
+import { isJsonSchemaRefusal, providerFailure } from './provider-errors';
+import { completionAnswer, StreamAccumulator } from './stream-accumulator';
 import { TranscriptCache } from './transcript-cache';
 import { queryTranscriptFetcher, type TranscriptFetcher } from './transcript-query';
 
@@ -29,49 +28,51 @@ export interface ModelActivityDependencies {
 /** The runtime activities of model planners, for `createActivities({ runtime })`. */
 export type ModelActivities = Record<typeof callModelActivityName, (input: unknown) => Promise<ModelAnswer>>;
 
-async function stream(openai: Pick<OpenAI, 'chat'>, body: ChatCompletionCreateParamsStreaming, heartbeatMs: number): Promise<ModelAnswer> {
+/**
+ * Sends one request and returns its answer, streamed (heartbeating per chunk) or not. Provider
+ * errors are thrown as the client raised them (the caller classifies them); a cancelled call
+ * throws the cancellation, never a partial answer.
+ */
+async function send(openai: Pick<OpenAI, 'chat'>, request: ModelRequest, streaming: boolean, heartbeatMs: number): Promise<ModelAnswer> {
   const accumulator = new StreamAccumulator();
   // Heartbeats on a timer too: a long prompt can take a while before its first chunk.
   const timer = setInterval(() => heartbeat({ chunks: accumulator.chunks }), heartbeatMs);
   const signal = cancellationSignal();
   try {
-    const chunks = await openai.chat.completions.create(body, { signal });
+    if (!streaming) {
+      const completion = await openai.chat.completions.create({ ...request, stream: false }, { signal });
+      return completionAnswer(completion);
+    }
+    const chunks = await openai.chat.completions.create({ ...request, stream: true, stream_options: { include_usage: true } }, { signal });
     for await (const chunk of chunks) {
       accumulator.add(chunk);
       heartbeat({ chunks: accumulator.chunks });
     }
+    // The client ends the iteration quietly when the request is aborted: a cancelled call must
+    // not pass for a shorter answer.
+    if (signal.aborted) throw signal.reason;
     return accumulator.answer();
   } catch (err) {
     // Cancelled (kill, time budget): report the cancellation, not a provider error.
     if (signal.aborted) throw signal.reason ?? err;
-    throw providerFailure(err, body.model);
+    throw err;
   } finally {
     clearInterval(timer);
   }
 }
 
-/** The streaming request of a call; throws `model_config` when the worker lacks the agent's schemas. */
-function requestBody(input: ParsedModelCallInput, specs: AgentModelSpecs): (conversation: readonly Message[]) => ChatCompletionCreateParamsStreaming {
-  const tools = specs.tools(input.agent, input.tools);
-  const responseFormat = input.outputSchema ? specs.responseFormat(input.agent, input.outputSchema) : undefined;
-  return (conversation) => ({
-    model: input.model,
-    messages: [...toChatMessages(input.instructions, conversation), ...input.extraMessages.map(toChatMessage)],
-    stream: true,
-    stream_options: { include_usage: true },
-    ...(tools.length ? { tools } : {}),
-    ...(responseFormat ? { response_format: responseFormat } : {}),
-  });
-}
-
 /**
  * Builds the `callModel` activity: rebuilds the run's conversation from the call's delta
- * (worker cache, or the transcript query on a miss), adds the agent's tool schemas, streams
- * a Chat Completion (heartbeating) and returns only the answer and its usage.
+ * (worker cache, or the transcript query on a miss), adds the agent's tool schemas and request
+ * settings, streams a Chat Completion (heartbeating; or one plain request with `stream: false`)
+ * and returns only the answer and its usage. When a server refuses a `json_schema` output
+ * format, the call is sent again with the schema in the prompt, and this worker asks for that
+ * model's structured output by prompt from then on (the planner validates and repairs).
  *
  * Errors: 429 / 5xx / connection problems are retryable ApplicationFailures (`model_rate_limited`,
- * `model_unavailable`); refused requests are non-retryable (`model_bad_request`, `model_auth`,
- * `model_not_found`, `model_context_length`); see workflows/planners/llm/errors.ts.
+ * `model_unavailable`), and so is an answer that ended without a finish reason
+ * (`model_response_incomplete`); refused requests are non-retryable (`model_bad_request`,
+ * `model_auth`, `model_not_found`, `model_context_length`); see workflows/planners/llm/errors.ts.
  *
  * @example
  * createActivities({ tools, runtime: createModelActivities({ openai: openAIFromEnv() }) });
@@ -81,6 +82,8 @@ export function createModelActivities(deps: ModelActivityDependencies = {}): Mod
   const fetchTranscript = deps.fetchTranscript ?? queryTranscriptFetcher();
   const specs = new AgentModelSpecs(deps.findAgent ?? (() => undefined));
   const heartbeatMs = deps.heartbeatIntervalMs ?? 5_000;
+  /** Models whose server refused a `json_schema` response_format on this worker. */
+  const promptOnly = new Set<string>();
 
   const callModel = async (raw: unknown): Promise<ModelAnswer> => {
     const parsed = modelCallInputSchema.safeParse(raw);
@@ -89,10 +92,22 @@ export function createModelActivities(deps: ModelActivityDependencies = {}): Mod
     if (!deps.openai) {
       throw ApplicationFailure.nonRetryable('no model endpoint is configured on this worker: set OPENAI_API_KEY and/or OPENAI_BASE_URL', 'model_config');
     }
+    const openai = deps.openai;
     // Schemas first: a misconfigured worker fails before it reads any transcript.
-    const body = requestBody(input, specs);
+    const plan = planModelRequest(input, specs);
     const conversation = await conversationFor(input, cache, fetchTranscript);
-    return stream(deps.openai, body(conversation.messages), heartbeatMs);
+    const streaming = plan.settings.stream !== false;
+    const attempt = (mode: StructuredOutputMode | undefined): Promise<ModelAnswer> => send(openai, plan.build(conversation.messages, mode), streaming, heartbeatMs);
+    const classify = (err: unknown): unknown => (cancellationSignal().aborted ? err : providerFailure(err, input.model));
+    const mode = plan.structuredOutput === 'json_schema' && promptOnly.has(input.model) ? 'prompt' : plan.structuredOutput;
+    try {
+      return await attempt(mode);
+    } catch (err) {
+      if (mode !== 'json_schema' || !isJsonSchemaRefusal(err)) throw classify(err);
+      promptOnly.add(input.model);
+      log.warn(`the server refused a json_schema response_format for ${input.model}; asking for structured output by prompt`, { error: String(err) });
+      return attempt('prompt').catch((retryErr: unknown) => Promise.reject(classify(retryErr)));
+    }
   };
   return { [callModelActivityName]: callModel };
 }

@@ -19,8 +19,30 @@ export function retryAfterMs(headers: Pick<Headers, 'get'> | undefined, nowMs: n
   return Number.isFinite(delay) && delay >= 0 && delay <= maxRetryAfterMs ? delay : undefined;
 }
 
+/** OpenAI's `context_length_exceeded`, llama-server's `exceed_context_size_error`, and the wordings of other servers. */
 function isContextLength(err: APIError): boolean {
-  return err.code === 'context_length_exceeded' || /context[ _]length|maximum context|context window|too many tokens/i.test(err.message);
+  return (
+    err.code === 'context_length_exceeded' ||
+    err.type === 'exceed_context_size_error' ||
+    /context[ _]length|maximum context|context window|too many tokens|exceeds the available context size/i.test(err.message)
+  );
+}
+
+/**
+ * A 5xx that reports a refused request rather than an outage. Some servers answer request
+ * validation errors with 500 (llama-server turns its parameter errors into `server_error` 500s,
+ * e.g. an unsupported `response_format` or "Cannot use tools with stream"); retrying those five
+ * times and blaming the provider status helps nobody. 501 means "not implemented" by definition.
+ */
+function isValidationError(err: APIError): boolean {
+  if (err.status === 501) return true;
+  if (err.type === 'invalid_request_error' || err.type === 'not_supported_error') return true;
+  return /\b(must be|unsupported|not supported|invalid (value|param|parameter|argument|request|type)|unknown (param|parameter|field|argument)|cannot use|response_format|json_schema)\b/i.test(err.message);
+}
+
+/** True when the server refused a `json_schema` response_format (so the worker can fall back to prompting). */
+export function isJsonSchemaRefusal(err: unknown): boolean {
+  return err instanceof APIError && typeof err.status === 'number' && err.status >= 400 && err.status !== 429 && /response_format|json_schema|structured output/i.test(err.message);
 }
 
 function failure(type: ModelErrorType, message: string, retryable: boolean, nextRetryDelayMs?: number): ApplicationFailure {
@@ -30,7 +52,9 @@ function failure(type: ModelErrorType, message: string, retryable: boolean, next
 /**
  * Classifies a provider error into a model error type. Rate limits and outages are retryable
  * (the activity retry policy backs off; a 429's retry-after sets the next delay); requests
- * the provider refuses are not. Cancellation and ApplicationFailures pass through unchanged.
+ * the provider refuses are not, whatever status they came with: a context overflow is
+ * `model_context_length` and a 5xx that reports a validation error is `model_bad_request`.
+ * Cancellation and ApplicationFailures pass through unchanged.
  */
 export function providerFailure(err: unknown, model: string): unknown {
   if (err instanceof ApplicationFailure || err instanceof APIUserAbortError) return err;
@@ -39,8 +63,9 @@ export function providerFailure(err: unknown, model: string): unknown {
     const status = err.status;
     const said = `the provider answered ${status} for ${model}: ${err.message}${err.requestID ? ` (request ${err.requestID})` : ''}`;
     if (status === 429) return failure('model_rate_limited', said, true, retryAfterMs(err.headers));
+    if (status !== 401 && status !== 403 && status !== 404 && isContextLength(err)) return failure('model_context_length', said, false);
+    if (status >= 500 && isValidationError(err)) return failure('model_bad_request', said, false);
     if (status === 408 || status === 409 || status >= 500) return failure('model_unavailable', said, true, retryAfterMs(err.headers));
-    if ((status === 400 || status === 413 || status === 422) && isContextLength(err)) return failure('model_context_length', said, false);
     if (status === 401 || status === 403) return failure('model_auth', said, false);
     if (status === 404) return failure('model_not_found', said, false);
     return failure('model_bad_request', said, false);

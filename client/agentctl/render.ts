@@ -2,7 +2,8 @@ import type { BudgetLine, CostReport, InterventionReceipt, PauseResult, RunResul
 import type { HistoryStatus } from '../history-view';
 
 function line(name: string, b: BudgetLine, unit = ''): string {
-  return `${name} ${b.used}${unit}${b.max !== undefined ? `/${b.max}${unit}` : ''}`;
+  const unknown = b.unknownCalls ? ` (+ unknown: ${b.unknownCalls} call(s) without usage)` : '';
+  return `${name} ${b.used}${unit}${b.max !== undefined ? `/${b.max}${unit}` : ''}${unknown}`;
 }
 
 /** Budget usage on one line: `iterations 1/25, tool calls 2/100, …`. */

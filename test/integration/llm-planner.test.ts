@@ -10,7 +10,21 @@ import { allToolImplementations } from '../support/tools';
 import type { AgentClient } from '../../client/agent-client';
 import type { RunEvent, RunInput, RunResult } from '../../contracts';
 import { modelCallInputSchema, type ParsedModelCallInput } from '../../workflows/planners/llm';
-import { badRequest, callTools, contextLengthExceeded, dynamic, FakeOpenAIServer, rateLimited, say, toolCall, type FakeChatMessage } from '../../testing/fake-model';
+import {
+  badRequest,
+  callTools,
+  contextLengthExceeded,
+  cutOff,
+  dynamic,
+  emptyBody,
+  FakeOpenAIServer,
+  llamaContextOverflow,
+  rateLimited,
+  say,
+  toolCall,
+  validationError500,
+  type FakeChatMessage,
+} from '../../testing/fake-model';
 import { agentClient, createTestEnv, uniqueTaskQueue, workflowBundleOption } from '../support/test-env';
 
 let env: TestWorkflowEnvironment;
@@ -179,6 +193,29 @@ describe('LLM planner on a real dev server', () => {
   it('fails the run with model_context_length when the provider says the context is exceeded', async () => {
     fake.script(contextLengthExceeded());
     expect((await runFailure(llmInput('Hello'))).type).toBe('model_context_length');
+  });
+
+  it('retries answers that ended early (empty 200 body, cut-off stream) and completes with the full answer', async () => {
+    fake.script(emptyBody(), cutOff(say('Your watchlist is TSLA and AA'), 3), say('Your watchlist is TSLA and AAPL.'));
+    const { result } = await runToEnd(llmInput('What is on my list?'));
+    expect(result).toMatchObject({ status: 'completed', final: { text: 'Your watchlist is TSLA and AAPL.' } });
+    expect(fake.chatRequests).toHaveLength(3);
+  });
+
+  it('fails at once, without retries, on a 500 that reports a refused parameter and on llama-server context overflow', async () => {
+    fake.script(validationError500('Cannot use tools with stream'));
+    expect((await runFailure(llmInput('Hello'))).type).toBe('model_bad_request');
+    fake.script(llamaContextOverflow());
+    expect((await runFailure(llmInput('Hello'))).type).toBe('model_context_length');
+    expect(fake.chatRequests).toHaveLength(2);
+  });
+
+  it('runs tool turns on a server that refuses content: null and reports no usage; the cost report shows the unknown calls', async () => {
+    fake.quirks({ rejectNullContent: true, omitUsage: true }).script(callTools(toolCall('get_quote', { symbol: 'AAPL' }, 'q1')), say('AAPL is quoted.'));
+    const { result, events } = await runToEnd(llmInput('Quote AAPL'));
+    expect(result).toMatchObject({ status: 'completed', final: { text: 'AAPL is quoted.' } });
+    expect(result.cost.tokens).toEqual({ used: 0, unknownCalls: 2 });
+    expect(events.filter((e) => e.type === 'note' && e.note.labels?.kind === 'no_usage')).toHaveLength(2);
   });
 
   it('requests structured output and repairs an invalid answer once', async () => {

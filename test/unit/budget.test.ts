@@ -1,5 +1,5 @@
 import { defaultRunPolicy, type ToolOutput } from '../../contracts';
-import { addToolOutputs, costReport, emptyUsage, reachedCap } from '../../workflows/budget';
+import { addToolOutputs, costReport, describeCap, emptyUsage, reachedCap } from '../../workflows/budget';
 
 const output = (status: ToolOutput['status'], errorType?: NonNullable<ToolOutput['error']>['type']): ToolOutput => ({
   toolCallId: 'c',
@@ -64,5 +64,11 @@ describe('budget', () => {
     expect(report.toolCalls).toEqual({ used: 40, max: 100, remaining: 60 });
     expect(report.tokens).toEqual({ used: 0 });
     expect(report.elapsedMs).toBe(1234);
+  });
+
+  it('shows model calls of unknown token usage on the token line instead of counting them as 0', () => {
+    const usage = { ...emptyUsage(), tokens: 30, modelCalls: 3, tokensUnknownCalls: 2 };
+    expect(costReport(usage, { ...defaultRunPolicy, maxTokens: 100 }, 0).tokens).toEqual({ used: 30, max: 100, remaining: 70, unknownCalls: 2 });
+    expect(describeCap('token_budget', usage, defaultRunPolicy)).toContain('2 call(s) of unknown usage');
   });
 });

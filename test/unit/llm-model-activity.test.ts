@@ -1,15 +1,11 @@
-import { ApplicationFailure } from '@temporalio/common';
-import { MockActivityEnvironment } from '@temporalio/testing';
-import { DefaultLogger } from '@temporalio/worker';
+import type { ApplicationFailure } from '@temporalio/common';
 import OpenAI from 'openai';
 import type { Message } from '../../contracts';
-import { createModelActivities, TranscriptCache, type TranscriptFetcher } from '../../activities/model';
+import { createModelActivities, TranscriptCache, type ModelActivityDependencies, type TranscriptFetcher } from '../../activities/model';
 import { findTestAgent } from '../support/agents';
+import { callModelFailure, modelCallInput, quietActivityEnv, quoteRequest, runCallModel } from '../support/model-activity-harness';
 import { chainDigest, emptyDigest, type ModelAnswer, type ModelCallInput } from '../../workflows/planners/llm';
 import { badRequest, callTools, contextLengthExceeded, FakeOpenAIServer, rateLimited, say, serverError, toolCall } from '../../testing/fake-model';
-
-/** Activity environments without the SDK's failure logs (the tests assert the failures). */
-const quiet = (): MockActivityEnvironment => new MockActivityEnvironment({}, { logger: new DefaultLogger('ERROR') });
 
 let fake: FakeOpenAIServer;
 let openai: OpenAI;
@@ -28,33 +24,16 @@ afterEach(() => {
   fake.reset();
 });
 
-const user: Message = { role: 'user', content: 'quote AAPL and MSFT' };
+const user = quoteRequest;
+const input = modelCallInput;
+const quiet = quietActivityEnv;
 
-function input(partial: Partial<ModelCallInput> = {}): ModelCallInput {
-  return {
-    workflowId: 'wf',
-    runId: 'run',
-    agent: 'watchlist-llm',
-    model: 'gpt-test',
-    turn: 0,
-    instructions: 'The watchlist is: ["TSLA"]',
-    baseCount: 0,
-    baseDigest: emptyDigest,
-    newMessages: [user],
-    tools: ['get_quote', 'ask_clarification'],
-    ...partial,
-  };
+async function call(raw: ModelCallInput, deps: ModelActivityDependencies = { openai, findAgent: findTestAgent }): Promise<ModelAnswer> {
+  return runCallModel(deps, raw);
 }
 
-async function call(raw: ModelCallInput, deps: Parameters<typeof createModelActivities>[0] = { openai, findAgent: findTestAgent }): Promise<ModelAnswer> {
-  const activities = createModelActivities(deps);
-  return quiet().run(activities.callModel, raw);
-}
-
-async function failure(raw: ModelCallInput, deps: Parameters<typeof createModelActivities>[0] = { openai, findAgent: findTestAgent }): Promise<ApplicationFailure> {
-  const err = await call(raw, deps).catch((e: unknown) => e);
-  if (!(err instanceof ApplicationFailure)) throw new Error(`expected an ApplicationFailure, got ${String(err)}`);
-  return err;
+async function failure(raw: ModelCallInput, deps: ModelActivityDependencies = { openai, findAgent: findTestAgent }): Promise<ApplicationFailure> {
+  return callModelFailure(deps, raw);
 }
 
 describe('callModel activity', () => {
@@ -104,7 +83,7 @@ describe('callModel activity', () => {
     fake.script(say('ok'));
     await call(input({ newMessages: history }));
     expect(fake.chatRequests[0]?.body?.messages.slice(2)).toEqual([
-      { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'get_quote', arguments: '{"symbol": "AA' } }] },
+      { role: 'assistant', content: '', tool_calls: [{ id: 'c1', type: 'function', function: { name: 'get_quote', arguments: '{"symbol": "AA' } }] },
       { role: 'tool', tool_call_id: 'c1', content: '{"error":{"type":"invalid_arguments"}}' },
     ]);
   });

@@ -17,13 +17,13 @@ import {
 interface Harness {
   /** A planner context; `instructions` as the runtime rendered them for the turn. */
   ctx: (turn: number, instructions?: string) => PlannerContext;
-  usage: { tokens: number; modelCalls: number };
+  usage: { tokens: number; modelCalls: number; unknown: number };
   notes: PlannerNote[];
 }
 
 function harness(): Harness {
   const state: Record<string, JsonValue> = {};
-  const usage = { tokens: 0, modelCalls: 0 };
+  const usage = { tokens: 0, modelCalls: 0, unknown: 0 };
   const notes: PlannerNote[] = [];
   return {
     usage,
@@ -41,6 +41,7 @@ function harness(): Harness {
       recordModelUsage: (u) => {
         usage.tokens += u.tokens;
         usage.modelCalls += u.modelCalls;
+        if (u.tokensUnknown) usage.unknown += 1;
       },
     }),
   };
@@ -93,14 +94,23 @@ describe('LLM planner', () => {
     const planner = createLlmPlanner({ toolNames: tools, config, callModel: model });
     expect(await planner.planStart({ messages: turn0 }, h.ctx(0))).toEqual({ type: 'tool_calls', calls: [{ id: 'c1', name: 'get_quote', args: { symbol: 'TSLA' } }] });
     expect(await planner.planResume({ messages: turn1, toolOutputs: [], lastOutputs: [] }, h.ctx(1))).toEqual({ type: 'final', response: { text: 'TSLA is 1.' } });
-    expect(h.usage).toEqual({ tokens: 60, modelCalls: 2 });
+    expect(h.usage).toEqual({ tokens: 60, modelCalls: 2, unknown: 0 });
   });
 
-  it('notes when the provider reports no usage', async () => {
+  it('notes when the provider reports no usage and records the call as of unknown usage, not as 0 tokens', async () => {
     const h = harness();
     await createLlmPlanner({ toolNames: tools, config, callModel: scriptedModel({ content: 'hi', toolCalls: [] }) }).planStart({ messages: turn0 }, h.ctx(0));
     expect(h.notes[0]?.labels).toMatchObject({ kind: 'no_usage' });
-    expect(h.usage).toEqual({ tokens: 0, modelCalls: 1 });
+    expect(h.usage).toEqual({ tokens: 0, modelCalls: 1, unknown: 1 });
+  });
+
+  it('notes an answer cut at the token limit (finish reason length)', async () => {
+    const h = harness();
+    await createLlmPlanner({ toolNames: tools, config, callModel: scriptedModel({ content: 'The list is TS', toolCalls: [], finishReason: 'length', usage }) }).planStart(
+      { messages: turn0 },
+      h.ctx(0),
+    );
+    expect(h.notes.map((n) => n.labels?.kind)).toEqual(['truncated']);
   });
 
   it('asks a Finalize turn without tools, telling the model why', async () => {

@@ -34,7 +34,7 @@ describe('StreamAccumulator', () => {
 
   it('refuses a tool call without a name as a retryable model_invalid_response', () => {
     const acc = new StreamAccumulator();
-    acc.add(chunk({ tool_calls: [{ index: 0, function: { arguments: '{}' } }] }));
+    acc.add(chunk({ tool_calls: [{ index: 0, function: { arguments: '{}' } }] }, 'tool_calls'));
     let err: unknown;
     try {
       acc.answer();
@@ -44,6 +44,53 @@ describe('StreamAccumulator', () => {
     expect(err).toBeInstanceOf(ApplicationFailure);
     expect((err as ApplicationFailure).type).toBe('model_invalid_response');
     expect((err as ApplicationFailure).nonRetryable).toBe(false);
+  });
+});
+
+function failureOf(run: () => unknown): ApplicationFailure {
+  try {
+    run();
+  } catch (err) {
+    if (err instanceof ApplicationFailure) return err;
+    throw err;
+  }
+  throw new Error('expected an ApplicationFailure');
+}
+
+describe('StreamAccumulator without finish reason', () => {
+  it('refuses a stream that ended without a finish reason as a retryable model_response_incomplete', () => {
+    const acc = new StreamAccumulator();
+    acc.add(chunk({ content: 'The answer is ' }));
+    const err = failureOf(() => acc.answer());
+    expect([err.type, err.nonRetryable]).toEqual(['model_response_incomplete', false]);
+    expect(err.message).toContain('after 1 chunk(s) without a finish reason');
+  });
+
+  it('names an empty stream as such (llama-server context overflow)', () => {
+    const err = failureOf(() => new StreamAccumulator().answer());
+    expect(err.type).toBe('model_response_incomplete');
+    expect(err.message).toContain('empty stream');
+  });
+});
+
+describe('StreamAccumulator tool-call deltas without index', () => {
+  it('starts a call at each id or name and appends bare argument fragments to the current call', () => {
+    const acc = new StreamAccumulator();
+    const noIndex = (d: object): ChatCompletionChunk.Choice.Delta.ToolCall => d as ChatCompletionChunk.Choice.Delta.ToolCall;
+    acc.add(chunk({ tool_calls: [noIndex({ id: 'a', type: 'function', function: { name: 'get_quote', arguments: '' } })] }));
+    acc.add(chunk({ tool_calls: [noIndex({ function: { arguments: '{"symbol":' } })] }));
+    acc.add(chunk({ tool_calls: [noIndex({ id: 'a', function: { arguments: '"A"}' } })] }));
+    acc.add(chunk({ tool_calls: [noIndex({ function: { name: 'get_quote', arguments: '{"symbol":"B"}' } })] }, 'tool_calls'));
+    expect(acc.answer().toolCalls).toEqual([
+      { id: 'a', name: 'get_quote', arguments: '{"symbol":"A"}' },
+      { name: 'get_quote', arguments: '{"symbol":"B"}' },
+    ]);
+  });
+
+  it('refuses argument fragments without index before any call, loudly', () => {
+    const acc = new StreamAccumulator();
+    const err = failureOf(() => acc.add(chunk({ tool_calls: [{ function: { arguments: '{}' } } as ChatCompletionChunk.Choice.Delta.ToolCall] })));
+    expect([err.type, err.nonRetryable]).toEqual(['model_invalid_response', false]);
   });
 });
 
@@ -73,7 +120,7 @@ describe('toChatMessages', () => {
       { role: 'system', content: 'injected' },
       { role: 'user', content: 'u' },
       { role: 'assistant', content: 'a' },
-      { role: 'assistant', content: null, tool_calls: [{ id: 'c', type: 'function', function: { name: 't', arguments: '{"x":1}' } }] },
+      { role: 'assistant', content: '', tool_calls: [{ id: 'c', type: 'function', function: { name: 't', arguments: '{"x":1}' } }] },
       { role: 'tool', tool_call_id: 'c', content: 'r' },
     ]);
   });

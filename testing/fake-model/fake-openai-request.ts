@@ -29,6 +29,10 @@ export const fakeChatRequestSchema = z.looseObject({
   response_format: z
     .object({ type: z.literal('json_schema'), json_schema: z.object({ name: z.string().min(1), schema: z.record(z.string(), z.unknown()).optional(), strict: z.boolean().nullable().optional() }) })
     .optional(),
+  max_tokens: z.number().int().positive().optional(),
+  temperature: z.number().min(0).max(2).optional(),
+  tool_choice: z.union([z.enum(['auto', 'none', 'required']), z.object({ type: z.literal('function'), function: z.object({ name: z.string().min(1) }) })]).optional(),
+  parallel_tool_calls: z.boolean().optional(),
 });
 export type FakeChatRequest = z.infer<typeof fakeChatRequestSchema>;
 
@@ -50,8 +54,17 @@ export function toolPairingProblem(messages: readonly FakeChatMessage[]): string
   return open.size ? `tool calls ${[...open].join(', ')} are not answered at the end of the conversation` : undefined;
 }
 
-/** Parses and checks a request body; answers the problem a provider would report with a 400. */
-export function parseChatRequest(raw: string): { ok: true; request: FakeChatRequest } | { ok: false; problem: string } {
+/** Why a server that wants string content would reject these messages (an assistant `content: null`), or undefined. */
+export function nullContentProblem(messages: readonly FakeChatMessage[]): string | undefined {
+  const index = messages.findIndex((m) => m.role === 'assistant' && m.content === null);
+  return index >= 0 ? `messages[${index}].content: expected a string, got null` : undefined;
+}
+
+/**
+ * Parses and checks a request body; answers the problem a provider would report with a 400.
+ * `rejectNullContent` also refuses an assistant message whose content is null.
+ */
+export function parseChatRequest(raw: string, options: { rejectNullContent?: boolean } = {}): { ok: true; request: FakeChatRequest } | { ok: false; problem: string } {
   let json: unknown;
   try {
     json = JSON.parse(raw);
@@ -60,6 +73,6 @@ export function parseChatRequest(raw: string): { ok: true; request: FakeChatRequ
   }
   const parsed = fakeChatRequestSchema.safeParse(json);
   if (!parsed.success) return { ok: false, problem: `invalid chat request: ${describeIssues(parsed.error)}` };
-  const pairing = toolPairingProblem(parsed.data.messages);
-  return pairing ? { ok: false, problem: pairing } : { ok: true, request: parsed.data };
+  const problem = toolPairingProblem(parsed.data.messages) ?? (options.rejectNullContent ? nullContentProblem(parsed.data.messages) : undefined);
+  return problem ? { ok: false, problem } : { ok: true, request: parsed.data };
 }

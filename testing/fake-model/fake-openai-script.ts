@@ -31,16 +31,24 @@ export interface RecordedRequest {
   readonly body: FakeChatRequest | undefined;
 }
 
+/** A complete answer: final text, or tool calls. */
+export type FakeAnswer = { kind: 'text'; content: string; usage?: FakeUsage } | { kind: 'tool_calls'; calls: FakeToolCall[]; content?: string; usage?: FakeUsage };
+
 /** What the fake answers to one request. */
 export type FakeStep =
-  | { kind: 'text'; content: string; usage?: FakeUsage }
-  | { kind: 'tool_calls'; calls: FakeToolCall[]; content?: string; usage?: FakeUsage }
-  | { kind: 'error'; status: number; message: string; code?: string; type?: string; headers?: Record<string, string> }
+  | FakeAnswer
+  | { kind: 'error'; status: number; message: string; code?: string | number; type?: string; headers?: Record<string, string>; extra?: Record<string, unknown> }
+  /** HTTP 200 and the first `afterChunks` SSE chunks of `answer`, then the stream ends: no finish reason, no `[DONE]`. */
+  | { kind: 'cut'; answer: FakeAnswer; afterChunks: number }
+  /** HTTP 200 with an empty body (llama-server's answer to a streamed request that overflows its context). */
+  | { kind: 'empty' }
+  /** HTTP 200 and the first `afterChunks` SSE chunks of `answer`, then silence until the client goes away; `onStalled` runs then. */
+  | { kind: 'stall'; answer: FakeAnswer; afterChunks: number; onStalled?: () => void }
   /** Decides from the request (and may act, e.g. clear a worker cache, before answering). */
   | { kind: 'dynamic'; respond: (request: RecordedRequest) => FakeStep };
 
 /** A final text answer. */
-export function say(content: string, usage?: FakeUsage): FakeStep {
+export function say(content: string, usage?: FakeUsage): FakeAnswer {
   return { kind: 'text', content, ...(usage ? { usage } : {}) };
 }
 
@@ -50,7 +58,7 @@ export function toolCall(name: string, args: string | Record<string, unknown>, i
 }
 
 /** An answer with one or more (parallel) tool calls. Calls without an id get `call_<seq>_<index>`. */
-export function callTools(...calls: FakeToolCall[]): FakeStep {
+export function callTools(...calls: FakeToolCall[]): FakeAnswer {
   return { kind: 'tool_calls', calls };
 }
 
@@ -78,6 +86,57 @@ export function contextLengthExceeded(): FakeStep {
     type: 'invalid_request_error',
     code: 'context_length_exceeded',
   };
+}
+
+/** llama-server's context overflow: 400, type `exceed_context_size_error`, with the token counts. */
+export function llamaContextOverflow(): FakeStep {
+  return {
+    kind: 'error',
+    status: 400,
+    code: 400,
+    message: 'the request exceeds the available context size, try increasing it',
+    type: 'exceed_context_size_error',
+    extra: { n_prompt_tokens: 9000, n_ctx: 8192 },
+  };
+}
+
+/**
+ * A request-validation error sent as HTTP 500, as llama-server does for parameters it parses
+ * but refuses (its C++ runtime errors become `server_error` 500s).
+ */
+export function validationError500(message = 'response_format type must be one of "text" or "json_object", but got: json_schema'): Extract<FakeStep, { kind: 'error' }> {
+  return { kind: 'error', status: 500, code: 500, message, type: 'server_error' };
+}
+
+/** The stream ends after `afterChunks` chunks of `answer`, without a finish reason. */
+export function cutOff(answer: FakeAnswer, afterChunks: number): FakeStep {
+  return { kind: 'cut', answer, afterChunks };
+}
+
+/** HTTP 200 with an empty body. */
+export function emptyBody(): FakeStep {
+  return { kind: 'empty' };
+}
+
+/** Streams `afterChunks` chunks of `answer`, then holds the connection open; `onStalled` runs after the last chunk is written. */
+export function stall(answer: FakeAnswer, afterChunks: number, onStalled?: () => void): FakeStep {
+  return { kind: 'stall', answer, afterChunks, ...(onStalled ? { onStalled } : {}) };
+}
+
+/**
+ * Behaviours of particular OpenAI-compatible servers, for every request until `reset()`:
+ * - `rejectNullContent`: 400 for an assistant message with `content: null`;
+ * - `omitUsage`: no usage chunk (streaming) and no `usage` (non-streaming), even when asked;
+ * - `omitToolCallIndex`: tool-call deltas without `index` (calls one after another);
+ * - `rejectJsonSchema`: a `json_schema` response_format is refused with llama-server's 500;
+ * - `rejectStreamingTools`: a streamed request with tools is refused with a 500 ("Cannot use tools with stream").
+ */
+export interface FakeQuirks {
+  rejectNullContent?: boolean;
+  omitUsage?: boolean;
+  omitToolCallIndex?: boolean;
+  rejectJsonSchema?: boolean;
+  rejectStreamingTools?: boolean;
 }
 
 /** A step computed from the request. */

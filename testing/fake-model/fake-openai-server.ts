@@ -1,8 +1,10 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { parseChatRequest } from './fake-openai-request';
-import type { FakeStep, RecordedRequest } from './fake-openai-script';
+import { parseChatRequest, type FakeChatRequest } from './fake-openai-request';
+import { validationError500, type FakeAnswer, type FakeQuirks, type FakeStep, type RecordedRequest } from './fake-openai-script';
 import { completion, errorBody, streamChunks } from './fake-openai-wire';
+
+type ConcreteStep = Exclude<FakeStep, { kind: 'dynamic' }>;
 
 function readBody(req: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -22,6 +24,9 @@ function sendJson(res: ServerResponse, status: number, body: unknown, headers: R
  * A scripted OpenAI-compatible server on 127.0.0.1 (random port) for tests and benchmarks:
  * `POST /v1/chat/completions`, streaming (SSE, tool-call argument deltas split across chunks,
  * a final usage chunk) or not, and provider errors on demand. It records every request.
+ * Steps and quirks reproduce particular servers: streams that end early or empty, llama-server's
+ * error bodies, servers that refuse `content: null`, `json_schema` or streamed tools, or send no
+ * usage or no tool-call `index` (see FakeStep and FakeQuirks).
  *
  * It fails loudly: when its script runs out (and no responder is set), or a request is one a
  * real provider would reject, it answers HTTP 500 / 400 with a message saying so AND records
@@ -37,6 +42,7 @@ export class FakeOpenAIServer {
   readonly errors: string[] = [];
   private readonly steps: FakeStep[] = [];
   private responder: ((request: RecordedRequest) => FakeStep) | undefined;
+  private behaviour: FakeQuirks = {};
 
   private constructor(
     private readonly server: Server,
@@ -81,6 +87,12 @@ export class FakeOpenAIServer {
     this.responder = responder;
   }
 
+  /** Behaves like a particular server until `reset()` (see FakeQuirks). */
+  quirks(quirks: FakeQuirks): this {
+    this.behaviour = { ...this.behaviour, ...quirks };
+    return this;
+  }
+
   /** Chat requests received so far (bodies that parsed). */
   get chatRequests(): RecordedRequest[] {
     return this.requests.filter((r) => r.body !== undefined);
@@ -92,6 +104,7 @@ export class FakeOpenAIServer {
     this.requests.length = 0;
     this.errors.length = 0;
     this.responder = undefined;
+    this.behaviour = {};
   }
 
   /** Stops the server, dropping open connections. */
@@ -108,7 +121,8 @@ export class FakeOpenAIServer {
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const raw = await readBody(req);
     const path = (req.url ?? '').split('?')[0] ?? '';
-    const parsed = req.method === 'POST' && path === '/v1/chat/completions' ? parseChatRequest(raw) : undefined;
+    const quirks = this.behaviour;
+    const parsed = req.method === 'POST' && path === '/v1/chat/completions' ? parseChatRequest(raw, quirks) : undefined;
     const recorded: RecordedRequest = {
       seq: this.requests.length + 1,
       method: req.method ?? '',
@@ -119,22 +133,45 @@ export class FakeOpenAIServer {
     this.requests.push(recorded);
     if (!parsed) return this.fail(res, 404, `fake OpenAI server: no route ${req.method} ${path} (request #${recorded.seq})`);
     if (!parsed.ok) return this.fail(res, 400, `fake OpenAI server: request #${recorded.seq} would be rejected by a provider: ${parsed.problem}`);
+    // Refusals of a particular server come before the script: the request never reaches a model.
+    const refusal = this.refusal(parsed.request, quirks);
+    if (refusal) return this.send(res, refusal, recorded, parsed.request);
     let step = this.steps.shift() ?? this.responder?.(recorded);
     while (step?.kind === 'dynamic') step = step.respond(recorded);
     if (!step) {
       const last = parsed.request.messages.at(-1);
       return this.fail(res, 500, `fake OpenAI server: script exhausted at request #${recorded.seq} (model ${parsed.request.model}, last message role ${last?.role}); add a step to the test's script`);
     }
-    if (step.kind === 'error') {
-      sendJson(res, step.status, errorBody(step.message, step.type, step.code ?? null), step.headers);
+    this.send(res, step, recorded, parsed.request);
+  }
+
+  private refusal(request: FakeChatRequest, quirks: FakeQuirks): ConcreteStep | undefined {
+    if (quirks.rejectJsonSchema && request.response_format?.type === 'json_schema') return validationError500();
+    if (quirks.rejectStreamingTools && request.stream && request.tools) return validationError500('Cannot use tools with stream');
+    return undefined;
+  }
+
+  private send(res: ServerResponse, step: ConcreteStep, recorded: RecordedRequest, request: FakeChatRequest): void {
+    if (step.kind === 'error') return sendJson(res, step.status, errorBody(step.message, step.type, step.code ?? null, step.extra), step.headers);
+    if (step.kind === 'empty') {
+      res.writeHead(200, { 'content-type': request.stream ? 'text/event-stream' : 'application/json' });
+      res.end();
       return;
     }
-    const model = parsed.request.model;
-    if (!parsed.request.stream) return sendJson(res, 200, completion(step, recorded.seq, model));
+    const quirks = this.behaviour;
+    const answer: FakeAnswer = step.kind === 'cut' || step.kind === 'stall' ? step.answer : step;
+    if (!request.stream) return sendJson(res, 200, completion(answer, recorded.seq, request.model, !quirks.omitUsage));
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
-    for (const chunk of streamChunks(step, recorded.seq, model, parsed.request.stream_options?.include_usage === true)) {
-      res.write(`data: ${JSON.stringify(chunk)}\n\n`);
+    const includeUsage = request.stream_options?.include_usage === true && !quirks.omitUsage;
+    const all = streamChunks(answer, recorded.seq, request.model, { includeUsage, omitToolCallIndex: quirks.omitToolCallIndex === true });
+    const chunks = step.kind === 'cut' || step.kind === 'stall' ? all.slice(0, step.afterChunks) : all;
+    for (const chunk of chunks) res.write(`data: ${JSON.stringify(chunk)}\n\n`);
+    if (step.kind === 'stall') {
+      // Silence until the client aborts (or the server closes); the request never finishes by itself.
+      step.onStalled?.();
+      return;
     }
+    if (step.kind === 'cut') return void res.end();
     res.end('data: [DONE]\n\n');
   }
 }

@@ -1,7 +1,13 @@
 /** What the fake puts on the wire: SSE chunks, plain completions and error bodies, OpenAI-shaped. */
-import { defaultFakeUsage, type FakeStep } from './fake-openai-script';
+import { defaultFakeUsage, type FakeAnswer } from './fake-openai-script';
 
-type AnswerStep = Extract<FakeStep, { kind: 'text' | 'tool_calls' }>;
+type AnswerStep = FakeAnswer;
+
+/** How the wire differs from OpenAI's (see FakeQuirks). */
+export interface WireOptions {
+  readonly includeUsage: boolean;
+  readonly omitToolCallIndex?: boolean;
+}
 
 interface WireCall {
   id: string;
@@ -29,27 +35,36 @@ export function splitInto(text: string, parts: number): string[] {
 /**
  * The SSE chunks of an answer: the role, content in small deltas, each tool call's header,
  * then argument fragments interleaved across calls (3 per call), the finish reason, and the
- * usage chunk when asked for.
+ * usage chunk when asked for. Without `index` (a quirk of some servers) interleaving would be
+ * ambiguous, so each call's header is followed by its own fragments.
  */
-export function streamChunks(step: AnswerStep, seq: number, model: string, includeUsage: boolean): unknown[] {
+export function streamChunks(step: AnswerStep, seq: number, model: string, options: WireOptions): unknown[] {
   const base = { id: `chatcmpl-fake-${seq}`, object: 'chat.completion.chunk', created: 1_700_000_000, model };
   const chunk = (delta: Record<string, unknown>, finish: string | null = null): unknown => ({ ...base, choices: [{ index: 0, delta, finish_reason: finish }] });
   const chunks: unknown[] = [chunk({ role: 'assistant', content: '' })];
   const content = step.content ?? '';
   for (let i = 0; i < content.length; i += 10) chunks.push(chunk({ content: content.slice(i, i + 10) }));
   const calls = wireCalls(step, seq);
-  calls.forEach((c, index) => chunks.push(chunk({ tool_calls: [{ index, id: c.id, type: 'function', function: { name: c.name, arguments: '' } }] })));
   const fragments = calls.map((c) => splitInto(c.arguments, 3));
-  for (let part = 0; part < 3; part++) {
-    fragments.forEach((pieces, index) => chunks.push(chunk({ tool_calls: [{ index, function: { arguments: pieces[part] ?? '' } }] })));
+  const header = (c: WireCall): Record<string, unknown> => ({ id: c.id, type: 'function', function: { name: c.name, arguments: '' } });
+  if (options.omitToolCallIndex) {
+    calls.forEach((c, index) => {
+      chunks.push(chunk({ tool_calls: [header(c)] }));
+      for (const piece of fragments[index] ?? []) chunks.push(chunk({ tool_calls: [{ function: { arguments: piece } }] }));
+    });
+  } else {
+    calls.forEach((c, index) => chunks.push(chunk({ tool_calls: [{ index, ...header(c) }] })));
+    for (let part = 0; part < 3; part++) {
+      fragments.forEach((pieces, index) => chunks.push(chunk({ tool_calls: [{ index, function: { arguments: pieces[part] ?? '' } }] })));
+    }
   }
   chunks.push(chunk({}, calls.length ? 'tool_calls' : 'stop'));
-  if (includeUsage) chunks.push({ ...base, choices: [], usage: step.usage ?? defaultFakeUsage });
+  if (options.includeUsage) chunks.push({ ...base, choices: [], usage: step.usage ?? defaultFakeUsage });
   return chunks;
 }
 
 /** The non-streaming completion of an answer. */
-export function completion(step: AnswerStep, seq: number, model: string): unknown {
+export function completion(step: AnswerStep, seq: number, model: string, includeUsage = true): unknown {
   const calls = wireCalls(step, seq);
   return {
     id: `chatcmpl-fake-${seq}`,
@@ -67,11 +82,11 @@ export function completion(step: AnswerStep, seq: number, model: string): unknow
         finish_reason: calls.length ? 'tool_calls' : 'stop',
       },
     ],
-    usage: step.usage ?? defaultFakeUsage,
+    ...(includeUsage ? { usage: step.usage ?? defaultFakeUsage } : {}),
   };
 }
 
-/** An OpenAI error body. */
-export function errorBody(message: string, type = 'invalid_request_error', code: string | null = null): unknown {
-  return { error: { message, type, param: null, code } };
+/** An OpenAI error body; `extra` adds server-specific fields (llama-server's token counts). */
+export function errorBody(message: string, type = 'invalid_request_error', code: string | number | null = null, extra: Record<string, unknown> = {}): unknown {
+  return { error: { message, type, param: null, code, ...extra } };
 }

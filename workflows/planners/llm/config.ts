@@ -34,6 +34,34 @@ export const defaultModelActivityOptions: Required<ModelActivityOptions> = {
   maximumIntervalMs: 30_000,
 };
 
+/**
+ * What an agent's Chat Completions requests carry besides the conversation. Read by the worker
+ * from the agent definition (never sent through workflow history); every field is optional and
+ * unset means today's behaviour: the provider's defaults, streaming, `json_schema` output.
+ */
+export interface ModelRequestSettings {
+  /**
+   * Longest answer in tokens (`max_tokens`). A runaway answer then ends with finish reason
+   * `length` instead of running into the activity timeout and being retried.
+   */
+  readonly maxTokens?: number;
+  /** Sampling temperature, 0–2. */
+  readonly temperature?: number;
+  /** `tool_choice` on turns that offer tools: `auto`, `none`, `required`, or `{ name }` to force one tool. */
+  readonly toolChoice?: 'auto' | 'none' | 'required' | { readonly name: string };
+  /** `parallel_tool_calls` on turns that offer tools. */
+  readonly parallelToolCalls?: boolean;
+  /** `false`: one non-streaming request per call, for servers that cannot stream tool calls. Default true. */
+  readonly stream?: boolean;
+  /**
+   * How an output schema is requested. `json_schema` (default): as `response_format`; when the
+   * server refuses that, the worker falls back to `prompt` for the model from then on.
+   * `prompt`: the JSON Schema goes into the system prompt only. The planner validates the
+   * answer and asks for repairs either way.
+   */
+  readonly structuredOutput?: 'json_schema' | 'prompt';
+}
+
 /** How an agent uses its model. Code, bundled with the workflow: the same on every replay. */
 export interface LlmPlannerConfig {
   /** Model name at the provider, e.g. `gpt-4o-mini`. A run may override it (plannerOptions.model). */
@@ -49,6 +77,8 @@ export interface LlmPlannerConfig {
    * worker reads them through the transcript query instead. Default 32 KiB.
    */
   readonly maxInlineTranscriptBytes?: number;
+  /** Request parameters (max tokens, temperature, tool choice, streaming, structured output mode). */
+  readonly request?: ModelRequestSettings;
   readonly activity?: ModelActivityOptions;
 }
 
@@ -80,5 +110,17 @@ export function assertValidLlmConfig(agent: string, config: LlmPlannerConfig): v
   const repairs = config.maxRepairTurns;
   if (repairs !== undefined && (!Number.isInteger(repairs) || repairs < 0)) {
     throw new Error(`agent ${agent}: llm.maxRepairTurns must be a non-negative integer`);
+  }
+  assertValidRequestSettings(agent, config.request ?? {});
+}
+
+function assertValidRequestSettings(agent: string, request: ModelRequestSettings): void {
+  const { maxTokens, temperature, toolChoice, structuredOutput } = request;
+  if (maxTokens !== undefined && (!Number.isInteger(maxTokens) || maxTokens < 1)) throw new Error(`agent ${agent}: llm.request.maxTokens must be a positive integer`);
+  if (temperature !== undefined && !(temperature >= 0 && temperature <= 2)) throw new Error(`agent ${agent}: llm.request.temperature must be between 0 and 2`);
+  if (typeof toolChoice === 'string' && !['auto', 'none', 'required'].includes(toolChoice)) throw new Error(`agent ${agent}: llm.request.toolChoice must be auto, none, required or { name }`);
+  if (typeof toolChoice === 'object' && !toolChoice.name) throw new Error(`agent ${agent}: llm.request.toolChoice.name must name a tool`);
+  if (structuredOutput !== undefined && structuredOutput !== 'json_schema' && structuredOutput !== 'prompt') {
+    throw new Error(`agent ${agent}: llm.request.structuredOutput must be json_schema or prompt`);
   }
 }

@@ -8,10 +8,15 @@ import { z } from 'zod';
  * - `model_rate_limited`: the provider answered 429. Wait, or raise the provider quota.
  * - `model_unavailable`: 5xx, 408/409, connection errors. The provider is down or overloaded.
  * - `model_invalid_response`: the stream broke or made no sense. Provider-side; usually transient.
+ * - `model_response_incomplete`: the answer ended without a finish reason: a stream cut off or
+ *   closed early, or an HTTP 200 with an empty body (llama-server's answer to a context
+ *   overflow in a stream). The partial answer is discarded, never used; retried like the others,
+ *   so at most `maximumAttempts` times.
  * - `model_transcript_unavailable`: the worker could not read the run's transcript (query failed).
  *
  * Non-retryable (the run fails with this type):
- * - `model_bad_request`: the provider refused the request (4xx). Check model name and parameters.
+ * - `model_bad_request`: the provider refused the request (4xx, or a 5xx that reports a request
+ *   validation error such as an unsupported parameter). Check model name and parameters.
  * - `model_auth`: 401/403. Check OPENAI_API_KEY on the workers.
  * - `model_not_found`: 404. The model (or endpoint path) does not exist at OPENAI_BASE_URL.
  * - `model_context_length`: the conversation is longer than the model's context window.
@@ -26,6 +31,7 @@ export const modelErrorTypeSchema = z.enum([
   'model_rate_limited',
   'model_unavailable',
   'model_invalid_response',
+  'model_response_incomplete',
   'model_transcript_unavailable',
   'model_bad_request',
   'model_auth',
@@ -56,6 +62,8 @@ export const modelErrorAdvice: Readonly<Record<ModelErrorType, string>> = {
   model_rate_limited: 'the provider kept rate-limiting this worker; wait, lower concurrency or raise the quota',
   model_unavailable: 'the model endpoint kept failing; check the provider status and OPENAI_BASE_URL',
   model_invalid_response: 'the provider kept sending malformed streams; check the endpoint is OpenAI-compatible',
+  model_response_incomplete:
+    'the provider kept ending answers without a finish reason; check the server logs (llama-server answers a context overflow with an empty stream) and its context size',
   model_transcript_unavailable: 'the worker could not query the run transcript; check the worker can reach Temporal',
   model_bad_request: 'the provider rejected the request; check the model name and the agent definition',
   model_auth: 'the provider refused the credentials; check OPENAI_API_KEY on the workers',

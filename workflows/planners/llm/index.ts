@@ -7,6 +7,7 @@ export {
   type LlmPlannerConfig,
   type LlmRunOptions,
   type ModelActivityOptions,
+  type ModelRequestSettings,
   type OutputSchemaDefinition,
 } from './config';
 export {
