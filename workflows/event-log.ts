@@ -36,9 +36,10 @@ export class EventLog {
     this.events = [...carried];
   }
 
-  /** The newest `max` events. */
-  tail(max: number): RunEvent[] {
-    return this.events.slice(-max);
+  /** The newest events: at most `max` of them and `maxBytes` of JSON (at least one, if any). */
+  tail(max: number, maxBytes = Number.POSITIVE_INFINITY): RunEvent[] {
+    const newestFirst = withinBytes(this.events.slice(-max).reverse(), maxBytes);
+    return newestFirst.reverse();
   }
 
   /** Appends an event, stamping seq and workflow time. */

@@ -45,8 +45,9 @@ export interface CarryLevel {
   readonly keptTurns: number;
   /** Tool outputs (most recent) carried. */
   readonly outputs: number;
-  /** Events carried (the newest), so followers see one gap-free sequence. */
+  /** Events carried (the newest, at most this many and `eventBytes`), so followers see one gap-free sequence. */
   readonly events: number;
+  readonly eventBytes: number;
   /** JSON bytes of transcript carried; older messages beyond it are dropped. */
   readonly transcriptBytes: number;
   /** Characters of text kept per message (tool results, replies); the rest is cut. */
@@ -54,10 +55,10 @@ export interface CarryLevel {
 }
 
 export const carryLevels: readonly CarryLevel[] = [
-  { keptTurns: 20, outputs: 300, events: 500, transcriptBytes: 192 * 1024, messageChars: Number.POSITIVE_INFINITY },
-  { keptTurns: 4, outputs: 100, events: 200, transcriptBytes: 128 * 1024, messageChars: 16 * 1024 },
-  { keptTurns: 1, outputs: 30, events: 50, transcriptBytes: 64 * 1024, messageChars: 4 * 1024 },
-  { keptTurns: 0, outputs: 30, events: 20, transcriptBytes: 48 * 1024, messageChars: 1024 },
+  { keptTurns: 20, outputs: 300, events: 500, eventBytes: 256 * 1024, transcriptBytes: 192 * 1024, messageChars: Number.POSITIVE_INFINITY },
+  { keptTurns: 4, outputs: 100, events: 300, eventBytes: 128 * 1024, transcriptBytes: 128 * 1024, messageChars: 16 * 1024 },
+  { keptTurns: 1, outputs: 30, events: 200, eventBytes: 96 * 1024, transcriptBytes: 64 * 1024, messageChars: 4 * 1024 },
+  { keptTurns: 0, outputs: 30, events: 200, eventBytes: 64 * 1024, transcriptBytes: 48 * 1024, messageChars: 1024 },
 ];
 
 /**
@@ -418,7 +419,7 @@ export class RunState {
         nextInterventionId: this.control.peekNextId,
       },
       alwaysApproved: [...this.human.alwaysApproved],
-      events: this.log.tail(carry.events),
+      events: this.log.tail(carry.events, carry.eventBytes),
       nextSeq: this.log.lastSeq + 1,
       generation: this.generation + 1,
       transcriptEpoch: this.transcriptEpoch + (transcript.dropped > 0 ? 1 : 0),
