@@ -16,7 +16,7 @@ import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import type { temporal } from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
 import OpenAI from 'openai';
-import { createActivities } from '../activities';
+import { DurableAgentsPlugin } from '../worker/plugin';
 import { createModelActivities } from '../activities/model';
 import { FakeOpenAIServer } from '../testing/fake-model';
 import { findTestAgent, testAgents } from '../test/support/agents';
@@ -69,7 +69,7 @@ async function main(): Promise<void> {
     connection: env.nativeConnection,
     taskQueue,
     workflowBundle: await workflowBundleOption(),
-    activities: createActivities({ agents: testAgents, tools: allToolImplementations(), runtime: createModelActivities({ openai, findAgent: findTestAgent }) }),
+    plugins: [new DurableAgentsPlugin({ agents: testAgents, tools: allToolImplementations(), runtime: createModelActivities({ openai, findAgent: findTestAgent }) })],
   });
   const agents = agentClient(env, taskQueue);
   mkdirSync(outDir, { recursive: true });

@@ -106,6 +106,49 @@ export const scenarios: readonly Scenario[] = [
     },
   },
   {
+    // 0.3.0 patches cancellation-ends-like-kill and tools-stop-before-cancelled.
+    name: 'cancel-during-approval',
+    input: scriptedInput([callStep({ name: 'sleep', args: { ms: 600_000 } }, echo('needs a yes')), finalStep()], { confirmation: { tools: ['echo'] } }),
+    async drive(agents, workflowId) {
+      await waitFor('the approval request', async () => (await agents.pendingInputs(workflowId)).approvals[0]);
+      await waitForToolCall(agents, workflowId);
+      await agents.client.workflow.getHandle(workflowId).cancel();
+    },
+  },
+  {
+    // 0.3.0 patch tools-stop-before-cancelled: the call is answered once the tool stopped.
+    name: 'kill-lingering-tool',
+    input: { ...scriptedInput([callStep({ name: 'linger', args: { stopMs: 300 } }), finalStep()]), agent: 'faulty' },
+    async drive(agents, workflowId) {
+      await waitForToolCall(agents, workflowId);
+      await agents.kill(workflowId, { reason: 'recorded kill of a lingering tool' });
+    },
+  },
+  {
+    // 0.3.0 patch await-turns-count.
+    name: 'await-cap',
+    input: scriptedInput([awaitColourAndCity, awaitColourAndCity, finalStep()], { policy: { maxIterations: 1 } }),
+    async drive(agents, workflowId) {
+      await waitFor('the await', async () => (await agents.pendingInputs(workflowId)).await);
+      await agents.answer(workflowId, { kind: 'questions', itemId: 'q', answers: { color: ['red'] } });
+      await agents.answer(workflowId, { kind: 'clarification', itemId: 'c', answer: 'Oslo' });
+    },
+  },
+  {
+    // 0.3.0 patch rejections-are-not-failures.
+    name: 'human-rejections',
+    input: scriptedInput([callStep(echo('one')), callStep(echo('two')), callStep(echo('three')), finalStep()], {
+      confirmation: { tools: ['echo'] },
+      policy: { maxConsecutiveFailures: 2 },
+    }),
+    async drive(agents, workflowId) {
+      for (const [id, decision] of [['call_0_0', 'reject'], ['call_1_0', 'reject'], ['call_2_0', 'approve']] as const) {
+        await waitFor(`approval of ${id}`, async () => ((await agents.pendingInputs(workflowId)).approvals.some((a) => a.toolCallId === id) ? true : undefined));
+        await agents.decide(workflowId, decision === 'reject' ? { decision, toolCallId: id, reason: 'no' } : { decision, toolCallId: id });
+      }
+    },
+  },
+  {
     name: 'guarded-hooks',
     input: { ...scriptedInput([callStep({ name: 'add', args: { a: -1, b: 1 } }, echo('secret')), { type: 'final', text: 'password inside' }]), agent: 'guarded' },
   },
