@@ -1,4 +1,6 @@
+import { patched } from '@temporalio/workflow';
 import type { Await, ToolOutput } from '../contracts';
+import { uniqueAwaitCallIds } from './patches';
 import { workflowNowMs } from './clock';
 import { answersToTranscript, boundCalls } from './human-inputs';
 import { RunTerminated } from './run-terminated';
@@ -17,9 +19,13 @@ export interface AwaitHost {
  *
  * @throws RunTerminated on a kill while waiting.
  */
-export async function runAwait(state: RunState, host: AwaitHost, spec: Await): Promise<ToolOutput[]> {
+export async function runAwait(state: RunState, host: AwaitHost, planned: Await): Promise<ToolOutput[]> {
   const awaitId = `await_${state.turn}`;
+  // Runs recorded before `uniqueAwaitCallIds` kept a repeated id (and their answers name it).
+  const unique = planned.items.some((item) => boundCalls(item).length > 0) && patched(uniqueAwaitCallIds);
+  const spec = (unique && state.uniqueAwaitCallIds(planned)) || planned;
   const bound = spec.items.flatMap(boundCalls);
+  if (unique) state.markCallIdsUsed(bound.map((c) => c.toolCallId));
   if (bound.length) {
     state.messages.push({ role: 'assistant', toolCalls: bound.map((c) => ({ id: c.toolCallId, name: c.name, args: c.args })) });
     for (const c of bound) {

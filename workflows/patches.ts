@@ -63,3 +63,10 @@ export const awaitTurnsCount = 'await-turns-count';
  * consecutive-failure cap (they were refused, not failed). Runs recorded before counted them.
  */
 export const rejectionsAreNotFailures = 'rejections-are-not-failures';
+
+/**
+ * 0.3.0: call ids an await binds are made unique in the run (`id#2`), as planned calls' are,
+ * and later planned calls do not reuse them; runs recorded before kept a repeated id, which put
+ * two calls of one id in the transcript. Checked only in runs whose awaits bind calls.
+ */
+export const uniqueAwaitCallIds = 'unique-await-call-ids';

@@ -9,6 +9,8 @@ import {
   type FinalizeReason,
   type FinalResponse,
   type JsonValue,
+  type Await,
+  type AwaitItem,
   type Message,
   type ParsedRunInput,
   type RunEventDraft,
@@ -273,6 +275,33 @@ export class RunState {
   /** Whether a call of this id was ever planned in this run. */
   hasPlannedCall(toolCallId: string): boolean {
     return this.usedCallIds.has(toolCallId);
+  }
+
+  /**
+   * The call ids an await binds, made unique in the run the way planned calls are (`id#2`):
+   * a planner that reuses an id (or binds one twice) would otherwise put two calls of one id in
+   * the transcript, which model APIs refuse. Undefined when no id needed changing.
+   */
+  uniqueAwaitCallIds(spec: Await): Await | undefined {
+    const taken = new Set(this.usedCallIds);
+    let changed = false;
+    const unique = (id: string): string => {
+      let next = id;
+      for (let n = 2; taken.has(next); n++) next = `${id}#${n}`;
+      taken.add(next);
+      if (next !== id) changed = true;
+      return next;
+    };
+    const items = spec.items.map((item): AwaitItem => {
+      if (item.kind === 'external_tools') return { ...item, calls: item.calls.map((c) => ({ ...c, toolCallId: unique(c.toolCallId) })) };
+      return item.toolCallId === undefined ? item : { ...item, toolCallId: unique(item.toolCallId) };
+    });
+    return changed ? { ...spec, items } : undefined;
+  }
+
+  /** Remembers call ids bound by an await, so later calls never reuse them. */
+  markCallIdsUsed(ids: readonly string[]): void {
+    for (const id of ids) this.usedCallIds.add(id);
   }
 
   /** Assigns call ids, opens the calls in the conversation and logs the plan. */

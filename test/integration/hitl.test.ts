@@ -276,5 +276,18 @@ describe('awaits and caps', () => {
     expect(result.cost.consecutiveFailures.used).toBe(0);
     expect(observations(result).map((o) => o.status)).toEqual(['error', 'error', 'ok']);
   });
+
+  it('a planner that binds the same call id in two awaits gets unique ids in the transcript', async () => {
+    const ask = (id: string): ScriptStep => ({ type: 'await', await: { items: [{ kind: 'clarification', id, toolCallId: 'ask_1', question: `Question ${id}?` }] } });
+    const { workflowId } = await suite.agents.start(scriptedInput([ask('first'), ask('second'), contextStep], { policy: { maxIterations: 10 } }));
+    for (const itemId of ['first', 'second']) {
+      await waitFor(`the await ${itemId}`, async () => ((await suite.agents.pendingInputs(workflowId)).await?.items.some((i) => i.id === itemId) ? true : undefined));
+      await suite.agents.answer(workflowId, { kind: 'clarification', itemId, answer: `answer to ${itemId}` });
+    }
+    const result = await suite.agents.result(workflowId);
+    const { messages } = result.final?.structured as unknown as { messages: { role: string; toolCalls?: { id: string }[]; toolCallId?: string }[] };
+    expect(messages.flatMap((m) => (m.toolCalls ?? []).map((c) => c.id))).toEqual(['ask_1', 'ask_1#2']);
+    expect(messages.filter((m) => m.role === 'tool').map((m) => m.toolCallId)).toEqual(['ask_1', 'ask_1#2']);
+  });
 });
 
