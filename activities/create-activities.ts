@@ -77,7 +77,16 @@ function toolActivity(tool: ToolImplementation): ToolActivity {
       idempotencyKey: input.data.idempotencyKey,
       attempt: activityInfo().attempt,
       session: {
-        get: (key) => (key in changes ? (changes[key] ?? undefined) : sessionState[key]),
+        get: (key) => {
+          if (key in changes) return changes[key] ?? undefined;
+          if (input.data.sessionKeys && !input.data.sessionKeys.includes(key)) {
+            throw new ToolFailure(`${definition.name} read session key ${JSON.stringify(key)} but declares only ${JSON.stringify(input.data.sessionKeys)} in sessionKeys`, {
+              type: 'undeclared_session_key',
+              retryable: false,
+            });
+          }
+          return sessionState[key];
+        },
         set: (key, value) => {
           changes[key] = value;
         },

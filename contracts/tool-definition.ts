@@ -35,6 +35,12 @@ export interface ToolDefinition<I extends z.ZodType = z.ZodType, O extends z.Zod
    * the (validated) arguments; it runs in the workflow, so it must be deterministic.
    */
   readonly requiresConfirmation: boolean | ((args: unknown) => boolean);
+  /**
+   * The session-state keys the tool reads. Each call carries only these (session state can be
+   * up to 256 KiB, and every call's input is stored in history); reading another key throws.
+   * `[]` for a tool that reads none. Default: the whole session state.
+   */
+  readonly sessionKeys?: readonly string[];
 }
 
 /** Options accepted by {@link defineTool}. */

@@ -115,11 +115,13 @@ export const toolActivityInputSchema = z.object({
   agent: z.string(),
   sessionId: z.string().optional(),
   request: toolRequestSchema,
-  /** Stable across retries, worker restarts and continue-as-new: workflow id + call id. */
+  /** Stable across retries, worker restarts and continue-as-new, new after a rewind: workflow id + log epoch + call id. */
   idempotencyKey: z.string(),
   /** Results larger than this many JSON bytes are omitted from the returned payload. */
   resultByteBudget: z.number().int().positive(),
   sessionState: jsonObjectSchema,
+  /** Set when the tool declared the session keys it reads: only those are in `sessionState`. */
+  sessionKeys: z.array(z.string()).optional(),
 });
 export type ToolActivityInput = z.infer<typeof toolActivityInputSchema>;
 

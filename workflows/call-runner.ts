@@ -1,5 +1,5 @@
 import { CancellationScope, isCancellation, patched, workflowInfo } from '@temporalio/workflow';
-import { describeIssues, type RetryHint, type ToolDefinition, type ToolOutput, type ToolRequest } from '../contracts';
+import { describeIssues, type JsonValue, type RetryHint, type ToolDefinition, type ToolOutput, type ToolRequest } from '../contracts';
 import type { HookAction, HookEvent } from './agent-hooks';
 import { closedOutput } from './outputs';
 import { RunTerminated } from './run-terminated';
@@ -99,7 +99,7 @@ export class CallRunner {
     state.emit({ type: 'tool_call', turn: request.turn, toolCallId: request.toolCallId, name: request.name, args: request.args });
     state.pending.set(request.toolCallId, { request, dispatched: true });
     // Built per call: sequential calls see session changes of the calls before them.
-    return state.record(await executeCall(this.dispatchContext(), prepared, cancelHint));
+    return state.record(await executeCall(this.dispatchContext(prepared.tool), prepared, cancelHint));
   }
 
   /** Applies queued edit / drop modifications addressed to this call. */
@@ -177,8 +177,10 @@ export class CallRunner {
     }
   }
 
-  private dispatchContext(): DispatchContext {
+  private dispatchContext(tool: ToolDefinition): DispatchContext {
     const { state } = this;
+    const keys = tool.sessionKeys;
+    const sessionState = keys ? Object.fromEntries(keys.filter((k) => k in state.sessionState).map((k) => [k, state.sessionState[k] as JsonValue])) : { ...state.sessionState };
     const info = workflowInfo();
     return {
       workflowId: info.workflowId,
@@ -187,7 +189,8 @@ export class CallRunner {
       agent: state.agent.name,
       ...(state.input.sessionId ? { sessionId: state.input.sessionId } : {}),
       resultByteBudget: state.policy.toolResultByteBudget,
-      sessionState: { ...state.sessionState },
+      sessionState,
+      ...(keys ? { sessionKeys: keys } : {}),
     };
   }
 }

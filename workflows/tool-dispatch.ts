@@ -34,6 +34,8 @@ export interface DispatchContext {
   readonly sessionId?: string;
   readonly resultByteBudget: number;
   readonly sessionState: Record<string, JsonValue>;
+  /** The session keys the tool declared (only these are in `sessionState`). */
+  readonly sessionKeys?: readonly string[];
 }
 
 /** Outcome of checking a call before scheduling: dispatch it, or close it with an error now. */
@@ -176,6 +178,7 @@ export async function executeCall(
       idempotencyKey: idempotencyKey(ctx, request),
       resultByteBudget: ctx.resultByteBudget,
       sessionState: ctx.sessionState,
+      ...(ctx.sessionKeys ? { sessionKeys: [...ctx.sessionKeys] } : {}),
     });
     const durationMs = workflowNowMs() - started;
     const parsed = toolActivityResultSchema.safeParse(raw);

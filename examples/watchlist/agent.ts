@@ -20,6 +20,7 @@ export const addToWatchlistTool = defineTool({
   name: 'add_to_watchlist',
   description: "Add stock symbols to the user's watchlist. Requires confirmation.",
   requiresConfirmation: true,
+  sessionKeys: ['watchlist'],
   input: z.object({ symbols: z.array(symbolSchema).min(1) }),
   output: z.object({ added: z.array(z.string()), watchlist: z.array(z.string()) }),
 });
@@ -28,6 +29,7 @@ export const addToWatchlistTool = defineTool({
 export const removeFromWatchlistTool = defineTool({
   name: 'remove_from_watchlist',
   description: "Remove stock symbols from the user's watchlist.",
+  sessionKeys: ['watchlist'],
   input: z.object({ symbols: z.array(symbolSchema).min(1) }),
   output: z.object({ removed: z.array(z.string()), watchlist: z.array(z.string()) }),
 });
@@ -36,6 +38,7 @@ export const removeFromWatchlistTool = defineTool({
 export const getQuoteTool = defineTool({
   name: 'get_quote',
   description: 'Get the latest price of a stock symbol.',
+  sessionKeys: [],
   input: z.object({ symbol: symbolSchema }),
   output: z.object({ symbol: z.string(), price: z.number(), currency: z.string() }),
 });

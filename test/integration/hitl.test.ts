@@ -43,6 +43,21 @@ describe('seed 003: confirmation with session state', () => {
     expect(decided).toMatchObject({ decision: 'approve', by: 'alice' });
   });
 
+  it('a tool that declares its session keys carries only those, not the whole session state', async () => {
+    const input = watchlistRun([addAapl, contextStep], ['TSLA']);
+    const { workflowId } = await suite.agents.start({ ...input, sessionState: { watchlist: ['TSLA'], notes: 'n'.repeat(50_000) } });
+    await approvals(workflowId, 1);
+    await suite.agents.decide(workflowId, { decision: 'approve', toolCallId: 'call_0_0' });
+    const result = await suite.agents.result(workflowId);
+    expect(result.sessionState).toMatchObject({ watchlist: ['TSLA', 'AAPL'] });
+    expect((result.sessionState as { notes: string }).notes).toHaveLength(50_000);
+    const history = await suite.env.client.workflow.getHandle(workflowId).fetchHistory();
+    const scheduled = history.events?.find((e) => e.activityTaskScheduledEventAttributes)?.activityTaskScheduledEventAttributes;
+    const sent = JSON.parse(Buffer.from(scheduled?.input?.payloads?.[0]?.data ?? []).toString()) as { sessionState: object; sessionKeys: string[] };
+    expect(sent).toMatchObject({ sessionState: { watchlist: ['TSLA'] }, sessionKeys: ['watchlist'] });
+    expect(Object.keys(sent.sessionState)).toEqual(['watchlist']);
+  });
+
   it('reject: nothing runs, state is unchanged and the planner is told why', async () => {
     const { workflowId } = await suite.agents.start(watchlistRun([addAapl, contextStep], ['TSLA']));
     await approvals(workflowId, 1);

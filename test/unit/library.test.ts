@@ -68,6 +68,16 @@ describe('createActivities: one activity per agent tool', () => {
     });
   });
 
+  it('a tool that reads a session key it did not declare fails, naming the key', async () => {
+    const reader = implementTool(note, (_args, ctx) => ctx.session.get('secret') ?? null);
+    const activities = createActivities({ agents: [agent('a', [note])], tools: [reader] });
+    const input = { runId: 'r', agent: 'a', idempotencyKey: 'w/c', resultByteBudget: 10_000, sessionState: {}, sessionKeys: ['watchlist'], request: { toolCallId: 'c', name: 'note', args: {}, turn: 0 } };
+    await expect(new MockActivityEnvironment().run(activities['a/note']!, input)).rejects.toMatchObject({
+      type: 'undeclared_session_key',
+      message: 'note read session key "secret" but declares only ["watchlist"] in sessionKeys',
+    });
+  });
+
   it('refuses an agent whose tool has no implementation, naming both', () => {
     expect(() => createActivities({ agents: [agent('a', [lookup, note])], tools: [impl] })).toThrow('agent a uses tool note but no implementation was given');
   });
