@@ -27,6 +27,9 @@ export interface DurableAgentsPluginOptions {
 /** Heartbeat throttle of workers serving agents (unless the worker options set one). */
 export const toolHeartbeatThrottle = '1s';
 
+/** How long a run's workflow task waits for the worker that has the run cached (unless the worker options set it). */
+export const stickyTaskTimeout = '2s';
+
 /**
  * The module every durable-agents bundle must import as `durable-agents/workflow`: this
  * package's own copy, so a bundle never mixes two copies of the runtime.
@@ -102,6 +105,11 @@ export class DurableAgentsPlugin extends SimplePlugin {
       // tool to stop before it answers the call as cancelled).
       defaultHeartbeatThrottleInterval: configured.defaultHeartbeatThrottleInterval ?? toolHeartbeatThrottle,
       maxHeartbeatThrottleInterval: configured.maxHeartbeatThrottleInterval ?? toolHeartbeatThrottle,
+      // A run's workflow tasks go to the worker that has it cached (its sticky queue); when that
+      // worker dies, they wait this long before another worker takes them. The SDK's 10 s made
+      // runs stall ~10 s after a crash although a standby worker was idle; the price of a short
+      // wait is a replay (CPU) on another worker when the caching one is merely slow.
+      stickyQueueScheduleToStartTimeout: configured.stickyQueueScheduleToStartTimeout ?? stickyTaskTimeout,
       sinks: { ...workerSinks(log), ...configured.sinks },
     };
   }

@@ -1,13 +1,14 @@
 /**
  * A worker in its own process, so tests can kill it with SIGKILL mid-run. Reads the
- * TEMPORAL_* variables, DURABLE_AGENTS_TEST_BUNDLE and SIDE_EFFECT_FILE; prints "ready".
+ * TEMPORAL_* variables, DURABLE_AGENTS_TEST_BUNDLE, SIDE_EFFECT_FILE and optionally
+ * WORKER_OPTIONS (JSON worker options); prints "ready".
  * Like worker/create-worker.ts it also registers the `callModel` activity of LLM agents, with
  * the OpenAI client from OPENAI_API_KEY / OPENAI_BASE_URL (calls fail with `model_config`
  * when neither is set).
  */
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
-import { createActivities } from '../../activities';
 import { createModelActivities, openAIFromEnv } from '../../activities/model';
+import { DurableAgentsPlugin } from '../../worker/plugin';
 import { findTestAgent, testAgents } from './agents';
 import { allToolImplementations } from './tools';
 import { temporalConfigFromEnv } from '../../worker/config';
@@ -24,11 +25,15 @@ async function main(): Promise<void> {
     namespace: config.namespace,
     taskQueue: config.taskQueue,
     workflowBundle: { codePath: bundlePath },
-    activities: createActivities({
-      agents: testAgents,
-      tools: allToolImplementations({ sideEffects: new FileSideEffectSink(sideEffectFile) }),
-      runtime: createModelActivities({ openai: openAIFromEnv(), findAgent: findTestAgent }),
-    }),
+    // The plugin a user's worker gets; WORKER_OPTIONS (JSON) overrides worker options for measurements.
+    plugins: [
+      new DurableAgentsPlugin({
+        agents: testAgents,
+        tools: allToolImplementations({ sideEffects: new FileSideEffectSink(sideEffectFile) }),
+        runtime: createModelActivities({ openai: openAIFromEnv(), findAgent: findTestAgent }),
+      }),
+    ],
+    ...(process.env.WORKER_OPTIONS ? (JSON.parse(process.env.WORKER_OPTIONS) as object) : {}),
   });
   process.stdout.write('ready\n');
   await worker.run();
