@@ -94,11 +94,13 @@ function toolActivity(tool: ToolImplementation): ToolActivity {
       signal: cancellationSignal(),
       heartbeat: (details) => {
         lastDetails = details;
-        heartbeat(details);
+        if (!activityInfo().isLocal) heartbeat(details);
       },
     };
     let lastDetails: JsonValue | undefined;
-    const keepAlive = setInterval(() => heartbeat(lastDetails), toolKeepAliveMs);
+    // Local activities (tools defined `local`) cannot heartbeat; their cancellation comes with
+    // the workflow task.
+    const keepAlive = activityInfo().isLocal ? undefined : setInterval(() => heartbeat(lastDetails), toolKeepAliveMs);
     let result: JsonValue;
     try {
       result = (await tool.execute(args.data, ctx)) ?? null;

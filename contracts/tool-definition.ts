@@ -41,6 +41,13 @@ export interface ToolDefinition<I extends z.ZodType = z.ZodType, O extends z.Zod
    * `[]` for a tool that reads none. Default: the whole session state.
    */
   readonly sessionKeys?: readonly string[];
+  /**
+   * Run the tool as a Temporal local activity: in the worker that runs the workflow task, with
+   * no task-queue round trip (a few ms per call instead of tens). For short tools only: no
+   * heartbeats (a kill waits for the call to end), and a call is retried by re-running the
+   * workflow task if that worker dies. Results are recorded in history as for any tool.
+   */
+  readonly local?: boolean;
 }
 
 /** Options accepted by {@link defineTool}. */
@@ -74,6 +81,9 @@ export function defineTool<I extends z.ZodType, O extends z.ZodType = z.ZodType>
   }
   if (reservedActivityNames.includes(options.name)) {
     throw new Error(`defineTool: tool name ${JSON.stringify(options.name)} is reserved by the runtime`);
+  }
+  if (options.local && options.heartbeatTimeoutMs !== undefined) {
+    throw new Error(`defineTool: tool ${options.name} is local and cannot heartbeat; drop heartbeatTimeoutMs or local`);
   }
   return {
     timeoutMs: 60_000,

@@ -6,6 +6,7 @@ import {
   isCancellation,
   patched,
   proxyActivities,
+  proxyLocalActivities,
 } from '@temporalio/workflow';
 import {
   describeIssues,
@@ -151,20 +152,29 @@ export async function executeCall(
   cancelHint: () => RetryHint | undefined,
 ): Promise<ToolOutput> {
   const { request, tool } = prepared;
-  const activities = proxyActivities<Record<string, ToolActivity>>({
-    startToCloseTimeout: tool.timeoutMs,
-    // "cancelled" means the tool stopped: the call is answered once the tool acknowledged.
-    cancellationType: patched(toolsStopBeforeCancelled) ? ActivityCancellationType.WAIT_CANCELLATION_COMPLETED : ActivityCancellationType.TRY_CANCEL,
-    ...(tool.heartbeatTimeoutMs ? { heartbeatTimeout: tool.heartbeatTimeoutMs } : {}),
-    activityId: `turn-${request.turn}/${request.toolCallId}`,
-    summary: `turn ${request.turn}: ${request.name}`,
-    retry: {
-      maximumAttempts: tool.retry.maximumAttempts ?? 3,
-      initialInterval: tool.retry.initialIntervalMs ?? 1000,
-      backoffCoefficient: tool.retry.backoffCoefficient ?? 2,
-      nonRetryableErrorTypes: [...(tool.retry.nonRetryableErrorTypes ?? []), 'invalid_result'],
-    },
-  });
+  const retry = {
+    maximumAttempts: tool.retry.maximumAttempts ?? 3,
+    initialInterval: tool.retry.initialIntervalMs ?? 1000,
+    backoffCoefficient: tool.retry.backoffCoefficient ?? 2,
+    nonRetryableErrorTypes: [...(tool.retry.nonRetryableErrorTypes ?? []), 'invalid_result'],
+  };
+  const summary = `turn ${request.turn}: ${request.name}`;
+  const activities = tool.local
+    ? proxyLocalActivities<Record<string, ToolActivity>>({
+        startToCloseTimeout: tool.timeoutMs,
+        cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+        summary,
+        retry,
+      })
+    : proxyActivities<Record<string, ToolActivity>>({
+        startToCloseTimeout: tool.timeoutMs,
+        // "cancelled" means the tool stopped: the call is answered once the tool acknowledged.
+        cancellationType: patched(toolsStopBeforeCancelled) ? ActivityCancellationType.WAIT_CANCELLATION_COMPLETED : ActivityCancellationType.TRY_CANCEL,
+        ...(tool.heartbeatTimeoutMs ? { heartbeatTimeout: tool.heartbeatTimeoutMs } : {}),
+        activityId: `turn-${request.turn}/${request.toolCallId}`,
+        summary,
+        retry,
+      });
   const activityType = runToolActivityType(ctx.agent, tool.name);
   const activity = activities[activityType];
   if (!activity) throw new Error(`no activity proxy for ${activityType}`);

@@ -234,3 +234,24 @@ describe('agentRun on a real dev server', () => {
     await expect(suite.agents.status('no-such-run')).rejects.toMatchObject({ type: 'run_not_found' });
   });
 });
+
+describe('local tools', () => {
+  it('a tool defined local runs as a local activity: same output and events, no task-queue round trip', async () => {
+    const { workflowId } = await suite.agents.start({
+      ...scriptedInput([callStep({ name: 'quick', args: { text: 'abc' } }, { name: 'quick', args: { text: 'xy' } }), finalStep()]),
+      agent: 'faulty',
+    });
+    const result = await suite.agents.result(workflowId);
+    expect(observations(result).map((o) => [o.status, (o.result as { reversed: string }).reversed])).toEqual([
+      ['ok', 'cba'],
+      ['ok', 'yx'],
+    ]);
+    expect((observations(result)[0]?.result as { key: string }).key).toMatch(new RegExp(`^${workflowId}/.+/call_0_0$`));
+    const history = await suite.env.client.workflow.getHandle(workflowId).fetchHistory();
+    const events = history.events ?? [];
+    expect(events.filter((e) => e.activityTaskScheduledEventAttributes)).toHaveLength(0);
+    expect(events.filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity')).toHaveLength(2);
+    const log = (await suite.agents.events(workflowId, 0, 1000)).events;
+    expect(log.filter((e) => e.type === 'tool_result').map((e) => (e as { status: string }).status)).toEqual(['ok', 'ok']);
+  });
+});

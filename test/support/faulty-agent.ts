@@ -28,11 +28,19 @@ export const lingerTool = defineTool({
   timeoutMs: 600_000,
 });
 
+/** `quick`: a short tool run as a local activity (in the workflow worker, no task-queue round trip). */
+export const quickTool = defineTool({
+  name: 'quick',
+  description: 'Return the text reversed, at once.',
+  input: z.object({ text: z.string() }),
+  local: true,
+});
+
 export const faultyAgent = defineAgent({
   ...scriptedAgent,
   name: 'faulty',
   description: 'The scripted agent with a before_tool hook that throws for the text "explode".',
-  tools: [...scriptedAgent.tools, shoutTool, lingerTool],
+  tools: [...scriptedAgent.tools, shoutTool, lingerTool, quickTool],
   hooks: {
     before_tool: ({ call }) => {
       if ((call.args as { text?: unknown }).text === 'explode') throw new Error('hook bug');

@@ -1,7 +1,7 @@
 /** Implementations of the test agents' tools (worker side; see ./agents for the definitions). */
 import { implementTool, type ToolImplementation } from 'durable-agents/worker';
 import { setTimeout as delay } from 'node:timers/promises';
-import { lingerTool, shoutTool } from './faulty-agent';
+import { lingerTool, quickTool, shoutTool } from './faulty-agent';
 import { MemorySideEffectSink, toolboxImplementations, type SideEffectSink } from '../../examples/toolbox/tools';
 import { watchlistImplementations } from '../../examples/watchlist/tools';
 
@@ -19,6 +19,7 @@ export function allToolImplementations(deps: AgentToolDependencies = {}): ToolIm
     ...toolboxImplementations(deps.sideEffects ?? new MemorySideEffectSink()),
     ...watchlistImplementations(),
     implementTool(shoutTool, ({ text }) => text.toUpperCase()),
+    implementTool(quickTool, ({ text }, ctx) => ({ reversed: [...text].reverse().join(''), key: ctx.idempotencyKey })),
     implementTool(lingerTool, async ({ stopMs }, ctx) => {
       await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve, { once: true }));
       await delay(stopMs);

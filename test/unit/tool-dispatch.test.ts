@@ -47,3 +47,11 @@ describe('prepareCall', () => {
     expect(prepared.output.error?.message).toMatch(/^invalid arguments for lookup: id: /);
   });
 });
+
+describe('defineTool local', () => {
+  it('refuses a local tool with a heartbeat timeout: local activities cannot heartbeat', () => {
+    expect(() => defineTool({ name: 'l', description: 'd', input: z.object({}), local: true, heartbeatTimeoutMs: 1000 })).toThrow(
+      'defineTool: tool l is local and cannot heartbeat; drop heartbeatTimeoutMs or local',
+    );
+  });
+});
