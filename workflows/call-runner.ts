@@ -3,6 +3,7 @@ import { describeIssues, type JsonValue, type RetryHint, type ToolDefinition, ty
 import type { HookAction, HookEvent } from './agent-hooks';
 import { closedOutput } from './outputs';
 import { RunTerminated } from './run-terminated';
+import { isPending } from './safe-point';
 import type { RunState } from './run-state';
 import { executeCall, prepareCall, type DispatchContext, type PreparedCall } from './tool-dispatch';
 import { runToolTurn } from './tool-turn';
@@ -16,7 +17,8 @@ function endedBeforeDispatch(request: ToolRequest, hint: RetryHint | undefined):
 
 /** What running calls needs from the loop. */
 export interface CallRunnerHost {
-  checkpoint(point: 'before_tool', event: HookEvent, tool: string): Promise<HookAction | undefined>;
+  /** Returns a promise only when the safe point has to wait (a pause). */
+  checkpoint(point: 'before_tool', event: HookEvent, tool: string): Promise<HookAction | undefined> | HookAction | undefined;
   /** Waits (cancellably) for `done` or a kill; returns whether `done` holds. */
   waitFor(done: () => boolean): Promise<boolean>;
   /** Waits while a pause is requested (marking the run paused if no branch has); throws RunTerminated on a kill. */
@@ -56,7 +58,8 @@ export class CallRunner {
     if (!withinCap) return state.record(closedOutput(planned, 'tool_cap', `not run: the tool-call cap of ${state.policy.maxToolCalls} is reached`));
     let request = planned;
     try {
-      const action = await this.host.checkpoint('before_tool', { point: 'before_tool', turn: state.turn, call: request }, request.name);
+      const atSafePoint = this.host.checkpoint('before_tool', { point: 'before_tool', turn: state.turn, call: request }, request.name);
+      const action = isPending(atSafePoint) ? await atSafePoint : atSafePoint;
       if (action?.type === 'block') return state.record(closedOutput(request, 'rejected', `blocked by agent hook: ${action.reason}`));
       if (action?.type === 'edit_args') request = { ...request, args: action.args };
     } catch (err) {

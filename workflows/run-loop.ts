@@ -34,6 +34,7 @@ import type { Planner, PlannerContext } from './planner';
 import { renderTemplate } from './render';
 import { carriedInputMaxBytes, type RunState } from './run-state';
 import { RunTerminated } from './run-terminated';
+import { isPending } from './safe-point';
 import { rejection } from './failures';
 import { awaitTurnsCount, boundedCarriedState, cancellationEndsLikeKill, pauseHoldsEveryCall, rejectionsAreNotFailures } from './patches';
 
@@ -97,7 +98,8 @@ export class RunLoop {
     let plan: ParsedPlanResult;
     if (state.generation === 0) {
       this.markBoundary();
-      await this.checkpoint('before_llm');
+      const beforeLlm = this.checkpoint('before_llm');
+      if (isPending(beforeLlm)) await beforeLlm;
       plan = await this.plan(() => this.planner.planStart({ messages: state.messages }, this.plannerContext()));
     } else {
       // A continued execution picks up at the turn boundary where the previous one stopped.
@@ -118,7 +120,8 @@ export class RunLoop {
       if (plan.type === 'await' && patched(awaitTurnsCount)) state.usage = { ...state.usage, iterations: state.usage.iterations + 1 };
       state.turn += 1;
       this.markBoundary();
-      await this.checkpoint('task_boundary');
+      const boundary = this.checkpoint('task_boundary');
+      if (isPending(boundary)) await boundary;
       if (state.shouldContinueAsNew()) await this.continueAsNew();
       plan = await this.resumeTurn(lastOutputs);
     }
@@ -164,7 +167,8 @@ export class RunLoop {
   private async resumeTurn(lastOutputs: readonly ToolOutput[]): Promise<ParsedPlanResult> {
     const { state } = this;
     const termination = state.takeTermination();
-    await this.checkpoint('before_llm');
+    const atSafePoint = this.checkpoint('before_llm');
+    if (isPending(atSafePoint)) await atSafePoint;
     return this.plan(() =>
       this.planner.planResume(
         { messages: state.messages, toolOutputs: state.toolOutputs, lastOutputs, ...(termination ? { finalize: termination } : {}) },
@@ -177,12 +181,14 @@ export class RunLoop {
   private async runToolCalls(calls: readonly ToolCall[], text: string | undefined): Promise<ToolOutput[]> {
     const { state } = this;
     const requests = state.planCalls(calls, text);
-    await this.checkpoint('after_llm', { point: 'after_llm', turn: state.turn, calls: requests });
+    const afterLlm = this.checkpoint('after_llm', { point: 'after_llm', turn: state.turn, calls: requests });
+    if (isPending(afterLlm)) await afterLlm;
     const outputs = await this.calls.runTurn(requests);
     // Runs recorded before `rejectionsAreNotFailures` counted rejections as failures.
     const rejectionsFail = outputs.some((o) => o.error?.type === 'rejected') && !patched(rejectionsAreNotFailures);
     state.usage = addToolOutputs(state.usage, outputs, { rejectionsFail });
-    await this.checkpoint('after_tool', { point: 'after_tool', turn: state.turn, outputs });
+    const afterTool = this.checkpoint('after_tool', { point: 'after_tool', turn: state.turn, outputs });
+    if (isPending(afterTool)) await afterTool;
     return outputs;
   }
 
@@ -207,18 +213,26 @@ export class RunLoop {
 
   /**
    * A safe point: ends the run if a kill is pending, runs the agent's hook and applies
-   * queued modifications for this point, and waits here while the run is paused.
+   * queued modifications for this point, and waits here while the run is paused. Returns at
+   * once (no promise) when there is nothing to wait for, which is almost always: callers
+   * await only a returned promise.
    *
    * @throws RunTerminated when the run must end.
    */
-  private async checkpoint(point: InterventionPoint, hookEvent?: HookEvent, tool?: string): Promise<HookAction | undefined> {
+  private checkpoint(point: InterventionPoint, hookEvent?: HookEvent, tool?: string): Promise<HookAction | undefined> | HookAction | undefined {
     const { state } = this;
     if (this.terminationRequested()) throw new RunTerminated();
     const event = hookEvent ?? (point === 'before_llm' || point === 'task_boundary' ? { point, turn: state.turn, messages: state.messages } : undefined);
     const action = event ? this.runHook(event) : undefined;
     if (action?.type === 'pause') this.requestPause(action.reason);
     if (state.control.hitBreakpoint(point, tool)) this.requestPause(`breakpoint at ${point}${tool ? ` (${tool})` : ''}`);
-    if (state.control.isPauseRequested) await this.holdWhilePaused(point);
+    if (state.control.isPauseRequested) return this.holdAtCheckpoint(point, action);
+    if (point === 'before_llm') this.applyConversationModifications();
+    return action;
+  }
+
+  private async holdAtCheckpoint(point: InterventionPoint, action: HookAction | undefined): Promise<HookAction | undefined> {
+    await this.holdWhilePaused(point);
     if (this.terminationRequested()) throw new RunTerminated();
     if (point === 'before_llm') this.applyConversationModifications();
     return action;
@@ -402,7 +416,8 @@ export class RunLoop {
 
   private async complete(proposed: FinalResponse): Promise<RunResult> {
     const { state } = this;
-    const action = await this.checkpoint('before_commit', { point: 'before_commit', turn: state.turn, response: proposed });
+    const atSafePoint = this.checkpoint('before_commit', { point: 'before_commit', turn: state.turn, response: proposed });
+    const action = isPending(atSafePoint) ? await atSafePoint : atSafePoint;
     const response = action?.type === 'replace_response' ? action.response : proposed;
     state.emit({ type: 'plan', turn: state.turn, decision: 'final' });
     state.messages.push({ role: 'assistant', content: response.text });
