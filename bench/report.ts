@@ -51,6 +51,7 @@ export function renderTable(rows: readonly ResultRow[]): string {
   lines.push(
     '',
     'cost = durable-agents ÷ reference for times and sizes, reference ÷ durable-agents for rates (/s): above ×1, durable-agents costs more.',
+    'temporal-raw-local runs many turns inside one workflow task, so its workflow-clock turns are not comparable: compare its wall rows.',
   );
   return lines.join('\n');
 }
