@@ -1,26 +1,16 @@
-import type { Client } from '@temporalio/client';
-import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { RunEvent } from '../contracts';
 import type { AgentClient } from '../client/agent-client';
 import { runInputFor, type RunShape } from './workload';
 
-/** What the durable scenarios need: clients of the bench server, the bundle, a progress sink. */
-export interface DurableContext {
-  readonly agents: AgentClient;
-  readonly client: Client;
-  readonly workflowBundle: WorkflowBundleWithSourceMap;
-  /** Prefix of every workflow id of this invocation. */
-  readonly idPrefix: string;
-  readonly progress: (line: string) => void;
-}
-
-/** One finished durable run. */
+/** One finished run (of any system). */
 export interface FinishedRun {
   readonly workflowId: string;
   /** Run id of the first execution; later ones follow from it when the run continued as new. */
   readonly firstRunId: string;
   /** Client wall clock from the start call to the result. */
   readonly wallMs: number;
+  /** Workflow-clock start of each turn and end of the last, when the workflow returns them (the reference loop). */
+  readonly turnStartsMs?: readonly number[];
 }
 
 /**
@@ -28,10 +18,10 @@ export interface FinishedRun {
  *
  * @throws Error when the run did not complete or did not run every turn.
  */
-export async function runToCompletion(ctx: DurableContext, shape: RunShape, workflowId: string): Promise<FinishedRun> {
+export async function runToCompletion(agents: AgentClient, shape: RunShape, workflowId: string): Promise<FinishedRun> {
   const started = performance.now();
-  const { runId } = await ctx.agents.start(runInputFor(shape), { workflowId });
-  const result = await ctx.agents.result(workflowId);
+  const { runId } = await agents.start(runInputFor(shape), { workflowId });
+  const result = await agents.result(workflowId);
   const wallMs = performance.now() - started;
   if (result.status !== 'completed' || result.iterations !== shape.turns) {
     throw new Error(`run ${workflowId} ended ${result.status} after ${result.iterations} of ${shape.turns} turns`);

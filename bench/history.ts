@@ -1,8 +1,10 @@
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { Worker } from '@temporalio/worker';
-import { runToCompletion, type DurableContext } from './durable';
+import type { Client } from '@temporalio/client';
+import type { BenchContext } from './scenarios';
 import { turnPhases, turnSpansFromHistoryMs, type FetchedHistory, type TurnPhases } from './phases';
 import { percentile, timed } from './stats';
+import type { LoopSystem } from './systems';
 import type { RunShape } from './workload';
 
 /** One execution of a run's continue-as-new chain. */
@@ -20,13 +22,18 @@ export interface ExecutionSize {
   readonly startedEventJsonBytes: number;
   /** Raw bytes of the input payload (what Temporal's 2 MB payload limit applies to). */
   readonly inputPayloadBytes: number;
+  /** Bytes of every payload's data in this execution (inputs, results, markers): what the workflow itself put in history. */
+  readonly payloadBytes: number;
   /** Worker.runReplayHistory of this execution (includes creating the replay worker). */
   readonly replayMs: number;
+  /** CPU time (user + system) of this process during that replay. */
+  readonly replayCpuMs: number;
 }
 
 /** Size of one run's history (every execution of it), as fetched from the server. */
 export interface HistorySize {
   readonly turns: number;
+  readonly system: LoopSystem['name'];
   readonly executions: ExecutionSize[];
   /** Totals over every execution. */
   readonly jsonBytes: number;
@@ -34,18 +41,22 @@ export interface HistorySize {
   readonly serverBytes: number | undefined;
   readonly startedEventJsonBytes: number;
   readonly jsonBytesPerTurn: number;
+  readonly payloadBytes: number;
+  readonly payloadBytesPerTurn: number;
   readonly eventsPerTurn: number;
   /** The largest execution: what a crash recovery (or a query on a closed run) replays. */
   readonly largestExecutionEvents: number;
   readonly largestExecutionReplayMs: number;
+  readonly largestExecutionReplayCpuMs: number;
   /** Sum of the replays of every execution. */
   readonly replayMs: number;
+  readonly replayCpuMs: number;
   readonly wallMs: number;
   /** Median turn duration of the first and the last tenth of the turns: does a turn slow down as the run grows? */
   readonly firstTenthTurnP50Ms: number;
   readonly lastTenthTurnP50Ms: number;
-  /** Where a turn's time goes, from the server's event times. */
-  readonly phases: TurnPhases;
+  /** Where a turn's time goes, from the server's event times (undefined without activity tasks: local activities). */
+  readonly phases: TurnPhases | undefined;
 }
 
 /** Growth of history between two run lengths: what one more turn costs. */
@@ -53,6 +64,7 @@ export interface HistoryMarginal {
   readonly fromTurns: number;
   readonly toTurns: number;
   readonly jsonBytesPerTurn: number;
+  readonly payloadBytesPerTurn: number;
   readonly eventsPerTurn: number;
   readonly serverBytesPerTurn: number | undefined;
   /** Same, without the WorkflowExecutionStarted events (the script, and the state carried by continue-as-new). */
@@ -62,7 +74,7 @@ export interface HistoryMarginal {
 const sum = (values: readonly number[]): number => values.reduce((a, b) => a + b, 0);
 
 /** Every execution of a run, following continue-as-new from the first. */
-async function fetchChain(ctx: DurableContext, workflowId: string, firstRunId: string): Promise<{ runId: string; history: FetchedHistory }[]> {
+async function fetchChain(ctx: { client: Client }, workflowId: string, firstRunId: string): Promise<{ runId: string; history: FetchedHistory }[]> {
   const chain: { runId: string; history: FetchedHistory }[] = [];
   for (let runId: string | undefined = firstRunId; runId; ) {
     const history: FetchedHistory = await ctx.client.workflow.getHandle(workflowId, runId).fetchHistory();
@@ -73,9 +85,20 @@ async function fetchChain(ctx: DurableContext, workflowId: string, firstRunId: s
   return chain;
 }
 
-async function measureExecution(ctx: DurableContext, workflowId: string, runId: string, history: FetchedHistory): Promise<ExecutionSize> {
+/** Bytes of the data of every payload found anywhere in a value (an event, a history). */
+export function payloadDataBytes(value: unknown): number {
+  if (value === null || typeof value !== 'object') return 0;
+  if (value instanceof Uint8Array) return 0;
+  if (Array.isArray(value)) return sum(value.map(payloadDataBytes));
+  if ('metadata' in value && 'data' in value && value.data instanceof Uint8Array) return value.data.length;
+  return sum(Object.values(value).map(payloadDataBytes));
+}
+
+async function measureExecution(ctx: BenchContext, system: LoopSystem, workflowId: string, runId: string, history: FetchedHistory): Promise<ExecutionSize> {
   const description = await ctx.client.workflow.getHandle(workflowId, runId).describe();
-  const replay = await timed(() => Worker.runReplayHistory({ workflowBundle: ctx.workflowBundle }, history, workflowId));
+  const cpuBefore = process.cpuUsage();
+  const replay = await timed(() => Worker.runReplayHistory({ workflowBundle: system.workflowBundle }, history, workflowId));
+  const cpu = process.cpuUsage(cpuBefore);
   return {
     runId,
     events: history.events?.length ?? 0,
@@ -85,19 +108,21 @@ async function measureExecution(ctx: DurableContext, workflowId: string, runId: 
     inputPayloadBytes: sum(
       (history.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads ?? []).map((p) => p.data?.length ?? 0),
     ),
+    payloadBytes: payloadDataBytes(history.events ?? []),
     replayMs: replay.ms,
+    replayCpuMs: (cpu.user + cpu.system) / 1000,
   };
 }
 
-/** Runs one K=1 run of `turns` turns, measures its history (all executions) and replays it. */
-export async function measureHistory(ctx: DurableContext, turns: number): Promise<HistorySize> {
+/** Runs one K=1 run of `turns` turns on a system, measures its history (all executions) and replays it. */
+export async function measureHistory(ctx: BenchContext, system: LoopSystem, turns: number): Promise<HistorySize> {
   const shape: RunShape = { turns, callsPerTurn: 1 };
-  const workflowId = `${ctx.idPrefix}-history-${turns}`;
-  const run = await runToCompletion(ctx, shape, workflowId);
-  ctx.progress(`history T=${turns}: run done in ${run.wallMs.toFixed(0)} ms; fetching and replaying its history`);
+  const workflowId = `${ctx.idPrefix}-${system.name}-history-${turns}`;
+  const run = await system.run(shape, workflowId);
+  ctx.progress(`history T=${turns} ${system.name}: run done in ${run.wallMs.toFixed(0)} ms; fetching and replaying its history`);
   const chain = await fetchChain(ctx, workflowId, run.firstRunId);
   const executions: ExecutionSize[] = [];
-  for (const { runId, history } of chain) executions.push(await measureExecution(ctx, workflowId, runId, history));
+  for (const { runId, history } of chain) executions.push(await measureExecution(ctx, system, workflowId, runId, history));
   const histories = chain.map((c) => c.history);
   const durations = turnSpansFromHistoryMs(histories);
   const tenth = Math.max(1, Math.floor(durations.length / 10));
@@ -105,25 +130,33 @@ export async function measureHistory(ctx: DurableContext, turns: number): Promis
   const jsonBytes = sum(executions.map((e) => e.jsonBytes));
   const events = sum(executions.map((e) => e.events));
   const largest = executions.reduce((a, b) => (b.events > a.events ? b : a));
+  const payloadBytes = sum(executions.map((e) => e.payloadBytes));
+  const hasActivityTasks = histories.some((h) => (h.events ?? []).some((e) => e.activityTaskStartedEventAttributes));
   const result: HistorySize = {
     turns,
+    system: system.name,
     executions,
     jsonBytes,
     events,
     serverBytes: serverSizes.every((s) => s !== undefined) ? sum(serverSizes.map((s) => s ?? 0)) : undefined,
     startedEventJsonBytes: sum(executions.map((e) => e.startedEventJsonBytes)),
     jsonBytesPerTurn: jsonBytes / turns,
+    payloadBytes,
+    payloadBytesPerTurn: payloadBytes / turns,
     eventsPerTurn: events / turns,
     largestExecutionEvents: largest.events,
-    largestExecutionReplayMs: Math.max(...executions.map((e) => e.replayMs)),
+    largestExecutionReplayMs: largest.replayMs,
+    largestExecutionReplayCpuMs: largest.replayCpuMs,
     replayMs: sum(executions.map((e) => e.replayMs)),
+    replayCpuMs: sum(executions.map((e) => e.replayCpuMs)),
     wallMs: run.wallMs,
     firstTenthTurnP50Ms: durations.length ? percentile(durations.slice(0, tenth), 0.5) : 0,
     lastTenthTurnP50Ms: durations.length ? percentile(durations.slice(-tenth), 0.5) : 0,
-    phases: turnPhases(histories),
+    phases: hasActivityTasks ? turnPhases(histories) : undefined,
   };
   ctx.progress(
-    `history T=${turns}: ${executions.length} execution(s), ${jsonBytes} JSON bytes, ${events} events; replay ${result.replayMs.toFixed(0)} ms`,
+    `history T=${turns} ${system.name}: ${executions.length} execution(s), ${jsonBytes} JSON bytes, ${events} events; ` +
+      `replay ${result.replayMs.toFixed(0)} ms (CPU ${result.replayCpuMs.toFixed(0)} ms)`,
   );
   return result;
 }
@@ -140,6 +173,7 @@ export function historyMarginal(sizes: readonly HistorySize[]): HistoryMarginal 
     fromTurns: from.turns,
     toTurns: to.turns,
     jsonBytesPerTurn: (to.jsonBytes - from.jsonBytes) / dt,
+    payloadBytesPerTurn: (to.payloadBytes - from.payloadBytes) / dt,
     eventsPerTurn: (to.events - from.events) / dt,
     serverBytesPerTurn: server,
     jsonBytesPerTurnExcludingStarted: (to.jsonBytes - to.startedEventJsonBytes - (from.jsonBytes - from.startedEventJsonBytes)) / dt,

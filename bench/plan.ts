@@ -13,8 +13,6 @@ export interface BenchPlan {
   readonly s3: { readonly shape: RunShape; readonly repeats: number };
   /** T values of the history-size runs (K = 1); the largest is also replayed. */
   readonly historyTurns: readonly number[];
-  /** Repetitions of each in-process baseline measurement (it is microseconds-fast, so it needs many). */
-  readonly baselineRepeats: number;
 }
 
 /** The full benchmark: finishes within 10 minutes on 2 cores. */
@@ -25,7 +23,6 @@ export const fullPlan: BenchPlan = {
   s2: { shape: { turns: 10, callsPerTurn: 2 }, runs: 50 },
   s3: { shape: { turns: 5, callsPerTurn: 16 }, repeats: 3 },
   historyTurns: [10, 100, 1000],
-  baselineRepeats: 200,
 };
 
 /** `--smoke`: tiny sizes that only prove the script still works (CI). */
@@ -36,5 +33,4 @@ export const smokePlan: BenchPlan = {
   s2: { shape: { turns: 2, callsPerTurn: 2 }, runs: 4 },
   s3: { shape: { turns: 2, callsPerTurn: 4 }, repeats: 1 },
   historyTurns: [5],
-  baselineRepeats: 10,
 };

@@ -13,7 +13,7 @@ export function formatNumber(value: number): string {
   return value.toPrecision(3);
 }
 
-/** A durable ÷ baseline ratio: `×1,234` when durable is larger, `×1/56` when it is smaller. */
+/** A cost ratio: `×12.3` when durable-agents costs more than the reference, `×1/2.5` when less. */
 export function formatRatio(ratio: number | undefined): string {
   if (ratio === undefined) return '—';
   if (ratio <= 0) return 'n/a';
@@ -24,10 +24,20 @@ function pad(cells: readonly string[], widths: readonly number[]): string {
   return cells.map((c, i) => (i >= 2 ? c.padStart(widths[i] ?? 0) : c.padEnd(widths[i] ?? 0))).join('  ');
 }
 
+const value = (v: number | undefined): string => (v === undefined ? '—' : formatNumber(v));
+
 /** The rows as a plain-text table, one block per section. */
 export function renderTable(rows: readonly ResultRow[]): string {
-  const header = ['metric', 'unit', 'durable', 'baseline', 'durable÷baseline'];
-  const cells = rows.map((r) => [r.metric, r.unit, formatNumber(r.durable), r.baseline === undefined ? '—' : formatNumber(r.baseline), formatRatio(r.ratio)]);
+  const header = ['metric', 'unit', 'durable-agents', 'temporal-raw', 'cost vs raw', 'temporal-raw-local', 'cost vs raw-local'];
+  const cells = rows.map((r) => [
+    r.metric,
+    r.unit,
+    value(r.values['durable-agents']),
+    value(r.values['temporal-raw']),
+    formatRatio(r.costVsRaw),
+    value(r.values['temporal-raw-local']),
+    formatRatio(r.costVsRawLocal),
+  ]);
   const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => (c[i] ?? '').length)));
   const lines = [pad(header, widths), widths.map((w) => '-'.repeat(w)).join('  ')];
   let section = '';
@@ -38,6 +48,11 @@ export function renderTable(rows: readonly ResultRow[]): string {
     }
     lines.push(pad(cells[i] ?? [], widths));
   });
+  lines.push(
+    '',
+    'cost = durable-agents ÷ reference for times and sizes, reference ÷ durable-agents for rates (/s): above ×1, durable-agents costs more.',
+    'temporal-raw-local runs many turns inside one workflow task, so its workflow-clock turns are not comparable: compare its wall rows.',
+  );
   return lines.join('\n');
 }
 
@@ -53,8 +68,9 @@ export function renderFacts(results: BenchResults): string {
     `machine: ${m.cores} cores (${m.cpuModel}), ${(m.totalMemoryBytes / 2 ** 30).toFixed(1)} GiB, ${m.platform}`,
     `node ${m.nodeVersion}, Temporal SDK ${m.temporalSdkVersion}, ${m.temporalCliVersion}; code ${m.codeVersion}`,
     `load average 1/5/15 min: ${load(results.load.atStart)} at start, ${load(results.load.atEnd)} at end${busy ? ' (machine BUSY before the benchmark started: figures are pessimistic)' : ''}`,
-    `worker: ${tuning}`,
-    'baseline: the same scripted loop in this process, no Temporal (planner + zod validation + echo called directly)',
+    `durable-agents worker: ${tuning}`,
+    'temporal-raw: a hand-written workflow of the same loop (T turns of K parallel no-op activities; no planner, events or memo), ' +
+      'own bundle and task queue, same process, same dev server; temporal-raw-local: the same with local activities',
   ].join('\n');
 }
 

@@ -1,12 +1,12 @@
-import type { BaselineHistory, BaselineResults } from './baseline-scenarios';
 import type { HistoryMarginal, HistorySize } from './history';
 import type { MachineFacts } from './machine';
 import type { BenchPlan } from './plan';
 import type { LatencyResult, ThroughputResult } from './scenarios';
+import type { SystemName } from './systems';
 import type { WorkerTuning } from './worker';
 
-/** Every durable figure of one invocation. */
-export interface DurableResults {
+/** Every figure of one system in one invocation. */
+export interface SystemResults {
   readonly s1: LatencyResult;
   readonly s2: ThroughputResult;
   readonly s3: LatencyResult;
@@ -22,99 +22,118 @@ export interface BenchResults {
   readonly machine: MachineFacts;
   /** Load averages (1, 5, 15 min) when the benchmark started and ended. */
   readonly load: { readonly atStart: number[]; readonly atEnd: number[] };
-  /** Worker options given with --worker-options (empty: createAgentWorker defaults). */
+  /** Worker options of the durable-agents worker given with --worker-options (empty: createAgentWorker defaults). */
   readonly workerTuning: WorkerTuning;
-  readonly durable: DurableResults;
-  readonly baseline: BaselineResults;
+  readonly systems: Record<SystemName, SystemResults>;
   readonly rows: ResultRow[];
 }
 
-/** One line of the report: a durable figure, its baseline counterpart and their ratio. */
+/**
+ * One line of the report: a figure of each system and the cost of durable-agents relative to
+ * each reference. A cost ratio above 1 means durable-agents is slower / larger: durable-agents
+ * ÷ reference for times and sizes, reference ÷ durable-agents for rates (unit `/s`).
+ */
 export interface ResultRow {
   readonly section: string;
   readonly metric: string;
   readonly unit: 'ms' | '/s' | 'bytes' | 'events' | 'bytes/turn' | 'events/turn' | 'count';
-  readonly durable: number;
-  readonly baseline: number | undefined;
-  /** durable ÷ baseline. */
-  readonly ratio: number | undefined;
+  readonly values: Record<SystemName, number | undefined>;
+  readonly costVsRaw: number | undefined;
+  readonly costVsRawLocal: number | undefined;
 }
 
-function row(section: string, metric: string, unit: ResultRow['unit'], durable: number, baseline?: number): ResultRow {
-  const ratio = baseline !== undefined && baseline > 0 ? durable / baseline : undefined;
-  return { section, metric, unit, durable, baseline, ratio };
+type Pick3<T> = (r: SystemResults) => T;
+
+function costRatio(unit: ResultRow['unit'], durable: number | undefined, reference: number | undefined): number | undefined {
+  if (durable === undefined || reference === undefined || durable <= 0 || reference <= 0) return undefined;
+  return unit === '/s' ? reference / durable : durable / reference;
+}
+
+/** Builds rows from figures picked out of each system's results. */
+function rowBuilder(systems: Record<SystemName, SystemResults>) {
+  return (section: string, metric: string, unit: ResultRow['unit'], pick: Pick3<number | undefined>, compare = true): ResultRow => {
+    const values = { 'durable-agents': pick(systems['durable-agents']), 'temporal-raw': pick(systems['temporal-raw']), 'temporal-raw-local': pick(systems['temporal-raw-local']) };
+    return {
+      section,
+      metric,
+      unit,
+      values,
+      costVsRaw: compare ? costRatio(unit, values['durable-agents'], values['temporal-raw']) : undefined,
+      costVsRawLocal: compare ? costRatio(unit, values['durable-agents'], values['temporal-raw-local']) : undefined,
+    };
+  };
 }
 
 function shapeLabel(s: { turns: number; callsPerTurn: number }): string {
   return `T=${s.turns} K=${s.callsPerTurn}`;
 }
 
-function latencyRows(section: string, d: LatencyResult, b: BaselineResults['s1']): ResultRow[] {
-  return [
-    row(section, 'turn p50, event log (plan→plan)', 'ms', d.eventTurnMs.p50, b.turnMs.p50),
-    row(section, 'turn p95, event log (plan→plan)', 'ms', d.eventTurnMs.p95, b.turnMs.p95),
-    row(section, 'turn p50, wall (run wall ÷ T)', 'ms', d.wallTurnMs.p50, b.wallTurnMs.p50),
-    row(section, 'turn p95, wall (run wall ÷ T)', 'ms', d.wallTurnMs.p95, b.wallTurnMs.p95),
-  ];
-}
-
-function historyRows(h: HistorySize, b: BaselineHistory | undefined): ResultRow[] {
-  const section = `History T=${h.turns} K=1, all executions (baseline: JSON of the loop's in-memory state; re-running the loop)`;
-  const maxInput = Math.max(...h.executions.map((e) => e.inputPayloadBytes));
-  return [
-    row(section, 'executions (1 + continue-as-new count)', 'count', h.executions.length),
-    row(section, 'history JSON bytes (historyToJSON)', 'bytes', h.jsonBytes, b?.stateBytes),
-    row(section, 'history JSON bytes per turn', 'bytes/turn', h.jsonBytesPerTurn, b?.stateBytesPerTurn),
-    row(section, 'history events', 'events', h.events),
-    row(section, 'history events per turn', 'events/turn', h.eventsPerTurn),
-    ...(h.serverBytes !== undefined ? [row(section, 'server history size (describe)', 'bytes', h.serverBytes, b?.stateBytes)] : []),
-    row(section, 'events of the largest execution', 'events', h.largestExecutionEvents),
-    row(section, 'largest execution input payload (script + carried state; limit 2 MB)', 'bytes', maxInput),
-    row(section, 'run wall ÷ T', 'ms', h.wallMs / h.turns, b ? b.rerunMs / b.turns : undefined),
-    row(section, 'turn p50, first tenth of turns', 'ms', h.firstTenthTurnP50Ms),
-    row(section, 'turn p50, last tenth of turns', 'ms', h.lastTenthTurnP50Ms),
-    row(section, 'replay of every execution (Worker.runReplayHistory)', 'ms', h.replayMs, b?.rerunMs),
-    row(section, 'replay of the largest execution (crash recovery)', 'ms', h.largestExecutionReplayMs, b?.rerunMs),
-  ];
-}
-
-/** Builds the report rows from the figures; every durable figure gets its baseline where one exists. */
-export function buildRows(plan: BenchPlan, durable: DurableResults, baseline: BaselineResults): ResultRow[] {
+/** Builds the report rows: every figure of durable-agents next to temporal-raw and temporal-raw-local. */
+export function buildRows(plan: BenchPlan, systems: Record<SystemName, SystemResults>): ResultRow[] {
+  const row = rowBuilder(systems);
   const rows: ResultRow[] = [];
-  rows.push(...latencyRows(`S1 latency ${shapeLabel(plan.s1.shape)}, ${plan.s1.repeats} runs`, durable.s1, baseline.s1));
-  const s2 = `S2 throughput ${plan.s2.runs} concurrent runs ${shapeLabel(plan.s2.shape)}`;
+  const latency = (section: string, pick: Pick3<LatencyResult>): ResultRow[] => [
+    row(section, 'turn p50, workflow clock', 'ms', (r) => pick(r).eventTurnMs.p50),
+    row(section, 'turn p95, workflow clock', 'ms', (r) => pick(r).eventTurnMs.p95),
+    row(section, 'turn p50, wall (run wall ÷ T)', 'ms', (r) => pick(r).wallTurnMs.p50),
+    row(section, 'turn p95, wall (run wall ÷ T)', 'ms', (r) => pick(r).wallTurnMs.p95),
+  ];
+  rows.push(...latency(`S1 latency ${shapeLabel(plan.s1.shape)}, ${plan.s1.repeats} runs each, interleaved`, (r) => r.s1));
+  const s2 = `S2 throughput ${plan.s2.runs} concurrent runs ${shapeLabel(plan.s2.shape)}, one system at a time`;
   rows.push(
-    row(s2, 'total wall time', 'ms', durable.s2.wallMs, baseline.s2.wallMs),
-    row(s2, 'turns per second', '/s', durable.s2.turnsPerSec, baseline.s2.turnsPerSec),
-    row(s2, 'tool calls per second', '/s', durable.s2.toolCallsPerSec, baseline.s2.toolCallsPerSec),
-    row(s2, 'turn p50 under load, event log', 'ms', durable.s2.eventTurnMs.p50, baseline.s2.turnMs.p50),
-    row(s2, 'turn p95 under load, event log', 'ms', durable.s2.eventTurnMs.p95, baseline.s2.turnMs.p95),
+    row(s2, 'turns per second', '/s', (r) => r.s2.turnsPerSec),
+    row(s2, 'tool calls per second', '/s', (r) => r.s2.toolCallsPerSec),
+    row(s2, 'total wall time', 'ms', (r) => r.s2.wallMs),
+    row(s2, 'turn p50 under load, workflow clock', 'ms', (r) => r.s2.eventTurnMs.p50),
+    row(s2, 'turn p95 under load, workflow clock', 'ms', (r) => r.s2.eventTurnMs.p95),
   );
-  rows.push(...latencyRows(`S3 fan-out ${shapeLabel(plan.s3.shape)}, ${plan.s3.repeats} runs`, durable.s3, baseline.s3));
-  for (const h of durable.history) rows.push(...historyRows(h, baseline.history.find((x) => x.turns === h.turns)));
-  const largest = durable.history[durable.history.length - 1];
-  if (largest) {
-    const section = `Where a turn's time goes: T=${largest.turns} run, server event times (p50 / p95 per task)`;
-    const p = largest.phases;
-    const phase = (name: string, sm: { p50: number; p95: number }): ResultRow[] => [row(section, `${name} p50`, 'ms', sm.p50), row(section, `${name} p95`, 'ms', sm.p95)];
+  rows.push(...latency(`S3 fan-out ${shapeLabel(plan.s3.shape)}, ${plan.s3.repeats} runs each, interleaved`, (r) => r.s3));
+  plan.historyTurns.forEach((turns, i) => {
+    const h: Pick3<HistorySize> = (r) => {
+      const found = r.history[i];
+      if (!found || found.turns !== turns) throw new Error(`no history of ${turns} turns`);
+      return found;
+    };
+    const section = `History T=${turns} K=1, all executions`;
     rows.push(
-      ...phase('activity schedule→start (dispatch)', p.activityScheduleToStartMs),
-      ...phase('activity start→complete (no-op tool + RPC)', p.activityStartToCloseMs),
-      ...phase('workflow task schedule→start (dispatch)', p.workflowTaskScheduleToStartMs),
-      ...phase('workflow task start→complete (workflow code + RPC)', p.workflowTaskStartToCloseMs),
+      row(section, 'executions (1 + continue-as-new count)', 'count', (r) => h(r).executions.length, false),
+      row(section, 'payload bytes per turn (data of every payload)', 'bytes/turn', (r) => h(r).payloadBytesPerTurn),
+      row(section, 'history JSON bytes per turn (historyToJSON)', 'bytes/turn', (r) => h(r).jsonBytesPerTurn),
+      row(section, 'server history size (describe)', 'bytes', (r) => h(r).serverBytes),
+      row(section, 'history events per turn', 'events/turn', (r) => h(r).eventsPerTurn),
+      row(section, 'events of the largest execution', 'events', (r) => h(r).largestExecutionEvents),
+      row(section, 'largest execution input payload (limit 2 MB)', 'bytes', (r) => Math.max(...h(r).executions.map((e) => e.inputPayloadBytes)), false),
+      row(section, 'run wall ÷ T', 'ms', (r) => h(r).wallMs / turns),
+      row(section, 'turn p50, first tenth of turns (history)', 'ms', (r) => h(r).phases && h(r).firstTenthTurnP50Ms),
+      row(section, 'turn p50, last tenth of turns (history)', 'ms', (r) => h(r).phases && h(r).lastTenthTurnP50Ms),
+      row(section, 'replay of every execution, wall', 'ms', (r) => h(r).replayMs),
+      row(section, 'replay of every execution, CPU', 'ms', (r) => h(r).replayCpuMs),
+      row(section, 'replay of the largest execution (crash recovery), CPU', 'ms', (r) => h(r).largestExecutionReplayCpuMs),
+    );
+  });
+  const last = plan.historyTurns.length - 1;
+  if (last >= 0) {
+    const section = `Where a turn's time goes: T=${plan.historyTurns[last]} run, server event times (p50 / p95 per task)`;
+    const phase = (name: string, pick: (p: NonNullable<HistorySize['phases']>) => { p50: number; p95: number }): ResultRow[] => [
+      row(section, `${name} p50`, 'ms', (r) => { const p = r.history[last]?.phases; return p && pick(p).p50; }),
+      row(section, `${name} p95`, 'ms', (r) => { const p = r.history[last]?.phases; return p && pick(p).p95; }),
+    ];
+    rows.push(
+      ...phase('activity schedule→start (dispatch)', (p) => p.activityScheduleToStartMs),
+      ...phase('activity start→complete (no-op tool + RPC)', (p) => p.activityStartToCloseMs),
+      ...phase('workflow task schedule→start (dispatch)', (p) => p.workflowTaskScheduleToStartMs),
+      ...phase('workflow task start→complete (workflow code + RPC)', (p) => p.workflowTaskStartToCloseMs),
     );
   }
-  const m = durable.historyMarginal;
+  const m = systems['durable-agents'].historyMarginal;
   if (m) {
-    const from = baseline.history.find((x) => x.turns === m.fromTurns);
-    const to = baseline.history.find((x) => x.turns === m.toTurns);
-    const bMarginal = from && to ? (to.stateBytes - from.stateBytes) / (to.turns - from.turns) : undefined;
     const section = `Marginal history per turn, T=${m.fromTurns}→${m.toTurns} (must stay flat)`;
     rows.push(
-      row(section, 'JSON bytes per extra turn', 'bytes/turn', m.jsonBytesPerTurn, bMarginal),
-      row(section, 'JSON bytes per extra turn, without started events', 'bytes/turn', m.jsonBytesPerTurnExcludingStarted, bMarginal),
-      row(section, 'events per extra turn', 'events/turn', m.eventsPerTurn),
-      ...(m.serverBytesPerTurn !== undefined ? [row(section, 'server bytes per extra turn', 'bytes/turn', m.serverBytesPerTurn, bMarginal)] : []),
+      row(section, 'payload bytes per extra turn', 'bytes/turn', (r) => r.historyMarginal?.payloadBytesPerTurn),
+      row(section, 'JSON bytes per extra turn', 'bytes/turn', (r) => r.historyMarginal?.jsonBytesPerTurn),
+      row(section, 'JSON bytes per extra turn, without started events', 'bytes/turn', (r) => r.historyMarginal?.jsonBytesPerTurnExcludingStarted),
+      row(section, 'events per extra turn', 'events/turn', (r) => r.historyMarginal?.eventsPerTurn),
+      row(section, 'server bytes per extra turn', 'bytes/turn', (r) => r.historyMarginal?.serverBytesPerTurn),
     );
   }
   return rows;

@@ -12,15 +12,14 @@ import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { AgentClient } from '../client/agent-client';
 import { bundleAgentWorkflows } from '../worker/create-worker';
-import { measureBaseline } from './baseline-scenarios';
-import type { DurableContext } from './durable';
 import { historyMarginal, measureHistory, type HistorySize } from './history';
 import { loadAverages, machineFacts } from './machine';
 import { fullPlan, smokePlan, type BenchPlan } from './plan';
 import { renderFacts, renderTable, writeResults } from './report';
-import { buildRows, type BenchResults, type DurableResults } from './results';
-import { measureLatency, measureThroughput, warmUp } from './scenarios';
+import { buildRows, type BenchResults, type SystemResults } from './results';
+import { complete, measureLatency, measureThroughput, warmUp, type BenchContext } from './scenarios';
 import { resultsDir, startBenchServer } from './server';
+import { bundleRawWorkflows, createRawWorker, durableSystem, rawSystem, type SystemName } from './systems';
 import { benchWorkflowsPath, createBenchWorker, workerTuningSchema, type WorkerTuning } from './worker';
 
 const started = performance.now();
@@ -46,7 +45,7 @@ function parseCli(argv: readonly string[]): { plan: BenchPlan; tuning: WorkerTun
   return { plan: values.smoke ? smokePlan : fullPlan, tuning: tuning.data };
 }
 
-async function runDurable(ctx: DurableContext, plan: BenchPlan): Promise<DurableResults> {
+async function runScenarios(ctx: BenchContext, plan: BenchPlan): Promise<Record<SystemName, SystemResults>> {
   await warmUp(ctx, plan);
   checkInterrupted();
   const s1 = await measureLatency(ctx, 's1', plan.s1.shape, plan.s1.repeats);
@@ -54,12 +53,19 @@ async function runDurable(ctx: DurableContext, plan: BenchPlan): Promise<Durable
   const s2 = await measureThroughput(ctx, 's2', plan.s2.shape, plan.s2.runs);
   checkInterrupted();
   const s3 = await measureLatency(ctx, 's3', plan.s3.shape, plan.s3.repeats);
-  const history: HistorySize[] = [];
+  const history = new Map<SystemName, HistorySize[]>(ctx.systems.map((s) => [s.name, []]));
   for (const turns of plan.historyTurns) {
-    checkInterrupted();
-    history.push(await measureHistory(ctx, turns));
+    for (const system of ctx.systems) {
+      checkInterrupted();
+      history.get(system.name)?.push(await measureHistory(ctx, system, turns));
+    }
   }
-  return { s1, s2, s3, history, historyMarginal: historyMarginal(history) };
+  const results: Partial<Record<SystemName, SystemResults>> = {};
+  for (const { name } of ctx.systems) {
+    const sizes = history.get(name) ?? [];
+    results[name] = { s1: s1[name], s2: s2[name], s3: s3[name], history: sizes, historyMarginal: historyMarginal(sizes) };
+  }
+  return complete(results, ctx);
 }
 
 async function main(): Promise<void> {
@@ -76,18 +82,30 @@ async function main(): Promise<void> {
   });
   try {
     const machine = machineFacts();
-    progress('bundling workflow code');
+    progress('bundling workflow code (durable-agents, temporal-raw)');
     const workflowBundle = await bundleAgentWorkflows(benchWorkflowsPath);
+    const rawBundle = await bundleRawWorkflows();
     checkInterrupted();
     const config = { address: server.address, namespace: server.namespace, taskQueue: idPrefix };
+    const rawTaskQueue = `${idPrefix}-raw`;
     const nativeConnection = await NativeConnection.connect({ address: server.address });
     const connection = await Connection.connect({ address: server.address });
-    let durable: DurableResults;
+    let systems: Record<SystemName, SystemResults>;
     try {
       const worker = await createBenchWorker({ config, connection: nativeConnection, workflowBundle, tuning });
+      const rawWorker = await createRawWorker(nativeConnection, server.namespace, rawTaskQueue, rawBundle);
       const client = new Client({ connection, namespace: server.namespace });
-      const ctx: DurableContext = { agents: new AgentClient(client, config.taskQueue), client, workflowBundle, idPrefix, progress };
-      durable = await worker.runUntil(() => runDurable(ctx, plan));
+      const ctx: BenchContext = {
+        systems: [
+          durableSystem(new AgentClient(client, config.taskQueue), workflowBundle),
+          rawSystem('temporal-raw', client, rawTaskQueue, rawBundle),
+          rawSystem('temporal-raw-local', client, rawTaskQueue, rawBundle),
+        ],
+        client,
+        idPrefix,
+        progress,
+      };
+      systems = await worker.runUntil(() => rawWorker.runUntil(() => runScenarios(ctx, plan)));
     } finally {
       // After an interrupt, client calls of the abandoned scenario may still be retrying: leave
       // the client connection to process exit instead of failing them with "channel shut down".
@@ -95,8 +113,7 @@ async function main(): Promise<void> {
       await nativeConnection.close();
     }
     checkInterrupted();
-    const baseline = await measureBaseline(plan, progress);
-    const rows = buildRows(plan, durable, baseline);
+    const rows = buildRows(plan, systems);
     const results: BenchResults = {
       startedAt,
       durationMs: performance.now() - started,
@@ -104,8 +121,7 @@ async function main(): Promise<void> {
       machine,
       load: { atStart: loadAtStart, atEnd: loadAverages() },
       workerTuning: tuning,
-      durable,
-      baseline,
+      systems,
       rows,
     };
     const file = writeResults(resultsDir, results);

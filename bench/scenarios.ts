@@ -1,13 +1,23 @@
-import { readAllEvents, runToCompletion, turnDurationsMs, type DurableContext } from './durable';
+import type { Client } from '@temporalio/client';
 import type { BenchPlan } from './plan';
 import { summarize, type Summary } from './stats';
+import type { LoopSystem, SystemName } from './systems';
 import type { RunShape } from './workload';
+
+/** What the scenarios need: the systems to run, a client of the bench server, ids, a progress sink. */
+export interface BenchContext {
+  readonly systems: readonly LoopSystem[];
+  readonly client: Client;
+  /** Prefix of every workflow id of this invocation. */
+  readonly idPrefix: string;
+  readonly progress: (line: string) => void;
+}
 
 /** Per-turn latency of runs executed one at a time (S1, S3). */
 export interface LatencyResult {
   readonly shape: RunShape;
   readonly runs: number;
-  /** Turn durations from the event log (plan event to next plan event, workflow clock). */
+  /** Turn durations on the workflow clock (durable-agents: plan event to next plan event; reference: turn start to next). */
   readonly eventTurnMs: Summary;
   /** Each run's client wall time divided by T (includes start and the final step). */
   readonly wallTurnMs: Summary;
@@ -21,41 +31,52 @@ export interface ThroughputResult {
   readonly wallMs: number;
   readonly turnsPerSec: number;
   readonly toolCallsPerSec: number;
-  /** Turn durations from the event logs of all runs, under that load. */
+  /** Turn durations of all runs on the workflow clock, under that load. */
   readonly eventTurnMs: Summary;
 }
 
-/** Runs one small run so worker start-up (first workflow context, first polls) is not measured. */
-export async function warmUp(ctx: DurableContext, plan: BenchPlan): Promise<void> {
-  ctx.progress(`warm-up run (T=${plan.warmup.turns}, K=${plan.warmup.callsPerTurn})`);
-  await runToCompletion(ctx, plan.warmup, `${ctx.idPrefix}-warmup`);
+/** Runs one small run of every system so worker start-up (first workflow context, first polls) is not measured. */
+export async function warmUp(ctx: BenchContext, plan: BenchPlan): Promise<void> {
+  ctx.progress(`warm-up run of each system (T=${plan.warmup.turns}, K=${plan.warmup.callsPerTurn})`);
+  for (const system of ctx.systems) await system.run(plan.warmup, `${ctx.idPrefix}-${system.name}-warmup`);
 }
 
-/** Runs `repeats` runs of a shape one after another and measures per-turn latency. */
-export async function measureLatency(ctx: DurableContext, name: string, shape: RunShape, repeats: number): Promise<LatencyResult> {
-  const eventTurns: number[] = [];
-  const wallTurns: number[] = [];
-  const wallRuns: number[] = [];
+/**
+ * Runs `repeats` runs of a shape one after another on every system, interleaved (repeat i of
+ * each system before repeat i + 1 of any), and measures per-turn latency.
+ */
+export async function measureLatency(ctx: BenchContext, name: string, shape: RunShape, repeats: number): Promise<Record<SystemName, LatencyResult>> {
+  const samples = new Map(ctx.systems.map((s) => [s.name, { eventTurns: [] as number[], wallTurns: [] as number[], wallRuns: [] as number[] }]));
   for (let i = 0; i < repeats; i++) {
-    const run = await runToCompletion(ctx, shape, `${ctx.idPrefix}-${name}-${i}`);
-    eventTurns.push(...turnDurationsMs(await readAllEvents(ctx.agents, run.workflowId)));
-    wallRuns.push(run.wallMs);
-    wallTurns.push(run.wallMs / shape.turns);
-    ctx.progress(`${name} run ${i + 1}/${repeats}: ${run.wallMs.toFixed(0)} ms (T=${shape.turns}, K=${shape.callsPerTurn})`);
+    const line: string[] = [];
+    for (const system of ctx.systems) {
+      const sample = samples.get(system.name);
+      if (!sample) throw new Error(`no samples for ${system.name}`);
+      const run = await system.run(shape, `${ctx.idPrefix}-${system.name}-${name}-${i}`);
+      sample.eventTurns.push(...(await system.turnSpansMs(run)));
+      sample.wallRuns.push(run.wallMs);
+      sample.wallTurns.push(run.wallMs / shape.turns);
+      line.push(`${system.name} ${run.wallMs.toFixed(0)} ms`);
+    }
+    ctx.progress(`${name} repeat ${i + 1}/${repeats} (T=${shape.turns}, K=${shape.callsPerTurn}): ${line.join(', ')}`);
   }
-  return { shape, runs: repeats, eventTurnMs: summarize(eventTurns), wallTurnMs: summarize(wallTurns), wallRunMs: summarize(wallRuns) };
+  const results: Partial<Record<SystemName, LatencyResult>> = {};
+  for (const [system, s] of samples) {
+    results[system] = { shape, runs: repeats, eventTurnMs: summarize(s.eventTurns), wallTurnMs: summarize(s.wallTurns), wallRunMs: summarize(s.wallRuns) };
+  }
+  return complete(results, ctx);
 }
 
-/** Starts `runs` runs at once, waits for all of them and derives throughput. */
-export async function measureThroughput(ctx: DurableContext, name: string, shape: RunShape, runs: number): Promise<ThroughputResult> {
-  ctx.progress(`${name}: starting ${runs} concurrent runs (T=${shape.turns}, K=${shape.callsPerTurn})`);
-  const ids = Array.from({ length: runs }, (_, i) => `${ctx.idPrefix}-${name}-${i}`);
+/** Starts `runs` runs of one system at once, waits for all of them and derives throughput. */
+async function throughputOf(ctx: BenchContext, system: LoopSystem, name: string, shape: RunShape, runs: number): Promise<ThroughputResult> {
+  ctx.progress(`${name} ${system.name}: starting ${runs} concurrent runs (T=${shape.turns}, K=${shape.callsPerTurn})`);
+  const ids = Array.from({ length: runs }, (_, i) => `${ctx.idPrefix}-${system.name}-${name}-${i}`);
   const started = performance.now();
-  await Promise.all(ids.map((id) => runToCompletion(ctx, shape, id)));
+  const finished = await Promise.all(ids.map((id) => system.run(shape, id)));
   const wallMs = performance.now() - started;
-  ctx.progress(`${name}: ${runs} runs done in ${wallMs.toFixed(0)} ms; reading event logs`);
+  ctx.progress(`${name} ${system.name}: ${runs} runs done in ${wallMs.toFixed(0)} ms; reading turn times`);
   const eventTurns: number[] = [];
-  for (const id of ids) eventTurns.push(...turnDurationsMs(await readAllEvents(ctx.agents, id)));
+  for (const run of finished) eventTurns.push(...(await system.turnSpansMs(run)));
   const turns = runs * shape.turns;
   return {
     shape,
@@ -65,4 +86,17 @@ export async function measureThroughput(ctx: DurableContext, name: string, shape
     toolCallsPerSec: (turns * shape.callsPerTurn) / (wallMs / 1000),
     eventTurnMs: summarize(eventTurns),
   };
+}
+
+/** Throughput of every system, one system's batch after another (never two systems at once). */
+export async function measureThroughput(ctx: BenchContext, name: string, shape: RunShape, runs: number): Promise<Record<SystemName, ThroughputResult>> {
+  const results: Partial<Record<SystemName, ThroughputResult>> = {};
+  for (const system of ctx.systems) results[system.name] = await throughputOf(ctx, system, name, shape, runs);
+  return complete(results, ctx);
+}
+
+/** The per-system record once every system of the context has its entry. */
+export function complete<T>(results: Partial<Record<SystemName, T>>, ctx: Pick<BenchContext, 'systems'>): Record<SystemName, T> {
+  for (const system of ctx.systems) if (results[system.name] === undefined) throw new Error(`no result for ${system.name}`);
+  return results as Record<SystemName, T>;
 }

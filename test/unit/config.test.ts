@@ -18,6 +18,14 @@ describe('temporal config from env', () => {
   });
 });
 
+describe('transfer queue poll limit', () => {
+  it('every server we launch or ship lifts it, with a JSON value the CLI accepts', () => {
+    expect(devServerSafetyArgs.join(' ')).toContain('--dynamic-config-value history.transferProcessorMaxPollRPS=10000');
+    const compose = readFileSync(join(__dirname, '../../deploy/temporal/dynamicconfig.yaml'), 'utf8');
+    expect(compose).toMatch(/history\.transferProcessorMaxPollRPS:\s+- value: 10000\b/);
+  });
+});
+
 describe('payload size limit', () => {
   it('every server we launch or ship gets the same limit as the client check', () => {
     expect(devServerSafetyArgs.join(' ')).toContain(`limit.blobSize.error=${maxPayloadBytes} --dynamic-config-value limit.blobSize.warn=${warnPayloadBytes}`);
