@@ -150,7 +150,7 @@ export async function rewindRun(
       throw new CheckpointError(
         'correction_refused',
         `run ${workflowId} has closed: ${aimed.map((c) => `${c.kind} ${'toolCallId' in c ? c.toolCallId : ''}`.trim()).join(', ')} cannot reach the rewound run before it plans that call again; ` +
-          'edits and drops apply atomically only when the run is rewound while open. Rewind without them and correct the run as it goes (pause, breakpoints), or use --inject',
+          'edits and drops apply atomically only when the run is rewound while open. Fork the run instead (agentctl fork, forkRun: a new workflow id, where they apply exactly), or rewind without them and correct the run as it goes',
       );
     }
   }

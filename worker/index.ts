@@ -16,3 +16,4 @@ export { createAgentWorker, bundleAgentWorkflows, type AgentWorkerOptions } from
 export { temporalConfigFromEnv, connectionOptions, defaultTaskQueue, type TemporalConfig } from './config';
 export { createModelActivities, openAIFromEnv, TranscriptCache, type ModelActivityDependencies, type OpenAIEnv } from '../activities/model';
 export { replayHistoryJson, explainNondeterminism, type ReplayOutcome, type ReplayBundle } from './replay';
+export { forkRun, bundleForkCapture, stateAtTurn, type ForkOptions } from './fork';

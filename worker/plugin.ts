@@ -60,6 +60,7 @@ function workerSinks(log: (message: string) => void): InjectedSinks<DurableAgent
   return {
     [durableAgentsSinkName]: {
       unknownAgent: { fn: (info, agent, known) => log(`run ${info.workflowId} asked for agent ${JSON.stringify(agent)}; this bundle has: ${known.join(', ') || '(none)'}`) },
+      boundary: { fn: () => undefined },
     },
   };
 }

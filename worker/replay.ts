@@ -43,6 +43,7 @@ export async function replayHistoryJson(json: unknown, workflowBundle: ReplayBun
         },
         callDuringReplay: true,
       },
+      boundary: { fn: () => undefined },
     },
   };
   try {

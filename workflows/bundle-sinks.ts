@@ -8,6 +8,8 @@ import { proxySinks, type Sinks } from '@temporalio/workflow';
 export interface DurableAgentsSinks extends Sinks {
   durableAgents: {
     unknownAgent(agent: string, known: string[]): void;
+    /** The state a run would carry from this turn boundary (fork replay bundles only). */
+    boundary(turn: number, carried: unknown): void;
   };
 }
 
@@ -17,4 +19,9 @@ export const durableAgentsSinkName = 'durableAgents';
 /** Tells the worker that a run asked for an agent this bundle does not have. */
 export function reportUnknownAgent(agent: string, known: string[]): void {
   proxySinks<DurableAgentsSinks>().durableAgents.unknownAgent(agent.slice(0, 200), known);
+}
+
+/** Reports the state at a turn boundary to the fork tooling (called only in fork replay bundles). */
+export function reportBoundary(turn: number, carried: unknown): void {
+  proxySinks<DurableAgentsSinks>().durableAgents.boundary(turn, carried);
 }

@@ -35,6 +35,8 @@ import { renderTemplate } from './render';
 import { carriedInputMaxBytes, type RunState } from './run-state';
 import { RunTerminated } from './run-terminated';
 import { isPending } from './safe-point';
+import { forkCapture } from './fork-capture';
+import { reportBoundary } from './bundle-sinks';
 import { rejection } from './failures';
 import { awaitTurnsCount, boundedCarriedState, cancellationEndsLikeKill, pauseHoldsEveryCall, rejectionsAreNotFailures } from './patches';
 
@@ -120,6 +122,8 @@ export class RunLoop {
       if (plan.type === 'await' && patched(awaitTurnsCount)) state.usage = { ...state.usage, iterations: state.usage.iterations + 1 };
       state.turn += 1;
       this.markBoundary();
+      // A copy: sinks run after the activation, when this turn's planner has changed the state.
+      if (forkCapture) reportBoundary(state.turn, JSON.parse(JSON.stringify(state.toCarried())));
       const boundary = this.checkpoint('task_boundary');
       if (isPending(boundary)) await boundary;
       if (state.shouldContinueAsNew()) await this.continueAsNew();

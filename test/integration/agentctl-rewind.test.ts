@@ -65,6 +65,22 @@ describe('agentctl checkpoints, rewind, history export and replay', () => {
     expect(r.stderr).toBe(`agentctl: run ${workflowId} has no boundary after 9 turns in this execution; available: 0..2\n`);
   });
 
+  it('fork of the closed run with an edit starts a new run from turn 1 that applies it; the original stays', async () => {
+    const before = await suite.env.client.workflow.getHandle(workflowId).describe();
+    const forkId = `${workflowId}-fork-cli`;
+    const r = await agentctl('fork', workflowId, '--to-turn', '1', '--workflows', testWorkflowsPath, '--workflow-id', forkId, '--with', '{"kind":"edit_call","toolCallId":"call_1_0","args":{"a":40,"b":2}}');
+    expect(r).toMatchObject({ code: 0, stderr: '' });
+    expect(lines(r.stdout)).toEqual([
+      expect.stringMatching(new RegExp(`^forked ${workflowId} at the boundary after turn 1 \\(event \\d+, `)),
+      expect.stringMatching(new RegExp(`^new run: ${forkId} \\(run id \\S+\\)$`)),
+      'corrections: 1, applied in the fork at their safe points',
+    ]);
+    const result = await suite.agents.result(forkId);
+    expect(result.status).toBe('completed');
+    expect(JSON.stringify(result.final?.structured)).toContain('"sum":42');
+    expect((await suite.env.client.workflow.getHandle(workflowId).describe()).runId).toBe(before.runId);
+  });
+
   it('rewind of a closed run with an edit of a call exits 5 before resetting anything, saying why', async () => {
     const before = await suite.env.client.workflow.getHandle(workflowId).describe();
     const r = await agentctl('rewind', workflowId, '--to-turn', '1', '--with', '{"kind":"edit_call","toolCallId":"call_1_0","args":{"a":1,"b":1}}');

@@ -3,7 +3,8 @@ import { allToolImplementations } from '../support/tools';
 import type { RunEvent } from '../../contracts';
 import { replayHistoryJson } from '../../worker/replay';
 import { callStep, finalStep, scriptedInput, type Observation } from '../support/scripts';
-import { workflowBundleOption } from '../support/test-env';
+import { testWorkflowsPath, workflowBundleOption } from '../support/test-env';
+import { forkRun } from '../../worker/fork';
 import { bundleAgentWorkflows } from '../../worker/create-worker';
 import { agentSuite } from '../support/agent-suite';
 import { waitFor } from '../support/wait';
@@ -116,6 +117,41 @@ describe('checkpoints and rewind', () => {
     await suite.agents.result(workflowId);
     await expect(suite.agents.rewind(workflowId, { toTurn: 7 })).rejects.toMatchObject({ type: 'no_such_turn', message: expect.stringContaining('available: 0..0') });
     await expect(suite.agents.rewind(workflowId, { toTurn: 0, with: [{ kind: 'teleport' } as never] })).rejects.toMatchObject({ type: 'invalid_input' });
+  });
+});
+
+describe('fork to a new workflow id', () => {
+  it('forks a completed run at turn 2 with a fix: the original stays, the fork re-runs only turns 3-5, the edit applies', async () => {
+    const { workflowId, runId } = await suite.agents.start(fiveTurns());
+    await suite.agents.result(workflowId);
+    const fork = await forkRun(suite.env.client, workflowId, {
+      toTurn: 2,
+      workflowsPath: testWorkflowsPath,
+      with: [{ kind: 'edit_call', toolCallId: 'call_2_0', args: { label: 't3-fixed' } }],
+    });
+    expect(fork.workflowId).not.toBe(workflowId);
+    const result = await suite.agents.result(fork.workflowId);
+    expect(result).toMatchObject({ status: 'completed', iterations: 5, final: { text: 'five turns' } });
+    const outputs = result.final?.structured as unknown as Observation[];
+    expect(outputs.slice(2).map((o) => (o.result as { label: string }).label)).toEqual(['t3-fixed', 't4', 't5']);
+    // Turns 1-2 did not run again: the fork's own side effects are turns 3-5 only.
+    expect(labelsOf(fork.workflowId)).toEqual(['t3-fixed', 't4', 't5']);
+    // The original run is untouched.
+    expect((await suite.env.client.workflow.getHandle(workflowId).describe()).runId).toBe(runId);
+    expect(labelsOf(workflowId)).toEqual(['t1', 't2', 't3', 't4', 't5']);
+    // One event log, continuing from the boundary.
+    const { events } = await suite.agents.events(fork.workflowId, 0, 1000);
+    expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => events[0]!.seq + i));
+    expect(events.filter((e) => e.type === 'intervention_applied').map((e) => (e as { kind: string }).kind)).toEqual(['edit_call']);
+  });
+
+  it('names the turns there are when asked for one the run lacks', async () => {
+    const { workflowId } = await suite.agents.start(scriptedInput([finalStep('quick')]));
+    await suite.agents.result(workflowId);
+    await expect(forkRun(suite.env.client, workflowId, { toTurn: 3, workflowsPath: testWorkflowsPath })).rejects.toMatchObject({
+      type: 'no_such_turn',
+      message: expect.stringContaining('available: 0..0'),
+    });
   });
 });
 

@@ -78,9 +78,9 @@ async function exportedHistory(agents: AgentClient, target: string, runId: strin
 }
 
 /** The workflows module to bundle: `--workflows`, else $DURABLE_AGENTS_WORKFLOWS; it must exist. */
-function workflowsModule(option: string | undefined): string {
+export function workflowsModule(option: string | undefined, command = 'replay'): string {
   const path = option ?? process.env.DURABLE_AGENTS_WORKFLOWS;
-  if (!path) throw new UsageError('replay needs your workflows module: --workflows PATH (or DURABLE_AGENTS_WORKFLOWS)');
+  if (!path) throw new UsageError(`${command} needs your workflows module: --workflows PATH (or DURABLE_AGENTS_WORKFLOWS)`);
   const resolved = resolve(path);
   if (!existsSync(resolved)) throw new UsageError(`--workflows ${path}: no such file`);
   return resolved;

@@ -16,7 +16,7 @@ import { interactiveCommand } from './interactive';
 import { killCommand, pauseCommand, resumeCommand } from './lifecycle';
 import { listCommand } from './list';
 import { answerCommand, pendingCommand } from './pending';
-import { checkpointsCommand, rewindCommand } from './rewind';
+import { checkpointsCommand, forkCommand, rewindCommand } from './rewind';
 import { sessionCommand } from './session';
 import { startCommand } from './start';
 
@@ -48,6 +48,7 @@ export const commands: readonly Command[] = [
   interactiveCommand,
   checkpointsCommand,
   rewindCommand,
+  forkCommand,
   historyCommand,
   replayCommand,
 ];

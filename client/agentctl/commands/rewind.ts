@@ -3,6 +3,8 @@ import { interventionSchema, type Intervention } from '../../../contracts';
 import { parseJsonValue, validate, type OptionSpecs, type ParsedArgs } from '../args';
 import type { Command } from '../command';
 import { UsageError } from '../exit-codes';
+import { forkWithWorkerSdk } from '../replay';
+import { workflowsModule } from './history';
 
 const runIdOption = {
   'run-id': { type: 'string', value: 'ID', description: 'execution (run id) to read (default: the latest)' },
@@ -144,6 +146,55 @@ export const rewindCommand: Command = {
     return async (ctx) => {
       const rewound = await ctx.agents.rewind(workflowId, options);
       ctx.out.emit({ workflowId, ...rewound, reapply }, () => renderRewind(workflowId, rewound, corrections.length, reapply));
+    };
+  },
+};
+
+/** `fork RUN --to-turn N`: a new run (new workflow id) from the state at a turn boundary. */
+export const forkCommand: Command = {
+  name: 'fork',
+  summary: 'start a new run (new workflow id) from a run\'s state at a turn boundary, optionally with a fix',
+  details:
+    'The fork starts at the boundary after N completed turns with the state the run had there (conversation,\n' +
+    'tool outputs, planner and session state, budgets used) and runs turn N+1 onwards; nothing before the\n' +
+    'boundary runs again and the original run is left as it is. It replays the run\'s history with your\n' +
+    'workflows module (--workflows, as for replay) to read that state. Corrections (--with, --inject) are\n' +
+    'part of the fork\'s starting state, so edits and drops of the calls it plans next apply exactly, also\n' +
+    'when the original run has closed.',
+  positionals: ['RUN'],
+  options: {
+    'to-turn': { type: 'string', value: 'N', description: 'turns to keep: fork at the boundary after N completed turns (required)' },
+    'workflow-id': { type: 'string', value: 'ID', description: 'workflow id of the fork (default: RUN-fork-<random>)' },
+    workflows: { type: 'string', value: 'PATH', description: 'your workflows module (default: $DURABLE_AGENTS_WORKFLOWS)' },
+    with: { type: 'string', multiple: true, value: 'JSON', description: 'a correction in the fork: an intervention, e.g. {"kind":"edit_call","toolCallId":"call_2_0","args":{…}}' },
+    inject: { type: 'string', multiple: true, value: 'TEXT', description: 'a user message injected in the fork (shorthand for an inject_message --with)' },
+    ...runIdOption,
+  },
+  examples: [
+    'fork run-watchlist-k3j9x2ab --to-turn 2 --workflows ./src/workflows.ts',
+    `fork run-watchlist-k3j9x2ab --to-turn 1 --workflow-id try-amd --with '{"kind":"edit_call","toolCallId":"call_1_0","args":{"symbol":"AMD"}}'`,
+  ],
+  prepare(args) {
+    const workflowId = args.positional(0);
+    const toTurn = args.int('to-turn', 0);
+    if (toTurn === undefined) throw new UsageError('missing --to-turn N (the turns to keep; see checkpoints)');
+    const corrections = rewindCorrections(args);
+    const workflowsPath = workflowsModule(args.string('workflows'), 'fork');
+    const forkId = args.string('workflow-id');
+    const runId = optionalRunId(args);
+    return async (ctx) => {
+      const forked = await forkWithWorkerSdk(ctx.agents.client, workflowId, {
+        toTurn,
+        workflowsPath,
+        ...(forkId !== undefined ? { workflowId: forkId } : {}),
+        ...(corrections.length > 0 ? { with: corrections } : {}),
+        ...(runId !== undefined ? { runId } : {}),
+      }, (line) => ctx.progress?.(line));
+      ctx.out.emit({ from: workflowId, ...forked }, () => [
+        `forked ${workflowId} at the boundary after turn ${forked.checkpoint.turn} (event ${forked.checkpoint.eventId}, ${forked.checkpoint.time})`,
+        `new run: ${forked.workflowId} (run id ${forked.runId})`,
+        `corrections: ${corrections.length === 0 ? 'none' : `${corrections.length}, applied in the fork at their safe points`}`,
+      ]);
     };
   },
 };

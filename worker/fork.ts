@@ -1,0 +1,132 @@
+import { resolve } from 'node:path';
+import { bundleWorkflowCode, Worker, type InjectedSinks, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import type { Client } from '@temporalio/client';
+import type { temporal } from '@temporalio/proto';
+import { AgentClient } from '../client/agent-client';
+import { CheckpointError, checkpointsOf, type Checkpoint } from '../client/checkpoints';
+import { carriedRunStateSchema, describeIssues, interventionSchema, type CarriedRunState, type Intervention, type RunInput } from '../contracts';
+import { durableAgentsSinkName, type DurableAgentsSinks } from '../workflows/bundle-sinks';
+import { configureAgentBundler } from './plugin';
+
+const quietBundlerLogger = { trace: () => {}, debug: () => {}, info: () => {}, warn: () => {}, error: (message: string) => console.error(message), log: () => {} };
+
+/**
+ * A bundle of the user's workflows module that reports the state at each turn boundary when it
+ * replays a history (the module `workflows/fork-capture` swapped for `fork-capture-on`). Only
+ * for {@link stateAtTurn}; workers never run it.
+ */
+export function bundleForkCapture(workflowsPath: string): Promise<WorkflowBundleWithSourceMap> {
+  const options = configureAgentBundler({ workflowsPath, logger: quietBundlerLogger as never });
+  const hook = options.webpackConfigHook;
+  return bundleWorkflowCode({
+    ...options,
+    webpackConfigHook: (config) => {
+      const base = hook ? hook(config) : config;
+      const alias = base.resolve?.alias;
+      return {
+        ...base,
+        resolve: {
+          ...base.resolve,
+          alias: { ...(Array.isArray(alias) ? {} : alias), './fork-capture': resolve(__dirname, '..', 'workflows', 'fork-capture-on') },
+        },
+      };
+    },
+  });
+}
+
+/**
+ * The state a run carried at the boundary after `turn` completed turns: its history up to that
+ * boundary replayed with a {@link bundleForkCapture} bundle.
+ *
+ * @throws Error when the replay never reached that boundary.
+ */
+export async function stateAtTurn(history: temporal.api.history.v1.IHistory, turn: number, bundle: WorkflowBundleWithSourceMap): Promise<CarriedRunState> {
+  let captured: unknown;
+  const sinks: InjectedSinks<DurableAgentsSinks> = {
+    [durableAgentsSinkName]: {
+      unknownAgent: { fn: () => undefined },
+      boundary: {
+        fn: (_info, at, carried) => {
+          if (at === turn) captured = carried;
+        },
+        callDuringReplay: true,
+      },
+    },
+  };
+  await Worker.runReplayHistory({ workflowBundle: bundle, sinks, replayName: 'fork' }, history);
+  if (captured === undefined) throw new Error(`the replay did not reach the boundary after turn ${turn}`);
+  const parsed = carriedRunStateSchema.safeParse(captured);
+  if (!parsed.success) throw new Error(`the state at turn ${turn} is not a carried run state: ${describeIssues(parsed.error)}`);
+  return parsed.data;
+}
+
+/** Options of {@link forkRun}. */
+export interface ForkOptions {
+  /** Turns to keep: the fork starts at the boundary after this many completed turns. */
+  readonly toTurn: number;
+  /** The fork's workflow id. Default: `<workflowId>-fork-<random>`. */
+  readonly workflowId?: string;
+  /** The workflows module the run's workers use (the fork replays the run's history with it). */
+  readonly workflowsPath?: string;
+  /** A bundle from {@link bundleForkCapture} instead of `workflowsPath`. */
+  readonly workflowBundle?: WorkflowBundleWithSourceMap;
+  /** Corrections applied in the fork at their safe points (edits and drops of upcoming calls included). */
+  readonly with?: readonly Intervention[];
+  /** Execution to fork (default: the latest). */
+  readonly runId?: string;
+  /** Task queue of the fork. Default: the original run's. */
+  readonly taskQueue?: string;
+}
+
+/**
+ * Forks a run to a new workflow id at a turn boundary: the fork starts from the state the run
+ * had there (conversation, tool outputs, planner and session state, budgets used, control) and
+ * goes on from turn N+1, while the original run stays as it is. Nothing before the boundary runs
+ * again. Corrections are part of the fork's starting state, so an edit or drop of a call the
+ * fork plans next applies exactly, on open and closed runs alike.
+ *
+ * @throws CheckpointError `no_such_turn` or `invalid_input`.
+ */
+export async function forkRun(client: Client, workflowId: string, options: ForkOptions): Promise<{ workflowId: string; runId: string; checkpoint: Checkpoint }> {
+  const corrections: Intervention[] = [];
+  for (const [i, intervention] of (options.with ?? []).entries()) {
+    const check = interventionSchema.safeParse(intervention);
+    if (!check.success) throw new CheckpointError('invalid_input', `correction ${i + 1} is invalid: ${describeIssues(check.error)}`);
+    const c = check.data;
+    corrections.push(c.kind === 'edit_call' || c.kind === 'drop_call' ? { ...c, upcoming: true } : c);
+  }
+  if (!options.workflowBundle && !options.workflowsPath) throw new CheckpointError('invalid_input', 'forkRun needs workflowsPath (the workflows module of the run) or workflowBundle');
+  const description = await client.workflow.getHandle(workflowId, options.runId).describe();
+  const history = await client.workflow.getHandle(workflowId, description.runId).fetchHistory();
+  const events = history.events ?? [];
+  const checkpoints = checkpointsOf(events);
+  const checkpoint = checkpoints.find((c) => c.turn === options.toTurn);
+  if (!checkpoint) {
+    const turns = checkpoints.map((c) => c.turn);
+    throw new CheckpointError(
+      'no_such_turn',
+      `run ${workflowId} has no boundary after ${options.toTurn} turns in this execution; available: ${turns.length ? `${turns[0]}..${turns[turns.length - 1]}` : 'none'}`,
+    );
+  }
+  const started = events[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0];
+  if (!started) throw new CheckpointError('invalid_input', `run ${workflowId} has no start input in its history`);
+  const input = client.options.loadedDataConverter.payloadConverter.fromPayload<RunInput>(started as never);
+
+  const bundle = options.workflowBundle ?? (await bundleForkCapture(options.workflowsPath ?? ''));
+  const upToBoundary = { ...history, events: events.filter((e) => Number(e.eventId) <= checkpoint.eventId) };
+  const carried = await stateAtTurn(upToBoundary, options.toTurn, bundle);
+  // The fork has its own log epoch (its run id) and applies the corrections as queued ones.
+  delete carried.logEpoch;
+  let nextId = carried.control.nextInterventionId;
+  carried.control.queued.push(...corrections.map((intervention) => ({ id: nextId++, intervention: intervention as CarriedRunState['control']['queued'][number]['intervention'] })));
+  carried.control.nextInterventionId = nextId;
+
+  const forkId = options.workflowId ?? `${workflowId}-fork-${Math.random().toString(36).slice(2, 8)}`;
+  const rest: RunInput = { ...input };
+  delete rest.history;
+  delete rest.sessionState;
+  const forkInput: RunInput = { ...rest, messages: [{ role: 'user', content: `[forked from ${workflowId} at turn ${options.toTurn}; the conversation continues in the carried state]` }], continued: carried };
+  const agents = new AgentClient(client, options.taskQueue ?? description.taskQueue);
+  const { runId } = await agents.start(forkInput, { workflowId: forkId });
+  return { workflowId: forkId, runId, checkpoint };
+}
