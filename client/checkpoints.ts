@@ -81,6 +81,22 @@ export function checkpointsOf(events: readonly HistoryEvent[]): Checkpoint[] {
   return checkpoints;
 }
 
+/**
+ * The boundary after `turn` completed turns in one execution's history.
+ *
+ * @throws CheckpointError `no_such_turn`, naming the turns there are.
+ */
+export function checkpointAt(events: readonly HistoryEvent[], workflowId: string, turn: number): Checkpoint {
+  const checkpoints = checkpointsOf(events);
+  const checkpoint = checkpoints.find((c) => c.turn === turn);
+  if (checkpoint) return checkpoint;
+  const turns = checkpoints.map((c) => c.turn);
+  throw new CheckpointError(
+    'no_such_turn',
+    `run ${workflowId} has no boundary after ${turn} turns in this execution; available: ${turns.length ? `${turns[0]}..${turns[turns.length - 1]}` : 'none'}`,
+  );
+}
+
 /** Options of {@link rewindRun}. */
 export interface RewindOptions {
   /** Turns to keep: the run goes back to the boundary after this many completed turns. */
@@ -130,15 +146,7 @@ export async function rewindRun(
   const handle = client.workflow.getHandle(workflowId, options.runId);
   const runId = options.runId ?? (await handle.describe()).runId;
   const history = await client.workflow.getHandle(workflowId, runId).fetchHistory();
-  const checkpoints = checkpointsOf(history.events ?? []);
-  const checkpoint = checkpoints.find((c) => c.turn === options.toTurn);
-  if (!checkpoint) {
-    const turns = checkpoints.map((c) => c.turn);
-    throw new CheckpointError(
-      'no_such_turn',
-      `run ${workflowId} has no boundary after ${options.toTurn} turns in this execution; available: ${turns.length ? `${turns[0]}..${turns[turns.length - 1]}` : 'none'}`,
-    );
-  }
+  const checkpoint = checkpointAt(history.events ?? [], workflowId, options.toTurn);
   // Corrections aim at calls the rewound run plans after the boundary: not planned yet.
   const corrections = (options.with ?? []).map((c) => (c.kind === 'edit_call' || c.kind === 'drop_call' ? { ...c, upcoming: true } : c));
   const open = (await client.workflow.getHandle(workflowId, runId).describe()).status.name === 'RUNNING';

@@ -2,7 +2,8 @@ import { NativeConnection, Worker, bundleWorkflowCode, type WorkerOptions, type 
 import { connectionOptions, temporalConfigFromEnv, type TemporalConfig } from './config';
 import { configureAgentBundler, DurableAgentsPlugin, type DurableAgentsPluginOptions } from './plugin';
 
-const quietBundlerLogger = { log: () => {}, trace: () => {}, debug: () => {}, info: () => {}, warn: console.warn, error: console.error };
+/** Bundler logger that keeps only warnings and errors. */
+export const quietBundlerLogger = { log: () => {}, trace: () => {}, debug: () => {}, info: () => {}, warn: console.warn, error: console.error };
 
 /**
  * Bundles a workflows module (one that exports `createAgentWorkflows(...)`'s workflows) once;

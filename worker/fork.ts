@@ -3,12 +3,12 @@ import { bundleWorkflowCode, Worker, type InjectedSinks, type WorkflowBundleWith
 import type { Client } from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
 import { AgentClient } from '../client/agent-client';
-import { CheckpointError, checkpointsOf, type Checkpoint } from '../client/checkpoints';
+import { CheckpointError, checkpointAt, type Checkpoint } from '../client/checkpoints';
 import { carriedRunStateSchema, describeIssues, interventionSchema, type CarriedRunState, type Intervention, type RunInput } from '../contracts';
 import { durableAgentsSinkName, type DurableAgentsSinks } from '../workflows/bundle-sinks';
+import { quietBundlerLogger } from './create-worker';
 import { configureAgentBundler } from './plugin';
 
-const quietBundlerLogger = { trace: () => {}, debug: () => {}, info: () => {}, warn: () => {}, error: (message: string) => console.error(message), log: () => {} };
 
 /**
  * A bundle of the user's workflows module that reports the state at each turn boundary when it
@@ -16,22 +16,8 @@ const quietBundlerLogger = { trace: () => {}, debug: () => {}, info: () => {}, w
  * for {@link stateAtTurn}; workers never run it.
  */
 export function bundleForkCapture(workflowsPath: string): Promise<WorkflowBundleWithSourceMap> {
-  const options = configureAgentBundler({ workflowsPath, logger: quietBundlerLogger as never });
-  const hook = options.webpackConfigHook;
-  return bundleWorkflowCode({
-    ...options,
-    webpackConfigHook: (config) => {
-      const base = hook ? hook(config) : config;
-      const alias = base.resolve?.alias;
-      return {
-        ...base,
-        resolve: {
-          ...base.resolve,
-          alias: { ...(Array.isArray(alias) ? {} : alias), './fork-capture': resolve(__dirname, '..', 'workflows', 'fork-capture-on') },
-        },
-      };
-    },
-  });
+  const flag = resolve(__dirname, '..', 'workflows', 'fork-capture-on');
+  return bundleWorkflowCode(configureAgentBundler({ workflowsPath, logger: quietBundlerLogger }, { './fork-capture': flag }));
 }
 
 /**
@@ -99,15 +85,7 @@ export async function forkRun(client: Client, workflowId: string, options: ForkO
   const description = await client.workflow.getHandle(workflowId, options.runId).describe();
   const history = await client.workflow.getHandle(workflowId, description.runId).fetchHistory();
   const events = history.events ?? [];
-  const checkpoints = checkpointsOf(events);
-  const checkpoint = checkpoints.find((c) => c.turn === options.toTurn);
-  if (!checkpoint) {
-    const turns = checkpoints.map((c) => c.turn);
-    throw new CheckpointError(
-      'no_such_turn',
-      `run ${workflowId} has no boundary after ${options.toTurn} turns in this execution; available: ${turns.length ? `${turns[0]}..${turns[turns.length - 1]}` : 'none'}`,
-    );
-  }
+  const checkpoint = checkpointAt(events, workflowId, options.toTurn);
   const started = events[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0];
   if (!started) throw new CheckpointError('invalid_input', `run ${workflowId} has no start input in its history`);
   const input = client.options.loadedDataConverter.payloadConverter.fromPayload<RunInput>(started as never);

@@ -36,8 +36,12 @@ export const stickyTaskTimeout = '2s';
  */
 const workflowEntry = resolve(__dirname, '..', 'workflows', 'index');
 
-/** Bundler settings of durable-agents workflows (any bundle that imports `durable-agents/workflow`). */
-export function configureAgentBundler(options: BundleOptions): BundleOptions {
+/**
+ * Bundler settings of durable-agents workflows (any bundle that imports `durable-agents/workflow`).
+ *
+ * @param aliases further module aliases (the fork replay bundle swaps a flag module with one).
+ */
+export function configureAgentBundler(options: BundleOptions, aliases: Record<string, string> = {}): BundleOptions {
   const userHook = options.webpackConfigHook;
   return {
     ...options,
@@ -48,7 +52,7 @@ export function configureAgentBundler(options: BundleOptions): BundleOptions {
         ...base,
         resolve: {
           ...base.resolve,
-          alias: { ...(Array.isArray(alias) ? {} : alias), 'durable-agents/workflow$': workflowEntry },
+          alias: { ...(Array.isArray(alias) ? {} : alias), 'durable-agents/workflow$': workflowEntry, ...aliases },
         },
       };
     },
