@@ -82,6 +82,9 @@ export async function forkRun(client: Client, workflowId: string, options: ForkO
     corrections.push(c.kind === 'edit_call' || c.kind === 'drop_call' ? { ...c, upcoming: true } : c);
   }
   if (!options.workflowBundle && !options.workflowsPath) throw new CheckpointError('invalid_input', 'forkRun needs workflowsPath (the workflows module of the run) or workflowBundle');
+  if (options.toTurn < 1) {
+    throw new CheckpointError('invalid_input', `a fork keeps at least one turn (--to-turn 1 or more); a fork at turn 0 is a new run with the same input: start one`);
+  }
   const description = await client.workflow.getHandle(workflowId, options.runId).describe();
   const history = await client.workflow.getHandle(workflowId, description.runId).fetchHistory();
   const events = history.events ?? [];

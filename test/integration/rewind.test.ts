@@ -152,6 +152,10 @@ describe('fork to a new workflow id', () => {
       type: 'no_such_turn',
       message: expect.stringContaining('available: 0..0'),
     });
+    await expect(forkRun(suite.env.client, workflowId, { toTurn: 0, workflowsPath: testWorkflowsPath })).rejects.toMatchObject({
+      type: 'invalid_input',
+      message: expect.stringContaining('a fork keeps at least one turn'),
+    });
   });
 });
 
