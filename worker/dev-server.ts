@@ -9,11 +9,14 @@ import { provisionTemporalCli, temporalCliVersion } from './temporal-cli';
 
 /**
  * The server's per-payload size limits ({@link maxPayloadBytes}): a larger run input or signal
- * is refused at the frontend ("Blob data size exceeds limit") and never reaches history.
+ * is refused at the frontend ("Blob data size exceeds limit") and never reaches history; a larger
+ * update is refused by the in-flight update payload limit (RESOURCE_EXHAUSTED) before it reaches
+ * the worker.
  */
 export const payloadLimitArgs = [
   '--dynamic-config-value', `limit.blobSize.error=${maxPayloadBytes}`,
   '--dynamic-config-value', `limit.blobSize.warn=${warnPayloadBytes}`,
+  '--dynamic-config-value', `history.maxInFlightUpdatePayloads=${maxPayloadBytes}`,
 ];
 
 /**

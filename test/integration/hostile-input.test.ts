@@ -63,7 +63,7 @@ describe('hostile input to a waiting run', () => {
 });
 
 describe('oversized payloads', () => {
-  it('100 oversized signals and 100 oversized updates all fail; the run completes and its history holds none of them', async () => {
+  it('100 oversized signals and 100 oversized updates are refused at the door; no workflow task fails, the run completes, its history holds none of them', async () => {
     const { workflowId } = await suite.agents.start(
       scriptedInput([callStep({ name: 'echo', args: { text: 'a' } }), finalStep('survived')], { confirmation: { all: true } }),
     );
@@ -85,18 +85,14 @@ describe('oversized payloads', () => {
     }
     expect(await workflowTaskFailures(workflowId)).toBe(0);
 
-    // Updates are not sized by the server: they reach the worker, which will not send one back
-    // inside its refusal (that is what passed gRPC's 4 MB) and fails the workflow task instead.
-    // Every such update fails; once they stop, the run takes updates again and completes.
+    // Updates are refused at the door too (history.maxInFlightUpdatePayloads): they never reach
+    // the worker, whose refusal would echo them, and no workflow task fails.
     const updates = await Promise.allSettled(Array.from({ length: 100 }, () => handle.executeUpdate(decideCallUpdate, { args: [oversized] })));
-    expect(updates.every((u) => u.status === 'rejected')).toBe(true);
-    await waitFor('the run to take updates again', () =>
-      suite.agents.decide(workflowId, { decision: 'approve', toolCallId: 'call_0_0' }).then(
-        () => true,
-        () => undefined,
-      ),
-      120_000,
-    );
+    for (const update of updates) {
+      expect(update).toMatchObject({ status: 'rejected', reason: { cause: { message: expect.stringContaining('limit on total payload size of in-flight updates') } } });
+    }
+    expect(await workflowTaskFailures(workflowId)).toBe(0);
+    await suite.agents.decide(workflowId, { decision: 'approve', toolCallId: 'call_0_0' });
     expect(await suite.agents.result(workflowId)).toMatchObject({ status: 'completed', final: { text: 'survived' } });
     // Nothing near the size of a refused payload was recorded.
     expect((await suite.agents.exportHistory(workflowId)).length).toBeLessThan(100_000);

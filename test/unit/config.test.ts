@@ -32,6 +32,8 @@ describe('payload size limit', () => {
     const compose = readFileSync(join(__dirname, '../../deploy/temporal/dynamicconfig.yaml'), 'utf8');
     expect(compose).toMatch(new RegExp(`limit\\.blobSize\\.error:\\s+- value: ${maxPayloadBytes}\\b`));
     expect(compose).toMatch(new RegExp(`limit\\.blobSize\\.warn:\\s+- value: ${warnPayloadBytes}\\b`));
+    expect(compose).toMatch(new RegExp(`history\\.maxInFlightUpdatePayloads:\\s+- value: ${maxPayloadBytes}\\b`));
+    expect(devServerSafetyArgs.join(' ')).toContain(`history.maxInFlightUpdatePayloads=${maxPayloadBytes}`);
   });
 
   it('names the limit and the actual size of a payload above it, and passes one at the limit', () => {
