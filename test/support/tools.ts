@@ -2,6 +2,7 @@
 import { implementTool, type ToolImplementation } from 'durable-agents/worker';
 import { setTimeout as delay } from 'node:timers/promises';
 import { lingerTool, quickTool, shoutTool } from './faulty-agent';
+import { addSymbolTool } from './local-llm-agent';
 import { MemorySideEffectSink, toolboxImplementations, type SideEffectSink } from '../../examples/toolbox/tools';
 import { watchlistImplementations } from '../../examples/watchlist/tools';
 
@@ -19,6 +20,13 @@ export function allToolImplementations(deps: AgentToolDependencies = {}): ToolIm
     ...toolboxImplementations(deps.sideEffects ?? new MemorySideEffectSink()),
     ...watchlistImplementations(),
     implementTool(shoutTool, ({ text }) => text.toUpperCase()),
+    implementTool(addSymbolTool, ({ symbol }, ctx) => {
+      const current = ctx.session.get('watchlist');
+      const list = Array.isArray(current) ? current.filter((s): s is string => typeof s === 'string') : [];
+      const watchlist = list.includes(symbol) ? list : [...list, symbol];
+      ctx.session.set('watchlist', watchlist);
+      return { added: symbol, watchlist };
+    }),
     implementTool(quickTool, ({ text }, ctx) => ({ reversed: [...text].reverse().join(''), key: ctx.idempotencyKey })),
     implementTool(lingerTool, async ({ stopMs }, ctx) => {
       await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve, { once: true }));
