@@ -97,6 +97,21 @@ export function checkpointAt(events: readonly HistoryEvent[], workflowId: string
   );
 }
 
+/**
+ * Corrections for the run that goes on from a boundary (rewound or forked), validated. Edits and
+ * drops aim at calls that run plans after the boundary, so they are marked `upcoming`.
+ *
+ * @throws CheckpointError `invalid_input` naming the correction and the field.
+ */
+export function correctionsAfterBoundary(corrections: readonly Intervention[] = []): Intervention[] {
+  return corrections.map((intervention, i) => {
+    const check = interventionSchema.safeParse(intervention);
+    if (!check.success) throw new CheckpointError('invalid_input', `correction ${i + 1} is invalid: ${describeIssues(check.error)}`);
+    const c = check.data as Intervention;
+    return c.kind === 'edit_call' || c.kind === 'drop_call' ? { ...c, upcoming: true } : c;
+  });
+}
+
 /** Options of {@link rewindRun}. */
 export interface RewindOptions {
   /** Turns to keep: the run goes back to the boundary after this many completed turns. */
@@ -139,17 +154,12 @@ export async function rewindRun(
   workflowId: string,
   options: RewindOptions,
 ): Promise<{ runId: string; checkpoint: Checkpoint; corrections: CorrectionDelivery }> {
-  for (const [i, intervention] of (options.with ?? []).entries()) {
-    const check = interventionSchema.safeParse(intervention);
-    if (!check.success) throw new CheckpointError('invalid_input', `correction ${i + 1} is invalid: ${describeIssues(check.error)}`);
-  }
-  const handle = client.workflow.getHandle(workflowId, options.runId);
-  const runId = options.runId ?? (await handle.describe()).runId;
+  const corrections = correctionsAfterBoundary(options.with);
+  const description = await client.workflow.getHandle(workflowId, options.runId).describe();
+  const runId = description.runId;
   const history = await client.workflow.getHandle(workflowId, runId).fetchHistory();
   const checkpoint = checkpointAt(history.events ?? [], workflowId, options.toTurn);
-  // Corrections aim at calls the rewound run plans after the boundary: not planned yet.
-  const corrections = (options.with ?? []).map((c) => (c.kind === 'edit_call' || c.kind === 'drop_call' ? { ...c, upcoming: true } : c));
-  const open = (await client.workflow.getHandle(workflowId, runId).describe()).status.name === 'RUNNING';
+  const open = description.status.name === 'RUNNING';
   if (!open) {
     // A closed run's corrections reach the rewound run only after it has gone on from the
     // boundary, past the calls an edit or drop aims at: refuse them before anything happens.

@@ -5,7 +5,7 @@ import { jsonObjectSchema } from './json';
 import { messageSchema } from './messages';
 import { finalizeReasonSchema, terminationSchema } from './plan';
 import { interventionPointSchema } from './points';
-import { runPolicySchema } from './run';
+import { runPolicySchema, type RunInput } from './run';
 import { toolOutputSchema } from './tools';
 
 /** Version of {@link carriedRunStateSchema}. Bump it, and keep a fixture of the old one, on any change. */
@@ -61,3 +61,16 @@ export const carriedRunStateSchema = z.object({
   logEpoch: z.string().optional(),
 });
 export type CarriedRunState = z.infer<typeof carriedRunStateSchema>;
+
+/**
+ * The input of a run that starts from a carried state (continue-as-new, fork): the original
+ * input without its conversation and session state, which travel in `continued` only. The
+ * schema needs one message; `note` stands in for the conversation (older workers read the
+ * carried state too).
+ */
+export function continuationInput(input: RunInput, continued: CarriedRunState, note = 'the conversation continues in the carried state'): RunInput {
+  const rest: RunInput = { ...input };
+  delete rest.history;
+  delete rest.sessionState;
+  return { ...rest, messages: [{ role: 'user', content: `[${note}]` }], continued };
+}

@@ -141,4 +141,4 @@ export {
   type SessionReport,
   type SessionRunRecord,
 } from './session';
-export { carriedRunStateSchema, carriedRunStateVersion, type CarriedRunState } from './carried-state';
+export { carriedRunStateSchema, carriedRunStateVersion, continuationInput, type CarriedRunState } from './carried-state';

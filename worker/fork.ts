@@ -3,8 +3,8 @@ import { bundleWorkflowCode, Worker, type InjectedSinks, type WorkflowBundleWith
 import type { Client } from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
 import { AgentClient } from '../client/agent-client';
-import { CheckpointError, checkpointAt, type Checkpoint } from '../client/checkpoints';
-import { carriedRunStateSchema, describeIssues, interventionSchema, type CarriedRunState, type Intervention, type RunInput } from '../contracts';
+import { CheckpointError, checkpointAt, correctionsAfterBoundary, type Checkpoint } from '../client/checkpoints';
+import { carriedRunStateSchema, continuationInput, describeIssues, type CarriedRunState, type Intervention, type RunInput } from '../contracts';
 import { durableAgentsSinkName, type DurableAgentsSinks } from '../workflows/bundle-sinks';
 import { quietBundlerLogger } from './create-worker';
 import { configureAgentBundler } from './plugin';
@@ -74,13 +74,7 @@ export interface ForkOptions {
  * @throws CheckpointError `no_such_turn` or `invalid_input`.
  */
 export async function forkRun(client: Client, workflowId: string, options: ForkOptions): Promise<{ workflowId: string; runId: string; checkpoint: Checkpoint }> {
-  const corrections: Intervention[] = [];
-  for (const [i, intervention] of (options.with ?? []).entries()) {
-    const check = interventionSchema.safeParse(intervention);
-    if (!check.success) throw new CheckpointError('invalid_input', `correction ${i + 1} is invalid: ${describeIssues(check.error)}`);
-    const c = check.data;
-    corrections.push(c.kind === 'edit_call' || c.kind === 'drop_call' ? { ...c, upcoming: true } : c);
-  }
+  const corrections = correctionsAfterBoundary(options.with);
   if (!options.workflowBundle && !options.workflowsPath) throw new CheckpointError('invalid_input', 'forkRun needs workflowsPath (the workflows module of the run) or workflowBundle');
   if (options.toTurn < 1) {
     throw new CheckpointError('invalid_input', `a fork keeps at least one turn (--to-turn 1 or more); a fork at turn 0 is a new run with the same input: start one`);
@@ -103,10 +97,7 @@ export async function forkRun(client: Client, workflowId: string, options: ForkO
   carried.control.nextInterventionId = nextId;
 
   const forkId = options.workflowId ?? `${workflowId}-fork-${Math.random().toString(36).slice(2, 8)}`;
-  const rest: RunInput = { ...input };
-  delete rest.history;
-  delete rest.sessionState;
-  const forkInput: RunInput = { ...rest, messages: [{ role: 'user', content: `[forked from ${workflowId} at turn ${options.toTurn}; the conversation continues in the carried state]` }], continued: carried };
+  const forkInput = continuationInput(input, carried, `forked from ${workflowId} at turn ${options.toTurn}; the conversation continues in the carried state`);
   const agents = new AgentClient(client, options.taskQueue ?? description.taskQueue);
   const { runId } = await agents.start(forkInput, { workflowId: forkId });
   return { workflowId: forkId, runId, checkpoint };

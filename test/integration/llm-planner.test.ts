@@ -3,9 +3,8 @@ import { ApplicationFailure, defaultPayloadConverter } from '@temporalio/common'
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import OpenAI from 'openai';
-import { createActivities } from '../../activities';
 import { createModelActivities, queryTranscriptFetcher, TranscriptCache, type TranscriptFetcher } from '../../activities/model';
-import { findTestAgent, testAgents } from '../support/agents';
+import { findTestAgent } from '../support/agents';
 import { allToolImplementations } from '../support/tools';
 import type { AgentClient } from '../../client/agent-client';
 import type { RunEvent, RunInput, RunResult } from '../../contracts';
@@ -25,7 +24,7 @@ import {
   validationError500,
   type FakeChatMessage,
 } from '../../testing/fake-model';
-import { agentClient, createTestEnv, uniqueTaskQueue, workflowBundleOption } from '../support/test-env';
+import { agentClient, createTestEnv, createTestWorker, uniqueTaskQueue, workflowBundleOption } from '../support/test-env';
 
 let env: TestWorkflowEnvironment;
 let worker: Worker;
@@ -46,13 +45,7 @@ beforeAll(async () => {
   };
   const openai = new OpenAI({ baseURL: fake.baseURL, apiKey: 'test-key', maxRetries: 0 });
   const taskQueue = uniqueTaskQueue('llm-planner');
-  worker = await Worker.create({
-    connection: env.nativeConnection,
-    namespace: env.namespace ?? 'default',
-    taskQueue,
-    workflowBundle: await workflowBundleOption(),
-    activities: createActivities({ agents: testAgents, tools: allToolImplementations(), runtime: createModelActivities({ openai, cache, fetchTranscript, findAgent: findTestAgent }) }),
-  });
+  worker = await createTestWorker(env, taskQueue, allToolImplementations(), createModelActivities({ openai, cache, fetchTranscript, findAgent: findTestAgent }));
   running = worker.run();
   agents = agentClient(env, taskQueue);
 });

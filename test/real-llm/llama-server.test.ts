@@ -10,13 +10,12 @@ import { createServer } from 'node:net';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import OpenAI from 'openai';
-import { DurableAgentsPlugin } from '../../worker/plugin';
 import { createModelActivities } from '../../activities/model';
 import type { AgentClient } from '../../client/agent-client';
 import type { RunEvent } from '../../contracts';
-import { findTestAgent, testAgents } from '../support/agents';
+import { findTestAgent } from '../support/agents';
 import { allToolImplementations } from '../support/tools';
-import { agentClient, createTestEnv, uniqueTaskQueue, workflowBundleOption } from '../support/test-env';
+import { agentClient, createTestEnv, createTestWorker, uniqueTaskQueue, workflowBundleOption } from '../support/test-env';
 
 const serverPath = process.env.LLAMA_SERVER;
 const modelPath = process.env.LLAMA_MODEL;
@@ -75,13 +74,7 @@ beforeAll(async () => {
     },
   });
   const taskQueue = uniqueTaskQueue('real-llm');
-  worker = await Worker.create({
-    connection: env.nativeConnection,
-    namespace: env.namespace ?? 'default',
-    taskQueue,
-    workflowBundle: await workflowBundleOption(),
-    plugins: [new DurableAgentsPlugin({ agents: testAgents, tools: allToolImplementations(), runtime: createModelActivities({ openai, findAgent: findTestAgent }) })],
-  });
+  worker = await createTestWorker(env, taskQueue, allToolImplementations(), createModelActivities({ openai, findAgent: findTestAgent }));
   running = worker.run();
   agents = agentClient(env, taskQueue);
 });

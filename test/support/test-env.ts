@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Client } from '@temporalio/client';
-import type { ToolImplementation } from '../../activities';
+import type { ActivityDependencies, ToolImplementation } from '../../activities';
 import { DurableAgentsPlugin } from '../../worker/plugin';
 import { AgentClient } from '../../client/agent-client';
 import { devServerSafetyArgs, searchAttributeArgs } from '../../worker/dev-server';
@@ -49,15 +49,23 @@ export function uniqueTaskQueue(prefix = 'test'): string {
   return `${prefix}-${randomUUID()}`;
 }
 
-/** Creates a worker for the agent workflows and the given tools on a task queue. */
-export async function createTestWorker(env: TestWorkflowEnvironment, taskQueue: string, tools: readonly ToolImplementation[]): Promise<Worker> {
+/**
+ * Creates a worker for the agent workflows and the given tools on a task queue; `runtime`
+ * gives LLM suites their model activity (default none).
+ */
+export async function createTestWorker(
+  env: TestWorkflowEnvironment,
+  taskQueue: string,
+  tools: readonly ToolImplementation[],
+  runtime: ActivityDependencies['runtime'] = {},
+): Promise<Worker> {
   return Worker.create({
     connection: env.nativeConnection,
     namespace: env.namespace ?? 'default',
     taskQueue,
     workflowBundle: await workflowBundleOption(),
-    // The plugin a user's worker gets (no model endpoint: LLM suites start their own workers).
-    plugins: [new DurableAgentsPlugin({ agents: testAgents, tools, runtime: {} })],
+    // The plugin a user's worker gets.
+    plugins: [new DurableAgentsPlugin({ agents: testAgents, tools, runtime })],
   });
 }
 

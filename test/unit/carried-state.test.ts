@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { carriedRunStateSchema, runInputSchema } from '../../contracts';
 import { scriptedAgent } from '../../examples/toolbox/agent';
-import { carriedInputMaxBytes, RunState } from '../../workflows/run-state';
+import { carriedInputMaxBytes } from '../../workflows/carry';
+import { RunState } from '../../workflows/run-state';
 import { closedOutput } from '../../workflows/outputs';
 
 const fixture = JSON.parse(readFileSync(join(__dirname, '..', 'fixtures', 'carried-run-state.v1.json'), 'utf8')) as unknown;
@@ -43,7 +44,7 @@ describe('carried run state (continue-as-new)', () => {
 });
 
 describe('transcript compaction', () => {
-  const { compactTranscript } = jest.requireActual<typeof import('../../workflows/run-state')>('../../workflows/run-state');
+  const { compactTranscript } = jest.requireActual<typeof import('../../workflows/carry')>('../../workflows/carry');
   const turn = (i: number) => [
     { role: 'assistant' as const, toolCalls: [{ id: `c${i}`, name: 'echo', args: { text: 'x'.repeat(100) } }] },
     { role: 'tool' as const, toolCallId: `c${i}`, name: 'echo', content: 'y'.repeat(100) },
