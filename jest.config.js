@@ -7,6 +7,7 @@ const moduleNameMapper = {
   '^durable-agents/worker$': '<rootDir>/worker/index.ts',
   '^durable-agents/client$': '<rootDir>/client/index.ts',
   '^durable-agents/testing$': '<rootDir>/testing/index.ts',
+  '^durable-agents/server$': '<rootDir>/server/index.ts',
 };
 
 /** @type {import('jest').Config} */

@@ -1,0 +1,71 @@
+import { Hono } from 'hono';
+import { cors } from 'hono/cors';
+import { z } from 'zod';
+import { runRoutes } from './api/runs';
+import { sessionRoutes } from './api/sessions';
+import type { ServerContext } from './context';
+import { mountDashboard } from './dashboard';
+import { ApiError, toApiError } from './errors';
+import { liveRoutes } from './live';
+import { mountRoutes, openApiDocument, route, type AnyRoute } from './routes';
+
+/** API version, shown in the OpenAPI document and `/api/health`; the package's version. */
+export const apiVersion = '0.4.0';
+const version = apiVersion;
+
+/** Options of the HTTP layer itself. */
+export interface AppOptions {
+  /** Origins allowed by CORS (`*` for any); none by default (same origin only). */
+  readonly corsOrigins?: readonly string[];
+}
+
+/** Every route of the API, in the order of the OpenAPI document. */
+export function apiRoutes(ctx: ServerContext): AnyRoute[] {
+  const meta: AnyRoute[] = [
+    route({
+      method: 'get',
+      path: '/api/health',
+      access: 'public',
+      summary: 'Liveness of the server (not of Temporal)',
+      tags: ['meta'],
+      response: z.object({ ok: z.literal(true), version: z.string() }),
+      handle: () => ({ ok: true as const, version }),
+    }),
+    route({
+      method: 'get',
+      path: '/api/whoami',
+      access: 'viewer',
+      summary: 'Who the token belongs to, its role, and whether the server runs in local-dev mode',
+      tags: ['meta'],
+      response: z.object({ name: z.string(), role: z.string(), localDev: z.boolean() }),
+      handle: ({ principal }) => ({ name: principal.name, role: principal.role, localDev: ctx.auth.localDev }),
+    }),
+  ];
+  return [...meta, ...runRoutes(ctx), ...sessionRoutes(ctx), ...liveRoutes(ctx)];
+}
+
+/**
+ * The Hono app of the API, the OpenAPI document at `/openapi.json` and the dashboard at `/`.
+ * Every error is JSON `{ error: { type, message } }`.
+ */
+export function createAgentApp(ctx: ServerContext, options: AppOptions = {}): Hono {
+  const app = new Hono();
+  if (options.corsOrigins && options.corsOrigins.length > 0) {
+    const origins = [...options.corsOrigins];
+    app.use('*', cors({ origin: origins.includes('*') ? '*' : origins, allowHeaders: ['Authorization', 'Content-Type', 'Last-Event-ID'], exposeHeaders: ['Content-Type'] }));
+  }
+  const routes = apiRoutes(ctx);
+  app.get('/openapi.json', (c) => c.json(openApiDocument(routes, { title: 'durable-agents', version })));
+  mountRoutes(app, ctx.auth, routes);
+  mountDashboard(app);
+  app.notFound((c) => {
+    const error = new ApiError('not_found', `no route ${c.req.method} ${c.req.path}; the API is described at /openapi.json`);
+    return c.json(error.body(), error.status);
+  });
+  app.onError((err, c) => {
+    const error = toApiError(err);
+    if (error.type === 'failure') console.error(`durable-agents server: ${c.req.method} ${c.req.path}:`, err);
+    return c.json(error.body(), error.status);
+  });
+  return app;
+}

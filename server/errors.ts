@@ -1,0 +1,81 @@
+import { WorkflowExecutionAlreadyStartedError, WorkflowFailedError, WorkflowNotFoundError } from '@temporalio/client';
+import { AgentClientError } from '../client/agent-client';
+import { CheckpointError } from '../client/checkpoints';
+
+/**
+ * Error types of the HTTP API: a closed set, the same as agentctl's exit codes plus the HTTP
+ * ones (auth, unknown route). Clients match on `type`, never on the message.
+ */
+export const apiErrorStatus = {
+  invalid_input: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  run_not_found: 404,
+  not_found: 404,
+  run_ended: 409,
+  already_started: 409,
+  /** The run refused the operation; its validator or handler said why (agentctl exit 5). */
+  rejected: 422,
+  not_configured: 501,
+  /** No worker answered a query in time, or the Temporal server is unreachable. */
+  unavailable: 503,
+  failure: 500,
+} as const;
+export type ApiErrorType = keyof typeof apiErrorStatus;
+
+/** The JSON body of every error response: `{ "error": { "type": ..., "message": ... } }`. */
+export interface ApiErrorBody {
+  readonly error: { readonly type: ApiErrorType; readonly message: string };
+}
+
+/** An error the API answers with its status and a message naming what was wrong. */
+export class ApiError extends Error {
+  constructor(
+    readonly type: ApiErrorType,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+
+  get status(): (typeof apiErrorStatus)[ApiErrorType] {
+    return apiErrorStatus[this.type];
+  }
+
+  body(): ApiErrorBody {
+    return { error: { type: this.type, message: this.message } };
+  }
+}
+
+/** gRPC UNAVAILABLE: the Temporal server cannot be reached. */
+const grpcUnavailable = 14;
+
+function isUnavailable(err: unknown): boolean {
+  if (!(err instanceof Error)) return false;
+  const code = (err as { code?: unknown }).code;
+  return code === grpcUnavailable || (err.cause instanceof Error && (err.cause as { code?: unknown }).code === grpcUnavailable);
+}
+
+/** The API error for anything a handler threw: client errors keep their type, the rest is `failure`. */
+export function toApiError(err: unknown): ApiError {
+  if (err instanceof ApiError) return err;
+  if (err instanceof AgentClientError) {
+    switch (err.type) {
+      case 'invalid_input':
+      case 'run_not_found':
+      case 'run_ended':
+      case 'rejected':
+        return new ApiError(err.type, err.message);
+      case 'unanswered':
+        return new ApiError('unavailable', err.message);
+      case 'start_failed':
+        return new ApiError('failure', err.message);
+    }
+  }
+  if (err instanceof CheckpointError) return new ApiError(err.type === 'invalid_input' ? 'invalid_input' : 'rejected', err.message);
+  if (err instanceof WorkflowNotFoundError) return new ApiError('run_not_found', `run ${err.workflowId} not found`);
+  if (err instanceof WorkflowExecutionAlreadyStartedError) return new ApiError('already_started', `a run with id ${err.workflowId} is already running`);
+  if (err instanceof WorkflowFailedError) return new ApiError('failure', `run failed: ${err.cause?.message ?? err.message}`);
+  if (isUnavailable(err)) return new ApiError('unavailable', `the Temporal server is unavailable: ${(err as Error).message}`);
+  return new ApiError('failure', err instanceof Error ? err.message : String(err));
+}

@@ -1,0 +1,18 @@
+/**
+ * `durable-agents/server`: the HTTP control API of agent runs (OpenAPI at `/openapi.json`),
+ * their live event streams (SSE, AI SDK UI message stream, WebSocket) with token deltas, and
+ * the web dashboard, on top of an {@link AgentClient}.
+ *
+ * @example
+ * import { AgentClient } from 'durable-agents/client';
+ * import { startAgentServer } from 'durable-agents/server';
+ * const server = await startAgentServer({ agents: await AgentClient.connect(), port: 8080 });
+ * console.log(`API and dashboard at ${server.url}`);
+ */
+export { startAgentServer, type AgentServer, type AgentServerOptions } from './start';
+export { createAgentApp, apiRoutes, type AppOptions } from './app';
+export { authFromEnv, type AuthConfig, type TokenGrant, type Role, type Principal, type Access } from './auth';
+export { ApiError, apiErrorStatus, type ApiErrorType, type ApiErrorBody } from './errors';
+export { openApiDocument, route, type RouteSpec, type RouteRequest, type AnyRoute } from './routes';
+export { LiveHub } from './live';
+export type { ServerContext } from './context';

@@ -1,0 +1,170 @@
+import type { Context, Hono } from 'hono';
+import { z } from 'zod';
+import { authenticate, authorize, requestToken, type Access, type AuthConfig, type Principal } from './auth';
+import { ApiError } from './errors';
+
+/** What a route handler receives: validated input and who asked. */
+export interface RouteRequest<Q, B> {
+  readonly params: Readonly<Record<string, string>>;
+  readonly query: Q;
+  readonly body: B;
+  readonly principal: Principal;
+  /** The Hono context, for streaming responses and headers. */
+  readonly c: Context;
+}
+
+/**
+ * One HTTP route: its access rule, its zod schemas (validation and the OpenAPI document come
+ * from the same schemas) and its handler. A handler answers a value (sent as JSON with
+ * `status`) or a `Response` (streams), and throws `ApiError` for the caller's mistakes.
+ */
+export interface RouteSpec<Q extends z.ZodType = z.ZodType, B extends z.ZodType = z.ZodType> {
+  readonly method: 'get' | 'post' | 'put' | 'delete';
+  /** Hono path syntax: `/api/runs/:id`. */
+  readonly path: string;
+  readonly access: Access;
+  readonly summary: string;
+  readonly description?: string;
+  readonly tags?: readonly string[];
+  readonly query?: Q;
+  readonly body?: B;
+  readonly response?: z.ZodType;
+  /** Content type of a streamed response (e.g. `text/event-stream`), for the OpenAPI document. */
+  readonly streams?: string;
+  /** Success status; default 200. */
+  readonly status?: 200 | 201 | 202 | 204;
+  handle(request: RouteRequest<z.infer<Q>, z.infer<B>>): Promise<unknown> | unknown;
+}
+
+/** A route with its input types erased, for route tables. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyRoute = RouteSpec<any, any>;
+
+/** Declares a route; the identity function, for type inference of `handle`'s input. */
+export function route<Q extends z.ZodType = z.ZodUndefined, B extends z.ZodType = z.ZodUndefined>(spec: RouteSpec<Q, B>): RouteSpec<Q, B> {
+  return spec;
+}
+
+/** "query.limit: Too big" — the first issue of a zod error, with where it was. */
+function describe(where: string, error: z.ZodError): string {
+  return error.issues
+    .slice(0, 3)
+    .map((issue) => `${[where, ...issue.path.map(String)].join('.')}: ${issue.message}`)
+    .join('; ');
+}
+
+function parse<T extends z.ZodType>(schema: T | undefined, value: unknown, where: string): z.infer<T> {
+  if (!schema) return undefined as z.infer<T>;
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) throw new ApiError('invalid_input', describe(where, parsed.error));
+  return parsed.data;
+}
+
+async function readBody(c: Context): Promise<unknown> {
+  const text = await c.req.text();
+  if (text.trim() === '') return {};
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (err) {
+    throw new ApiError('invalid_input', `the request body is not JSON: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
+
+/** Authenticates and authorizes a request for `access`. */
+export function principalOf(c: Context, auth: AuthConfig, access: Access): Principal {
+  if (access === 'public') return { name: 'anonymous', role: 'viewer' };
+  const principal = authenticate(auth, requestToken(c.req.header('authorization'), c.req.query('access_token')));
+  authorize(principal, access);
+  return principal;
+}
+
+/** Registers routes on a Hono app; errors become JSON by the app's error handler. */
+export function mountRoutes(app: Hono, auth: AuthConfig, routes: readonly AnyRoute[]): void {
+  for (const spec of routes) {
+    app.on(spec.method.toUpperCase(), spec.path, async (c) => {
+      const principal = principalOf(c, auth, spec.access);
+      // The token may come as a query parameter (EventSource, WebSocket); it is no input.
+      const query: Record<string, string> = { ...c.req.query() };
+      delete query.access_token;
+      const input = {
+        params: c.req.param() as Record<string, string>,
+        query: parse(spec.query, query, 'query'),
+        body: spec.body ? parse(spec.body, await readBody(c), 'body') : undefined,
+        principal,
+        c,
+      };
+      const result = await spec.handle(input);
+      if (result instanceof Response) return result;
+      if (spec.status === 204) return c.body(null, 204);
+      return c.json(result ?? {}, spec.status ?? 200);
+    });
+  }
+}
+
+function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): unknown {
+  try {
+    return z.toJSONSchema(schema, { io, unrepresentable: 'any' });
+  } catch {
+    return {};
+  }
+}
+
+const errorResponse = {
+  description: 'An error: `{ error: { type, message } }`; `type` is one of the closed set in the description.',
+  content: {
+    'application/json': {
+      schema: {
+        type: 'object',
+        properties: {
+          error: {
+            type: 'object',
+            properties: {
+              type: { type: 'string', enum: ['invalid_input', 'unauthorized', 'forbidden', 'run_not_found', 'not_found', 'run_ended', 'already_started', 'rejected', 'not_configured', 'unavailable', 'failure'] },
+              message: { type: 'string' },
+            },
+            required: ['type', 'message'],
+          },
+        },
+        required: ['error'],
+      },
+    },
+  },
+};
+
+/** The OpenAPI 3.1 document of a route table, from the same zod schemas that validate. */
+export function openApiDocument(routes: readonly AnyRoute[], info: { title: string; version: string }): Record<string, unknown> {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const spec of routes) {
+    const path = spec.path.replace(/:([A-Za-z_]+)/g, '{$1}');
+    const params = [...spec.path.matchAll(/:([A-Za-z_]+)/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } }));
+    const querySchema = spec.query ? (jsonSchema(spec.query, 'input') as { properties?: Record<string, unknown>; required?: string[] }) : undefined;
+    const queryParams = Object.entries(querySchema?.properties ?? {}).map(([name, schema]) => ({
+      name,
+      in: 'query',
+      required: querySchema?.required?.includes(name) ?? false,
+      schema,
+    }));
+    const status = String(spec.status ?? 200);
+    const ok = spec.streams
+      ? { description: spec.summary, content: { [spec.streams]: { schema: { type: 'string' } } } }
+      : spec.status === 204
+        ? { description: 'No content' }
+        : { description: spec.summary, content: { 'application/json': { schema: spec.response ? jsonSchema(spec.response, 'output') : {} } } };
+    (paths[path] ??= {})[spec.method] = {
+      summary: spec.summary,
+      ...(spec.description ? { description: spec.description } : {}),
+      ...(spec.tags ? { tags: spec.tags } : {}),
+      ...(spec.access === 'public' ? { security: [] } : { 'x-required-role': spec.access }),
+      parameters: [...params, ...queryParams],
+      ...(spec.body ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(spec.body, 'input') } } } } : {}),
+      responses: { [status]: ok, default: errorResponse },
+    };
+  }
+  return {
+    openapi: '3.1.0',
+    info,
+    components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+    security: [{ bearer: [] }],
+    paths,
+  };
+}

@@ -1,0 +1,77 @@
+import type { AddressInfo } from 'node:net';
+import { serve, type ServerType } from '@hono/node-server';
+import type { Hono } from 'hono';
+import type { AgentClient } from '../client/agent-client';
+import { createAgentApp } from './app';
+import { authFromEnv, type AuthConfig } from './auth';
+import type { ServerContext } from './context';
+import { LiveHub } from './live';
+
+/** Options of {@link startAgentServer}. */
+export interface AgentServerOptions {
+  readonly agents: AgentClient;
+  /** Tokens and local-dev mode; default from the environment ({@link authFromEnv}). */
+  readonly auth?: AuthConfig;
+  /** Default 127.0.0.1: loopback only. */
+  readonly host?: string;
+  /** Default 0: any free port (see `url`). */
+  readonly port?: number;
+  /** CORS origins; default `DURABLE_AGENTS_CORS_ORIGINS` (comma-separated), else none. */
+  readonly corsOrigins?: readonly string[];
+  /** Your workflows module: enables fork, which replays a run's history in this process. */
+  readonly workflowsPath?: string;
+}
+
+/** A running server. */
+export interface AgentServer {
+  /** `http://host:port`. */
+  readonly url: string;
+  readonly app: Hono;
+  readonly live: LiveHub;
+  /** Whether requests without a token are let in (local-dev mode). */
+  readonly localDev: boolean;
+  /** Ends every stream and stops listening. */
+  close(): Promise<void>;
+}
+
+function corsFromEnv(env: NodeJS.ProcessEnv): string[] {
+  return (env.DURABLE_AGENTS_CORS_ORIGINS ?? '')
+    .split(',')
+    .map((o) => o.trim())
+    .filter(Boolean);
+}
+
+/**
+ * Starts the HTTP server: API, streams and dashboard.
+ *
+ * @throws Error when no token is configured and local-dev mode is off (every request would be
+ *   refused), or when the port is taken.
+ */
+export async function startAgentServer(options: AgentServerOptions): Promise<AgentServer> {
+  const auth = options.auth ?? authFromEnv();
+  if (auth.tokens.length === 0 && !auth.localDev) {
+    throw new Error('durable-agents server: no tokens configured and local-dev mode is off, so every request would be refused; set DURABLE_AGENTS_TOKENS (name:role:token,...) or DURABLE_AGENTS_TOKENS_FILE, or DURABLE_AGENTS_LOCAL_DEV=1 on a trusted machine');
+  }
+  const live = new LiveHub(options.agents);
+  const ctx: ServerContext = { agents: options.agents, auth, live, ...(options.workflowsPath ? { workflowsPath: options.workflowsPath } : {}) };
+  const app = createAgentApp(ctx, { corsOrigins: options.corsOrigins ?? corsFromEnv(process.env) });
+  const host = options.host ?? '127.0.0.1';
+  const server = await new Promise<ServerType>((resolve, reject) => {
+    const s = serve({ fetch: app.fetch, hostname: host, port: options.port ?? 0 }, () => resolve(s));
+    s.once('error', reject);
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
+    app,
+    live,
+    localDev: auth.localDev,
+    close: async () => {
+      await live.close();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        (server as { closeAllConnections?: () => void }).closeAllConnections?.();
+      });
+    },
+  };
+}
