@@ -97,7 +97,7 @@ describe('usage errors exit 2 with one line naming what was wrong, before connec
   });
 
   it('half a TLS key pair in the environment', async () => {
-    const r = await cli(['status', 'r1'], { env: { TEMPORAL_TLS_CLIENT_CERT_PATH: '/c' } });
+    const r = await cli(['status', 'r1'], { env: { TEMPORAL_TLS_CLIENT_CERT_PATH: __filename } });
     expect(r.code).toBe(2);
     expect(r.stderr[0]).toMatch(/TEMPORAL_TLS_CLIENT_KEY_PATH/);
   });
