@@ -13,5 +13,7 @@ export { historyEntries, formatHistoryEntry, type HistoryEntry, type HistoryStat
 export { checkpointsOf, rewindRun, CheckpointError, type Checkpoint, type RewindOptions, type CorrectionDelivery } from './checkpoints';
 export { exportHistory } from './history';
 export { formatEvent } from './format';
-export { temporalConfigFromEnv, connectionOptions, defaultTaskQueue, type TemporalConfig } from '../worker/config';
+export { temporalConfigFromEnv, connectionOptions, defaultTaskQueue, type TemporalConfig, type TemporalTlsConfig } from '../worker/config';
+export { EncryptionCodec, encryptionKeysFromEnv, dataConverterFromEnv, type EncryptionKey, type EncryptionKeys } from '../worker/encryption';
+export { fetchDecodedHistory, decodeHistoryPayloads } from './decoded-history';
 export * from '../contracts';

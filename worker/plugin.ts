@@ -6,6 +6,7 @@ import { createActivities, type ActivityDependencies, type ToolImplementation } 
 import { createModelActivities, openAIFromEnv, type ModelActivityDependencies } from '../activities/model';
 import type { AgentDefinition } from '../workflows/agent-registry';
 import { durableAgentsSinkName, type DurableAgentsSinks } from '../workflows/bundle-sinks';
+import { EncryptionCodec, encryptionKeysFromEnv, type EncryptionKeys } from './encryption';
 
 /** Options of {@link DurableAgentsPlugin}. */
 export interface DurableAgentsPluginOptions {
@@ -22,6 +23,11 @@ export interface DurableAgentsPluginOptions {
   readonly model?: Omit<ModelActivityDependencies, 'openai' | 'findAgent'>;
   /** Replaces the runtime activities (`callModel`) altogether, e.g. with a test double. */
   readonly runtime?: ActivityDependencies['runtime'];
+  /**
+   * Encrypts every payload with AES-256-GCM ({@link EncryptionCodec}); the first key encrypts,
+   * all decrypt. Default: from DURABLE_AGENTS_ENCRYPTION_KEYS(_FILE); `null` turns it off.
+   */
+  readonly encryption?: EncryptionKeys | null;
 }
 
 /** Heartbeat throttle of workers serving agents (unless the worker options set one). */
@@ -91,7 +97,14 @@ export class DurableAgentsPlugin extends SimplePlugin {
       options.runtime ??
       createModelActivities({ ...options.model, ...(openai ? { openai } : {}), findAgent: (name) => agents.find((a) => a.name === name) });
     const activities = createActivities({ agents, tools: options.tools, runtime });
-    super({ name: 'durable-agents', activities });
+    const keys = options.encryption === undefined ? encryptionKeysFromEnv() : (options.encryption ?? undefined);
+    const codec = keys ? new EncryptionCodec(keys) : undefined;
+    super({
+      name: 'durable-agents',
+      activities,
+      // Appended to the worker's own codecs, so they see plaintext and the server sees ciphertext.
+      ...(codec ? { dataConverter: (dc) => ({ ...dc, payloadCodecs: [...(dc?.payloadCodecs ?? []), codec] }) } : {}),
+    });
     this.agentActivities = activities;
   }
 
