@@ -43,6 +43,15 @@ export const stickyTaskTimeout = '2s';
 const workflowEntry = resolve(__dirname, '..', 'workflows', 'index');
 
 /**
+ * Modules evaluated once per worker (reusable V8 context) instead of once per workflow
+ * execution: zod is stateless library code (its registry is a WeakMap, and the agents' schemas
+ * are still built per execution), and evaluating it was a large part of the cost of starting,
+ * replaying and continuing a run. The SDK deep-freezes shared modules, so workflow code cannot
+ * call `z.config()`.
+ */
+export const sharedWorkflowModules: readonly string[] = ['zod'];
+
+/**
  * Bundler settings of durable-agents workflows (any bundle that imports `durable-agents/workflow`).
  *
  * @param aliases further module aliases (the fork replay bundle swaps a flag module with one).
@@ -51,6 +60,7 @@ export function configureAgentBundler(options: BundleOptions, aliases: Record<st
   const userHook = options.webpackConfigHook;
   return {
     ...options,
+    preloadModules: [...new Set([...(options.preloadModules ?? []), ...sharedWorkflowModules])],
     webpackConfigHook: (config) => {
       const base = userHook ? userHook(config) : config;
       const alias = base.resolve?.alias;
