@@ -1,7 +1,7 @@
 import type { WorkflowExecutionInfo } from '@temporalio/client';
 import { executionInfoFromRaw } from '@temporalio/client/lib/helpers';
 import { agentNameSearchAttribute, agentSessionWorkflowType, agentStatusSearchAttribute, type RunStatus } from '../contracts';
-import type { AgentClient } from './agent-client';
+import { AgentClientError, type AgentClient } from './agent-client';
 import { listQuery, queryLiteral } from './list-query';
 
 /** One run as the visibility store lists it. */
@@ -27,7 +27,14 @@ export interface SessionListEntry {
   readonly startTime: string;
 }
 
-/** A page of a listing; `nextPageToken` (opaque, base64) continues it. */
+const pageTokenPrefix = 'p1.';
+
+/** Whether `token` is a page token as {@link listRuns} and {@link listSessions} answer them. */
+export function isPageToken(token: string): boolean {
+  return token.startsWith(pageTokenPrefix) && /^[A-Za-z0-9_-]+$/.test(token.slice(pageTokenPrefix.length));
+}
+
+/** A page of a listing; `nextPageToken` (opaque) continues it. */
 export interface ListPage<T> {
   readonly entries: T[];
   readonly nextPageToken?: string;
@@ -69,11 +76,14 @@ function sessionEntry(info: WorkflowExecutionInfo): SessionListEntry {
 /**
  * Executions matching a visibility query, page by page until `limit` entries: the page token
  * of the last page read comes back when more may follow.
+ *
+ * @throws AgentClientError `invalid_input` for a page token this listing did not answer.
  */
 async function listPage<T>(agents: AgentClient, query: string, options: ListOptions, toEntry: (info: WorkflowExecutionInfo) => T): Promise<ListPage<T>> {
   const { client } = agents;
   const entries: T[] = [];
-  let token: Uint8Array | undefined = options.pageToken ? Buffer.from(options.pageToken, 'base64') : undefined;
+  if (options.pageToken !== undefined && !isPageToken(options.pageToken)) throw new AgentClientError('invalid_input', 'pageToken: not a page token of this listing');
+  let token: Uint8Array | undefined = options.pageToken ? Buffer.from(options.pageToken.slice(pageTokenPrefix.length), 'base64url') : undefined;
   while (entries.length < options.limit) {
     const response = await client.workflowService.listWorkflowExecutions({
       namespace: client.options.namespace,
@@ -87,7 +97,7 @@ async function listPage<T>(agents: AgentClient, query: string, options: ListOpti
     token = response.nextPageToken && response.nextPageToken.length > 0 ? response.nextPageToken : undefined;
     if (!token) break;
   }
-  return { entries: entries.slice(0, options.limit), ...(token ? { nextPageToken: Buffer.from(token).toString('base64') } : {}) };
+  return { entries: entries.slice(0, options.limit), ...(token ? { nextPageToken: `${pageTokenPrefix}${Buffer.from(token).toString('base64url')}` } : {}) };
 }
 
 /** Agent runs (newest first), optionally only of one agent and in one status (search attributes). */

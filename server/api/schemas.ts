@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isPageToken } from '../../client/run-list';
 import { interventionSchema, runInputSchema, runResultSchema, runStatusReportSchema, runStatusSchema, sessionInputSchema, sessionReportSchema } from '../../contracts';
 
 /** Workflow ids given by callers: what Temporal accepts, kept to one printable line. */
@@ -19,7 +20,7 @@ export const listRunsQuerySchema = z.object({
   agent: z.string().min(1).optional(),
   status: runStatusSchema.optional(),
   limit: z.coerce.number().int().min(1).max(1000).default(50),
-  pageToken: z.string().min(1).optional(),
+  pageToken: z.string().refine(isPageToken, 'not a page token of this listing (use nextPageToken of the previous page)').optional(),
 });
 
 /** One run of a listing. */
