@@ -122,6 +122,15 @@ describe('runs', () => {
     expect(await get(runPath(id))).toMatchObject({ status: 200, body: { status: 'completed' } });
   });
 
+  it("a run that failed before it could answer queries: its status comes from history", async () => {
+    const { body } = await post('/api/runs', { agent: 'no-such-agent', messages: [{ role: 'user', content: 'hi' }] });
+    const status = await waitFor('the status from history', async () => {
+      const reply = await get(runPath(body.workflowId));
+      return reply.status === 200 && reply.body.source === 'history' ? reply.body : undefined;
+    });
+    expect(status).toMatchObject({ workflowId: body.workflowId, agent: 'no-such-agent', workflowStatus: 'FAILED', failure: expect.stringContaining('no-such-agent') });
+  });
+
   it('pages with limit and pageToken', async () => {
     await Promise.all([1, 2].map(() => post('/api/runs', scriptedInput([finalStep('page')]))));
     const first = await waitFor('two runs listed', async () => {
