@@ -11,6 +11,7 @@
  */
 export { startAgentServer, type AgentServer, type AgentServerOptions } from './start';
 export { createAgentApp, apiRoutes, type AppOptions } from './app';
+export { authModeLine } from './auth-mode';
 export { authFromEnv, type AuthConfig, type TokenGrant, type Role, type Principal, type Access } from './auth';
 export { ApiError, apiErrorStatus, type ApiErrorType, type ApiErrorBody } from './errors';
 export { openApiDocument, route, type RouteSpec, type RouteRequest, type AnyRoute } from './routes';

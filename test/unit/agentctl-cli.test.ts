@@ -20,7 +20,7 @@ function fakeAgents() {
     intervene: jest.fn(async () => ({ id: 1, kind: 'inject_message', state: 'queued' as const })),
     setBudget: jest.fn(),
     signal: jest.fn(async () => undefined),
-    client: { workflow: { list: jest.fn() } },
+    client: { workflowService: { listWorkflowExecutions: jest.fn() }, options: { namespace: 'default' } },
   };
 }
 
@@ -176,13 +176,13 @@ describe('commands call the client with validated requests', () => {
   it('list passes an escaped visibility query and stops at --limit', async () => {
     const agents = fakeAgents();
     const seen: unknown[] = [];
-    agents.client.workflow.list.mockImplementation((options: unknown) => {
-      seen.push(options);
-      return (async function* () {})();
+    agents.client.workflowService.listWorkflowExecutions.mockImplementation(async (request: unknown) => {
+      seen.push(request);
+      return { executions: [] };
     });
     const r = await cli(['list', '--agent', "o'brien", '--status', 'paused', '--limit', '3', '--json'], { agents });
     expect(r.code).toBe(0);
-    expect(seen).toEqual([{ query: "WorkflowType = 'agentRun' AND AgentName = 'o\\'brien' AND AgentStatus = 'paused'", pageSize: 3 }]);
+    expect(seen).toEqual([{ namespace: 'default', query: "WorkflowType = 'agentRun' AND AgentName = 'o\\'brien' AND AgentStatus = 'paused'", pageSize: 3 }]);
     expect(JSON.parse(r.stdout[0] ?? '')).toEqual([]);
   });
 });
