@@ -3,7 +3,7 @@ import { SimplePlugin } from '@temporalio/plugin';
 import type { BundleOptions, InjectedSinks, ReplayWorkerOptions, WorkerOptions } from '@temporalio/worker';
 import type OpenAI from 'openai';
 import { createActivities, type ActivityDependencies, type ToolImplementation } from '../activities';
-import { createModelActivities, openAIFromEnv, type ModelActivityDependencies } from '../activities/model';
+import { createModelActivities, deltaPublisherFromEnv, openAIFromEnv, type ModelActivityDependencies } from '../activities/model';
 import type { AgentDefinition } from '../workflows/agent-registry';
 import { durableAgentsSinkName, type DurableAgentsSinks } from '../workflows/bundle-sinks';
 
@@ -18,10 +18,16 @@ export interface DurableAgentsPluginOptions {
    * (model calls fail with `model_config` when neither is set). `null` disables model calls.
    */
   readonly openai?: Pick<OpenAI, 'chat'> | null;
-  /** Further model-activity settings (transcript cache, heartbeat period). */
+  /** Further model-activity settings (transcript cache, heartbeat period, token deltas). */
   readonly model?: Omit<ModelActivityDependencies, 'openai' | 'findAgent'>;
   /** Replaces the runtime activities (`callModel`) altogether, e.g. with a test double. */
   readonly runtime?: ActivityDependencies['runtime'];
+}
+
+function withDeltas(model: DurableAgentsPluginOptions['model']): DurableAgentsPluginOptions['model'] {
+  if (model?.deltas) return model;
+  const deltas = deltaPublisherFromEnv();
+  return deltas ? { ...model, deltas } : model;
 }
 
 /** Heartbeat throttle of workers serving agents (unless the worker options set one). */
@@ -89,7 +95,12 @@ export class DurableAgentsPlugin extends SimplePlugin {
     const openai = options.openai === undefined ? openAIFromEnv() : (options.openai ?? undefined);
     const runtime =
       options.runtime ??
-      createModelActivities({ ...options.model, ...(openai ? { openai } : {}), findAgent: (name) => agents.find((a) => a.name === name) });
+      createModelActivities({
+        // Token deltas: DURABLE_AGENTS_DELTAS_URL / _TOKEN unless `model.deltas` is given.
+        ...withDeltas(options.model),
+        ...(openai ? { openai } : {}),
+        findAgent: (name) => agents.find((a) => a.name === name),
+      });
     const activities = createActivities({ agents, tools: options.tools, runtime });
     super({ name: 'durable-agents', activities });
     this.agentActivities = activities;
