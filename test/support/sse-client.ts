@@ -3,6 +3,8 @@ export interface SseMessage {
   readonly event: string;
   readonly id?: string;
   readonly data: string;
+  /** When it arrived (ms since the epoch), for latency figures. */
+  readonly receivedAt: number;
 }
 
 /**
@@ -68,7 +70,7 @@ export class SseClient {
       else if (field === 'data') data.push(value);
     }
     if (data.length === 0 && id === undefined) return;
-    this.messages.push({ event, ...(id !== undefined ? { id } : {}), data: data.join('\n') });
+    this.messages.push({ event, ...(id !== undefined ? { id } : {}), data: data.join('\n'), receivedAt: Date.now() });
   }
 
   /** Waits until `predicate` holds for the messages so far; fails naming `what` if the stream ends first. */
