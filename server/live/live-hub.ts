@@ -38,6 +38,8 @@ export class LiveHub implements DeltaSink {
   private readonly feeds = new Map<string, RunFeed>();
   private readonly deltaStore: DeltaStore;
   private closed = false;
+  /** Connections to end on close (WebSockets outlive their feed's `end`). */
+  private readonly connections = new Set<() => void>();
   private readonly counters = { feedsStarted: 0, deltasReceived: 0, deltasStale: 0, deltasDroppedByPublishers: 0 };
 
   constructor(
@@ -104,9 +106,21 @@ export class LiveHub implements DeltaSink {
     return { feeds: this.feeds.size, subscribers, ...this.counters };
   }
 
-  /** Stops every feed (closing its subscribers' streams). */
+  /**
+   * Registers a connection to end when the hub closes; answers the function that unregisters it.
+   */
+  track(end: () => void): () => void {
+    this.connections.add(end);
+    return () => {
+      this.connections.delete(end);
+    };
+  }
+
+  /** Stops every feed (closing its subscribers' streams) and ends tracked connections. */
   async close(): Promise<void> {
     this.closed = true;
+    for (const end of [...this.connections]) end();
+    this.connections.clear();
     for (const feed of [...this.feeds.values()]) feed.stop();
     this.feeds.clear();
   }

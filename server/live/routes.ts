@@ -16,8 +16,20 @@ const eventsQuerySchema = z.object({
 
 const streamQuerySchema = z.object({ after: z.coerce.number().int().nonnegative().default(0) });
 
+/** Frames by item: a feed hands the same item to every subscriber, so it is rendered once. */
+const rendered = new WeakMap<FeedItem, SseFrame[]>();
+
 /** SSE frames of the events stream. */
 export function eventFrames(item: FeedItem): SseFrame[] {
+  let frames = rendered.get(item);
+  if (!frames) {
+    frames = renderEventFrames(item);
+    rendered.set(item, frames);
+  }
+  return frames;
+}
+
+function renderEventFrames(item: FeedItem): SseFrame[] {
   switch (item.type) {
     case 'event':
       return [{ id: String(item.event.seq), event: 'run-event', data: JSON.stringify(item.event) }];

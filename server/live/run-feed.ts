@@ -80,7 +80,7 @@ export class RunFeed {
   /** Hands a token delta to every subscriber. */
   delta(delta: TokenDelta): void {
     if (this.ended !== undefined) return;
-    for (const sub of this.subscribers) sub.push({ type: 'delta', delta });
+    this.broadcast({ type: 'delta', delta });
   }
 
   /** Stops following; subscribers still open are closed. */
@@ -99,6 +99,8 @@ export class RunFeed {
     if (event.seq <= this.lastSeq) return;
     this.lastSeq = event.seq;
     this.seen.set(event.seq, event.at);
+    // Bounded: a rewind behind the oldest seq kept resets subscribers from the first seq.
+    if (this.seen.size > 100_000) this.seen.delete(this.seen.keys().next().value as number);
     this.recent.push(event);
     if (this.recent.length > (this.options.recentEvents ?? 500)) this.recent.shift();
     this.options.onEvent?.(event);

@@ -1,5 +1,5 @@
 import type { Context } from 'hono';
-import { streamSSE, type SSEStreamingApi } from 'hono/streaming';
+import { streamSSE } from 'hono/streaming';
 import type { FeedItem } from './feed-item';
 import type { LiveHub } from './live-hub';
 import type { Subscription } from './subscription';
@@ -27,9 +27,14 @@ export interface StreamFeedOptions {
   readonly maxPending?: number;
 }
 
-async function write(stream: SSEStreamingApi, frame: SseFrame): Promise<void> {
-  if (frame.comment !== undefined) return stream.write(`: ${frame.comment}\n\n`).then(() => undefined);
-  return stream.writeSSE({ data: frame.data ?? '', ...(frame.event ? { event: frame.event } : {}), ...(frame.id !== undefined ? { id: frame.id } : {}) });
+/** The text of one frame on the wire. */
+export function formatFrame(frame: SseFrame): string {
+  if (frame.comment !== undefined) return `: ${frame.comment}\n\n`;
+  let text = '';
+  if (frame.id !== undefined) text += `id: ${frame.id}\n`;
+  if (frame.event) text += `event: ${frame.event}\n`;
+  for (const line of (frame.data ?? '').split(/\r?\n/)) text += `data: ${line}\n`;
+  return `${text}\n`;
 }
 
 /**
@@ -42,22 +47,35 @@ export function streamFeed(c: Context, hub: LiveHub, workflowId: string, afterSe
   c.header('Cache-Control', 'no-cache, no-transform');
   c.header('X-Accel-Buffering', 'no');
   return streamSSE(c, async (stream) => {
+    // Frames of one tick go out in one write: a burst of deltas to many subscribers stays cheap.
+    let buffer = '';
+    let buffered = 0;
+    /** Frames buffered or being written. */
     let pending = 0;
     let chain: Promise<void> = Promise.resolve();
     let finish: () => void = () => undefined;
     const done = new Promise<void>((resolve) => {
       finish = resolve;
     });
+    const flush = (): void => {
+      if (buffer === '') return;
+      const text = buffer;
+      const count = buffered;
+      buffer = '';
+      buffered = 0;
+      chain = chain
+        .then(() => (stream.aborted || stream.closed ? undefined : stream.write(text).then(() => undefined)))
+        .catch(() => undefined)
+        .finally(() => {
+          pending -= count;
+        });
+    };
     const enqueue = (frames: readonly SseFrame[]): void => {
-      for (const frame of frames) {
-        pending += 1;
-        chain = chain
-          .then(() => (stream.aborted || stream.closed ? undefined : write(stream, frame)))
-          .catch(() => undefined)
-          .finally(() => {
-            pending -= 1;
-          });
-      }
+      if (frames.length === 0) return;
+      if (buffer === '') setImmediate(flush);
+      for (const frame of frames) buffer += formatFrame(frame);
+      buffered += frames.length;
+      pending += frames.length;
     };
     enqueue(options.opening?.() ?? []);
     // Items may arrive while subscribing (kept events are sent at once).
@@ -81,6 +99,7 @@ export function streamFeed(c: Context, hub: LiveHub, workflowId: string, afterSe
     stream.onAbort(() => subscription?.close('closed'));
     await done;
     clearInterval(keepAlive);
+    flush();
     await chain;
   });
 }

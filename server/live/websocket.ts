@@ -40,8 +40,10 @@ export function runWebSocket(ctx: ServerContext, c: Context, workflowId: string,
     throw new ApiError('invalid_input', 'this endpoint is a WebSocket: send an upgrade request (ws://…/api/runs/:id/ws?access_token=…)');
   }
   let subscription: Subscription | undefined;
+  let untrack: (() => void) | undefined;
   return upgradeWebSocket(c, {
     onOpen: (_event, ws) => {
+      untrack = ctx.live.track(() => ws.close(1001, 'the server is shutting down'));
       subscription = ctx.live.subscribe(workflowId, afterSeq, (item) => {
         if (ws.readyState === 1) ws.send(JSON.stringify(outOf(item)));
       });
@@ -52,7 +54,10 @@ export function runWebSocket(ctx: ServerContext, c: Context, workflowId: string,
         if (ws.readyState === 1) ws.send(JSON.stringify(result));
       });
     },
-    onClose: () => subscription?.close('closed'),
+    onClose: () => {
+      untrack?.();
+      subscription?.close('closed');
+    },
     onError: () => subscription?.close('closed'),
   });
 }
