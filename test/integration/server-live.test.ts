@@ -169,7 +169,7 @@ describe('SSE events stream', () => {
     expect(seen.slice(seen.length - tail.events.length)).toEqual(tail.events);
   });
 
-  it('gives 5 concurrent subscribers the same sequence from one follower', async () => {
+  it('gives 6 concurrent subscribers the same sequence from one follower', async () => {
     const { workflowId } = await agents.start(watchlistRun([addAapl, finalStep()]));
     const started = server.live.stats().feedsStarted;
     const clients = Array.from({ length: 6 }, () => events(workflowId));
