@@ -3,7 +3,7 @@ import { SimplePlugin } from '@temporalio/plugin';
 import type { BundleOptions, InjectedSinks, ReplayWorkerOptions, WorkerOptions } from '@temporalio/worker';
 import type OpenAI from 'openai';
 import { createActivities, type ActivityDependencies, type ToolImplementation } from '../activities';
-import { createModelActivities, openAIFromEnv, type ModelActivityDependencies } from '../activities/model';
+import { createModelActivities, deltaPublisherFromEnv, openAIFromEnv, type ModelActivityDependencies } from '../activities/model';
 import type { AgentDefinition } from '../workflows/agent-registry';
 import { durableAgentsSinkName, type DurableAgentsSinks } from '../workflows/bundle-sinks';
 import { EncryptionCodec, encryptionKeysFromEnv, type EncryptionKeys } from './encryption';
@@ -19,7 +19,7 @@ export interface DurableAgentsPluginOptions {
    * (model calls fail with `model_config` when neither is set). `null` disables model calls.
    */
   readonly openai?: Pick<OpenAI, 'chat'> | null;
-  /** Further model-activity settings (transcript cache, heartbeat period). */
+  /** Further model-activity settings (transcript cache, heartbeat period, token deltas). */
   readonly model?: Omit<ModelActivityDependencies, 'openai' | 'findAgent'>;
   /** Replaces the runtime activities (`callModel`) altogether, e.g. with a test double. */
   readonly runtime?: ActivityDependencies['runtime'];
@@ -28,6 +28,12 @@ export interface DurableAgentsPluginOptions {
    * all decrypt. Default: from DURABLE_AGENTS_ENCRYPTION_KEYS(_FILE); `null` turns it off.
    */
   readonly encryption?: EncryptionKeys | null;
+}
+
+function withDeltas(model: DurableAgentsPluginOptions['model']): DurableAgentsPluginOptions['model'] {
+  if (model?.deltas) return model;
+  const deltas = deltaPublisherFromEnv();
+  return deltas ? { ...model, deltas } : model;
 }
 
 /** Heartbeat throttle of workers serving agents (unless the worker options set one). */
@@ -105,7 +111,12 @@ export class DurableAgentsPlugin extends SimplePlugin {
     const openai = options.openai === undefined ? openAIFromEnv() : (options.openai ?? undefined);
     const runtime =
       options.runtime ??
-      createModelActivities({ ...options.model, ...(openai ? { openai } : {}), findAgent: (name) => agents.find((a) => a.name === name) });
+      createModelActivities({
+        // Token deltas: DURABLE_AGENTS_DELTAS_URL / _TOKEN unless `model.deltas` is given.
+        ...withDeltas(options.model),
+        ...(openai ? { openai } : {}),
+        findAgent: (name) => agents.find((a) => a.name === name),
+      });
     const activities = createActivities({ agents, tools: options.tools, runtime });
     const keys = options.encryption === undefined ? encryptionKeysFromEnv() : (options.encryption ?? undefined);
     const codec = keys ? new EncryptionCodec(keys) : undefined;
