@@ -1,17 +1,18 @@
 /**
- * The main job: `npm run demo [-- --port N] [--http-port N] ["message"]`. Starts a local Temporal
+ * The main job: `npm run demo [-- --port N] [--http-port N] [--serve] ["message"]`. Starts a local Temporal
  * dev server (127.0.0.1, `--port` or 7233) — or, when TEMPORAL_ADDRESS is set, uses the server
  * there — runs the watchlist worker in this process, starts the HTTP API and dashboard on
  * 127.0.0.1 (`--http-port`, default any free port), starts a watchlist agent run, prints its
  * events live and its result. The API uses the tokens of DURABLE_AGENTS_TOKENS(_FILE) when set,
- * else local-dev mode (no token needed, loopback only). Needs no API key: the watchlist agent plans with deterministic rules.
+ * else local-dev mode (no token needed, loopback only); `--serve` keeps them up after the
+ * run until Ctrl-C. Needs no API key: the watchlist agent plans with deterministic rules.
  * With OPENAI_API_KEY or OPENAI_BASE_URL set, the demo runs `watchlist-llm` instead, planned by
  * that model endpoint (OPENAI_MODEL picks the model; default the agent's).
  */
 import { AgentClient, formatEvent } from 'durable-agents/client';
 import { devServerPort, startDevServer, withoutPortFlag, type DevServer } from 'durable-agents/testing';
 import { authFromEnv, authModeLine, startAgentServer, type AgentServer } from 'durable-agents/server';
-import { openAIFromEnv, temporalConfigFromEnv } from 'durable-agents/worker';
+import { openAIFromEnv, temporalConfigFromEnv, type DeltaSink } from 'durable-agents/worker';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { createWatchlistWorker } from './worker';
 
@@ -45,20 +46,30 @@ async function startApi(agents: AgentClient, port: number): Promise<AgentServer>
 async function main(): Promise<void> {
   // Worker lifecycle logs would drown the run's own events; keep warnings and errors.
   Runtime.install({ logger: new DefaultLogger('WARN') });
-  const { port: httpPort, rest: argv } = httpPortFlag(process.argv.slice(2));
+  const { port: httpPort, rest: args } = httpPortFlag(process.argv.slice(2));
+  // --serve: after the demo run, keep the API, dashboard and worker up until Ctrl-C.
+  const keepServing = args.includes('--serve');
+  const argv = args.filter((a) => a !== '--serve');
   const message = withoutPortFlag(argv).join(' ') || 'Add AAPL, MSFT and NVDA to my watchlist';
   const server = await localServer(argv);
   const env = temporalConfigFromEnv();
   const config = server ? { ...env, address: server.address, namespace: server.namespace } : env;
   console.log(server ? `Temporal dev server started by the demo at ${server.address}` : `using the Temporal server at ${config.address} (TEMPORAL_ADDRESS)`);
   const openai = openAIFromEnv();
-  const worker = await createWatchlistWorker(config, openai);
+  let deltaTarget: DeltaSink | undefined;
+  const worker = await createWatchlistWorker(config, openai, { publish: (delta) => deltaTarget?.publish(delta) });
   try {
     await worker.runUntil(async () => {
       const agents = await AgentClient.connect(config);
       const api = await startApi(agents, httpPort);
+      // Worker and server share this process: token deltas go straight to the server's live hub.
+      deltaTarget = api.live;
       try {
         await demoRun(agents, server, openai, message);
+        if (keepServing) {
+          console.log(`\nstill serving the API and dashboard at ${api.url}/ and the worker; Ctrl-C to stop`);
+          await new Promise<void>((resolve) => process.once('SIGINT', () => resolve()));
+        }
       } finally {
         await api.close();
       }
