@@ -100,7 +100,7 @@ export function historyEntries(events: readonly HistoryEvent[]): HistoryEntry[] 
       scheduled.set(String(event.eventId), type);
       if (type === 'callModel') push('model_call', 'model call');
       else {
-        const request = toolActivityInputSchema.shape.request.safeParse((firstPayload(activity.input) as { request?: unknown } | undefined)?.request);
+        const request = toolActivityInputSchema.unwrap().shape.request.safeParse((firstPayload(activity.input) as { request?: unknown } | undefined)?.request);
         push('tool_call', request.success ? `${request.data.name}(${request.data.toolCallId}) ${JSON.stringify(request.data.args)}` : toolName(type));
       }
     }

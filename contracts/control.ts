@@ -27,6 +27,7 @@ export type KillRequest = z.input<typeof killRequestSchema>;
 /** Payload of setBudget: new caps; omitted caps keep their value. */
 export const budgetChangeSchema = lazySchema(() =>
   runPolicySchema
+    .unwrap()
     .pick({ maxIterations: true, maxToolCalls: true, maxConsecutiveFailures: true, timeBudgetMs: true, maxTokens: true, maxModelCalls: true })
     .partial()
     .refine((change) => Object.keys(change).length > 0, 'name at least one budget to change'),

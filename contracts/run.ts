@@ -48,7 +48,7 @@ export const runInputSchema = lazySchema(() =>
     history: z.array(messageSchema).default([]),
     sessionId: z.string().optional(),
     sessionState: jsonObjectSchema.default({}),
-    policy: runPolicySchema.partial().optional(),
+    policy: runPolicySchema.unwrap().partial().optional(),
     labels: z.record(z.string(), z.string()).default({}),
     /** Breakpoints active from the first step: e.g. `[{ point: 'after_llm', once: true }]` to review the first plan. */
     breakpoints: z

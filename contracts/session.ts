@@ -41,7 +41,7 @@ export const sessionInputSchema = lazySchema(() =>
     sessionState: jsonObjectSchema.default({}),
     /** The conversation so far (user messages and final answers), newest last. */
     history: z.array(messageSchema).default([]),
-    policy: runPolicySchema.partial().optional(),
+    policy: runPolicySchema.unwrap().partial().optional(),
     confirmation: confirmationPolicySchema.optional(),
     labels: z.record(z.string(), z.string()).default({}),
     /** Messages kept in `history`; older ones are dropped (compaction). */

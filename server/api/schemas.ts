@@ -10,7 +10,7 @@ export const workflowIdSchema = z
   .regex(/^[^\s/?#]+$/, 'use no whitespace, "/", "?" or "#"');
 
 /** Body of POST /api/runs: a run input and, optionally, the run's workflow id. */
-export const startRunBodySchema = runInputSchema.omit({ continued: true }).extend({ workflowId: workflowIdSchema.optional() });
+export const startRunBodySchema = runInputSchema.unwrap().omit({ continued: true }).extend({ workflowId: workflowIdSchema.optional() });
 
 /** The ids of a run just started. */
 export const startedRunSchema = z.object({ workflowId: z.string(), runId: z.string() });
@@ -102,6 +102,7 @@ export const historyJsonSchema = z.looseObject({ events: z.array(z.unknown()) })
 
 /** Body of POST /api/sessions: the session's id and what every run of it starts from. */
 export const openSessionBodySchema = sessionInputSchema
+  .unwrap()
   .pick({ agent: true, sessionState: true, history: true, policy: true, confirmation: true, labels: true, maxHistoryMessages: true, runsPerExecution: true })
   .extend({ sessionId: z.string().min(1, 'must not be empty').max(200).regex(/^[^\s/?#]+$/, 'use no whitespace, "/", "?" or "#"') });
 
@@ -118,4 +119,4 @@ export const sessionSummarySchema = z.object({
 });
 
 /** One run of a session. */
-export const sessionRunRecordSchema = sessionReportSchema.shape.runs.element;
+export const sessionRunRecordSchema = sessionReportSchema.unwrap().shape.runs.element;

@@ -131,7 +131,7 @@ export const breakpointCommand = interventionCommand({
   name: 'breakpoint',
   summary: 'pause the run when it reaches a point (optionally for one tool only)',
   options: {
-    point: { type: 'string', value: 'POINT', description: `where: ${interventionPointSchema.options.join(', ')} (required)` },
+    point: { type: 'string', value: 'POINT', description: `where: ${interventionPointSchema.unwrap().options.join(', ')} (required)` },
     tool: { type: 'string', value: 'NAME', description: 'only for calls of this tool' },
     once: { type: 'boolean', description: 'clear the breakpoint once it has fired' },
     clear: { type: 'boolean', description: 'clear the breakpoint instead of setting it' },
@@ -140,7 +140,7 @@ export const breakpointCommand = interventionCommand({
   build: (args) => {
     const pointText = args.requiredString('point');
     const point = interventionPointSchema.safeParse(pointText);
-    if (!point.success) throw new UsageError(`--point: '${pointText}' is not a point; use one of ${interventionPointSchema.options.join(', ')}`);
+    if (!point.success) throw new UsageError(`--point: '${pointText}' is not a point; use one of ${interventionPointSchema.unwrap().options.join(', ')}`);
     const tool = args.string('tool');
     const toolPart = tool !== undefined ? { tool } : {};
     if (args.flag('clear')) {

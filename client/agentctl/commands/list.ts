@@ -18,7 +18,7 @@ export const listCommand: Command = {
   positionals: [],
   options: {
     agent: { type: 'string', value: 'NAME', description: 'only runs of this agent' },
-    status: { type: 'string', value: 'STATUS', description: `only runs in this status: ${runStatusSchema.options.join(', ')}` },
+    status: { type: 'string', value: 'STATUS', description: `only runs in this status: ${runStatusSchema.unwrap().options.join(', ')}` },
     limit: { type: 'string', value: 'N', description: 'at most N runs (default 50)' },
   },
   examples: ['list --agent watchlist --status paused'],
@@ -27,7 +27,7 @@ export const listCommand: Command = {
     let status: RunStatus | undefined;
     if (statusText !== undefined) {
       const parsed = runStatusSchema.safeParse(statusText);
-      if (!parsed.success) throw new UsageError(`--status: '${statusText}' is not a run status; use one of ${runStatusSchema.options.join(', ')}`);
+      if (!parsed.success) throw new UsageError(`--status: '${statusText}' is not a run status; use one of ${runStatusSchema.unwrap().options.join(', ')}`);
       status = parsed.data;
     }
     const agent = args.string('agent');

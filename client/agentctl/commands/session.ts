@@ -80,7 +80,7 @@ function prepareSession(args: ParsedArgs, sub: Subcommand): Action {
     case 'open': {
       const agent = args.requiredString('agent');
       const sessionState = args.json('session-state', jsonObjectSchema);
-      const policy = args.json('policy', runPolicySchema.partial().strict());
+      const policy = args.json('policy', runPolicySchema.unwrap().partial().strict());
       return async (ctx) => {
         // Opening an open session is a no-op; it fails when that session has another agent.
         const workflowId = await openSessionFor(ctx.agents, sessionId, { agent, ...(sessionState ? { sessionState } : {}), ...(policy ? { policy } : {}) });

@@ -55,7 +55,7 @@ export const startCommand: Command = {
     const script = args.string('script');
     const plannerOptions = script !== undefined ? readScript(script) : args.json('planner-options', jsonValueSchema);
     const sessionState = args.json('session-state', jsonObjectSchema);
-    const policy = args.json('policy', runPolicySchema.partial().strict());
+    const policy = args.json('policy', runPolicySchema.unwrap().partial().strict());
     const input: RunInput = {
       agent: args.requiredString('agent'),
       messages,
