@@ -1,0 +1,73 @@
+import { useEffect, useState } from 'preact/hooks';
+import { runPath } from '../api';
+import { BudgetPanel } from '../components/budget-panel';
+import { CheckpointsPanel } from '../components/checkpoints-panel';
+import { ErrorBox } from '../components/error-box';
+import { PendingPanel } from '../components/pending-panel';
+import { RunControls } from '../components/run-controls';
+import { StatusBadge, WaitingBadge } from '../components/status-badge';
+import { Timeline } from '../components/timeline';
+import { useRunEvents } from '../live-events';
+import type { PendingInputs, RunStatusReport } from '../types';
+import { useApi } from '../use-api';
+
+const refreshMs = 5000;
+
+/**
+ * One run: its live timeline (SSE), what it waits on from humans, its controls, budget and
+ * checkpoints. Status and pending inputs are read again whenever an event arrives.
+ */
+export function RunPage({ workflowId, role }: { workflowId: string; role: string }) {
+  const live = useRunEvents(workflowId);
+  const status = useApi<RunStatusReport>(runPath(workflowId), live.ended ? undefined : refreshMs);
+  const pending = useApi<PendingInputs>(runPath(workflowId, '/pending'), live.ended ? undefined : refreshMs);
+  const [version, setVersion] = useState(0);
+  const lastSeq = live.events.at(-1)?.seq ?? 0;
+  const canOperate = role === 'operator' || role === 'admin';
+
+  const refresh = () => {
+    status.reload();
+    pending.reload();
+  };
+  // Every new event (and the end of the feed) may change the status and what the run waits on.
+  useEffect(refresh, [lastSeq, live.ended]);
+  useEffect(() => {
+    if (live.ended) setVersion((v) => v + 1);
+  }, [live.ended]);
+
+  const report = status.data;
+  const waiting = (pending.data?.approvals.length ?? 0) > 0 || !!pending.data?.await;
+  return (
+    <section class="run">
+      <p>
+        <a href="#/runs">← runs</a>
+      </p>
+      <h1>
+        {workflowId} {report && <StatusBadge status={report.status} />} {waiting && <WaitingBadge />}
+      </h1>
+      {report && (
+        <p class="meta" data-testid="run-meta">
+          agent <b>{report.agent}</b> · turn {report.turn} · {report.iteration} tool turn(s)
+          {report.pauseReason && report.status === 'paused' ? ` · paused: ${report.pauseReason}` : ''}
+        </p>
+      )}
+      <ErrorBox error={status.error} />
+      <RunControls workflowId={workflowId} status={report?.status} role={role} onChange={refresh} />
+      <PendingPanel workflowId={workflowId} pending={pending.data} onChange={refresh} />
+      <ErrorBox error={pending.error} />
+      <div class="columns">
+        <section class="panel events">
+          <h2>
+            Events <span class={`live live-${live.state}`}>{live.ended ? `ended: ${live.ended}` : live.state}</span>
+          </h2>
+          <ErrorBox error={live.error} />
+          <Timeline events={live.events} streaming={live.streaming} />
+        </section>
+        <aside>
+          <BudgetPanel workflowId={workflowId} cost={report?.cost} canChange={canOperate && !live.ended} onChange={refresh} />
+          <CheckpointsPanel workflowId={workflowId} isAdmin={role === 'admin'} version={version} />
+        </aside>
+      </div>
+    </section>
+  );
+}
