@@ -1,0 +1,136 @@
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { startAgentServer, type AgentServer } from '../../server';
+import { agentSuite } from '../support/agent-suite';
+import { launchTestBrowser, type TestBrowser } from '../support/browser';
+import { callStep, finalStep, scriptedInput } from '../support/scripts';
+
+/**
+ * The web dashboard in a real browser (Chromium through playwright-core) against a real
+ * server, worker and Temporal dev server: sign in with a token, watch a run's events arrive,
+ * approve a call, pause and resume, and see the runs list.
+ */
+const suite = agentSuite('dashboard');
+const adminToken = 'dashboard-admin-token-0123456789';
+const screenshots = join(__dirname, '../../artifacts/screenshots');
+
+let server: AgentServer;
+let browser: TestBrowser;
+let page: Page;
+
+beforeAll(async () => {
+  server = await startAgentServer({ agents: suite.agents, auth: { tokens: [{ name: 'alice', role: 'admin', token: adminToken }], localDev: false } });
+  browser = await launchTestBrowser();
+  page = browser.context.pages()[0] ?? (await browser.context.newPage());
+  await mkdir(screenshots, { recursive: true });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+/** A transfer above 100: the toolbox's `transfer` tool then needs a human to confirm it. */
+const transferRun = () => scriptedInput([callStep({ name: 'transfer', args: { to: 'acct-7', amount: 500 } }), finalStep('transferred')]);
+
+/** Waits until the run page's timeline shows an event of this type (it came over the live stream). */
+async function seeEvent(type: string): Promise<void> {
+  await page.locator(`[data-testid=timeline] [data-type=${type}]`).first().waitFor();
+}
+
+/** Waits until the run page's heading shows this status. */
+async function seeStatus(status: string): Promise<void> {
+  await page.locator(`h1 .status-${status}`).waitFor();
+}
+
+describe('the dashboard in a browser', () => {
+  it('asks for a token, refuses a wrong one with the API message, and signs in with a good one', async () => {
+    await page.goto(server.url);
+    await page.locator('form input[name=token]').waitFor();
+
+    await page.fill('input[name=token]', 'not-a-valid-token-at-all');
+    await page.click('button[type=submit]');
+    await expectText(page.locator('.login [role=alert]'), 'the bearer token is not valid');
+
+    await page.fill('input[name=token]', adminToken);
+    await page.click('button[type=submit]');
+    await expectText(page.locator('[data-testid=who]'), 'alice · admin');
+    expect(await page.locator('.banner').count()).toBe(0);
+    expect(await page.evaluate("sessionStorage.getItem('durable-agents.token')")).toBe(adminToken);
+  });
+
+  it('needs no token in local-dev mode and says so in a banner', async () => {
+    const localServer = await startAgentServer({ agents: suite.agents, auth: { tokens: [], localDev: true } });
+    const localPage = await browser.context.newPage();
+    try {
+      await localPage.goto(localServer.url);
+      await expectText(localPage.locator('.banner'), 'local-dev mode');
+      await expectText(localPage.locator('[data-testid=who]'), 'local-dev · admin');
+      expect(await localPage.locator('input[name=token]').count()).toBe(0);
+    } finally {
+      await localPage.close();
+      await localServer.close();
+    }
+  });
+
+  it('shows a run waiting for approval live, approves it in the page and sees it complete', async () => {
+    const { workflowId } = await suite.agents.start(transferRun());
+    await page.goto(`${server.url}/#/runs/${encodeURIComponent(workflowId)}`);
+
+    await seeEvent('approval_requested');
+    const card = page.locator('[data-testid=pending] [data-tool-call=call_0_0]');
+    await expectText(card, 'transfer');
+    await expectText(card, '"amount": 500');
+    await card.locator('button', { hasText: 'Approve' }).click();
+
+    // Everything after the approval arrives over the live stream of the open page.
+    await seeEvent('approval_decided');
+    await seeEvent('final');
+    await seeStatus('completed');
+    await expectText(page.locator('[data-type=approval_decided]'), 'approve by alice');
+    await expectText(page.locator('[data-type=tool_call]'), 'ok');
+    expect(await page.locator('[data-testid=pending]').count()).toBe(0);
+    await page.screenshot({ path: join(screenshots, 'run-page.png'), fullPage: true });
+
+    const result = await suite.agents.result(workflowId);
+    expect(result).toMatchObject({ status: 'completed', final: { text: 'transferred' } });
+  });
+
+  it('pauses a run from the page and resumes it', async () => {
+    const { workflowId } = await suite.agents.start(scriptedInput([callStep({ name: 'sleep', args: { ms: 1500 } }), callStep({ name: 'echo', args: { text: 'after' } }), finalStep()]));
+    await page.goto(`${server.url}/#/runs/${encodeURIComponent(workflowId)}`);
+    await seeEvent('tool_call');
+    await page.locator('[data-testid=controls] button', { hasText: 'Pause' }).click();
+
+    await seeEvent('paused');
+    await seeStatus('paused');
+    expect((await suite.agents.status(workflowId)).status).toBe('paused');
+
+    await page.locator('[data-testid=controls] button', { hasText: 'Resume' }).click();
+    await seeEvent('resumed');
+    await seeStatus('completed');
+    expect((await suite.agents.result(workflowId)).status).toBe('completed');
+  });
+
+  it('lists the runs with the waiting-for-human badge on the one that waits', async () => {
+    const waiting = await suite.agents.start(transferRun());
+    await suite.agents.start(scriptedInput([finalStep('quick')]));
+    await page.goto(`${server.url}/#/runs`);
+
+    const row = page.locator(`tr[data-run="${waiting.workflowId}"]`);
+    await expectText(row, 'waiting for human');
+    await expectText(row, 'scripted');
+    expect(await page.locator('tr[data-run] .badge.waiting').count()).toBe(1);
+    await page.screenshot({ path: join(screenshots, 'runs-list.png'), fullPage: true });
+
+    await page.selectOption('select[name=status]', 'completed');
+    await row.waitFor({ state: 'detached' });
+    expect(await page.locator('tr[data-run] .status-completed').count()).toBeGreaterThanOrEqual(2);
+  });
+});
+
+/** Waits until the element contains the text (the page updates as the run goes on). */
+async function expectText(locator: ReturnType<Page['locator']>, text: string): Promise<void> {
+  await locator.filter({ hasText: text }).first().waitFor();
+}
