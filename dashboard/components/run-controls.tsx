@@ -1,6 +1,5 @@
 import { useState } from 'preact/hooks';
 import { api, runPath } from '../api';
-import type { RunStatusReport } from '../types';
 import { useAction } from '../use-api';
 import { ErrorBox } from './error-box';
 
@@ -10,7 +9,7 @@ const open = new Set(['running', 'pausing', 'paused', 'awaiting']);
  * Pause (waits for the run's next safe point), resume and kill. Each answers when the run has
  * done it; the page then reads the run again.
  */
-export function RunControls({ workflowId, status, role, onChange }: { workflowId: string; status?: RunStatusReport['status'] | undefined; role: string; onChange: () => void }) {
+export function RunControls({ workflowId, status, role, onChange }: { workflowId: string; status?: string | undefined; role: string; onChange: () => void }) {
   const action = useAction();
   const [reason, setReason] = useState('');
   const canOperate = role === 'operator' || role === 'admin';

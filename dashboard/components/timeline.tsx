@@ -1,6 +1,6 @@
 import type { Streaming } from '../timeline-state';
 import type { RunEvent } from '../types';
-import { formatTime } from './json-view';
+import { formatClock } from './json-view';
 
 type ToolResult = Extract<RunEvent, { type: 'tool_result' }>;
 
@@ -95,7 +95,7 @@ export function Timeline({ events, streaming }: { events: readonly RunEvent[]; s
         .map((e) => (
           <li key={e.seq} class={`event event-${e.type}`} data-seq={e.seq} data-type={e.type}>
             <span class="seq">#{e.seq}</span>
-            <span class="time">{formatTime(e.at)}</span>
+            <span class="time" title={e.at}>{formatClock(e.at)}</span>
             {e.type === 'tool_call' ? <ToolCall call={e} result={results.get(e.toolCallId)} /> : <span class="what">{describe(e)}</span>}
           </li>
         ))}

@@ -8,10 +8,19 @@ import { RunControls } from '../components/run-controls';
 import { StatusBadge, WaitingBadge } from '../components/status-badge';
 import { Timeline } from '../components/timeline';
 import { useRunEvents } from '../live-events';
-import type { PendingInputs, RunStatusReport } from '../types';
+import type { PendingInputs, RunEvent, RunStatusReport } from '../types';
 import { useApi } from '../use-api';
 
 const refreshMs = 5000;
+
+/** The status the newest `status_changed` event moved the run to. */
+function lastStatusChange(events: readonly RunEvent[]): string | undefined {
+  for (let i = events.length - 1; i >= 0; i--) {
+    const e = events[i];
+    if (e?.type === 'status_changed') return e.to;
+  }
+  return undefined;
+}
 
 /**
  * One run: its live timeline (SSE), what it waits on from humans, its controls, budget and
@@ -36,6 +45,9 @@ export function RunPage({ workflowId, role }: { workflowId: string; role: string
   }, [live.ended]);
 
   const report = status.data;
+  // The live feed knows a status change first; the report (polled) fills in before any event.
+  // Once the feed ended, the report read after the end is the last word.
+  const runStatus = live.ended ? (report?.status ?? live.ended) : (lastStatusChange(live.events) ?? report?.status);
   const waiting = (pending.data?.approvals.length ?? 0) > 0 || !!pending.data?.await;
   return (
     <section class="run">
@@ -43,16 +55,16 @@ export function RunPage({ workflowId, role }: { workflowId: string; role: string
         <a href="#/runs">← runs</a>
       </p>
       <h1>
-        {workflowId} {report && <StatusBadge status={report.status} />} {waiting && <WaitingBadge />}
+        {workflowId} {runStatus && <StatusBadge status={runStatus} />} {waiting && <WaitingBadge />}
       </h1>
       {report && (
         <p class="meta" data-testid="run-meta">
           agent <b>{report.agent}</b> · turn {report.turn} · {report.iteration} tool turn(s)
-          {report.pauseReason && report.status === 'paused' ? ` · paused: ${report.pauseReason}` : ''}
+          {report.pauseReason && runStatus === 'paused' ? ` · paused: ${report.pauseReason}` : ''}
         </p>
       )}
       <ErrorBox error={status.error} />
-      <RunControls workflowId={workflowId} status={report?.status} role={role} onChange={refresh} />
+      <RunControls workflowId={workflowId} status={runStatus} role={role} onChange={refresh} />
       <PendingPanel workflowId={workflowId} pending={pending.data} onChange={refresh} />
       <ErrorBox error={pending.error} />
       <div class="columns">

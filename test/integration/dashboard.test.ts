@@ -19,18 +19,6 @@ let server: AgentServer;
 let browser: TestBrowser;
 let page: Page;
 
-beforeAll(async () => {
-  server = await startAgentServer({ agents: suite.agents, auth: { tokens: [{ name: 'alice', role: 'admin', token: adminToken }], localDev: false } });
-  browser = await launchTestBrowser();
-  page = browser.context.pages()[0] ?? (await browser.context.newPage());
-  await mkdir(screenshots, { recursive: true });
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
-
 /** A transfer above 100: the toolbox's `transfer` tool then needs a human to confirm it. */
 const transferRun = () => scriptedInput([callStep({ name: 'transfer', args: { to: 'acct-7', amount: 500 } }), finalStep('transferred')]);
 
@@ -45,6 +33,20 @@ async function seeStatus(status: string): Promise<void> {
 }
 
 describe('the dashboard in a browser', () => {
+  // Inside the describe block: they run after the file's worker is up and before it stops,
+  // so no page is still reading from the server when the dev server goes away.
+  beforeAll(async () => {
+    server = await startAgentServer({ agents: suite.agents, auth: { tokens: [{ name: 'alice', role: 'admin', token: adminToken }], localDev: false } });
+    browser = await launchTestBrowser();
+    page = browser.context.pages()[0] ?? (await browser.context.newPage());
+    await mkdir(screenshots, { recursive: true });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
   it('asks for a token, refuses a wrong one with the API message, and signs in with a good one', async () => {
     await page.goto(server.url);
     await page.locator('form input[name=token]').waitFor();
@@ -82,6 +84,7 @@ describe('the dashboard in a browser', () => {
     const card = page.locator('[data-testid=pending] [data-tool-call=call_0_0]');
     await expectText(card, 'transfer');
     await expectText(card, '"amount": 500');
+    await page.screenshot({ path: join(screenshots, 'run-page-approval.png'), fullPage: true });
     await card.locator('button', { hasText: 'Approve' }).click();
 
     // Everything after the approval arrives over the live stream of the open page.
@@ -90,7 +93,7 @@ describe('the dashboard in a browser', () => {
     await seeStatus('completed');
     await expectText(page.locator('[data-type=approval_decided]'), 'approve by alice');
     await expectText(page.locator('[data-type=tool_call]'), 'ok');
-    expect(await page.locator('[data-testid=pending]').count()).toBe(0);
+    await page.locator('[data-testid=pending]').waitFor({ state: 'detached' });
     await page.screenshot({ path: join(screenshots, 'run-page.png'), fullPage: true });
 
     const result = await suite.agents.result(workflowId);
@@ -98,17 +101,25 @@ describe('the dashboard in a browser', () => {
   });
 
   it('pauses a run from the page and resumes it', async () => {
-    const { workflowId } = await suite.agents.start(scriptedInput([callStep({ name: 'sleep', args: { ms: 1500 } }), callStep({ name: 'echo', args: { text: 'after' } }), finalStep()]));
+    // The run waits for an approval, so the pause is asked for while it is still open, whatever
+    // the machine's speed; it takes effect at the next safe point, before the approved call runs.
+    const { workflowId } = await suite.agents.start(transferRun());
     await page.goto(`${server.url}/#/runs/${encodeURIComponent(workflowId)}`);
-    await seeEvent('tool_call');
+    await seeEvent('approval_requested');
     await page.locator('[data-testid=controls] button', { hasText: 'Pause' }).click();
+    await seeEvent('pause_requested');
+    await seeStatus('pausing');
+    await page.locator('[data-testid=pending] button', { hasText: 'Approve' }).click();
 
     await seeEvent('paused');
     await seeStatus('paused');
+    await expectText(page.locator('[data-type=paused]'), 'paused at before_tool');
     expect((await suite.agents.status(workflowId)).status).toBe('paused');
+    expect(await page.locator('[data-type=tool_call]').count()).toBe(0);
 
     await page.locator('[data-testid=controls] button', { hasText: 'Resume' }).click();
     await seeEvent('resumed');
+    await seeEvent('final');
     await seeStatus('completed');
     expect((await suite.agents.result(workflowId)).status).toBe('completed');
   });
@@ -124,9 +135,13 @@ describe('the dashboard in a browser', () => {
     expect(await page.locator('tr[data-run] .badge.waiting').count()).toBe(1);
     await page.screenshot({ path: join(screenshots, 'runs-list.png'), fullPage: true });
 
+    // Filtered by status: only completed runs are listed, so the waiting one is gone.
     await page.selectOption('select[name=status]', 'completed');
     await row.waitFor({ state: 'detached' });
-    expect(await page.locator('tr[data-run] .status-completed').count()).toBeGreaterThanOrEqual(2);
+    await page.locator('tr[data-run] .status-completed').first().waitFor();
+    const shown = await page.locator('tr[data-run] .badge[class*=status-]').allTextContents();
+    expect(shown.length).toBeGreaterThan(0);
+    expect(new Set(shown)).toEqual(new Set(['completed']));
   });
 });
 
