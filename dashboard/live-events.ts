@@ -53,13 +53,20 @@ export function useRunEvents(workflowId: string): LiveRun {
       source.close();
       update((prev) => ({ ...prev, streaming: [], state: 'closed', ended: end?.status ?? 'closed' }));
     });
-    source.onerror = () => {
+    source.addEventListener('error', (event) => {
+      // The server's own `event: error` (a feed cut off) carries a reason; the browser retries
+      // with Last-Event-ID.
+      if (event instanceof MessageEvent) {
+        const failure = parse<{ reason?: string }>(event);
+        update((prev) => ({ ...prev, state: 'reconnecting', error: failure?.reason ?? 'the live feed failed' }));
+        return;
+      }
       // CONNECTING: the browser retries by itself (with Last-Event-ID). CLOSED: it gave up,
       // e.g. the server answered an error status instead of a stream.
       if (source.readyState === EventSource.CLOSED) {
         update((prev) => (prev.ended ? prev : { ...prev, state: 'closed', error: 'the live event stream was refused or closed; reload the page to retry' }));
       } else update((prev) => ({ ...prev, state: 'reconnecting' }));
-    };
+    });
     return () => source.close();
   }, [workflowId]);
   return live;

@@ -50,14 +50,17 @@ export interface SessionSummary {
   readonly startTime: string;
 }
 
-/** A token delta of a model call in flight (SSE `event: delta`). */
+/**
+ * A token delta of a model call in flight (SSE `event: delta`): a fragment of the answer's text
+ * or of a tool call's arguments. `activityId` and `attempt` name the call.
+ */
 export interface TokenDelta {
-  readonly callId?: string;
-  readonly activityId?: string;
-  readonly turn: number;
+  readonly activityId: string;
+  readonly attempt: number;
+  readonly turn?: number;
+  readonly seq: number;
   readonly kind: 'text' | 'tool-args';
-  readonly text?: string;
-  readonly delta?: string;
+  readonly text: string;
   readonly toolCallId?: string;
-  readonly name?: string;
+  readonly toolName?: string;
 }

@@ -102,9 +102,9 @@ export function Timeline({ events, streaming }: { events: readonly RunEvent[]; s
       {streaming.map((s) => (
         <li key={s.key} class="event streaming" data-testid="streaming">
           <span class="seq">…</span>
-          <span class="time">turn {s.turn}</span>
+          <span class="time">{s.turn !== undefined ? `turn ${s.turn}` : 'model'}</span>
           <span class="what">
-            {s.kind === 'tool-args' ? 'tool arguments: ' : ''}
+            {s.kind === 'tool-args' ? `${s.toolName ?? 'tool'} arguments: ` : ''}
             {s.text}
             <span class="cursor">▍</span>
           </span>

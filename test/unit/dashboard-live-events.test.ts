@@ -1,4 +1,4 @@
-import { addDelta, mergeEvents, resetEvents } from '../../dashboard/timeline-state';
+import { addDelta, mergeEvents, resetEvents, settle } from '../../dashboard/timeline-state';
 import type { RunEvent } from '../../contracts';
 
 const note = (seq: number, text = `e${seq}`): RunEvent => ({ seq, at: '2026-01-01T00:00:00.000Z', type: 'pause_requested', reason: text });
@@ -17,15 +17,19 @@ describe('the dashboard timeline', () => {
     expect(resetEvents([note(1), note(2), note(3)], 2).map((e) => e.seq)).toEqual([1]);
   });
 
-  it('appends token deltas to the text of their model call', () => {
-    const streaming = [
-      { callId: 'a', turn: 1, kind: 'text' as const, text: 'Hel' },
-      { callId: 'b', turn: 1, kind: 'tool-args' as const, text: '{"x"' },
-      { callId: 'a', turn: 1, kind: 'text' as const, text: 'lo' },
-    ].reduce(addDelta, []);
+  it('appends token deltas to the text of their model call, and a retried call starts over', () => {
+    const delta = (activityId: string, attempt: number, text: string, kind: 'text' | 'tool-args' = 'text') => ({ activityId, attempt, seq: 0, turn: 1, kind, text, ...(kind === 'tool-args' ? { toolCallId: 'c1', toolName: 'echo' } : {}) });
+    const streaming = [delta('a', 1, 'Hel'), delta('b', 1, '{"x"', 'tool-args'), delta('a', 1, 'lo'), delta('c', 1, 'first try'), delta('c', 2, 'sec'), delta('c', 1, 'late'), delta('c', 2, 'ond')].reduce(addDelta, []);
     expect(streaming.map((s) => [s.key, s.text])).toEqual([
       ['a', 'Hello'],
-      ['b', '{"x"'],
+      ['b/c1', '{"x"'],
+      ['c', 'second'],
     ]);
+  });
+
+  it("stops showing a call's text once the plan of its turn is in the log", () => {
+    const streaming = [{ activityId: 'a', attempt: 1, seq: 0, turn: 1, kind: 'text' as const, text: 'x' }, { activityId: 'b', attempt: 1, seq: 0, turn: 2, kind: 'text' as const, text: 'y' }].reduce(addDelta, []);
+    const plan: RunEvent = { seq: 5, at: '2026-01-01T00:00:00.000Z', type: 'plan', turn: 1, decision: 'final' };
+    expect(settle(streaming, plan).map((s) => s.key)).toEqual(['b']);
   });
 });
