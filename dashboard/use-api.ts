@@ -39,8 +39,13 @@ export function useApi<T>(path: string | undefined, refreshMs?: number): Loaded<
     );
   }, [path]);
 
+  // A new path shows nothing of the old one; a new refresh period keeps what is shown.
   useEffect(() => {
     setData(undefined);
+    setError(undefined);
+  }, [path]);
+
+  useEffect(() => {
     reload();
     if (!refreshMs) return;
     const timer = setInterval(reload, refreshMs);
