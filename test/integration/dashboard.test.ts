@@ -5,6 +5,7 @@ import { startAgentServer, type AgentServer } from '../../server';
 import { agentSuite } from '../support/agent-suite';
 import { launchTestBrowser, type TestBrowser } from '../support/browser';
 import { callStep, finalStep, scriptedInput } from '../support/scripts';
+import { trackCalls, type TrackedAgents } from '../support/tracked-calls';
 
 /**
  * The web dashboard in a real browser (Chromium through playwright-core) against a real
@@ -18,6 +19,7 @@ const screenshots = join(__dirname, '../../artifacts/screenshots');
 let server: AgentServer;
 let browser: TestBrowser;
 let page: Page;
+let serverCalls: TrackedAgents;
 
 /** A transfer above 100: the toolbox's `transfer` tool then needs a human to confirm it. */
 const transferRun = () => scriptedInput([callStep({ name: 'transfer', args: { to: 'acct-7', amount: 500 } }), finalStep('transferred')]);
@@ -36,15 +38,20 @@ describe('the dashboard in a browser', () => {
   // Inside the describe block: they run after the file's worker is up and before it stops,
   // so no page is still reading from the server when the dev server goes away.
   beforeAll(async () => {
-    server = await startAgentServer({ agents: suite.agents, auth: { tokens: [{ name: 'alice', role: 'admin', token: adminToken }], localDev: false } });
+    serverCalls = trackCalls(suite.agents);
+    server = await startAgentServer({ agents: serverCalls.agents, auth: { tokens: [{ name: 'alice', role: 'admin', token: adminToken }], localDev: false } });
     browser = await launchTestBrowser();
     page = browser.context.pages()[0] ?? (await browser.context.newPage());
     await mkdir(screenshots, { recursive: true });
   });
 
   afterAll(async () => {
+    // The page stops polling, the server stops, and its calls to Temporal finish, all before
+    // the file's worker and dev server stop.
+    await page?.goto('about:blank');
     await browser?.close();
     await server?.close();
+    await serverCalls?.settled();
   });
 
   it('asks for a token, refuses a wrong one with the API message, and signs in with a good one', async () => {
@@ -63,7 +70,7 @@ describe('the dashboard in a browser', () => {
   });
 
   it('needs no token in local-dev mode and says so in a banner', async () => {
-    const localServer = await startAgentServer({ agents: suite.agents, auth: { tokens: [], localDev: true } });
+    const localServer = await startAgentServer({ agents: serverCalls.agents, auth: { tokens: [], localDev: true } });
     const localPage = await browser.context.newPage();
     try {
       await localPage.goto(localServer.url);
@@ -117,11 +124,41 @@ describe('the dashboard in a browser', () => {
     expect((await suite.agents.status(workflowId)).status).toBe('paused');
     expect(await page.locator('[data-type=tool_call]').count()).toBe(0);
 
+    // While it is paused, raise a cap from the budget form.
+    await page.selectOption('[data-testid=budget] select[name=cap]', 'maxIterations');
+    await page.fill('[data-testid=budget] input[name=cap-value]', '40');
+    await page.click('[data-testid=budget] button[type=submit]');
+    await seeEvent('budget_changed');
+    await expectText(page.locator('[data-testid=budget] tr', { hasText: 'iterations' }).first(), '/ 40');
+
     await page.locator('[data-testid=controls] button', { hasText: 'Resume' }).click();
     await seeEvent('resumed');
     await seeEvent('final');
     await seeStatus('completed');
     expect((await suite.agents.result(workflowId)).status).toBe('completed');
+  });
+
+  it("shows the API's message when it refuses an edit, and rejects the call with a reason", async () => {
+    const { workflowId } = await suite.agents.start(transferRun());
+    await page.goto(`${server.url}/#/runs/${encodeURIComponent(workflowId)}`);
+    const card = page.locator('[data-testid=pending] [data-tool-call=call_0_0]');
+    await card.locator('button', { hasText: 'Edit' }).click();
+    await card.locator('textarea[name=args]').fill('{"to": "acct-7", "amount": "lots"}');
+    await card.locator('button', { hasText: 'Run with these arguments' }).click();
+    await expectText(card.locator('[role=alert]'), 'amount');
+    expect((await suite.agents.pendingInputs(workflowId)).approvals).toHaveLength(1);
+
+    await card.locator('button', { hasText: 'Cancel' }).click();
+    await card.locator('input[name=reason]').fill('wrong account');
+    await card.locator('button', { hasText: 'Reject' }).click();
+    await seeEvent('final');
+    await expectText(page.locator('[data-type=approval_decided]'), 'reject by alice (wrong account)');
+    expect(await page.locator('[data-type=tool_call]').count()).toBe(0);
+  });
+
+  it('says so when a run does not exist', async () => {
+    await page.goto(`${server.url}/#/runs/no-such-run`);
+    await expectText(page.locator('[role=alert]').first(), 'no-such-run');
   });
 
   it('lists the runs with the waiting-for-human badge on the one that waits', async () => {
