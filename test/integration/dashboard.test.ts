@@ -161,6 +161,25 @@ describe('the dashboard in a browser', () => {
     await expectText(page.locator('[role=alert]').first(), 'no-such-run');
   });
 
+  it('shows a session with its runs and their answers, and sends the next message', async () => {
+    const sessionId = `dash-${Date.now()}`;
+    const say = (text: string) => ({ plannerOptions: { steps: [{ type: 'final', text }] } });
+    await suite.agents.openSession(sessionId, { agent: 'scripted' });
+    await suite.agents.sendMessage(sessionId, { content: 'hello', ...say('hi there') });
+    await page.goto(`${server.url}/#/sessions`);
+    await page.locator(`a[href="#/sessions/${sessionId}"]`).click();
+    await expectText(page.locator('.conversation li').first(), 'hi there');
+
+    // The form sends plain text: the scripted agent's next run then has no script and fails,
+    // which the session shows as that run's error.
+    await page.fill('input[name=message]', 'and again');
+    await page.click('form.inline button[type=submit]');
+    const second = page.locator('.conversation li').nth(1);
+    await expectText(second, 'failed');
+    await expectText(second.locator('.error'), 'invalid planner options for agent scripted');
+    expect(await page.locator('.conversation li').count()).toBe(2);
+  });
+
   it('lists the runs with the waiting-for-human badge on the one that waits', async () => {
     const waiting = await suite.agents.start(transferRun());
     await suite.agents.start(scriptedInput([finalStep('quick')]));
