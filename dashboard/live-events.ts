@@ -14,6 +14,8 @@ export interface LiveRun {
   /** The status the stream ended with, once the run closed. */
   readonly ended?: string;
   readonly state: 'connecting' | 'open' | 'reconnecting' | 'closed';
+  /** Rewinds seen on this feed (each `reset` replaced the log from some seq on). */
+  readonly resets: number;
   readonly error?: string;
 }
 
@@ -28,11 +30,14 @@ function parse<T>(message: MessageEvent): T | undefined {
 /**
  * Follows a run's live feed: SSE at /api/runs/:id/events. The browser's EventSource resumes
  * with Last-Event-ID after a dropped connection; `reset` drops events a rewind replaced;
- * `delta` streams the text of the model call in flight; `end` closes the feed.
+ * `delta` streams the text of the model call in flight; `end` closes the feed. Changing
+ * `generation` reconnects from the start.
  */
-export function useRunEvents(workflowId: string): LiveRun {
-  const [live, setLive] = useState<LiveRun>({ events: [], streaming: [], state: 'connecting' });
+export function useRunEvents(workflowId: string, generation = 0): LiveRun {
+  const [live, setLive] = useState<LiveRun>({ events: [], streaming: [], state: 'connecting', resets: 0 });
   useEffect(() => {
+    // A new generation (after a rewind of a run whose feed had ended) reads the log afresh.
+    setLive((prev) => ({ events: [], streaming: [], state: 'connecting', resets: prev.resets }));
     const source = new EventSource(withAccessToken(runPath(workflowId, '/events')));
     const update = (fn: (prev: LiveRun) => LiveRun) => setLive(fn);
     source.onopen = () => update((prev) => ({ ...prev, state: 'open', error: undefined }));
@@ -42,7 +47,7 @@ export function useRunEvents(workflowId: string): LiveRun {
     });
     source.addEventListener('reset', (message) => {
       const reset = parse<{ epoch: string; fromSeq: number }>(message);
-      if (reset) update((prev) => ({ ...prev, events: resetEvents(prev.events, reset.fromSeq), streaming: [] }));
+      if (reset) update((prev) => ({ ...prev, events: resetEvents(prev.events, reset.fromSeq), streaming: [], resets: prev.resets + 1 }));
     });
     source.addEventListener('delta', (message) => {
       const delta = parse<TokenDelta>(message);
@@ -68,6 +73,6 @@ export function useRunEvents(workflowId: string): LiveRun {
       } else update((prev) => ({ ...prev, state: 'reconnecting' }));
     });
     return () => source.close();
-  }, [workflowId]);
+  }, [workflowId, generation]);
   return live;
 }

@@ -6,14 +6,15 @@ import { ErrorBox } from './error-box';
 import { formatTime } from './json-view';
 
 /** Turn boundaries of the run (GET checkpoints) with rewind and fork (admin). */
-export function CheckpointsPanel({ workflowId, isAdmin, version }: { workflowId: string; isAdmin: boolean; version: number }) {
-  const list = useApi<{ checkpoints: Checkpoint[] }>(`${runPath(workflowId, '/checkpoints')}?v=${version}`);
+export function CheckpointsPanel({ workflowId, isAdmin, version, onRewound }: { workflowId: string; isAdmin: boolean; version: string; onRewound: () => void }) {
+  const list = useApi<{ checkpoints: Checkpoint[] }>(`${runPath(workflowId, '/checkpoints')}?v=${encodeURIComponent(version)}`);
   const action = useAction();
   const rewind = (turn: number) => {
     if (!confirm(`Rewind ${workflowId} to turn ${turn}? Turns after it run again.`)) return;
     void action.run(async () => {
       await api(runPath(workflowId, '/rewind'), { toTurn: turn });
       list.reload();
+      onRewound();
     });
   };
   const fork = (turn: number) =>

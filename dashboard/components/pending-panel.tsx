@@ -16,8 +16,9 @@ function parseJson(text: string, what: string): unknown {
 }
 
 /** One call waiting for confirmation: approve, reject with a reason, or run with edited arguments. */
-function ApprovalCard({ workflowId, approval, onDone }: { workflowId: string; approval: Approval; onDone: () => void }) {
+function ApprovalCard({ workflowId, approval, disabled, onDone }: { workflowId: string; approval: Approval; disabled: boolean; onDone: () => void }) {
   const action = useAction();
+  const busy = action.busy || disabled;
   const [reason, setReason] = useState('');
   const [editing, setEditing] = useState(false);
   const [args, setArgs] = useState(() => JSON.stringify(approval.args, null, 2));
@@ -40,7 +41,7 @@ function ApprovalCard({ workflowId, approval, onDone }: { workflowId: string; ap
       <div class="actions">
         {editing ? (
           <>
-            <button disabled={action.busy} onClick={() => decide(() => ({ decision: 'edit', toolCallId: id, args: parseJson(args, 'the arguments') as never }))}>
+            <button disabled={busy} onClick={() => decide(() => ({ decision: 'edit', toolCallId: id, args: parseJson(args, 'the arguments') as never }))}>
               Run with these arguments
             </button>
             <button class="secondary" onClick={() => setEditing(false)}>
@@ -49,14 +50,14 @@ function ApprovalCard({ workflowId, approval, onDone }: { workflowId: string; ap
           </>
         ) : (
           <>
-            <button disabled={action.busy} onClick={() => decide(() => ({ decision: 'approve', toolCallId: id }))}>
+            <button disabled={busy} onClick={() => decide(() => ({ decision: 'approve', toolCallId: id }))}>
               Approve
             </button>
             <button class="secondary" onClick={() => setEditing(true)}>
               Edit
             </button>
             <input name="reason" placeholder="reason (optional)" value={reason} onInput={(e) => setReason(e.currentTarget.value)} />
-            <button class="danger" disabled={action.busy} onClick={() => decide(() => ({ decision: 'reject', toolCallId: id, ...(reason.trim() ? { reason: reason.trim() } : {}) }))}>
+            <button class="danger" disabled={busy} onClick={() => decide(() => ({ decision: 'reject', toolCallId: id, ...(reason.trim() ? { reason: reason.trim() } : {}) }))}>
               Reject
             </button>
           </>
@@ -75,8 +76,9 @@ interface Question {
 }
 
 /** The answer form of one await item, by kind. */
-function AwaitCard({ workflowId, item, onDone }: { workflowId: string; item: AwaitItem; onDone: () => void }) {
+function AwaitCard({ workflowId, item, disabled, onDone }: { workflowId: string; item: AwaitItem; disabled: boolean; onDone: () => void }) {
   const action = useAction();
+  const busy = action.busy || disabled;
   const [text, setText] = useState('');
   const [choices, setChoices] = useState<Record<string, string[]>>({});
   const detail = item.item as { question?: string; title?: string; questions?: Question[]; calls?: { toolCallId: string; name: string; args: unknown }[] };
@@ -93,7 +95,7 @@ function AwaitCard({ workflowId, item, onDone }: { workflowId: string; item: Awa
         <>
           <p>{detail.question}</p>
           <textarea name="answer" rows={3} value={text} onInput={(e) => setText(e.currentTarget.value)} />
-          <button disabled={action.busy || !text.trim()} onClick={() => send(() => ({ kind: 'clarification', itemId: item.id, answer: text.trim() }))}>
+          <button disabled={busy || !text.trim()} onClick={() => send(() => ({ kind: 'clarification', itemId: item.id, answer: text.trim() }))}>
             Answer
           </button>
         </>
@@ -121,7 +123,7 @@ function AwaitCard({ workflowId, item, onDone }: { workflowId: string; item: Awa
               ))}
             </fieldset>
           ))}
-          <button disabled={action.busy} onClick={() => send(() => ({ kind: 'questions', itemId: item.id, answers: choices }))}>
+          <button disabled={busy} onClick={() => send(() => ({ kind: 'questions', itemId: item.id, answers: choices }))}>
             Answer
           </button>
         </>
@@ -130,7 +132,7 @@ function AwaitCard({ workflowId, item, onDone }: { workflowId: string; item: Awa
         <>
           <p>Results of {(detail.calls ?? []).map((c) => c.name).join(', ')} (JSON: toolCallId, result or error)</p>
           <textarea name="results" rows={6} value={results} onInput={(e) => setResults(e.currentTarget.value)} />
-          <button disabled={action.busy} onClick={() => send(() => ({ kind: 'external_tools', itemId: item.id, results: parseJson(results, 'the results') as never }))}>
+          <button disabled={busy} onClick={() => send(() => ({ kind: 'external_tools', itemId: item.id, results: parseJson(results, 'the results') as never }))}>
             Send results
           </button>
         </>
@@ -141,15 +143,16 @@ function AwaitCard({ workflowId, item, onDone }: { workflowId: string; item: Awa
 }
 
 /** What the run waits on from humans (GET /api/runs/:id/pending), with the forms to answer. */
-export function PendingPanel({ workflowId, pending, onChange }: { workflowId: string; pending?: PendingInputs | undefined; onChange: () => void }) {
+export function PendingPanel({ workflowId, pending, canAnswer, onChange }: { workflowId: string; pending?: PendingInputs | undefined; canAnswer: boolean; onChange: () => void }) {
   if (!pending || (pending.approvals.length === 0 && !pending.await)) return null;
   return (
     <section class="panel pending" data-testid="pending">
       <h2>Waiting for you</h2>
+      {!canAnswer && <p class="hint">Approvals and answers need the operator role.</p>}
       {pending.approvals.map((a) => (
-        <ApprovalCard key={a.toolCallId} workflowId={workflowId} approval={a} onDone={onChange} />
+        <ApprovalCard key={a.toolCallId} disabled={!canAnswer} workflowId={workflowId} approval={a} onDone={onChange} />
       ))}
-      {pending.await?.items.map((item) => <AwaitCard key={item.id} workflowId={workflowId} item={item} onDone={onChange} />)}
+      {pending.await?.items.map((item) => <AwaitCard key={item.id} disabled={!canAnswer} workflowId={workflowId} item={item} onDone={onChange} />)}
     </section>
   );
 }

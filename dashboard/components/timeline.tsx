@@ -84,12 +84,15 @@ function ToolCall({ call, result }: { call: Extract<RunEvent, { type: 'tool_call
   );
 }
 
-/** The run's events as they arrive, tool calls with their results, then the text streaming now. */
-export function Timeline({ events, streaming }: { events: readonly RunEvent[]; streaming: readonly Streaming[] }) {
+/**
+ * The run's events as they arrive, tool calls with their results, then the text streaming now.
+ * `resets`: how many rewinds replaced part of it (shown as an attribute, for tests and tools).
+ */
+export function Timeline({ events, streaming, resets }: { events: readonly RunEvent[]; streaming: readonly Streaming[]; resets: number }) {
   const results = new Map<string, ToolResult>();
   for (const e of events) if (e.type === 'tool_result') results.set(e.toolCallId, e);
   return (
-    <ol class="timeline" data-testid="timeline">
+    <ol class="timeline" data-testid="timeline" data-resets={resets}>
       {events
         .filter((e) => e.type !== 'tool_result')
         .map((e) => (

@@ -27,22 +27,22 @@ function lastStatusChange(events: readonly RunEvent[]): string | undefined {
  * checkpoints. Status and pending inputs are read again whenever an event arrives.
  */
 export function RunPage({ workflowId, role }: { workflowId: string; role: string }) {
-  const live = useRunEvents(workflowId);
+  // Bumped by a rewind: a run whose feed had ended goes on, so the page follows it again.
+  const [generation, setGeneration] = useState(0);
+  const live = useRunEvents(workflowId, generation);
   const status = useApi<RunStatusReport>(runPath(workflowId), live.ended ? undefined : refreshMs);
   const pending = useApi<PendingInputs>(runPath(workflowId, '/pending'), live.ended ? undefined : refreshMs);
-  const [version, setVersion] = useState(0);
   const lastSeq = live.events.at(-1)?.seq ?? 0;
+  // Checkpoints are read from the run's history: again when a turn is planned or the run ends.
+  const turnsPlanned = live.events.filter((e) => e.type === 'plan').length;
   const canOperate = role === 'operator' || role === 'admin';
 
   const refresh = () => {
     status.reload();
     pending.reload();
   };
-  // Every new event (and the end of the feed) may change the status and what the run waits on.
-  useEffect(refresh, [lastSeq, live.ended]);
-  useEffect(() => {
-    if (live.ended) setVersion((v) => v + 1);
-  }, [live.ended]);
+  // Every new event, the end of the feed and a rewind may change the status and what the run waits on.
+  useEffect(refresh, [lastSeq, live.ended, live.resets]);
 
   const report = status.data;
   // The live feed knows a status change first; the report (polled) fills in before any event.
@@ -65,7 +65,7 @@ export function RunPage({ workflowId, role }: { workflowId: string; role: string
       )}
       <ErrorBox error={status.error} />
       <RunControls workflowId={workflowId} status={runStatus} role={role} onChange={refresh} />
-      <PendingPanel workflowId={workflowId} pending={pending.data} onChange={refresh} />
+      <PendingPanel workflowId={workflowId} pending={pending.data} canAnswer={canOperate} onChange={refresh} />
       <ErrorBox error={pending.error} />
       <div class="columns">
         <section class="panel events">
@@ -73,11 +73,19 @@ export function RunPage({ workflowId, role }: { workflowId: string; role: string
             Events <span class={`live live-${live.state}`}>{live.ended ? `ended: ${live.ended}` : live.state}</span>
           </h2>
           <ErrorBox error={live.error} />
-          <Timeline events={live.events} streaming={live.streaming} />
+          <Timeline events={live.events} streaming={live.streaming} resets={live.resets} />
         </section>
         <aside>
           <BudgetPanel workflowId={workflowId} cost={report?.cost} canChange={canOperate && !live.ended} onChange={refresh} />
-          <CheckpointsPanel workflowId={workflowId} isAdmin={role === 'admin'} version={version} />
+          <CheckpointsPanel
+            workflowId={workflowId}
+            isAdmin={role === 'admin'}
+            version={`${generation}.${turnsPlanned}.${live.ended ?? ''}.${live.resets}`}
+            onRewound={() => {
+              if (live.ended) setGeneration((g) => g + 1);
+              refresh();
+            }}
+          />
         </aside>
       </div>
     </section>

@@ -156,6 +156,27 @@ describe('the dashboard in a browser', () => {
     expect(await page.locator('[data-type=tool_call]').count()).toBe(0);
   });
 
+  it('rewinds a waiting run from its checkpoints and follows the rewound run to the end', async () => {
+    const { workflowId } = await suite.agents.start(
+      scriptedInput([callStep({ name: 'echo', args: { text: 'first' } }), callStep({ name: 'transfer', args: { to: 'acct-9', amount: 900 } }), finalStep('rewound and done')]),
+    );
+    await page.goto(`${server.url}/#/runs/${encodeURIComponent(workflowId)}`);
+    await seeEvent('approval_requested');
+    const turnOne = page.locator('[data-testid=checkpoints] tr', { has: page.locator('td.num', { hasText: /^1$/ }) });
+    page.once('dialog', (dialog) => void dialog.accept());
+    await turnOne.locator('button', { hasText: 'Rewind' }).click();
+
+    // The live feed says where the log was replaced; the page drops those events and shows the new ones.
+    await page.locator('[data-testid=timeline][data-resets="1"]').waitFor();
+    await page.locator('[data-testid=pending] [data-tool-call=call_1_0] button', { hasText: 'Approve' }).click();
+    await seeEvent('final');
+    await seeStatus('completed');
+    expect((await suite.agents.result(workflowId)).final?.text).toBe('rewound and done');
+    const shown = await page.locator('[data-testid=timeline] [data-seq]').evaluateAll((items) => items.map((i) => [Number(i.getAttribute('data-seq')), i.getAttribute('data-type')]));
+    const { events } = await suite.agents.events(workflowId, 0, 1000);
+    expect(shown).toEqual(events.filter((e) => e.type !== 'tool_result').map((e) => [e.seq, e.type]));
+  });
+
   it('says so when a run does not exist', async () => {
     await page.goto(`${server.url}/#/runs/no-such-run`);
     await expectText(page.locator('[role=alert]').first(), 'no-such-run');
