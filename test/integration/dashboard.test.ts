@@ -14,6 +14,7 @@ import { trackCalls, type TrackedAgents } from '../support/tracked-calls';
  */
 const suite = agentSuite('dashboard');
 const adminToken = 'dashboard-admin-token-0123456789';
+const viewerToken = 'dashboard-viewer-token-0123456789';
 const screenshots = join(__dirname, '../../artifacts/screenshots');
 
 let server: AgentServer;
@@ -39,7 +40,7 @@ describe('the dashboard in a browser', () => {
   // so no page is still reading from the server when the dev server goes away.
   beforeAll(async () => {
     serverCalls = trackCalls(suite.agents);
-    server = await startAgentServer({ agents: serverCalls.agents, auth: { tokens: [{ name: 'alice', role: 'admin', token: adminToken }], localDev: false } });
+    server = await startAgentServer({ agents: serverCalls.agents, auth: { tokens: [{ name: 'alice', role: 'admin', token: adminToken }, { name: 'victor', role: 'viewer', token: viewerToken }], localDev: false } });
     browser = await launchTestBrowser();
     page = browser.context.pages()[0] ?? (await browser.context.newPage());
     await mkdir(screenshots, { recursive: true });
@@ -219,6 +220,25 @@ describe('the dashboard in a browser', () => {
     const shown = await page.locator('tr[data-run] .badge[class*=status-]').allTextContents();
     expect(shown.length).toBeGreaterThan(0);
     expect(new Set(shown)).toEqual(new Set(['completed']));
+  });
+
+  it('lets a viewer watch a waiting run but not act on it', async () => {
+    const { workflowId } = await suite.agents.start(transferRun());
+    // A new tab has no token yet (sessionStorage is per tab).
+    const viewerPage = await browser.context.newPage();
+    try {
+      await viewerPage.goto(`${server.url}/#/runs/${encodeURIComponent(workflowId)}`);
+      await viewerPage.fill('input[name=token]', viewerToken);
+      await viewerPage.click('button[type=submit]');
+      await expectText(viewerPage.locator('[data-testid=who]'), 'victor · viewer');
+      await expectText(viewerPage.locator('[data-testid=pending]'), 'Approvals and answers need the operator role');
+      expect(await viewerPage.locator('[data-testid=pending] button', { hasText: 'Approve' }).isDisabled()).toBe(true);
+      expect(await viewerPage.locator('[data-testid=controls] button', { hasText: 'Pause' }).isDisabled()).toBe(true);
+      expect(await viewerPage.locator('[data-testid=controls] button', { hasText: 'Kill' }).isDisabled()).toBe(true);
+    } finally {
+      await viewerPage.close();
+    }
+    await suite.agents.decide(workflowId, { decision: 'reject', toolCallId: 'call_0_0' });
   });
 });
 
