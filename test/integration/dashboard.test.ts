@@ -43,6 +43,9 @@ describe('the dashboard in a browser', () => {
     server = await startAgentServer({ agents: serverCalls.agents, auth: { tokens: [{ name: 'alice', role: 'admin', token: adminToken }, { name: 'victor', role: 'viewer', token: viewerToken }], localDev: false } });
     browser = await launchTestBrowser();
     page = browser.context.pages()[0] ?? (await browser.context.newPage());
+    // Waits for what the page shows are generous: an events query sent just as a run completes
+    // can go unanswered until Temporal's 30 s query deadline before the live feed reads again.
+    browser.context.setDefaultTimeout(60_000);
     await mkdir(screenshots, { recursive: true });
   });
 
