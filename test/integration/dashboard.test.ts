@@ -15,6 +15,7 @@ import { trackCalls, type TrackedAgents } from '../support/tracked-calls';
 const suite = agentSuite('dashboard');
 const adminToken = 'dashboard-admin-token-0123456789';
 const viewerToken = 'dashboard-viewer-token-0123456789';
+const publisherToken = 'dashboard-publisher-token-012345';
 const screenshots = join(__dirname, '../../artifacts/screenshots');
 
 let server: AgentServer;
@@ -40,7 +41,7 @@ describe('the dashboard in a browser', () => {
   // so no page is still reading from the server when the dev server goes away.
   beforeAll(async () => {
     serverCalls = trackCalls(suite.agents);
-    server = await startAgentServer({ agents: serverCalls.agents, auth: { tokens: [{ name: 'alice', role: 'admin', token: adminToken }, { name: 'victor', role: 'viewer', token: viewerToken }], localDev: false } });
+    server = await startAgentServer({ agents: serverCalls.agents, auth: { tokens: [{ name: 'alice', role: 'admin', token: adminToken }, { name: 'victor', role: 'viewer', token: viewerToken }, { name: 'worker', role: 'publisher', token: publisherToken }], localDev: false } });
     browser = await launchTestBrowser();
     page = browser.context.pages()[0] ?? (await browser.context.newPage());
     // Waits for what the page shows are generous: an events query sent just as a run completes
@@ -109,6 +110,28 @@ describe('the dashboard in a browser', () => {
 
     const result = await suite.agents.result(workflowId);
     expect(result).toMatchObject({ status: 'completed', final: { text: 'transferred' } });
+  });
+
+  it("streams a model call's text as its token deltas arrive, until the turn's plan lands", async () => {
+    const { workflowId } = await suite.agents.start(transferRun());
+    await page.goto(`${server.url}/#/runs/${encodeURIComponent(workflowId)}`);
+    await seeEvent('approval_requested');
+
+    // What a worker's delta publisher posts while the model plans turn 1.
+    const pieces = ['Checking ', 'the transfer', '…'];
+    const deltas = pieces.map((text, seq) => ({ workflowId, activityId: 'model-1', attempt: 1, turn: 1, seq, kind: 'text', text, at: Date.now() }));
+    const posted = await fetch(`${server.url}/api/deltas`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${publisherToken}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ deltas }),
+    });
+    expect(posted.status).toBe(204);
+    await expectText(page.locator('[data-testid=streaming]'), 'Checking the transfer…');
+
+    // The turn's plan is the call's answer: the preview gives way to the events.
+    await page.locator('[data-testid=pending] button', { hasText: 'Approve' }).click();
+    await seeEvent('final');
+    await page.locator('[data-testid=streaming]').waitFor({ state: 'detached' });
   });
 
   it('pauses a run from the page and resumes it', async () => {
