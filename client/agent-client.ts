@@ -1,5 +1,5 @@
 import { Client, Connection, QueryNotRegisteredError, ServiceError, WorkflowExecutionAlreadyStartedError, WorkflowFailedError, WorkflowNotFoundError, WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
-import { ApplicationFailure } from '@temporalio/common';
+import { ApplicationFailure, type DataConverter } from '@temporalio/common';
 import {
   agentNameSearchAttribute,
   agentStatusSearchAttribute,
@@ -53,7 +53,9 @@ import {
   type RunStatusReport,
 } from '../contracts';
 import { connectionOptions, temporalConfigFromEnv, type TemporalConfig } from '../worker/config';
+import { dataConverterFromEnv } from '../worker/encryption';
 import { checkpointsOf, rewindRun, type Checkpoint, type CorrectionDelivery, type RewindOptions } from './checkpoints';
+import { fetchDecodedHistory } from './decoded-history';
 import { exportHistory } from './history';
 import { historyEntries, historySummary, type HistoryEntry, type HistoryStatus } from './history-view';
 
@@ -128,10 +130,14 @@ export class AgentClient {
     readonly searchAttributes = true,
   ) {}
 
-  /** Connects with a config (default: the TEMPORAL_* environment variables). */
-  static async connect(config: TemporalConfig = temporalConfigFromEnv()): Promise<AgentClient> {
+  /**
+   * Connects with a config (default: the TEMPORAL_* environment variables) and a data converter
+   * (default: the payload encryption of DURABLE_AGENTS_ENCRYPTION_KEYS, when set).
+   */
+  static async connect(config: TemporalConfig = temporalConfigFromEnv(), options: { dataConverter?: DataConverter } = {}): Promise<AgentClient> {
     const connection = await Connection.connect(connectionOptions(config));
-    return new AgentClient(new Client({ connection, namespace: config.namespace }), config.taskQueue);
+    const dataConverter = options.dataConverter ?? dataConverterFromEnv();
+    return new AgentClient(new Client({ connection, namespace: config.namespace, ...(dataConverter ? { dataConverter } : {}) }), config.taskQueue);
   }
 
   /**
@@ -271,7 +277,7 @@ export class AgentClient {
     const handle = this.handle(workflowId);
     return this.guard(workflowId, async () => {
       const description = await handle.describe();
-      const { events } = await this.handle(workflowId, description.runId).fetchHistory();
+      const { events } = await fetchDecodedHistory(this.client, workflowId, description.runId);
       const agent = description.typedSearchAttributes.get(agentNameSearchAttribute) ?? description.memo?.agent;
       const reported = description.typedSearchAttributes.get(agentStatusSearchAttribute);
       const workflowStatus = description.status.name;
@@ -293,7 +299,7 @@ export class AgentClient {
 
   /** The steps of the run's latest execution as its Temporal history records them. */
   async historyOf(workflowId: string): Promise<HistoryEntry[]> {
-    return this.guard(workflowId, async () => historyEntries((await this.handle(workflowId).fetchHistory()).events ?? []));
+    return this.guard(workflowId, async () => historyEntries((await fetchDecodedHistory(this.client, workflowId)).events ?? []));
   }
 
   /**
@@ -446,7 +452,7 @@ export class AgentClient {
 
   /** Turn boundaries of the run's latest execution, for rewinds. */
   async checkpoints(workflowId: string, runId?: string): Promise<Checkpoint[]> {
-    return this.guard(workflowId, async () => checkpointsOf((await this.handle(workflowId, runId).fetchHistory()).events ?? []));
+    return this.guard(workflowId, async () => checkpointsOf((await fetchDecodedHistory(this.client, workflowId, runId)).events ?? []));
   }
 
   /**

@@ -3,6 +3,7 @@ import type { Client } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import Long from 'long';
+import { fetchDecodedHistory } from './decoded-history';
 import { interveneUpdate, interventionSchema, describeIssues, type Intervention } from '../contracts';
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
@@ -157,7 +158,7 @@ export async function rewindRun(
   const corrections = correctionsAfterBoundary(options.with);
   const description = await client.workflow.getHandle(workflowId, options.runId).describe();
   const runId = description.runId;
-  const history = await client.workflow.getHandle(workflowId, runId).fetchHistory();
+  const history = await fetchDecodedHistory(client, workflowId, runId);
   const checkpoint = checkpointAt(history.events ?? [], workflowId, options.toTurn);
   const open = description.status.name === 'RUNNING';
   if (!open) {

@@ -12,6 +12,10 @@ export { AgentClient, AgentClientError, type AgentClientErrorType, type StartOpt
 export { historyEntries, formatHistoryEntry, type HistoryEntry, type HistoryStatus } from './history-view';
 export { checkpointsOf, rewindRun, CheckpointError, type Checkpoint, type RewindOptions, type CorrectionDelivery } from './checkpoints';
 export { exportHistory } from './history';
+export { listRuns, listSessions, type RunListEntry, type SessionListEntry, type ListPage, type ListOptions } from './run-list';
+export { openSessionFor } from './session-open';
 export { formatEvent } from './format';
-export { temporalConfigFromEnv, connectionOptions, defaultTaskQueue, type TemporalConfig } from '../worker/config';
+export { temporalConfigFromEnv, connectionOptions, defaultTaskQueue, type TemporalConfig, type TemporalTlsConfig } from '../worker/config';
+export { EncryptionCodec, encryptionKeysFromEnv, dataConverterFromEnv, type EncryptionKey, type EncryptionKeys } from '../worker/encryption';
+export { fetchDecodedHistory, decodeHistoryPayloads } from './decoded-history';
 export * from '../contracts';

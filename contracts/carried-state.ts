@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { lazySchema } from './lazy';
 import { interventionSchema } from './control';
 import { runEventSchema } from './events';
 import { jsonObjectSchema } from './json';
@@ -16,50 +17,52 @@ export const carriedRunStateVersion = 1;
  * boundary: the conversation, budgets used, control and session state, and the tail of the
  * event log, so clients see one run with one gap-free event sequence.
  */
-export const carriedRunStateSchema = z.object({
-  schemaVersion: z.literal(carriedRunStateVersion),
-  policy: runPolicySchema,
-  messages: z.array(messageSchema),
-  toolOutputs: z.array(toolOutputSchema),
-  plannerState: jsonObjectSchema,
-  sessionState: jsonObjectSchema,
-  usage: z.object({
-    iterations: z.number().int().nonnegative(),
-    toolCalls: z.number().int().nonnegative(),
-    consecutiveFailures: z.number().int().nonnegative(),
-    tokens: z.number().nonnegative(),
-    modelCalls: z.number().int().nonnegative(),
-    tokensUnknownCalls: z.number().int().nonnegative().optional(),
+export const carriedRunStateSchema = lazySchema(() =>
+  z.object({
+    schemaVersion: z.literal(carriedRunStateVersion),
+    policy: runPolicySchema,
+    messages: z.array(messageSchema),
+    toolOutputs: z.array(toolOutputSchema),
+    plannerState: jsonObjectSchema,
+    sessionState: jsonObjectSchema,
+    usage: z.object({
+      iterations: z.number().int().nonnegative(),
+      toolCalls: z.number().int().nonnegative(),
+      consecutiveFailures: z.number().int().nonnegative(),
+      tokens: z.number().nonnegative(),
+      modelCalls: z.number().int().nonnegative(),
+      tokensUnknownCalls: z.number().int().nonnegative().optional(),
+    }),
+    finalizeReason: finalizeReasonSchema.optional(),
+    pendingTermination: terminationSchema.optional(),
+    turn: z.number().int().nonnegative(),
+    /** When the first execution of the run started (ISO). */
+    startedAt: z.string(),
+    /** Time spent paused or waiting for humans so far. */
+    idleMs: z.number().nonnegative(),
+    instructionsOverride: z.string().optional(),
+    control: z.object({
+      pauseReason: z.string().optional(),
+      breakpoints: z.array(z.object({ point: interventionPointSchema, tool: z.string().optional(), once: z.boolean() })),
+      blockedTools: z.array(z.object({ name: z.string(), reason: z.string() })),
+      queued: z.array(z.object({ id: z.number().int().positive(), intervention: interventionSchema })),
+      nextInterventionId: z.number().int().positive(),
+    }),
+    alwaysApproved: z.array(z.string()),
+    /** The newest events; seqs continue from the last one. */
+    events: z.array(runEventSchema),
+    nextSeq: z.number().int().positive(),
+    /** How many times the run has continued as new. */
+    generation: z.number().int().positive(),
+    /**
+     * How many times the transcript was compacted (oldest messages dropped to bound the carried
+     * state). Planners that count messages they already sent start over when it changes.
+     */
+    transcriptEpoch: z.number().int().nonnegative().default(0),
+    /** The run's log epoch (see eventPageSchema.epoch); absent in states written before 0.3.0. */
+    logEpoch: z.string().optional(),
   }),
-  finalizeReason: finalizeReasonSchema.optional(),
-  pendingTermination: terminationSchema.optional(),
-  turn: z.number().int().nonnegative(),
-  /** When the first execution of the run started (ISO). */
-  startedAt: z.string(),
-  /** Time spent paused or waiting for humans so far. */
-  idleMs: z.number().nonnegative(),
-  instructionsOverride: z.string().optional(),
-  control: z.object({
-    pauseReason: z.string().optional(),
-    breakpoints: z.array(z.object({ point: interventionPointSchema, tool: z.string().optional(), once: z.boolean() })),
-    blockedTools: z.array(z.object({ name: z.string(), reason: z.string() })),
-    queued: z.array(z.object({ id: z.number().int().positive(), intervention: interventionSchema })),
-    nextInterventionId: z.number().int().positive(),
-  }),
-  alwaysApproved: z.array(z.string()),
-  /** The newest events; seqs continue from the last one. */
-  events: z.array(runEventSchema),
-  nextSeq: z.number().int().positive(),
-  /** How many times the run has continued as new. */
-  generation: z.number().int().positive(),
-  /**
-   * How many times the transcript was compacted (oldest messages dropped to bound the carried
-   * state). Planners that count messages they already sent start over when it changes.
-   */
-  transcriptEpoch: z.number().int().nonnegative().default(0),
-  /** The run's log epoch (see eventPageSchema.epoch); absent in states written before 0.3.0. */
-  logEpoch: z.string().optional(),
-});
+);
 export type CarriedRunState = z.infer<typeof carriedRunStateSchema>;
 
 /**

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { lazySchema } from './lazy';
 import { inputIdSchema, inputJsonValueSchema } from './json';
 import { interventionPointSchema } from './points';
 import { runPolicySchema } from './run';
@@ -6,75 +7,87 @@ import { runPolicySchema } from './run';
 export { interventionPointSchema, type InterventionPoint } from './points';
 
 /** Payload of the pause signal / update. */
-export const pauseRequestSchema = z.object({
-  reason: z.string().max(2000).default('paused by operator'),
-  /** Update only: how long to wait for the safe point before answering with an error. */
-  timeoutMs: z.number().int().positive().max(3_600_000).default(30_000),
-});
+export const pauseRequestSchema = lazySchema(() =>
+  z.object({
+    reason: z.string().max(2000).default('paused by operator'),
+    /** Update only: how long to wait for the safe point before answering with an error. */
+    timeoutMs: z.number().int().positive().max(3_600_000).default(30_000),
+  }),
+);
 export type PauseRequest = z.input<typeof pauseRequestSchema>;
 
 /** Payload of the resume signal / update. */
-export const resumeRequestSchema = z.object({ reason: z.string().max(2000).optional() });
+export const resumeRequestSchema = lazySchema(() => z.object({ reason: z.string().max(2000).optional() }));
 export type ResumeRequest = z.input<typeof resumeRequestSchema>;
 
 /** Payload of the kill signal / update. */
-export const killRequestSchema = z.object({ reason: z.string().max(2000).default('killed by operator') });
+export const killRequestSchema = lazySchema(() => z.object({ reason: z.string().max(2000).default('killed by operator') }));
 export type KillRequest = z.input<typeof killRequestSchema>;
 
 /** Payload of setBudget: new caps; omitted caps keep their value. */
-export const budgetChangeSchema = runPolicySchema
-  .pick({ maxIterations: true, maxToolCalls: true, maxConsecutiveFailures: true, timeBudgetMs: true, maxTokens: true, maxModelCalls: true })
-  .partial()
-  .refine((change) => Object.keys(change).length > 0, 'name at least one budget to change');
+export const budgetChangeSchema = lazySchema(() =>
+  runPolicySchema
+    .pick({ maxIterations: true, maxToolCalls: true, maxConsecutiveFailures: true, timeBudgetMs: true, maxTokens: true, maxModelCalls: true })
+    .partial()
+    .refine((change) => Object.keys(change).length > 0, 'name at least one budget to change'),
+);
 export type BudgetChange = z.input<typeof budgetChangeSchema>;
 
 /** One operator intervention. Modifications are queued and applied at the next matching safe point. */
-export const interventionSchema = z.discriminatedUnion('kind', [
-  /** Appended to the conversation before the next planner turn. */
-  z.object({ kind: z.literal('inject_message'), role: z.enum(['user', 'system']), content: z.string().min(1) }),
-  /** Replaces the agent's system instructions from the next planner turn on. */
-  z.object({ kind: z.literal('override_system_prompt'), content: z.string().min(1) }),
-  /**
-   * Replaces the arguments of a pending (planned, not yet dispatched) call; validated against the
-   * tool's schema. `upcoming`: the call is not planned yet and will be by the next planner turn
-   * (a rewind's correction); without it, a call that is not pending is refused.
-   */
-  z.object({ kind: z.literal('edit_call'), toolCallId: inputIdSchema, args: inputJsonValueSchema, upcoming: z.boolean().optional() }),
-  /** Closes a pending call without running it; the planner sees the reason. `upcoming` as for edit_call. */
-  z.object({ kind: z.literal('drop_call'), toolCallId: inputIdSchema, reason: z.string().default('dropped by operator'), upcoming: z.boolean().optional() }),
-  /** Refuses every later call of a tool until unblocked. */
-  z.object({ kind: z.literal('block_tool'), name: inputIdSchema, reason: z.string().default('blocked by operator') }),
-  z.object({ kind: z.literal('unblock_tool'), name: inputIdSchema }),
-  /** Pauses the run when the point is reached (optionally only for one tool). */
-  z.object({ kind: z.literal('set_breakpoint'), point: interventionPointSchema, tool: z.string().optional(), once: z.boolean().default(false) }),
-  z.object({ kind: z.literal('clear_breakpoint'), point: interventionPointSchema, tool: z.string().optional() }),
-]);
+export const interventionSchema = lazySchema(() =>
+  z.discriminatedUnion('kind', [
+    /** Appended to the conversation before the next planner turn. */
+    z.object({ kind: z.literal('inject_message'), role: z.enum(['user', 'system']), content: z.string().min(1) }),
+    /** Replaces the agent's system instructions from the next planner turn on. */
+    z.object({ kind: z.literal('override_system_prompt'), content: z.string().min(1) }),
+    /**
+     * Replaces the arguments of a pending (planned, not yet dispatched) call; validated against the
+     * tool's schema. `upcoming`: the call is not planned yet and will be by the next planner turn
+     * (a rewind's correction); without it, a call that is not pending is refused.
+     */
+    z.object({ kind: z.literal('edit_call'), toolCallId: inputIdSchema, args: inputJsonValueSchema, upcoming: z.boolean().optional() }),
+    /** Closes a pending call without running it; the planner sees the reason. `upcoming` as for edit_call. */
+    z.object({ kind: z.literal('drop_call'), toolCallId: inputIdSchema, reason: z.string().default('dropped by operator'), upcoming: z.boolean().optional() }),
+    /** Refuses every later call of a tool until unblocked. */
+    z.object({ kind: z.literal('block_tool'), name: inputIdSchema, reason: z.string().default('blocked by operator') }),
+    z.object({ kind: z.literal('unblock_tool'), name: inputIdSchema }),
+    /** Pauses the run when the point is reached (optionally only for one tool). */
+    z.object({ kind: z.literal('set_breakpoint'), point: interventionPointSchema, tool: z.string().optional(), once: z.boolean().default(false) }),
+    z.object({ kind: z.literal('clear_breakpoint'), point: interventionPointSchema, tool: z.string().optional() }),
+  ]),
+);
 export type Intervention = z.input<typeof interventionSchema>;
 export type ParsedIntervention = z.output<typeof interventionSchema>;
 
 /** What the pause update answers once the run is paused. */
-export const pauseResultSchema = z.object({
-  status: z.literal('paused'),
-  point: interventionPointSchema,
-  turn: z.number().int().nonnegative(),
-  /** History length when the run paused: the event id a rewind or a replay can refer to. */
-  historyLength: z.number().int().nonnegative(),
-});
+export const pauseResultSchema = lazySchema(() =>
+  z.object({
+    status: z.literal('paused'),
+    point: interventionPointSchema,
+    turn: z.number().int().nonnegative(),
+    /** History length when the run paused: the event id a rewind or a replay can refer to. */
+    historyLength: z.number().int().nonnegative(),
+  }),
+);
 export type PauseResult = z.infer<typeof pauseResultSchema>;
 
 /** What the intervene update answers. */
-export const interventionReceiptSchema = z.object({
-  id: z.number().int().positive(),
-  kind: z.string(),
-  /** `applied` for policy changes that act at once; `queued` for modifications waiting for their safe point. */
-  state: z.enum(['applied', 'queued']),
-});
+export const interventionReceiptSchema = lazySchema(() =>
+  z.object({
+    id: z.number().int().positive(),
+    kind: z.string(),
+    /** `applied` for policy changes that act at once; `queued` for modifications waiting for their safe point. */
+    state: z.enum(['applied', 'queued']),
+  }),
+);
 export type InterventionReceipt = z.infer<typeof interventionReceiptSchema>;
 
 /** Arguments of the events long-poll update. */
-export const waitForEventsRequestSchema = z.object({
-  afterSeq: z.number().int().nonnegative().default(0),
-  limit: z.number().int().positive().max(1000).default(200),
-  timeoutMs: z.number().int().positive().max(300_000).default(30_000),
-});
+export const waitForEventsRequestSchema = lazySchema(() =>
+  z.object({
+    afterSeq: z.number().int().nonnegative().default(0),
+    limit: z.number().int().positive().max(1000).default(200),
+    timeoutMs: z.number().int().positive().max(300_000).default(30_000),
+  }),
+);
 export type WaitForEventsRequest = z.input<typeof waitForEventsRequestSchema>;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { lazySchema } from './lazy';
 import { interventionPointSchema } from './points';
 import { jsonValueSchema } from './json';
 import { awaitItemSchema, finalResponseSchema, finalizeReasonSchema, plannerNoteSchema } from './plan';
@@ -13,80 +14,82 @@ const base = {
 };
 
 /** One entry of a run's event log. */
-export const runEventSchema = z.discriminatedUnion('type', [
-  z.object({ ...base, type: z.literal('run_started'), agent: z.string(), messageCount: z.number().int() }),
-  z.object({ ...base, type: z.literal('status_changed'), from: runStatusSchema, to: runStatusSchema }),
-  z.object({
-    ...base,
-    type: z.literal('plan'),
-    turn: z.number().int(),
-    decision: z.enum(['tool_calls', 'final', 'await']),
-    toolCalls: z.array(z.object({ toolCallId: z.string(), name: z.string() })).optional(),
-  }),
-  z.object({ ...base, type: z.literal('note'), turn: z.number().int(), note: plannerNoteSchema }),
-  z.object({
-    ...base,
-    type: z.literal('tool_call'),
-    turn: z.number().int(),
-    toolCallId: z.string(),
-    name: z.string(),
-    args: jsonValueSchema,
-  }),
-  z.object({
-    ...base,
-    type: z.literal('tool_result'),
-    turn: z.number().int(),
-    toolCallId: z.string(),
-    name: z.string(),
-    status: z.enum(['ok', 'error', 'cancelled']),
-    resultBytes: z.number().int(),
-    resultOmitted: z.boolean().optional(),
-    error: toolErrorSchema.optional(),
-    retryHint: retryHintSchema.optional(),
-    durationMs: z.number(),
-  }),
-  z.object({ ...base, type: z.literal('finalize_requested'), reason: finalizeReasonSchema, message: z.string() }),
-  z.object({ ...base, type: z.literal('final'), response: finalResponseSchema }),
-  z.object({ ...base, type: z.literal('run_failed'), errorType: z.string(), message: z.string() }),
-  z.object({ ...base, type: z.literal('signal_rejected'), signal: z.string(), reason: z.string() }),
-  z.object({ ...base, type: z.literal('pause_requested'), reason: z.string() }),
-  z.object({ ...base, type: z.literal('paused'), point: interventionPointSchema, turn: z.number().int(), reason: z.string() }),
-  z.object({ ...base, type: z.literal('resumed'), pausedMs: z.number().nonnegative(), reason: z.string().optional() }),
-  z.object({ ...base, type: z.literal('intervention_queued'), id: z.number().int(), kind: z.string() }),
-  z.object({
-    ...base,
-    type: z.literal('intervention_applied'),
-    /** Operator intervention id; absent for agent hooks. */
-    id: z.number().int().optional(),
-    source: z.enum(['operator', 'hook']),
-    kind: z.string(),
-    /** The safe point where it took effect; absent for changes that act at once (blocks, breakpoints). */
-    point: interventionPointSchema.optional(),
-    detail: z.string(),
-  }),
-  z.object({ ...base, type: z.literal('intervention_rejected'), id: z.number().int(), kind: z.string(), reason: z.string() }),
-  z.object({ ...base, type: z.literal('budget_changed'), change: z.record(z.string(), z.number()) }),
-  z.object({ ...base, type: z.literal('kill_requested'), reason: z.string(), source: z.enum(['operator', 'cancellation']) }),
-  z.object({ ...base, type: z.literal('run_terminated'), reason: z.string(), cancelledCalls: z.array(z.string()) }),
-  z.object({ ...base, type: z.literal('await_opened'), awaitId: z.string(), turn: z.number().int(), items: z.array(awaitItemSchema), deadline: z.string().optional() }),
-  z.object({ ...base, type: z.literal('await_answered'), awaitId: z.string(), itemId: z.string(), answer: jsonValueSchema }),
-  z.object({ ...base, type: z.literal('await_closed'), awaitId: z.string(), outcome: z.enum(['answered', 'timed_out', 'cancelled']) }),
-  z.object({ ...base, type: z.literal('approval_requested'), turn: z.number().int(), toolCallId: z.string(), name: z.string(), args: jsonValueSchema }),
-  z.object({
-    ...base,
-    type: z.literal('approval_decided'),
-    toolCallId: z.string(),
-    decision: z.enum(['approve', 'reject', 'edit', 'replace']),
-    by: z.string().optional(),
-    /** The call as proposed, recorded when a decision changed it. */
-    original: z.object({ name: z.string(), args: jsonValueSchema }).optional(),
-    /** The call as it will run (edit / replace). */
-    updated: z.object({ name: z.string(), args: jsonValueSchema }).optional(),
-    reason: z.string().optional(),
-    always: z.boolean().optional(),
-  }),
-  z.object({ ...base, type: z.literal('session_state_changed'), toolCallId: z.string(), changes: z.record(z.string(), jsonValueSchema.nullable()) }),
-]);
+export const runEventSchema = lazySchema(() =>
+  z.discriminatedUnion('type', [
+    z.object({ ...base, type: z.literal('run_started'), agent: z.string(), messageCount: z.number().int() }),
+    z.object({ ...base, type: z.literal('status_changed'), from: runStatusSchema, to: runStatusSchema }),
+    z.object({
+      ...base,
+      type: z.literal('plan'),
+      turn: z.number().int(),
+      decision: z.enum(['tool_calls', 'final', 'await']),
+      toolCalls: z.array(z.object({ toolCallId: z.string(), name: z.string() })).optional(),
+    }),
+    z.object({ ...base, type: z.literal('note'), turn: z.number().int(), note: plannerNoteSchema }),
+    z.object({
+      ...base,
+      type: z.literal('tool_call'),
+      turn: z.number().int(),
+      toolCallId: z.string(),
+      name: z.string(),
+      args: jsonValueSchema,
+    }),
+    z.object({
+      ...base,
+      type: z.literal('tool_result'),
+      turn: z.number().int(),
+      toolCallId: z.string(),
+      name: z.string(),
+      status: z.enum(['ok', 'error', 'cancelled']),
+      resultBytes: z.number().int(),
+      resultOmitted: z.boolean().optional(),
+      error: toolErrorSchema.optional(),
+      retryHint: retryHintSchema.optional(),
+      durationMs: z.number(),
+    }),
+    z.object({ ...base, type: z.literal('finalize_requested'), reason: finalizeReasonSchema, message: z.string() }),
+    z.object({ ...base, type: z.literal('final'), response: finalResponseSchema }),
+    z.object({ ...base, type: z.literal('run_failed'), errorType: z.string(), message: z.string() }),
+    z.object({ ...base, type: z.literal('signal_rejected'), signal: z.string(), reason: z.string() }),
+    z.object({ ...base, type: z.literal('pause_requested'), reason: z.string() }),
+    z.object({ ...base, type: z.literal('paused'), point: interventionPointSchema, turn: z.number().int(), reason: z.string() }),
+    z.object({ ...base, type: z.literal('resumed'), pausedMs: z.number().nonnegative(), reason: z.string().optional() }),
+    z.object({ ...base, type: z.literal('intervention_queued'), id: z.number().int(), kind: z.string() }),
+    z.object({
+      ...base,
+      type: z.literal('intervention_applied'),
+      /** Operator intervention id; absent for agent hooks. */
+      id: z.number().int().optional(),
+      source: z.enum(['operator', 'hook']),
+      kind: z.string(),
+      /** The safe point where it took effect; absent for changes that act at once (blocks, breakpoints). */
+      point: interventionPointSchema.optional(),
+      detail: z.string(),
+    }),
+    z.object({ ...base, type: z.literal('intervention_rejected'), id: z.number().int(), kind: z.string(), reason: z.string() }),
+    z.object({ ...base, type: z.literal('budget_changed'), change: z.record(z.string(), z.number()) }),
+    z.object({ ...base, type: z.literal('kill_requested'), reason: z.string(), source: z.enum(['operator', 'cancellation']) }),
+    z.object({ ...base, type: z.literal('run_terminated'), reason: z.string(), cancelledCalls: z.array(z.string()) }),
+    z.object({ ...base, type: z.literal('await_opened'), awaitId: z.string(), turn: z.number().int(), items: z.array(awaitItemSchema), deadline: z.string().optional() }),
+    z.object({ ...base, type: z.literal('await_answered'), awaitId: z.string(), itemId: z.string(), answer: jsonValueSchema }),
+    z.object({ ...base, type: z.literal('await_closed'), awaitId: z.string(), outcome: z.enum(['answered', 'timed_out', 'cancelled']) }),
+    z.object({ ...base, type: z.literal('approval_requested'), turn: z.number().int(), toolCallId: z.string(), name: z.string(), args: jsonValueSchema }),
+    z.object({
+      ...base,
+      type: z.literal('approval_decided'),
+      toolCallId: z.string(),
+      decision: z.enum(['approve', 'reject', 'edit', 'replace']),
+      by: z.string().optional(),
+      /** The call as proposed, recorded when a decision changed it. */
+      original: z.object({ name: z.string(), args: jsonValueSchema }).optional(),
+      /** The call as it will run (edit / replace). */
+      updated: z.object({ name: z.string(), args: jsonValueSchema }).optional(),
+      reason: z.string().optional(),
+      always: z.boolean().optional(),
+    }),
+    z.object({ ...base, type: z.literal('session_state_changed'), toolCallId: z.string(), changes: z.record(z.string(), jsonValueSchema.nullable()) }),
+  ]),
+);
 export type RunEvent = z.infer<typeof runEventSchema>;
 export type RunEventType = RunEvent['type'];
 
@@ -97,27 +100,31 @@ type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K>
 export type RunEventDraft = DistributiveOmit<RunEvent, 'seq' | 'at'>;
 
 /** A page of events returned by the events query. */
-export const eventPageSchema = z.object({
-  events: z.array(runEventSchema),
-  /** Pass as `afterSeq` to read the next page. */
-  nextAfterSeq: z.number().int().nonnegative(),
-  status: runStatusSchema,
-  /**
-   * Set when events after `afterSeq` but before this seq are gone: a long run that continued
-   * as new carries only the newest events. Readers that fell that far behind see the gap.
-   */
-  missingBefore: z.number().int().positive().optional(),
-  /**
-   * The run's log epoch: the same across continue-as-new, new after a rewind (a reset starts a
-   * new run whose events after the rewind point replace the old ones under the same seqs).
-   * A follower that sees it change must re-sync (AgentClient.follow does).
-   */
-  epoch: z.string().optional(),
-});
+export const eventPageSchema = lazySchema(() =>
+  z.object({
+    events: z.array(runEventSchema),
+    /** Pass as `afterSeq` to read the next page. */
+    nextAfterSeq: z.number().int().nonnegative(),
+    status: runStatusSchema,
+    /**
+     * Set when events after `afterSeq` but before this seq are gone: a long run that continued
+     * as new carries only the newest events. Readers that fell that far behind see the gap.
+     */
+    missingBefore: z.number().int().positive().optional(),
+    /**
+     * The run's log epoch: the same across continue-as-new, new after a rewind (a reset starts a
+     * new run whose events after the rewind point replace the old ones under the same seqs).
+     * A follower that sees it change must re-sync (AgentClient.follow does).
+     */
+    epoch: z.string().optional(),
+  }),
+);
 export type EventPage = z.infer<typeof eventPageSchema>;
 
 /** Arguments of the events query. */
-export const eventsQueryArgsSchema = z.object({
-  afterSeq: z.number().int().nonnegative().default(0),
-  limit: z.number().int().positive().max(1000).default(200),
-});
+export const eventsQueryArgsSchema = lazySchema(() =>
+  z.object({
+    afterSeq: z.number().int().nonnegative().default(0),
+    limit: z.number().int().positive().max(1000).default(200),
+  }),
+);

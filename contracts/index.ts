@@ -142,3 +142,4 @@ export {
   type SessionRunRecord,
 } from './session';
 export { carriedRunStateSchema, carriedRunStateVersion, continuationInput, type CarriedRunState } from './carried-state';
+export { lazySchema } from './lazy';

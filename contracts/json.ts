@@ -1,23 +1,26 @@
 import { z } from 'zod';
+import { lazySchema } from './lazy';
 import { isWellFormedText } from './safe-text';
 
 /** A JSON value: the only kind of data allowed to cross a Temporal payload boundary. */
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 
 /** Schema for {@link JsonValue}; rejects undefined, functions, Maps, Dates and class instances. */
-export const jsonValueSchema: z.ZodType<JsonValue> = z.lazy(() =>
-  z.union([
-    z.string(),
-    z.number(),
-    z.boolean(),
-    z.null(),
-    z.array(jsonValueSchema),
-    z.record(z.string(), jsonValueSchema),
-  ]),
+export const jsonValueSchema: z.ZodType<JsonValue> = lazySchema(() =>
+  z.lazy(() =>
+    z.union([
+      z.string(),
+      z.number(),
+      z.boolean(),
+      z.null(),
+      z.array(jsonValueSchema),
+      z.record(z.string(), jsonValueSchema),
+    ]),
+  ),
 );
 
 /** A JSON object (string keys, JSON values). */
-export const jsonObjectSchema = z.record(z.string(), jsonValueSchema);
+export const jsonObjectSchema = lazySchema(() => z.record(z.string(), jsonValueSchema));
 export type JsonObject = z.infer<typeof jsonObjectSchema>;
 
 /**
@@ -69,18 +72,22 @@ export function jsonDepthExceeds(value: unknown, max: number): boolean {
  * most {@link maxInputJsonDepth} levels, checked before the recursive schema runs, so a hostile
  * value is refused instead of entering events that every reader then fails on.
  */
-export const inputJsonValueSchema: z.ZodType<JsonValue, unknown> = z
-  .unknown()
-  .superRefine((value, ctx) => {
-    if (jsonDepthExceeds(value, maxInputJsonDepth)) ctx.addIssue({ code: 'custom', message: `nested deeper than ${maxInputJsonDepth} levels` });
-  })
-  .pipe(jsonValueSchema);
+export const inputJsonValueSchema: z.ZodType<JsonValue, unknown> = lazySchema(() =>
+  z
+    .unknown()
+    .superRefine((value, ctx) => {
+      if (jsonDepthExceeds(value, maxInputJsonDepth)) ctx.addIssue({ code: 'custom', message: `nested deeper than ${maxInputJsonDepth} levels` });
+    })
+    .pipe(jsonValueSchema),
+);
 
 /** An id or name given from outside a run: non-empty, well-formed Unicode (no lone surrogates). */
-export const inputIdSchema = z
-  .string()
-  .min(1)
-  .refine((text) => isWellFormedText(text), { message: 'must be well-formed Unicode text (it has a lone surrogate)' });
+export const inputIdSchema = lazySchema(() =>
+  z
+    .string()
+    .min(1)
+    .refine((text) => isWellFormedText(text), { message: 'must be well-formed Unicode text (it has a lone surrogate)' }),
+);
 
 /**
  * Upper bound of a run's session state in JSON bytes. It travels with every tool call and

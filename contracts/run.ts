@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { lazySchema } from './lazy';
 import { jsonObjectSchema, jsonValueSchema } from './json';
 import { interventionPointSchema } from './points';
 import { confirmationPolicySchema } from './hitl';
@@ -6,22 +7,24 @@ import { inputMessageSchema, messageSchema } from './messages';
 import { finalResponseSchema, finalizeReasonSchema } from './plan';
 
 /** Caps and execution policy of a run. Every cap, when reached, triggers one Finalize turn. */
-export const runPolicySchema = z.object({
-  /** Planner turns that dispatched tool calls. */
-  maxIterations: z.number().int().positive(),
-  maxToolCalls: z.number().int().positive(),
-  maxConsecutiveFailures: z.number().int().positive(),
-  /** Wall-clock budget of the run, measured on the workflow clock. */
-  timeBudgetMs: z.number().int().positive(),
-  maxTokens: z.number().int().positive().optional(),
-  maxModelCalls: z.number().int().positive().optional(),
-  /** Run the calls of one plan concurrently (true) or one after another (false). */
-  parallelToolCalls: z.boolean(),
-  /** Tool results above this many JSON bytes are omitted from workflow payloads. */
-  toolResultByteBudget: z.number().int().positive(),
-  /** Continue as new at the next turn boundary once history has this many events (or Temporal suggests it). */
-  continueAsNewAfterEvents: z.number().int().positive(),
-});
+export const runPolicySchema = lazySchema(() =>
+  z.object({
+    /** Planner turns that dispatched tool calls. */
+    maxIterations: z.number().int().positive(),
+    maxToolCalls: z.number().int().positive(),
+    maxConsecutiveFailures: z.number().int().positive(),
+    /** Wall-clock budget of the run, measured on the workflow clock. */
+    timeBudgetMs: z.number().int().positive(),
+    maxTokens: z.number().int().positive().optional(),
+    maxModelCalls: z.number().int().positive().optional(),
+    /** Run the calls of one plan concurrently (true) or one after another (false). */
+    parallelToolCalls: z.boolean(),
+    /** Tool results above this many JSON bytes are omitted from workflow payloads. */
+    toolResultByteBudget: z.number().int().positive(),
+    /** Continue as new at the next turn boundary once history has this many events (or Temporal suggests it). */
+    continueAsNewAfterEvents: z.number().int().positive(),
+  }),
+);
 export type RunPolicy = z.infer<typeof runPolicySchema>;
 
 /** Defaults applied beneath agent and run overrides. */
@@ -36,99 +39,111 @@ export const defaultRunPolicy: RunPolicy = {
 };
 
 /** Input of the `agentRun` workflow. */
-export const runInputSchema = z.object({
-  /** Registered agent name. */
-  agent: z.string().min(1),
-  messages: z.array(inputMessageSchema).min(1, 'a run needs at least one message'),
-  /** Earlier conversation (e.g. the previous runs of a session), placed before `messages`. */
-  history: z.array(messageSchema).default([]),
-  sessionId: z.string().optional(),
-  sessionState: jsonObjectSchema.default({}),
-  policy: runPolicySchema.partial().optional(),
-  labels: z.record(z.string(), z.string()).default({}),
-  /** Breakpoints active from the first step: e.g. `[{ point: 'after_llm', once: true }]` to review the first plan. */
-  breakpoints: z
-    .array(z.object({ point: interventionPointSchema, tool: z.string().optional(), once: z.boolean().default(false) }))
-    .default([]),
-  /** Which tool calls wait for a human decision, besides tools flagged `requiresConfirmation`. */
-  confirmation: confirmationPolicySchema.optional(),
-  /** Agent-specific planner options (e.g. a script for the scripted planner), parsed by the agent. */
-  plannerOptions: jsonValueSchema.optional(),
-  /**
-   * Set by the run itself when it continues as new (see carriedRunStateSchema, checked when
-   * the run starts); callers leave it out.
-   */
-  continued: z.unknown().optional(),
-});
+export const runInputSchema = lazySchema(() =>
+  z.object({
+    /** Registered agent name. */
+    agent: z.string().min(1),
+    messages: z.array(inputMessageSchema).min(1, 'a run needs at least one message'),
+    /** Earlier conversation (e.g. the previous runs of a session), placed before `messages`. */
+    history: z.array(messageSchema).default([]),
+    sessionId: z.string().optional(),
+    sessionState: jsonObjectSchema.default({}),
+    policy: runPolicySchema.partial().optional(),
+    labels: z.record(z.string(), z.string()).default({}),
+    /** Breakpoints active from the first step: e.g. `[{ point: 'after_llm', once: true }]` to review the first plan. */
+    breakpoints: z
+      .array(z.object({ point: interventionPointSchema, tool: z.string().optional(), once: z.boolean().default(false) }))
+      .default([]),
+    /** Which tool calls wait for a human decision, besides tools flagged `requiresConfirmation`. */
+    confirmation: confirmationPolicySchema.optional(),
+    /** Agent-specific planner options (e.g. a script for the scripted planner), parsed by the agent. */
+    plannerOptions: jsonValueSchema.optional(),
+    /**
+     * Set by the run itself when it continues as new (see carriedRunStateSchema, checked when
+     * the run starts); callers leave it out.
+     */
+    continued: z.unknown().optional(),
+  }),
+);
 export type RunInput = z.input<typeof runInputSchema>;
 export type ParsedRunInput = z.output<typeof runInputSchema>;
 
 /** Lifecycle states of a run. */
-export const runStatusSchema = z.enum([
-  'running',
-  'pausing',
-  'paused',
-  'awaiting',
-  'completed',
-  'failed',
-  'terminated',
-]);
+export const runStatusSchema = lazySchema(() =>
+  z.enum([
+    'running',
+    'pausing',
+    'paused',
+    'awaiting',
+    'completed',
+    'failed',
+    'terminated',
+  ]),
+);
 export type RunStatus = z.infer<typeof runStatusSchema>;
 
 /** Used / max / remaining of one budget. `max` is absent when the budget is unlimited. */
-export const budgetLineSchema = z.object({
-  used: z.number().nonnegative(),
-  max: z.number().nonnegative().optional(),
-  remaining: z.number().optional(),
-  /** Tokens only: model calls whose usage the provider did not report; `used` leaves them out. */
-  unknownCalls: z.number().int().nonnegative().optional(),
-});
+export const budgetLineSchema = lazySchema(() =>
+  z.object({
+    used: z.number().nonnegative(),
+    max: z.number().nonnegative().optional(),
+    remaining: z.number().optional(),
+    /** Tokens only: model calls whose usage the provider did not report; `used` leaves them out. */
+    unknownCalls: z.number().int().nonnegative().optional(),
+  }),
+);
 export type BudgetLine = z.infer<typeof budgetLineSchema>;
 
 /** What a run has consumed against each budget. */
-export const costReportSchema = z.object({
-  iterations: budgetLineSchema,
-  toolCalls: budgetLineSchema,
-  consecutiveFailures: budgetLineSchema,
-  timeMs: budgetLineSchema,
-  tokens: budgetLineSchema,
-  modelCalls: budgetLineSchema,
-  elapsedMs: z.number().nonnegative(),
-});
+export const costReportSchema = lazySchema(() =>
+  z.object({
+    iterations: budgetLineSchema,
+    toolCalls: budgetLineSchema,
+    consecutiveFailures: budgetLineSchema,
+    timeMs: budgetLineSchema,
+    tokens: budgetLineSchema,
+    modelCalls: budgetLineSchema,
+    elapsedMs: z.number().nonnegative(),
+  }),
+);
 export type CostReport = z.infer<typeof costReportSchema>;
 
 /** Output of the `agentRun` workflow. */
-export const runResultSchema = z.object({
-  status: z.enum(['completed', 'terminated']),
-  final: finalResponseSchema.optional(),
-  finalizeReason: finalizeReasonSchema.optional(),
-  iterations: z.number().int().nonnegative(),
-  cost: costReportSchema,
-  sessionState: jsonObjectSchema,
-  /** seq of the last event; `events` queries after it return nothing. */
-  lastEventSeq: z.number().int().nonnegative(),
-});
+export const runResultSchema = lazySchema(() =>
+  z.object({
+    status: z.enum(['completed', 'terminated']),
+    final: finalResponseSchema.optional(),
+    finalizeReason: finalizeReasonSchema.optional(),
+    iterations: z.number().int().nonnegative(),
+    cost: costReportSchema,
+    sessionState: jsonObjectSchema,
+    /** seq of the last event; `events` queries after it return nothing. */
+    lastEventSeq: z.number().int().nonnegative(),
+  }),
+);
 export type RunResult = z.infer<typeof runResultSchema>;
 
 /** A snapshot of a run for status queries. */
-export const runStatusReportSchema = z.object({
-  status: runStatusSchema,
-  agent: z.string(),
-  /** Tool turns completed. */
-  iteration: z.number().int().nonnegative(),
-  turn: z.number().int().nonnegative(),
-  /** Calls of the current plan: `dispatched` false while they wait for their safe point. */
-  pendingCalls: z.array(z.object({ toolCallId: z.string(), name: z.string(), dispatched: z.boolean() })),
-  finalizeReason: finalizeReasonSchema.optional(),
-  pausedAt: z.object({ point: interventionPointSchema, turn: z.number().int() }).optional(),
-  pauseReason: z.string().optional(),
-  sessionState: jsonObjectSchema,
-  control: z.object({
-    blockedTools: z.array(z.string()),
-    breakpoints: z.array(z.object({ point: interventionPointSchema, tool: z.string().optional(), once: z.boolean() })),
-    queuedInterventions: z.array(z.object({ id: z.number().int(), kind: z.string() })),
+export const runStatusReportSchema = lazySchema(() =>
+  z.object({
+    status: runStatusSchema,
+    agent: z.string(),
+    /** Tool turns completed. */
+    iteration: z.number().int().nonnegative(),
+    turn: z.number().int().nonnegative(),
+    /** Calls of the current plan: `dispatched` false while they wait for their safe point. */
+    pendingCalls: z.array(z.object({ toolCallId: z.string(), name: z.string(), dispatched: z.boolean() })),
+    finalizeReason: finalizeReasonSchema.optional(),
+    pausedAt: z.object({ point: interventionPointSchema, turn: z.number().int() }).optional(),
+    pauseReason: z.string().optional(),
+    sessionState: jsonObjectSchema,
+    control: z.object({
+      blockedTools: z.array(z.string()),
+      breakpoints: z.array(z.object({ point: interventionPointSchema, tool: z.string().optional(), once: z.boolean() })),
+      queuedInterventions: z.array(z.object({ id: z.number().int(), kind: z.string() })),
+    }),
+    cost: costReportSchema,
+    lastEventSeq: z.number().int().nonnegative(),
   }),
-  cost: costReportSchema,
-  lastEventSeq: z.number().int().nonnegative(),
-});
+);
 export type RunStatusReport = z.infer<typeof runStatusReportSchema>;

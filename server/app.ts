@@ -3,6 +3,7 @@ import { cors } from 'hono/cors';
 import { z } from 'zod';
 import { runRoutes } from './api/runs';
 import { sessionRoutes } from './api/sessions';
+import { codecRoutes } from './codec';
 import type { ServerContext } from './context';
 import { mountDashboard } from './dashboard';
 import { ApiError, toApiError } from './errors';
@@ -41,7 +42,7 @@ export function apiRoutes(ctx: ServerContext): AnyRoute[] {
       handle: ({ principal }) => ({ name: principal.name, role: principal.role, localDev: ctx.auth.localDev }),
     }),
   ];
-  return [...meta, ...runRoutes(ctx), ...sessionRoutes(ctx), ...liveRoutes(ctx)];
+  return [...meta, ...runRoutes(ctx), ...sessionRoutes(ctx), ...liveRoutes(ctx), ...codecRoutes(ctx)];
 }
 
 /**
@@ -52,7 +53,7 @@ export function createAgentApp(ctx: ServerContext, options: AppOptions = {}): Ho
   const app = new Hono();
   if (options.corsOrigins && options.corsOrigins.length > 0) {
     const origins = [...options.corsOrigins];
-    app.use('*', cors({ origin: origins.includes('*') ? '*' : origins, allowHeaders: ['Authorization', 'Content-Type', 'Last-Event-ID'], exposeHeaders: ['Content-Type'] }));
+    app.use('*', cors({ origin: origins.includes('*') ? '*' : origins, allowHeaders: ['Authorization', 'Content-Type', 'Last-Event-ID', 'X-Namespace'], credentials: !origins.includes('*'), exposeHeaders: ['Content-Type'] }));
   }
   const routes = apiRoutes(ctx);
   app.get('/openapi.json', (c) => c.json(openApiDocument(routes, { title: 'durable-agents', version })));

@@ -1,6 +1,7 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowFailedError, WorkflowNotFoundError } from '@temporalio/client';
 import { AgentClientError } from '../client/agent-client';
 import { CheckpointError } from '../client/checkpoints';
+import { isServerUnavailable } from '../client/unavailable';
 
 /**
  * Error types of the HTTP API: a closed set, the same as agentctl's exit codes plus the HTTP
@@ -47,15 +48,6 @@ export class ApiError extends Error {
   }
 }
 
-/** gRPC UNAVAILABLE: the Temporal server cannot be reached. */
-const grpcUnavailable = 14;
-
-function isUnavailable(err: unknown): boolean {
-  if (!(err instanceof Error)) return false;
-  const code = (err as { code?: unknown }).code;
-  return code === grpcUnavailable || (err.cause instanceof Error && (err.cause as { code?: unknown }).code === grpcUnavailable);
-}
-
 /** The API error for anything a handler threw: client errors keep their type, the rest is `failure`. */
 export function toApiError(err: unknown): ApiError {
   if (err instanceof ApiError) return err;
@@ -76,6 +68,6 @@ export function toApiError(err: unknown): ApiError {
   if (err instanceof WorkflowNotFoundError) return new ApiError('run_not_found', `run ${err.workflowId} not found`);
   if (err instanceof WorkflowExecutionAlreadyStartedError) return new ApiError('already_started', `a run with id ${err.workflowId} is already running`);
   if (err instanceof WorkflowFailedError) return new ApiError('failure', `run failed: ${err.cause?.message ?? err.message}`);
-  if (isUnavailable(err)) return new ApiError('unavailable', `the Temporal server is unavailable: ${(err as Error).message}`);
+  if (isServerUnavailable(err)) return new ApiError('unavailable', `the Temporal server is unavailable: ${(err as Error).message}`);
   return new ApiError('failure', err instanceof Error ? err.message : String(err));
 }

@@ -11,8 +11,9 @@
  */
 export { startAgentServer, type AgentServer, type AgentServerOptions } from './start';
 export { createAgentApp, apiRoutes, type AppOptions } from './app';
+export { authModeLine } from './auth-mode';
 export { authFromEnv, type AuthConfig, type TokenGrant, type Role, type Principal, type Access } from './auth';
 export { ApiError, apiErrorStatus, type ApiErrorType, type ApiErrorBody } from './errors';
 export { openApiDocument, route, type RouteSpec, type RouteRequest, type AnyRoute } from './routes';
-export { LiveHub } from './live';
+export { LiveHub, UiMessageProjection, type LiveHubOptions, type LiveHubStats, type UiMessageChunk, type FeedItem, type WebSocketOut, type ControlResult } from './live';
 export type { ServerContext } from './context';

@@ -1,6 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
 import type { Hono } from 'hono';
+import { WebSocketServer } from 'ws';
 import type { AgentClient } from '../client/agent-client';
 import { createAgentApp } from './app';
 import { authFromEnv, type AuthConfig } from './auth';
@@ -57,7 +58,9 @@ export async function startAgentServer(options: AgentServerOptions): Promise<Age
   const app = createAgentApp(ctx, { corsOrigins: options.corsOrigins ?? corsFromEnv(process.env) });
   const host = options.host ?? '127.0.0.1';
   const server = await new Promise<ServerType>((resolve, reject) => {
-    const s = serve({ fetch: app.fetch, hostname: host, port: options.port ?? 0 }, () => resolve(s));
+    // The WebSocket server handles upgrades that the app's /api/runs/:id/ws route accepts.
+    const websocket = { server: new WebSocketServer({ noServer: true }) };
+    const s = serve({ fetch: app.fetch, hostname: host, port: options.port ?? 0, websocket }, () => resolve(s));
     s.once('error', reject);
   });
   const { port } = server.address() as AddressInfo;

@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { bundleWorkflowCode, Worker, type InjectedSinks, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { Client } from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
+import { fetchDecodedHistory } from '../client/decoded-history';
 import { AgentClient } from '../client/agent-client';
 import { CheckpointError, checkpointAt, correctionsAfterBoundary, type Checkpoint } from '../client/checkpoints';
 import { carriedRunStateSchema, continuationInput, describeIssues, type CarriedRunState, type Intervention, type RunInput } from '../contracts';
@@ -80,7 +81,8 @@ export async function forkRun(client: Client, workflowId: string, options: ForkO
     throw new CheckpointError('invalid_input', `a fork keeps at least one turn (--to-turn 1 or more); a fork at turn 0 is a new run with the same input: start one`);
   }
   const description = await client.workflow.getHandle(workflowId, options.runId).describe();
-  const history = await client.workflow.getHandle(workflowId, description.runId).fetchHistory();
+  // Decoded by the client's codecs (payload encryption): the fork's replay then needs none.
+  const history = await fetchDecodedHistory(client, workflowId, description.runId);
   const events = history.events ?? [];
   const checkpoint = checkpointAt(events, workflowId, options.toTurn);
   const started = events[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0];

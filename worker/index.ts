@@ -13,7 +13,8 @@
 export { implementTool, ToolFailure, type ToolContext, type ToolImplementation, type SessionStateAccess } from '../activities';
 export { DurableAgentsPlugin, configureAgentBundler, type DurableAgentsPluginOptions } from './plugin';
 export { createAgentWorker, bundleAgentWorkflows, type AgentWorkerOptions } from './create-worker';
-export { temporalConfigFromEnv, connectionOptions, defaultTaskQueue, type TemporalConfig } from './config';
-export { createModelActivities, openAIFromEnv, TranscriptCache, type ModelActivityDependencies, type OpenAIEnv } from '../activities/model';
+export { temporalConfigFromEnv, connectionOptions, defaultTaskQueue, type TemporalConfig, type TemporalTlsConfig } from './config';
+export { EncryptionCodec, encryptionKeysFromEnv, dataConverterFromEnv, type EncryptionKey, type EncryptionKeys } from './encryption';
+export { createModelActivities, openAIFromEnv, TranscriptCache, HttpDeltaPublisher, deltaPublisherFromEnv, type ModelActivityDependencies, type OpenAIEnv, type DeltaSink, type HttpDeltaPublisherOptions } from '../activities/model';
 export { replayHistoryJson, explainNondeterminism, type ReplayOutcome, type ReplayBundle } from './replay';
 export { forkRun, bundleForkCapture, stateAtTurn, type ForkOptions } from './fork';

@@ -3,9 +3,10 @@ import { SimplePlugin } from '@temporalio/plugin';
 import type { BundleOptions, InjectedSinks, ReplayWorkerOptions, WorkerOptions } from '@temporalio/worker';
 import type OpenAI from 'openai';
 import { createActivities, type ActivityDependencies, type ToolImplementation } from '../activities';
-import { createModelActivities, openAIFromEnv, type ModelActivityDependencies } from '../activities/model';
+import { createModelActivities, deltaPublisherFromEnv, openAIFromEnv, type ModelActivityDependencies } from '../activities/model';
 import type { AgentDefinition } from '../workflows/agent-registry';
 import { durableAgentsSinkName, type DurableAgentsSinks } from '../workflows/bundle-sinks';
+import { EncryptionCodec, encryptionKeysFromEnv, type EncryptionKeys } from './encryption';
 
 /** Options of {@link DurableAgentsPlugin}. */
 export interface DurableAgentsPluginOptions {
@@ -18,10 +19,21 @@ export interface DurableAgentsPluginOptions {
    * (model calls fail with `model_config` when neither is set). `null` disables model calls.
    */
   readonly openai?: Pick<OpenAI, 'chat'> | null;
-  /** Further model-activity settings (transcript cache, heartbeat period). */
+  /** Further model-activity settings (transcript cache, heartbeat period, token deltas). */
   readonly model?: Omit<ModelActivityDependencies, 'openai' | 'findAgent'>;
   /** Replaces the runtime activities (`callModel`) altogether, e.g. with a test double. */
   readonly runtime?: ActivityDependencies['runtime'];
+  /**
+   * Encrypts every payload with AES-256-GCM ({@link EncryptionCodec}); the first key encrypts,
+   * all decrypt. Default: from DURABLE_AGENTS_ENCRYPTION_KEYS(_FILE); `null` turns it off.
+   */
+  readonly encryption?: EncryptionKeys | null;
+}
+
+function withDeltas(model: DurableAgentsPluginOptions['model']): DurableAgentsPluginOptions['model'] {
+  if (model?.deltas) return model;
+  const deltas = deltaPublisherFromEnv();
+  return deltas ? { ...model, deltas } : model;
 }
 
 /** Heartbeat throttle of workers serving agents (unless the worker options set one). */
@@ -37,6 +49,15 @@ export const stickyTaskTimeout = '2s';
 const workflowEntry = resolve(__dirname, '..', 'workflows', 'index');
 
 /**
+ * Modules evaluated once per worker (reusable V8 context) instead of once per workflow
+ * execution: zod is stateless library code (its registry is a WeakMap, and the agents' schemas
+ * are still built per execution), and evaluating it was a large part of the cost of starting,
+ * replaying and continuing a run. The SDK deep-freezes shared modules, so workflow code cannot
+ * call `z.config()`.
+ */
+export const sharedWorkflowModules: readonly string[] = ['zod'];
+
+/**
  * Bundler settings of durable-agents workflows (any bundle that imports `durable-agents/workflow`).
  *
  * @param aliases further module aliases (the fork replay bundle swaps a flag module with one).
@@ -45,6 +66,7 @@ export function configureAgentBundler(options: BundleOptions, aliases: Record<st
   const userHook = options.webpackConfigHook;
   return {
     ...options,
+    preloadModules: [...new Set([...(options.preloadModules ?? []), ...sharedWorkflowModules])],
     webpackConfigHook: (config) => {
       const base = userHook ? userHook(config) : config;
       const alias = base.resolve?.alias;
@@ -89,9 +111,21 @@ export class DurableAgentsPlugin extends SimplePlugin {
     const openai = options.openai === undefined ? openAIFromEnv() : (options.openai ?? undefined);
     const runtime =
       options.runtime ??
-      createModelActivities({ ...options.model, ...(openai ? { openai } : {}), findAgent: (name) => agents.find((a) => a.name === name) });
+      createModelActivities({
+        // Token deltas: DURABLE_AGENTS_DELTAS_URL / _TOKEN unless `model.deltas` is given.
+        ...withDeltas(options.model),
+        ...(openai ? { openai } : {}),
+        findAgent: (name) => agents.find((a) => a.name === name),
+      });
     const activities = createActivities({ agents, tools: options.tools, runtime });
-    super({ name: 'durable-agents', activities });
+    const keys = options.encryption === undefined ? encryptionKeysFromEnv() : (options.encryption ?? undefined);
+    const codec = keys ? new EncryptionCodec(keys) : undefined;
+    super({
+      name: 'durable-agents',
+      activities,
+      // Appended to the worker's own codecs, so they see plaintext and the server sees ciphertext.
+      ...(codec ? { dataConverter: (dc) => ({ ...dc, payloadCodecs: [...(dc?.payloadCodecs ?? []), codec] }) } : {}),
+    });
     this.agentActivities = activities;
   }
 

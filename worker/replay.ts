@@ -2,6 +2,7 @@ import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
 import { DeterminismViolationError } from '@temporalio/workflow';
 import { Worker, type InjectedSinks, type WorkflowBundleOption } from '@temporalio/worker';
 import { durableAgentsSinkName, type DurableAgentsSinks } from '../workflows/bundle-sinks';
+import { dataConverterFromEnv } from './encryption';
 
 /** Outcome of replaying a history against the current workflow code. */
 export type ReplayOutcome =
@@ -47,7 +48,9 @@ export async function replayHistoryJson(json: unknown, workflowBundle: ReplayBun
     },
   };
   try {
-    await Worker.runReplayHistory({ workflowBundle, sinks }, history);
+    // An exported history of an encrypted deployment needs its keys (DURABLE_AGENTS_ENCRYPTION_KEYS).
+    const dataConverter = dataConverterFromEnv();
+    await Worker.runReplayHistory({ workflowBundle, sinks, ...(dataConverter ? { dataConverter } : {}) }, history);
     if (missingAgent) return unknownAgent(missingAgent);
     return { ok: true, events: history.events?.length ?? 0 };
   } catch (err) {

@@ -36,6 +36,7 @@ import {
   type ParsedIntervention,
 } from '../contracts';
 import { z } from 'zod';
+import { lazySchema } from '../contracts/lazy';
 import { withinBytes } from './event-log';
 import type { RunLoop } from './run-loop';
 import type { RunState } from './run-state';
@@ -43,7 +44,7 @@ import { rejection } from './failures';
 import { strictCallModifications } from './patches';
 import { quoted } from '../contracts/safe-text';
 
-const transcriptArgsSchema = z.object({ from: z.number().int().nonnegative().default(0), to: z.number().int().nonnegative().optional() });
+const transcriptArgsSchema = lazySchema(() => z.object({ from: z.number().int().nonnegative().default(0), to: z.number().int().nonnegative().optional() }));
 
 interface SafeParser<T> {
   safeParse(value: unknown): { success: true; data: T } | { success: false; error: { issues: readonly { path: readonly PropertyKey[]; message: string }[] } };

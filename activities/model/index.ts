@@ -7,3 +7,5 @@ export { toChatMessage, toChatMessages } from './chat-messages';
 export { StreamAccumulator, completionAnswer } from './stream-accumulator';
 export { providerFailure, retryAfterMs, isJsonSchemaRefusal } from './provider-errors';
 export { AgentModelSpecs, agentModelSpec, jsonSchemaOf, type AgentModelSpec } from './agent-schemas';
+export { HttpDeltaPublisher, deltaPublisherFromEnv, type DeltaSink, type HttpDeltaPublisherOptions, type DeltaPublisherStats, type DeltaPublisherEnv } from './delta-publisher';
+export { DeltaTap, type DeltaSource } from './delta-tap';

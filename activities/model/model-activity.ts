@@ -1,9 +1,11 @@
-import { ApplicationFailure, cancellationSignal, heartbeat, log } from '@temporalio/activity';
+import { activityInfo, ApplicationFailure, cancellationSignal, heartbeat, log } from '@temporalio/activity';
 import type OpenAI from 'openai';
 import { describeIssues } from '../../contracts';
 import type { AgentDefinition } from '../../workflows/agent-registry';
 import { callModelActivityName, modelCallInputSchema, type ModelAnswer } from '../../workflows/planners/llm';
 import { AgentModelSpecs } from './agent-schemas';
+import type { DeltaSink } from './delta-publisher';
+import { DeltaTap } from './delta-tap';
 import { conversationFor } from './conversation';
 import { planModelRequest, type ModelRequest, type StructuredOutputMode } from './model-request';
 import { isJsonSchemaRefusal, providerFailure } from './provider-errors';
@@ -23,6 +25,12 @@ export interface ModelActivityDependencies {
   readonly findAgent?: (name: string) => AgentDefinition | undefined;
   /** Heartbeat period while waiting on the provider. Default 5 s. */
   readonly heartbeatIntervalMs?: number;
+  /**
+   * Where streamed token deltas go (text and tool-call arguments), beside the workflow: the
+   * server's `LiveHub` in the same process, or an `HttpDeltaPublisher`. Absent: none are sent.
+   * Deltas never enter the run's history; only the complete answer does.
+   */
+  readonly deltas?: DeltaSink;
 }
 
 /** The runtime activities of model planners, for `createActivities({ runtime })`. */
@@ -33,7 +41,7 @@ export type ModelActivities = Record<typeof callModelActivityName, (input: unkno
  * errors are thrown as the client raised them (the caller classifies them); a cancelled call
  * throws the cancellation, never a partial answer.
  */
-async function send(openai: Pick<OpenAI, 'chat'>, request: ModelRequest, streaming: boolean, heartbeatMs: number): Promise<ModelAnswer> {
+async function send(openai: Pick<OpenAI, 'chat'>, request: ModelRequest, streaming: boolean, heartbeatMs: number, tap?: DeltaTap): Promise<ModelAnswer> {
   const accumulator = new StreamAccumulator();
   // Heartbeats on a timer too: a long prompt can take a while before its first chunk.
   const timer = setInterval(() => heartbeat({ chunks: accumulator.chunks }), heartbeatMs);
@@ -46,8 +54,11 @@ async function send(openai: Pick<OpenAI, 'chat'>, request: ModelRequest, streami
     const chunks = await openai.chat.completions.create({ ...request, stream: true, stream_options: { include_usage: true } }, { signal });
     for await (const chunk of chunks) {
       accumulator.add(chunk);
+      tap?.add(chunk);
       heartbeat({ chunks: accumulator.chunks });
     }
+    // Bounded: subscribers should see the last deltas before the answer lands as events.
+    await tap?.flush();
     // The client ends the iteration quietly when the request is aborted: a cancelled call must
     // not pass for a shorter answer.
     if (signal.aborted) throw signal.reason;
@@ -59,6 +70,12 @@ async function send(openai: Pick<OpenAI, 'chat'>, request: ModelRequest, streami
   } finally {
     clearInterval(timer);
   }
+}
+
+/** The model call deltas belong to: this activity attempt of the run's turn. */
+function deltaSource(workflowId: string, turn: number): { workflowId: string; activityId: string; attempt: number; turn: number } {
+  const info = activityInfo();
+  return { workflowId, activityId: info.activityId, attempt: info.attempt, turn };
 }
 
 /**
@@ -97,7 +114,8 @@ export function createModelActivities(deps: ModelActivityDependencies = {}): Mod
     const plan = planModelRequest(input, specs);
     const conversation = await conversationFor(input, cache, fetchTranscript);
     const streaming = plan.settings.stream !== false;
-    const attempt = (mode: StructuredOutputMode | undefined): Promise<ModelAnswer> => send(openai, plan.build(conversation.messages, mode), streaming, heartbeatMs);
+    const tap = deps.deltas ? new DeltaTap(deps.deltas, deltaSource(input.workflowId, input.turn)) : undefined;
+    const attempt = (mode: StructuredOutputMode | undefined): Promise<ModelAnswer> => send(openai, plan.build(conversation.messages, mode), streaming, heartbeatMs, tap);
     const classify = (err: unknown): unknown => (cancellationSignal().aborted ? err : providerFailure(err, input.model));
     const mode = plan.structuredOutput === 'json_schema' && promptOnly.has(input.model) ? 'prompt' : plan.structuredOutput;
     try {

@@ -1,7 +1,13 @@
 import { AgentClientError } from '../agent-client';
 import { formatEvent } from '../format';
 import { formatHistoryEntry } from '../history-view';
+import { isServerUnavailable } from '../unavailable';
 import type { CommandContext } from './command';
+
+/** Backoff of `--follow` while the Temporal server is unreachable: 0.5 s doubling to 10 s. */
+export const reconnectDelaysMs = { first: 500, max: 10_000 } as const;
+/** `--follow` gives up when the server (or, mid-follow, the run) stays unreachable this long. */
+export const reconnectGiveUpMs = 5 * 60_000;
 
 /**
  * How long `status`, `events` and `--follow` wait for a worker to answer a query before they
@@ -38,18 +44,40 @@ export async function followEvents(ctx: CommandContext, runId: string, afterSeq 
   if (limit !== undefined && limit <= 0) return last;
   const onRewind = ({ epoch, fromSeq }: { epoch: string; fromSeq: number }): void =>
     ctx.out.emit({ rewound: { epoch, fromSeq } }, () => `-- the run was rewound (run ${epoch}): events from seq ${fromSeq} on are replaced --`);
-  try {
-    for await (const event of ctx.agents.follow(runId, { afterSeq, queryTimeoutMs, onRewind })) {
-      ctx.out.emit(event, () => formatEvent(event));
-      last = event.seq;
-      printed++;
-      if (limit !== undefined && printed >= limit) break;
+  let delayMs: number = reconnectDelaysMs.first;
+  let unreachableSince: number | undefined;
+  for (;;) {
+    try {
+      for await (const event of ctx.agents.follow(runId, { afterSeq: last, queryTimeoutMs, onRewind })) {
+        unreachableSince = undefined;
+        delayMs = reconnectDelaysMs.first;
+        ctx.out.emit(event, () => formatEvent(event));
+        last = event.seq;
+        printed++;
+        if (limit !== undefined && printed >= limit) return last;
+      }
+      return last;
+    } catch (err) {
+      // The server went away (restart, network), or mid-follow nothing answered in time (a server
+      // coming back, a worker restarting): resume from the last seq once it answers again.
+      if (isServerUnavailable(err) || (isUnanswered(err) && printed > 0)) {
+        unreachableSince ??= Date.now();
+        if (Date.now() - unreachableSince > reconnectGiveUpMs) throw err;
+        const what = isServerUnavailable(err) ? 'the Temporal server is unreachable' : 'the run does not answer';
+        ctx.progress?.(`agentctl: ${what} (${firstLine(err)}); reconnecting in ${(delayMs / 1000).toFixed(1)} s, from seq ${last + 1}`);
+        await new Promise((r) => setTimeout(r, delayMs));
+        delayMs = Math.min(delayMs * 2, reconnectDelaysMs.max);
+        continue;
+      }
+      if (!isUnanswered(err) || printed > 0) throw err;
+      await printHistoryEntries(ctx, runId, err.message);
+      const { workflowStatus } = await ctx.agents.statusFromHistory(runId);
+      if (workflowStatus === 'RUNNING') throw err;
+      return last;
     }
-  } catch (err) {
-    if (!isUnanswered(err) || printed > 0) throw err;
-    await printHistoryEntries(ctx, runId, err.message);
-    const { workflowStatus } = await ctx.agents.statusFromHistory(runId);
-    if (workflowStatus === 'RUNNING') throw err;
   }
-  return last;
+}
+
+function firstLine(err: unknown): string {
+  return (err instanceof Error ? err.message : String(err)).split('\n')[0] ?? '';
 }

@@ -7,7 +7,7 @@ set -eu
 
 : "${POSTGRES_SEEDS:?}" "${POSTGRES_USER:?}" "${SQL_PASSWORD:?}"
 DB_PORT="${DB_PORT:-5432}"
-SCHEMA_ROOT=/etc/temporal/schema/postgresql/v12
+SCHEMA_ROOT="${SCHEMA_ROOT:-/etc/temporal/schema/postgresql/v12}"
 
 setup() { # database, schema folder
   echo "schema setup: database $1"

@@ -4,18 +4,22 @@
  */
 import type { Worker } from '@temporalio/worker';
 import type OpenAI from 'openai';
-import { createAgentWorker, openAIFromEnv, temporalConfigFromEnv, type TemporalConfig } from 'durable-agents/worker';
+import { createAgentWorker, openAIFromEnv, temporalConfigFromEnv, type DeltaSink, type TemporalConfig } from 'durable-agents/worker';
 import { watchlistAgents } from './agent';
 import { watchlistImplementations } from './tools';
 
-/** A worker for the watchlist agents on `config`'s task queue; LLM agents use `openai` if given. */
-export function createWatchlistWorker(config: TemporalConfig, openai: OpenAI | undefined): Promise<Worker> {
+/**
+ * A worker for the watchlist agents on `config`'s task queue; LLM agents use `openai` if given,
+ * and stream their token deltas to `deltas` (default: DURABLE_AGENTS_DELTAS_URL, if set).
+ */
+export function createWatchlistWorker(config: TemporalConfig, openai: OpenAI | undefined, deltas?: DeltaSink): Promise<Worker> {
   return createAgentWorker({
     config,
     workflowsPath: require.resolve('./workflows'),
     agents: watchlistAgents,
     tools: watchlistImplementations(),
     openai: openai ?? null,
+    ...(deltas ? { model: { deltas } } : {}),
   });
 }
 

@@ -1,7 +1,120 @@
+import { ServiceError } from '@temporalio/client';
+import { runResultSchema } from '../../contracts';
+import { AgentClientError } from '../../client/agent-client';
+import { listRuns, type RunListEntry } from '../../client/run-list';
 import type { ServerContext } from '../context';
-import type { AnyRoute } from '../routes';
+import { ApiError } from '../errors';
+import { route, type AnyRoute } from '../routes';
+import { runCheckpointRoutes } from './run-checkpoints';
+import { runControlRoutes } from './run-control';
+import { runInputRoutes } from './run-inputs';
+import { historyJsonSchema, listRunsQuerySchema, runIdQuerySchema, runListSchema, runStatusResponseSchema, startRunBodySchema, startedRunSchema, type RunSummary } from './schemas';
 
-/** The control API of runs (skeleton: filled in by the runs API). */
-export function runRoutes(_ctx: ServerContext): AnyRoute[] {
-  return [];
+/** How long the status route waits for a worker before it reads a closed run's history instead. */
+const statusQueryTimeoutMs = 5_000;
+
+/** gRPC INVALID_ARGUMENT: what the server answers to a page token it did not issue. */
+const grpcInvalidArgument = 3;
+
+/** A listing entry as the API shows it. */
+export function runSummary(entry: RunListEntry): RunSummary {
+  return {
+    workflowId: entry.workflowId,
+    runId: entry.runId,
+    ...(entry.agent !== null ? { agent: entry.agent } : {}),
+    status: entry.status,
+    temporalStatus: entry.workflowStatus,
+    startTime: entry.startTime,
+    ...(entry.closeTime !== null ? { closeTime: entry.closeTime } : {}),
+    waitingForHuman: entry.workflowStatus === 'RUNNING' && entry.status === 'awaiting',
+  };
+}
+
+/** The control API of runs: start, list, read; plus control, human inputs and checkpoints. */
+export function runRoutes(ctx: ServerContext): AnyRoute[] {
+  const { agents } = ctx;
+  const tags = ['runs'];
+  return [
+    route({
+      method: 'post',
+      path: '/api/runs',
+      access: 'operator',
+      summary: 'Start a run',
+      description: 'The body is the run input (agent, messages, sessionState, policy, …) and optionally its workflowId.',
+      tags,
+      body: startRunBodySchema,
+      response: startedRunSchema,
+      status: 201,
+      handle: ({ body }) => {
+        const { workflowId, ...input } = body;
+        return agents.start(input, workflowId !== undefined ? { workflowId } : {});
+      },
+    }),
+    route({
+      method: 'get',
+      path: '/api/runs',
+      access: 'viewer',
+      summary: 'List runs, newest first, by agent and status',
+      tags,
+      query: listRunsQuerySchema,
+      response: runListSchema,
+      handle: async ({ query }) => {
+        const { agent, status, limit, pageToken } = query;
+        try {
+          const page = await listRuns(agents, { ...(agent !== undefined ? { agent } : {}), ...(status !== undefined ? { status } : {}) }, { limit, ...(pageToken ? { pageToken } : {}) });
+          return { runs: page.entries.map(runSummary), ...(page.nextPageToken ? { nextPageToken: page.nextPageToken } : {}) };
+        } catch (err) {
+          if (pageToken && err instanceof ServiceError && (err.cause as { code?: unknown } | undefined)?.code === grpcInvalidArgument) {
+            throw new ApiError('invalid_input', 'query.pageToken: not a page token of this listing');
+          }
+          throw err;
+        }
+      },
+    }),
+    route({
+      method: 'get',
+      path: '/api/runs/:id',
+      access: 'viewer',
+      summary: "A run's status, pending calls, controls and budget",
+      description: 'The status query; for a closed run that cannot answer it, what its history says (`source: "history"`).',
+      tags,
+      response: runStatusResponseSchema,
+      handle: async ({ params }) => {
+        const id = params.id ?? '';
+        try {
+          return await agents.status(id, { timeoutMs: statusQueryTimeoutMs });
+        } catch (err) {
+          if (!(err instanceof AgentClientError && err.type === 'unanswered')) throw err;
+          const fromHistory = await agents.statusFromHistory(id);
+          if (fromHistory.workflowStatus === 'RUNNING') throw err;
+          return fromHistory;
+        }
+      },
+    }),
+    route({
+      method: 'get',
+      path: '/api/runs/:id/result',
+      access: 'viewer',
+      summary: 'Wait for a run to end; its result',
+      tags,
+      response: runResultSchema,
+      handle: ({ params }) => agents.result(params.id ?? ''),
+    }),
+    route({
+      method: 'get',
+      path: '/api/runs/:id/history',
+      access: 'viewer',
+      summary: "The run's Temporal history as JSON (as `agentctl history export` writes it)",
+      tags,
+      query: runIdQuerySchema,
+      response: historyJsonSchema,
+      handle: async ({ params, query, c }) => {
+        const json = await agents.exportHistory(params.id ?? '', query.runId);
+        return c.body(json, 200, { 'Content-Type': 'application/json; charset=utf-8' });
+      },
+    }),
+    ...runControlRoutes(ctx),
+    ...runInputRoutes(ctx),
+    ...runCheckpointRoutes(ctx),
+  ];
 }

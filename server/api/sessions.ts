@@ -1,7 +1,81 @@
+import { z } from 'zod';
+import { sessionMessageSchema, sessionReportSchema } from '../../contracts';
+import { listSessions } from '../../client/run-list';
+import { openSessionFor } from '../../client/session-open';
 import type { ServerContext } from '../context';
-import type { AnyRoute } from '../routes';
+import { route, type AnyRoute } from '../routes';
+import { listSessionsQuerySchema, openSessionBodySchema, sessionRunRecordSchema, sessionSummarySchema } from './schemas';
 
-/** The API of sessions (skeleton: filled in by the sessions API). */
-export function sessionRoutes(_ctx: ServerContext): AnyRoute[] {
-  return [];
+/** Sessions: conversations of many runs that share state and history (the agentSession workflow). */
+export function sessionRoutes(ctx: ServerContext): AnyRoute[] {
+  const { agents } = ctx;
+  const tags = ['sessions'];
+  return [
+    route({
+      method: 'post',
+      path: '/api/sessions',
+      access: 'operator',
+      summary: 'Open a session (a no-op when it is open already with the same agent)',
+      description: '422 rejected when the session is open with another agent.',
+      tags,
+      body: openSessionBodySchema,
+      response: z.object({ workflowId: z.string() }),
+      status: 201,
+      handle: async ({ body }) => {
+        const { sessionId, ...input } = body;
+        return { workflowId: await openSessionFor(agents, sessionId, input) };
+      },
+    }),
+    route({
+      method: 'get',
+      path: '/api/sessions',
+      access: 'viewer',
+      summary: 'List sessions, newest first (status `open` while a session runs)',
+      tags,
+      query: listSessionsQuerySchema,
+      response: z.object({ sessions: z.array(sessionSummarySchema) }),
+      handle: async ({ query }) => {
+        const { entries } = await listSessions(agents, { limit: query.limit });
+        return {
+          sessions: entries.map((e) => ({
+            sessionId: e.sessionId,
+            workflowId: e.workflowId,
+            ...(e.agent !== null ? { agent: e.agent } : {}),
+            status: e.workflowStatus === 'RUNNING' ? 'open' : e.workflowStatus.toLowerCase(),
+            startTime: e.startTime,
+          })),
+        };
+      },
+    }),
+    route({
+      method: 'get',
+      path: '/api/sessions/:id',
+      access: 'viewer',
+      summary: "A session's state, history size and runs",
+      tags,
+      response: sessionReportSchema,
+      handle: ({ params }) => agents.session(params.id ?? ''),
+    }),
+    route({
+      method: 'post',
+      path: '/api/sessions/:id/messages',
+      access: 'operator',
+      summary: 'Queue the next user message of a session; answers the run that will handle it',
+      tags,
+      body: sessionMessageSchema,
+      response: sessionRunRecordSchema,
+      handle: ({ params, body }) => agents.sendMessage(params.id ?? '', body),
+    }),
+    route({
+      method: 'post',
+      path: '/api/sessions/:id/close',
+      access: 'operator',
+      summary: 'Close a session after its queued runs',
+      tags,
+      status: 204,
+      handle: async ({ params }) => {
+        await agents.closeSession(params.id ?? '');
+      },
+    }),
+  ];
 }

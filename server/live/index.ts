@@ -1,16 +1,6 @@
-import type { AgentClient } from '../../client/agent-client';
-import type { ServerContext } from '../context';
-import type { AnyRoute } from '../routes';
-
-/** Live event feeds and token deltas of runs (skeleton). */
-export class LiveHub {
-  constructor(readonly agents: AgentClient) {}
-
-  /** Stops every feed. */
-  async close(): Promise<void> {}
-}
-
-/** SSE, UI message stream and delta routes (skeleton). */
-export function liveRoutes(_ctx: ServerContext): AnyRoute[] {
-  return [];
-}
+export { LiveHub, type LiveHubOptions, type LiveHubStats } from './live-hub';
+export { liveRoutes, eventFrames } from './routes';
+export { UiMessageProjection, type UiMessageChunk } from './ui-message-stream';
+export { handleControlMessage, controlEnvelopeSchema, type ControlResult, type ControlType } from './control-messages';
+export type { FeedItem } from './feed-item';
+export type { WebSocketOut } from './websocket';

@@ -1,7 +1,8 @@
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { AgentClient } from '../../client/agent-client';
 import type { RunEvent } from '../../contracts';
@@ -25,6 +26,7 @@ const serverLog: string[] = [];
 let server: DevServer | undefined;
 const connections: Connection[] = [];
 const workers: ChildWorker[] = [];
+const children: ChildProcess[] = [];
 
 async function connect(address: string, taskQueue: string): Promise<AgentClient> {
   const connection = await Connection.connect({ address });
@@ -35,6 +37,7 @@ async function connect(address: string, taskQueue: string): Promise<AgentClient>
 afterAll(() =>
   cleanUpAll(
     () => Promise.all(workers.map((w) => w.stop())),
+    () => Promise.resolve(children.forEach((c) => c.kill('SIGKILL'))),
     () => Promise.all(connections.map((c) => c.close())),
     () => server?.stop(),
   ),
@@ -63,13 +66,28 @@ describe('durability across a server restart', () => {
       ]),
     );
 
+    // An operator follows the run with the official ops CLI across the outage.
+    const follower = spawn(process.execPath, ['--import', 'tsx', resolve(__dirname, '../../client/agentctl/main.ts'), 'events', workflowId, '--follow', '--json'], {
+      cwd: resolve(__dirname, '../..'),
+      env: { ...process.env, TEMPORAL_ADDRESS: server.address, TEMPORAL_NAMESPACE: 'default', TEMPORAL_TASK_QUEUE: taskQueue },
+    });
+    let followed = '';
+    let followErr = '';
+    follower.stdout.on('data', (d: Buffer) => (followed += d.toString()));
+    follower.stderr.on('data', (d: Buffer) => (followErr += d.toString()));
+    const followExit = new Promise<number | null>((r) => follower.on('exit', (code) => r(code)));
+    children.push(follower);
+
     // Take the server down while the sleep runs: a and b are done, c, d and e not started.
     await waitFor('the sleep call to start', async () => {
       const { events } = await agents.events(workflowId, 0, 1000);
       return events.find((e) => e.type === 'tool_call' && e.name === 'sleep');
     });
+    await waitFor('agentctl to print the sleep call', () => Promise.resolve(followed.includes('"sleep"') ? true : undefined));
     await server.stop();
     expect(sideEffectCounts(sideEffectFile)).toEqual({ a: 1, b: 1 });
+    // Long enough that the client's own gRPC retries give up and agentctl has to reconnect.
+    await waitFor('agentctl to notice the outage', () => Promise.resolve(/reconnecting in/.test(followErr) ? true : undefined), 60_000);
     server = await startDevServer(serverOptions);
     expect(server.owned).toBe(true);
 
@@ -96,6 +114,17 @@ describe('durability across a server restart', () => {
 
     const { events } = await agents.events(workflowId, 0, 1000);
     expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
+    // agentctl --follow reconnected after the outage and printed every event once, in order.
+    const followCode = await followExit;
+    if (followCode !== 0) console.log(followErr);
+    expect(followCode).toBe(0);
+    expect(followErr).toMatch(/the Temporal server is unreachable .*; reconnecting in/);
+    const printedSeqs = followed
+      .split('\n')
+      .filter((l) => l.trim().startsWith('{'))
+      .map((l) => (JSON.parse(l) as { seq?: number }).seq)
+      .filter((seq) => seq !== undefined);
+    expect(printedSeqs).toEqual(events.map((e) => e.seq));
     const results = events.filter((e): e is Extract<RunEvent, { type: 'tool_result' }> => e.type === 'tool_result');
     expect(results.map((e) => [e.name, e.status])).toEqual([
       ['record', 'ok'],

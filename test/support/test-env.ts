@@ -21,11 +21,26 @@ export function quietRuntime(): void {
 }
 
 /**
- * A real Temporal dev server for one test file: the official CLI (TEMPORAL_CLI_PATH, set by
- * global setup) on loopback, with the version check off. Falls back to the SDK download.
+ * An existing Temporal server to run the tests against instead of a dev server per file
+ * (`DURABLE_AGENTS_TEST_SERVER=host:port`, namespace `DURABLE_AGENTS_TEST_NAMESPACE`, default
+ * `default`), e.g. a cluster on PostgreSQL. The namespace needs the AgentName / AgentStatus
+ * search attributes (deploy/temporal/setup-namespace.sh registers them).
+ */
+export function existingTestServer(env: NodeJS.ProcessEnv = process.env): { address: string; namespace: string } | undefined {
+  const address = env.DURABLE_AGENTS_TEST_SERVER?.trim();
+  if (!address) return undefined;
+  return { address, namespace: env.DURABLE_AGENTS_TEST_NAMESPACE?.trim() || 'default' };
+}
+
+/**
+ * A real Temporal server for one test file: the existing server of {@link existingTestServer},
+ * else a dev server of the official CLI (TEMPORAL_CLI_PATH, set by global setup) on loopback,
+ * with the version check off. Falls back to the SDK download.
  */
 export async function createTestEnv(): Promise<TestWorkflowEnvironment> {
   quietRuntime();
+  const existing = existingTestServer();
+  if (existing) return TestWorkflowEnvironment.createFromExistingServer(existing);
   const cliPath = process.env.TEMPORAL_CLI_PATH;
   return TestWorkflowEnvironment.createLocal({
     server: {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { parseCommandArgs, parseJsonValue, splitCommand, validate } from '../../client/agentctl/args';
 import { UsageError } from '../../client/agentctl/exit-codes';
-import { listQuery, queryLiteral } from '../../client/agentctl/list-query';
+import { listQuery, queryLiteral } from '../../client/list-query';
 
 const options = {
   limit: { type: 'string', value: 'N', description: 'n' },

@@ -20,7 +20,7 @@ function fakeAgents() {
     intervene: jest.fn(async () => ({ id: 1, kind: 'inject_message', state: 'queued' as const })),
     setBudget: jest.fn(),
     signal: jest.fn(async () => undefined),
-    client: { workflow: { list: jest.fn() } },
+    client: { workflowService: { listWorkflowExecutions: jest.fn() }, options: { namespace: 'default' } },
   };
 }
 
@@ -97,7 +97,7 @@ describe('usage errors exit 2 with one line naming what was wrong, before connec
   });
 
   it('half a TLS key pair in the environment', async () => {
-    const r = await cli(['status', 'r1'], { env: { TEMPORAL_TLS_CLIENT_CERT_PATH: '/c' } });
+    const r = await cli(['status', 'r1'], { env: { TEMPORAL_TLS_CLIENT_CERT_PATH: __filename } });
     expect(r.code).toBe(2);
     expect(r.stderr[0]).toMatch(/TEMPORAL_TLS_CLIENT_KEY_PATH/);
   });
@@ -176,13 +176,13 @@ describe('commands call the client with validated requests', () => {
   it('list passes an escaped visibility query and stops at --limit', async () => {
     const agents = fakeAgents();
     const seen: unknown[] = [];
-    agents.client.workflow.list.mockImplementation((options: unknown) => {
-      seen.push(options);
-      return (async function* () {})();
+    agents.client.workflowService.listWorkflowExecutions.mockImplementation(async (request: unknown) => {
+      seen.push(request);
+      return { executions: [] };
     });
     const r = await cli(['list', '--agent', "o'brien", '--status', 'paused', '--limit', '3', '--json'], { agents });
     expect(r.code).toBe(0);
-    expect(seen).toEqual([{ query: "WorkflowType = 'agentRun' AND AgentName = 'o\\'brien' AND AgentStatus = 'paused'", pageSize: 3 }]);
+    expect(seen).toEqual([{ namespace: 'default', query: "WorkflowType = 'agentRun' AND AgentName = 'o\\'brien' AND AgentStatus = 'paused'", pageSize: 3 }]);
     expect(JSON.parse(r.stdout[0] ?? '')).toEqual([]);
   });
 });

@@ -1,29 +1,34 @@
 import { z } from 'zod';
+import { lazySchema } from '../../contracts/lazy';
 import { awaitSchema, describeIssues, toolCallSchema, jsonValueSchema, type JsonValue, type Message, type PlanResult, type ToolOutput } from '../../contracts';
 import type { Planner, PlannerContext } from '../planner';
 
 /** One step of a script: what the planner returns on its Nth turn. */
-export const scriptStepSchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('tool_calls'), calls: z.array(toolCallSchema).min(1) }),
-  z.object({
-    type: z.literal('final'),
-    text: z.string(),
-    structured: jsonValueSchema.optional(),
-    /** Put what the planner observed (every tool output so far, summarised) in `structured`. */
-    reportObservations: z.boolean().optional(),
-    /** Put the planner's whole view in `structured`: `{ instructions, messages, outputs }`. */
-    reportContext: z.boolean().optional(),
-  }),
-  z.object({ type: z.literal('await'), await: awaitSchema }),
-]);
+export const scriptStepSchema = lazySchema(() =>
+  z.discriminatedUnion('type', [
+    z.object({ type: z.literal('tool_calls'), calls: z.array(toolCallSchema).min(1) }),
+    z.object({
+      type: z.literal('final'),
+      text: z.string(),
+      structured: jsonValueSchema.optional(),
+      /** Put what the planner observed (every tool output so far, summarised) in `structured`. */
+      reportObservations: z.boolean().optional(),
+      /** Put the planner's whole view in `structured`: `{ instructions, messages, outputs }`. */
+      reportContext: z.boolean().optional(),
+    }),
+    z.object({ type: z.literal('await'), await: awaitSchema }),
+  ]),
+);
 export type ScriptStep = z.input<typeof scriptStepSchema>;
 
 /** Options of the scripted planner: the steps, in order. */
-export const scriptedPlannerOptionsSchema = z.object({
-  steps: z.array(scriptStepSchema).min(1, 'a script needs at least one step'),
-  /** Text of the final answer on a Finalize turn; `{reason}` and `{message}` are filled in. */
-  finalizeText: z.string().optional(),
-});
+export const scriptedPlannerOptionsSchema = lazySchema(() =>
+  z.object({
+    steps: z.array(scriptStepSchema).min(1, 'a script needs at least one step'),
+    /** Text of the final answer on a Finalize turn; `{reason}` and `{message}` are filled in. */
+    finalizeText: z.string().optional(),
+  }),
+);
 export type ScriptedPlannerOptions = z.infer<typeof scriptedPlannerOptionsSchema>;
 
 const stepKey = 'scripted.step';

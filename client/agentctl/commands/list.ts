@@ -1,38 +1,7 @@
-import type { WorkflowExecutionInfo } from '@temporalio/client';
-import { agentNameSearchAttribute, agentStatusSearchAttribute, runStatusSchema, type RunStatus } from '../../../contracts';
+import { runStatusSchema, type RunStatus } from '../../../contracts';
+import { listRuns, type RunListEntry } from '../../run-list';
 import type { Command } from '../command';
 import { UsageError } from '../exit-codes';
-import { listQuery } from '../list-query';
-
-/** One row of `list`. */
-export interface RunListEntry {
-  readonly workflowId: string;
-  readonly runId: string;
-  readonly agent: string | null;
-  /** AgentStatus as the run last reported it; the workflow status when the run set none. */
-  readonly status: string;
-  /** Temporal's execution status (RUNNING, COMPLETED, TERMINATED, …). */
-  readonly workflowStatus: string;
-  readonly startTime: string;
-  readonly closeTime: string | null;
-}
-
-function memoAgent(info: WorkflowExecutionInfo): string | null {
-  const agent = info.memo?.agent;
-  return typeof agent === 'string' ? agent : null;
-}
-
-function toEntry(info: WorkflowExecutionInfo): RunListEntry {
-  return {
-    workflowId: info.workflowId,
-    runId: info.runId,
-    agent: info.typedSearchAttributes.get(agentNameSearchAttribute) ?? memoAgent(info),
-    status: info.typedSearchAttributes.get(agentStatusSearchAttribute) ?? info.status.name.toLowerCase(),
-    workflowStatus: info.status.name,
-    startTime: info.startTime.toISOString(),
-    closeTime: info.closeTime?.toISOString() ?? null,
-  };
-}
 
 function renderRows(entries: readonly RunListEntry[]): string[] {
   if (entries.length === 0) return ['no runs'];
@@ -63,13 +32,9 @@ export const listCommand: Command = {
     }
     const agent = args.string('agent');
     const limit = args.int('limit') ?? 50;
-    const query = listQuery({ ...(agent !== undefined ? { agent } : {}), ...(status !== undefined ? { status } : {}) });
+    const filter = { ...(agent !== undefined ? { agent } : {}), ...(status !== undefined ? { status } : {}) };
     return async (ctx) => {
-      const entries: RunListEntry[] = [];
-      for await (const info of ctx.agents.client.workflow.list({ query, pageSize: Math.min(limit, 1000) })) {
-        entries.push(toEntry(info));
-        if (entries.length >= limit) break;
-      }
+      const { entries } = await listRuns(ctx.agents, filter, { limit });
       ctx.out.emit(entries, () => renderRows(entries));
     };
   },

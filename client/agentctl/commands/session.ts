@@ -1,11 +1,12 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
-import { agentSessionWorkflowType, jsonObjectSchema, jsonValueSchema, runPolicySchema, type SessionReport } from '../../../contracts';
-import { AgentClient, AgentClientError } from '../../agent-client';
+import { jsonObjectSchema, jsonValueSchema, runPolicySchema, type SessionReport } from '../../../contracts';
+import { AgentClient } from '../../agent-client';
+import { openSessionFor } from '../../session-open';
 import type { ParsedArgs } from '../args';
 import type { Action, Command, CommandContext } from '../command';
 import { UsageError } from '../exit-codes';
 import { followEvents } from '../follow';
-import { queryLiteral } from '../list-query';
+import { listSessions, type SessionListEntry } from '../../run-list';
 import { renderResult } from '../render';
 import { readScript } from './start';
 
@@ -24,16 +25,6 @@ const optionsOf: Record<Subcommand, readonly string[]> = {
   list: ['limit'],
   close: [],
 };
-
-/** One row of `session list`. */
-export interface SessionListEntry {
-  readonly sessionId: string;
-  readonly workflowId: string;
-  readonly agent: string | null;
-  /** Temporal's execution status: RUNNING while the session is open. */
-  readonly workflowStatus: string;
-  readonly startTime: string;
-}
 
 function renderSession(sessionId: string, s: SessionReport): string[] {
   const rows: [string, string][] = [
@@ -79,20 +70,8 @@ function prepareSession(args: ParsedArgs, sub: Subcommand): Action {
   if (sub === 'list') {
     if (args.positionals.length > 1) throw new UsageError(`unexpected argument '${args.positionals[1]}'`);
     const limit = args.int('limit') ?? 50;
-    const query = `WorkflowType = ${queryLiteral(agentSessionWorkflowType)}`;
     return async (ctx) => {
-      const entries: SessionListEntry[] = [];
-      for await (const info of ctx.agents.client.workflow.list({ query, pageSize: Math.min(limit, 1000) })) {
-        const agent = info.memo?.agent;
-        entries.push({
-          sessionId: info.workflowId.replace(/^session-/, ''),
-          workflowId: info.workflowId,
-          agent: typeof agent === 'string' ? agent : null,
-          workflowStatus: info.status.name,
-          startTime: info.startTime.toISOString(),
-        });
-        if (entries.length >= limit) break;
-      }
+      const { entries } = await listSessions(ctx.agents, { limit });
       ctx.out.emit(entries, () => renderList(entries));
     };
   }
@@ -103,10 +82,8 @@ function prepareSession(args: ParsedArgs, sub: Subcommand): Action {
       const sessionState = args.json('session-state', jsonObjectSchema);
       const policy = args.json('policy', runPolicySchema.partial().strict());
       return async (ctx) => {
-        const workflowId = await ctx.agents.openSession(sessionId, { agent, ...(sessionState ? { sessionState } : {}), ...(policy ? { policy } : {}) });
-        // Opening an open session is a no-op; say which agent it has when that is not the one asked for.
-        const report = await ctx.agents.session(sessionId);
-        if (report.agent !== agent) throw new AgentClientError('rejected', `session ${sessionId} is already open with agent ${report.agent}`);
+        // Opening an open session is a no-op; it fails when that session has another agent.
+        const workflowId = await openSessionFor(ctx.agents, sessionId, { agent, ...(sessionState ? { sessionState } : {}), ...(policy ? { policy } : {}) });
         ctx.out.emit({ sessionId, workflowId }, () => `session ${sessionId} open (${workflowId})`);
       };
     }

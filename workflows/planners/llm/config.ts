@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { lazySchema } from '../../../contracts/lazy';
 import type { HumanToolsConfig } from './human-tools';
 
 /** A structured output an agent's final answer must match. */
@@ -83,13 +84,15 @@ export interface LlmPlannerConfig {
 }
 
 /** Per-run options of an LLM agent (`plannerOptions` of the run input). */
-export const llmRunOptionsSchema = z
-  .object({
-    /** Overrides the agent's model for this run. */
-    model: z.string().min(1).optional(),
-    maxRepairTurns: z.number().int().min(0).max(10).optional(),
-  })
-  .strict();
+export const llmRunOptionsSchema = lazySchema(() =>
+  z
+    .object({
+      /** Overrides the agent's model for this run. */
+      model: z.string().min(1).optional(),
+      maxRepairTurns: z.number().int().min(0).max(10).optional(),
+    })
+    .strict(),
+);
 export type LlmRunOptions = z.infer<typeof llmRunOptionsSchema>;
 
 /** Default of {@link LlmPlannerConfig.maxRepairTurns}. */

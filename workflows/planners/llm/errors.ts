@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { lazySchema } from '../../../contracts/lazy';
 
 /**
  * Closed set of error types of model calls. The activity throws them as ApplicationFailure
@@ -27,23 +28,25 @@ import { z } from 'zod';
  * - `model_invalid_output`: the model kept answering with output that fails validation after the repair turns.
  * - `model_activity_failed`: the model activity failed in an unexpected way (worker bug); see the cause.
  */
-export const modelErrorTypeSchema = z.enum([
-  'model_rate_limited',
-  'model_unavailable',
-  'model_invalid_response',
-  'model_response_incomplete',
-  'model_transcript_unavailable',
-  'model_bad_request',
-  'model_auth',
-  'model_not_found',
-  'model_context_length',
-  'model_config',
-  'model_transcript_mismatch',
-  'invalid_input',
-  'model_timeout',
-  'model_invalid_output',
-  'model_activity_failed',
-]);
+export const modelErrorTypeSchema = lazySchema(() =>
+  z.enum([
+    'model_rate_limited',
+    'model_unavailable',
+    'model_invalid_response',
+    'model_response_incomplete',
+    'model_transcript_unavailable',
+    'model_bad_request',
+    'model_auth',
+    'model_not_found',
+    'model_context_length',
+    'model_config',
+    'model_transcript_mismatch',
+    'invalid_input',
+    'model_timeout',
+    'model_invalid_output',
+    'model_activity_failed',
+  ]),
+);
 export type ModelErrorType = z.infer<typeof modelErrorTypeSchema>;
 
 /** Types the activity raises that retrying cannot fix: listed in the activity's retry policy. */

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { lazySchema } from '../../../contracts/lazy';
 import { describeIssues, type AwaitItem } from '../../../contracts';
 
 /** A tool the model can call to ask a human; the planner turns the call into an await item. */
@@ -9,25 +10,29 @@ export interface HumanTool {
 }
 
 /** Arguments of `ask_clarification`. */
-export const askClarificationArgsSchema = z.object({
-  question: z.string().min(1).describe('The question to ask the user, in their language.'),
-  missingFields: z.array(z.string()).optional().describe('Names of the facts you need from the user.'),
-});
+export const askClarificationArgsSchema = lazySchema(() =>
+  z.object({
+    question: z.string().min(1).describe('The question to ask the user, in their language.'),
+    missingFields: z.array(z.string()).optional().describe('Names of the facts you need from the user.'),
+  }),
+);
 
 /** Arguments of `ask_multiple_choice`. */
-export const askMultipleChoiceArgsSchema = z.object({
-  title: z.string().optional().describe('Short title of the form.'),
-  questions: z
-    .array(
-      z.object({
-        id: z.string().min(1),
-        prompt: z.string().min(1),
-        options: z.array(z.object({ id: z.string().min(1), label: z.string() })).min(1),
-        allowMultiple: z.boolean().optional(),
-      }),
-    )
-    .min(1),
-});
+export const askMultipleChoiceArgsSchema = lazySchema(() =>
+  z.object({
+    title: z.string().optional().describe('Short title of the form.'),
+    questions: z
+      .array(
+        z.object({
+          id: z.string().min(1),
+          prompt: z.string().min(1),
+          options: z.array(z.object({ id: z.string().min(1), label: z.string() })).min(1),
+          allowMultiple: z.boolean().optional(),
+        }),
+      )
+      .min(1),
+  }),
+);
 
 /** `ask_clarification`: one free-text question to the user. */
 export const askClarificationTool: HumanTool = {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { lazySchema } from '../../../contracts/lazy';
 import { messageSchema } from '../../../contracts';
 
 /** Activity type of model calls (reserved in contracts/tool-definition.ts). */
@@ -10,57 +11,65 @@ export const callModelActivityName = 'callModel';
  * `transcript` query when the cache misses, and checks it against `baseDigest`. This keeps
  * each model call's contribution to workflow history roughly constant.
  */
-export const modelCallInputSchema = z.object({
-  workflowId: z.string().min(1),
-  runId: z.string().min(1),
-  agent: z.string().min(1),
-  model: z.string().min(1),
-  turn: z.number().int().nonnegative(),
-  /** System instructions as rendered from session state for this turn; absent: no system message. */
-  instructions: z.string().optional(),
-  /** Messages `[0, baseCount)` of the run were sent before; the worker supplies them. */
-  baseCount: z.number().int().nonnegative(),
-  /** Chained digest (see digest.ts) of messages `[0, baseCount)`. */
-  baseDigest: z.string().regex(/^[0-9a-f]{16}$/),
-  /** Messages `[baseCount, …)` of the run: new since the previous call. */
-  newMessages: z.array(messageSchema),
-  /** Messages after the transcript that are not part of the run (repair prompts, the finalize notice). */
-  extraMessages: z.array(messageSchema).default([]),
-  /** Names of the tools offered; the worker derives their JSON schemas from the agent definition. */
-  tools: z.array(z.string().min(1)),
-  /** A Finalize turn: the model must answer without tools. */
-  finalize: z.boolean().default(false),
-  /** Name of the agent's output schema when the answer is requested as structured output. */
-  outputSchema: z.string().optional(),
-});
+export const modelCallInputSchema = lazySchema(() =>
+  z.object({
+    workflowId: z.string().min(1),
+    runId: z.string().min(1),
+    agent: z.string().min(1),
+    model: z.string().min(1),
+    turn: z.number().int().nonnegative(),
+    /** System instructions as rendered from session state for this turn; absent: no system message. */
+    instructions: z.string().optional(),
+    /** Messages `[0, baseCount)` of the run were sent before; the worker supplies them. */
+    baseCount: z.number().int().nonnegative(),
+    /** Chained digest (see digest.ts) of messages `[0, baseCount)`. */
+    baseDigest: z.string().regex(/^[0-9a-f]{16}$/),
+    /** Messages `[baseCount, …)` of the run: new since the previous call. */
+    newMessages: z.array(messageSchema),
+    /** Messages after the transcript that are not part of the run (repair prompts, the finalize notice). */
+    extraMessages: z.array(messageSchema).default([]),
+    /** Names of the tools offered; the worker derives their JSON schemas from the agent definition. */
+    tools: z.array(z.string().min(1)),
+    /** A Finalize turn: the model must answer without tools. */
+    finalize: z.boolean().default(false),
+    /** Name of the agent's output schema when the answer is requested as structured output. */
+    outputSchema: z.string().optional(),
+  }),
+);
 export type ModelCallInput = z.input<typeof modelCallInputSchema>;
 export type ParsedModelCallInput = z.output<typeof modelCallInputSchema>;
 
 /** A tool call as the model produced it: arguments are the raw JSON text. */
-export const modelToolCallSchema = z.object({
-  /** Absent when the provider gave no id; the planner assigns one. */
-  id: z.string().min(1).optional(),
-  name: z.string(),
-  arguments: z.string(),
-});
+export const modelToolCallSchema = lazySchema(() =>
+  z.object({
+    /** Absent when the provider gave no id; the planner assigns one. */
+    id: z.string().min(1).optional(),
+    name: z.string(),
+    arguments: z.string(),
+  }),
+);
 export type ModelToolCall = z.infer<typeof modelToolCallSchema>;
 
 /** Token usage of one model call. */
-export const modelUsageSchema = z.object({
-  promptTokens: z.number().int().nonnegative(),
-  completionTokens: z.number().int().nonnegative(),
-  totalTokens: z.number().int().nonnegative(),
-});
+export const modelUsageSchema = lazySchema(() =>
+  z.object({
+    promptTokens: z.number().int().nonnegative(),
+    completionTokens: z.number().int().nonnegative(),
+    totalTokens: z.number().int().nonnegative(),
+  }),
+);
 export type ModelUsage = z.infer<typeof modelUsageSchema>;
 
 /** What `callModel` returns: the model's answer and usage, nothing else. */
-export const modelAnswerSchema = z.object({
-  content: z.string().optional(),
-  toolCalls: z.array(modelToolCallSchema),
-  finishReason: z.string().optional(),
-  /** Absent when the provider reported no usage. */
-  usage: modelUsageSchema.optional(),
-  /** Model name the provider reported. */
-  model: z.string().optional(),
-});
+export const modelAnswerSchema = lazySchema(() =>
+  z.object({
+    content: z.string().optional(),
+    toolCalls: z.array(modelToolCallSchema),
+    finishReason: z.string().optional(),
+    /** Absent when the provider reported no usage. */
+    usage: modelUsageSchema.optional(),
+    /** Model name the provider reported. */
+    model: z.string().optional(),
+  }),
+);
 export type ModelAnswer = z.infer<typeof modelAnswerSchema>;

@@ -1,4 +1,4 @@
-import { agentNameSearchAttribute, agentRunWorkflowType, agentStatusSearchAttribute, type RunStatus } from '../../contracts';
+import { agentNameSearchAttribute, agentRunWorkflowType, agentStatusSearchAttribute, type RunStatus } from '../contracts';
 
 /**
  * A visibility-query string literal: single-quoted, with backslashes and quotes escaped, so

@@ -1,0 +1,138 @@
+import type { TokenDelta } from '../../contracts/deltas';
+
+/**
+ * Where the model activity sends token deltas. Implementations must never throw and never
+ * block: deltas are a best-effort preview beside the workflow, never part of its history.
+ * The server's `LiveHub` is one (worker and server in one process); {@link HttpDeltaPublisher}
+ * posts to a server elsewhere.
+ */
+export interface DeltaSink {
+  /** Takes one delta; drops it rather than wait. */
+  publish(delta: TokenDelta): void;
+  /**
+   * Sends what is buffered, waiting at most `timeoutMs`; the model activity calls it once its
+   * answer is complete, so subscribers see the last deltas before the answer lands as events.
+   */
+  flush?(timeoutMs: number): Promise<void>;
+}
+
+/** Options of {@link HttpDeltaPublisher}. */
+export interface HttpDeltaPublisherOptions {
+  /** The server's base URL (`http://host:port`) or its `/api/deltas` endpoint. */
+  readonly url: string;
+  /** A token with the `publisher` role. */
+  readonly token?: string;
+  /** How long deltas gather before a batch is posted. Default 50 ms. */
+  readonly intervalMs?: number;
+  /** Deltas held at most while the server is slow; the rest are dropped (counted). Default 5000. */
+  readonly maxBuffered?: number;
+  /** Deadline of one POST. Default 2000 ms. */
+  readonly timeoutMs?: number;
+}
+
+/** Counters of a publisher. */
+export interface DeltaPublisherStats {
+  published: number;
+  sent: number;
+  dropped: number;
+  failedPosts: number;
+}
+
+/**
+ * Batches token deltas and posts them to the server's `POST /api/deltas` every ~50 ms, one
+ * request at a time. Best effort: a full buffer drops deltas (counted in `stats.dropped`), a
+ * failed or slow POST drops its batch; nothing is retried and nothing reaches the caller.
+ *
+ * @example
+ * const deltas = new HttpDeltaPublisher({ url: 'http://127.0.0.1:8080', token: process.env.PUBLISHER_TOKEN });
+ * createModelActivities({ openai, deltas });
+ */
+export class HttpDeltaPublisher implements DeltaSink {
+  readonly stats: DeltaPublisherStats = { published: 0, sent: 0, dropped: 0, failedPosts: 0 };
+  private buffer: TokenDelta[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private inFlight: Promise<void> | undefined;
+  private readonly endpoint: string;
+
+  constructor(private readonly options: HttpDeltaPublisherOptions) {
+    const base = options.url.replace(/\/+$/, '');
+    this.endpoint = base.endsWith('/api/deltas') ? base : `${base}/api/deltas`;
+  }
+
+  publish(delta: TokenDelta): void {
+    this.stats.published += 1;
+    if (this.buffer.length >= (this.options.maxBuffered ?? 5000)) {
+      this.stats.dropped += 1;
+      return;
+    }
+    this.buffer.push(delta);
+    this.timer ??= setTimeout(() => {
+      this.timer = undefined;
+      void this.send();
+    }, this.options.intervalMs ?? 50);
+    this.timer.unref?.();
+  }
+
+  async flush(timeoutMs: number): Promise<void> {
+    if (this.timer) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+    }
+    let deadline: NodeJS.Timeout | undefined;
+    const expired = new Promise<void>((resolve) => {
+      deadline = setTimeout(resolve, timeoutMs);
+    });
+    try {
+      await Promise.race([this.send(), expired]);
+    } finally {
+      clearTimeout(deadline);
+    }
+  }
+
+  /** Posts the buffer (after the POST in flight, if any). */
+  private async send(): Promise<void> {
+    while (this.inFlight) await this.inFlight;
+    if (this.buffer.length === 0) return;
+    const deltas = this.buffer;
+    this.buffer = [];
+    this.inFlight = this.post(deltas).finally(() => {
+      this.inFlight = undefined;
+    });
+    await this.inFlight;
+  }
+
+  private async post(deltas: TokenDelta[]): Promise<void> {
+    try {
+      const response = await fetch(this.endpoint, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...(this.options.token ? { authorization: `Bearer ${this.options.token}` } : {}) },
+        body: JSON.stringify({ deltas, dropped: this.stats.dropped }),
+        signal: AbortSignal.timeout(this.options.timeoutMs ?? 2000),
+      });
+      await response.body?.cancel();
+      if (!response.ok) throw new Error(`HTTP ${response.status}`);
+      this.stats.sent += deltas.length;
+    } catch {
+      this.stats.failedPosts += 1;
+      this.stats.dropped += deltas.length;
+    }
+  }
+}
+
+/** Settings read by {@link deltaPublisherFromEnv}. */
+export interface DeltaPublisherEnv {
+  readonly DURABLE_AGENTS_DELTAS_URL?: string;
+  readonly DURABLE_AGENTS_DELTAS_TOKEN?: string;
+}
+
+/**
+ * The worker's delta publisher from `DURABLE_AGENTS_DELTAS_URL` (the server's URL) and
+ * `DURABLE_AGENTS_DELTAS_TOKEN` (a `publisher` token), or undefined when no URL is set
+ * (then no deltas are published).
+ */
+export function deltaPublisherFromEnv(env: DeltaPublisherEnv = process.env): HttpDeltaPublisher | undefined {
+  const url = env.DURABLE_AGENTS_DELTAS_URL?.trim();
+  if (!url) return undefined;
+  const token = env.DURABLE_AGENTS_DELTAS_TOKEN?.trim();
+  return new HttpDeltaPublisher({ url, ...(token ? { token } : {}) });
+}

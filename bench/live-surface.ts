@@ -1,0 +1,140 @@
+/**
+ * `npm run bench:live [-- --smoke]`: the live surface of the server under fan-out.
+ *
+ * A real dev server, an in-process worker whose model activity streams from the fake
+ * OpenAI server and publishes token deltas over HTTP to a real agent server, and SSE
+ * subscribers reading `/api/runs/:id/events`:
+ * 1. one run followed by 100 subscribers at once;
+ * 2. 50 runs at once, each followed by 2 subscribers.
+ * Each subscriber's events are compared with the run's log (events query): missed and
+ * duplicated events must both be 0. Delta latency is the time from the model activity's
+ * publish to a subscriber's receipt (one clock: everything runs in this process), over the
+ * final answer's text deltas. Deltas are best effort: a subscriber that connects after a model
+ * call's result landed does not get that call's deltas (it gets its events).
+ * Figures only, never assertions (shared machines are noisy). `--smoke`: small numbers.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import OpenAI from 'openai';
+import { createModelActivities, HttpDeltaPublisher } from '../activities/model';
+import type { AgentClient } from '../client/agent-client';
+import type { RunEvent, RunInput } from '../contracts';
+import type { TokenDelta } from '../contracts/deltas';
+import { startAgentServer, type AgentServer } from '../server';
+import { callTools, dynamic, FakeOpenAIServer, say, toolCall, type FakeStep, type RecordedRequest } from '../testing/fake-model';
+import { findTestAgent } from '../test/support/agents';
+import { SseClient } from '../test/support/sse-client';
+import { agentClient, buildTestBundle, createTestEnv, createTestWorker, uniqueTaskQueue } from '../test/support/test-env';
+import { allToolImplementations } from '../test/support/tools';
+import { provisionTemporalCli } from '../worker/temporal-cli';
+import { percentile } from './stats';
+
+const viewerToken = 'bench-viewer-token-0123456789';
+const publisherToken = 'bench-publisher-token-0123456789';
+const answer = 'Quoted. '.repeat(40).trim();
+
+interface Tally {
+  streams: number;
+  expected: number;
+  missed: number;
+  duplicated: number;
+  deltas: number;
+  latencies: number[];
+}
+
+/** A model that quotes AAPL `turns` times, then answers with text. */
+function modelStep(turns: number): FakeStep {
+  return dynamic((request: RecordedRequest) => {
+    const toolMessages = (request.body?.messages ?? []).filter((m) => m.role === 'tool').length;
+    return toolMessages < turns ? callTools(toolCall('get_quote', { symbol: 'AAPL' })) : say(answer);
+  });
+}
+
+async function followRun(server: AgentServer, agents: AgentClient, input: RunInput, subscribers: number, tally: Tally): Promise<void> {
+  const { workflowId } = await agents.start(input);
+  const clients = Array.from({ length: subscribers }, () => new SseClient(`${server.url}/api/runs/${workflowId}/events`, { authorization: `Bearer ${viewerToken}` }));
+  await Promise.all(clients.map((c) => c.done));
+  const log = (await agents.events(workflowId, 0, 1000)).events;
+  for (const client of clients) {
+    tally.streams += 1;
+    tally.expected += log.length;
+    const counts = new Map<number, number>();
+    for (const event of client.data<RunEvent>('run-event')) counts.set(event.seq, (counts.get(event.seq) ?? 0) + 1);
+    for (const event of log) if (!counts.has(event.seq)) tally.missed += 1;
+    for (const n of counts.values()) if (n > 1) tally.duplicated += n - 1;
+    for (const message of client.messages) {
+      if (message.event !== 'delta') continue;
+      const delta = JSON.parse(message.data) as TokenDelta;
+      tally.deltas += 1;
+      // Latency of the final answer's text only: by then every subscriber is connected. Deltas
+      // of a call still running when a subscriber joins are replayed to it, published earlier.
+      if (delta.kind === 'text') tally.latencies.push(message.receivedAt - delta.at);
+    }
+  }
+}
+
+function report(label: string, tally: Tally, ms: number): void {
+  const lat = tally.latencies;
+  const figures =
+    lat.length > 0 ? `deltas ${tally.deltas}; answer text publish->receipt p50 ${percentile(lat, 0.5).toFixed(0)} ms p99 ${percentile(lat, 0.99).toFixed(0)} ms (${lat.length})` : 'no deltas';
+  process.stdout.write(
+    `${label.padEnd(34)} streams ${String(tally.streams).padStart(4)}  events ${String(tally.expected).padStart(6)}  missed ${tally.missed}  duplicated ${tally.duplicated}  ${figures}  ${(ms / 1000).toFixed(1)} s\n`,
+  );
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({ options: { smoke: { type: 'boolean', default: false } } });
+  const scale = values.smoke ? { subscribers: 10, runs: 5, perRun: 2, turns: 2 } : { subscribers: 100, runs: 50, perRun: 2, turns: 3 };
+  const cli = provisionTemporalCli();
+  if (cli) process.env.TEMPORAL_CLI_PATH = cli.path;
+  const dir = join(tmpdir(), `durable-agents-live-${process.pid}`);
+  mkdirSync(dir, { recursive: true });
+  const bundlePath = join(dir, 'bundle.js');
+  writeFileSync(bundlePath, (await buildTestBundle()).code);
+  process.env.DURABLE_AGENTS_TEST_BUNDLE = bundlePath;
+
+  const env = await createTestEnv();
+  const fake = await FakeOpenAIServer.start();
+  const taskQueue = uniqueTaskQueue('bench-live');
+  const agents = agentClient(env, taskQueue);
+  const server = await startAgentServer({
+    agents,
+    auth: { localDev: false, tokens: [{ name: 'bench', role: 'viewer', token: viewerToken }, { name: 'worker', role: 'publisher', token: publisherToken }] },
+  });
+  const publisher = new HttpDeltaPublisher({ url: server.url, token: publisherToken });
+  const openai = new OpenAI({ baseURL: fake.baseURL, apiKey: 'bench', maxRetries: 0 });
+  const worker = await createTestWorker(env, taskQueue, allToolImplementations(), createModelActivities({ openai, findAgent: findTestAgent, deltas: publisher }));
+  const input: RunInput = { agent: 'watchlist-llm', messages: [{ role: 'user', content: 'Quote AAPL' }], sessionState: { watchlist: ['AAPL'] } };
+  try {
+    await worker.runUntil(async () => {
+      process.stdout.write(`live surface: ${scale.turns} tool turns + a ${answer.length}-character streamed answer per run\n`);
+      fake.script(...Array.from({ length: scale.turns + 1 }, () => modelStep(scale.turns)));
+      const one: Tally = { streams: 0, expected: 0, missed: 0, duplicated: 0, deltas: 0, latencies: [] };
+      let started = performance.now();
+      await followRun(server, agents, input, scale.subscribers, one);
+      report(`1 run x ${scale.subscribers} subscribers`, one, performance.now() - started);
+
+      fake.script(...Array.from({ length: scale.runs * (scale.turns + 1) }, () => modelStep(scale.turns)));
+      const many: Tally = { streams: 0, expected: 0, missed: 0, duplicated: 0, deltas: 0, latencies: [] };
+      started = performance.now();
+      await Promise.all(Array.from({ length: scale.runs }, () => followRun(server, agents, input, scale.perRun, many)));
+      report(`${scale.runs} runs x ${scale.perRun} subscribers`, many, performance.now() - started);
+
+      const stats = server.live.stats();
+      process.stdout.write(
+        `followers started ${stats.feedsStarted} for ${1 + scale.runs} runs; deltas received ${stats.deltasReceived}, dropped by the publisher ${publisher.stats.dropped}; fake model errors ${fake.errors.length}\n`,
+      );
+    });
+  } finally {
+    await server.close();
+    await fake.close();
+    await env.teardown();
+  }
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exitCode = 1;
+});

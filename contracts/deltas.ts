@@ -1,0 +1,38 @@
+import { z } from 'zod';
+
+/**
+ * One token delta of a model call: a piece of the answer's text or of a tool call's
+ * arguments, as the provider streamed it. Deltas travel beside the workflow (worker →
+ * server → subscribers), never through its history: they are a preview, and the answer the
+ * model activity returns stays the only record.
+ */
+export const tokenDeltaSchema = z.object({
+  /** The run's workflow id. */
+  workflowId: z.string().min(1).max(1000),
+  /** The model activity's id; with `attempt`, names one model call. */
+  activityId: z.string().min(1).max(1000),
+  /** The activity attempt (1-based): a retried call streams again from scratch. */
+  attempt: z.number().int().positive(),
+  /** The run's turn the call plans, when known. */
+  turn: z.number().int().nonnegative().optional(),
+  /** Order of the deltas of one attempt, from 0. */
+  seq: z.number().int().nonnegative(),
+  kind: z.enum(['text', 'tool-args']),
+  /** The text or argument fragment. */
+  text: z.string().max(100_000),
+  /** For `tool-args`: the call's index in the answer, its id and name once streamed. */
+  callIndex: z.number().int().nonnegative().optional(),
+  toolCallId: z.string().max(1000).optional(),
+  toolName: z.string().max(1000).optional(),
+  /** When the worker published it (ms since the epoch), for latency figures. */
+  at: z.number().nonnegative(),
+});
+export type TokenDelta = z.infer<typeof tokenDeltaSchema>;
+
+/** What a worker posts to `POST /api/deltas`. */
+export const deltaBatchSchema = z.object({
+  deltas: z.array(tokenDeltaSchema).max(10_000),
+  /** Deltas this publisher dropped so far (buffer full, server slow or away). */
+  dropped: z.number().int().nonnegative().optional(),
+});
+export type DeltaBatch = z.infer<typeof deltaBatchSchema>;

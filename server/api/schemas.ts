@@ -1,0 +1,121 @@
+import { z } from 'zod';
+import { isPageToken } from '../../client/run-list';
+import { interventionSchema, runInputSchema, runResultSchema, runStatusReportSchema, runStatusSchema, sessionInputSchema, sessionReportSchema } from '../../contracts';
+
+/** Workflow ids given by callers: what Temporal accepts, kept to one printable line. */
+export const workflowIdSchema = z
+  .string()
+  .min(1, 'must not be empty')
+  .max(400)
+  .regex(/^[^\s/?#]+$/, 'use no whitespace, "/", "?" or "#"');
+
+/** Body of POST /api/runs: a run input and, optionally, the run's workflow id. */
+export const startRunBodySchema = runInputSchema.omit({ continued: true }).extend({ workflowId: workflowIdSchema.optional() });
+
+/** The ids of a run just started. */
+export const startedRunSchema = z.object({ workflowId: z.string(), runId: z.string() });
+
+/** Query of GET /api/runs. */
+export const listRunsQuerySchema = z.object({
+  agent: z.string().min(1).optional(),
+  status: runStatusSchema.optional(),
+  limit: z.coerce.number().int().min(1).max(1000).default(50),
+  pageToken: z.string().refine(isPageToken, 'not a page token of this listing (use nextPageToken of the previous page)').optional(),
+});
+
+/** One run of a listing. */
+export const runSummarySchema = z.object({
+  workflowId: z.string(),
+  runId: z.string(),
+  agent: z.string().optional(),
+  /** AgentStatus as the run last reported it; else Temporal's status in lower case. */
+  status: z.string(),
+  /** Temporal's execution status (RUNNING, COMPLETED, FAILED, TERMINATED, …). */
+  temporalStatus: z.string(),
+  startTime: z.string(),
+  closeTime: z.string().optional(),
+  /** Whether the run waits for an approval or an answer right now (status `awaiting`). */
+  waitingForHuman: z.boolean(),
+});
+export type RunSummary = z.infer<typeof runSummarySchema>;
+
+/** A page of runs. */
+export const runListSchema = z.object({ runs: z.array(runSummarySchema), nextPageToken: z.string().optional() });
+
+/** What a closed run's history says when no worker can answer its status query. */
+export const historyStatusSchema = z.object({
+  source: z.literal('history'),
+  workflowId: z.string(),
+  runId: z.string(),
+  agent: z.string().nullable(),
+  status: z.string(),
+  workflowStatus: z.string(),
+  turns: z.number().int(),
+  toolCalls: z.number().int(),
+  modelCalls: z.number().int(),
+  historyLength: z.number().int(),
+  startTime: z.string(),
+  closeTime: z.string().nullable(),
+  failure: z.string().optional(),
+  result: runResultSchema.optional(),
+});
+
+/** GET /api/runs/:id: the status query, or for a closed run that cannot answer, its history. */
+export const runStatusResponseSchema = z.union([runStatusReportSchema, historyStatusSchema]);
+
+/** `?runId=`: which execution of a run to read (default: the latest). */
+export const runIdQuerySchema = z.object({ runId: z.string().min(1).optional() });
+
+/** A turn boundary a rewind or fork goes back to. */
+export const checkpointSchema = z.object({
+  turn: z.number().int().nonnegative(),
+  eventId: z.number().int().positive(),
+  time: z.string(),
+  summary: z.object({ toolCalls: z.array(z.string()), modelCalls: z.number().int(), signals: z.array(z.string()), updates: z.array(z.string()) }),
+});
+
+/** Body of POST /api/runs/:id/rewind. */
+export const rewindBodySchema = z.object({
+  toTurn: z.number().int().nonnegative(),
+  reapply: z.boolean().optional(),
+  with: z.array(interventionSchema).optional(),
+  reason: z.string().max(2000).optional(),
+  runId: z.string().min(1).optional(),
+});
+
+/** What a rewind answers. */
+export const rewindResultSchema = z.object({ runId: z.string(), checkpoint: checkpointSchema, corrections: z.enum(['atomic', 'after_reset', 'none']) });
+
+/** Body of POST /api/runs/:id/fork. */
+export const forkBodySchema = z.object({
+  toTurn: z.number().int().positive(),
+  workflowId: workflowIdSchema.optional(),
+  with: z.array(interventionSchema).optional(),
+  runId: z.string().min(1).optional(),
+});
+
+/** What a fork answers. */
+export const forkResultSchema = z.object({ workflowId: z.string(), runId: z.string(), checkpoint: checkpointSchema });
+
+/** A run's Temporal history as JSON (the format of `temporal workflow show --output json`). */
+export const historyJsonSchema = z.looseObject({ events: z.array(z.unknown()) });
+
+/** Body of POST /api/sessions: the session's id and what every run of it starts from. */
+export const openSessionBodySchema = sessionInputSchema
+  .pick({ agent: true, sessionState: true, history: true, policy: true, confirmation: true, labels: true, maxHistoryMessages: true, runsPerExecution: true })
+  .extend({ sessionId: z.string().min(1, 'must not be empty').max(200).regex(/^[^\s/?#]+$/, 'use no whitespace, "/", "?" or "#"') });
+
+/** Query of GET /api/sessions. */
+export const listSessionsQuerySchema = z.object({ limit: z.coerce.number().int().min(1).max(1000).default(50) });
+
+/** One session of a listing; `status` is `open` while the session runs. */
+export const sessionSummarySchema = z.object({
+  sessionId: z.string(),
+  workflowId: z.string(),
+  agent: z.string().optional(),
+  status: z.string(),
+  startTime: z.string(),
+});
+
+/** One run of a session. */
+export const sessionRunRecordSchema = sessionReportSchema.shape.runs.element;

@@ -1,0 +1,137 @@
+import { z } from 'zod';
+import { deltaBatchSchema } from '../../contracts/deltas';
+import { eventPageSchema } from '../../contracts';
+import type { ServerContext } from '../context';
+import { ApiError } from '../errors';
+import { route, type AnyRoute } from '../routes';
+import type { FeedItem } from './feed-item';
+import { streamFeed, type SseFrame } from './sse';
+import { UiMessageProjection } from './ui-message-stream';
+import { runWebSocket } from './websocket';
+
+const eventsQuerySchema = z.object({
+  after: z.coerce.number().int().nonnegative().default(0),
+  limit: z.coerce.number().int().min(1).max(1000).default(200),
+});
+
+const streamQuerySchema = z.object({ after: z.coerce.number().int().nonnegative().default(0) });
+
+/** Frames by item: a feed hands the same item to every subscriber, so it is rendered once. */
+const rendered = new WeakMap<FeedItem, SseFrame[]>();
+
+/** SSE frames of the events stream. */
+export function eventFrames(item: FeedItem): SseFrame[] {
+  let frames = rendered.get(item);
+  if (!frames) {
+    frames = renderEventFrames(item);
+    rendered.set(item, frames);
+  }
+  return frames;
+}
+
+function renderEventFrames(item: FeedItem): SseFrame[] {
+  switch (item.type) {
+    case 'event':
+      return [{ id: String(item.event.seq), event: 'run-event', data: JSON.stringify(item.event) }];
+    case 'delta':
+      return [{ event: 'delta', data: JSON.stringify(item.delta) }];
+    case 'reset':
+      return [{ event: 'reset', data: JSON.stringify({ epoch: item.epoch, fromSeq: item.fromSeq }) }];
+    case 'end':
+      return [{ event: 'end', data: JSON.stringify({ status: item.status }) }];
+  }
+}
+
+/** Where an SSE client resumes: `Last-Event-ID` (a reconnecting EventSource) over `?after`. */
+function resumeAfter(lastEventId: string | undefined, after: number): number {
+  if (lastEventId === undefined || lastEventId.trim() === '') return after;
+  const seq = Number(lastEventId);
+  if (!Number.isInteger(seq) || seq < 0) throw new ApiError('invalid_input', `header Last-Event-ID: expected the seq of the last event seen, got ${JSON.stringify(lastEventId)}`);
+  return seq;
+}
+
+/** Reads the run's description: a missing run is a 404 before any stream opens. */
+async function ensureRun(ctx: ServerContext, workflowId: string): Promise<void> {
+  await ctx.agents.client.workflow.getHandle(workflowId).describe();
+}
+
+/** The live routes: events (SSE or JSON), the AI SDK UI message stream, the WebSocket and the delta intake. */
+export function liveRoutes(ctx: ServerContext): AnyRoute[] {
+  return [
+    route({
+      method: 'get',
+      path: '/api/runs/:id/events',
+      access: 'viewer',
+      summary: 'The run\'s events: a JSON page, or with Accept: text/event-stream a live SSE stream',
+      description:
+        'JSON: events with seq > `after` (an EventPage). SSE: `event: run-event` with `id: <seq>` and the event as data, from `after` or `Last-Event-ID` on; ' +
+        '`event: reset` data { epoch, fromSeq } after a rewind (drop events >= fromSeq, the new ones follow); `event: delta` token deltas of the current model call ' +
+        '(no id; a preview that never enters history); `event: end` data { status } when the run closes; `: ping` comments keep it alive.',
+      tags: ['live'],
+      query: eventsQuerySchema,
+      response: eventPageSchema,
+      streams: 'text/event-stream',
+      handle: async ({ params, query, c }) => {
+        const workflowId = params.id as string;
+        if (!(c.req.header('accept') ?? '').includes('text/event-stream')) return ctx.agents.events(workflowId, query.after, query.limit);
+        const after = resumeAfter(c.req.header('last-event-id'), query.after);
+        await ensureRun(ctx, workflowId);
+        return streamFeed(c, ctx.live, workflowId, after, { render: eventFrames });
+      },
+    }),
+    route({
+      method: 'get',
+      path: '/api/runs/:id/ui-stream',
+      access: 'viewer',
+      summary: 'The run as an AI SDK UI message stream (v1)',
+      description:
+        'SSE `data: <UIMessageChunk JSON>` parts, header x-vercel-ai-ui-message-stream: v1, ending with `data: [DONE]`: start, start-step/finish-step per turn, ' +
+        'text-start/text-delta/text-end, tool-input-start/-delta/-available, tool-output-available/-error/-denied, tool-approval-request (approvalId = toolCallId), ' +
+        'data-<event type> for other events, data-reset-step when a model call is retried, data-reset after a rewind, finish.',
+      tags: ['live'],
+      query: streamQuerySchema,
+      streams: 'text/event-stream',
+      handle: async ({ params, query, c }) => {
+        const workflowId = params.id as string;
+        await ensureRun(ctx, workflowId);
+        const projection = new UiMessageProjection(workflowId);
+        const frames = (chunks: readonly unknown[]): SseFrame[] => chunks.map((chunk) => ({ data: JSON.stringify(chunk) }));
+        return streamFeed(c, ctx.live, workflowId, query.after, {
+          headers: { 'x-vercel-ai-ui-message-stream': 'v1' },
+          opening: () => frames(projection.start()),
+          render: (item) => frames(projection.item(item)),
+          closing: () => [{ data: '[DONE]' }],
+        });
+      },
+    }),
+    route({
+      method: 'get',
+      path: '/api/runs/:id/ws',
+      access: 'viewer',
+      summary: 'The run\'s WebSocket: its feed out, control messages in',
+      description:
+        'Out: { type: event, event } | { type: delta, delta } | { type: reset, epoch, fromSeq } | { type: end, status } | { type: result, id, ok, body }. ' +
+        'In: { id, type: pause|resume|kill|decide|answer, ...payload as over HTTP }, with the same roles and errors. Token: Authorization header or ?access_token=.',
+      tags: ['live'],
+      query: streamQuerySchema,
+      handle: async ({ params, query, c, principal }) => {
+        const workflowId = params.id as string;
+        await ensureRun(ctx, workflowId);
+        return runWebSocket(ctx, c, workflowId, query.after, principal);
+      },
+    }),
+    route({
+      method: 'post',
+      path: '/api/deltas',
+      access: 'publisher',
+      summary: 'Token deltas of a worker\'s model calls (publisher role)',
+      description: 'Best effort: kept in memory for the current turn of each run and sent to its live subscribers; never written to the run\'s history.',
+      tags: ['live'],
+      body: deltaBatchSchema,
+      status: 204,
+      handle: ({ body }) => {
+        ctx.live.publishBatch(body.deltas, body.dropped ?? 0);
+      },
+    }),
+  ];
+}

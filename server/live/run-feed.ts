@@ -1,0 +1,180 @@
+import type { AgentClient } from '../../client/agent-client';
+import { AgentClientError } from '../../client/agent-client';
+import type { EventPage, RunEvent } from '../../contracts';
+import type { TokenDelta } from '../../contracts/deltas';
+import { terminalRunStatuses, type FeedItem } from './feed-item';
+import { Subscription, type SubscriptionOptions } from './subscription';
+
+/** Settings of a {@link RunFeed}. */
+export interface RunFeedOptions {
+  /** Events kept for subscribers that join (older ones are read from the events query). Default 500. */
+  readonly recentEvents?: number;
+  /** How long one long poll of the run waits. Default 30 s. */
+  readonly longPollMs?: number;
+  /** Called for each new event (the hub uses `plan` to drop the deltas of a landed turn). */
+  readonly onEvent?: (event: RunEvent) => void;
+  /** Called on a rewind. */
+  readonly onReset?: (fromSeq: number) => void;
+  /** Called once when the feed stops (no subscribers left, or the run ended). */
+  readonly onStop?: (feed: RunFeed) => void;
+  /** The deltas of the current model call, for subscribers that join mid-call. */
+  readonly currentDeltas?: () => readonly TokenDelta[];
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * The one follower of a run in this process, fanned out to every subscriber: it reads the
+ * run's events (one long poll at a time, however many subscribe), notices rewinds (the log's
+ * epoch changes) and the run's end, and hands each item to every subscriber in order. It
+ * follows the workflow id, so a run that continues as new goes on in the same feed.
+ */
+export class RunFeed {
+  private readonly subscribers = new Set<Subscription>();
+  /** seq → time of every event sent in this epoch: a rewound log differs from the first replaced seq. */
+  private readonly seen = new Map<number, string>();
+  private readonly recent: RunEvent[] = [];
+  private lastSeq = 0;
+  private epoch: string | undefined;
+  private stopped = false;
+  private ended: string | undefined;
+
+  constructor(
+    private readonly agents: AgentClient,
+    readonly workflowId: string,
+    private readonly options: RunFeedOptions = {},
+  ) {}
+
+  /** Starts following (reads the log from its start). */
+  start(): void {
+    void this.follow();
+  }
+
+  /** Subscribers now. */
+  get subscriberCount(): number {
+    return this.subscribers.size;
+  }
+
+  /**
+   * Adds a subscriber that resumes after `afterSeq`. Events it misses between `afterSeq` and
+   * what this feed keeps are read from the events query first.
+   */
+  subscribe(afterSeq: number, send: (item: FeedItem) => void, options: SubscriptionOptions = {}): Subscription {
+    const sub = new Subscription(this.agents, this.workflowId, afterSeq, send, {
+      ...options,
+      onClose: (reason) => {
+        this.subscribers.delete(sub);
+        options.onClose?.(reason);
+        if (this.subscribers.size === 0) this.stop();
+      },
+    });
+    this.subscribers.add(sub);
+    const oldestKept = this.recent[0]?.seq ?? this.lastSeq + 1;
+    if (afterSeq + 1 < oldestKept && this.lastSeq > afterSeq) sub.push({ type: 'sync', upTo: Math.min(oldestKept - 1, this.lastSeq) });
+    for (const event of this.recent) if (event.seq > afterSeq) sub.push({ type: 'event', event });
+    for (const delta of this.options.currentDeltas?.() ?? []) sub.push({ type: 'delta', delta });
+    if (this.ended !== undefined) sub.push({ type: 'end', status: this.ended });
+    return sub;
+  }
+
+  /** Hands a token delta to every subscriber. */
+  delta(delta: TokenDelta): void {
+    if (this.ended !== undefined) return;
+    this.broadcast({ type: 'delta', delta });
+  }
+
+  /** Stops following; subscribers still open are closed. */
+  stop(): void {
+    if (this.stopped) return;
+    this.stopped = true;
+    for (const sub of [...this.subscribers]) sub.close('closed');
+    this.options.onStop?.(this);
+  }
+
+  private broadcast(item: FeedItem): void {
+    for (const sub of this.subscribers) sub.push(item);
+  }
+
+  private emit(event: RunEvent): void {
+    if (event.seq <= this.lastSeq) return;
+    this.lastSeq = event.seq;
+    this.seen.set(event.seq, event.at);
+    // Bounded: a rewind behind the oldest seq kept resets subscribers from the first seq.
+    if (this.seen.size > 100_000) this.seen.delete(this.seen.keys().next().value as number);
+    this.recent.push(event);
+    if (this.recent.length > (this.options.recentEvents ?? 500)) this.recent.shift();
+    this.options.onEvent?.(event);
+    this.broadcast({ type: 'event', event });
+  }
+
+  /** Handles one page; false when a rewind was noticed (the caller reads again from `lastSeq`). */
+  private async apply(page: EventPage): Promise<boolean> {
+    if (page.epoch !== undefined && this.epoch !== undefined && page.epoch !== this.epoch) {
+      const fromSeq = await this.firstReplacedSeq();
+      this.epoch = page.epoch;
+      for (const seq of [...this.seen.keys()]) if (seq >= fromSeq) this.seen.delete(seq);
+      while (this.recent.length > 0 && (this.recent.at(-1) as RunEvent).seq >= fromSeq) this.recent.pop();
+      this.lastSeq = Math.min(this.lastSeq, fromSeq - 1);
+      this.options.onReset?.(fromSeq);
+      this.broadcast({ type: 'reset', epoch: page.epoch, fromSeq });
+      return false;
+    }
+    this.epoch ??= page.epoch;
+    for (const event of page.events) this.emit(event);
+    return true;
+  }
+
+  /** The first seq where the rewound log differs from the events this feed sent. */
+  private async firstReplacedSeq(): Promise<number> {
+    for (let after = 0; ; ) {
+      const page = await this.agents.events(this.workflowId, after, 1000);
+      for (const event of page.events) if (this.seen.get(event.seq) !== event.at) return event.seq;
+      if (page.events.length === 0) return Math.min(after + 1, this.lastSeq + 1);
+      after = page.nextAfterSeq;
+    }
+  }
+
+  private async isClosed(): Promise<string | undefined> {
+    const description = await this.agents.client.workflow.getHandle(this.workflowId).describe();
+    return description.status.name === 'RUNNING' ? undefined : description.status.name.toLowerCase();
+  }
+
+  private async follow(): Promise<void> {
+    let failures = 0;
+    while (!this.stopped) {
+      try {
+        const page = await this.agents.events(this.workflowId, this.lastSeq, 500);
+        if (!(await this.apply(page))) continue;
+        if (page.events.length > 0) continue;
+        if (terminalRunStatuses.has(page.status)) return this.end(page.status);
+        const waited = await this.agents.waitForEvents(this.workflowId, this.lastSeq, this.options.longPollMs ?? 30_000);
+        if (this.stopped) return;
+        if (!(await this.apply(waited))) continue;
+        // Nothing new: the wait timed out, the run continued as new, or it closed without a
+        // terminal event in its log (a bug in agent code); only the last ends the feed.
+        if (waited.events.length === 0 && !terminalRunStatuses.has(waited.status)) {
+          const closed = await this.isClosed();
+          if (closed) {
+            const last = await this.agents.events(this.workflowId, this.lastSeq, 1000);
+            if (await this.apply(last)) return this.end(terminalRunStatuses.has(last.status) ? last.status : closed);
+          }
+        }
+        failures = 0;
+      } catch (err) {
+        if (this.stopped) return;
+        if (err instanceof AgentClientError && err.type === 'run_not_found') return this.end('not_found');
+        // The server or the workers are away: try again, more slowly, while anyone listens.
+        failures += 1;
+        await sleep(Math.min(5_000, 250 * 2 ** Math.min(failures, 5)));
+      }
+    }
+  }
+
+  private end(status: string): void {
+    if (this.stopped) return;
+    this.ended = status;
+    this.broadcast({ type: 'end', status });
+    // Subscribers close themselves on `end`; the last one stops the feed.
+    if (this.subscribers.size === 0) this.stop();
+  }
+}

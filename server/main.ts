@@ -1,0 +1,49 @@
+/**
+ * `npm run api`: the HTTP API and dashboard for the runs of a Temporal server. Connects with
+ * the TEMPORAL_* environment, reads auth from DURABLE_AGENTS_TOKENS / DURABLE_AGENTS_TOKENS_FILE /
+ * DURABLE_AGENTS_LOCAL_DEV, listens on DURABLE_AGENTS_HTTP_HOST (default 127.0.0.1) and
+ * DURABLE_AGENTS_HTTP_PORT (default 8080). DURABLE_AGENTS_WORKFLOWS (your workflows module)
+ * enables fork.
+ */
+import { resolve } from 'node:path';
+import { AgentClient } from '../client/agent-client';
+import { temporalConfigFromEnv } from '../worker/config';
+import { authFromEnv } from './auth';
+import { authModeLine } from './auth-mode';
+import { startAgentServer } from './start';
+
+function portFromEnv(env: NodeJS.ProcessEnv): number {
+  const raw = env.DURABLE_AGENTS_HTTP_PORT?.trim() || '8080';
+  const port = Number(raw);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`DURABLE_AGENTS_HTTP_PORT: expected a port number (0-65535), got ${JSON.stringify(raw)}`);
+  return port;
+}
+
+async function main(): Promise<void> {
+  const env = process.env;
+  const auth = authFromEnv(env);
+  const port = portFromEnv(env);
+  const config = temporalConfigFromEnv(env);
+  const agents = await AgentClient.connect(config);
+  const workflows = env.DURABLE_AGENTS_WORKFLOWS?.trim();
+  const server = await startAgentServer({
+    agents,
+    auth,
+    host: env.DURABLE_AGENTS_HTTP_HOST?.trim() || '127.0.0.1',
+    port,
+    ...(workflows ? { workflowsPath: resolve(workflows) } : {}),
+  });
+  console.log(`durable-agents API and dashboard at ${server.url} (OpenAPI: ${server.url}/openapi.json)`);
+  console.log(`Temporal ${config.address}, namespace ${config.namespace}, task queue ${config.taskQueue}${workflows ? '' : '; fork off (set DURABLE_AGENTS_WORKFLOWS)'}`);
+  console.log(authModeLine(auth));
+  const stop = (): void => {
+    void server.close().then(() => process.exit(0));
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}
+
+main().catch((err: unknown) => {
+  console.error(`durable-agents api: ${err instanceof Error ? err.message : String(err)}`);
+  process.exit(1);
+});

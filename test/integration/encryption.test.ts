@@ -1,0 +1,134 @@
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { Client } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { Worker } from '@temporalio/worker';
+import { AgentClient } from '../../client/agent-client';
+import { EncryptionCodec, encryptedEncoding, encryptionKeyIdKey, type EncryptionKeys } from '../../worker/encryption';
+import { forkRun } from '../../worker/fork';
+import { DurableAgentsPlugin } from '../../worker/plugin';
+import { testAgents } from '../support/agents';
+import { callStep, finalStep, scriptedInput } from '../support/scripts';
+import { createTestEnv, testWorkflowsPath, uniqueTaskQueue, workflowBundleOption } from '../support/test-env';
+import { allToolImplementations } from '../support/tools';
+
+let env: TestWorkflowEnvironment;
+beforeAll(async () => {
+  env = await createTestEnv();
+});
+afterAll(async () => {
+  await env?.teardown();
+});
+
+const oldKey = { id: 'k-2026-10', key: randomBytes(32) };
+const newKey = { id: 'k-2026-11', key: randomBytes(32) };
+
+/** A worker and a client that share the keys (the first encrypts), as a deployment would. */
+async function encrypted(taskQueue: string, keys: EncryptionKeys): Promise<{ worker: Worker; agents: AgentClient }> {
+  const worker = await Worker.create({
+    connection: env.nativeConnection,
+    namespace: env.namespace ?? 'default',
+    taskQueue,
+    workflowBundle: await workflowBundleOption(),
+    plugins: [new DurableAgentsPlugin({ agents: testAgents, tools: allToolImplementations(), runtime: {}, encryption: keys })],
+  });
+  const client = new Client({ connection: env.connection, namespace: env.namespace ?? 'default', dataConverter: { payloadCodecs: [new EncryptionCodec(keys)] } });
+  return { worker, agents: new AgentClient(client, taskQueue, false) };
+}
+
+/** Every byte the server stores for a run, read without any codec. */
+async function storedHistory(workflowId: string): Promise<{ bytes: Buffer; payloads: { path: string; payload: temporal.api.common.v1.IPayload }[] }> {
+  const response = await env.connection.workflowService.getWorkflowExecutionHistory({ namespace: env.namespace ?? 'default', execution: { workflowId } });
+  const history = temporal.api.history.v1.History.create({ events: response.history?.events ?? [] });
+  const payloads: { path: string; payload: temporal.api.common.v1.IPayload }[] = [];
+  const collect = (value: unknown, path: string): void => {
+    if (!value || typeof value !== 'object') return;
+    if ('data' in value && 'metadata' in value) payloads.push({ path, payload: value as temporal.api.common.v1.IPayload });
+    for (const [key, child] of Object.entries(value)) collect(child, `${path}.${key}`);
+  };
+  collect(response.history?.events, '');
+  return { bytes: Buffer.from(temporal.api.history.v1.History.encode(history).finish()), payloads };
+}
+
+const secrets = { message: 'SECRET-MESSAGE-7f3a', arg: 'SECRET-ARGUMENT-91bc', final: 'SECRET-ANSWER-c0de', state: 'SECRET-STATE-5e11' };
+
+function secretRun(): ReturnType<typeof scriptedInput> {
+  return scriptedInput([callStep({ name: 'echo', args: { text: secrets.arg } }), finalStep(secrets.final)], {
+    messages: [{ role: 'user', content: secrets.message }],
+    sessionState: { note: secrets.state },
+  });
+}
+
+describe('payload encryption (AES-256-GCM codec)', () => {
+  it('the server stores no plaintext of messages, tool arguments and results, answers or session state; clients with the key read everything', async () => {
+    const taskQueue = uniqueTaskQueue('encrypted');
+    const { worker, agents } = await encrypted(taskQueue, [oldKey]);
+    const { workflowId } = await worker.runUntil(async () => {
+      const started = await agents.start(secretRun());
+      const result = await agents.result(started.workflowId);
+      expect(result).toMatchObject({ status: 'completed', final: { text: secrets.final }, sessionState: { note: secrets.state } });
+      // Queries and the event log decrypt too.
+      const { events } = await agents.events(started.workflowId, 0, 1000);
+      expect(events.find((e) => e.type === 'tool_call')).toMatchObject({ args: { text: secrets.arg } });
+      return started;
+    });
+
+    const { bytes, payloads } = await storedHistory(workflowId);
+    for (const secret of Object.values(secrets)) expect(bytes.includes(secret)).toBe(false);
+    // Plaintext stays only where Temporal needs to read it: search attributes (indexed by the
+    // server: agent name, status, patch ids) and the SDK's patch markers (patch ids).
+    const plain = payloads.filter(({ payload }) => Buffer.from(payload.metadata?.encoding ?? []).toString() !== encryptedEncoding).map(({ path }) => path);
+    expect(plain.filter((path) => !/searchAttributes\.indexedFields\.|markerRecordedEventAttributes\.details\.patch-data\./.test(path))).toEqual([]);
+    expect(payloads.length - plain.length).toBeGreaterThan(5);
+    expect(payloads.some(({ path }) => path.includes('upsertedMemo'))).toBe(true);
+
+    // The official CLI, an outside client without the key, sees ciphertext only.
+    const shown = execFileSync(process.env.TEMPORAL_CLI_PATH ?? 'temporal', ['workflow', 'show', '--workflow-id', workflowId, '--address', env.address, '--namespace', env.namespace ?? 'default', '--output', 'json'], { encoding: 'utf8' });
+    for (const secret of Object.values(secrets)) {
+      expect(shown.includes(secret)).toBe(false);
+      expect(shown.includes(Buffer.from(secret).toString('base64').slice(0, 16))).toBe(false);
+    }
+
+    // Checkpoints (turn boundaries) read through the codec as well.
+    expect((await agents.checkpoints(workflowId)).map((c) => c.turn)).toEqual([0, 1]);
+    expect((await agents.statusFromHistory(workflowId)).turns).toBe(2);
+
+    // A fork replays the decrypted history and starts from the state after turn 1.
+    const fork = await forkRun(agents.client, workflowId, { toTurn: 1, workflowsPath: testWorkflowsPath });
+    const forkWorker = (await encrypted(taskQueue, [oldKey])).worker;
+    await forkWorker.runUntil(async () => {
+      expect(await agents.result(fork.workflowId)).toMatchObject({ status: 'completed', final: { text: secrets.final }, sessionState: { note: secrets.state } });
+    });
+    for (const secret of Object.values(secrets)) expect((await storedHistory(fork.workflowId)).bytes.includes(secret)).toBe(false);
+  });
+
+  it('after a key rotation old runs stay readable and new runs use the new key; a client without the key gets an error naming it', async () => {
+    const taskQueue = uniqueTaskQueue('rotation');
+    const before = await encrypted(taskQueue, [oldKey]);
+    const old = await before.worker.runUntil(async () => {
+      const started = await before.agents.start(secretRun());
+      await before.agents.result(started.workflowId);
+      return started;
+    });
+
+    const after = await encrypted(taskQueue, [newKey, oldKey]);
+    await after.worker.runUntil(async () => {
+      // The old run replays on the new worker (a status query needs its history decrypted).
+      expect(await after.agents.status(old.workflowId)).toMatchObject({ status: 'completed' });
+      expect((await after.agents.result(old.workflowId)).final?.text).toBe(secrets.final);
+      const fresh = await after.agents.start(secretRun());
+      expect((await after.agents.result(fresh.workflowId)).final?.text).toBe(secrets.final);
+      const encryptedPayloads = (await storedHistory(fresh.workflowId)).payloads.filter(({ payload }) => payload.metadata?.[encryptionKeyIdKey]);
+      expect(encryptedPayloads.length).toBeGreaterThan(5);
+      expect(new Set(encryptedPayloads.map(({ payload }) => Buffer.from(payload.metadata?.[encryptionKeyIdKey] ?? []).toString()))).toEqual(new Set([newKey.id]));
+    });
+
+    const stranger = new AgentClient(
+      new Client({ connection: env.connection, namespace: env.namespace ?? 'default', dataConverter: { payloadCodecs: [new EncryptionCodec([newKey])] } }),
+      taskQueue,
+      false,
+    );
+    await expect(stranger.result(old.workflowId)).rejects.toThrow(/encrypted with key k-2026-10, which this process does not have/);
+  });
+});

@@ -1,0 +1,322 @@
+/**
+ * The HTTP control API against a real dev server and worker: every route through `fetch`, with
+ * viewer / operator / admin tokens, and the JSON errors of each kind.
+ */
+import { randomUUID } from 'node:crypto';
+import type { ScriptStep } from '../../workflows/planners/scripted';
+import { startAgentServer, type AgentServer } from '../../server';
+import type { AuthConfig } from '../../server/auth';
+import { agentSuite } from '../support/agent-suite';
+import { addAapl, callStep, contextStep, finalStep, scriptedInput, watchlistRun, type Observation } from '../support/scripts';
+import { testWorkflowsPath } from '../support/test-env';
+import { waitFor } from '../support/wait';
+
+const suite = agentSuite('server-api');
+const tokens = { viewer: 'viewer-token-0123456789', operator: 'operator-token-0123456789', admin: 'admin-token-0123456789' };
+const auth: AuthConfig = {
+  localDev: false,
+  tokens: [
+    { name: 'vera', role: 'viewer', token: tokens.viewer },
+    { name: 'olivia', role: 'operator', token: tokens.operator },
+    { name: 'ada', role: 'admin', token: tokens.admin },
+  ],
+};
+let server: AgentServer;
+
+beforeAll(async () => {
+  server = await startAgentServer({ agents: suite.agents, auth, workflowsPath: testWorkflowsPath });
+});
+
+afterAll(async () => {
+  await server?.close();
+});
+
+type Role = keyof typeof tokens;
+interface Reply {
+  status: number;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  body: any;
+}
+
+/** One request; `as` picks the token (none when undefined). */
+async function call(method: string, path: string, options: { as?: Role; body?: unknown; base?: string } = {}): Promise<Reply> {
+  const headers: Record<string, string> = {};
+  if (options.as) headers.authorization = `Bearer ${tokens[options.as]}`;
+  if (options.body !== undefined) headers['content-type'] = 'application/json';
+  const response = await fetch(`${options.base ?? server.url}${path}`, {
+    method,
+    headers,
+    ...(options.body !== undefined ? { body: typeof options.body === 'string' ? options.body : JSON.stringify(options.body) } : {}),
+  });
+  const text = await response.text();
+  return { status: response.status, body: text ? JSON.parse(text) : undefined };
+}
+
+const get = (path: string, as: Role = 'viewer') => call('GET', path, { as });
+const post = (path: string, body: unknown, as: Role = 'operator') => call('POST', path, { as, body });
+const runPath = (id: string, rest = '') => `/api/runs/${encodeURIComponent(id)}${rest}`;
+const uid = (prefix: string) => `${prefix}-${randomUUID().slice(0, 8)}`;
+
+async function waitForApprovals(id: string): Promise<{ toolCallId: string }[]> {
+  return waitFor('a call waiting for confirmation', async () => {
+    const { body } = await get(runPath(id, '/pending'));
+    return body.approvals?.length > 0 ? body.approvals : undefined;
+  });
+}
+
+function expectError(reply: Reply, status: number, type: string, message?: RegExp): void {
+  expect({ status: reply.status, type: reply.body?.error?.type }).toEqual({ status, type });
+  expect(typeof reply.body.error.message).toBe('string');
+  if (message) expect(reply.body.error.message).toMatch(message);
+}
+
+describe('auth and errors', () => {
+  it('401 without or with a wrong token, 403 below the role, whoami names the holder', async () => {
+    expectError(await call('GET', '/api/runs'), 401, 'unauthorized', /missing bearer token/);
+    const wrong = await fetch(`${server.url}/api/runs`, { headers: { authorization: 'Bearer not-a-token-of-this-server' } });
+    expect(wrong.status).toBe(401);
+    expect(await wrong.text()).not.toContain('not-a-token-of-this-server');
+    expect(await get('/api/whoami', 'operator')).toEqual({ status: 200, body: { name: 'olivia', role: 'operator', localDev: false } });
+    expectError(await post('/api/runs', scriptedInput([finalStep()]), 'viewer'), 403, 'forbidden', /vera has role viewer; this needs operator/);
+    expect(await call('GET', '/api/health')).toMatchObject({ status: 200, body: { ok: true } });
+  });
+
+  it('400 names the bad field, 404 an unknown run or route', async () => {
+    expectError(await post('/api/runs', { agent: 'scripted', messages: [] }), 400, 'invalid_input', /^body\.messages: a run needs at least one message/);
+    expectError(await post('/api/runs', '{"agent":'), 400, 'invalid_input', /the request body is not JSON/);
+    expectError(await get('/api/runs?limit=0'), 400, 'invalid_input', /^query\.limit: /);
+    expectError(await get('/api/runs?status=sleepy'), 400, 'invalid_input', /^query\.status: /);
+    expectError(await get('/api/runs?pageToken=bm90LWEtdG9rZW4='), 400, 'invalid_input', /^query\.pageToken: not a page token/);
+    expectError(await get(runPath('no-such-run')), 404, 'run_not_found', /no-such-run/);
+    expectError(await post(runPath('no-such-run', '/pause'), {}), 404, 'run_not_found');
+    expectError(await get('/api/nothing-here'), 404, 'not_found', /openapi\.json/);
+  });
+});
+
+describe('runs', () => {
+  it('start, list with filters, status, pending, approve (by the token holder), result, history', async () => {
+    const id = uid('api-approve');
+    const started = await post('/api/runs', { ...watchlistRun([addAapl, contextStep]), workflowId: id });
+    expect(started).toMatchObject({ status: 201, body: { workflowId: id, runId: expect.any(String) } });
+    expectError(await post('/api/runs', { ...watchlistRun([addAapl, contextStep]), workflowId: id }), 409, 'already_started');
+
+    expect(await waitForApprovals(id)).toEqual([expect.objectContaining({ toolCallId: 'call_0_0', name: 'add_to_watchlist', args: { symbols: ['AAPL'] } })]);
+    const listed = await waitFor('the run listed as awaiting', async () => {
+      const { body } = await get('/api/runs?agent=watchlist-scripted&status=awaiting');
+      return body.runs.find((r: { workflowId: string }) => r.workflowId === id);
+    });
+    expect(listed).toMatchObject({ workflowId: id, runId: started.body.runId, agent: 'watchlist-scripted', status: 'awaiting', temporalStatus: 'RUNNING', waitingForHuman: true });
+    expect((await get('/api/runs?agent=scripted')).body.runs.map((r: { workflowId: string }) => r.workflowId)).not.toContain(id);
+    expect(await get(runPath(id))).toMatchObject({ status: 200, body: { status: 'awaiting', agent: 'watchlist-scripted' } });
+
+    expect(await post(runPath(id, '/decisions'), { decision: 'approve', toolCallId: 'call_0_0' })).toEqual({ status: 200, body: { approvals: [] } });
+    const result = await get(runPath(id, '/result'));
+    expect(result).toMatchObject({ status: 200, body: { status: 'completed', sessionState: { watchlist: ['AAPL'] } } });
+    const decided = (await suite.agents.events(id, 0, 1000)).events.find((e) => e.type === 'approval_decided');
+    expect(decided).toMatchObject({ decision: 'approve', by: 'olivia' });
+
+    const history = await get(runPath(id, '/history'));
+    expect(history.status).toBe(200);
+    expect(history.body.events.length).toBeGreaterThan(4);
+    expect(history.body.events[0]).toHaveProperty('workflowExecutionStartedEventAttributes');
+    expect(await get(runPath(id))).toMatchObject({ status: 200, body: { status: 'completed' } });
+  });
+
+  it("a run that failed before it could answer queries: its status comes from history", async () => {
+    const { body } = await post('/api/runs', { agent: 'no-such-agent', messages: [{ role: 'user', content: 'hi' }] });
+    const status = await waitFor('the status from history', async () => {
+      const reply = await get(runPath(body.workflowId));
+      return reply.status === 200 && reply.body.source === 'history' ? reply.body : undefined;
+    });
+    expect(status).toMatchObject({ workflowId: body.workflowId, agent: 'no-such-agent', workflowStatus: 'FAILED', failure: expect.stringContaining('no-such-agent') });
+  });
+
+  it('pages with limit and pageToken', async () => {
+    await Promise.all([1, 2].map(() => post('/api/runs', scriptedInput([finalStep('page')]))));
+    const first = await waitFor('two runs listed', async () => {
+      const { body } = await get('/api/runs?agent=scripted&limit=1');
+      return body.nextPageToken ? body : undefined;
+    });
+    expect(first.runs).toHaveLength(1);
+    const second = await get(`/api/runs?agent=scripted&limit=1&pageToken=${encodeURIComponent(first.nextPageToken)}`);
+    expect(second.body.runs).toHaveLength(1);
+    expect(second.body.runs[0].workflowId).not.toBe(first.runs[0].workflowId);
+  });
+
+  it('pause while a call waits, interventions, budget, resume; 422 where the run refuses, 409 once it ended', async () => {
+    const { body } = await post('/api/runs', scriptedInput([callStep({ name: 'echo', args: { text: 'a' } }), finalStep()], { confirmation: { all: true } }));
+    const id = body.workflowId as string;
+    await waitForApprovals(id);
+    expectError(await post(runPath(id, '/resume'), {}), 422, 'rejected', /not paused/);
+    const pausing = post(runPath(id, '/pause'), { reason: 'look first' });
+    await post(runPath(id, '/decisions'), { decision: 'approve', toolCallId: 'call_0_0', by: 'bob' });
+    expect(await pausing).toMatchObject({ status: 200, body: { status: 'paused' } });
+    expect((await get(runPath(id))).body).toMatchObject({ status: 'paused', pauseReason: 'look first' });
+
+    expect(await post(runPath(id, '/interventions'), { kind: 'inject_message', role: 'user', content: 'also say hello' })).toMatchObject({
+      status: 200,
+      body: { kind: 'inject_message', state: expect.stringMatching(/^(queued|applied)$/) },
+    });
+    expectError(await post(runPath(id, '/interventions'), { kind: 'edit_call', toolCallId: 'call_9_9', args: {} }), 422, 'rejected', /call_9_9/);
+    expectError(await post(runPath(id, '/interventions'), { kind: 'teleport' }), 400, 'invalid_input', /^body\.kind: /);
+    expect(await post(runPath(id, '/budget'), { maxToolCalls: 10 })).toMatchObject({ status: 200, body: { toolCalls: { max: 10 } } });
+    expectError(await post(runPath(id, '/budget'), { maxToolCalls: 'ten' }), 400, 'invalid_input', /^body\.maxToolCalls: /);
+
+    const resumed = await post(runPath(id, '/resume'), { reason: 'fine' });
+    expect(resumed.status).toBe(200);
+    expect(resumed.body.status).not.toBe('paused');
+    expect((await get(runPath(id, '/result'))).body).toMatchObject({ status: 'completed' });
+
+    expectError(await post(runPath(id, '/pause'), {}), 409, 'run_ended');
+    expectError(await post(runPath(id, '/decisions'), { decision: 'approve', toolCallId: 'call_0_0' }), 409, 'run_ended');
+  });
+
+  it('kill needs admin: operator gets 403 JSON, admin ends the run', async () => {
+    const { body } = await post('/api/runs', scriptedInput([callStep({ name: 'echo', args: { text: 'a' } }), finalStep()], { confirmation: { all: true } }));
+    const id = body.workflowId as string;
+    await waitForApprovals(id);
+    expectError(await post(runPath(id, '/kill'), { reason: 'enough' }, 'operator'), 403, 'forbidden', /olivia has role operator; this needs admin/);
+    expect(await post(runPath(id, '/kill'), { reason: 'enough' }, 'admin')).toMatchObject({ status: 200, body: { status: 'terminated' } });
+    expect((await get(runPath(id, '/result'))).body).toMatchObject({ status: 'terminated' });
+    expectError(await post(runPath(id, '/kill'), {}, 'admin'), 409, 'run_ended');
+  });
+
+  it('answers an await item; the run refuses an unknown option with 422', async () => {
+    const barrier: ScriptStep = {
+      type: 'await',
+      await: { items: [{ kind: 'questions', id: 'prefs', questions: [{ id: 'color', prompt: 'Favourite colour?', options: [{ id: 'red', label: 'Red' }, { id: 'blue', label: 'Blue' }] }] }] },
+    };
+    const { body } = await post('/api/runs', scriptedInput([barrier, finalStep()]));
+    const id = body.workflowId as string;
+    const open = await waitFor('an open await', async () => (await get(runPath(id, '/pending'))).body.await);
+    expect(open.items).toEqual([expect.objectContaining({ id: 'prefs', kind: 'questions', answered: false })]);
+    expectError(await post(runPath(id, '/answers'), { kind: 'questions', itemId: 'prefs', answers: { color: ['green'] } }), 422, 'rejected', /unknown option green/);
+    expect((await post(runPath(id, '/answers'), { kind: 'questions', itemId: 'prefs', answers: { color: ['blue'] } })).status).toBe(200);
+    expect((await get(runPath(id, '/result'))).body).toMatchObject({ status: 'completed' });
+  });
+});
+
+describe('checkpoints, rewind and fork', () => {
+  let id: string;
+  let firstRunId: string;
+
+  beforeAll(async () => {
+    const steps = [callStep({ name: 'echo', args: { text: 'one' } }), callStep({ name: 'add', args: { a: 1, b: 2 } }), finalStep('three turns')];
+    ({ workflowId: id, runId: firstRunId } = await suite.agents.start(scriptedInput(steps)));
+    await suite.agents.result(id);
+  });
+
+  it('lists a checkpoint per turn; rewind needs admin and continues under a new run id', async () => {
+    const { status, body } = await get(runPath(id, '/checkpoints'));
+    expect(status).toBe(200);
+    expect(body.checkpoints.map((c: { turn: number; summary: { toolCalls: string[] } }) => [c.turn, c.summary.toolCalls])).toEqual([[0, ['echo']], [1, ['add']], [2, []]]);
+
+    expectError(await post(runPath(id, '/rewind'), { toTurn: 1 }, 'operator'), 403, 'forbidden');
+    expectError(await post(runPath(id, '/rewind'), { toTurn: 9 }, 'admin'), 422, 'rejected', /turn/);
+    const rewound = await post(runPath(id, '/rewind'), { toTurn: 1, reason: 'again' }, 'admin');
+    expect(rewound).toMatchObject({ status: 200, body: { checkpoint: { turn: 1 }, corrections: 'none' } });
+    expect(rewound.body.runId).not.toBe(firstRunId);
+    expect((await get(runPath(id, '/result'))).body).toMatchObject({ status: 'completed', final: { text: 'three turns' } });
+    expect((await get(`${runPath(id, '/checkpoints')}?runId=${firstRunId}`)).body.checkpoints).toHaveLength(3);
+  });
+
+  it('forks to a new workflow id with a fix; without workflowsPath the server answers 501', async () => {
+    const forkId = uid('api-fork');
+    const forked = await post(
+      runPath(id, '/fork'),
+      { toTurn: 1, workflowId: forkId, with: [{ kind: 'edit_call', toolCallId: 'call_1_0', args: { a: 10, b: 5 }, upcoming: true }] },
+      'admin',
+    );
+    expect(forked).toMatchObject({ status: 201, body: { workflowId: forkId, runId: expect.any(String), checkpoint: { turn: 1 } } });
+    const result = await get(runPath(forkId, '/result'));
+    expect(result.body).toMatchObject({ status: 'completed', final: { text: 'three turns' } });
+    expect((result.body.final.structured as Observation[]).find((o) => o.name === 'add')).toMatchObject({ status: 'ok', result: { sum: 15 } });
+
+    expectError(await post(runPath(id, '/fork'), { toTurn: 0 }, 'admin'), 400, 'invalid_input', /^body\.toTurn: /);
+    const bare = await startAgentServer({ agents: suite.agents, auth });
+    try {
+      expectError(await call('POST', runPath(id, '/fork'), { as: 'admin', body: { toTurn: 1 }, base: bare.url }), 501, 'not_configured', /workflowsPath/);
+    } finally {
+      await bare.close();
+    }
+  });
+});
+
+describe('sessions', () => {
+  it('open, send a message, read the report and the run, list, close', async () => {
+    const sessionId = uid('api-session');
+    expect(await post('/api/sessions', { sessionId, agent: 'scripted' })).toEqual({ status: 201, body: { workflowId: `session-${sessionId}` } });
+    expect((await post('/api/sessions', { sessionId, agent: 'scripted' })).status).toBe(201);
+    expectError(await post('/api/sessions', { sessionId, agent: 'watchlist-scripted' }), 422, 'rejected', /already open with agent scripted/);
+    expectError(await post('/api/sessions', { agent: 'scripted' }), 400, 'invalid_input', /^body\.sessionId: /);
+    expectError(await post(`/api/sessions/${sessionId}/messages`, { content: '' }), 400, 'invalid_input', /^body\.content: the message must not be empty/);
+
+    const sent = await post(`/api/sessions/${sessionId}/messages`, { content: 'say hi', plannerOptions: { steps: [{ type: 'final', text: 'hi' }] } });
+    expect(sent).toMatchObject({ status: 200, body: { runNumber: 1, workflowId: `session-${sessionId}/run-1` } });
+    const result = await waitFor('the session run', async () => {
+      const reply = await get(runPath(sent.body.workflowId, '/result'));
+      return reply.status === 200 ? reply.body : undefined;
+    });
+    expect(result).toMatchObject({ status: 'completed', final: { text: 'hi' } });
+    const report = await waitFor('the run recorded', async () => {
+      const { body } = await get(`/api/sessions/${sessionId}`);
+      return body.runs?.[0]?.status === 'completed' ? body : undefined;
+    });
+    expect(report).toMatchObject({ agent: 'scripted', open: true, historyLength: 2 });
+    const listed = await waitFor('the session listed', async () => (await get('/api/sessions?limit=100')).body.sessions.find((s: { sessionId: string }) => s.sessionId === sessionId));
+    expect(listed).toMatchObject({ workflowId: `session-${sessionId}`, status: 'open', startTime: expect.any(String) });
+
+    expectError(await call('POST', `/api/sessions/${sessionId}/close`, { as: 'viewer' }), 403, 'forbidden');
+    expect(await call('POST', `/api/sessions/${sessionId}/close`, { as: 'operator' })).toEqual({ status: 204, body: undefined });
+    await waitFor('the session listed as completed', async () => {
+      const { body } = await get('/api/sessions?limit=100');
+      return body.sessions.some((s: { sessionId: string; status: string }) => s.sessionId === sessionId && s.status === 'completed') ? true : undefined;
+    });
+    expectError(await get('/api/sessions/no-such-session'), 404, 'run_not_found');
+  });
+});
+
+describe('OpenAPI document', () => {
+  it('documents every route of the control API with its role and schemas', async () => {
+    const { status, body } = await call('GET', '/openapi.json');
+    expect(status).toBe(200);
+    expect(body.openapi).toBe('3.1.0');
+    const expected: [string, string, string][] = [
+      ['get', '/api/health', 'public'],
+      ['get', '/api/whoami', 'viewer'],
+      ['post', '/api/runs', 'operator'],
+      ['get', '/api/runs', 'viewer'],
+      ['get', '/api/runs/{id}', 'viewer'],
+      ['get', '/api/runs/{id}/result', 'viewer'],
+      ['post', '/api/runs/{id}/pause', 'operator'],
+      ['post', '/api/runs/{id}/resume', 'operator'],
+      ['post', '/api/runs/{id}/kill', 'admin'],
+      ['post', '/api/runs/{id}/interventions', 'operator'],
+      ['post', '/api/runs/{id}/budget', 'operator'],
+      ['get', '/api/runs/{id}/pending', 'viewer'],
+      ['post', '/api/runs/{id}/decisions', 'operator'],
+      ['post', '/api/runs/{id}/answers', 'operator'],
+      ['get', '/api/runs/{id}/checkpoints', 'viewer'],
+      ['post', '/api/runs/{id}/rewind', 'admin'],
+      ['post', '/api/runs/{id}/fork', 'admin'],
+      ['get', '/api/runs/{id}/history', 'viewer'],
+      ['post', '/api/sessions', 'operator'],
+      ['get', '/api/sessions', 'viewer'],
+      ['get', '/api/sessions/{id}', 'viewer'],
+      ['post', '/api/sessions/{id}/messages', 'operator'],
+      ['post', '/api/sessions/{id}/close', 'operator'],
+    ];
+    for (const [method, path, role] of expected) {
+      const operation = body.paths[path]?.[method];
+      expect({ path, method, documented: operation !== undefined }).toEqual({ path, method, documented: true });
+      expect(role === 'public' ? operation.security : operation['x-required-role']).toEqual(role === 'public' ? [] : role);
+    }
+    const start = body.paths['/api/runs'].post;
+    expect(start.requestBody.content['application/json'].schema.properties).toHaveProperty('agent');
+    expect(start.responses['201']).toBeDefined();
+    const list = body.paths['/api/runs'].get;
+    expect(list.parameters.map((p: { name: string }) => p.name)).toEqual(expect.arrayContaining(['agent', 'status', 'limit', 'pageToken']));
+    const decision = body.paths['/api/runs/{id}/decisions'].post.requestBody.content['application/json'].schema;
+    expect(decision.oneOf ?? decision.anyOf).toHaveLength(4);
+  });
+});

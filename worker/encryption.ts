@@ -1,0 +1,159 @@
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { METADATA_ENCODING_KEY, type DataConverter, type Payload, type PayloadCodec } from '@temporalio/common';
+import { temporal } from '@temporalio/proto';
+import { z } from 'zod';
+
+/** `encoding` metadata of an encrypted payload. */
+export const encryptedEncoding = 'binary/encrypted';
+/** Metadata naming the key that encrypted a payload, so rotation can keep old keys for reading. */
+export const encryptionKeyIdKey = 'encryption-key-id';
+/** Metadata naming the cipher. */
+export const encryptionCipherKey = 'encryption-cipher';
+const cipher = 'AES-256-GCM';
+const ivBytes = 12;
+const tagBytes = 16;
+
+/** One AES-256 key with its id. */
+export interface EncryptionKey {
+  /** Short, stable, not secret: stored in every payload it encrypts. */
+  readonly id: string;
+  /** 32 bytes. */
+  readonly key: Uint8Array;
+}
+
+/** The keys of a codec: the first encrypts; every key decrypts (rotation). */
+export type EncryptionKeys = readonly [EncryptionKey, ...EncryptionKey[]];
+
+const text = new TextEncoder();
+const fromText = new TextDecoder();
+
+/**
+ * A payload codec that encrypts every payload with AES-256-GCM: tool arguments and results,
+ * messages, session state and events never reach the Temporal server in plaintext. The key id
+ * is stored in each payload's metadata, so after a rotation (a new key first, the old one
+ * kept) old runs stay readable. Payloads that were never encrypted pass through on decode.
+ *
+ * @example
+ * const codec = new EncryptionCodec([{ id: '2026-11', key: randomBytes(32) }]);
+ * const client = new Client({ connection, dataConverter: { payloadCodecs: [codec] } });
+ */
+export class EncryptionCodec implements PayloadCodec {
+  private readonly byId: ReadonlyMap<string, Uint8Array>;
+
+  /** @throws Error naming a key that is not 32 bytes, or an id used twice. */
+  constructor(readonly keys: EncryptionKeys) {
+    const byId = new Map<string, Uint8Array>();
+    for (const { id, key } of keys) {
+      if (key.length !== 32) throw new Error(`encryption key ${id} is ${key.length} bytes; AES-256 needs 32`);
+      if (byId.has(id)) throw new Error(`encryption key id ${id} is used twice`);
+      byId.set(id, key);
+    }
+    this.byId = byId;
+  }
+
+  /** Id of the key new payloads are encrypted with. */
+  get currentKeyId(): string {
+    return this.keys[0].id;
+  }
+
+  async encode(payloads: Payload[]): Promise<Payload[]> {
+    const { id, key } = this.keys[0];
+    return payloads.map((payload) => {
+      const plain = temporal.api.common.v1.Payload.encode(payload).finish();
+      const iv = randomBytes(ivBytes);
+      const c = createCipheriv('aes-256-gcm', key, iv);
+      const data = Buffer.concat([iv, c.update(plain), c.final(), c.getAuthTag()]);
+      return {
+        metadata: { [METADATA_ENCODING_KEY]: text.encode(encryptedEncoding), [encryptionKeyIdKey]: text.encode(id), [encryptionCipherKey]: text.encode(cipher) },
+        data,
+      };
+    });
+  }
+
+  /** @throws Error naming the key id when a payload was encrypted with a key this codec lacks, or fails authentication. */
+  async decode(payloads: Payload[]): Promise<Payload[]> {
+    return payloads.map((payload) => {
+      const encoding = payload.metadata?.[METADATA_ENCODING_KEY];
+      if (!encoding || fromText.decode(encoding) !== encryptedEncoding) return payload;
+      const idBytes = payload.metadata?.[encryptionKeyIdKey];
+      const id = idBytes ? fromText.decode(idBytes) : '(none)';
+      const key = this.byId.get(id);
+      if (!key) throw new Error(`a payload is encrypted with key ${id}, which this process does not have (it has: ${[...this.byId.keys()].join(', ')}); add it to DURABLE_AGENTS_ENCRYPTION_KEYS`);
+      const data = Buffer.from(payload.data ?? new Uint8Array());
+      if (data.length < ivBytes + tagBytes) throw new Error(`an encrypted payload (key ${id}) is truncated: ${data.length} bytes`);
+      const d = createDecipheriv('aes-256-gcm', key, data.subarray(0, ivBytes));
+      d.setAuthTag(data.subarray(data.length - tagBytes));
+      let plain: Buffer;
+      try {
+        plain = Buffer.concat([d.update(data.subarray(ivBytes, data.length - tagBytes)), d.final()]);
+      } catch {
+        throw new Error(`an encrypted payload (key ${id}) failed authentication: wrong key material for this id, or the payload was altered`);
+      }
+      return temporal.api.common.v1.Payload.decode(plain) as Payload;
+    });
+  }
+}
+
+const keyEntrySchema = z.object({
+  id: z
+    .string()
+    .regex(/^[A-Za-z0-9._-]{1,64}$/, 'key ids are 1-64 characters of A-Z a-z 0-9 . _ -'),
+  key: z.string().refine((k) => Buffer.from(k, 'base64').length === 32, 'a key is 32 bytes, base64-encoded (openssl rand -base64 32)'),
+});
+
+function parseKeys(entries: unknown[], where: string): EncryptionKey[] {
+  return entries.map((entry, i) => {
+    const parsed = keyEntrySchema.safeParse(entry);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw new Error(`${where} entry ${i + 1}: ${issue ? `${issue.path.join('.') || 'entry'}: ${issue.message}` : 'invalid'}`);
+    }
+    return { id: parsed.data.id, key: Buffer.from(parsed.data.key, 'base64') };
+  });
+}
+
+/**
+ * The encryption keys from the environment, or undefined when encryption is off:
+ * - `DURABLE_AGENTS_ENCRYPTION_KEYS`: `id:base64key` entries separated by commas, the current
+ *   key first (older keys after it stay for reading old runs);
+ * - `DURABLE_AGENTS_ENCRYPTION_KEYS_FILE`: a JSON array of `{ id, key }` in the same order.
+ *
+ * @throws Error naming the bad entry (never echoing key material).
+ */
+export function encryptionKeysFromEnv(env: NodeJS.ProcessEnv = process.env): EncryptionKeys | undefined {
+  const keys: EncryptionKey[] = [];
+  const inline = env.DURABLE_AGENTS_ENCRYPTION_KEYS?.trim();
+  if (inline) {
+    const entries = inline.split(',').map((entry) => {
+      const at = entry.indexOf(':');
+      return at < 0 ? { id: entry.trim(), key: '' } : { id: entry.slice(0, at).trim(), key: entry.slice(at + 1).trim() };
+    });
+    keys.push(...parseKeys(entries, 'DURABLE_AGENTS_ENCRYPTION_KEYS (id:base64key,...)'));
+  }
+  const file = env.DURABLE_AGENTS_ENCRYPTION_KEYS_FILE?.trim();
+  if (file) {
+    let raw: unknown;
+    try {
+      raw = JSON.parse(readFileSync(file, 'utf8'));
+    } catch (err) {
+      throw new Error(`DURABLE_AGENTS_ENCRYPTION_KEYS_FILE ${file}: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    if (!Array.isArray(raw)) throw new Error(`DURABLE_AGENTS_ENCRYPTION_KEYS_FILE ${file}: expected a JSON array of { id, key }`);
+    keys.push(...parseKeys(raw, `DURABLE_AGENTS_ENCRYPTION_KEYS_FILE ${file}`));
+  }
+  const [first, ...rest] = keys;
+  return first ? [first, ...rest] : undefined;
+}
+
+/**
+ * The data converter of a process that reads or writes agent runs: with the encryption codec
+ * when keys are configured, else undefined (Temporal's default). Worker, client, agentctl and
+ * the HTTP server all use it, so they agree on what the server stores.
+ *
+ * @throws Error as {@link encryptionKeysFromEnv} does.
+ */
+export function dataConverterFromEnv(env: NodeJS.ProcessEnv = process.env): DataConverter | undefined {
+  const keys = encryptionKeysFromEnv(env);
+  return keys ? { payloadCodecs: [new EncryptionCodec(keys)] } : undefined;
+}
