@@ -12,7 +12,7 @@ export default tseslint.config(
   { ignores: ['node_modules/**', 'dist/**', '.temporal/**', '.tools/**', 'bench/results/**', 'test/package/project/**', '*.config.js'] },
   ...tseslint.configs.recommended,
   {
-    files: ['**/*.ts'],
+    files: ['**/*.ts', '**/*.tsx'],
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
     rules: {
       '@typescript-eslint/no-floating-promises': 'error',

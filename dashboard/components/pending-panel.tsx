@@ -1,0 +1,158 @@
+import { useState } from 'preact/hooks';
+import { api, runPath } from '../api';
+import type { AwaitAnswer, CallDecision, PendingInputs } from '../types';
+import { useAction } from '../use-api';
+import { ErrorBox } from './error-box';
+
+type Approval = PendingInputs['approvals'][number];
+type AwaitItem = NonNullable<PendingInputs['await']>['items'][number];
+
+function parseJson(text: string, what: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (err) {
+    throw new Error(`${what} is not valid JSON: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
+
+/** One call waiting for confirmation: approve, reject with a reason, or run with edited arguments. */
+function ApprovalCard({ workflowId, approval, disabled, onDone }: { workflowId: string; approval: Approval; disabled: boolean; onDone: () => void }) {
+  const action = useAction();
+  const busy = action.busy || disabled;
+  const [reason, setReason] = useState('');
+  const [editing, setEditing] = useState(false);
+  const [args, setArgs] = useState(() => JSON.stringify(approval.args, null, 2));
+  const decide = (decision: () => CallDecision) =>
+    void action.run(async () => {
+      await api(runPath(workflowId, '/decisions'), decision());
+      onDone();
+    });
+  const id = approval.toolCallId;
+  return (
+    <div class="card approval" data-tool-call={id}>
+      <div>
+        <b>{approval.name}</b> <code>{id}</code> <span class="hint">turn {approval.turn}</span>
+      </div>
+      {editing ? (
+        <textarea name="args" rows={6} value={args} onInput={(e) => setArgs(e.currentTarget.value)} />
+      ) : (
+        <pre class="json">{JSON.stringify(approval.args, null, 2)}</pre>
+      )}
+      <div class="actions">
+        {editing ? (
+          <>
+            <button disabled={busy} onClick={() => decide(() => ({ decision: 'edit', toolCallId: id, args: parseJson(args, 'the arguments') as never }))}>
+              Run with these arguments
+            </button>
+            <button class="secondary" onClick={() => setEditing(false)}>
+              Cancel
+            </button>
+          </>
+        ) : (
+          <>
+            <button disabled={busy} onClick={() => decide(() => ({ decision: 'approve', toolCallId: id }))}>
+              Approve
+            </button>
+            <button class="secondary" onClick={() => setEditing(true)}>
+              Edit
+            </button>
+            <input name="reason" placeholder="reason (optional)" value={reason} onInput={(e) => setReason(e.currentTarget.value)} />
+            <button class="danger" disabled={busy} onClick={() => decide(() => ({ decision: 'reject', toolCallId: id, ...(reason.trim() ? { reason: reason.trim() } : {}) }))}>
+              Reject
+            </button>
+          </>
+        )}
+      </div>
+      <ErrorBox error={action.error} />
+    </div>
+  );
+}
+
+interface Question {
+  id: string;
+  prompt: string;
+  options: { id: string; label: string }[];
+  allowMultiple?: boolean;
+}
+
+/** The answer form of one await item, by kind. */
+function AwaitCard({ workflowId, item, disabled, onDone }: { workflowId: string; item: AwaitItem; disabled: boolean; onDone: () => void }) {
+  const action = useAction();
+  const busy = action.busy || disabled;
+  const [text, setText] = useState('');
+  const [choices, setChoices] = useState<Record<string, string[]>>({});
+  const detail = item.item as { question?: string; title?: string; questions?: Question[]; calls?: { toolCallId: string; name: string; args: unknown }[] };
+  const [results, setResults] = useState(() => JSON.stringify((detail.calls ?? []).map((c) => ({ toolCallId: c.toolCallId, result: null })), null, 2));
+  const send = (answer: () => AwaitAnswer) =>
+    void action.run(async () => {
+      await api(runPath(workflowId, '/answers'), answer());
+      onDone();
+    });
+  if (item.answered) return <div class="card hint">{item.id}: answered</div>;
+  return (
+    <div class="card await" data-item={item.id}>
+      {item.kind === 'clarification' && (
+        <>
+          <p>{detail.question}</p>
+          <textarea name="answer" rows={3} value={text} onInput={(e) => setText(e.currentTarget.value)} />
+          <button disabled={busy || !text.trim()} onClick={() => send(() => ({ kind: 'clarification', itemId: item.id, answer: text.trim() }))}>
+            Answer
+          </button>
+        </>
+      )}
+      {item.kind === 'questions' && (
+        <>
+          {detail.title && <p>{detail.title}</p>}
+          {(detail.questions ?? []).map((q) => (
+            <fieldset key={q.id}>
+              <legend>{q.prompt}</legend>
+              {q.options.map((o) => (
+                <label key={o.id}>
+                  <input
+                    type={q.allowMultiple ? 'checkbox' : 'radio'}
+                    name={`${item.id}-${q.id}`}
+                    checked={choices[q.id]?.includes(o.id) ?? false}
+                    onChange={(e) => {
+                      const on = e.currentTarget.checked;
+                      const now = choices[q.id] ?? [];
+                      setChoices({ ...choices, [q.id]: q.allowMultiple ? (on ? [...now, o.id] : now.filter((x) => x !== o.id)) : [o.id] });
+                    }}
+                  />{' '}
+                  {o.label}
+                </label>
+              ))}
+            </fieldset>
+          ))}
+          <button disabled={busy} onClick={() => send(() => ({ kind: 'questions', itemId: item.id, answers: choices }))}>
+            Answer
+          </button>
+        </>
+      )}
+      {item.kind === 'external_tools' && (
+        <>
+          <p>Results of {(detail.calls ?? []).map((c) => c.name).join(', ')} (JSON: toolCallId, result or error)</p>
+          <textarea name="results" rows={6} value={results} onInput={(e) => setResults(e.currentTarget.value)} />
+          <button disabled={busy} onClick={() => send(() => ({ kind: 'external_tools', itemId: item.id, results: parseJson(results, 'the results') as never }))}>
+            Send results
+          </button>
+        </>
+      )}
+      <ErrorBox error={action.error} />
+    </div>
+  );
+}
+
+/** What the run waits on from humans (GET /api/runs/:id/pending), with the forms to answer. */
+export function PendingPanel({ workflowId, pending, canAnswer, onChange }: { workflowId: string; pending?: PendingInputs | undefined; canAnswer: boolean; onChange: () => void }) {
+  if (!pending || (pending.approvals.length === 0 && !pending.await)) return null;
+  return (
+    <section class="panel pending" data-testid="pending">
+      <h2>Waiting for you</h2>
+      {!canAnswer && <p class="hint">Approvals and answers need the operator role.</p>}
+      {pending.approvals.map((a) => (
+        <ApprovalCard key={a.toolCallId} disabled={!canAnswer} workflowId={workflowId} approval={a} onDone={onChange} />
+      ))}
+      {pending.await?.items.map((item) => <AwaitCard key={item.id} disabled={!canAnswer} workflowId={workflowId} item={item} onDone={onChange} />)}
+    </section>
+  );
+}

@@ -1,0 +1,50 @@
+/**
+ * How the live stream folds into the run page's timeline: pure functions, no browser APIs.
+ */
+import type { RunEvent, TokenDelta } from './types';
+
+/** Text streamed by one model call in flight. */
+export interface Streaming {
+  /** The model activity's id. */
+  readonly key: string;
+  readonly attempt: number;
+  /** The turn the call plans, when the worker knew it. */
+  readonly turn?: number | undefined;
+  readonly kind: TokenDelta['kind'];
+  /** For tool arguments: the tool's name once streamed. */
+  readonly toolName?: string | undefined;
+  readonly text: string;
+}
+
+/** Adds or replaces events by seq (a replayed event after a reconnect replaces its copy). */
+export function mergeEvents(events: readonly RunEvent[], incoming: RunEvent): RunEvent[] {
+  const rest = events.filter((e) => e.seq !== incoming.seq);
+  rest.push(incoming);
+  return rest.sort((a, b) => a.seq - b.seq);
+}
+
+/** Drops what a new log epoch replaces (a rewind): every event from `fromSeq` on. */
+export function resetEvents(events: readonly RunEvent[], fromSeq: number): RunEvent[] {
+  return events.filter((e) => e.seq < fromSeq);
+}
+
+/**
+ * Appends a token delta to its model call's text. A retried call (a higher attempt) streams
+ * again from scratch, so its text replaces the failed attempt's.
+ */
+export function addDelta(streaming: readonly Streaming[], delta: TokenDelta): Streaming[] {
+  const key = delta.kind === 'tool-args' ? `${delta.activityId}/${delta.toolCallId ?? ''}` : delta.activityId;
+  const found = streaming.find((s) => s.key === key);
+  const fresh: Streaming = { key, attempt: delta.attempt, turn: delta.turn, kind: delta.kind, toolName: delta.toolName, text: delta.text };
+  if (!found) return [...streaming, fresh];
+  if (delta.attempt > found.attempt) return streaming.map((s) => (s === found ? fresh : s));
+  if (delta.attempt < found.attempt) return [...streaming];
+  return streaming.map((s) => (s === found ? { ...s, toolName: s.toolName ?? delta.toolName, text: s.text + delta.text } : s));
+}
+
+/** Model calls still streaming once `event` is in the log: its plan (the call's answer) or the run's end closes them. */
+export function settle(streaming: readonly Streaming[], event: RunEvent): readonly Streaming[] {
+  if (event.type === 'plan') return streaming.filter((s) => s.turn !== undefined && s.turn > event.turn);
+  if (event.type === 'final' || event.type === 'run_failed' || event.type === 'run_terminated') return [];
+  return streaming;
+}

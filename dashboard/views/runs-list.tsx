@@ -1,0 +1,74 @@
+import { useState } from 'preact/hooks';
+import { ErrorBox } from '../components/error-box';
+import { formatTime } from '../components/json-view';
+import { StatusBadge, WaitingBadge } from '../components/status-badge';
+import { linkTo } from '../router';
+import type { RunSummary } from '../types';
+import { useApi } from '../use-api';
+
+const statuses = ['', 'running', 'pausing', 'paused', 'awaiting', 'completed', 'failed', 'terminated'];
+const refreshMs = 3000;
+
+/** Recent runs (GET /api/runs), filtered by agent and status, refreshed every few seconds. */
+export function RunsList() {
+  const [agent, setAgent] = useState('');
+  const [status, setStatus] = useState('');
+  const [auto, setAuto] = useState(true);
+  const query = new URLSearchParams({ limit: '100', ...(agent.trim() ? { agent: agent.trim() } : {}), ...(status ? { status } : {}) });
+  const runs = useApi<{ runs: RunSummary[] }>(`/api/runs?${query.toString()}`, auto ? refreshMs : undefined);
+
+  return (
+    <section>
+      <h1>Runs</h1>
+      <form class="filters" onSubmit={(e) => e.preventDefault()}>
+        <label>
+          Agent <input name="agent" value={agent} onChange={(e) => setAgent(e.currentTarget.value)} placeholder="any" />
+        </label>
+        <label>
+          Status{' '}
+          <select name="status" value={status} onChange={(e) => setStatus(e.currentTarget.value)}>
+            {statuses.map((s) => (
+              <option value={s}>{s || 'any'}</option>
+            ))}
+          </select>
+        </label>
+        <label>
+          <input type="checkbox" checked={auto} onChange={(e) => setAuto(e.currentTarget.checked)} /> auto-refresh
+        </label>
+        <button type="button" onClick={runs.reload}>
+          Refresh
+        </button>
+      </form>
+      <ErrorBox error={runs.error} />
+      {runs.data && runs.data.runs.length === 0 && <p class="hint">No runs match.</p>}
+      {runs.data && runs.data.runs.length > 0 && (
+        <table class="runs">
+          <thead>
+            <tr>
+              <th>Run</th>
+              <th>Agent</th>
+              <th>Status</th>
+              <th>Started</th>
+              <th>Closed</th>
+            </tr>
+          </thead>
+          <tbody>
+            {runs.data.runs.map((run) => (
+              <tr key={`${run.workflowId}/${run.runId}`} data-run={run.workflowId}>
+                <td>
+                  <a href={linkTo({ view: 'run', id: run.workflowId })}>{run.workflowId}</a>
+                </td>
+                <td>{run.agent ?? ''}</td>
+                <td>
+                  <StatusBadge status={run.status} /> {run.waitingForHuman && <WaitingBadge />}
+                </td>
+                <td>{formatTime(run.startTime)}</td>
+                <td>{formatTime(run.closeTime)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,274 @@
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { startAgentServer, type AgentServer } from '../../server';
+import { agentSuite } from '../support/agent-suite';
+import { launchTestBrowser, type TestBrowser } from '../support/browser';
+import { callStep, finalStep, scriptedInput } from '../support/scripts';
+import { trackCalls, type TrackedAgents } from '../support/tracked-calls';
+
+/**
+ * The web dashboard in a real browser (Chromium through playwright-core) against a real
+ * server, worker and Temporal dev server: sign in with a token, watch a run's events arrive,
+ * approve a call, pause and resume, and see the runs list.
+ */
+const suite = agentSuite('dashboard');
+const adminToken = 'dashboard-admin-token-0123456789';
+const viewerToken = 'dashboard-viewer-token-0123456789';
+const publisherToken = 'dashboard-publisher-token-012345';
+const screenshots = join(__dirname, '../../artifacts/screenshots');
+
+let server: AgentServer;
+let browser: TestBrowser;
+let page: Page;
+let serverCalls: TrackedAgents;
+
+/** A transfer above 100: the toolbox's `transfer` tool then needs a human to confirm it. */
+const transferRun = () => scriptedInput([callStep({ name: 'transfer', args: { to: 'acct-7', amount: 500 } }), finalStep('transferred')]);
+
+/** Waits until the run page's timeline shows an event of this type (it came over the live stream). */
+async function seeEvent(type: string): Promise<void> {
+  await page.locator(`[data-testid=timeline] [data-type=${type}]`).first().waitFor();
+}
+
+/** Waits until the run page's heading shows this status. */
+async function seeStatus(status: string): Promise<void> {
+  await page.locator(`h1 .status-${status}`).waitFor();
+}
+
+describe('the dashboard in a browser', () => {
+  // Inside the describe block: they run after the file's worker is up and before it stops,
+  // so no page is still reading from the server when the dev server goes away.
+  beforeAll(async () => {
+    serverCalls = trackCalls(suite.agents);
+    server = await startAgentServer({ agents: serverCalls.agents, auth: { tokens: [{ name: 'alice', role: 'admin', token: adminToken }, { name: 'victor', role: 'viewer', token: viewerToken }, { name: 'worker', role: 'publisher', token: publisherToken }], localDev: false } });
+    browser = await launchTestBrowser();
+    page = browser.context.pages()[0] ?? (await browser.context.newPage());
+    // Waits for what the page shows are generous: an events query sent just as a run completes
+    // can go unanswered until Temporal's 30 s query deadline before the live feed reads again.
+    browser.context.setDefaultTimeout(60_000);
+    await mkdir(screenshots, { recursive: true });
+  });
+
+  afterAll(async () => {
+    // The page stops polling, the server stops, and its calls to Temporal finish, all before
+    // the file's worker and dev server stop.
+    await page?.goto('about:blank');
+    await browser?.close();
+    await server?.close();
+    await serverCalls?.settled();
+  });
+
+  it('asks for a token, refuses a wrong one with the API message, and signs in with a good one', async () => {
+    await page.goto(server.url);
+    await page.locator('form input[name=token]').waitFor();
+
+    await page.fill('input[name=token]', 'not-a-valid-token-at-all');
+    await page.click('button[type=submit]');
+    await expectText(page.locator('.login [role=alert]'), 'the bearer token is not valid');
+
+    await page.fill('input[name=token]', adminToken);
+    await page.click('button[type=submit]');
+    await expectText(page.locator('[data-testid=who]'), 'alice · admin');
+    expect(await page.locator('.banner').count()).toBe(0);
+    expect(await page.evaluate("sessionStorage.getItem('durable-agents.token')")).toBe(adminToken);
+  });
+
+  it('needs no token in local-dev mode and says so in a banner', async () => {
+    const localServer = await startAgentServer({ agents: serverCalls.agents, auth: { tokens: [], localDev: true } });
+    const localPage = await browser.context.newPage();
+    try {
+      await localPage.goto(localServer.url);
+      await expectText(localPage.locator('.banner'), 'local-dev mode');
+      await expectText(localPage.locator('[data-testid=who]'), 'local-dev · admin');
+      expect(await localPage.locator('input[name=token]').count()).toBe(0);
+    } finally {
+      await localPage.close();
+      await localServer.close();
+    }
+  });
+
+  it('shows a run waiting for approval live, approves it in the page and sees it complete', async () => {
+    const { workflowId } = await suite.agents.start(transferRun());
+    await page.goto(`${server.url}/#/runs/${encodeURIComponent(workflowId)}`);
+
+    await seeEvent('approval_requested');
+    const card = page.locator('[data-testid=pending] [data-tool-call=call_0_0]');
+    await expectText(card, 'transfer');
+    await expectText(card, '"amount": 500');
+    await page.screenshot({ path: join(screenshots, 'run-page-approval.png'), fullPage: true });
+    await card.locator('button', { hasText: 'Approve' }).click();
+
+    // Everything after the approval arrives over the live stream of the open page.
+    await seeEvent('approval_decided');
+    await seeEvent('final');
+    await seeStatus('completed');
+    await expectText(page.locator('[data-type=approval_decided]'), 'approve by alice');
+    await expectText(page.locator('[data-type=tool_call]'), 'ok');
+    await page.locator('[data-testid=pending]').waitFor({ state: 'detached' });
+    await page.screenshot({ path: join(screenshots, 'run-page.png'), fullPage: true });
+
+    const result = await suite.agents.result(workflowId);
+    expect(result).toMatchObject({ status: 'completed', final: { text: 'transferred' } });
+  });
+
+  it("streams a model call's text as its token deltas arrive, until the turn's plan lands", async () => {
+    const { workflowId } = await suite.agents.start(transferRun());
+    await page.goto(`${server.url}/#/runs/${encodeURIComponent(workflowId)}`);
+    await seeEvent('approval_requested');
+
+    // What a worker's delta publisher posts while the model plans turn 1.
+    const pieces = ['Checking ', 'the transfer', '…'];
+    const deltas = pieces.map((text, seq) => ({ workflowId, activityId: 'model-1', attempt: 1, turn: 1, seq, kind: 'text', text, at: Date.now() }));
+    const posted = await fetch(`${server.url}/api/deltas`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${publisherToken}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ deltas }),
+    });
+    expect(posted.status).toBe(204);
+    await expectText(page.locator('[data-testid=streaming]'), 'Checking the transfer…');
+
+    // The turn's plan is the call's answer: the preview gives way to the events.
+    await page.locator('[data-testid=pending] button', { hasText: 'Approve' }).click();
+    await seeEvent('final');
+    await page.locator('[data-testid=streaming]').waitFor({ state: 'detached' });
+  });
+
+  it('pauses a run from the page and resumes it', async () => {
+    // The run waits for an approval, so the pause is asked for while it is still open, whatever
+    // the machine's speed; it takes effect at the next safe point, before the approved call runs.
+    const { workflowId } = await suite.agents.start(transferRun());
+    await page.goto(`${server.url}/#/runs/${encodeURIComponent(workflowId)}`);
+    await seeEvent('approval_requested');
+    await page.locator('[data-testid=controls] button', { hasText: 'Pause' }).click();
+    await seeEvent('pause_requested');
+    await seeStatus('pausing');
+    await page.locator('[data-testid=pending] button', { hasText: 'Approve' }).click();
+
+    await seeEvent('paused');
+    await seeStatus('paused');
+    await expectText(page.locator('[data-type=paused]'), 'paused at before_tool');
+    expect((await suite.agents.status(workflowId)).status).toBe('paused');
+    expect(await page.locator('[data-type=tool_call]').count()).toBe(0);
+
+    // While it is paused, raise a cap from the budget form.
+    await page.selectOption('[data-testid=budget] select[name=cap]', 'maxIterations');
+    await page.fill('[data-testid=budget] input[name=cap-value]', '40');
+    await page.click('[data-testid=budget] button[type=submit]');
+    await seeEvent('budget_changed');
+    await expectText(page.locator('[data-testid=budget] tr', { hasText: 'iterations' }).first(), '/ 40');
+
+    await page.locator('[data-testid=controls] button', { hasText: 'Resume' }).click();
+    await seeEvent('resumed');
+    await seeEvent('final');
+    await seeStatus('completed');
+    expect((await suite.agents.result(workflowId)).status).toBe('completed');
+  });
+
+  it("shows the API's message when it refuses an edit, and rejects the call with a reason", async () => {
+    const { workflowId } = await suite.agents.start(transferRun());
+    await page.goto(`${server.url}/#/runs/${encodeURIComponent(workflowId)}`);
+    const card = page.locator('[data-testid=pending] [data-tool-call=call_0_0]');
+    await card.locator('button', { hasText: 'Edit' }).click();
+    await card.locator('textarea[name=args]').fill('{"to": "acct-7", "amount": "lots"}');
+    await card.locator('button', { hasText: 'Run with these arguments' }).click();
+    await expectText(card.locator('[role=alert]'), 'amount');
+    expect((await suite.agents.pendingInputs(workflowId)).approvals).toHaveLength(1);
+
+    await card.locator('button', { hasText: 'Cancel' }).click();
+    await card.locator('input[name=reason]').fill('wrong account');
+    await card.locator('button', { hasText: 'Reject' }).click();
+    await seeEvent('final');
+    await expectText(page.locator('[data-type=approval_decided]'), 'reject by alice (wrong account)');
+    expect(await page.locator('[data-type=tool_call]').count()).toBe(0);
+  });
+
+  it('rewinds a waiting run from its checkpoints and follows the rewound run to the end', async () => {
+    const { workflowId } = await suite.agents.start(
+      scriptedInput([callStep({ name: 'echo', args: { text: 'first' } }), callStep({ name: 'transfer', args: { to: 'acct-9', amount: 900 } }), finalStep('rewound and done')]),
+    );
+    await page.goto(`${server.url}/#/runs/${encodeURIComponent(workflowId)}`);
+    await seeEvent('approval_requested');
+    const turnOne = page.locator('[data-testid=checkpoints] tr', { has: page.locator('td.num', { hasText: /^1$/ }) });
+    page.once('dialog', (dialog) => void dialog.accept());
+    await turnOne.locator('button', { hasText: 'Rewind' }).click();
+
+    // The live feed says where the log was replaced; the page drops those events and shows the new ones.
+    await page.locator('[data-testid=timeline][data-resets="1"]').waitFor();
+    await page.locator('[data-testid=pending] [data-tool-call=call_1_0] button', { hasText: 'Approve' }).click();
+    await seeEvent('final');
+    await seeStatus('completed');
+    expect((await suite.agents.result(workflowId)).final?.text).toBe('rewound and done');
+    const shown = await page.locator('[data-testid=timeline] [data-seq]').evaluateAll((items) => items.map((i) => [Number(i.getAttribute('data-seq')), i.getAttribute('data-type')]));
+    const { events } = await suite.agents.events(workflowId, 0, 1000);
+    expect(shown).toEqual(events.filter((e) => e.type !== 'tool_result').map((e) => [e.seq, e.type]));
+  });
+
+  it('says so when a run does not exist', async () => {
+    await page.goto(`${server.url}/#/runs/no-such-run`);
+    await expectText(page.locator('[role=alert]').first(), 'no-such-run');
+  });
+
+  it('shows a session with its runs and their answers, and sends the next message', async () => {
+    const sessionId = `dash-${Date.now()}`;
+    const say = (text: string) => ({ plannerOptions: { steps: [{ type: 'final', text }] } });
+    await suite.agents.openSession(sessionId, { agent: 'scripted' });
+    await suite.agents.sendMessage(sessionId, { content: 'hello', ...say('hi there') });
+    await page.goto(`${server.url}/#/sessions`);
+    await page.locator(`a[href="#/sessions/${sessionId}"]`).click();
+    await expectText(page.locator('.conversation li').first(), 'hi there');
+
+    // The form sends plain text: the scripted agent's next run then has no script and fails,
+    // which the session shows as that run's error.
+    await page.fill('input[name=message]', 'and again');
+    await page.click('form.inline button[type=submit]');
+    const second = page.locator('.conversation li').nth(1);
+    await expectText(second, 'failed');
+    await expectText(second.locator('.error'), 'invalid planner options for agent scripted');
+    expect(await page.locator('.conversation li').count()).toBe(2);
+  });
+
+  it('lists the runs with the waiting-for-human badge on the one that waits', async () => {
+    const waiting = await suite.agents.start(transferRun());
+    await suite.agents.start(scriptedInput([finalStep('quick')]));
+    await page.goto(`${server.url}/#/runs`);
+
+    const row = page.locator(`tr[data-run="${waiting.workflowId}"]`);
+    await expectText(row, 'waiting for human');
+    await expectText(row, 'scripted');
+    expect(await page.locator('tr[data-run] .badge.waiting').count()).toBe(1);
+    await page.screenshot({ path: join(screenshots, 'runs-list.png'), fullPage: true });
+
+    // Filtered by status: only completed runs are listed, so the waiting one is gone.
+    await page.selectOption('select[name=status]', 'completed');
+    await row.waitFor({ state: 'detached' });
+    await page.locator('tr[data-run] .status-completed').first().waitFor();
+    const shown = await page.locator('tr[data-run] .badge[class*=status-]').allTextContents();
+    expect(shown.length).toBeGreaterThan(0);
+    expect(new Set(shown)).toEqual(new Set(['completed']));
+  });
+
+  it('lets a viewer watch a waiting run but not act on it', async () => {
+    const { workflowId } = await suite.agents.start(transferRun());
+    // A new tab has no token yet (sessionStorage is per tab).
+    const viewerPage = await browser.context.newPage();
+    try {
+      await viewerPage.goto(`${server.url}/#/runs/${encodeURIComponent(workflowId)}`);
+      await viewerPage.fill('input[name=token]', viewerToken);
+      await viewerPage.click('button[type=submit]');
+      await expectText(viewerPage.locator('[data-testid=who]'), 'victor · viewer');
+      await expectText(viewerPage.locator('[data-testid=pending]'), 'Approvals and answers need the operator role');
+      expect(await viewerPage.locator('[data-testid=pending] button', { hasText: 'Approve' }).isDisabled()).toBe(true);
+      expect(await viewerPage.locator('[data-testid=controls] button', { hasText: 'Pause' }).isDisabled()).toBe(true);
+      expect(await viewerPage.locator('[data-testid=controls] button', { hasText: 'Kill' }).isDisabled()).toBe(true);
+    } finally {
+      await viewerPage.close();
+    }
+    await suite.agents.decide(workflowId, { decision: 'reject', toolCallId: 'call_0_0' });
+  });
+});
+
+/** Waits until the element contains the text (the page updates as the run goes on). */
+async function expectText(locator: ReturnType<Page['locator']>, text: string): Promise<void> {
+  await locator.filter({ hasText: text }).first().waitFor();
+}
