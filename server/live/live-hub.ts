@@ -121,7 +121,10 @@ export class LiveHub implements DeltaSink {
     this.closed = true;
     for (const end of [...this.connections]) end();
     this.connections.clear();
-    for (const feed of [...this.feeds.values()]) feed.stop();
+    const feeds = [...this.feeds.values()];
+    for (const feed of feeds) feed.stop();
     this.feeds.clear();
+    // Stopping cancels their Temporal calls; wait for them, so the caller may close the connection.
+    await Promise.allSettled(feeds.map((feed) => feed.done));
   }
 }

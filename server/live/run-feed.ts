@@ -11,6 +11,11 @@ export interface RunFeedOptions {
   readonly recentEvents?: number;
   /** How long one long poll of the run waits. Default 30 s. */
   readonly longPollMs?: number;
+  /**
+   * How long an events query waits for a worker before the feed tries again. Default 5 s: a query
+   * that lands just as a run completes can go unanswered until Temporal's own 30 s deadline.
+   */
+  readonly queryTimeoutMs?: number;
   /** Called for each new event (the hub uses `plan` to drop the deltas of a landed turn). */
   readonly onEvent?: (event: RunEvent) => void;
   /** Called on a rewind. */
@@ -38,6 +43,9 @@ export class RunFeed {
   private epoch: string | undefined;
   private stopped = false;
   private ended: string | undefined;
+  /** Cancels the feed's Temporal calls in flight when it stops. */
+  private readonly abort = new AbortController();
+  private running: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly agents: AgentClient,
@@ -47,7 +55,12 @@ export class RunFeed {
 
   /** Starts following (reads the log from its start). */
   start(): void {
-    void this.follow();
+    this.running = this.follow();
+  }
+
+  /** Settles once the follower has stopped and no Temporal call of it is in flight. */
+  get done(): Promise<void> {
+    return this.running;
   }
 
   /** Subscribers now. */
@@ -87,6 +100,7 @@ export class RunFeed {
   stop(): void {
     if (this.stopped) return;
     this.stopped = true;
+    this.abort.abort();
     for (const sub of [...this.subscribers]) sub.close('closed');
     this.options.onStop?.(this);
   }
@@ -127,15 +141,24 @@ export class RunFeed {
   /** The first seq where the rewound log differs from the events this feed sent. */
   private async firstReplacedSeq(): Promise<number> {
     for (let after = 0; ; ) {
-      const page = await this.agents.events(this.workflowId, after, 1000);
+      const page = await this.events(after, 1000);
       for (const event of page.events) if (this.seen.get(event.seq) !== event.at) return event.seq;
       if (page.events.length === 0) return Math.min(after + 1, this.lastSeq + 1);
       after = page.nextAfterSeq;
     }
   }
 
+  /** Runs a Temporal call of this feed: cancelled when the feed stops. */
+  private call<T>(fn: () => Promise<T>): Promise<T> {
+    return this.agents.client.withAbortSignal(this.abort.signal, fn);
+  }
+
+  private events(afterSeq: number, limit: number): Promise<EventPage> {
+    return this.call(() => this.agents.events(this.workflowId, afterSeq, limit, { timeoutMs: this.options.queryTimeoutMs ?? 5_000 }));
+  }
+
   private async isClosed(): Promise<string | undefined> {
-    const description = await this.agents.client.workflow.getHandle(this.workflowId).describe();
+    const description = await this.call(() => this.agents.client.workflow.getHandle(this.workflowId).describe());
     return description.status.name === 'RUNNING' ? undefined : description.status.name.toLowerCase();
   }
 
@@ -143,11 +166,11 @@ export class RunFeed {
     let failures = 0;
     while (!this.stopped) {
       try {
-        const page = await this.agents.events(this.workflowId, this.lastSeq, 500);
+        const page = await this.events(this.lastSeq, 500);
         if (!(await this.apply(page))) continue;
         if (page.events.length > 0) continue;
         if (terminalRunStatuses.has(page.status)) return this.end(page.status);
-        const waited = await this.agents.waitForEvents(this.workflowId, this.lastSeq, this.options.longPollMs ?? 30_000);
+        const waited = await this.call(() => this.agents.waitForEvents(this.workflowId, this.lastSeq, this.options.longPollMs ?? 30_000));
         if (this.stopped) return;
         if (!(await this.apply(waited))) continue;
         // Nothing new: the wait timed out, the run continued as new, or it closed without a
@@ -155,7 +178,7 @@ export class RunFeed {
         if (waited.events.length === 0 && !terminalRunStatuses.has(waited.status)) {
           const closed = await this.isClosed();
           if (closed) {
-            const last = await this.agents.events(this.workflowId, this.lastSeq, 1000);
+            const last = await this.events(this.lastSeq, 1000);
             if (await this.apply(last)) return this.end(terminalRunStatuses.has(last.status) ? last.status : closed);
           }
         }

@@ -111,7 +111,7 @@ export class Subscription {
   /** Sends the events up to `upTo` it has not sent, read from the events query. */
   private async catchUp(upTo: number): Promise<void> {
     while (!this.closed && this.cursor <= upTo) {
-      const page = await this.agents.events(this.workflowId, this.cursor - 1, Math.min(1000, upTo - this.cursor + 1));
+      const page = await this.agents.events(this.workflowId, this.cursor - 1, Math.min(1000, upTo - this.cursor + 1), { timeoutMs: 5_000 });
       // A run that continued as new keeps only its newest events: the older ones are gone.
       if (page.missingBefore !== undefined && page.missingBefore > this.cursor) this.cursor = page.missingBefore;
       const events = page.events.filter((e) => e.seq >= this.cursor && e.seq <= upTo);
