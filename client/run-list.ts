@@ -9,7 +9,7 @@ export interface RunListEntry {
   readonly workflowId: string;
   readonly runId: string;
   readonly agent: string | null;
-  /** AgentStatus as the run last reported it; the workflow status when the run set none. */
+  /** AgentStatus as the run reports it while it runs; the workflow status once it has closed. */
   readonly status: string;
   /** Temporal's execution status (RUNNING, COMPLETED, TERMINATED, …). */
   readonly workflowStatus: string;
@@ -56,7 +56,9 @@ function runEntry(info: WorkflowExecutionInfo): RunListEntry {
     workflowId: info.workflowId,
     runId: info.runId,
     agent: info.typedSearchAttributes.get(agentNameSearchAttribute) ?? memoAgent(info),
-    status: info.typedSearchAttributes.get(agentStatusSearchAttribute) ?? info.status.name.toLowerCase(),
+    // The run's own status only while it runs: once closed (completed, reset, continued as new,
+    // terminated), Temporal's status is the truth.
+    status: (info.status.name === 'RUNNING' ? info.typedSearchAttributes.get(agentStatusSearchAttribute) : undefined) ?? info.status.name.toLowerCase(),
     workflowStatus: info.status.name,
     startTime: info.startTime.toISOString(),
     closeTime: info.closeTime?.toISOString() ?? null,
