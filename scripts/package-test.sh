@@ -3,8 +3,9 @@
 # Packs durable-agents, installs the tarball (plus zod, and typescript / jest / @types/node as any
 # TypeScript project has) into a fresh project under a temp directory, builds that project's own
 # agent (a tool that needs approval, a planner written as code), starts a throwaway dev server on
-# a non-default port, runs the project's worker, and a client script that starts a run, approves
-# the call and reads the result; then the project's jest test replays the captured history and
+# a non-default port, runs the project's worker, and a client script that serves the library's
+# HTTP API and dashboard (durable-agents/server), starts a run, approves the call over HTTP and
+# reads the result; then the project's jest test replays the captured history and
 # catches a deliberately reordered tool call.
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
