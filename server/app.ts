@@ -10,7 +10,10 @@ import { ApiError, toApiError } from './errors';
 import { liveRoutes } from './live';
 import { mountRoutes, openApiDocument, route, type AnyRoute } from './routes';
 
-/** API version, shown in the OpenAPI document and `/api/health`; the package's version. */
+/**
+ * API version, shown in the OpenAPI document and `/api/health`: the package's version (a unit
+ * test keeps them equal; package.json is not beside this file once built).
+ */
 export const apiVersion = '0.4.0';
 const version = apiVersion;
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Client, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
 import { AgentClient, AgentClientError } from '../../client/agent-client';
 import { CheckpointError } from '../../client/checkpoints';
-import { createAgentApp } from '../../server/app';
+import { apiVersion, createAgentApp } from '../../server/app';
 import { authenticate, authFromEnv, authorize, isAllowed, requestToken, type AuthConfig, type Principal } from '../../server/auth';
 import { authModeLine } from '../../server/auth-mode';
 import { ApiError, apiErrorStatus, toApiError } from '../../server/errors';
@@ -158,5 +158,12 @@ describe('error mapping', () => {
     expect(await request('POST', '/api/runs/r1/fork', `${secret}-op`, '{"toTurn":1}')).toMatchObject({ status: 403 });
     expect(await request('GET', '/api/runs?limit=5000', secret)).toMatchObject({ status: 400, body: { error: { message: expect.stringMatching(/^query\.limit: /) } } });
     expect(await request('DELETE', '/api/runs/r1', secret)).toMatchObject({ status: 404, body: { error: { type: 'not_found' } } });
+  });
+});
+
+describe('API version', () => {
+  it('is the package version', () => {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    expect(apiVersion).toBe((require('../../package.json') as { version: string }).version);
   });
 });
