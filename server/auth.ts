@@ -1,6 +1,6 @@
-import { readFileSync } from 'node:fs';
 import { timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
+import { readJsonArrayFile } from '../worker/json-array-file';
 import { ApiError } from './errors';
 
 /**
@@ -60,14 +60,8 @@ export function authFromEnv(env: NodeJS.ProcessEnv = process.env): AuthConfig {
   }
   const file = env.DURABLE_AGENTS_TOKENS_FILE?.trim();
   if (file) {
-    let raw: unknown;
-    try {
-      raw = JSON.parse(readFileSync(file, 'utf8'));
-    } catch (err) {
-      throw new Error(`DURABLE_AGENTS_TOKENS_FILE ${file}: ${err instanceof Error ? err.message : String(err)}`);
-    }
-    if (!Array.isArray(raw)) throw new Error(`DURABLE_AGENTS_TOKENS_FILE ${file}: expected a JSON array of { name, role, token }`);
-    raw.forEach((entry, i) => tokens.push(parseGrant(entry, `DURABLE_AGENTS_TOKENS_FILE ${file} entry ${i + 1}`)));
+    const entries = readJsonArrayFile('DURABLE_AGENTS_TOKENS_FILE', file, '{ name, role, token }');
+    entries.forEach((entry, i) => tokens.push(parseGrant(entry, `DURABLE_AGENTS_TOKENS_FILE ${file} entry ${i + 1}`)));
   }
   const localDev = /^(1|true|yes)$/i.test(env.DURABLE_AGENTS_LOCAL_DEV?.trim() ?? '');
   return { tokens, localDev };

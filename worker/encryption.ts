@@ -1,8 +1,8 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { METADATA_ENCODING_KEY, type DataConverter, type Payload, type PayloadCodec } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import { z } from 'zod';
+import { readJsonArrayFile } from './json-array-file';
 
 /** `encoding` metadata of an encrypted payload. */
 export const encryptedEncoding = 'binary/encrypted';
@@ -132,16 +132,7 @@ export function encryptionKeysFromEnv(env: NodeJS.ProcessEnv = process.env): Enc
     keys.push(...parseKeys(entries, 'DURABLE_AGENTS_ENCRYPTION_KEYS (id:base64key,...)'));
   }
   const file = env.DURABLE_AGENTS_ENCRYPTION_KEYS_FILE?.trim();
-  if (file) {
-    let raw: unknown;
-    try {
-      raw = JSON.parse(readFileSync(file, 'utf8'));
-    } catch (err) {
-      throw new Error(`DURABLE_AGENTS_ENCRYPTION_KEYS_FILE ${file}: ${err instanceof Error ? err.message : String(err)}`);
-    }
-    if (!Array.isArray(raw)) throw new Error(`DURABLE_AGENTS_ENCRYPTION_KEYS_FILE ${file}: expected a JSON array of { id, key }`);
-    keys.push(...parseKeys(raw, `DURABLE_AGENTS_ENCRYPTION_KEYS_FILE ${file}`));
-  }
+  if (file) keys.push(...parseKeys(readJsonArrayFile('DURABLE_AGENTS_ENCRYPTION_KEYS_FILE', file, '{ id, key }'), `DURABLE_AGENTS_ENCRYPTION_KEYS_FILE ${file}`));
   const [first, ...rest] = keys;
   return first ? [first, ...rest] : undefined;
 }
