@@ -14,6 +14,7 @@ export type {
   SessionReport,
   SessionRunRecord,
 } from '../contracts';
+import type { CostReport } from '../contracts';
 
 /** Who the token belongs to (GET /api/whoami). */
 export interface Whoami {
@@ -32,6 +33,12 @@ export interface RunSummary {
   readonly startTime: string;
   readonly closeTime?: string;
   readonly waitingForHuman: boolean;
+  /** With `details=true`: the turn of a running run. */
+  readonly turn?: number;
+  /** With `details=true`: tool turns completed. */
+  readonly iterations?: number;
+  /** With `details=true`: budget used against each cap. */
+  readonly cost?: CostReport;
 }
 
 /** A turn boundary a run can be rewound or forked to (GET /api/runs/:id/checkpoints). */

@@ -3,18 +3,26 @@ import { ErrorBox } from '../components/error-box';
 import { formatTime } from '../components/json-view';
 import { StatusBadge, WaitingBadge } from '../components/status-badge';
 import { linkTo } from '../router';
-import type { RunSummary } from '../types';
+import type { CostReport, RunSummary } from '../types';
 import { useApi } from '../use-api';
 
 const statuses = ['', 'running', 'pausing', 'paused', 'awaiting', 'completed', 'failed', 'terminated'];
 const refreshMs = 3000;
 
-/** Recent runs (GET /api/runs), filtered by agent and status, refreshed every few seconds. */
+/** Tool calls, model calls and tokens a run has used, in one short line. */
+function costLine(cost: CostReport | undefined): string {
+  if (!cost) return '';
+  const parts = [`${cost.toolCalls.used} tool calls`];
+  if (cost.modelCalls.used > 0) parts.push(`${cost.modelCalls.used} model calls`, `${cost.tokens.used} tokens`);
+  return parts.join(' · ');
+}
+
+/** Recent runs (GET /api/runs with their turn and cost), filtered by agent and status, refreshed every few seconds. */
 export function RunsList() {
   const [agent, setAgent] = useState('');
   const [status, setStatus] = useState('');
   const [auto, setAuto] = useState(true);
-  const query = new URLSearchParams({ limit: '100', ...(agent.trim() ? { agent: agent.trim() } : {}), ...(status ? { status } : {}) });
+  const query = new URLSearchParams({ limit: '100', details: 'true', ...(agent.trim() ? { agent: agent.trim() } : {}), ...(status ? { status } : {}) });
   const runs = useApi<{ runs: RunSummary[] }>(`/api/runs?${query.toString()}`, auto ? refreshMs : undefined);
 
   return (
@@ -48,6 +56,8 @@ export function RunsList() {
               <th>Run</th>
               <th>Agent</th>
               <th>Status</th>
+              <th>Turn</th>
+              <th>Cost</th>
               <th>Started</th>
               <th>Closed</th>
             </tr>
@@ -62,6 +72,8 @@ export function RunsList() {
                 <td>
                   <StatusBadge status={run.status} /> {run.waitingForHuman && <WaitingBadge />}
                 </td>
+                <td class="turn">{run.turn ?? run.iterations ?? ''}</td>
+                <td class="cost">{costLine(run.cost)}</td>
                 <td>{formatTime(run.startTime)}</td>
                 <td>{formatTime(run.closeTime)}</td>
               </tr>

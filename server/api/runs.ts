@@ -6,6 +6,7 @@ import type { ServerContext } from '../context';
 import { ApiError } from '../errors';
 import { route, type AnyRoute } from '../routes';
 import { runCheckpointRoutes } from './run-checkpoints';
+import { withRunDetails } from './run-details';
 import { runControlRoutes } from './run-control';
 import { runInputRoutes } from './run-inputs';
 import { historyJsonSchema, listRunsQuerySchema, runIdQuerySchema, runListSchema, runStatusResponseSchema, startRunBodySchema, startedRunSchema, type RunSummary } from './schemas';
@@ -55,14 +56,16 @@ export function runRoutes(ctx: ServerContext): AnyRoute[] {
       path: '/api/runs',
       access: 'viewer',
       summary: 'List runs, newest first, by agent and status',
+      description: '`details=true` adds each run\'s turn, iterations and cost (a status query per running run, a result read per completed one).',
       tags,
       query: listRunsQuerySchema,
       response: runListSchema,
       handle: async ({ query }) => {
-        const { agent, status, limit, pageToken } = query;
+        const { agent, status, limit, pageToken, details } = query;
         try {
           const page = await listRuns(agents, { ...(agent !== undefined ? { agent } : {}), ...(status !== undefined ? { status } : {}) }, { limit, ...(pageToken ? { pageToken } : {}) });
-          return { runs: page.entries.map(runSummary), ...(page.nextPageToken ? { nextPageToken: page.nextPageToken } : {}) };
+          const runs = page.entries.map(runSummary);
+          return { runs: details === 'true' ? await withRunDetails(agents, runs) : runs, ...(page.nextPageToken ? { nextPageToken: page.nextPageToken } : {}) };
         } catch (err) {
           if (pageToken && err instanceof ServiceError && (err.cause as { code?: unknown } | undefined)?.code === grpcInvalidArgument) {
             throw new ApiError('invalid_input', 'query.pageToken: not a page token of this listing');

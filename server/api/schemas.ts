@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { isPageToken } from '../../client/run-list';
-import { interventionSchema, runInputSchema, runResultSchema, runStatusReportSchema, runStatusSchema, sessionInputSchema, sessionReportSchema } from '../../contracts';
+import { costReportSchema, interventionSchema, runInputSchema, runResultSchema, runStatusReportSchema, runStatusSchema, sessionInputSchema, sessionReportSchema } from '../../contracts';
 
 /** Workflow ids given by callers: what Temporal accepts, kept to one printable line. */
 export const workflowIdSchema = z
@@ -21,6 +21,8 @@ export const listRunsQuerySchema = z.object({
   status: runStatusSchema.optional(),
   limit: z.coerce.number().int().min(1).max(1000).default(50),
   pageToken: z.string().refine(isPageToken, 'not a page token of this listing (use nextPageToken of the previous page)').optional(),
+  /** `true`: add each run's turn, iterations and cost (one status query or result read per run). */
+  details: z.enum(['true', 'false']).optional(),
 });
 
 /** One run of a listing. */
@@ -36,6 +38,12 @@ export const runSummarySchema = z.object({
   closeTime: z.string().optional(),
   /** Whether the run waits for an approval or an answer right now (status `awaiting`). */
   waitingForHuman: z.boolean(),
+  /** With `details=true`: the turn of a running run. */
+  turn: z.number().int().nonnegative().optional(),
+  /** With `details=true`: tool turns completed (running or completed runs). */
+  iterations: z.number().int().nonnegative().optional(),
+  /** With `details=true`: budget used against each cap (running or completed runs). */
+  cost: costReportSchema.optional(),
 });
 export type RunSummary = z.infer<typeof runSummarySchema>;
 

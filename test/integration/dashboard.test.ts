@@ -236,6 +236,8 @@ describe('the dashboard in a browser', () => {
     const row = page.locator(`tr[data-run="${waiting.workflowId}"]`);
     await expectText(row, 'waiting for human');
     await expectText(row, 'scripted');
+    // Its turn and cost come from its status query.
+    await expectText(row.locator('td.cost'), '0 tool calls');
     expect(await page.locator('tr[data-run] .badge.waiting').count()).toBe(1);
     await page.screenshot({ path: join(screenshots, 'runs-list.png'), fullPage: true });
 

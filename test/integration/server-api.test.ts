@@ -107,6 +107,9 @@ describe('runs', () => {
     });
     expect(listed).toMatchObject({ workflowId: id, runId: started.body.runId, agent: 'watchlist-scripted', status: 'awaiting', temporalStatus: 'RUNNING', waitingForHuman: true });
     expect((await get('/api/runs?agent=scripted')).body.runs.map((r: { workflowId: string }) => r.workflowId)).not.toContain(id);
+    // details=true: the turn and cost of each run, from its status query while it runs.
+    const detailed = (await get('/api/runs?agent=watchlist-scripted&status=awaiting&details=true')).body.runs.find((r: { workflowId: string }) => r.workflowId === id);
+    expect(detailed).toMatchObject({ turn: 0, iterations: 0, cost: { toolCalls: { used: 0 }, elapsedMs: expect.any(Number) } });
     expect(await get(runPath(id))).toMatchObject({ status: 200, body: { status: 'awaiting', agent: 'watchlist-scripted' } });
 
     expect(await post(runPath(id, '/decisions'), { decision: 'approve', toolCallId: 'call_0_0' })).toEqual({ status: 200, body: { approvals: [] } });
@@ -120,6 +123,9 @@ describe('runs', () => {
     expect(history.body.events.length).toBeGreaterThan(4);
     expect(history.body.events[0]).toHaveProperty('workflowExecutionStartedEventAttributes');
     expect(await get(runPath(id))).toMatchObject({ status: 200, body: { status: 'completed' } });
+    // …and from its result once it has completed.
+    const done = (await get('/api/runs?agent=watchlist-scripted&details=true')).body.runs.find((r: { workflowId: string }) => r.workflowId === id);
+    expect(done).toMatchObject({ status: 'completed', iterations: 1, cost: { toolCalls: { used: 1 } } });
   });
 
   it("a run that failed before it could answer queries: its status comes from history", async () => {
