@@ -174,6 +174,20 @@ export const scenarios: readonly Scenario[] = [
     },
   },
   {
+    // Two awaits that bind the same call id (patch unique-await-call-ids): the second becomes ask_1#2.
+    name: 'repeated-await-call-id',
+    input: scriptedInput(
+      (['first', 'second'] as const).map((id): ScriptStep => ({ type: 'await', await: { items: [{ kind: 'clarification', id, toolCallId: 'ask_1', question: `Question ${id}?` }] } })).concat(finalStep()),
+      { policy: { maxIterations: 10 } },
+    ),
+    async drive(agents, workflowId) {
+      for (const itemId of ['first', 'second']) {
+        await waitFor(`the await ${itemId}`, async () => ((await agents.pendingInputs(workflowId)).await?.items.some((i) => i.id === itemId) ? true : undefined));
+        await agents.answer(workflowId, { kind: 'clarification', itemId, answer: `answer to ${itemId}` });
+      }
+    },
+  },
+  {
     name: 'approvals',
     input: scriptedInput(
       [callStep(echo('a'), echo('b'), { name: 'add', args: { a: 1, b: 2 } }), finalStep()],
