@@ -59,7 +59,9 @@ export function createAgentApp(ctx: ServerContext, options: AppOptions = {}): Ho
     app.use('*', cors({ origin: origins.includes('*') ? '*' : origins, allowHeaders: ['Authorization', 'Content-Type', 'Last-Event-ID', 'X-Namespace'], credentials: !origins.includes('*'), exposeHeaders: ['Content-Type'] }));
   }
   const routes = apiRoutes(ctx);
-  app.get('/openapi.json', (c) => c.json(openApiDocument(routes, { title: 'durable-agents', version })));
+  // Built on the first request and kept: the routes never change while the server runs.
+  let document: Record<string, unknown> | undefined;
+  app.get('/openapi.json', (c) => c.json((document ??= openApiDocument(routes, { title: 'durable-agents', version }))));
   mountRoutes(app, ctx.auth, routes);
   mountDashboard(app);
   app.notFound((c) => {

@@ -6,7 +6,7 @@ import type { ServerContext } from '../context';
 import { ApiError } from '../errors';
 import { route, type AnyRoute } from '../routes';
 import { runCheckpointRoutes } from './run-checkpoints';
-import { withRunDetails } from './run-details';
+import { RunDetails } from './run-details';
 import { runControlRoutes } from './run-control';
 import { runInputRoutes } from './run-inputs';
 import { historyJsonSchema, listRunsQuerySchema, runIdQuerySchema, runListSchema, runStatusResponseSchema, startRunBodySchema, startedRunSchema, type RunSummary } from './schemas';
@@ -35,6 +35,7 @@ export function runSummary(entry: RunListEntry): RunSummary {
 export function runRoutes(ctx: ServerContext): AnyRoute[] {
   const { agents } = ctx;
   const tags = ['runs'];
+  const details = new RunDetails(agents);
   return [
     route({
       method: 'post',
@@ -61,11 +62,11 @@ export function runRoutes(ctx: ServerContext): AnyRoute[] {
       query: listRunsQuerySchema,
       response: runListSchema,
       handle: async ({ query }) => {
-        const { agent, status, limit, pageToken, details } = query;
+        const { agent, status, limit, pageToken } = query;
         try {
           const page = await listRuns(agents, { ...(agent !== undefined ? { agent } : {}), ...(status !== undefined ? { status } : {}) }, { limit, ...(pageToken ? { pageToken } : {}) });
           const runs = page.entries.map(runSummary);
-          return { runs: details === 'true' ? await withRunDetails(agents, runs) : runs, ...(page.nextPageToken ? { nextPageToken: page.nextPageToken } : {}) };
+          return { runs: query.details === 'true' ? await details.add(runs) : runs, ...(page.nextPageToken ? { nextPageToken: page.nextPageToken } : {}) };
         } catch (err) {
           if (pageToken && err instanceof ServiceError && (err.cause as { code?: unknown } | undefined)?.code === grpcInvalidArgument) {
             throw new ApiError('invalid_input', 'query.pageToken: not a page token of this listing');
