@@ -92,6 +92,7 @@ function toolActivity(tool: ToolImplementation): ToolActivity {
         },
       },
       signal: cancellationSignal(),
+      dependencies: input.data.dependencies ?? [],
       heartbeat: (details) => {
         lastDetails = details;
         if (!activityInfo().isLocal) heartbeat(details);

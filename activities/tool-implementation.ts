@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { JsonValue, RetryHint, ToolDefinition } from '../contracts';
+import type { DependencyOutput, JsonValue, RetryHint, ToolDefinition } from '../contracts';
 
 /** Read/write access to the run's session state from inside a tool. Writes are applied by the workflow. */
 export interface SessionStateAccess {
@@ -21,6 +21,12 @@ export interface ToolContext {
   readonly session: SessionStateAccess;
   /** Aborted when the call is cancelled (kill, time budget). Long tools should pass it on. */
   readonly signal: AbortSignal;
+  /**
+   * Outputs of the calls this call depends on (`dependsOn` of a dependency-aware plan), in that
+   * order; empty otherwise. Each names the call it came from (the winning alternative, when the
+   * named call lost its output path to one).
+   */
+  readonly dependencies: readonly DependencyOutput[];
   /** Records liveness (and progress details); required for long tools with a heartbeat timeout. */
   heartbeat(details?: JsonValue): void;
 }

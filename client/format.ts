@@ -9,7 +9,7 @@ export function formatEvent(e: RunEvent): string {
     case 'status_changed':
       return `${head} ${e.from} -> ${e.to}`;
     case 'plan':
-      return `${head} turn ${e.turn}: ${e.decision}${e.toolCalls ? ` ${e.toolCalls.map((c) => `${c.name}(${c.toolCallId})`).join(', ')}` : ''}`;
+      return `${head} turn ${e.turn}: ${e.decision}${e.toolCalls ? ` ${e.toolCalls.map(planCall).join(', ')}` : ''}`;
     case 'note':
       return `${head} ${e.note.text}`;
     case 'tool_call':
@@ -54,5 +54,12 @@ export function formatEvent(e: RunEvent): string {
       return `${head} ${e.toolCallId}: ${e.decision}${e.updated ? ` -> ${e.updated.name} ${JSON.stringify(e.updated.args)}` : ''}${e.reason ? ` (${e.reason})` : ''}${e.by ? ` by ${e.by}` : ''}`;
     case 'session_state_changed':
       return `${head} ${JSON.stringify(e.changes)} by ${e.toolCallId}`;
+    case 'output_written':
+      return `${head} ${e.path} by ${e.toolCallId}`;
   }
+}
+
+/** `name(id)`, with what a dependency-aware call waits for and writes: `name(id) after a,b -> path`. */
+function planCall(c: NonNullable<Extract<RunEvent, { type: 'plan' }>['toolCalls']>[number]): string {
+  return `${c.name}(${c.toolCallId})${c.dependsOn?.length ? ` after ${c.dependsOn.join(',')}` : ''}${c.outputPath ? ` -> ${c.outputPath}` : ''}`;
 }

@@ -7,7 +7,7 @@ import { messageSchema } from './messages';
 import { finalizeReasonSchema, terminationSchema } from './plan';
 import { interventionPointSchema } from './points';
 import { runPolicySchema, type RunInput } from './run';
-import { toolOutputSchema } from './tools';
+import { toolOutputSchema, writtenOutputSchema } from './tools';
 
 /** Version of {@link carriedRunStateSchema}. Bump it, and keep a fixture of the old one, on any change. */
 export const carriedRunStateVersion = 1;
@@ -61,6 +61,8 @@ export const carriedRunStateSchema = lazySchema(() =>
     transcriptEpoch: z.number().int().nonnegative().default(0),
     /** The run's log epoch (see eventPageSchema.epoch); absent in states written before 0.3.0. */
     logEpoch: z.string().optional(),
+    /** Written output paths (write-once); absent in states written before 0.5.0 and in runs that wrote none. */
+    outputs: z.record(z.string(), writtenOutputSchema).optional(),
   }),
 );
 export type CarriedRunState = z.infer<typeof carriedRunStateSchema>;

@@ -23,7 +23,9 @@ export const runEventSchema = lazySchema(() =>
       type: z.literal('plan'),
       turn: z.number().int(),
       decision: z.enum(['tool_calls', 'final', 'await']),
-      toolCalls: z.array(z.object({ toolCallId: z.string(), name: z.string() })).optional(),
+      toolCalls: z
+        .array(z.object({ toolCallId: z.string(), name: z.string(), dependsOn: z.array(z.string()).optional(), outputPath: z.string().optional() }))
+        .optional(),
     }),
     z.object({ ...base, type: z.literal('note'), turn: z.number().int(), note: plannerNoteSchema }),
     z.object({
@@ -87,6 +89,8 @@ export const runEventSchema = lazySchema(() =>
       reason: z.string().optional(),
       always: z.boolean().optional(),
     }),
+    /** A call's success wrote a write-once output path. */
+    z.object({ ...base, type: z.literal('output_written'), turn: z.number().int(), path: z.string(), toolCallId: z.string() }),
     z.object({ ...base, type: z.literal('session_state_changed'), toolCallId: z.string(), changes: z.record(z.string(), jsonValueSchema.nullable()) }),
   ]),
 );

@@ -19,6 +19,8 @@ export const runPolicySchema = lazySchema(() =>
     maxModelCalls: z.number().int().positive().optional(),
     /** Run the calls of one plan concurrently (true) or one after another (false). */
     parallelToolCalls: z.boolean(),
+    /** At most this many tool activities of a turn run at once (others wait to be dispatched); no limit when absent. */
+    maxConcurrentToolCalls: z.number().int().positive().optional(),
     /** Tool results above this many JSON bytes are omitted from workflow payloads. */
     toolResultByteBudget: z.number().int().positive(),
     /** Continue as new at the next turn boundary once history has this many events (or Temporal suggests it). */

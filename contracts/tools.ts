@@ -38,7 +38,10 @@ export type RetryHint = z.infer<typeof retryHintSchema>;
  * `invalid_arguments`: arguments did not match the schema (no activity ran); `invalid_result`:
  * the tool's result did not match its output schema; `timeout`; `cancelled`: the call was
  * cancelled (kill, time budget); `tool_cap`: not run because the tool-call cap was reached;
- * `rejected`: not run because an operator, a human or an agent hook refused it.
+ * `rejected`: not run because an operator, a human or an agent hook refused it;
+ * `dependency_failed`: not run because a call it depends on did not succeed (or the plan's
+ * dependencies are invalid: an unknown id, a cycle); `output_conflict`: its output path was
+ * already written (output paths are write-once).
  */
 export const toolErrorTypeSchema = lazySchema(() =>
   z.enum([
@@ -50,6 +53,8 @@ export const toolErrorTypeSchema = lazySchema(() =>
     'cancelled',
     'tool_cap',
     'rejected',
+    'dependency_failed',
+    'output_conflict',
   ]),
 );
 export type ToolErrorType = z.infer<typeof toolErrorTypeSchema>;
@@ -75,12 +80,31 @@ export const toolTelemetrySchema = lazySchema(() =>
 );
 export type ToolTelemetry = z.infer<typeof toolTelemetrySchema>;
 
-/** A tool call requested by a planner. `id` is optional; the runtime assigns one if absent. */
+/** A write-once output path: dot-separated names such as `report.summary`. */
+export const outputPathSchema = lazySchema(() =>
+  z
+    .string()
+    .min(1)
+    .max(200)
+    .regex(/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/, 'an output path is dot-separated names of letters, digits, _ and -'),
+);
+
+/**
+ * A tool call requested by a planner. `id` is optional; the runtime assigns one if absent.
+ *
+ * Dependency-aware plans: `dependsOn` names calls of the same plan (by their `id`) that must
+ * succeed first; the call starts as soon as they have, and its tool receives their outputs.
+ * `outputPath` is a write-once slot of the run: the first successful call writes it, and the
+ * calls of one plan that share a path are alternatives (the first success wins, the others are
+ * cancelled). A call whose path was written in an earlier turn is refused (`output_conflict`).
+ */
 export const toolCallSchema = lazySchema(() =>
   z.object({
     id: z.string().min(1).max(200).optional(),
     name: z.string().min(1),
     args: jsonValueSchema,
+    dependsOn: z.array(z.string().min(1).max(200)).max(64).optional(),
+    outputPath: outputPathSchema.optional(),
   }),
 );
 export type ToolCall = z.infer<typeof toolCallSchema>;
@@ -93,6 +117,10 @@ export const toolRequestSchema = lazySchema(() =>
     args: jsonValueSchema,
     turn: z.number().int().nonnegative(),
     parentToolCallId: z.string().optional(),
+    /** Run-unique ids of the calls of this plan this call waits for (resolved from the plan's `dependsOn`). */
+    dependsOn: z.array(z.string()).optional(),
+    /** The write-once output path this call writes when it succeeds. */
+    outputPath: z.string().optional(),
   }),
 );
 export type ToolRequest = z.infer<typeof toolRequestSchema>;
@@ -126,6 +154,35 @@ export const toolOutputSchema = lazySchema(() =>
 );
 export type ToolOutput = z.infer<typeof toolOutputSchema>;
 
+/** What a written output path holds: the call that wrote it and its result. */
+export const writtenOutputSchema = lazySchema(() =>
+  z.object({
+    toolCallId: z.string(),
+    turn: z.number().int().nonnegative(),
+    value: jsonValueSchema.optional(),
+    /** The value is not carried: over the result byte budget, or compacted when a long run continued as new. */
+    valueOmitted: z.boolean().optional(),
+  }),
+);
+export type WrittenOutput = z.infer<typeof writtenOutputSchema>;
+
+/** The output of a call another call depends on, as its tool receives it. */
+export const dependencyOutputSchema = lazySchema(() =>
+  z.object({
+    /** The call the dependent named in `dependsOn`. */
+    toolCallId: z.string(),
+    /** The call whose output this is: the named call, or the alternative that won its output path. */
+    fromToolCallId: z.string(),
+    name: z.string(),
+    outputPath: z.string().optional(),
+    result: jsonValueSchema.optional(),
+    /** The result was over the byte budget and is not carried (see `resultPreview`). */
+    resultOmitted: z.boolean().optional(),
+    resultPreview: z.string().optional(),
+  }),
+);
+export type DependencyOutput = z.infer<typeof dependencyOutputSchema>;
+
 /** Input of a tool activity. Run ids are included so tools can derive idempotency keys. */
 export const toolActivityInputSchema = lazySchema(() =>
   z.object({
@@ -140,6 +197,8 @@ export const toolActivityInputSchema = lazySchema(() =>
     sessionState: jsonObjectSchema,
     /** Set when the tool declared the session keys it reads: only those are in `sessionState`. */
     sessionKeys: z.array(z.string()).optional(),
+    /** Outputs of the calls this call depends on, in `dependsOn` order. */
+    dependencies: z.array(dependencyOutputSchema).optional(),
   }),
 );
 export type ToolActivityInput = z.infer<typeof toolActivityInputSchema>;

@@ -1,12 +1,12 @@
-import { CancellationScope, isCancellation, patched, workflowInfo } from '@temporalio/workflow';
-import { describeIssues, type JsonValue, type RetryHint, type ToolDefinition, type ToolOutput, type ToolRequest } from '../contracts';
+import { CancellationScope, condition, isCancellation, patched, workflowInfo } from '@temporalio/workflow';
+import { describeIssues, type DependencyOutput, type JsonValue, type RetryHint, type ToolDefinition, type ToolOutput, type ToolRequest } from '../contracts';
 import type { HookAction, HookEvent } from './agent-hooks';
 import { closedOutput } from './outputs';
 import { RunTerminated } from './run-terminated';
 import { isPending } from './safe-point';
 import type { RunState } from './run-state';
 import { executeCall, prepareCall, type DispatchContext, type PreparedCall } from './tool-dispatch';
-import { runToolTurn } from './tool-turn';
+import { runToolTurn, type GraphCallOptions } from './tool-turn';
 import { rejection } from './failures';
 import { cancelledTurnAnswersCalls, pauseHoldsEveryCall } from './patches';
 
@@ -33,6 +33,9 @@ export interface CallRunnerHost {
  * blocks, validation, confirmation by a human, then one activity per call.
  */
 export class CallRunner {
+  /** Tool activities of the current turn in flight (bounded by the policy's maxConcurrentToolCalls). */
+  private dispatched = 0;
+
   constructor(
     private readonly state: RunState,
     private readonly host: CallRunnerHost,
@@ -44,7 +47,10 @@ export class CallRunner {
     const allowed = Math.max(0, state.policy.maxToolCalls - state.usage.toolCalls);
     const outputs = await runToolTurn(requests, {
       parallel: state.policy.parallelToolCalls,
-      runCall: (request, index, cancelHint) => this.runCall(request, index < allowed, cancelHint),
+      runCall: (request, index, cancelHint, graph) => this.runCall(request, index < allowed, cancelHint, graph),
+      closeCall: (request, type, message, hint) => state.record(closedOutput(request, type, message, hint)),
+      writtenOutput: (path) => state.outputs.get(path),
+      writeOutput: (path, output) => state.writeOutput(path, output),
       cancelHint: () => this.host.cancelHint(),
       setToolScope: (scope) => this.host.setToolScope(scope),
     });
@@ -53,41 +59,48 @@ export class CallRunner {
     return outputs;
   }
 
-  private async runCall(planned: ToolRequest, withinCap: boolean, cancelHint: () => RetryHint | undefined): Promise<ToolOutput> {
+  private async runCall(planned: ToolRequest, withinCap: boolean, cancelHint: () => RetryHint | undefined, graph?: GraphCallOptions): Promise<ToolOutput> {
     const { state } = this;
+    const finish = (output: ToolOutput): ToolOutput => state.record(graph ? graph.settle(output) : output);
     if (!withinCap) return state.record(closedOutput(planned, 'tool_cap', `not run: the tool-call cap of ${state.policy.maxToolCalls} is reached`));
     let request = planned;
     try {
       const atSafePoint = this.host.checkpoint('before_tool', { point: 'before_tool', turn: state.turn, call: request }, request.name);
       const action = isPending(atSafePoint) ? await atSafePoint : atSafePoint;
-      if (action?.type === 'block') return state.record(closedOutput(request, 'rejected', `blocked by agent hook: ${action.reason}`));
+      if (action?.type === 'block') return finish(closedOutput(request, 'rejected', `blocked by agent hook: ${action.reason}`));
       if (action?.type === 'edit_args') request = { ...request, args: action.args };
     } catch (err) {
-      if (err instanceof RunTerminated || isCancellation(err)) return state.record(endedBeforeDispatch(request, cancelHint()));
+      if (err instanceof RunTerminated || isCancellation(err)) return finish(endedBeforeDispatch(request, cancelHint()));
       throw err;
     }
     const modified = this.applyCallModifications(request);
-    if (modified.type === 'closed') return state.record(modified.output);
+    if (modified.type === 'closed') return finish(modified.output);
     request = modified.request;
     const blocked = state.control.blockReason(request.name);
     if (blocked) {
-      return state.record(closedOutput(request, 'rejected', `tool ${request.name} is blocked: ${blocked}`, { reason: 'tool_unavailable', tool: request.name, message: blocked }));
+      return finish(closedOutput(request, 'rejected', `tool ${request.name} is blocked: ${blocked}`, { reason: 'tool_unavailable', tool: request.name, message: blocked }));
     }
     let prepared = prepareCall(state.agent.tools, request);
     // Only calls that are ready to run (valid, not blocked) are presented for confirmation.
     if (prepared.type === 'dispatch' && this.needsConfirmation(prepared.tool, prepared.args)) {
       // The turn was cancelled (time budget) before this call's turn came: no approval can matter now.
       if (CancellationScope.current().consideredCancelled && patched(cancelledTurnAnswersCalls)) {
-        return state.record(closedOutput(request, 'cancelled', 'not run: its turn was cancelled before this call was dispatched', cancelHint()));
+        return finish(closedOutput(request, 'cancelled', 'not run: its turn was cancelled before this call was dispatched', cancelHint()));
       }
-      prepared = await this.confirm(prepared);
+      try {
+        prepared = await this.confirm(prepared);
+      } catch (err) {
+        // In a dependency-aware plan the turn cancels a call whose alternative won, also while it waits for a human.
+        if (!graph || !isCancellation(err)) throw err;
+        return finish(closedOutput(request, 'cancelled', graph.cancelMessage() ?? 'the call was cancelled while it waited for confirmation', cancelHint()));
+      }
     }
     if (prepared.type === 'refused') {
       const error = prepared.output.error?.type;
       if (error === 'invalid_arguments' || error === 'tool_unknown') {
         state.emit({ type: 'tool_call', turn: request.turn, toolCallId: request.toolCallId, name: prepared.output.name, args: prepared.output.args });
       }
-      return state.record(prepared.output);
+      return finish(prepared.output);
     }
     request = prepared.request;
     // A call approved while the run is paused (or pausing) starts only after resume.
@@ -95,14 +108,29 @@ export class CallRunner {
       try {
         await this.host.holdWhilePaused();
       } catch (err) {
-        if (err instanceof RunTerminated || isCancellation(err)) return state.record(endedBeforeDispatch(request, cancelHint()));
+        if (err instanceof RunTerminated || isCancellation(err)) return finish(endedBeforeDispatch(request, cancelHint()));
         throw err;
+      }
+    }
+    const limit = state.policy.maxConcurrentToolCalls;
+    if (limit !== undefined && this.dispatched >= limit) {
+      try {
+        await condition(() => this.dispatched < limit);
+      } catch (err) {
+        if (!isCancellation(err)) throw err;
+        return finish(closedOutput(request, 'cancelled', graph?.cancelMessage() ?? 'the call was cancelled while it waited to be dispatched', cancelHint()));
       }
     }
     state.emit({ type: 'tool_call', turn: request.turn, toolCallId: request.toolCallId, name: request.name, args: request.args });
     state.pending.set(request.toolCallId, { request, dispatched: true });
-    // Built per call: sequential calls see session changes of the calls before them.
-    return state.record(await executeCall(this.dispatchContext(prepared.tool), prepared, cancelHint));
+    this.dispatched += 1;
+    try {
+      // Built per call: sequential calls see session changes of the calls before them.
+      const ctx = this.dispatchContext(prepared.tool, graph?.dependencies);
+      return finish(await executeCall(ctx, prepared, cancelHint, graph?.cancelMessage));
+    } finally {
+      this.dispatched -= 1;
+    }
   }
 
   /** Applies queued edit / drop modifications addressed to this call. */
@@ -180,7 +208,7 @@ export class CallRunner {
     }
   }
 
-  private dispatchContext(tool: ToolDefinition): DispatchContext {
+  private dispatchContext(tool: ToolDefinition, dependencies?: readonly DependencyOutput[]): DispatchContext {
     const { state } = this;
     const keys = tool.sessionKeys;
     const sessionState = keys ? Object.fromEntries(keys.filter((k) => k in state.sessionState).map((k) => [k, state.sessionState[k] as JsonValue])) : { ...state.sessionState };
@@ -194,6 +222,7 @@ export class CallRunner {
       resultByteBudget: state.policy.toolResultByteBudget,
       sessionState,
       ...(keys ? { sessionKeys: keys } : {}),
+      ...(dependencies?.length ? { dependencies } : {}),
     };
   }
 }

@@ -1,4 +1,4 @@
-import type { JsonValue, Message, PlannerNote, PlanResult, Termination, ToolOutput } from '../contracts';
+import type { JsonValue, Message, PlannerNote, PlanResult, Termination, ToolOutput, WrittenOutput } from '../contracts';
 
 /** Per-run key/value storage for planner-local state; durable because it lives in workflow state. */
 export interface AgentState {
@@ -51,6 +51,11 @@ export interface PlanResumeInput {
   readonly lastOutputs: readonly ToolOutput[];
   /** Set when a cap forces this to be the last turn: the planner must return a final response. */
   readonly finalize?: Termination;
+  /**
+   * The run's written output paths (`outputPath` of dependency-aware calls), by path. Absent in
+   * runs that wrote none. Values of old turns are dropped when a long run continues as new.
+   */
+  readonly outputs?: Readonly<Record<string, WrittenOutput>>;
 }
 
 /**

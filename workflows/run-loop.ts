@@ -176,7 +176,13 @@ export class RunLoop {
     if (isPending(atSafePoint)) await atSafePoint;
     return this.plan(() =>
       this.planner.planResume(
-        { messages: state.messages, toolOutputs: state.toolOutputs, lastOutputs, ...(termination ? { finalize: termination } : {}) },
+        {
+          messages: state.messages,
+          toolOutputs: state.toolOutputs,
+          lastOutputs,
+          ...(termination ? { finalize: termination } : {}),
+          ...(state.outputs.size ? { outputs: Object.fromEntries(state.outputs) } : {}),
+        },
         this.plannerContext(),
       ),
     );

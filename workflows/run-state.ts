@@ -24,10 +24,12 @@ import {
   type ToolCall,
   type ToolOutput,
   type ToolRequest,
+  type WrittenOutput,
 } from '../contracts';
 import type { AgentDefinition } from './agent-registry';
 import { costReport, describeCap, emptyUsage, reachedCap, type Usage } from './budget';
 import { workflowNowMs } from './clock';
+import { carriedOutputs, withCallGraph } from './call-graph';
 import { assistantToolCalls, toolResultMessage } from './conversation';
 import { EventLog } from './event-log';
 import { HumanInputs } from './human-inputs';
@@ -70,6 +72,8 @@ export class RunState {
   /** Called after every reported status change (the workflow mirrors it to a search attribute). */
   onStatusChange: ((status: RunStatus) => void) | undefined;
   private readonly usedCallIds = new Set<string>();
+  /** Write-once output paths written so far (see ToolCall.outputPath). */
+  readonly outputs: Map<string, WrittenOutput>;
   private readonly startedAtMs: number;
   private idleMs: number;
   private idleSinceMs: number | undefined;
@@ -102,6 +106,7 @@ export class RunState {
     this.idleMs = carried?.idleMs ?? 0;
     this.generation = carried?.generation ?? 0;
     this.transcriptEpoch = carried?.transcriptEpoch ?? 0;
+    this.outputs = new Map(Object.entries(carried?.outputs ?? {}));
     this.log = new EventLog(carried?.nextSeq ?? 1, carried?.events ?? [], epochOf?.(carried?.logEpoch));
     for (const m of this.messages) if (m.role === 'assistant') for (const c of m.toolCalls ?? []) this.usedCallIds.add(c.id);
     const breakpoints = carried?.control.breakpoints ?? input.breakpoints;
@@ -236,17 +241,24 @@ export class RunState {
 
   /** Assigns call ids, opens the calls in the conversation and logs the plan. */
   planCalls(calls: readonly ToolCall[], text?: string): ToolRequest[] {
-    const requests = calls.map((call, index) => {
+    const ids = calls.map((call, index) => {
       const base = call.id ?? `call_${this.turn}_${index}`;
       let id = base;
       for (let n = 2; this.usedCallIds.has(id); n++) id = `${base}#${n}`;
       this.usedCallIds.add(id);
-      return { toolCallId: id, name: call.name, args: call.args, turn: this.turn };
+      return id;
     });
+    const requests = withCallGraph(calls, ids, this.turn);
     for (const request of requests) this.pending.set(request.toolCallId, { request, dispatched: false });
     // The assistant message opens the calls now, so every later ending can close them.
     this.messages.push(assistantToolCalls(requests, text));
-    this.emit({ type: 'plan', turn: this.turn, decision: 'tool_calls', toolCalls: requests.map((r) => ({ toolCallId: r.toolCallId, name: r.name })) });
+    const toolCalls = requests.map((r) => ({
+      toolCallId: r.toolCallId,
+      name: r.name,
+      ...(r.dependsOn ? { dependsOn: r.dependsOn } : {}),
+      ...(r.outputPath ? { outputPath: r.outputPath } : {}),
+    }));
+    this.emit({ type: 'plan', turn: this.turn, decision: 'tool_calls', toolCalls });
     return requests;
   }
 
@@ -271,6 +283,16 @@ export class RunState {
       durationMs: output.telemetry.durationMs,
     });
     return output;
+  }
+
+  /** Writes a write-once output path with a successful call's result (the caller checked it is free). */
+  writeOutput(path: string, output: ToolOutput): void {
+    this.outputs.set(path, {
+      toolCallId: output.toolCallId,
+      turn: output.turn,
+      ...(output.result !== undefined ? { value: output.result } : { valueOmitted: true }),
+    });
+    this.emit({ type: 'output_written', turn: output.turn, path, toolCallId: output.toolCallId });
   }
 
   /** Puts recorded outputs into the transcript, in call order. */
@@ -379,6 +401,7 @@ export class RunState {
       generation: this.generation + 1,
       transcriptEpoch: this.transcriptEpoch + (transcript.dropped > 0 ? 1 : 0),
       ...(this.log.epoch ? { logEpoch: this.log.epoch } : {}),
+      ...(this.outputs.size ? { outputs: carriedOutputs(this.outputs, oldest) } : {}),
     };
   }
 }

@@ -12,6 +12,7 @@ import {
   describeIssues,
   toolActivityResultSchema,
   toolFailureDetailsSchema,
+  type DependencyOutput,
   type JsonValue,
   type RetryHint,
   type ToolActivityInput,
@@ -37,6 +38,8 @@ export interface DispatchContext {
   readonly sessionState: Record<string, JsonValue>;
   /** The session keys the tool declared (only these are in `sessionState`). */
   readonly sessionKeys?: readonly string[];
+  /** Outputs of the calls this call depends on (dependency-aware plans). */
+  readonly dependencies?: readonly DependencyOutput[];
 }
 
 /** Outcome of checking a call before scheduling: dispatch it, or close it with an error now. */
@@ -103,9 +106,9 @@ export function prepareCall(tools: readonly ToolDefinition[], request: ToolReque
 }
 
 /** Maps a failed tool activity to the ToolOutput the planner sees. */
-export function failureToOutput(request: ToolRequest, err: unknown, durationMs: number, cancelHint?: RetryHint): ToolOutput {
+export function failureToOutput(request: ToolRequest, err: unknown, durationMs: number, cancelHint?: RetryHint, cancelMessage?: string): ToolOutput {
   if (isCancellation(err)) {
-    return errorOutput(request, { type: 'cancelled', message: 'the call was cancelled before it finished' }, cancelHint, durationMs);
+    return errorOutput(request, { type: 'cancelled', message: cancelMessage ?? 'the call was cancelled before it finished' }, cancelHint, durationMs);
   }
   const cause = err instanceof ActivityFailure ? err.cause : err;
   if (cause instanceof TimeoutFailure) {
@@ -150,6 +153,7 @@ export async function executeCall(
   ctx: DispatchContext,
   prepared: Extract<PreparedCall, { type: 'dispatch' }>,
   cancelHint: () => RetryHint | undefined,
+  cancelMessage?: () => string | undefined,
 ): Promise<ToolOutput> {
   const { request, tool } = prepared;
   const retry = {
@@ -189,6 +193,7 @@ export async function executeCall(
       resultByteBudget: ctx.resultByteBudget,
       sessionState: ctx.sessionState,
       ...(ctx.sessionKeys ? { sessionKeys: [...ctx.sessionKeys] } : {}),
+      ...(ctx.dependencies ? { dependencies: [...ctx.dependencies] } : {}),
     });
     const durationMs = workflowNowMs() - started;
     const parsed = toolActivityResultSchema.safeParse(raw);
@@ -214,6 +219,6 @@ export async function executeCall(
       ...(r.sessionStateChanges ? { sessionStateChanges: r.sessionStateChanges } : {}),
     };
   } catch (err) {
-    return failureToOutput(request, err, workflowNowMs() - started, cancelHint());
+    return failureToOutput(request, err, workflowNowMs() - started, cancelHint(), cancelMessage?.());
   }
 }

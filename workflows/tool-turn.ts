@@ -1,11 +1,29 @@
-import { CancellationScope } from '@temporalio/workflow';
-import type { RetryHint, ToolOutput, ToolRequest } from '../contracts';
+import { CancellationScope, condition } from '@temporalio/workflow';
+import type { DependencyOutput, RetryHint, ToolError, ToolOutput, ToolRequest, WrittenOutput } from '../contracts';
+import { describeEnding, graphProblems, usesCallGraph } from './call-graph';
+import { errorOutput } from './outputs';
+
+/** What a call of a dependency-aware plan gets from its turn. */
+export interface GraphCallOptions {
+  /** Outputs of the calls it depends on, in `dependsOn` order. */
+  readonly dependencies: readonly DependencyOutput[];
+  /** Why the turn cancelled this call (its alternative won), once it did. */
+  cancelMessage(): string | undefined;
+  /** Sees the call's output before it is recorded; turns a late alternative's success into an output conflict. */
+  settle(output: ToolOutput): ToolOutput;
+}
 
 /** What a tool turn needs from the run; keeps the turn mechanics apart from run state. */
 export interface ToolTurnHost {
   readonly parallel: boolean;
   /** Runs one call through its safe point, checks and dispatch; always yields an output. */
-  runCall(request: ToolRequest, index: number, cancelHint: () => RetryHint | undefined): Promise<ToolOutput>;
+  runCall(request: ToolRequest, index: number, cancelHint: () => RetryHint | undefined, graph?: GraphCallOptions): Promise<ToolOutput>;
+  /** Answers a call the turn does not run (its dependency failed, its output path is taken); records it. */
+  closeCall(request: ToolRequest, type: ToolError['type'], message: string, retryHint?: RetryHint): ToolOutput;
+  /** The run's record of a written output path, if it was written in an earlier turn or this one. */
+  writtenOutput(path: string): WrittenOutput | undefined;
+  /** Writes an output path with a successful call's output. */
+  writeOutput(path: string, output: ToolOutput): void;
   /** Why this turn's calls were cancelled, once they were (the time budget ran out). */
   cancelHint(): RetryHint | undefined;
   /** Called with the scope of in-flight calls, so a kill or the time budget can cancel it. */
@@ -15,13 +33,14 @@ export interface ToolTurnHost {
 /**
  * Runs the calls of one plan, concurrently or one by one, in a scope the run can cancel:
  * cancelled calls come back as `cancelled` outputs, so every call is answered. Outputs are
- * in call order.
+ * in call order. A plan with dependencies or output paths runs as a graph ({@link runCallGraph}).
  */
 export async function runToolTurn(requests: readonly ToolRequest[], host: ToolTurnHost): Promise<ToolOutput[]> {
   const calls = new CancellationScope();
   host.setToolScope(calls);
   try {
     return await calls.run(async () => {
+      if (usesCallGraph(requests)) return runCallGraph(requests, host);
       if (host.parallel) return Promise.all(requests.map((r, i) => host.runCall(r, i, () => host.cancelHint())));
       const outputs: ToolOutput[] = [];
       for (const [i, r] of requests.entries()) outputs.push(await host.runCall(r, i, () => host.cancelHint()));
@@ -30,4 +49,146 @@ export async function runToolTurn(requests: readonly ToolRequest[], host: ToolTu
   } finally {
     host.setToolScope(undefined);
   }
+}
+
+type Decision =
+  | { kind: 'wait' }
+  | { kind: 'close'; type: ToolError['type']; message: string }
+  | { kind: 'run'; dependencies: DependencyOutput[] };
+
+function dependencyOutput(named: string, source: ToolOutput, outputPath: string | undefined): DependencyOutput {
+  return {
+    toolCallId: named,
+    fromToolCallId: source.toolCallId,
+    name: source.name,
+    ...(outputPath ? { outputPath } : {}),
+    ...(source.result !== undefined ? { result: source.result } : {}),
+    ...(source.resultOmitted ? { resultOmitted: true } : {}),
+    ...(source.resultPreview !== undefined ? { resultPreview: source.resultPreview } : {}),
+  };
+}
+
+/**
+ * Runs a dependency-aware plan: each call starts as soon as the calls it depends on have
+ * succeeded (in plan order when several become ready at once; one at a time when the run's
+ * calls are sequential), and gets their outputs. A call whose dependency did not succeed is
+ * answered `dependency_failed` without running. Calls sharing an output path are alternatives:
+ * the first success writes the path and the others are cancelled (or not started). Every
+ * decision is taken in workflow code from recorded results, so it replays exactly.
+ */
+async function runCallGraph(requests: readonly ToolRequest[], host: ToolTurnHost): Promise<ToolOutput[]> {
+  const problems = graphProblems(requests);
+  const byId = new Map(requests.map((r) => [r.toolCallId, r]));
+  const outputs = new Map<string, ToolOutput>();
+  /** Output path -> the call of this turn that won it. */
+  const winners = new Map<string, string>();
+  /** Call -> the alternative that won its output path instead. */
+  const lostTo = new Map<string, string>();
+  const scopes = new Map<string, CancellationScope>();
+  const started = new Set<string>();
+  const limit = host.parallel ? Number.POSITIVE_INFINITY : 1;
+  let running = 0;
+  let settled = 0;
+
+  const turn = CancellationScope.current();
+  const decide = (r: ToolRequest): Decision => {
+    if (turn.consideredCancelled) return { kind: 'close', type: 'cancelled', message: 'not run: its turn was cancelled before it could start' };
+    const problem = problems.get(r.toolCallId);
+    if (problem) return { kind: 'close', type: 'dependency_failed', message: `not run: ${problem}` };
+    const path = r.outputPath;
+    if (path !== undefined) {
+      const winner = winners.get(path);
+      if (winner !== undefined) {
+        lostTo.set(r.toolCallId, winner);
+        return { kind: 'close', type: 'cancelled', message: `not run: its alternative ${winner} already wrote output path ${path}` };
+      }
+      const earlier = host.writtenOutput(path);
+      if (earlier) {
+        return { kind: 'close', type: 'output_conflict', message: `not run: output path ${path} was already written by call ${earlier.toolCallId} (turn ${earlier.turn}); output paths are write-once` };
+      }
+    }
+    const dependencies: DependencyOutput[] = [];
+    for (const d of r.dependsOn ?? []) {
+      const ended = outputs.get(d);
+      if (!ended) return { kind: 'wait' };
+      const from = ended.status === 'ok' ? d : lostTo.get(d);
+      const source = from !== undefined ? outputs.get(from) : undefined;
+      if (!source || source.status !== 'ok') {
+        return { kind: 'close', type: 'dependency_failed', message: `not run: it depends on ${d} (${ended.name}), which ${describeEnding(ended)}` };
+      }
+      dependencies.push(dependencyOutput(d, source, byId.get(from!)?.outputPath));
+    }
+    return { kind: 'run', dependencies };
+  };
+
+  const settle = (r: ToolRequest, output: ToolOutput): ToolOutput => {
+    const path = r.outputPath;
+    if (output.status !== 'ok' || path === undefined) return output;
+    const winner = winners.get(path);
+    if (winner === undefined) {
+      winners.set(path, r.toolCallId);
+      return output;
+    }
+    // Its cancellation came too late: the tool ran, but the path keeps the first success.
+    lostTo.set(r.toolCallId, winner);
+    const conflict = errorOutput(
+      r,
+      { type: 'output_conflict', message: `finished after its alternative ${winner} had written output path ${path}; its result was not written` },
+      undefined,
+      output.telemetry.durationMs,
+    );
+    return output.sessionStateChanges ? { ...conflict, sessionStateChanges: output.sessionStateChanges } : conflict;
+  };
+
+  const finished = (r: ToolRequest, output: ToolOutput): void => {
+    outputs.set(r.toolCallId, output);
+    running -= 1;
+    settled += 1;
+    const path = r.outputPath;
+    if (path === undefined || winners.get(path) !== r.toolCallId || output.status !== 'ok') return;
+    host.writeOutput(path, output);
+    // The alternatives still running lose: cancel them (the ones not started are closed when reached).
+    for (const other of requests) {
+      if (other.outputPath !== path || other === r || !started.has(other.toolCallId) || outputs.has(other.toolCallId)) continue;
+      lostTo.set(other.toolCallId, r.toolCallId);
+      scopes.get(other.toolCallId)?.cancel();
+    }
+  };
+
+  const inFlight: Promise<void>[] = [];
+  const index = new Map(requests.map((r, i) => [r.toolCallId, i]));
+  while (outputs.size < requests.length) {
+    const before = settled;
+    for (const r of requests) {
+      if (started.has(r.toolCallId) || running >= limit) continue;
+      const decision = decide(r);
+      if (decision.kind === 'wait') continue;
+      started.add(r.toolCallId);
+      if (decision.kind === 'close') {
+        const hint = decision.type === 'cancelled' && turn.consideredCancelled ? host.cancelHint() : undefined;
+        outputs.set(r.toolCallId, host.closeCall(r, decision.type, decision.message, hint));
+        settled += 1;
+        continue;
+      }
+      running += 1;
+      const scope = new CancellationScope();
+      scopes.set(r.toolCallId, scope);
+      const options: GraphCallOptions = {
+        dependencies: decision.dependencies,
+        cancelMessage: () => {
+          const winner = lostTo.get(r.toolCallId);
+          return winner !== undefined ? `cancelled: its alternative ${winner} wrote output path ${r.outputPath} first` : undefined;
+        },
+        settle: (output) => settle(r, output),
+      };
+      inFlight.push(scope.run(() => host.runCall(r, index.get(r.toolCallId)!, () => host.cancelHint(), options)).then((output) => finished(r, output)));
+    }
+    if (outputs.size >= requests.length) break;
+    // A call closed during the scan may unblock calls earlier in plan order: scan again at once.
+    if (settled !== before) continue;
+    // Waiting for our own calls must not be cut short: a cancelled turn still answers every call.
+    await CancellationScope.nonCancellable(() => condition(() => settled !== before));
+  }
+  await Promise.all(inFlight);
+  return requests.map((r) => outputs.get(r.toolCallId)!);
 }

@@ -17,7 +17,7 @@ function describe(event: RunEvent): string {
     case 'status_changed':
       return `status ${event.from} → ${event.to}`;
     case 'plan':
-      return `turn ${event.turn}: ${event.decision}${event.toolCalls?.length ? ` (${event.toolCalls.map((c) => c.name).join(', ')})` : ''}`;
+      return `turn ${event.turn}: ${event.decision}${event.toolCalls?.length ? ` (${event.toolCalls.map((c) => `${c.name}${c.dependsOn?.length ? ` after ${c.dependsOn.join(', ')}` : ''}${c.outputPath ? ` -> ${c.outputPath}` : ''}`).join(', ')})` : ''}`;
     case 'final':
       return `final answer: ${event.response.text}`;
     case 'run_failed':
@@ -53,6 +53,8 @@ function describe(event: RunEvent): string {
       return `${event.type.replace('_', ' ')}: ${event.kind}${'detail' in event ? ` ${event.detail}` : ''}${'reason' in event ? ` ${event.reason}` : ''}`;
     case 'session_state_changed':
       return `session state ${short(event.changes)}`;
+    case 'output_written':
+      return `wrote ${event.path} (${event.toolCallId})`;
     case 'note':
       return `note ${short(event.note)}`;
     case 'tool_call':

@@ -72,8 +72,21 @@ export const transferTool = defineTool({
   requiresConfirmation: (args) => transferInput.parse(args).amount > 100,
 });
 
+/**
+ * One step of a dependency-aware plan: waits, then returns its label and the results of the
+ * calls it depended on (by the call they came from), or fails when told to.
+ */
+export const stepTool = defineTool({
+  name: 'step',
+  description: 'Wait, then report the label and the outputs of the calls this call depends on.',
+  input: z.object({ label: z.string(), ms: z.number().int().nonnegative().max(600_000).default(0), fail: z.boolean().default(false) }),
+  timeoutMs: 660_000,
+  heartbeatTimeoutMs: 5_000,
+  retry: { maximumAttempts: 1 },
+});
+
 /** Every toolbox tool, in a stable order. */
-export const toolboxTools = [echoTool, addTool, sleepTool, failTool, flakyTool, recordTool, blobTool, transferTool] as const;
+export const toolboxTools = [echoTool, addTool, sleepTool, failTool, flakyTool, recordTool, blobTool, transferTool, stepTool] as const;
 
 /**
  * A general-purpose agent driven by the scripted planner: the run's `plannerOptions` carry

@@ -1,6 +1,6 @@
 import { sleep as activitySleep } from '@temporalio/activity';
 import { implementTool, ToolFailure, type ToolImplementation } from 'durable-agents/worker';
-import { addTool, blobTool, echoTool, failTool, flakyTool, recordTool, sleepTool, transferTool } from './agent';
+import { addTool, blobTool, echoTool, failTool, flakyTool, recordTool, sleepTool, stepTool, transferTool } from './agent';
 
 /** Where the `record` tool writes its side effects; tests count them. */
 export interface SideEffectSink {
@@ -56,5 +56,10 @@ export function toolboxImplementations(sink: SideEffectSink): ToolImplementation
     }),
     implementTool(blobTool, ({ bytes }) => ({ blob: 'x'.repeat(bytes) })),
     implementTool(transferTool, ({ to, amount }, ctx) => ({ to, amount, reference: ctx.idempotencyKey })),
+    implementTool(stepTool, async ({ label, ms, fail }, ctx) => {
+      await heartbeatingSleep(ms, () => ctx.heartbeat());
+      if (fail) throw new ToolFailure(`step ${label} failed as asked`, { type: 'requested_failure', retryable: false });
+      return { label, inputs: Object.fromEntries(ctx.dependencies.map((d) => [d.fromToolCallId, d.result ?? null])) };
+    }),
   ];
 }

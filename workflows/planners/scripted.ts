@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { lazySchema } from '../../contracts/lazy';
-import { awaitSchema, describeIssues, toolCallSchema, jsonValueSchema, type JsonValue, type Message, type PlanResult, type ToolOutput } from '../../contracts';
+import { awaitSchema, describeIssues, toolCallSchema, jsonValueSchema, type JsonValue, type Message, type PlanResult, type ToolOutput, type WrittenOutput } from '../../contracts';
 import type { Planner, PlannerContext } from '../planner';
 
 /** One step of a script: what the planner returns on its Nth turn. */
@@ -73,7 +73,7 @@ export function createScriptedPlanner(rawOptions: unknown): Planner {
   if (!parsed.success) throw new Error(`invalid scripted planner options: ${describeIssues(parsed.error)}`);
   const { steps, finalizeText } = parsed.data;
 
-  const next = (ctx: PlannerContext, outputs: readonly ToolOutput[], messages: readonly Message[]): PlanResult => {
+  const next = (ctx: PlannerContext, outputs: readonly ToolOutput[], messages: readonly Message[], written: Readonly<Record<string, WrittenOutput>> = {}): PlanResult => {
     const index = Number(ctx.state.get(stepKey) ?? 0);
     const step = steps[index];
     if (!step) throw new Error(`scripted planner ran out of steps: script has ${steps.length}, turn ${ctx.turn} asked for step ${index + 1}`);
@@ -82,6 +82,7 @@ export function createScriptedPlanner(rawOptions: unknown): Planner {
       instructions: ctx.instructions ?? null,
       messages: messages.map((m) => ({ ...m }) as JsonValue),
       outputs: observations(outputs),
+      paths: Object.fromEntries(Object.entries(written).map(([path, w]) => [path, { toolCallId: w.toolCallId, value: w.value ?? null }])),
     });
     return stepToPlan(step, outputs, view);
   };
@@ -95,7 +96,7 @@ export function createScriptedPlanner(rawOptions: unknown): Planner {
           .replace('{message}', input.finalize.message);
         return { type: 'final', response: { text, structured: observations(input.toolOutputs) } };
       }
-      return next(ctx, input.toolOutputs, input.messages);
+      return next(ctx, input.toolOutputs, input.messages, input.outputs);
     },
   };
 }
