@@ -151,7 +151,7 @@ describe('dependency-aware tool calls on a real dev server', () => {
     );
     await waitFor('the approval request', async () => ((await suite.agents.pendingInputs(workflowId)).approvals.length ? true : undefined));
     const result = await suite.agents.result(workflowId);
-    const view = result.final?.structured as { outputs: Outcome[]; paths: Record<string, { toolCallId: string }> };
+    const view = result.final?.structured as unknown as { outputs: Outcome[]; paths: Record<string, { toolCallId: string }> };
     expect(view.outputs.find((o) => o.toolCallId === 'big')).toMatchObject({ status: 'cancelled', errorMessage: 'cancelled: its alternative small wrote output path paid first' });
     expect(view.paths.paid?.toolCallId).toBe('small');
     expect((await suite.agents.pendingInputs(workflowId)).approvals).toEqual([]);
@@ -166,7 +166,7 @@ describe('dependency-aware tool calls on a real dev server', () => {
     expect(whilePaused.some((e) => e.type === 'tool_call' && e.toolCallId === 'b')).toBe(false);
     await suite.agents.resume(workflowId);
     const result = await suite.agents.result(workflowId);
-    const view = result.final?.structured as { outputs: Outcome[] };
+    const view = result.final?.structured as unknown as { outputs: Outcome[] };
     expect(view.outputs.map((o) => [o.toolCallId, o.status])).toEqual([
       ['a', 'ok'],
       ['b', 'ok'],
