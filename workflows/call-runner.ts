@@ -115,7 +115,8 @@ export class CallRunner {
     const limit = state.policy.maxConcurrentToolCalls;
     if (limit !== undefined && this.dispatched >= limit) {
       try {
-        await condition(() => this.dispatched < limit);
+        // Every waiter wakes when a slot frees: each checks again, so only one takes it.
+        while (this.dispatched >= limit) await condition(() => this.dispatched < limit);
       } catch (err) {
         if (!isCancellation(err)) throw err;
         return finish(closedOutput(request, 'cancelled', graph?.cancelMessage() ?? 'the call was cancelled while it waited to be dispatched', cancelHint()));
