@@ -186,8 +186,16 @@ export function createActivities(deps: ActivityDependencies): Record<string, (in
     if (reservedActivityNames.includes(name) || deps.runtime?.[name] !== undefined) throw new Error(`tool name ${name} is reserved`);
   }
   const claimed = new Set(deps.agents.flatMap((a) => a.tools));
+  const agentNames = new Set(deps.agents.map((a) => a.name));
+  for (const agent of deps.agents) {
+    for (const t of agent.tools) {
+      if (t.subAgent && !agentNames.has(t.subAgent.agent)) throw new Error(`agent ${agent.name}: agent tool ${t.name} runs agent ${t.subAgent.agent}, which this worker does not serve`);
+    }
+  }
   for (const agent of deps.agents) {
     for (const definition of agent.tools) {
+      // An agent tool runs as a child workflow, not as an activity.
+      if (definition.subAgent) continue;
       activities[toolActivityType(agent.name, definition.name)] = toolActivity(implementationOf(agent, definition, deps.tools, claimed));
     }
   }

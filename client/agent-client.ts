@@ -56,6 +56,7 @@ import { connectionOptions, temporalConfigFromEnv, type TemporalConfig } from '.
 import { dataConverterFromEnv } from '../worker/encryption';
 import { checkpointsOf, rewindRun, type Checkpoint, type CorrectionDelivery, type RewindOptions } from './checkpoints';
 import { fetchDecodedHistory } from './decoded-history';
+import { decideInTree, followTree, pendingInputsTree, runTree, type RunTree, type TreeEvent, type TreePendingInputs } from './run-tree';
 import { exportHistory } from './history';
 import { historyEntries, historySummary, type HistoryEntry, type HistoryStatus } from './history-view';
 
@@ -448,6 +449,26 @@ export class AgentClient {
   /** Approves, rejects, edits or replaces a call waiting for confirmation. */
   async decide(workflowId: string, decision: CallDecision): Promise<PendingInputs> {
     return this.guard(workflowId, () => this.handle(workflowId).executeUpdate(decideCallUpdate, { args: [fits('the decideCall update', decision)] }));
+  }
+
+  /** The run and the sub-agent runs its agent tools started, recursively. */
+  async tree(workflowId: string): Promise<RunTree> {
+    return runTree(this, workflowId);
+  }
+
+  /** What the runs of a tree wait on from humans, each with its run's workflow id and path. */
+  async pendingInputsTree(workflowId: string): Promise<TreePendingInputs[]> {
+    return pendingInputsTree(this, workflowId);
+  }
+
+  /** Decides a call of the run at `path` (call ids from this run down): routed to the run that owns it. */
+  async decideInTree(workflowId: string, path: readonly string[], decision: CallDecision): Promise<PendingInputs> {
+    return decideInTree(this, workflowId, path, decision);
+  }
+
+  /** Follows a run and every sub-agent run it starts, each event with its run's path. */
+  followTree(workflowId: string, options: { mode?: 'long-poll' | 'poll'; pollMs?: number } = {}): AsyncGenerator<TreeEvent> {
+    return followTree(this, workflowId, options);
   }
 
   /** Turn boundaries of the run's latest execution, for rewinds. */

@@ -54,6 +54,10 @@ export function formatEvent(e: RunEvent): string {
       return `${head} ${e.toolCallId}: ${e.decision}${e.updated ? ` -> ${e.updated.name} ${JSON.stringify(e.updated.args)}` : ''}${e.reason ? ` (${e.reason})` : ''}${e.by ? ` by ${e.by}` : ''}`;
     case 'session_state_changed':
       return `${head} ${JSON.stringify(e.changes)} by ${e.toolCallId}`;
+    case 'child_started':
+      return `${head} ${e.toolCallId} runs ${e.agent} as ${e.workflowId}`;
+    case 'child_ended':
+      return `${head} ${e.toolCallId}: ${e.workflowId} ${e.status}`;
     case 'output_written':
       return `${head} ${e.path} by ${e.toolCallId}`;
   }

@@ -91,6 +91,15 @@ export const runEventSchema = lazySchema(() =>
     }),
     /** A call's success wrote a write-once output path. */
     z.object({ ...base, type: z.literal('output_written'), turn: z.number().int(), path: z.string(), toolCallId: z.string() }),
+    /** A call to an agent tool started its sub-agent run. */
+    z.object({ ...base, type: z.literal('child_started'), turn: z.number().int(), toolCallId: z.string(), workflowId: z.string(), agent: z.string() }),
+    z.object({
+      ...base,
+      type: z.literal('child_ended'),
+      toolCallId: z.string(),
+      workflowId: z.string(),
+      status: z.enum(['completed', 'failed', 'terminated']),
+    }),
     z.object({ ...base, type: z.literal('session_state_changed'), toolCallId: z.string(), changes: z.record(z.string(), jsonValueSchema.nullable()) }),
   ]),
 );

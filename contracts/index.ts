@@ -29,7 +29,7 @@ export {
   type ToolActivityResult,
 } from './tools';
 export { toolActivityType } from './tool-activity-type';
-export { defineTool, reservedActivityNames, type ToolDefinition, type ToolDefinitionOptions, type ToolRetryPolicy } from './tool-definition';
+export { defineTool, defineAgentTool, reservedActivityNames, type ToolDefinition, type ToolDefinitionOptions, type ToolRetryPolicy, type SubAgentRun, type SubAgentSpec, type AgentToolOptions } from './tool-definition';
 export { messageSchema, inputMessageSchema, messageToolCallSchema, type Message, type InputMessage } from './messages';
 export {
   finalizeReasonSchema,
@@ -57,6 +57,8 @@ export {
   costReportSchema,
   runResultSchema,
   runStatusReportSchema,
+  childRunSchema,
+  type ChildRun,
   type RunPolicy,
   type RunInput,
   type ParsedRunInput,

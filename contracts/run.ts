@@ -60,6 +60,8 @@ export const runInputSchema = lazySchema(() =>
     confirmation: confirmationPolicySchema.optional(),
     /** Agent-specific planner options (e.g. a script for the scripted planner), parsed by the agent. */
     plannerOptions: jsonValueSchema.optional(),
+    /** Set when the run is a sub-agent: the parent run and the call it answers, and the call path from the root run. */
+    parent: z.object({ workflowId: z.string(), toolCallId: z.string(), path: z.array(z.string()) }).optional(),
     /**
      * Set by the run itself when it continues as new (see carriedRunStateSchema, checked when
      * the run starts); callers leave it out.
@@ -125,6 +127,18 @@ export const runResultSchema = lazySchema(() =>
 );
 export type RunResult = z.infer<typeof runResultSchema>;
 
+/** A sub-agent run, as its parent knows it. */
+export const childRunSchema = lazySchema(() =>
+  z.object({
+    toolCallId: z.string(),
+    workflowId: z.string(),
+    agent: z.string(),
+    turn: z.number().int().nonnegative(),
+    status: z.enum(['running', 'completed', 'failed', 'terminated']),
+  }),
+);
+export type ChildRun = z.infer<typeof childRunSchema>;
+
 /** A snapshot of a run for status queries. */
 export const runStatusReportSchema = lazySchema(() =>
   z.object({
@@ -146,6 +160,10 @@ export const runStatusReportSchema = lazySchema(() =>
     }),
     cost: costReportSchema,
     lastEventSeq: z.number().int().nonnegative(),
+    /** Sub-agent runs this run started (agent tools), oldest first. */
+    children: z.array(childRunSchema).optional(),
+    /** Set when this run is a sub-agent. */
+    parent: z.object({ workflowId: z.string(), toolCallId: z.string(), path: z.array(z.string()) }).optional(),
   }),
 );
 export type RunStatusReport = z.infer<typeof runStatusReportSchema>;

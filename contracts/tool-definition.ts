@@ -48,6 +48,72 @@ export interface ToolDefinition<I extends z.ZodType = z.ZodType, O extends z.Zod
    * workflow task if that worker dies. Results are recorded in history as for any tool.
    */
   readonly local?: boolean;
+  /** Set for an agent used as a tool ({@link defineAgentTool}): calls run that agent as a child workflow. */
+  readonly subAgent?: SubAgentSpec;
+}
+
+/** What a sub-agent run gets from the call's (validated) arguments. */
+export interface SubAgentRun {
+  /** The task, as the sub-agent's user message. */
+  readonly prompt: string;
+  /** Planner options of the sub-agent (e.g. a script). */
+  readonly plannerOptions?: unknown;
+  /** Session state the sub-agent starts with. */
+  readonly sessionState?: Record<string, unknown>;
+}
+
+/** How a tool runs another agent. */
+export interface SubAgentSpec {
+  /** The registered agent that runs each call (it must be in the same workflow bundle). */
+  readonly agent: string;
+  /** Builds the sub-agent's run from the call's arguments; runs in the workflow, so it must be pure. */
+  readonly toRun: (args: unknown) => SubAgentRun;
+  /**
+   * The most one call may spend; the child also never gets more than the parent has left
+   * (tool calls, tokens, model calls, time). Usage is counted in the parent when the child ends.
+   */
+  readonly allowance?: { readonly maxToolCalls?: number; readonly maxTokens?: number; readonly maxModelCalls?: number; readonly timeBudgetMs?: number };
+}
+
+/** Options of {@link defineAgentTool}. */
+export interface AgentToolOptions<I extends z.ZodType> {
+  readonly name: string;
+  readonly description: string;
+  /** Arguments the model (or planner) passes; default `{ task: string }`. */
+  readonly input?: I;
+  readonly agent: string;
+  /** Default: the `task` argument as the prompt. */
+  readonly toRun?: (args: z.output<I>) => SubAgentRun;
+  readonly allowance?: SubAgentSpec['allowance'];
+  readonly requiresConfirmation?: ToolDefinition['requiresConfirmation'];
+  /** Limit of the whole sub-agent run. Default 1 hour. */
+  readonly timeoutMs?: number;
+}
+
+const defaultAgentToolInput = z.object({ task: z.string().min(1) });
+
+/**
+ * Declares an agent as a tool of another agent. Each call runs `agent` as a child workflow with
+ * an id derived from the parent run and the call id; its final answer is the call's result.
+ * Kill and cancellation reach the child; pause and resume are passed on; the child's approvals
+ * and questions are listed and answered through the parent's tree (AgentClient.pendingInputsTree).
+ *
+ * @example
+ * const research = defineAgentTool({ name: 'research', description: 'Research a question', agent: 'researcher' });
+ */
+export function defineAgentTool<I extends z.ZodType = typeof defaultAgentToolInput>(options: AgentToolOptions<I>): ToolDefinition<I> {
+  const input = (options.input ?? defaultAgentToolInput) as I;
+  const toRun = options.toRun ?? ((args: z.output<I>) => ({ prompt: (args as { task: string }).task }));
+  const definition = defineTool<I>({
+    name: options.name,
+    description: options.description,
+    input,
+    timeoutMs: options.timeoutMs ?? 3_600_000,
+    retry: { maximumAttempts: 1 },
+    ...(options.requiresConfirmation !== undefined ? { requiresConfirmation: options.requiresConfirmation } : {}),
+  });
+  if (!options.agent) throw new Error(`defineAgentTool: tool ${options.name} needs the name of the agent it runs`);
+  return { ...definition, subAgent: { agent: options.agent, toRun: toRun as SubAgentSpec['toRun'], ...(options.allowance ? { allowance: options.allowance } : {}) } };
 }
 
 /** Options accepted by {@link defineTool}. */

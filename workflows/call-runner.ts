@@ -7,6 +7,7 @@ import { isPending } from './safe-point';
 import type { RunState } from './run-state';
 import { executeCall, prepareCall, type DispatchContext, type PreparedCall } from './tool-dispatch';
 import { runToolTurn, type GraphCallOptions } from './tool-turn';
+import { executeSubAgent, type SubAgentHost } from './sub-agent';
 import { rejection } from './failures';
 import { cancelledTurnAnswersCalls, pauseHoldsEveryCall } from './patches';
 
@@ -126,6 +127,7 @@ export class CallRunner {
     state.pending.set(request.toolCallId, { request, dispatched: true });
     this.dispatched += 1;
     try {
+      if (prepared.tool.subAgent) return finish(await executeSubAgent(this.subAgentHost(), request, prepared.tool, prepared.args));
       // Built per call: sequential calls see session changes of the calls before them.
       const ctx = this.dispatchContext(prepared.tool, graph?.dependencies);
       return finish(await executeCall(ctx, prepared, cancelHint, graph?.cancelMessage));
@@ -207,6 +209,27 @@ export class CallRunner {
         return prepareCall(state.agent.tools, { ...request, ...updated });
       }
     }
+  }
+
+  private subAgentHost(): SubAgentHost {
+    const { state } = this;
+    return {
+      workflowId: workflowInfo().workflowId,
+      epoch: state.log.epoch ?? workflowInfo().runId,
+      path: state.input.parent?.path ?? [],
+      policy: state.policy,
+      usage: state.usage,
+      remainingTimeMs: () => state.policy.timeBudgetMs - state.elapsedMs(),
+      started: (child) => {
+        state.children.set(child.toolCallId, child);
+        state.emit({ type: 'child_started', turn: child.turn, toolCallId: child.toolCallId, workflowId: child.workflowId, agent: child.agent });
+      },
+      ended: (child, usage) => {
+        state.children.set(child.toolCallId, child);
+        state.usage = { ...state.usage, tokens: state.usage.tokens + usage.tokens, modelCalls: state.usage.modelCalls + usage.modelCalls, toolCalls: state.usage.toolCalls + usage.toolCalls };
+        state.emit({ type: 'child_ended', toolCallId: child.toolCallId, workflowId: child.workflowId, status: child.status === 'running' ? 'failed' : child.status });
+      },
+    };
   }
 
   private dispatchContext(tool: ToolDefinition, dependencies?: readonly DependencyOutput[]): DispatchContext {

@@ -32,6 +32,10 @@ export {
 export { namespacedToolActivities } from './patches';
 export {
   defineTool,
+  defineAgentTool,
+  type AgentToolOptions,
+  type SubAgentRun,
+  type ChildRun,
   toolActivityType,
   type ToolDefinition,
   type ToolDefinitionOptions,

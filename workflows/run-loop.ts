@@ -4,6 +4,7 @@ import {
   allHandlersFinished,
   condition,
   continueAsNew,
+  getExternalWorkflowHandle,
   isCancellation,
   patched,
   upsertMemo,
@@ -22,6 +23,8 @@ import {
   type ToolCall,
   type ToolOutput,
   jsonByteLength,
+  pauseSignal,
+  resumeSignal,
 } from '../contracts';
 import type { HookAction, HookEvent } from './agent-hooks';
 import { recordAgentState } from './agent-state';
@@ -297,6 +300,16 @@ export class RunLoop {
     state.control.pauseReason = reason;
     state.emit({ type: 'pause_requested', reason });
     state.refreshStatus();
+    this.signalChildren(pauseSignal, { reason: `parent paused: ${reason}` });
+  }
+
+  /** Passes pause and resume on to the sub-agent runs in flight (no command when there are none). */
+  private signalChildren(signal: typeof pauseSignal | typeof resumeSignal, payload: { reason: string }): void {
+    for (const child of this.state.children.values()) {
+      if (child.status !== 'running') continue;
+      // A child that already ended (or refuses) is no reason to fail the parent.
+      getExternalWorkflowHandle(child.workflowId).signal(signal, payload).catch(() => undefined);
+    }
   }
 
   /** Lets a paused (or pausing) run go on. */
@@ -305,6 +318,7 @@ export class RunLoop {
     state.control.pauseReason = undefined;
     if (!state.control.isPaused) state.emit({ type: 'resumed', pausedMs: 0, ...(reason ? { reason } : {}) });
     state.refreshStatus();
+    this.signalChildren(resumeSignal, { reason: reason ? `parent resumed: ${reason}` : 'parent resumed' });
   }
 
   /** Ends the run at once: cancels in-flight calls; the loop records them and terminates. */

@@ -7,6 +7,7 @@ import {
   jsonByteLength,
   runPolicySchema,
   type CarriedRunState,
+  type ChildRun,
   type FinalizeReason,
   type FinalResponse,
   type JsonValue,
@@ -72,6 +73,8 @@ export class RunState {
   /** Called after every reported status change (the workflow mirrors it to a search attribute). */
   onStatusChange: ((status: RunStatus) => void) | undefined;
   private readonly usedCallIds = new Set<string>();
+  /** Sub-agent runs started by agent tools, by call id. */
+  readonly children = new Map<string, ChildRun>();
   /** Write-once output paths written so far (see ToolCall.outputPath). */
   readonly outputs: Map<string, WrittenOutput>;
   private readonly startedAtMs: number;
@@ -326,6 +329,8 @@ export class RunState {
       iteration: this.usage.iterations,
       turn: this.turn,
       pendingCalls: [...this.pending.values()].map(({ request, dispatched }) => ({ toolCallId: request.toolCallId, name: request.name, dispatched })),
+      ...(this.children.size ? { children: [...this.children.values()] } : {}),
+      ...(this.input.parent ? { parent: this.input.parent } : {}),
       ...(this.finalizeReason ? { finalizeReason: this.finalizeReason } : {}),
       ...(this.control.pausedAt ? { pausedAt: { point: this.control.pausedAt.point, turn: this.control.pausedAt.turn } } : {}),
       ...(this.control.pauseReason ? { pauseReason: this.control.pauseReason } : {}),

@@ -53,6 +53,10 @@ function describe(event: RunEvent): string {
       return `${event.type.replace('_', ' ')}: ${event.kind}${'detail' in event ? ` ${event.detail}` : ''}${'reason' in event ? ` ${event.reason}` : ''}`;
     case 'session_state_changed':
       return `session state ${short(event.changes)}`;
+    case 'child_started':
+      return `sub-agent ${event.agent} started (${event.workflowId})`;
+    case 'child_ended':
+      return `sub-agent ${event.workflowId} ${event.status}`;
     case 'output_written':
       return `wrote ${event.path} (${event.toolCallId})`;
     case 'note':

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { createScriptedPlanner, defineAgent, defineTool, type AgentHooks } from 'durable-agents/workflow';
+import { createScriptedPlanner, defineAgent, defineAgentTool, defineTool, type AgentHooks } from 'durable-agents/workflow';
 
 /** Returns its text. */
 export const echoTool = defineTool({
@@ -120,4 +120,25 @@ export const guardedAgent = defineAgent({
 });
 
 /** The agents of this example, for its workflows module and its worker. */
-export const toolboxAgents = [scriptedAgent, guardedAgent];
+/**
+ * Runs the `scripted` agent as a sub-agent: the call's `steps` are its script. Each call gets
+ * at most 10 tool calls of its own (and never more than the parent has left).
+ */
+export const delegateTool = defineAgentTool({
+  name: 'delegate',
+  description: 'Hand a task to the scripted agent, which follows the given steps.',
+  agent: 'scripted',
+  input: z.object({ task: z.string().min(1), steps: z.array(z.unknown()).min(1) }),
+  toRun: ({ task, steps }) => ({ prompt: task, plannerOptions: { steps } }),
+  allowance: { maxToolCalls: 10 },
+});
+
+/** A scripted agent that may delegate to sub-agents (agent as a tool), besides the toolbox tools. */
+export const delegatorAgent = defineAgent({
+  name: 'delegator',
+  description: 'Follows its script; the delegate tool runs sub-agents.',
+  tools: [...toolboxTools, delegateTool],
+  createPlanner: createScriptedPlanner,
+});
+
+export const toolboxAgents = [scriptedAgent, guardedAgent, delegatorAgent];

@@ -10,6 +10,7 @@ const decisionFlags = { toolCallId: '--call', args: '--args', name: '--tool', re
 const common = {
   call: { type: 'string', value: 'ID', description: 'id of the call waiting for confirmation (required; see pending)' },
   by: { type: 'string', value: 'NAME', description: 'who decided (recorded in the event log)' },
+  path: { type: 'string', value: 'CALL[/CALL...]', description: 'the sub-agent run that owns the call, by call ids from RUN down (see tree)' },
 } as const satisfies OptionSpecs;
 
 const pastTense: Record<CallDecision['decision'], string> = { approve: 'approved', reject: 'rejected', edit: 'edited', replace: 'replaced' };
@@ -38,8 +39,9 @@ function decisionCommand(spec: {
       const by = args.string('by');
       const decision: CallDecision = { ...spec.build(args, args.requiredString('call')), ...(by !== undefined ? { by } : {}) };
       validate(callDecisionSchema, decision, decisionFlags);
+      const path = args.string('path')?.split('/').filter((p) => p.length > 0) ?? [];
       return async (ctx) => {
-        const pending = await ctx.agents.decide(runId, decision);
+        const pending = path.length ? await ctx.agents.decideInTree(runId, path, decision) : await ctx.agents.decide(runId, decision);
         const always = decision.decision === 'approve' && decision.always ? ' (and every later call of its tool)' : '';
         ctx.out.emit(pending, () => [`${pastTense[decision.decision]} ${decision.toolCallId}${always} on ${runId}`, renderRemaining(pending)]);
       };

@@ -19,6 +19,7 @@ import { answerCommand, pendingCommand } from './pending';
 import { checkpointsCommand, forkCommand, rewindCommand } from './rewind';
 import { sessionCommand } from './session';
 import { startCommand } from './start';
+import { treeCommand } from './tree';
 
 /** Every command, in the order help lists them. */
 export const commands: readonly Command[] = [
@@ -26,6 +27,7 @@ export const commands: readonly Command[] = [
   listCommand,
   sessionCommand,
   statusCommand,
+  treeCommand,
   resultCommand,
   eventsCommand,
   pauseCommand,

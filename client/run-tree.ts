@@ -1,0 +1,108 @@
+import type { CallDecision, PendingInputs, RunEvent, RunStatus } from '../contracts';
+import type { AgentClient } from './agent-client';
+
+/** A run and the sub-agent runs its agent tools started, recursively. */
+export interface RunTree {
+  readonly workflowId: string;
+  readonly agent: string;
+  readonly status: RunStatus | 'failed';
+  /** Call ids from the root run to this run (empty for the root). */
+  readonly path: readonly string[];
+  /** The call of the parent this run answers (absent for the root). */
+  readonly toolCallId?: string;
+  readonly children: readonly RunTree[];
+}
+
+/** What one run of a tree waits on from humans. */
+export interface TreePendingInputs extends PendingInputs {
+  readonly workflowId: string;
+  readonly path: readonly string[];
+}
+
+/** An event of some run of a tree, with where it happened. */
+export interface TreeEvent {
+  readonly workflowId: string;
+  readonly path: readonly string[];
+  readonly event: RunEvent;
+}
+
+/** The tree of a run: its sub-agent runs, theirs, and so on (status queries, one per run). */
+export async function runTree(agents: AgentClient, workflowId: string, path: readonly string[] = [], toolCallId?: string): Promise<RunTree> {
+  const report = await agents.status(workflowId);
+  const children = await Promise.all((report.children ?? []).map((c) => runTree(agents, c.workflowId, [...path, c.toolCallId], c.toolCallId)));
+  return { workflowId, agent: report.agent, status: report.status, path, ...(toolCallId ? { toolCallId } : {}), children };
+}
+
+function flatten(tree: RunTree): RunTree[] {
+  return [tree, ...tree.children.flatMap(flatten)];
+}
+
+/** Everything the runs of a tree wait on from humans, each with the run that owns it. */
+export async function pendingInputsTree(agents: AgentClient, workflowId: string): Promise<TreePendingInputs[]> {
+  const open = flatten(await runTree(agents, workflowId)).filter((r) => !['completed', 'failed', 'terminated'].includes(r.status));
+  const pending = await Promise.all(open.map(async (r) => ({ workflowId: r.workflowId, path: r.path, ...(await agents.pendingInputs(r.workflowId)) })));
+  return pending.filter((p) => p.approvals.length > 0 || p.await !== undefined);
+}
+
+/**
+ * The workflow id of the run at `path` under `workflowId` (call ids from that run down).
+ *
+ * @throws Error naming the first call id of the path that started no sub-agent.
+ */
+export async function resolveTreePath(agents: AgentClient, workflowId: string, path: readonly string[]): Promise<string> {
+  let current = workflowId;
+  for (const [i, toolCallId] of path.entries()) {
+    const child = (await agents.status(current)).children?.find((c) => c.toolCallId === toolCallId);
+    if (!child) throw new Error(`run ${current} has no sub-agent run for call ${toolCallId} (path ${path.slice(0, i + 1).join('/')})`);
+    current = child.workflowId;
+  }
+  return current;
+}
+
+/** Decides a call waiting for approval anywhere in the tree: routed to the run that owns it. */
+export async function decideInTree(agents: AgentClient, workflowId: string, path: readonly string[], decision: CallDecision): Promise<PendingInputs> {
+  return agents.decide(await resolveTreePath(agents, workflowId, path), decision);
+}
+
+/**
+ * Follows a run and every sub-agent run it starts (as they start), until all of them ended.
+ * Each event comes with its run's path; events of one run are in order, runs interleave.
+ */
+export async function* followTree(agents: AgentClient, workflowId: string, options: { mode?: 'long-poll' | 'poll'; pollMs?: number } = {}): AsyncGenerator<TreeEvent> {
+  const queue: TreeEvent[] = [];
+  let wake: (() => void) | undefined;
+  let active = 0;
+  let failure: unknown;
+  const notify = (): void => {
+    wake?.();
+    wake = undefined;
+  };
+  const follow = (id: string, path: readonly string[]): void => {
+    active += 1;
+    void (async () => {
+      try {
+        for await (const event of agents.follow(id, options)) {
+          queue.push({ workflowId: id, path, event });
+          if (event.type === 'child_started') follow(event.workflowId, [...path, event.toolCallId]);
+          notify();
+        }
+      } catch (err) {
+        failure ??= err;
+      } finally {
+        active -= 1;
+        notify();
+      }
+    })();
+  };
+  follow(workflowId, []);
+  for (;;) {
+    const next = queue.shift();
+    if (next) {
+      yield next;
+      continue;
+    }
+    if (failure !== undefined) throw failure;
+    if (active === 0) return;
+    await new Promise<void>((resolve) => (wake = resolve));
+  }
+}

@@ -1,0 +1,111 @@
+import type { RunEvent, RunInput } from '../../contracts';
+import type { ScriptStep } from '../../workflows/planners/scripted';
+import { replayHistoryJson } from '../../worker/replay';
+import { agentSuite } from '../support/agent-suite';
+import { workflowBundleOption } from '../support/test-env';
+import { waitFor } from '../support/wait';
+
+const suite = agentSuite('sub-agents');
+
+function delegatorRun(steps: ScriptStep[], extra: Partial<RunInput> = {}): RunInput {
+  return { agent: 'delegator', messages: [{ role: 'user', content: 'delegate' }], plannerOptions: { steps }, ...extra };
+}
+
+function delegate(id: string, task: string, steps: ScriptStep[]): ScriptStep {
+  return { type: 'tool_calls', calls: [{ id, name: 'delegate', args: { task, steps } as never }] };
+}
+
+const childScript = (...calls: { name: string; args: unknown }[]): ScriptStep[] => [
+  { type: 'tool_calls', calls: calls.map((c) => ({ ...c, args: c.args as never })) },
+  { type: 'final', text: 'child done', reportObservations: true },
+];
+
+const done: ScriptStep = { type: 'final', text: 'parent done', reportObservations: true };
+
+describe('agents as tools (sub-agent child workflows) on a real dev server', () => {
+  it('runs the sub-agent as a child workflow with an id from the parent run and the call, and answers with its final', async () => {
+    const { workflowId, runId } = await suite.agents.start(delegatorRun([delegate('d1', 'say hi', childScript({ name: 'echo', args: { text: 'hi' } })), done]));
+    const result = await suite.agents.result(workflowId);
+    expect(result.status).toBe('completed');
+    const childId = `sub-${runId}/d1`;
+    const [call] = result.final?.structured as unknown as { toolCallId: string; status: string; result: { workflowId: string; status: string; text: string; structured: unknown } }[];
+    expect(call).toMatchObject({ toolCallId: 'd1', status: 'ok', result: { agent: 'scripted', workflowId: childId, status: 'completed', text: 'child done' } });
+    expect(call?.result.structured).toEqual([{ toolCallId: 'call_0_0', name: 'echo', status: 'ok', result: { text: 'hi' } }]);
+    // The child's usage is counted in the parent: its own call plus the child's one.
+    expect(result.cost.toolCalls.used).toBe(2);
+    const child = await suite.env.client.workflow.getHandle(childId).describe();
+    expect(child.parentExecution?.workflowId).toBe(workflowId);
+    const tree = await suite.agents.tree(workflowId);
+    expect(tree).toMatchObject({ workflowId, agent: 'delegator', status: 'completed', path: [], children: [{ workflowId: childId, agent: 'scripted', status: 'completed', path: ['d1'], toolCallId: 'd1', children: [] }] });
+    const events = (await suite.agents.events(workflowId, 0, 1000)).events;
+    expect(events.filter((e) => e.type === 'child_started' || e.type === 'child_ended').map((e) => e.type)).toEqual(['child_started', 'child_ended']);
+    const replay = await replayHistoryJson(JSON.parse(await suite.agents.exportHistory(workflowId)), await workflowBundleOption());
+    expect(replay).toMatchObject({ ok: true });
+  });
+
+  it('lists a sub-agent approval at the parent and routes the decision to the child that owns it', async () => {
+    const { workflowId } = await suite.agents.start(delegatorRun([delegate('pay', 'pay acme', childScript({ name: 'transfer', args: { to: 'acme', amount: 500 } })), done]));
+    const pending = await waitFor('the child approval', async () => {
+      const all = await suite.agents.pendingInputsTree(workflowId);
+      return all.length ? all : undefined;
+    });
+    expect(pending).toHaveLength(1);
+    expect(pending[0]).toMatchObject({ path: ['pay'], approvals: [{ toolCallId: 'call_0_0', name: 'transfer', args: { to: 'acme', amount: 500 } }] });
+    expect(pending[0]?.workflowId).toMatch(/^sub-.+\/pay$/);
+    await suite.agents.decideInTree(workflowId, ['pay'], { decision: 'approve', toolCallId: 'call_0_0', by: 'ops' });
+    const result = await suite.agents.result(workflowId);
+    const [call] = result.final?.structured as unknown as { result: { status: string; structured: { status: string }[] } }[];
+    expect(call?.result.status).toBe('completed');
+    expect(call?.result.structured[0]?.status).toBe('ok');
+    await expect(suite.agents.decideInTree(workflowId, ['nope'], { decision: 'approve', toolCallId: 'x' })).rejects.toThrow('has no sub-agent run for call nope');
+  });
+
+  it('follows the whole tree: child events come with their path', async () => {
+    const { workflowId } = await suite.agents.start(delegatorRun([delegate('d1', 'nested', childScript({ name: 'echo', args: { text: 'deep' } })), done]));
+    const seen: { path: string; type: RunEvent['type'] }[] = [];
+    for await (const e of suite.agents.followTree(workflowId)) seen.push({ path: e.path.join('/'), type: e.event.type });
+    expect(seen.filter((e) => e.path === 'd1').map((e) => e.type)).toEqual(expect.arrayContaining(['run_started', 'tool_call', 'tool_result', 'final']));
+    expect(seen.filter((e) => e.path === '').map((e) => e.type)).toEqual(expect.arrayContaining(['child_started', 'child_ended', 'final']));
+  });
+
+  it('passes pause and resume on to a running sub-agent', async () => {
+    const { workflowId } = await suite.agents.start(
+      delegatorRun([delegate('d1', 'slow', [...childScript({ name: 'sleep', args: { ms: 1500 } }).slice(0, 1), { type: 'tool_calls', calls: [{ name: 'echo', args: { text: 'after' } }] }, { type: 'final', text: 'child done' }]), done]),
+    );
+    const tree = await waitFor('the child', async () => ((await suite.agents.tree(workflowId)).children[0] ? await suite.agents.tree(workflowId) : undefined));
+    const childId = tree.children[0]!.workflowId;
+    // The parent holds its next safe point until the call ends; the signal does not wait for that.
+    await suite.env.client.workflow.getHandle(workflowId).signal('pause', { reason: 'inspect' });
+    await waitFor('the child to pause', async () => ((await suite.agents.status(childId)).status === 'paused' ? true : undefined));
+    expect((await suite.agents.status(childId)).pauseReason).toBe('parent paused: inspect');
+    await suite.agents.resume(workflowId);
+    expect((await suite.agents.result(workflowId)).status).toBe('completed');
+    expect((await suite.agents.result(childId)).status).toBe('completed');
+  });
+
+  it('a kill of the parent ends the sub-agent like a kill, and the call is answered cancelled', async () => {
+    const { workflowId } = await suite.agents.start(delegatorRun([delegate('pay', 'pay', childScript({ name: 'transfer', args: { to: 'acme', amount: 900 } })), done]));
+    const pending = await waitFor('the child approval', async () => {
+      const all = await suite.agents.pendingInputsTree(workflowId);
+      return all.length ? all : undefined;
+    });
+    await suite.agents.kill(workflowId, { reason: 'stop everything' });
+    expect((await suite.agents.result(workflowId)).status).toBe('terminated');
+    const child = await suite.agents.result(pending[0]!.workflowId);
+    expect(child.status).toBe('terminated');
+    const events = (await suite.agents.events(workflowId, 0, 1000)).events;
+    expect(events.find((e) => e.type === 'tool_result')).toMatchObject({ toolCallId: 'pay', status: 'cancelled' });
+    expect(events.find((e) => e.type === 'child_ended')).toMatchObject({ status: 'terminated' });
+  });
+
+  it('gives the sub-agent no more than its allowance and what the parent has left', async () => {
+    const { workflowId } = await suite.agents.start(
+      delegatorRun([delegate('d1', 'count', childScript({ name: 'echo', args: { text: 'x' } })), done], { policy: { maxToolCalls: 4 } }),
+    );
+    await suite.agents.result(workflowId);
+    const tree = await suite.agents.tree(workflowId);
+    const child = await suite.agents.result(tree.children[0]!.workflowId);
+    // Parent cap 4, 1 used by the delegate call itself... the allowance (10) is larger: the child gets what is left.
+    expect(child.cost.toolCalls.max).toBe(4);
+  });
+});
