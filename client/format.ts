@@ -58,6 +58,8 @@ export function formatEvent(e: RunEvent): string {
       return `${head} ${e.toolCallId} runs ${e.agent} as ${e.workflowId}`;
     case 'child_ended':
       return `${head} ${e.toolCallId}: ${e.workflowId} ${e.status}`;
+    case 'early_call_discarded':
+      return `${head} ${e.name}(${e.toolCallId}): ${e.reason}`;
     case 'output_written':
       return `${head} ${e.path} by ${e.toolCallId}`;
   }

@@ -32,6 +32,8 @@ export const resumeSignal = defineSignal<[unknown?]>('resume');
 export const interveneSignal = defineSignal<[unknown]>('intervene');
 /** `{ reason? }`: end the run now, cancelling in-flight calls. */
 export const killSignal = defineSignal<[unknown?]>('kill');
+/** `EarlyToolCall`: sent by the model activity for a call complete in the stream (early dispatch). */
+export const earlyToolCallSignal = defineSignal<[unknown]>('earlyToolCall');
 /** `{ maxToolCalls?, maxIterations?, timeBudgetMs?, … }`: change caps while running. */
 export const setBudgetSignal = defineSignal<[unknown]>('setBudget');
 

@@ -35,6 +35,8 @@ export const runEventSchema = lazySchema(() =>
       toolCallId: z.string(),
       name: z.string(),
       args: jsonValueSchema,
+      /** Started while the model was still answering (early dispatch). */
+      early: z.boolean().optional(),
     }),
     z.object({
       ...base,
@@ -89,6 +91,8 @@ export const runEventSchema = lazySchema(() =>
       reason: z.string().optional(),
       always: z.boolean().optional(),
     }),
+    /** A call started early that the model's final answer did not contain (or the run ended): cancelled, not in the transcript. */
+    z.object({ ...base, type: z.literal('early_call_discarded'), turn: z.number().int(), toolCallId: z.string(), name: z.string(), reason: z.string() }),
     /** A call's success wrote a write-once output path. */
     z.object({ ...base, type: z.literal('output_written'), turn: z.number().int(), path: z.string(), toolCallId: z.string() }),
     /** A call to an agent tool started its sub-agent run. */

@@ -19,6 +19,11 @@ export const runPolicySchema = lazySchema(() =>
     maxModelCalls: z.number().int().positive().optional(),
     /** Run the calls of one plan concurrently (true) or one after another (false). */
     parallelToolCalls: z.boolean(),
+    /**
+     * LLM agents: start calls of `startEarly` tools while the model is still streaming its
+     * answer. Off by default; never with an after_llm breakpoint or hooks in the way.
+     */
+    earlyDispatch: z.boolean().optional(),
     /** At most this many tool activities of a turn run at once (others wait to be dispatched); no limit when absent. */
     maxConcurrentToolCalls: z.number().int().positive().optional(),
     /** Tool results above this many JSON bytes are omitted from workflow payloads. */

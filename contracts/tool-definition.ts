@@ -48,6 +48,13 @@ export interface ToolDefinition<I extends z.ZodType = z.ZodType, O extends z.Zod
    * workflow task if that worker dies. Results are recorded in history as for any tool.
    */
   readonly local?: boolean;
+  /**
+   * The call may start while the model is still streaming its answer, as soon as the call is
+   * complete in the stream (LLM agents; the run's policy `earlyDispatch`). Only for tools
+   * without side effects: a call the final answer does not contain is cancelled and discarded.
+   * Never for tools that need a human's confirmation.
+   */
+  readonly startEarly?: boolean;
   /** Set for an agent used as a tool ({@link defineAgentTool}): calls run that agent as a child workflow. */
   readonly subAgent?: SubAgentSpec;
 }

@@ -80,6 +80,17 @@ export const toolTelemetrySchema = lazySchema(() =>
 );
 export type ToolTelemetry = z.infer<typeof toolTelemetrySchema>;
 
+/** A tool call the model activity reports while the model is still streaming (early dispatch). */
+export const earlyToolCallSchema = lazySchema(() =>
+  z.object({
+    turn: z.number().int().nonnegative(),
+    toolCallId: z.string().min(1).max(200),
+    name: z.string().min(1),
+    args: jsonValueSchema,
+  }),
+);
+export type EarlyToolCall = z.infer<typeof earlyToolCallSchema>;
+
 /** A write-once output path: dot-separated names such as `report.summary`. */
 export const outputPathSchema = lazySchema(() =>
   z

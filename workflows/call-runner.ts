@@ -33,9 +33,70 @@ export interface CallRunnerHost {
  * Runs the calls of one tool turn: the before_tool safe point, operator edits and drops,
  * blocks, validation, confirmation by a human, then one activity per call.
  */
+/** A call started while the model was still answering (early dispatch). */
+interface EarlyCall {
+  readonly request: ToolRequest;
+  readonly scope: CancellationScope;
+  readonly promise: Promise<ToolOutput>;
+}
+
+function sameCall(a: ToolRequest, b: ToolRequest): boolean {
+  return a.toolCallId === b.toolCallId && a.name === b.name && JSON.stringify(a.args) === JSON.stringify(b.args);
+}
+
 export class CallRunner {
   /** Tool activities of the current turn in flight (bounded by the policy's maxConcurrentToolCalls). */
   private dispatched = 0;
+  /** Calls started early in the current planner turn, by call id, until the plan claims them. */
+  private readonly early = new Map<string, EarlyCall>();
+  /** Early calls the plan did not claim: cancelled, answered once they stopped. */
+  private orphans: EarlyCall[] = [];
+
+  /** How many calls were started early in the current planner turn. */
+  get earlyCount(): number {
+    return this.early.size;
+  }
+
+  /**
+   * Starts a call the model activity reported while the model still answers, if it is a valid
+   * call of a `startEarly` tool that needs no confirmation; the plan claims it later (same id,
+   * tool and arguments) or it is cancelled and discarded.
+   */
+  startEarly(request: ToolRequest): boolean {
+    const { state } = this;
+    if (this.early.has(request.toolCallId) || state.control.blockReason(request.name)) return false;
+    const prepared = prepareCall(state.agent.tools, request);
+    if (prepared.type !== 'dispatch' || !prepared.tool.startEarly || this.needsConfirmation(prepared.tool, prepared.args)) return false;
+    state.emit({ type: 'tool_call', turn: request.turn, toolCallId: request.toolCallId, name: request.name, args: request.args, early: true });
+    const scope = new CancellationScope();
+    const promise = scope.run(() => executeCall(this.dispatchContext(prepared.tool), prepared, () => undefined));
+    this.early.set(request.toolCallId, { request, scope, promise });
+    return true;
+  }
+
+  /** Cancels every early call (a kill): they are answered by {@link discardEarly}. */
+  cancelEarly(): void {
+    for (const call of this.early.values()) call.scope.cancel();
+  }
+
+  /** Cancels and waits for the early calls no plan claimed, and logs them as discarded. */
+  async discardEarly(reason: string): Promise<void> {
+    this.orphans.push(...this.early.values());
+    this.early.clear();
+    await this.settleOrphans(reason);
+  }
+
+  private async settleOrphans(reason: string): Promise<void> {
+    const orphans = this.orphans;
+    this.orphans = [];
+    for (const call of orphans) call.scope.cancel();
+    for (const call of orphans) {
+      const output = await call.promise;
+      const { request } = call;
+      const detail = output.status === 'cancelled' ? reason : `${reason} (it had already ended: ${output.status})`;
+      this.state.emit({ type: 'early_call_discarded', turn: request.turn, toolCallId: request.toolCallId, name: request.name, reason: detail });
+    }
+  }
 
   constructor(
     private readonly state: RunState,
@@ -45,6 +106,13 @@ export class CallRunner {
   /** Runs a turn's calls; returns their outputs in call order, already in the transcript. */
   async runTurn(requests: readonly ToolRequest[]): Promise<ToolOutput[]> {
     const { state } = this;
+    // Early calls the plan does not contain stop now; the turn's calls claim the others.
+    for (const [id, call] of this.early) {
+      if (requests.some((r) => sameCall(r, call.request))) continue;
+      this.early.delete(id);
+      this.orphans.push(call);
+      call.scope.cancel();
+    }
     const allowed = Math.max(0, state.policy.maxToolCalls - state.usage.toolCalls);
     const outputs = await runToolTurn(requests, {
       parallel: state.policy.parallelToolCalls,
@@ -57,12 +125,20 @@ export class CallRunner {
     });
     // Results enter the transcript in call order, whatever order they finished in.
     state.commit(outputs);
+    if (this.orphans.length) await this.settleOrphans('the final answer has no such call');
     return outputs;
   }
 
   private async runCall(planned: ToolRequest, withinCap: boolean, cancelHint: () => RetryHint | undefined, graph?: GraphCallOptions): Promise<ToolOutput> {
     const { state } = this;
     const finish = (output: ToolOutput): ToolOutput => state.record(graph ? graph.settle(output) : output);
+    const early = this.early.get(planned.toolCallId);
+    if (early && sameCall(early.request, planned)) {
+      // Started while the model still answered: the plan claims it as it is.
+      this.early.delete(planned.toolCallId);
+      state.pending.set(planned.toolCallId, { request: planned, dispatched: true });
+      return finish(await early.promise);
+    }
     if (!withinCap) return state.record(closedOutput(planned, 'tool_cap', `not run: the tool-call cap of ${state.policy.maxToolCalls} is reached`));
     let request = planned;
     try {

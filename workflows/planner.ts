@@ -27,6 +27,11 @@ export interface PlannerContext {
    * can continue as new); message indexes from an earlier epoch are then meaningless.
    */
   readonly transcriptEpoch: number;
+  /**
+   * Tools whose calls may start while the model still answers (early dispatch): model planners
+   * ask their model activity to report them. Absent when the run does not allow it this turn.
+   */
+  readonly earlyTools?: readonly string[];
   /** Emit a planner note to the run's event log. */
   emitNote(note: PlannerNote): void;
   /**

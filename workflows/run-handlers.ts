@@ -21,6 +21,8 @@ import {
   killUpdate,
   pauseRequestSchema,
   pauseSignal,
+  earlyToolCallSignal,
+  earlyToolCallSchema,
   pauseUpdate,
   resumeRequestSchema,
   resumeSignal,
@@ -242,6 +244,12 @@ export function registerRunHandlers(loop: RunLoop): void {
       loop.resume(reason);
     }),
   );
+  // Reports of the model activity (early dispatch): a late or unusable one is dropped quietly,
+  // since the final answer carries every call anyway.
+  setHandler(earlyToolCallSignal, (payload) => {
+    const parsed = earlyToolCallSchema.safeParse(payload);
+    if (parsed.success && !run.isTerminal) loop.acceptEarlyCall(parsed.data);
+  });
   setHandler(killSignal, (payload) =>
     guardedSignal(run, 'kill', () => {
       rejectIfEnded(run, 'kill');

@@ -25,6 +25,7 @@ import {
   jsonByteLength,
   pauseSignal,
   resumeSignal,
+  type EarlyToolCall,
 } from '../contracts';
 import type { HookAction, HookEvent } from './agent-hooks';
 import { recordAgentState } from './agent-state';
@@ -54,6 +55,8 @@ const timeBudgetHint: RetryHint = { reason: 'timeout', message: 'the run time bu
 export class RunLoop {
   /** Scope of the planner turn in progress (a kill cancels it). */
   private plannerScope: CancellationScope | undefined;
+  /** Set while a planner turn takes early calls (early dispatch): its turn and tools. */
+  private earlyWindow: { turn: number; tools: string[] } | undefined;
   /** Scope of the tool turn in progress (a kill or the time budget cancels it). */
   private toolScope: CancellationScope | undefined;
   /** Counts tool turns, so the time-budget watch notices a new one. */
@@ -94,7 +97,10 @@ export class RunLoop {
     try {
       return await this.loop();
     } catch (err) {
-      if (err instanceof RunTerminated || (isCancellation(err) && this.terminationRequested())) return this.terminate();
+      if (err instanceof RunTerminated || (isCancellation(err) && this.terminationRequested())) {
+        await this.calls.discardEarly('the run was terminated');
+        return this.terminate();
+      }
       throw err;
     }
   }
@@ -329,6 +335,33 @@ export class RunLoop {
     state.emit({ type: 'kill_requested', reason, source: 'operator' });
     this.plannerScope?.cancel();
     this.toolScope?.cancel();
+    this.calls.cancelEarly();
+  }
+
+  /**
+   * Tools whose calls may start while the model still answers this turn: the policy allows it,
+   * nothing may need to see the plan first (no pause, no after_llm or before_tool breakpoint or
+   * hook), and the tool is `startEarly`, needs no confirmation and is not blocked.
+   */
+  private earlyTools(): string[] {
+    const { state } = this;
+    const { control, agent } = state;
+    if (!state.policy.earlyDispatch || control.isPauseRequested || control.kill) return [];
+    if (agent.hooks?.after_llm || agent.hooks?.before_tool) return [];
+    if (control.breakpointList.some((b) => b.point === 'after_llm' || b.point === 'before_tool')) return [];
+    const confirmation = state.input.confirmation;
+    return agent.tools
+      .filter((t) => t.startEarly && t.requiresConfirmation === false && !confirmation?.all && !confirmation?.tools?.includes(t.name) && !control.blockReason(t.name))
+      .map((t) => t.name);
+  }
+
+  /** A call the model activity reported early: started if this planner turn still takes it. */
+  acceptEarlyCall(call: EarlyToolCall): void {
+    const { state } = this;
+    const window = this.earlyWindow;
+    if (!window || window.turn !== call.turn || !window.tools.includes(call.name) || state.control.isPauseRequested || state.control.kill) return;
+    if (state.usage.toolCalls + this.calls.earlyCount >= state.policy.maxToolCalls) return;
+    this.calls.startEarly({ toolCallId: call.toolCallId, name: call.name, args: call.args, turn: state.turn });
   }
 
   private runHook(event: HookEvent): HookAction | undefined {
@@ -395,6 +428,7 @@ export class RunLoop {
           return await call();
         } finally {
           this.plannerScope = undefined;
+          this.earlyWindow = undefined;
         }
       });
     } catch (err) {
@@ -408,7 +442,16 @@ export class RunLoop {
     const parsed = planResultSchema.safeParse(raw);
     if (!parsed.success) return this.fail('invalid_plan', `planner returned an invalid PlanResult at turn ${state.turn}: ${describeIssues(parsed.error)}`);
     for (const note of parsed.data.notes ?? []) state.emit({ type: 'note', turn: state.turn, note });
+    if (parsed.data.type !== 'tool_calls' && this.calls.earlyCount) await this.calls.discardEarly(`the final answer has no tool calls (${parsed.data.type})`);
     return parsed.data;
+  }
+
+  /** Opens this planner turn to early calls when any tool may start early; the context names them. */
+  private openEarlyWindow(): { earlyTools?: string[] } {
+    const tools = this.earlyTools();
+    if (!tools.length) return {};
+    this.earlyWindow = { turn: this.state.turn, tools };
+    return { earlyTools: tools };
   }
 
   private plannerContext(): PlannerContext {
@@ -424,6 +467,7 @@ export class RunLoop {
       state: recordAgentState(state.plannerState),
       sessionState: state.sessionState,
       ...(instructions !== undefined ? { instructions: renderTemplate(instructions, state.sessionState) } : {}),
+      ...this.openEarlyWindow(),
       emitNote: (note) => state.emit({ type: 'note', turn: state.turn, note }),
       recordModelUsage: ({ tokens, modelCalls, tokensUnknown }) => {
         const { usage } = state;

@@ -6,6 +6,7 @@ import { callModelActivityName, modelCallInputSchema, type ModelAnswer } from '.
 import { AgentModelSpecs } from './agent-schemas';
 import type { DeltaSink } from './delta-publisher';
 import { DeltaTap } from './delta-tap';
+import { EarlyCallReporter } from './early-calls';
 import { conversationFor } from './conversation';
 import { planModelRequest, type ModelRequest, type StructuredOutputMode } from './model-request';
 import { isJsonSchemaRefusal, providerFailure } from './provider-errors';
@@ -41,7 +42,7 @@ export type ModelActivities = Record<typeof callModelActivityName, (input: unkno
  * errors are thrown as the client raised them (the caller classifies them); a cancelled call
  * throws the cancellation, never a partial answer.
  */
-async function send(openai: Pick<OpenAI, 'chat'>, request: ModelRequest, streaming: boolean, heartbeatMs: number, tap?: DeltaTap): Promise<ModelAnswer> {
+async function send(openai: Pick<OpenAI, 'chat'>, request: ModelRequest, streaming: boolean, heartbeatMs: number, tap?: DeltaTap, early?: EarlyCallReporter): Promise<ModelAnswer> {
   const accumulator = new StreamAccumulator();
   // Heartbeats on a timer too: a long prompt can take a while before its first chunk.
   const timer = setInterval(() => heartbeat({ chunks: accumulator.chunks }), heartbeatMs);
@@ -55,10 +56,12 @@ async function send(openai: Pick<OpenAI, 'chat'>, request: ModelRequest, streami
     for await (const chunk of chunks) {
       accumulator.add(chunk);
       tap?.add(chunk);
+      early?.check(accumulator.streamedCalls);
       heartbeat({ chunks: accumulator.chunks });
     }
     // Bounded: subscribers should see the last deltas before the answer lands as events.
     await tap?.flush();
+    await early?.flush();
     // The client ends the iteration quietly when the request is aborted: a cancelled call must
     // not pass for a shorter answer.
     if (signal.aborted) throw signal.reason;
@@ -115,7 +118,8 @@ export function createModelActivities(deps: ModelActivityDependencies = {}): Mod
     const conversation = await conversationFor(input, cache, fetchTranscript);
     const streaming = plan.settings.stream !== false;
     const tap = deps.deltas ? new DeltaTap(deps.deltas, deltaSource(input.workflowId, input.turn)) : undefined;
-    const attempt = (mode: StructuredOutputMode | undefined): Promise<ModelAnswer> => send(openai, plan.build(conversation.messages, mode), streaming, heartbeatMs, tap);
+    const early = input.earlyTools?.length ? new EarlyCallReporter({ workflowId: input.workflowId, runId: input.runId, turn: input.turn }, new Set(input.earlyTools)) : undefined;
+    const attempt = (mode: StructuredOutputMode | undefined): Promise<ModelAnswer> => send(openai, plan.build(conversation.messages, mode), streaming, heartbeatMs, tap, early);
     const classify = (err: unknown): unknown => (cancellationSignal().aborted ? err : providerFailure(err, input.model));
     const mode = plan.structuredOutput === 'json_schema' && promptOnly.has(input.model) ? 'prompt' : plan.structuredOutput;
     try {

@@ -88,6 +88,11 @@ export class StreamAccumulator {
   private finishReason: string | undefined;
   private usage: ModelUsage | undefined;
   private model: string | undefined;
+  /** The tool calls streamed so far, by index (early dispatch looks at them). */
+  get streamedCalls(): readonly (PartialCall | undefined)[] {
+    return this.calls;
+  }
+
   /** Chunks seen so far (heartbeat detail). */
   chunks = 0;
 

@@ -57,6 +57,8 @@ function describe(event: RunEvent): string {
       return `sub-agent ${event.agent} started (${event.workflowId})`;
     case 'child_ended':
       return `sub-agent ${event.workflowId} ${event.status}`;
+    case 'early_call_discarded':
+      return `early call ${event.name} discarded: ${event.reason}`;
     case 'output_written':
       return `wrote ${event.path} (${event.toolCallId})`;
     case 'note':

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { createScriptedPlanner, defineAgent, defineAgentTool, defineTool, type AgentHooks } from 'durable-agents/workflow';
+import { createScriptedPlanner, defineAgent, defineAgentTool, defineLlmAgent, defineTool, type AgentHooks } from 'durable-agents/workflow';
 
 /** Returns its text. */
 export const echoTool = defineTool({
@@ -83,6 +83,8 @@ export const stepTool = defineTool({
   timeoutMs: 660_000,
   heartbeatTimeoutMs: 5_000,
   retry: { maximumAttempts: 1 },
+  // No side effects: LLM runs with earlyDispatch may start it before the model's answer ends.
+  startEarly: true,
 });
 
 /** Every toolbox tool, in a stable order. */
@@ -141,4 +143,12 @@ export const delegatorAgent = defineAgent({
   createPlanner: createScriptedPlanner,
 });
 
-export const toolboxAgents = [scriptedAgent, guardedAgent, delegatorAgent];
+/** The toolbox's step and echo tools, planned by a model (tests and benchmarks use a fake one). */
+export const toolboxLlmAgent = defineLlmAgent({
+  name: 'toolbox-llm',
+  description: 'Runs steps as a model plans them.',
+  tools: [stepTool, echoTool],
+  llm: { model: 'fake-model' },
+});
+
+export const toolboxAgents = [scriptedAgent, guardedAgent, delegatorAgent, toolboxLlmAgent];

@@ -39,6 +39,8 @@ export const getQuoteTool = defineTool({
   name: 'get_quote',
   description: 'Get the latest price of a stock symbol.',
   sessionKeys: [],
+  // A read: LLM runs with earlyDispatch start it while the model is still answering.
+  startEarly: true,
   input: z.object({ symbol: symbolSchema }),
   output: z.object({ symbol: z.string(), price: z.number(), currency: z.string() }),
 });

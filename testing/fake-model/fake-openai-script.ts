@@ -44,6 +44,11 @@ export type FakeStep =
   | { kind: 'empty' }
   /** HTTP 200 and the first `afterChunks` SSE chunks of `answer`, then silence until the client goes away; `onStalled` runs then. */
   | { kind: 'stall'; answer: FakeAnswer; afterChunks: number; onStalled?: () => void }
+  /**
+   * Streams `answer` as a model does: its tool calls one after another, `callDelayMs` apart
+   * (the first one at once), so a client can act on a call before the answer ends.
+   */
+  | { kind: 'paced'; answer: FakeAnswer; callDelayMs: number }
   /** Decides from the request (and may act, e.g. clear a worker cache, before answering). */
   | { kind: 'dynamic'; respond: (request: RecordedRequest) => FakeStep };
 
@@ -60,6 +65,11 @@ export function toolCall(name: string, args: string | Record<string, unknown>, i
 /** An answer with one or more (parallel) tool calls. Calls without an id get `call_<seq>_<index>`. */
 export function callTools(...calls: FakeToolCall[]): FakeAnswer {
   return { kind: 'tool_calls', calls };
+}
+
+/** Streams an answer's tool calls one after another, `callDelayMs` apart (see FakeStep `paced`). */
+export function paced(answer: FakeAnswer, callDelayMs: number): FakeStep {
+  return { kind: 'paced', answer, callDelayMs };
 }
 
 /** 429 with a retry-after header (seconds). */

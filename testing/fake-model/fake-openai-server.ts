@@ -145,6 +145,22 @@ export class FakeOpenAIServer {
     this.send(res, step, recorded, parsed.request);
   }
 
+  /** Writes the chunks, waiting `delayMs` before each tool call's header after the first. */
+  private writePaced(res: ServerResponse, chunks: readonly unknown[], delayMs: number): void {
+    const isHeader = (c: unknown): boolean =>
+      ((c as { choices?: { delta?: { tool_calls?: { id?: string }[] } }[] }).choices?.[0]?.delta?.tool_calls?.[0]?.id ?? undefined) !== undefined;
+    let headers = 0;
+    const write = async (): Promise<void> => {
+      for (const chunk of chunks) {
+        if (isHeader(chunk) && headers++ > 0) await new Promise((r) => setTimeout(r, delayMs));
+        if (res.destroyed) return;
+        res.write(`data: ${JSON.stringify(chunk)}\n\n`);
+      }
+      res.end('data: [DONE]\n\n');
+    };
+    void write().catch(() => res.destroy());
+  }
+
   private refusal(request: FakeChatRequest, quirks: FakeQuirks): ConcreteStep | undefined {
     if (quirks.rejectJsonSchema && request.response_format?.type === 'json_schema') return validationError500();
     if (quirks.rejectStreamingTools && request.stream && request.tools) return validationError500('Cannot use tools with stream');
@@ -159,11 +175,12 @@ export class FakeOpenAIServer {
       return;
     }
     const quirks = this.behaviour;
-    const answer: FakeAnswer = step.kind === 'cut' || step.kind === 'stall' ? step.answer : step;
+    const answer: FakeAnswer = step.kind === 'cut' || step.kind === 'stall' || step.kind === 'paced' ? step.answer : step;
     if (!request.stream) return sendJson(res, 200, completion(answer, recorded.seq, request.model, !quirks.omitUsage));
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
     const includeUsage = request.stream_options?.include_usage === true && !quirks.omitUsage;
-    const all = streamChunks(answer, recorded.seq, request.model, { includeUsage, omitToolCallIndex: quirks.omitToolCallIndex === true });
+    const all = streamChunks(answer, recorded.seq, request.model, { includeUsage, omitToolCallIndex: quirks.omitToolCallIndex === true, sequentialCalls: step.kind === 'paced' });
+    if (step.kind === 'paced') return void this.writePaced(res, all, step.callDelayMs);
     const chunks = step.kind === 'cut' || step.kind === 'stall' ? all.slice(0, step.afterChunks) : all;
     for (const chunk of chunks) res.write(`data: ${JSON.stringify(chunk)}\n\n`);
     if (step.kind === 'stall') {

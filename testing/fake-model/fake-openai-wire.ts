@@ -7,6 +7,8 @@ type AnswerStep = FakeAnswer;
 export interface WireOptions {
   readonly includeUsage: boolean;
   readonly omitToolCallIndex?: boolean;
+  /** Each call's header and fragments together, one call after another (as OpenAI streams them). */
+  readonly sequentialCalls?: boolean;
 }
 
 interface WireCall {
@@ -47,7 +49,12 @@ export function streamChunks(step: AnswerStep, seq: number, model: string, optio
   const calls = wireCalls(step, seq);
   const fragments = calls.map((c) => splitInto(c.arguments, 3));
   const header = (c: WireCall): Record<string, unknown> => ({ id: c.id, type: 'function', function: { name: c.name, arguments: '' } });
-  if (options.omitToolCallIndex) {
+  if (options.sequentialCalls) {
+    calls.forEach((c, index) => {
+      chunks.push(chunk({ tool_calls: [{ index, ...header(c) }] }));
+      for (const piece of fragments[index] ?? []) chunks.push(chunk({ tool_calls: [{ index, function: { arguments: piece } }] }));
+    });
+  } else if (options.omitToolCallIndex) {
     calls.forEach((c, index) => {
       chunks.push(chunk({ tool_calls: [header(c)] }));
       for (const piece of fragments[index] ?? []) chunks.push(chunk({ tool_calls: [{ function: { arguments: piece } }] }));

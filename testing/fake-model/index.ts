@@ -1,6 +1,7 @@
 export { FakeOpenAIServer } from './fake-openai-server';
 export {
   say,
+  paced,
   callTools,
   toolCall,
   rateLimited,

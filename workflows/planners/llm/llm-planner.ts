@@ -64,6 +64,7 @@ export function createLlmPlanner(setup: LlmPlannerSetup): Planner {
         newMessages: [...window.newMessages],
         extraMessages: [...extraMessages],
         tools: finalize ? [] : offeredTools,
+        ...(!finalize && ctx.earlyTools?.length ? { earlyTools: [...ctx.earlyTools] } : {}),
         finalize: finalize !== undefined,
         ...(config.outputSchema ? { outputSchema: config.outputSchema.name } : {}),
       };

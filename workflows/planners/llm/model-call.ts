@@ -30,6 +30,8 @@ export const modelCallInputSchema = lazySchema(() =>
     extraMessages: z.array(messageSchema).default([]),
     /** Names of the tools offered; the worker derives their JSON schemas from the agent definition. */
     tools: z.array(z.string().min(1)),
+    /** Tools whose calls the worker reports as soon as they are complete in the stream (early dispatch). */
+    earlyTools: z.array(z.string().min(1)).optional(),
     /** A Finalize turn: the model must answer without tools. */
     finalize: z.boolean().default(false),
     /** Name of the agent's output schema when the answer is requested as structured output. */
