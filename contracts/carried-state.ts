@@ -8,6 +8,7 @@ import { finalizeReasonSchema, terminationSchema } from './plan';
 import { interventionPointSchema } from './points';
 import { runPolicySchema, type RunInput } from './run';
 import { toolOutputSchema } from './tools';
+import { toolsetSnapshotSchema } from './mcp';
 
 /** Version of {@link carriedRunStateSchema}. Bump it, and keep a fixture of the old one, on any change. */
 export const carriedRunStateVersion = 1;
@@ -61,6 +62,10 @@ export const carriedRunStateSchema = lazySchema(() =>
     transcriptEpoch: z.number().int().nonnegative().default(0),
     /** The run's log epoch (see eventPageSchema.epoch); absent in states written before 0.3.0. */
     logEpoch: z.string().optional(),
+    /** The tool lists of the agent's MCP toolsets, by toolset name; absent for agents without toolsets. */
+    toolsets: z.record(z.string(), toolsetSnapshotSchema).optional(),
+    /** Toolsets whose list must be fetched again before the next planner turn, and why. */
+    toolsetRefresh: z.record(z.string(), z.enum(['list_changed', 'requested'])).optional(),
   }),
 );
 export type CarriedRunState = z.infer<typeof carriedRunStateSchema>;

@@ -73,7 +73,7 @@ export class CallRunner {
     if (blocked) {
       return state.record(closedOutput(request, 'rejected', `tool ${request.name} is blocked: ${blocked}`, { reason: 'tool_unavailable', tool: request.name, message: blocked }));
     }
-    let prepared = prepareCall(state.agent.tools, request);
+    let prepared = prepareCall(state.tools(), request);
     // Only calls that are ready to run (valid, not blocked) are presented for confirmation.
     if (prepared.type === 'dispatch' && this.needsConfirmation(prepared.tool, prepared.args)) {
       // The turn was cancelled (time budget) before this call's turn came: no approval can matter now.
@@ -115,7 +115,7 @@ export class CallRunner {
         return { type: 'closed', output: closedOutput(current, 'rejected', `dropped by operator: ${intervention.reason}`) };
       }
       if (intervention.kind === 'edit_call') {
-        const check = state.agent.tools.find((t) => t.name === current.name)?.input.safeParse(intervention.args);
+        const check = state.tools().find((t) => t.name === current.name)?.input.safeParse(intervention.args);
         if (check && !check.success) {
           state.emit({ type: 'intervention_rejected', id, kind: 'edit_call', reason: `edited arguments do not match ${current.name}: ${describeIssues(check.error)}` });
           continue;
@@ -175,7 +175,7 @@ export class CallRunner {
       case 'replace': {
         const updated = { name: decision.decision === 'replace' ? decision.name : request.name, args: decision.args };
         state.emit({ type: 'approval_decided', ...base, decision: decision.decision, original: { name: request.name, args: request.args }, updated });
-        return prepareCall(state.agent.tools, { ...request, ...updated });
+        return prepareCall(state.tools(), { ...request, ...updated });
       }
     }
   }
@@ -194,6 +194,7 @@ export class CallRunner {
       resultByteBudget: state.policy.toolResultByteBudget,
       sessionState,
       ...(keys ? { sessionKeys: keys } : {}),
+      ...(tool.mcp ? { onListVersion: (version: string) => state.toolsets.observe(tool.mcp?.toolset ?? '', version) } : {}),
     };
   }
 }

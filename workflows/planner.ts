@@ -1,4 +1,5 @@
 import type { JsonValue, Message, PlannerNote, PlanResult, Termination, ToolOutput } from '../contracts';
+import type { ToolsetView } from './toolsets';
 
 /** Per-run key/value storage for planner-local state; durable because it lives in workflow state. */
 export interface AgentState {
@@ -27,6 +28,11 @@ export interface PlannerContext {
    * can continue as new); message indexes from an earlier epoch are then meaningless.
    */
   readonly transcriptEpoch: number;
+  /**
+   * The tools the run has from the agent's MCP toolsets this turn, with each list's version
+   * (absent for agents without toolsets). Planners that offer tools to a model add these names.
+   */
+  readonly toolsets?: readonly ToolsetView[];
   /** Emit a planner note to the run's event log. */
   emitNote(note: PlannerNote): void;
   /**

@@ -51,14 +51,18 @@ export class AgentModelSpecs {
   constructor(private readonly findAgent: (name: string) => AgentDefinition | undefined) {}
 
   /**
-   * The function tools to offer, by name, in the order given.
+   * The function tools to offer, by name, in the order given; `mcpTools` are those of the run's
+   * MCP toolsets (see mcpModelTools).
    *
    * @throws ApplicationFailure `model_config` when the agent or a tool is unknown to this worker.
    */
-  tools(agentName: string, names: readonly string[]): ChatCompletionFunctionTool[] {
+  tools(agentName: string, names: readonly string[], mcpTools?: ReadonlyMap<string, ChatCompletionFunctionTool>): ChatCompletionFunctionTool[] {
     const spec = this.spec(agentName);
     return names.map((name) => {
-      const tool = spec.tools.get(name);
+      const tool = spec.tools.get(name) ?? mcpTools?.get(name);
+      if (!tool && mcpTools) {
+        throw ApplicationFailure.nonRetryable(`agent ${agentName} has no tool ${name} on this worker, in its definition or its MCP servers' tool lists; configure the same mcpServers on every worker`, 'model_config');
+      }
       if (!tool) throw ApplicationFailure.nonRetryable(`agent ${agentName} has no tool ${name} on this worker; deploy workers with the same agent definitions as the workflow bundle`, 'model_config');
       return tool;
     });

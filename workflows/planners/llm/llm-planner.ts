@@ -63,7 +63,8 @@ export function createLlmPlanner(setup: LlmPlannerSetup): Planner {
         baseDigest: window.baseDigest,
         newMessages: [...window.newMessages],
         extraMessages: [...extraMessages],
-        tools: finalize ? [] : offeredTools,
+        tools: finalize ? [] : ctx.toolsets ? [...setup.toolNames, ...ctx.toolsets.flatMap((t) => t.tools), ...humanTools.map((t) => t.name)] : offeredTools,
+        ...(ctx.toolsets && !finalize ? { toolsets: ctx.toolsets.map((t) => ({ server: t.server, version: t.version, ...(t.prefix ? { prefix: t.prefix } : {}) })) } : {}),
         finalize: finalize !== undefined,
         ...(config.outputSchema ? { outputSchema: config.outputSchema.name } : {}),
       };

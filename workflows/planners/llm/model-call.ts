@@ -30,6 +30,11 @@ export const modelCallInputSchema = lazySchema(() =>
     extraMessages: z.array(messageSchema).default([]),
     /** Names of the tools offered; the worker derives their JSON schemas from the agent definition. */
     tools: z.array(z.string().min(1)),
+    /**
+     * The MCP toolsets whose tools are among `tools`: the worker takes their schemas from the
+     * server's list of that version. Absent for agents without toolsets.
+     */
+    toolsets: z.array(z.object({ server: z.string().min(1), version: z.string().min(1), prefix: z.string().optional() })).optional(),
     /** A Finalize turn: the model must answer without tools. */
     finalize: z.boolean().default(false),
     /** Name of the agent's output schema when the answer is requested as structured output. */
