@@ -102,7 +102,8 @@ export class RunToolsets {
   /**
    * Takes a fetched list as the toolset's snapshot. Tools whose names the agent's local tools or
    * another toolset already use are left out (they are reported in `shadowed`). Returns the
-   * `tools_updated` event, or undefined when the list did not change.
+   * `tools_updated` event, or undefined when the list did not change (a requested refresh is
+   * always reported).
    */
   apply(definition: McpToolsetDefinition, result: McpListToolsResult, reason: ToolsetRefreshReason): { event?: RunEventDraft; shadowed: string[] } {
     delete this.refresh[definition.name];
@@ -110,7 +111,9 @@ export class RunToolsets {
     const shadowed = result.tools.filter((t) => taken.has(t.name)).map((t) => t.name);
     const previous = this.snapshots[definition.name];
     const snapshot: ToolsetSnapshot = { server: definition.server, version: result.version, tools: result.tools.filter((t) => !taken.has(t.name)) };
-    if (previous && previous.version === snapshot.version && JSON.stringify(previous.tools) === JSON.stringify(snapshot.tools)) return { shadowed };
+    const unchanged = previous !== undefined && previous.version === snapshot.version && JSON.stringify(previous.tools) === JSON.stringify(snapshot.tools);
+    // An operator who asked for a refresh sees its outcome, also when the list is the same.
+    if (unchanged && reason !== 'requested') return { shadowed };
     this.snapshots[definition.name] = snapshot;
     return {
       shadowed,

@@ -1,0 +1,155 @@
+/**
+ * MCP toolsets against real MCP servers: the official reference server ("everything") over stdio
+ * and over streamable HTTP, and a small SDK-built server whose tool list changes, each run by a
+ * real worker through the pool of DurableAgentsPlugin.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { AgentClient } from 'durable-agents/client';
+import { bundleAgentWorkflows, createAgentWorker, implementTool, type McpServerConfig } from 'durable-agents/worker';
+import type { RunInput } from 'durable-agents/workflow';
+import type { RunEvent } from '../../contracts';
+import { noteTool } from '../support/mcp/agents';
+import { callStep, finalStep, observations } from '../support/scripts';
+import { createTestEnv, uniqueTaskQueue } from '../support/test-env';
+import { waitFor } from '../support/wait';
+
+const everythingEntry = require.resolve('@modelcontextprotocol/server-everything/dist/index.js');
+const changingServer = require.resolve('../support/mcp/changing-server.mjs');
+const notes = implementTool(noteTool, ({ text }) => ({ noted: text }));
+
+let env: TestWorkflowEnvironment;
+let bundle: WorkflowBundleWithSourceMap;
+let httpServer: { process: ChildProcess; port: number } | undefined;
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      probe.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+/** Starts the reference server's streamable HTTP transport on `port` and waits until it listens. */
+async function startHttpServer(port: number): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [everythingEntry, 'streamableHttp'], { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'pipe'] });
+  await new Promise<void>((resolve, reject) => {
+    let text = '';
+    child.stderr?.on('data', (chunk: Buffer) => {
+      text += chunk.toString();
+      if (text.includes('listening on port')) resolve();
+    });
+    child.once('exit', (code) => reject(new Error(`the HTTP MCP server exited (${code}): ${text}`)));
+  });
+  return child;
+}
+
+beforeAll(async () => {
+  env = await createTestEnv();
+  bundle = await bundleAgentWorkflows(require.resolve('../support/mcp/workflows'));
+  const port = await freePort();
+  httpServer = { port, process: await startHttpServer(port) };
+});
+afterAll(async () => {
+  httpServer?.process.kill();
+  await env?.teardown();
+});
+
+function servers(): Record<string, McpServerConfig> {
+  return {
+    'everything-stdio': { transport: 'stdio', command: process.execPath, args: [everythingEntry, 'stdio'], stderr: 'ignore' },
+    'everything-http': { transport: 'http', url: `http://127.0.0.1:${httpServer?.port}/mcp` },
+    changing: { transport: 'stdio', command: process.execPath, args: [changingServer] },
+  };
+}
+
+async function mcpWorker(prefix: string) {
+  const taskQueue = uniqueTaskQueue(prefix);
+  const worker = await createAgentWorker({
+    config: { address: env.address, namespace: env.namespace ?? 'default', taskQueue },
+    connection: env.nativeConnection,
+    workflowBundle: bundle,
+    agents: (await import('../support/mcp/agents')).mcpAgents,
+    tools: [notes],
+    openai: null,
+    mcpServers: servers(),
+  });
+  return { worker, agents: new AgentClient(env.client, taskQueue, false) };
+}
+
+function run(agent: string, plannerOptions: RunInput['plannerOptions']): RunInput {
+  return { agent, messages: [{ role: 'user', content: 'use the MCP tools' }], plannerOptions };
+}
+
+async function allEvents(agents: AgentClient, workflowId: string): Promise<RunEvent[]> {
+  return (await agents.events(workflowId, 0, 1000)).events;
+}
+
+/** Waits for the first event of a type (and matching `where`). */
+async function eventOf<T extends RunEvent['type']>(agents: AgentClient, workflowId: string, type: T, where: (e: Extract<RunEvent, { type: T }>) => boolean = () => true) {
+  return waitFor(`event ${type}`, async () => (await allEvents(agents, workflowId)).find((e): e is Extract<RunEvent, { type: T }> => e.type === type && where(e as Extract<RunEvent, { type: T }>)));
+}
+
+const keptTools = ['echo', 'get-annotated-message', 'get-resource-links', 'get-resource-reference', 'get-structured-content', 'get-sum', 'gzip-file-as-resource', 'trigger-long-running-operation'];
+
+describe.each([
+  ['stdio', 'mcp-stdio', 'everything-stdio'],
+  ['streamable HTTP', 'mcp-http', 'everything-http'],
+])('MCP toolset over %s (the reference server)', (_transport, agent, server) => {
+  it('lists the filtered tools as a versioned snapshot, mixes MCP calls with a local tool, waits for approval of get-sum, and answers server errors and unknown tools as tool errors', async () => {
+    const { worker, agents } = await mcpWorker(`mcp-${agent}`);
+    await worker.runUntil(async () => {
+      const { workflowId } = await agents.start(
+        run(agent, {
+          steps: [
+            callStep({ name: 'note', args: { text: 'start' } }, { name: 'echo', args: { message: 'hello MCP' } }, { name: 'get-sum', args: { a: 2, b: 3 } }),
+            callStep({ name: 'gzip-file-as-resource', args: { data: 'ftp://example.invalid/file.txt' } }, { name: 'get-env', args: {} }, { name: 'get-sum', args: { a: 'two' } }),
+            finalStep(),
+          ],
+        }),
+      );
+      const approval = await eventOf(agents, workflowId, 'approval_requested');
+      expect(approval).toMatchObject({ name: 'get-sum', args: { a: 2, b: 3 } });
+      // An operator asks for a fresh list while the call waits; it is fetched before the next planner turn.
+      await agents.intervene(workflowId, { kind: 'refresh_tools', toolset: 'everything' });
+      await agents.decide(workflowId, { decision: 'approve', toolCallId: approval.toolCallId, by: 'tester' });
+      const result = await agents.result(workflowId);
+      expect(result.status).toBe('completed');
+      const seen = observations(result);
+      expect(seen.map((o) => [o.name, o.status])).toEqual([
+        ['note', 'ok'],
+        ['echo', 'ok'],
+        ['get-sum', 'ok'],
+        ['gzip-file-as-resource', 'error'],
+        ['get-env', 'error'],
+        ['get-sum', 'error'],
+      ]);
+      expect(seen[0]?.result).toEqual({ noted: 'start' });
+      expect(seen[1]?.result).toEqual({ content: [{ type: 'text', text: 'Echo: hello MCP' }] });
+      expect(seen[2]?.result).toEqual({ content: [{ type: 'text', text: 'The sum of 2 and 3 is 5.' }] });
+      // The server's own error (isError) reaches the planner as a tool error with its text.
+      expect(seen[3]).toMatchObject({ errorType: 'tool_failed' });
+      expect(seen[3]?.errorMessage).toContain('Unsupported URL protocol');
+      // Excluded by the filter: not in the snapshot, refused before any activity.
+      expect(seen[4]).toMatchObject({ errorType: 'tool_unknown' });
+      // The converted JSON Schema refuses bad arguments in the workflow, as for local tools.
+      expect(seen[5]).toMatchObject({ errorType: 'invalid_arguments' });
+
+      const events = await allEvents(agents, workflowId);
+      const updates = events.filter((e): e is Extract<RunEvent, { type: 'tools_updated' }> => e.type === 'tools_updated');
+      expect(updates.map((u) => u.reason)).toEqual(['initial', 'requested']);
+      expect(updates[0]).toMatchObject({ toolset: 'everything', server, version: expect.stringMatching(/^[0-9a-f]{16}$/) });
+      expect([...(updates[0]?.tools ?? [])].sort()).toEqual(keptTools);
+      expect(updates[1]?.version).toBe(updates[0]?.version);
+      expect(events.find((e) => e.type === 'approval_decided')).toMatchObject({ decision: 'approve', by: 'tester' });
+      const history = await env.client.workflow.getHandle(workflowId).fetchHistory();
+      const scheduled = (history.events ?? []).flatMap((e) => (e.activityTaskScheduledEventAttributes ? [e.activityTaskScheduledEventAttributes.activityType?.name] : []));
+      expect(scheduled).toEqual(['mcp.listTools', `${agent}/note`, 'mcp.callTool', 'mcp.callTool', 'mcp.listTools', 'mcp.callTool']);
+    });
+  });
+});
