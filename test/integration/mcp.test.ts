@@ -68,7 +68,7 @@ function servers(): Record<string, McpServerConfig> {
   };
 }
 
-async function mcpWorker(prefix: string) {
+async function mcpWorker(prefix: string, serverOverrides: Record<string, McpServerConfig> = {}) {
   const taskQueue = uniqueTaskQueue(prefix);
   const worker = await createAgentWorker({
     config: { address: env.address, namespace: env.namespace ?? 'default', taskQueue },
@@ -77,7 +77,7 @@ async function mcpWorker(prefix: string) {
     agents: (await import('../support/mcp/agents')).mcpAgents,
     tools: [notes],
     openai: null,
-    mcpServers: servers(),
+    mcpServers: { ...servers(), ...serverOverrides },
   });
   return { worker, agents: new AgentClient(env.client, taskQueue, false) };
 }
@@ -150,6 +150,87 @@ describe.each([
       const history = await env.client.workflow.getHandle(workflowId).fetchHistory();
       const scheduled = (history.events ?? []).flatMap((e) => (e.activityTaskScheduledEventAttributes ? [e.activityTaskScheduledEventAttributes.activityType?.name] : []));
       expect(scheduled).toEqual(['mcp.listTools', `${agent}/note`, 'mcp.callTool', 'mcp.callTool', 'mcp.listTools', 'mcp.callTool']);
+    });
+  });
+});
+
+describe('MCP tool lists that change, and servers that die', () => {
+  it('refreshes the snapshot before the next planner turn when a call reports that the server\'s list changed (notifications/tools/list_changed)', async () => {
+    const { worker, agents } = await mcpWorker('mcp-changing');
+    await worker.runUntil(async () => {
+      const { workflowId } = await agents.start(
+        run('mcp-changing', {
+          steps: [
+            // ch_greet does not exist yet: refused; add_tool makes the server add it and announce the change.
+            callStep({ name: 'ch_greet', args: {} }),
+            callStep({ name: 'ch_add_tool', args: { name: 'greet' } }),
+            callStep({ name: 'ch_greet', args: {} }),
+            finalStep(),
+          ],
+        }),
+      );
+      const result = await agents.result(workflowId);
+      expect(observations(result).map((o) => [o.name, o.status, o.errorType ?? o.result])).toEqual([
+        ['ch_greet', 'error', 'tool_unknown'],
+        ['ch_add_tool', 'ok', { content: [{ type: 'text', text: 'added greet' }] }],
+        ['ch_greet', 'ok', { content: [{ type: 'text', text: 'greet works' }] }],
+      ]);
+      const updates = (await allEvents(agents, workflowId)).filter((e): e is Extract<RunEvent, { type: 'tools_updated' }> => e.type === 'tools_updated');
+      expect(updates.map((u) => [u.reason, u.tools])).toEqual([
+        ['initial', ['ch_add_tool']],
+        ['list_changed', ['ch_add_tool', 'ch_greet']],
+      ]);
+      expect(updates[1]?.previousVersion).toBe(updates[0]?.version);
+      expect(updates[1]?.version).not.toBe(updates[0]?.version);
+    });
+  });
+
+  it('a stdio server killed during a long call: the attempt fails as mcp_unavailable, the retry starts the server again and the run completes', async () => {
+    const { worker, agents } = await mcpWorker('mcp-kill-stdio');
+    const plugin = (worker.options.plugins ?? []).find((p) => p.name === 'durable-agents') as { mcpPool?: { processId(server: string): Promise<number | undefined> } } | undefined;
+    await worker.runUntil(async () => {
+      const { workflowId } = await agents.start(
+        run('mcp-stdio', { steps: [callStep({ name: 'trigger-long-running-operation', args: { duration: 3, steps: 3 } }), finalStep()] }),
+      );
+      const handle = env.client.workflow.getHandle(workflowId);
+      // Mid-call: the server has reported progress (a heartbeat with details) and has not finished.
+      await waitFor('progress of the long call', async () => {
+        const pending = (await handle.describe()).raw.pendingActivities?.[0];
+        return pending?.heartbeatDetails?.payloads?.length ? true : undefined;
+      });
+      const pid = await plugin?.mcpPool?.processId('everything-stdio');
+      expect(pid).toEqual(expect.any(Number));
+      process.kill(pid as number, 'SIGKILL');
+      const result = await agents.result(workflowId);
+      expect(result.status).toBe('completed');
+      expect(observations(result)[0]).toMatchObject({ status: 'ok', result: { content: [{ type: 'text', text: 'Long running operation completed. Duration: 3 seconds, Steps: 3.' }] } });
+      const started = ((await handle.fetchHistory()).events ?? []).flatMap((e) => (e.activityTaskStartedEventAttributes ? [e.activityTaskStartedEventAttributes] : []));
+      const retried = started.find((a) => a.attempt === 2);
+      expect(retried?.lastFailure?.message).toMatch(/MCP server everything-stdio is unavailable \(the call of trigger-long-running-operation\)/);
+      expect(retried?.lastFailure?.applicationFailureInfo?.type).toBe('mcp_unavailable');
+      expect(await plugin?.mcpPool?.processId('everything-stdio')).not.toBe(pid);
+    });
+  });
+
+  it('an HTTP server killed during a long call: the call ends as a tool error naming the server (no retry left), and the run goes on to its answer', async () => {
+    const port = await freePort();
+    const doomed = await startHttpServer(port);
+    const { worker, agents } = await mcpWorker('mcp-kill-http', { 'everything-http': { transport: 'http', url: `http://127.0.0.1:${port}/mcp` } });
+    await worker.runUntil(async () => {
+      const { workflowId } = await agents.start(
+        run('mcp-http', { steps: [callStep({ name: 'trigger-long-running-operation', args: { duration: 3, steps: 3 } }), finalStep()] }),
+      );
+      const handle = env.client.workflow.getHandle(workflowId);
+      await waitFor('progress of the long call', async () => {
+        const pending = (await handle.describe()).raw.pendingActivities?.[0];
+        return pending?.heartbeatDetails?.payloads?.length ? true : undefined;
+      });
+      doomed.kill('SIGKILL');
+      const result = await agents.result(workflowId);
+      expect(result.status).toBe('completed');
+      const [output] = observations(result);
+      expect(output).toMatchObject({ name: 'trigger-long-running-operation', status: 'error', errorType: 'tool_failed' });
+      expect(output?.errorMessage).toContain('MCP server everything-http');
     });
   });
 });
