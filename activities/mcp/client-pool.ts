@@ -163,6 +163,12 @@ export class McpClientPool {
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
       connection.list = undefined;
     });
+    // Over streamable HTTP, a server that dies mid-call breaks the response stream; the transport
+    // tries to resume it and then only reports the failure, leaving the call waiting for an answer
+    // that cannot come. Closing the connection then fails the call at once (ConnectionClosed).
+    client.onerror = (err) => {
+      if (/Maximum reconnection attempts/i.test(err.message)) void this.drop(server, connection);
+    };
     client.onclose = () => {
       connection.closed = true;
       void this.drop(server, connection);

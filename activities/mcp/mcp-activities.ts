@@ -30,7 +30,7 @@ function serverFailure(server: string, err: unknown, what: string): ApplicationF
   if (err instanceof ApplicationFailure) return err;
   if (/is not configured on this worker/.test(message(err))) return ApplicationFailure.nonRetryable(message(err), 'mcp_config');
   if (isConnectionFailure(err)) {
-    return ApplicationFailure.retryable(`MCP server ${server} is unavailable (${what}): ${message(err)}; the call is retried by its policy on a new connection`, 'mcp_unavailable');
+    return ApplicationFailure.retryable(`MCP server ${server} is unavailable (${what}, attempt ${activityInfo().attempt}): ${message(err)}; a retry, if the policy allows one, uses a new connection`, 'mcp_unavailable');
   }
   // The server answered with a JSON-RPC error (unknown tool, invalid params …): retrying will not help.
   const code = err instanceof McpError ? ` (JSON-RPC error ${err.code})` : '';

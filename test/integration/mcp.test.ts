@@ -206,7 +206,7 @@ describe('MCP tool lists that change, and servers that die', () => {
       expect(observations(result)[0]).toMatchObject({ status: 'ok', result: { content: [{ type: 'text', text: 'Long running operation completed. Duration: 3 seconds, Steps: 3.' }] } });
       const started = ((await handle.fetchHistory()).events ?? []).flatMap((e) => (e.activityTaskStartedEventAttributes ? [e.activityTaskStartedEventAttributes] : []));
       const retried = started.find((a) => a.attempt === 2);
-      expect(retried?.lastFailure?.message).toMatch(/MCP server everything-stdio is unavailable \(the call of trigger-long-running-operation\)/);
+      expect(retried?.lastFailure?.message).toMatch(/MCP server everything-stdio is unavailable \(the call of trigger-long-running-operation, attempt 1\)/);
       expect(retried?.lastFailure?.applicationFailureInfo?.type).toBe('mcp_unavailable');
       expect(await plugin?.mcpPool?.processId('everything-stdio')).not.toBe(pid);
     });
@@ -230,7 +230,10 @@ describe('MCP tool lists that change, and servers that die', () => {
       expect(result.status).toBe('completed');
       const [output] = observations(result);
       expect(output).toMatchObject({ name: 'trigger-long-running-operation', status: 'error', errorType: 'tool_failed' });
-      expect(output?.errorMessage).toContain('MCP server everything-http');
+      expect(output?.errorMessage).toContain('MCP server everything-http is unavailable');
+      // The first attempt failed as soon as the stream broke (not at its timeout): the connection closed.
+      const started = ((await handle.fetchHistory()).events ?? []).flatMap((e) => (e.activityTaskStartedEventAttributes ? [e.activityTaskStartedEventAttributes] : []));
+      expect(started.find((a) => a.attempt === 2)?.lastFailure?.message).toMatch(/everything-http is unavailable \(the call of trigger-long-running-operation, attempt 1\): MCP error -32000: Connection closed/);
     });
   });
 });
