@@ -5,8 +5,11 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
+import type { WorkflowHandle } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import OpenAI from 'openai';
+import { callTools, FakeOpenAIServer, say, toolCall } from 'durable-agents/testing';
 import { AgentClient } from 'durable-agents/client';
 import { bundleAgentWorkflows, createAgentWorker, implementTool, type McpServerConfig } from 'durable-agents/worker';
 import type { RunInput } from 'durable-agents/workflow';
@@ -23,6 +26,7 @@ const notes = implementTool(noteTool, ({ text }) => ({ noted: text }));
 let env: TestWorkflowEnvironment;
 let bundle: WorkflowBundleWithSourceMap;
 let httpServer: { process: ChildProcess; port: number } | undefined;
+let fake: FakeOpenAIServer;
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -54,9 +58,11 @@ beforeAll(async () => {
   bundle = await bundleAgentWorkflows(require.resolve('../support/mcp/workflows'));
   const port = await freePort();
   httpServer = { port, process: await startHttpServer(port) };
+  fake = await FakeOpenAIServer.start();
 });
 afterAll(async () => {
   httpServer?.process.kill();
+  await fake?.close();
   await env?.teardown();
 });
 
@@ -76,7 +82,7 @@ async function mcpWorker(prefix: string, serverOverrides: Record<string, McpServ
     workflowBundle: bundle,
     agents: (await import('../support/mcp/agents')).mcpAgents,
     tools: [notes],
-    openai: null,
+    openai: new OpenAI({ baseURL: fake.baseURL, apiKey: 'test-key', maxRetries: 0 }),
     mcpServers: { ...servers(), ...serverOverrides },
   });
   return { worker, agents: new AgentClient(env.client, taskQueue, false) };
@@ -185,6 +191,32 @@ describe('MCP tool lists that change, and servers that die', () => {
     });
   });
 
+  it('the snapshot is carried across continue-as-new: later executions call MCP tools without listing again', async () => {
+    const { worker, agents } = await mcpWorker('mcp-continue');
+    await worker.runUntil(async () => {
+      const echo = (message: string) => callStep({ name: 'echo', args: { message } });
+      const { workflowId, runId: runIdOfStart } = await agents.start({
+        ...run('mcp-stdio', { steps: [echo('one'), echo('two'), echo('three'), finalStep()] }),
+        policy: { continueAsNewAfterEvents: 1 },
+      });
+      const result = await agents.result(workflowId);
+      expect(observations(result).map((o) => o.result)).toEqual(['one', 'two', 'three'].map((m) => ({ content: [{ type: 'text', text: `Echo: ${m}` }] })));
+      // Follow the chain of executions from the first one, by each one's continued-as-new event.
+      const executions: string[][] = [];
+      for (let runId: string | undefined = runIdOfStart; runId; ) {
+        const history: Awaited<ReturnType<WorkflowHandle['fetchHistory']>> = await env.client.workflow.getHandle(workflowId, runId).fetchHistory();
+        const events = history.events ?? [];
+        executions.push(events.flatMap((e) => (e.activityTaskScheduledEventAttributes ? [e.activityTaskScheduledEventAttributes.activityType?.name ?? ''] : [])));
+        runId = events.at(-1)?.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId ?? undefined;
+      }
+      // Every turn boundary continued as new; only the first execution listed the tools.
+      expect(executions.length).toBeGreaterThan(1);
+      expect(executions.flat().filter((t) => t === 'mcp.listTools')).toHaveLength(1);
+      expect(executions.flat().filter((t) => t === 'mcp.callTool')).toHaveLength(3);
+      expect((await allEvents(agents, workflowId)).filter((e) => e.type === 'tools_updated')).toHaveLength(1);
+    });
+  });
+
   it('a stdio server killed during a long call: the attempt fails as mcp_unavailable, the retry starts the server again and the run completes', async () => {
     const { worker, agents } = await mcpWorker('mcp-kill-stdio');
     const plugin = (worker.options.plugins ?? []).find((p) => p.name === 'durable-agents') as { mcpPool?: { processId(server: string): Promise<number | undefined> } } | undefined;
@@ -235,5 +267,29 @@ describe('MCP tool lists that change, and servers that die', () => {
       const started = ((await handle.fetchHistory()).events ?? []).flatMap((e) => (e.activityTaskStartedEventAttributes ? [e.activityTaskStartedEventAttributes] : []));
       expect(started.find((a) => a.attempt === 2)?.lastFailure?.message).toMatch(/everything-http is unavailable \(the call of trigger-long-running-operation, attempt 1\): MCP error -32000: Connection closed/);
     });
+  });
+});
+
+describe('MCP tools and the LLM planner', () => {
+  it('the model is offered the local tool and the MCP tools with the server\'s JSON Schemas, and its MCP calls run', async () => {
+    const { worker, agents } = await mcpWorker('mcp-llm');
+    fake.script(callTools(toolCall('echo', { message: 'from the model' }), toolCall('note', { text: 'noted' })), say('all done'));
+    await worker.runUntil(async () => {
+      const { workflowId } = await agents.start({ agent: 'mcp-llm', messages: [{ role: 'user', content: 'echo something' }] });
+      const result = await agents.result(workflowId);
+      expect(result).toMatchObject({ status: 'completed', final: { text: 'all done' } });
+    });
+    expect(fake.errors).toEqual([]);
+    const [first, second] = fake.chatRequests.map((r) => r.body);
+    const offered = first?.tools?.map((t) => t.function.name);
+    expect(offered).toEqual(['note', 'echo', 'get-sum']);
+    expect(first?.tools?.find((t) => t.function.name === 'get-sum')?.function).toMatchObject({
+      description: 'Returns the sum of two numbers',
+      parameters: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] },
+    });
+    const toolMessages = (second?.messages ?? []).filter((m) => m.role === 'tool').map((m) => String(m.content));
+    expect(toolMessages.some((c) => c.includes('Echo: from the model'))).toBe(true);
+    expect(toolMessages.some((c) => c.includes('noted'))).toBe(true);
+    fake.reset();
   });
 });

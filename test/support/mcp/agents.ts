@@ -3,7 +3,7 @@
  * reached over stdio by one and over streamable HTTP by the other. Definitions only (bundled).
  */
 import { z } from 'zod';
-import { createScriptedPlanner, defineAgent, defineTool, mcpToolset } from 'durable-agents/workflow';
+import { createScriptedPlanner, defineAgent, defineLlmAgent, defineTool, mcpToolset } from 'durable-agents/workflow';
 
 export const noteTool = defineTool({ name: 'note', description: 'Keep a note', input: z.object({ text: z.string() }) });
 
@@ -45,4 +45,14 @@ export const mcpChangingAgent = defineAgent({
   createPlanner: createScriptedPlanner,
 });
 
-export const mcpAgents = [mcpStdioAgent, mcpHttpAgent, mcpChangingAgent];
+/** Planned by a model: the model is offered the local tool and the toolset's tools with their JSON Schemas. */
+export const mcpLlmAgent = defineLlmAgent({
+  name: 'mcp-llm',
+  description: 'A model that uses MCP tools beside a local one',
+  instructions: 'Use the tools.',
+  tools: [noteTool],
+  toolsets: [mcpToolset({ server: 'everything-stdio', include: ['echo', 'get-sum'] })],
+  llm: { model: 'fake-model' },
+});
+
+export const mcpAgents = [mcpStdioAgent, mcpHttpAgent, mcpChangingAgent, mcpLlmAgent];
