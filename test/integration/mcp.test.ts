@@ -217,6 +217,27 @@ describe('MCP tool lists that change, and servers that die', () => {
     });
   });
 
+  it('a kill during a long MCP call cancels the request: the call is answered as cancelled and the run terminates', async () => {
+    const { worker, agents } = await mcpWorker('mcp-kill-run');
+    await worker.runUntil(async () => {
+      const { workflowId } = await agents.start(
+        run('mcp-stdio', { steps: [callStep({ name: 'trigger-long-running-operation', args: { duration: 20, steps: 20 } }), finalStep()] }),
+      );
+      const handle = env.client.workflow.getHandle(workflowId);
+      await waitFor('progress of the long call', async () => {
+        const pending = (await handle.describe()).raw.pendingActivities?.[0];
+        return pending?.heartbeatDetails?.payloads?.length ? true : undefined;
+      });
+      await agents.kill(workflowId, { reason: 'enough' });
+      const result = await agents.result(workflowId);
+      expect(result.status).toBe('terminated');
+      const terminated = (await allEvents(agents, workflowId)).find((e) => e.type === 'run_terminated');
+      expect(terminated).toMatchObject({ reason: 'enough', cancelledCalls: ['call_0_0'] });
+      const closed = ((await handle.fetchHistory()).events ?? []).filter((e) => e.activityTaskCanceledEventAttributes);
+      expect(closed).toHaveLength(1);
+    });
+  });
+
   it('a stdio server killed during a long call: the attempt fails as mcp_unavailable, the retry starts the server again and the run completes', async () => {
     const { worker, agents } = await mcpWorker('mcp-kill-stdio');
     const plugin = (worker.options.plugins ?? []).find((p) => p.name === 'durable-agents') as { mcpPool?: { processId(server: string): Promise<number | undefined> } } | undefined;
