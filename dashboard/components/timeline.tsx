@@ -53,6 +53,8 @@ function describe(event: RunEvent): string {
       return `${event.type.replace('_', ' ')}: ${event.kind}${'detail' in event ? ` ${event.detail}` : ''}${'reason' in event ? ` ${event.reason}` : ''}`;
     case 'session_state_changed':
       return `session state ${short(event.changes)}`;
+    case 'tools_updated':
+      return `tools of ${event.toolset} (${event.reason}, version ${event.version}): ${event.tools.join(', ') || 'none'}`;
     case 'note':
       return `note ${short(event.note)}`;
     case 'tool_call':
