@@ -58,13 +58,13 @@ export class AgentModelSpecs {
    */
   tools(agentName: string, names: readonly string[], mcpTools?: ReadonlyMap<string, ChatCompletionFunctionTool>): ChatCompletionFunctionTool[] {
     const spec = this.spec(agentName);
-    return names.map((name) => {
+    return names.flatMap((name) => {
       const tool = spec.tools.get(name) ?? mcpTools?.get(name);
-      if (!tool && mcpTools) {
-        throw ApplicationFailure.nonRetryable(`agent ${agentName} has no tool ${name} on this worker, in its definition or its MCP servers' tool lists; configure the same mcpServers on every worker`, 'model_config');
-      }
+      // An MCP tool the server no longer lists (the run's snapshot is older): not offered; the run
+      // refreshes its snapshot once a call reports the server's new list.
+      if (!tool && mcpTools) return [];
       if (!tool) throw ApplicationFailure.nonRetryable(`agent ${agentName} has no tool ${name} on this worker; deploy workers with the same agent definitions as the workflow bundle`, 'model_config');
-      return tool;
+      return [tool];
     });
   }
 

@@ -161,7 +161,7 @@ describe.each([
 });
 
 describe('MCP tool lists that change, and servers that die', () => {
-  it('refreshes the snapshot before the next planner turn when a call reports that the server\'s list changed (notifications/tools/list_changed)', async () => {
+  it('refreshes the snapshot before the next planner turn when a call reports that the server\'s list changed (notifications/tools/list_changed); the server receives each call\'s idempotency key', async () => {
     const { worker, agents } = await mcpWorker('mcp-changing');
     await worker.runUntil(async () => {
       const { workflowId } = await agents.start(
@@ -170,7 +170,7 @@ describe('MCP tool lists that change, and servers that die', () => {
             // ch_greet does not exist yet: refused; add_tool makes the server add it and announce the change.
             callStep({ name: 'ch_greet', args: {} }),
             callStep({ name: 'ch_add_tool', args: { name: 'greet' } }),
-            callStep({ name: 'ch_greet', args: {} }),
+            callStep({ name: 'ch_greet', args: {} }, { name: 'ch_meta', args: {} }),
             finalStep(),
           ],
         }),
@@ -180,11 +180,12 @@ describe('MCP tool lists that change, and servers that die', () => {
         ['ch_greet', 'error', 'tool_unknown'],
         ['ch_add_tool', 'ok', { content: [{ type: 'text', text: 'added greet' }] }],
         ['ch_greet', 'ok', { content: [{ type: 'text', text: 'greet works' }] }],
+        ['ch_meta', 'ok', { content: [{ type: 'text', text: expect.stringMatching(new RegExp(`^${workflowId}/.+/call_2_1$`)) }] }],
       ]);
       const updates = (await allEvents(agents, workflowId)).filter((e): e is Extract<RunEvent, { type: 'tools_updated' }> => e.type === 'tools_updated');
       expect(updates.map((u) => [u.reason, u.tools])).toEqual([
-        ['initial', ['ch_add_tool']],
-        ['list_changed', ['ch_add_tool', 'ch_greet']],
+        ['initial', ['ch_add_tool', 'ch_meta']],
+        ['list_changed', ['ch_add_tool', 'ch_meta', 'ch_greet']],
       ]);
       expect(updates[1]?.previousVersion).toBe(updates[0]?.version);
       expect(updates[1]?.version).not.toBe(updates[0]?.version);

@@ -10,4 +10,8 @@ server.registerTool('add_tool', { description: 'Adds a tool to this server', inp
   server.registerTool(name, { description: `Added at run time: ${name}`, inputSchema: {} }, async () => ({ content: [{ type: 'text', text: `${name} works` }] }));
   return { content: [{ type: 'text', text: `added ${name}` }] };
 });
+// Answers with the idempotency key the client sent in the request's _meta.
+server.registerTool('meta', { description: 'Shows the idempotency key of this call', inputSchema: {} }, async (_args, extra) => ({
+  content: [{ type: 'text', text: String(extra._meta?.['durable-agents/idempotency-key'] ?? 'none') }],
+}));
 await server.connect(new StdioServerTransport());
