@@ -84,10 +84,11 @@ export class McpClientPool {
    *
    * @throws Error when the server is not configured or cannot be reached.
    */
-  async listTools(server: string, signal?: AbortSignal): Promise<ServerToolList> {
+  async listTools(server: string): Promise<ServerToolList> {
     const connection = await this.connection(server);
     if (!connection.list) {
-      const fetching = this.fetchList(server, connection, signal);
+      // Shared by concurrent callers, so no caller's cancellation aborts it for the others.
+      const fetching = this.fetchList(server, connection);
       connection.list = fetching;
       fetching.catch(() => {
         if (connection.list === fetching) connection.list = undefined;
@@ -127,7 +128,16 @@ export class McpClientPool {
     const all = [...this.connections.entries()];
     this.connections.clear();
     try {
-      await Promise.all(all.map(async ([, pending]) => (await pending.catch(() => undefined))?.client.close().catch(() => undefined)));
+      await Promise.all(
+        all.map(async ([, pending]) => {
+          const connection = await pending.catch(() => undefined);
+          if (!connection || connection.closed) return;
+          connection.closed = true;
+          // An HTTP server keeps a session per client until told it is over.
+          if (connection.transport instanceof StreamableHTTPClientTransport) await connection.transport.terminateSession().catch(() => undefined);
+          await connection.client.close().catch(() => undefined);
+        }),
+      );
     } finally {
       this.closing = false;
     }
@@ -182,17 +192,17 @@ export class McpClientPool {
     return connection;
   }
 
-  private async fetchList(server: string, connection: Connection, signal?: AbortSignal): Promise<ServerToolList> {
+  private async fetchList(server: string, connection: Connection): Promise<ServerToolList> {
     const tools: ServerTool[] = [];
     let cursor: string | undefined;
     try {
       do {
-        const page = await connection.client.listTools(cursor ? { cursor } : undefined, signal ? { signal } : undefined);
+        const page = await connection.client.listTools(cursor ? { cursor } : undefined);
         for (const t of page.tools) tools.push({ name: t.name, ...(t.description !== undefined ? { description: t.description } : {}), inputSchema: t.inputSchema as Record<string, unknown> });
         cursor = page.nextCursor;
       } while (cursor);
     } catch (err) {
-      if (!signal?.aborted && isConnectionFailure(err)) await this.drop(server, connection);
+      if (isConnectionFailure(err)) await this.drop(server, connection);
       throw err;
     }
     const list = { version: toolListVersion(tools), tools };

@@ -30,7 +30,11 @@ function serverFailure(server: string, err: unknown, what: string): ApplicationF
   if (err instanceof ApplicationFailure) return err;
   if (/is not configured on this worker/.test(message(err))) return ApplicationFailure.nonRetryable(message(err), 'mcp_config');
   if (isConnectionFailure(err)) {
-    return ApplicationFailure.retryable(`MCP server ${server} is unavailable (${what}, attempt ${activityInfo().attempt}): ${message(err)}; a retry, if the policy allows one, uses a new connection`, 'mcp_unavailable');
+    return ApplicationFailure.create({
+      message: `MCP server ${server} is unavailable (${what}, attempt ${activityInfo().attempt}): ${message(err)}; a retry, if the policy allows one, uses a new connection`,
+      type: 'mcp_unavailable',
+      details: [{ retryHint: { reason: 'tool_unavailable', message: `the MCP server ${server} could not be reached; try again later or do without its tools` } }],
+    });
   }
   // The server answered with a JSON-RPC error (unknown tool, invalid params …): retrying will not help.
   const code = err instanceof McpError ? ` (JSON-RPC error ${err.code})` : '';
@@ -64,7 +68,7 @@ export function createMcpActivities(pool: McpClientPool): McpActivities {
     const input = parsed.data;
     let list;
     try {
-      list = await pool.listTools(input.server, cancellationSignal());
+      list = await pool.listTools(input.server);
     } catch (err) {
       throw serverFailure(input.server, err, 'listing its tools');
     }

@@ -283,7 +283,7 @@ describe('MCP tool lists that change, and servers that die', () => {
       const result = await agents.result(workflowId);
       expect(result.status).toBe('completed');
       const [output] = observations(result);
-      expect(output).toMatchObject({ name: 'trigger-long-running-operation', status: 'error', errorType: 'tool_failed' });
+      expect(output).toMatchObject({ name: 'trigger-long-running-operation', status: 'error', errorType: 'tool_failed', retryReason: 'tool_unavailable' });
       expect(output?.errorMessage).toContain('MCP server everything-http is unavailable');
       // The first attempt failed as soon as the stream broke (not at its timeout): the connection closed.
       const started = ((await handle.fetchHistory()).events ?? []).flatMap((e) => (e.activityTaskStartedEventAttributes ? [e.activityTaskStartedEventAttributes] : []));
