@@ -6,6 +6,7 @@ import { callResultToJson, errorResultText, toolListVersion, checkMcpServers } f
 import { inputSchemaOf, RunToolsets, toolFromSpec } from '../../workflows/toolsets';
 import { defineAgent, defineTool } from '../../workflows';
 import { createScriptedPlanner } from '../../workflows/planners/scripted';
+import { DurableAgentsPlugin } from '../../worker/plugin';
 
 const sumSchema = { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'], $schema: 'http://json-schema.org/draft-07/schema#' };
 const localNote = defineTool({ name: 'note', description: 'note', input: z.object({ text: z.string() }) });
@@ -166,5 +167,20 @@ describe('worker side of MCP', () => {
   it('a server configuration with a bad field is refused, naming the server', () => {
     expect(() => checkMcpServers({ files: { transport: 'http', url: 'not a url' } })).toThrow(/mcpServers\.files: .*url/);
     expect(() => checkMcpServers({ files: { transport: 'stdio', command: '' } })).toThrow(/mcpServers\.files: .*command/);
+  });
+});
+
+describe('DurableAgentsPlugin with MCP servers', () => {
+  const agent = defineAgent({ name: 'assistant', description: 'a', tools: [], toolsets: [mcpToolset({ server: 'files' })], createPlanner: createScriptedPlanner });
+
+  it('refuses a worker whose agent names a server it does not configure', () => {
+    expect(() => new DurableAgentsPlugin({ agents: [agent], tools: [], openai: null, encryption: null })).toThrow(
+      'agent assistant: toolset files uses MCP server files, which mcpServers does not configure (configured: none)',
+    );
+  });
+
+  it('registers the list and call activities beside the model activity', () => {
+    const plugin = new DurableAgentsPlugin({ agents: [agent], tools: [], openai: null, encryption: null, mcpServers: { files: { transport: 'stdio', command: 'mcp-files' } } });
+    expect(plugin.activityTypes).toEqual(['callModel', 'mcp.callTool', 'mcp.listTools']);
   });
 });
