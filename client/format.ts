@@ -36,6 +36,8 @@ export function formatEvent(e: RunEvent): string {
       return `${head} ${e.id !== undefined ? `#${e.id} ` : ''}${e.kind}${e.point ? ` at ${e.point}` : ''}: ${e.detail}`;
     case 'intervention_rejected':
       return `${head} #${e.id} ${e.kind}: ${e.reason}`;
+    case 'tools_updated':
+      return `${head} ${e.toolset} (${e.server}) v${e.version} [${e.reason}]: ${e.tools.join(', ') || '(none)'}`;
     case 'budget_changed':
       return `${head} ${JSON.stringify(e.change)}`;
     case 'kill_requested':

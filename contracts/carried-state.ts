@@ -8,6 +8,7 @@ import { finalizeReasonSchema, terminationSchema } from './plan';
 import { interventionPointSchema } from './points';
 import { runPolicySchema, type RunInput } from './run';
 import { toolOutputSchema, writtenOutputSchema } from './tools';
+import { toolsetSnapshotSchema } from './mcp';
 
 /** Version of {@link carriedRunStateSchema}. Bump it, and keep a fixture of the old one, on any change. */
 export const carriedRunStateVersion = 1;
@@ -63,6 +64,10 @@ export const carriedRunStateSchema = lazySchema(() =>
     logEpoch: z.string().optional(),
     /** Written output paths (write-once); absent in states written before 0.5.0 and in runs that wrote none. */
     outputs: z.record(z.string(), writtenOutputSchema).optional(),
+    /** The tool lists of the agent's MCP toolsets, by toolset name; absent for agents without toolsets. */
+    toolsets: z.record(z.string(), toolsetSnapshotSchema).optional(),
+    /** Toolsets whose list must be fetched again before the next planner turn, and why. */
+    toolsetRefresh: z.record(z.string(), z.enum(['list_changed', 'requested'])).optional(),
   }),
 );
 export type CarriedRunState = z.infer<typeof carriedRunStateSchema>;

@@ -55,6 +55,8 @@ export const interventionSchema = lazySchema(() =>
     /** Pauses the run when the point is reached (optionally only for one tool). */
     z.object({ kind: z.literal('set_breakpoint'), point: interventionPointSchema, tool: z.string().optional(), once: z.boolean().default(false) }),
     z.object({ kind: z.literal('clear_breakpoint'), point: interventionPointSchema, tool: z.string().optional() }),
+    /** Fetches the tool list of an MCP toolset (all toolsets when absent) again before the next planner turn. */
+    z.object({ kind: z.literal('refresh_tools'), toolset: inputIdSchema.optional() }),
   ]),
 );
 export type Intervention = z.input<typeof interventionSchema>;

@@ -104,6 +104,20 @@ export const runEventSchema = lazySchema(() =>
       workflowId: z.string(),
       status: z.enum(['completed', 'failed', 'terminated']),
     }),
+    z.object({
+      ...base,
+      type: z.literal('tools_updated'),
+      /** The agent's toolset (see mcpToolset) whose snapshot changed. */
+      toolset: z.string(),
+      server: z.string(),
+      /** Content hash of the server's tool list; calls and model turns from now on use this list. */
+      version: z.string(),
+      previousVersion: z.string().optional(),
+      /** Names of the tools the run now has from this toolset (after filters). */
+      tools: z.array(z.string()),
+      /** `initial`: first fetch; `list_changed`: the server said its list changed; `requested`: an operator asked. */
+      reason: z.enum(['initial', 'list_changed', 'requested']),
+    }),
     z.object({ ...base, type: z.literal('session_state_changed'), toolCallId: z.string(), changes: z.record(z.string(), jsonValueSchema.nullable()) }),
   ]),
 );

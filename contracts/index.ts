@@ -31,6 +31,30 @@ export {
   type ToolActivityResult,
 } from './tools';
 export { toolActivityType } from './tool-activity-type';
+export {
+  mcpListToolsActivityName,
+  mcpCallToolActivityName,
+  mcpToolSpecSchema,
+  toolsetSnapshotSchema,
+  mcpListToolsInputSchema,
+  mcpListToolsResultSchema,
+  mcpCallToolInputSchema,
+  type McpToolSpec,
+  type ToolsetSnapshot,
+  type McpListToolsInput,
+  type McpListToolsResult,
+  type McpCallToolInput,
+} from './mcp';
+export {
+  mcpToolset,
+  matchesToolPattern,
+  isToolSelected,
+  toolApproval,
+  type McpToolsetDefinition,
+  type McpToolsetOptions,
+  type ToolsetApprovalPolicy,
+  type ToolApproval,
+} from './mcp-toolset';
 export { defineTool, defineAgentTool, reservedActivityNames, type ToolDefinition, type ToolDefinitionOptions, type ToolRetryPolicy, type SubAgentRun, type SubAgentSpec, type AgentToolOptions } from './tool-definition';
 export { messageSchema, inputMessageSchema, messageToolCallSchema, type Message, type InputMessage } from './messages';
 export {

@@ -57,6 +57,8 @@ export interface ToolDefinition<I extends z.ZodType = z.ZodType, O extends z.Zod
   readonly startEarly?: boolean;
   /** Set for an agent used as a tool ({@link defineAgentTool}): calls run that agent as a child workflow. */
   readonly subAgent?: SubAgentSpec;
+  /** Set on tools a run took from an MCP toolset: calls go to that server's tool through `mcp.callTool`. */
+  readonly mcp?: { readonly server: string; readonly toolset: string; readonly tool: string };
 }
 
 /** What a sub-agent run gets from the call's (validated) arguments. */
@@ -133,7 +135,7 @@ export type ToolDefinitionOptions<I extends z.ZodType, O extends z.ZodType> = Om
 const toolNamePattern = /^[a-zA-Z][a-zA-Z0-9_.-]{0,63}$/;
 
 /** Activity types used by the runtime itself; tools may not take these names. */
-export const reservedActivityNames: readonly string[] = ['callModel'];
+export const reservedActivityNames: readonly string[] = ['callModel', 'mcp.listTools', 'mcp.callTool'];
 
 /**
  * Declares a tool. Safe to import from workflow code.

@@ -225,6 +225,8 @@ export const toolActivityResultSchema = lazySchema(() =>
     attempt: z.number().int().positive(),
     /** Session state keys the tool set (`null` deletes), applied by the workflow in call order. */
     sessionStateChanges: z.record(z.string(), jsonValueSchema.nullable()).optional(),
+    /** MCP calls: the version of the server's tool list when the call ended (the run refreshes its snapshot when it differs). */
+    listVersion: z.string().optional(),
   }),
 );
 export type ToolActivityResult = z.infer<typeof toolActivityResultSchema>;

@@ -16,5 +16,6 @@ export { createAgentWorker, bundleAgentWorkflows, type AgentWorkerOptions } from
 export { temporalConfigFromEnv, connectionOptions, defaultTaskQueue, type TemporalConfig, type TemporalTlsConfig } from './config';
 export { EncryptionCodec, encryptionKeysFromEnv, dataConverterFromEnv, type EncryptionKey, type EncryptionKeys } from './encryption';
 export { createModelActivities, openAIFromEnv, TranscriptCache, HttpDeltaPublisher, deltaPublisherFromEnv, type ModelActivityDependencies, type OpenAIEnv, type DeltaSink, type HttpDeltaPublisherOptions } from '../activities/model';
+export { McpClientPool, createMcpActivities, mcpModelTools, idempotencyMetaKey, type McpServerConfig, type ServerToolList } from '../activities/mcp';
 export { replayHistoryJson, explainNondeterminism, type ReplayOutcome, type ReplayBundle } from './replay';
 export { forkRun, bundleForkCapture, stateAtTurn, type ForkOptions } from './fork';

@@ -1,11 +1,12 @@
 import { resolve } from 'node:path';
 import { SimplePlugin } from '@temporalio/plugin';
-import type { BundleOptions, InjectedSinks, ReplayWorkerOptions, WorkerOptions } from '@temporalio/worker';
+import type { BundleOptions, InjectedSinks, ReplayWorkerOptions, Worker, WorkerOptions } from '@temporalio/worker';
 import type OpenAI from 'openai';
 import { createActivities, type ActivityDependencies, type ToolImplementation } from '../activities';
 import { createModelActivities, deltaPublisherFromEnv, openAIFromEnv, type ModelActivityDependencies } from '../activities/model';
 import type { AgentDefinition } from '../workflows/agent-registry';
 import { durableAgentsSinkName, type DurableAgentsSinks } from '../workflows/bundle-sinks';
+import { createMcpActivities, mcpModelTools, McpClientPool, type McpServerConfig } from '../activities/mcp';
 import { EncryptionCodec, encryptionKeysFromEnv, type EncryptionKeys } from './encryption';
 
 /** Options of {@link DurableAgentsPlugin}. */
@@ -28,6 +29,12 @@ export interface DurableAgentsPluginOptions {
    * all decrypt. Default: from DURABLE_AGENTS_ENCRYPTION_KEYS(_FILE); `null` turns it off.
    */
   readonly encryption?: EncryptionKeys | null;
+  /**
+   * The MCP servers the agents' toolsets name (`mcpToolset({ server })`), by name: how this worker
+   * reaches each one (stdio command or streamable HTTP URL, with their secrets). The worker keeps
+   * one connection per server, opened on first use and closed when the worker stops.
+   */
+  readonly mcpServers?: Readonly<Record<string, McpServerConfig>>;
 }
 
 function withDeltas(model: DurableAgentsPluginOptions['model']): DurableAgentsPluginOptions['model'] {
@@ -96,7 +103,7 @@ function workerSinks(log: (message: string) => void): InjectedSinks<DurableAgent
  * activity per tool of each agent (`<agent>/<tool>`), the model activity of LLM agents, the
  * bundler settings for `workflowsPath`, and the bundle's sinks.
  *
- * @throws Error (at construction) when an agent's tool has no implementation.
+ * @throws Error (at construction) when an agent's tool has no implementation, or a toolset names an MCP server `mcpServers` does not configure.
  * @example
  * const worker = await Worker.create({
  *   connection, taskQueue: 'agents', workflowsPath: require.resolve('./workflows'),
@@ -105,9 +112,19 @@ function workerSinks(log: (message: string) => void): InjectedSinks<DurableAgent
  */
 export class DurableAgentsPlugin extends SimplePlugin {
   private readonly agentActivities: Record<string, (input: unknown) => Promise<unknown>>;
+  /** The worker's MCP connections (present when `mcpServers` is given). */
+  readonly mcpPool: McpClientPool | undefined;
 
   constructor(options: DurableAgentsPluginOptions) {
     const agents = options.agents;
+    const pool = options.mcpServers ? new McpClientPool(options.mcpServers) : undefined;
+    for (const agent of agents) {
+      for (const toolset of agent.toolsets ?? []) {
+        if (!pool?.has(toolset.server)) {
+          throw new Error(`agent ${agent.name}: toolset ${toolset.name} uses MCP server ${toolset.server}, which mcpServers does not configure (configured: ${pool?.serverNames.join(', ') || 'none'})`);
+        }
+      }
+    }
     const openai = options.openai === undefined ? openAIFromEnv() : (options.openai ?? undefined);
     const runtime =
       options.runtime ??
@@ -116,8 +133,9 @@ export class DurableAgentsPlugin extends SimplePlugin {
         ...withDeltas(options.model),
         ...(openai ? { openai } : {}),
         findAgent: (name) => agents.find((a) => a.name === name),
+        ...(pool ? { mcpTools: mcpModelTools(pool) } : {}),
       });
-    const activities = createActivities({ agents, tools: options.tools, runtime });
+    const activities = createActivities({ agents, tools: options.tools, runtime: pool ? { ...runtime, ...createMcpActivities(pool) } : runtime });
     const keys = options.encryption === undefined ? encryptionKeysFromEnv() : (options.encryption ?? undefined);
     const codec = keys ? new EncryptionCodec(keys) : undefined;
     super({
@@ -127,6 +145,16 @@ export class DurableAgentsPlugin extends SimplePlugin {
       ...(codec ? { dataConverter: (dc) => ({ ...dc, payloadCodecs: [...(dc?.payloadCodecs ?? []), codec] }) } : {}),
     });
     this.agentActivities = activities;
+    this.mcpPool = pool;
+  }
+
+  /** Runs the worker; closes the MCP connections (stdio servers exit) when it stops. */
+  override async runWorker(worker: Worker, next: (w: Worker) => Promise<void>): Promise<void> {
+    try {
+      await super.runWorker(worker, next);
+    } finally {
+      await this.mcpPool?.close();
+    }
   }
 
   /** The activities this plugin registers, by activity type (for inspection and tests). */

@@ -1,4 +1,4 @@
-import type { JsonValue, RunPolicy, ToolDefinition } from '../contracts';
+import type { JsonValue, McpToolsetDefinition, RunPolicy, ToolDefinition } from '../contracts';
 import type { AgentHooks } from './agent-hooks';
 import type { Planner } from './planner';
 import { quoted } from '../contracts/safe-text';
@@ -14,6 +14,11 @@ export interface AgentDefinition {
   /** System instructions; the planner decides how to use them. `{key}` renders from session state. */
   readonly instructions?: string;
   readonly tools: readonly ToolDefinition[];
+  /**
+   * Groups of tools from MCP servers (see `mcpToolset`), beside the local `tools`. A run fetches
+   * their lists when it first needs them and keeps them as versioned snapshots.
+   */
+  readonly toolsets?: readonly McpToolsetDefinition[];
   /** Builds the planner of one run from the run's `plannerOptions` (parse them with zod). */
   createPlanner(options: JsonValue | undefined): Planner;
   readonly policy?: Partial<RunPolicy>;
@@ -28,7 +33,7 @@ const agentNamePattern = /^[a-zA-Z][a-zA-Z0-9_-]{0,63}$/;
  * Declares an agent. Safe to import from workflow code; pass it to `createAgentWorkflows`
  * (workflow side) and to the worker (`createAgentWorker({ agents })`).
  *
- * @throws Error when the name is not an identifier or two tools share a name.
+ * @throws Error when the name is not an identifier, two tools share a name or two toolsets do.
  * @example
  * export const notesAgent = defineAgent({
  *   name: 'notes', description: 'Keeps notes', tools: [addNote],
@@ -43,6 +48,12 @@ export function defineAgent<A extends AgentDefinition>(definition: A): A {
   for (const tool of definition.tools) {
     if (names.has(tool.name)) throw new Error(`agent ${definition.name}: duplicate tool ${tool.name}`);
     names.add(tool.name);
+  }
+  const toolsets = new Set<string>();
+  for (const toolset of definition.toolsets ?? []) {
+    if (toolset?.kind !== 'mcp') throw new Error(`agent ${definition.name}: toolsets takes mcpToolset(...) values`);
+    if (toolsets.has(toolset.name)) throw new Error(`agent ${definition.name}: two toolsets are named ${toolset.name}; give one a name`);
+    toolsets.add(toolset.name);
   }
   return definition;
 }

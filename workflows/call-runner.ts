@@ -65,7 +65,7 @@ export class CallRunner {
   startEarly(request: ToolRequest): boolean {
     const { state } = this;
     if (this.early.has(request.toolCallId) || state.control.blockReason(request.name)) return false;
-    const prepared = prepareCall(state.agent.tools, request);
+    const prepared = prepareCall(state.tools(), request);
     if (prepared.type !== 'dispatch' || !prepared.tool.startEarly || this.needsConfirmation(prepared.tool, prepared.args)) return false;
     state.emit({ type: 'tool_call', turn: request.turn, toolCallId: request.toolCallId, name: request.name, args: request.args, early: true });
     const scope = new CancellationScope();
@@ -157,7 +157,7 @@ export class CallRunner {
     if (blocked) {
       return finish(closedOutput(request, 'rejected', `tool ${request.name} is blocked: ${blocked}`, { reason: 'tool_unavailable', tool: request.name, message: blocked }));
     }
-    let prepared = prepareCall(state.agent.tools, request);
+    let prepared = prepareCall(state.tools(), request);
     // Only calls that are ready to run (valid, not blocked) are presented for confirmation.
     if (prepared.type === 'dispatch' && this.needsConfirmation(prepared.tool, prepared.args)) {
       // The turn was cancelled (time budget) before this call's turn came: no approval can matter now.
@@ -222,7 +222,7 @@ export class CallRunner {
         return { type: 'closed', output: closedOutput(current, 'rejected', `dropped by operator: ${intervention.reason}`) };
       }
       if (intervention.kind === 'edit_call') {
-        const check = state.agent.tools.find((t) => t.name === current.name)?.input.safeParse(intervention.args);
+        const check = state.tools().find((t) => t.name === current.name)?.input.safeParse(intervention.args);
         if (check && !check.success) {
           state.emit({ type: 'intervention_rejected', id, kind: 'edit_call', reason: `edited arguments do not match ${current.name}: ${describeIssues(check.error)}` });
           continue;
@@ -282,7 +282,7 @@ export class CallRunner {
       case 'replace': {
         const updated = { name: decision.decision === 'replace' ? decision.name : request.name, args: decision.args };
         state.emit({ type: 'approval_decided', ...base, decision: decision.decision, original: { name: request.name, args: request.args }, updated });
-        return prepareCall(state.agent.tools, { ...request, ...updated });
+        return prepareCall(state.tools(), { ...request, ...updated });
       }
     }
   }
@@ -323,6 +323,7 @@ export class CallRunner {
       sessionState,
       ...(keys ? { sessionKeys: keys } : {}),
       ...(dependencies?.length ? { dependencies } : {}),
+      ...(tool.mcp ? { onListVersion: (version: string) => state.toolsets.observe(tool.mcp?.toolset ?? '', version) } : {}),
     };
   }
 }

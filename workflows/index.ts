@@ -31,6 +31,16 @@ export {
 } from './planners/llm';
 export { namespacedToolActivities } from './patches';
 export {
+  mcpToolset,
+  type McpToolsetDefinition,
+  type McpToolsetOptions,
+  type ToolsetApprovalPolicy,
+  type ToolApproval,
+  type ToolsetSnapshot,
+  type McpToolSpec,
+} from '../contracts';
+export type { ToolsetView } from './toolsets';
+export {
   defineTool,
   defineAgentTool,
   type AgentToolOptions,

@@ -1,4 +1,5 @@
 import type { JsonValue, Message, PlannerNote, PlanResult, Termination, ToolOutput, WrittenOutput } from '../contracts';
+import type { ToolsetView } from './toolsets';
 
 /** Per-run key/value storage for planner-local state; durable because it lives in workflow state. */
 export interface AgentState {
@@ -32,6 +33,11 @@ export interface PlannerContext {
    * ask their model activity to report them. Absent when the run does not allow it this turn.
    */
   readonly earlyTools?: readonly string[];
+  /**
+   * The tools the run has from the agent's MCP toolsets this turn, with each list's version
+   * (absent for agents without toolsets). Planners that offer tools to a model add these names.
+   */
+  readonly toolsets?: readonly ToolsetView[];
   /** Emit a planner note to the run's event log. */
   emitNote(note: PlannerNote): void;
   /**

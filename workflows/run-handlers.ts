@@ -81,6 +81,14 @@ function isCallModification(intervention: ParsedIntervention): intervention is E
  * decision or does not exist yet is refused with the reason (never queued for a future call).
  */
 function validateIntervention(run: RunState, intervention: ParsedIntervention, strict: boolean): void {
+  if (intervention.kind === 'refresh_tools') {
+    const names = run.toolsets.definitions.map((d) => d.name);
+    if (!names.length) throw rejection(`agent ${run.agent.name} has no MCP toolsets to refresh`, 'invalid_payload');
+    if (intervention.toolset !== undefined && !names.includes(intervention.toolset)) {
+      throw rejection(`agent ${run.agent.name} has no toolset ${quoted(intervention.toolset)}; its toolsets: ${names.join(', ')}`, 'invalid_payload');
+    }
+    return;
+  }
   if (!isCallModification(intervention)) return;
   const id = intervention.toolCallId;
   if (run.toolOutputs.some((o) => o.toolCallId === id)) {
@@ -101,7 +109,7 @@ function validateIntervention(run: RunState, intervention: ParsedIntervention, s
     throw rejection(`call ${id} waits for a human decision; decide it instead (approve, reject, edit or replace)`, 'call_awaiting_decision');
   }
   if (pending && intervention.kind === 'edit_call') {
-    const tool = run.agent.tools.find((t) => t.name === pending.request.name);
+    const tool = run.tools().find((t) => t.name === pending.request.name);
     const check = tool?.input.safeParse(intervention.args);
     if (check && !check.success) {
       throw rejection(`edited arguments do not match ${tool?.name}: ${describeIssues(check.error)}`, 'invalid_payload');
@@ -126,6 +134,9 @@ function intervene(run: RunState, intervention: ParsedIntervention): Interventio
     case 'set_breakpoint':
       run.control.setBreakpoint(intervention.point, intervention.tool, intervention.once);
       return applied(`breakpoint set at ${intervention.point}${intervention.tool ? ` for ${intervention.tool}` : ''}`);
+    case 'refresh_tools':
+      run.toolsets.request(intervention.toolset);
+      return applied(`tool list refresh requested for ${intervention.toolset ? `toolset ${intervention.toolset}` : 'every toolset'}; it happens before the next planner turn`);
     case 'clear_breakpoint':
       run.control.clearBreakpoint(intervention.point, intervention.tool);
       return applied(`breakpoint cleared at ${intervention.point}${intervention.tool ? ` for ${intervention.tool}` : ''}`);
@@ -163,8 +174,8 @@ function guardedSignal(run: RunState, name: string, handle: () => void): void {
 function checkHuman(run: RunState, input: { type: 'answer'; answer: ParsedAwaitAnswer } | { type: 'decision'; decision: ParsedCallDecision }): void {
   rejectIfEnded(run, input.type === 'answer' ? 'answer' : 'decide');
   try {
-    if (input.type === 'answer') run.human.validateAnswer(input.answer, run.agent.tools);
-    else run.human.validateDecision(input.decision, run.agent.tools);
+    if (input.type === 'answer') run.human.validateAnswer(input.answer, run.tools());
+    else run.human.validateDecision(input.decision, run.tools());
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
     throw rejection(message, input.type === 'answer' ? 'invalid_answer' : 'invalid_decision');

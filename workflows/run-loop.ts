@@ -41,6 +41,7 @@ import type { RunState } from './run-state';
 import { RunTerminated } from './run-terminated';
 import { isPending } from './safe-point';
 import { forkCapture } from './fork-capture';
+import { syncToolsets } from './toolset-sync';
 import { reportBoundary } from './bundle-sinks';
 import { rejection } from './failures';
 import { awaitTurnsCount, boundedCarriedState, cancellationEndsLikeKill, pauseHoldsEveryCall, rejectionsAreNotFailures } from './patches';
@@ -112,7 +113,7 @@ export class RunLoop {
       this.markBoundary();
       const beforeLlm = this.checkpoint('before_llm');
       if (isPending(beforeLlm)) await beforeLlm;
-      plan = await this.plan(() => this.planner.planStart({ messages: state.messages }, this.plannerContext()));
+      plan = await this.plan(() => this.withToolsets(() => this.planner.planStart({ messages: state.messages }, this.plannerContext())));
     } else {
       // A continued execution picks up at the turn boundary where the previous one stopped.
       plan = await this.resumeTurn(state.toolOutputs.filter((o) => o.turn === state.turn - 1));
@@ -184,17 +185,29 @@ export class RunLoop {
     const atSafePoint = this.checkpoint('before_llm');
     if (isPending(atSafePoint)) await atSafePoint;
     return this.plan(() =>
-      this.planner.planResume(
-        {
-          messages: state.messages,
-          toolOutputs: state.toolOutputs,
-          lastOutputs,
-          ...(termination ? { finalize: termination } : {}),
-          ...(state.outputs.size ? { outputs: Object.fromEntries(state.outputs) } : {}),
-        },
-        this.plannerContext(),
+      this.withToolsets(() =>
+        this.planner.planResume(
+          {
+            messages: state.messages,
+            toolOutputs: state.toolOutputs,
+            lastOutputs,
+            ...(termination ? { finalize: termination } : {}),
+            ...(state.outputs.size ? { outputs: Object.fromEntries(state.outputs) } : {}),
+          },
+          this.plannerContext(),
+        ),
       ),
     );
+  }
+
+  /**
+   * Runs a planner turn after fetching the tool lists of MCP toolsets that need it (first use, a
+   * list change a call reported, an operator's refresh). Agents without toolsets (and turns with
+   * nothing to fetch) call the planner directly, so their commands are the same as ever.
+   */
+  private withToolsets(turn: () => Promise<PlanResult> | PlanResult): Promise<PlanResult> | PlanResult {
+    if (this.state.toolsets.due().length === 0) return turn();
+    return syncToolsets(this.state).then(turn);
   }
 
   /** One tool turn: plan the calls, let operators see them, run them, count them. */
@@ -464,6 +477,7 @@ export class RunLoop {
       agent: state.agent.name,
       turn: state.turn,
       transcriptEpoch: state.transcriptEpoch,
+      ...(state.toolsets.isEmpty ? {} : { toolsets: state.toolsets.views() }),
       state: recordAgentState(state.plannerState),
       sessionState: state.sessionState,
       ...(instructions !== undefined ? { instructions: renderTemplate(instructions, state.sessionState) } : {}),

@@ -23,6 +23,7 @@ import {
   type RunStatusReport,
   type Termination,
   type ToolCall,
+  type ToolDefinition,
   type ToolOutput,
   type ToolRequest,
   type WrittenOutput,
@@ -35,6 +36,7 @@ import { assistantToolCalls, toolResultMessage } from './conversation';
 import { EventLog } from './event-log';
 import { HumanInputs } from './human-inputs';
 import { RunControl } from './run-control';
+import { RunToolsets } from './toolsets';
 
 const terminal: readonly RunStatus[] = ['completed', 'failed', 'terminated'];
 
@@ -57,6 +59,8 @@ export class RunState {
   readonly log: EventLog;
   readonly control = new RunControl();
   readonly human = new HumanInputs();
+  /** The agent's MCP toolsets: their snapshots and pending refreshes. */
+  readonly toolsets: RunToolsets;
   policy: RunPolicy;
   readonly messages: Message[];
   readonly toolOutputs: ToolOutput[];
@@ -110,6 +114,7 @@ export class RunState {
     this.generation = carried?.generation ?? 0;
     this.transcriptEpoch = carried?.transcriptEpoch ?? 0;
     this.outputs = new Map(Object.entries(carried?.outputs ?? {}));
+    this.toolsets = new RunToolsets(agent.toolsets ?? [], agent.tools, carried);
     this.log = new EventLog(carried?.nextSeq ?? 1, carried?.events ?? [], epochOf?.(carried?.logEpoch));
     for (const m of this.messages) if (m.role === 'assistant') for (const c of m.toolCalls ?? []) this.usedCallIds.add(c.id);
     const breakpoints = carried?.control.breakpoints ?? input.breakpoints;
@@ -120,6 +125,11 @@ export class RunState {
       this.control.restoreQueue(carried.control.queued, carried.control.nextInterventionId);
       for (const name of carried.alwaysApproved) this.human.alwaysApproved.add(name);
     }
+  }
+
+  /** The tools calls may use now: the agent's own, then those of its MCP toolsets' snapshots. */
+  tools(): readonly ToolDefinition[] {
+    return this.toolsets.tools();
   }
 
   // ---- status ------------------------------------------------------------------------
@@ -407,6 +417,7 @@ export class RunState {
       transcriptEpoch: this.transcriptEpoch + (transcript.dropped > 0 ? 1 : 0),
       ...(this.log.epoch ? { logEpoch: this.log.epoch } : {}),
       ...(this.outputs.size ? { outputs: carriedOutputs(this.outputs, oldest) } : {}),
+      ...this.toolsets.toCarried(),
     };
   }
 }

@@ -24,6 +24,7 @@ import {
 import { workflowNowMs } from './clock';
 import { errorOutput } from './outputs';
 import { runToolActivityType } from './tool-activity-type';
+import { mcpCallToolActivityName } from '../contracts/mcp';
 import { toolsStopBeforeCancelled } from './patches';
 
 /** Run-level facts every tool activity receives. */
@@ -40,6 +41,8 @@ export interface DispatchContext {
   readonly sessionKeys?: readonly string[];
   /** Outputs of the calls this call depends on (dependency-aware plans). */
   readonly dependencies?: readonly DependencyOutput[];
+  /** MCP calls: receives the server's tool-list version the call reported. */
+  readonly onListVersion?: (version: string) => void;
 }
 
 /** Outcome of checking a call before scheduling: dispatch it, or close it with an error now. */
@@ -134,7 +137,7 @@ export function failureToOutput(request: ToolRequest, err: unknown, durationMs: 
   return errorOutput(request, { type: 'tool_failed', message }, undefined, durationMs);
 }
 
-type ToolActivity = (input: ToolActivityInput) => Promise<ToolActivityResult>;
+type ToolActivity = (input: ToolActivityInput & { mcp?: { server: string; toolset: string; tool: string } }) => Promise<ToolActivityResult>;
 
 /**
  * The key a tool deduplicates its side effects by: the same for every attempt of a call and
@@ -162,7 +165,7 @@ export async function executeCall(
     backoffCoefficient: tool.retry.backoffCoefficient ?? 2,
     nonRetryableErrorTypes: [...(tool.retry.nonRetryableErrorTypes ?? []), 'invalid_result'],
   };
-  const summary = `turn ${request.turn}: ${request.name}`;
+  const summary = tool.mcp ? `turn ${request.turn}: ${request.name} (MCP ${tool.mcp.server}/${tool.mcp.tool})` : `turn ${request.turn}: ${request.name}`;
   const activities = tool.local
     ? proxyLocalActivities<Record<string, ToolActivity>>({
         startToCloseTimeout: tool.timeoutMs,
@@ -179,7 +182,8 @@ export async function executeCall(
         summary,
         retry,
       });
-  const activityType = runToolActivityType(ctx.agent, tool.name);
+  // MCP tools share one activity type: the worker's pool knows each server, not each tool.
+  const activityType = tool.mcp ? mcpCallToolActivityName : runToolActivityType(ctx.agent, tool.name);
   const activity = activities[activityType];
   if (!activity) throw new Error(`no activity proxy for ${activityType}`);
   const started = workflowNowMs();
@@ -194,6 +198,7 @@ export async function executeCall(
       sessionState: ctx.sessionState,
       ...(ctx.sessionKeys ? { sessionKeys: [...ctx.sessionKeys] } : {}),
       ...(ctx.dependencies ? { dependencies: [...ctx.dependencies] } : {}),
+      ...(tool.mcp ? { mcp: { ...tool.mcp } } : {}),
     });
     const durationMs = workflowNowMs() - started;
     const parsed = toolActivityResultSchema.safeParse(raw);
@@ -206,6 +211,7 @@ export async function executeCall(
       );
     }
     const r = parsed.data;
+    if (r.listVersion !== undefined) ctx.onListVersion?.(r.listVersion);
     return {
       toolCallId: request.toolCallId,
       name: request.name,

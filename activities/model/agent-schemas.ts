@@ -51,16 +51,20 @@ export class AgentModelSpecs {
   constructor(private readonly findAgent: (name: string) => AgentDefinition | undefined) {}
 
   /**
-   * The function tools to offer, by name, in the order given.
+   * The function tools to offer, by name, in the order given; `mcpTools` are those of the run's
+   * MCP toolsets (see mcpModelTools).
    *
    * @throws ApplicationFailure `model_config` when the agent or a tool is unknown to this worker.
    */
-  tools(agentName: string, names: readonly string[]): ChatCompletionFunctionTool[] {
+  tools(agentName: string, names: readonly string[], mcpTools?: ReadonlyMap<string, ChatCompletionFunctionTool>): ChatCompletionFunctionTool[] {
     const spec = this.spec(agentName);
-    return names.map((name) => {
-      const tool = spec.tools.get(name);
+    return names.flatMap((name) => {
+      const tool = spec.tools.get(name) ?? mcpTools?.get(name);
+      // An MCP tool the server no longer lists (the run's snapshot is older): not offered; the run
+      // refreshes its snapshot once a call reports the server's new list.
+      if (!tool && mcpTools) return [];
       if (!tool) throw ApplicationFailure.nonRetryable(`agent ${agentName} has no tool ${name} on this worker; deploy workers with the same agent definitions as the workflow bundle`, 'model_config');
-      return tool;
+      return [tool];
     });
   }
 

@@ -1,5 +1,6 @@
 import { activityInfo, ApplicationFailure, cancellationSignal, heartbeat, log } from '@temporalio/activity';
 import type OpenAI from 'openai';
+import type { ChatCompletionFunctionTool } from 'openai/resources/chat/completions';
 import { describeIssues } from '../../contracts';
 import type { AgentDefinition } from '../../workflows/agent-registry';
 import { callModelActivityName, modelCallInputSchema, type ModelAnswer } from '../../workflows/planners/llm';
@@ -32,6 +33,11 @@ export interface ModelActivityDependencies {
    * Deltas never enter the run's history; only the complete answer does.
    */
   readonly deltas?: DeltaSink;
+  /**
+   * Function specs of MCP tools offered by runs with toolsets, by name (see `mcpModelTools`);
+   * DurableAgentsPlugin sets it from its `mcpServers`.
+   */
+  readonly mcpTools?: (refs: readonly { server: string; version: string; prefix?: string }[], names: readonly string[]) => Promise<ReadonlyMap<string, ChatCompletionFunctionTool>>;
 }
 
 /** The runtime activities of model planners, for `createActivities({ runtime })`. */
@@ -75,6 +81,20 @@ async function send(openai: Pick<OpenAI, 'chat'>, request: ModelRequest, streami
   }
 }
 
+/** The MCP tools of a call, or a `model_config` failure when the worker has no MCP servers or a server cannot be reached. */
+async function mcpToolSpecs(
+  deps: ModelActivityDependencies,
+  refs: readonly { server: string; version: string; prefix?: string }[],
+  names: readonly string[],
+): Promise<ReadonlyMap<string, ChatCompletionFunctionTool>> {
+  if (!deps.mcpTools) throw ApplicationFailure.nonRetryable('this run offers MCP tools but the worker has no mcpServers configured', 'model_config');
+  try {
+    return await deps.mcpTools(refs, names);
+  } catch (err) {
+    throw ApplicationFailure.retryable(`could not read the MCP tool lists for this model call: ${err instanceof Error ? err.message : String(err)}`, 'model_unavailable');
+  }
+}
+
 /** The model call deltas belong to: this activity attempt of the run's turn. */
 function deltaSource(workflowId: string, turn: number): { workflowId: string; activityId: string; attempt: number; turn: number } {
   const info = activityInfo();
@@ -114,7 +134,8 @@ export function createModelActivities(deps: ModelActivityDependencies = {}): Mod
     }
     const openai = deps.openai;
     // Schemas first: a misconfigured worker fails before it reads any transcript.
-    const plan = planModelRequest(input, specs);
+    const mcpTools = input.toolsets?.length ? await mcpToolSpecs(deps, input.toolsets, input.tools) : undefined;
+    const plan = planModelRequest(input, specs, mcpTools);
     const conversation = await conversationFor(input, cache, fetchTranscript);
     const streaming = plan.settings.stream !== false;
     const tap = deps.deltas ? new DeltaTap(deps.deltas, deltaSource(input.workflowId, input.turn)) : undefined;

@@ -1,4 +1,4 @@
-import type { ChatCompletionCreateParamsBase, ChatCompletionMessageParam, ChatCompletionToolChoiceOption } from 'openai/resources/chat/completions';
+import type { ChatCompletionCreateParamsBase, ChatCompletionFunctionTool, ChatCompletionMessageParam, ChatCompletionToolChoiceOption } from 'openai/resources/chat/completions';
 import type { ResponseFormatJSONSchema } from 'openai/resources/shared';
 import type { Message } from '../../contracts';
 import type { ModelRequestSettings, ParsedModelCallInput } from '../../workflows/planners/llm';
@@ -40,8 +40,8 @@ function schemaPrompt(instructions: string | undefined, format: ResponseFormatJS
  *
  * @throws ApplicationFailure `model_config` when the worker lacks the agent's schemas.
  */
-export function planModelRequest(input: ParsedModelCallInput, specs: AgentModelSpecs): ModelRequestPlan {
-  const tools = specs.tools(input.agent, input.tools);
+export function planModelRequest(input: ParsedModelCallInput, specs: AgentModelSpecs, mcpTools?: ReadonlyMap<string, ChatCompletionFunctionTool>): ModelRequestPlan {
+  const tools = specs.tools(input.agent, input.tools, mcpTools);
   const responseFormat = input.outputSchema ? specs.responseFormat(input.agent, input.outputSchema) : undefined;
   const settings = specs.requestSettings(input.agent);
   const build = (conversation: readonly Message[], mode: StructuredOutputMode | undefined): ModelRequest => {

@@ -61,6 +61,8 @@ function describe(event: RunEvent): string {
       return `early call ${event.name} discarded: ${event.reason}`;
     case 'output_written':
       return `wrote ${event.path} (${event.toolCallId})`;
+    case 'tools_updated':
+      return `tools of ${event.toolset} (${event.reason}, version ${event.version}): ${event.tools.join(', ') || 'none'}`;
     case 'note':
       return `note ${short(event.note)}`;
     case 'tool_call':

@@ -136,6 +136,8 @@ describe('commands call the client with validated requests', () => {
     [['drop-call', 'r1', '--call', 'c1'], { kind: 'drop_call', toolCallId: 'c1' }],
     [['block', 'r1', '--tool', 'sleep', '--reason', 'slow'], { kind: 'block_tool', name: 'sleep', reason: 'slow' }],
     [['unblock', 'r1', '--tool', 'sleep'], { kind: 'unblock_tool', name: 'sleep' }],
+    [['refresh-tools', 'r1', '--toolset', 'files'], { kind: 'refresh_tools', toolset: 'files' }],
+    [['refresh-tools', 'r1'], { kind: 'refresh_tools' }],
     [['breakpoint', 'r1', '--point', 'before_tool', '--tool', 'echo', '--once'], { kind: 'set_breakpoint', point: 'before_tool', tool: 'echo', once: true }],
     [['breakpoint', 'r1', '--point', 'after_llm', '--clear'], { kind: 'clear_breakpoint', point: 'after_llm' }],
   ])('%j sends %j', async (argv, intervention) => {

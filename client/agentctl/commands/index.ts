@@ -10,6 +10,7 @@ import {
   editCallCommand,
   injectCommand,
   systemPromptCommand,
+  refreshToolsCommand,
   unblockCommand,
 } from './interventions';
 import { interactiveCommand } from './interactive';
@@ -39,6 +40,7 @@ export const commands: readonly Command[] = [
   dropCallCommand,
   blockCommand,
   unblockCommand,
+  refreshToolsCommand,
   breakpointCommand,
   budgetCommand,
   pendingCommand,

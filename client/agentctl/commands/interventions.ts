@@ -126,6 +126,18 @@ export const unblockCommand = interventionCommand({
   build: (args) => ({ kind: 'unblock_tool', name: args.requiredString('tool') }),
 });
 
+/** `refresh-tools RUN [--toolset NAME]`: fetches MCP tool lists again before the next planner turn. */
+export const refreshToolsCommand = interventionCommand({
+  name: 'refresh-tools',
+  summary: "fetch the tool list of the agent's MCP toolsets (or one) again before the next planner turn",
+  options: { toolset: { type: 'string', value: 'NAME', description: 'only this toolset (default: all)' } },
+  examples: ['refresh-tools run-assistant-k3j9x2ab --toolset files'],
+  build: (args) => {
+    const toolset = args.string('toolset');
+    return { kind: 'refresh_tools', ...(toolset !== undefined ? { toolset } : {}) };
+  },
+});
+
 /** `breakpoint RUN --point POINT`: sets (or with `--clear` clears) a breakpoint. */
 export const breakpointCommand = interventionCommand({
   name: 'breakpoint',

@@ -32,6 +32,11 @@ export const modelCallInputSchema = lazySchema(() =>
     tools: z.array(z.string().min(1)),
     /** Tools whose calls the worker reports as soon as they are complete in the stream (early dispatch). */
     earlyTools: z.array(z.string().min(1)).optional(),
+    /**
+     * The MCP toolsets whose tools are among `tools`: the worker takes their schemas from the
+     * server's list of that version. Absent for agents without toolsets.
+     */
+    toolsets: z.array(z.object({ server: z.string().min(1), version: z.string().min(1), prefix: z.string().optional() })).optional(),
     /** A Finalize turn: the model must answer without tools. */
     finalize: z.boolean().default(false),
     /** Name of the agent's output schema when the answer is requested as structured output. */

@@ -1,0 +1,5 @@
+/** The MCP example's workflows module: the worker's `workflowsPath`. */
+import { createAgentWorkflows } from 'durable-agents/workflow';
+import { mcpAssistantAgents } from './agent';
+
+export const { agentRun, agentSession } = createAgentWorkflows({ agents: mcpAssistantAgents });
