@@ -19,4 +19,4 @@ export { temporalConfigFromEnv, connectionOptions, defaultTaskQueue, type Tempor
 export { EncryptionCodec, encryptionKeysFromEnv, dataConverterFromEnv, type EncryptionKey, type EncryptionKeys } from '../worker/encryption';
 export { fetchDecodedHistory, decodeHistoryPayloads } from './decoded-history';
 export * from '../contracts';
-export { runTree, pendingInputsTree, decideInTree, followTree, resolveTreePath, type RunTree, type TreePendingInputs, type TreeEvent } from './run-tree';
+export { runTree, pendingInputsTree, decideInTree, answerInTree, flattenTree, followTree, resolveTreePath, type RunTree, type TreePendingInputs, type TreeEvent } from './run-tree';

@@ -1,4 +1,4 @@
-import type { CallDecision, PendingInputs, RunEvent, RunStatus } from '../contracts';
+import type { AwaitAnswer, CallDecision, PendingInputs, RunEvent, RunStatus } from '../contracts';
 import type { AgentClient } from './agent-client';
 
 /** A run and the sub-agent runs its agent tools started, recursively. */
@@ -37,9 +37,14 @@ function flatten(tree: RunTree): RunTree[] {
   return [tree, ...tree.children.flatMap(flatten)];
 }
 
-/** Everything the runs of a tree wait on from humans, each with the run that owns it. */
-export async function pendingInputsTree(agents: AgentClient, workflowId: string): Promise<TreePendingInputs[]> {
-  const open = flatten(await runTree(agents, workflowId)).filter((r) => !['completed', 'failed', 'terminated'].includes(r.status));
+/**
+ * Everything the runs of a tree wait on from humans, each with the run that owns it. A parent
+ * lists a child once it has seen it start, which can be a moment after the child runs.
+ *
+ * @param tree the tree of `workflowId` when the caller has it already.
+ */
+export async function pendingInputsTree(agents: AgentClient, workflowId: string, tree?: RunTree): Promise<TreePendingInputs[]> {
+  const open = flatten(tree ?? (await runTree(agents, workflowId))).filter((r) => !['completed', 'failed', 'terminated'].includes(r.status));
   const pending = await Promise.all(open.map(async (r) => ({ workflowId: r.workflowId, path: r.path, ...(await agents.pendingInputs(r.workflowId)) })));
   return pending.filter((p) => p.approvals.length > 0 || p.await !== undefined);
 }
@@ -62,6 +67,16 @@ export async function resolveTreePath(agents: AgentClient, workflowId: string, p
 /** Decides a call waiting for approval anywhere in the tree: routed to the run that owns it. */
 export async function decideInTree(agents: AgentClient, workflowId: string, path: readonly string[], decision: CallDecision): Promise<PendingInputs> {
   return agents.decide(await resolveTreePath(agents, workflowId, path), decision);
+}
+
+/** Answers an await item anywhere in the tree: routed to the run that owns it. */
+export async function answerInTree(agents: AgentClient, workflowId: string, path: readonly string[], answer: AwaitAnswer): Promise<PendingInputs> {
+  return agents.answer(await resolveTreePath(agents, workflowId, path), answer);
+}
+
+/** The runs of a tree, root first (depth first), without nesting. */
+export function flattenTree(tree: RunTree): Omit<RunTree, 'children'>[] {
+  return flatten(tree).map(({ children: _children, ...run }) => run);
 }
 
 /**

@@ -1,5 +1,5 @@
-import { CancellationScope, condition, isCancellation, patched, workflowInfo } from '@temporalio/workflow';
-import { describeIssues, type DependencyOutput, type JsonValue, type RetryHint, type ToolDefinition, type ToolOutput, type ToolRequest } from '../contracts';
+import { CancellationScope, condition, getExternalWorkflowHandle, isCancellation, patched, workflowInfo } from '@temporalio/workflow';
+import { describeIssues, pauseSignal, type DependencyOutput, type JsonValue, type RetryHint, type ToolDefinition, type ToolOutput, type ToolRequest } from '../contracts';
 import type { HookAction, HookEvent } from './agent-hooks';
 import { closedOutput } from './outputs';
 import { RunTerminated } from './run-terminated';
@@ -299,6 +299,10 @@ export class CallRunner {
       started: (child) => {
         state.children.set(child.toolCallId, child);
         state.emit({ type: 'child_started', turn: child.turn, toolCallId: child.toolCallId, workflowId: child.workflowId, agent: child.agent });
+        // Paused while the child was starting: the pause reaches it now.
+        if (state.control.isPauseRequested) {
+          getExternalWorkflowHandle(child.workflowId).signal(pauseSignal, { reason: `parent paused: ${state.control.pauseReason ?? ''}` }).catch(() => undefined);
+        }
       },
       ended: (child, usage) => {
         state.children.set(child.toolCallId, child);

@@ -1,6 +1,7 @@
 import type { RunEvent, RunInput } from '../../contracts';
 import type { ScriptStep } from '../../workflows/planners/scripted';
 import { replayHistoryJson } from '../../worker/replay';
+import { startAgentServer } from '../../server';
 import { agentSuite } from '../support/agent-suite';
 import { workflowBundleOption } from '../support/test-env';
 import { waitFor } from '../support/wait';
@@ -19,6 +20,10 @@ const childScript = (...calls: { name: string; args: unknown }[]): ScriptStep[] 
   { type: 'tool_calls', calls: calls.map((c) => ({ ...c, args: c.args as never })) },
   { type: 'final', text: 'child done', reportObservations: true },
 ];
+
+function pending0(json: { pending: { workflowId: string }[] }): string {
+  return json.pending[0]!.workflowId;
+}
 
 const done: ScriptStep = { type: 'final', text: 'parent done', reportObservations: true };
 
@@ -58,6 +63,46 @@ describe('agents as tools (sub-agent child workflows) on a real dev server', () 
     expect(call?.result.status).toBe('completed');
     expect(call?.result.structured[0]?.status).toBe('ok');
     await expect(suite.agents.decideInTree(workflowId, ['nope'], { decision: 'approve', toolCallId: 'x' })).rejects.toThrow('has no sub-agent run for call nope');
+  });
+
+  it('lists and answers sub-agent approvals over HTTP, at the root run', async () => {
+    const server = await startAgentServer({ agents: suite.agents, auth: { localDev: false, tokens: [{ name: 'olivia', role: 'operator', token: 'operator-token-0123456789' }] } });
+    try {
+      interface TreeJson {
+        runs: { path: string[]; agent: string }[];
+        pending: { workflowId: string; path: string[]; approvals: unknown[] }[];
+        error: { message: string };
+      }
+      const call = async (path: string, body?: unknown): Promise<{ status: number; json: TreeJson }> => {
+        const response = await fetch(`${server.url}${path}`, {
+          method: body === undefined ? 'GET' : 'POST',
+          headers: { authorization: 'Bearer operator-token-0123456789', ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        });
+        return { status: response.status, json: (await response.json()) as TreeJson };
+      };
+      const { workflowId } = await suite.agents.start(delegatorRun([delegate('pay', 'pay', childScript({ name: 'transfer', args: { to: 'acme', amount: 700 } })), done]));
+      const tree = await waitFor('the child approval over HTTP', async () => {
+        const r = await call(`/api/runs/${workflowId}/tree`);
+        return r.json.pending?.length ? r : undefined;
+      });
+      expect(tree.status).toBe(200);
+      expect(tree.json.runs.map((r) => [r.path.join('/'), r.agent])).toEqual([
+        ['', 'delegator'],
+        ['pay', 'scripted'],
+      ]);
+      expect(tree.json.pending[0]).toMatchObject({ path: ['pay'], approvals: [{ toolCallId: 'call_0_0', name: 'transfer' }] });
+      const bad = await call(`/api/runs/${workflowId}/tree/decisions`, { path: [], decision: { decision: 'approve', toolCallId: 'call_0_0' } });
+      expect(bad.status).toBe(400);
+      expect(bad.json.error.message).toContain('path');
+      const decided = await call(`/api/runs/${workflowId}/tree/decisions`, { path: ['pay'], decision: { decision: 'approve', toolCallId: 'call_0_0' } });
+      expect(decided.status).toBe(200);
+      expect((await suite.agents.result(workflowId)).status).toBe('completed');
+      const events = (await suite.agents.events(pending0(tree.json), 0, 200)).events;
+      expect(events.find((e) => e.type === 'approval_decided')).toMatchObject({ by: 'olivia' });
+    } finally {
+      await server.close();
+    }
   });
 
   it('follows the whole tree: child events come with their path', async () => {
