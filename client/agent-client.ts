@@ -484,7 +484,13 @@ export class AgentClient {
    * @throws CheckpointError `no_such_turn` / `invalid_input`; AgentClientError `run_not_found`.
    */
   async rewind(workflowId: string, options: RewindOptions): Promise<{ runId: string; checkpoint: Checkpoint; corrections: CorrectionDelivery }> {
-    return this.guard(workflowId, () => rewindRun(this.client, workflowId, options));
+    // Sub-agent runs of the execution being replaced: a reset leaves them running, and the
+    // rewound run starts its own (their ids carry the new log epoch).
+    const children = options.runId ? [] : await this.status(workflowId, { timeoutMs: 5_000 }).then((s) => (s.children ?? []).filter((c) => c.status === 'running'), () => []);
+    const rewound = await this.guard(workflowId, () => rewindRun(this.client, workflowId, options));
+    // Cancelled, they end like a kill: their own calls are answered.
+    await Promise.all(children.map((c) => this.client.workflow.getHandle(c.workflowId).cancel().catch(() => undefined)));
+    return rewound;
   }
 
   /** The run's history as JSON (latest execution unless `runId` is given). */

@@ -293,6 +293,7 @@ export class CallRunner {
       workflowId: workflowInfo().workflowId,
       epoch: state.log.epoch ?? workflowInfo().runId,
       path: state.input.parent?.path ?? [],
+      breakpoints: state.control.breakpointList,
       policy: state.policy,
       usage: state.usage,
       remainingTimeMs: () => state.policy.timeBudgetMs - state.elapsedMs(),

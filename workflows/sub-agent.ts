@@ -1,5 +1,5 @@
 import { CancellationScope, ChildWorkflowCancellationType, ChildWorkflowFailure, ParentClosePolicy, isCancellation, startChild } from '@temporalio/workflow';
-import { agentRunWorkflowType, type ChildRun, type RunInput, type RunPolicy, type RunResult, type ToolDefinition, type ToolOutput, type ToolRequest } from '../contracts';
+import { agentRunWorkflowType, type InterventionPoint, type ChildRun, type RunInput, type RunPolicy, type RunResult, type ToolDefinition, type ToolOutput, type ToolRequest } from '../contracts';
 import { workflowNowMs } from './clock';
 import { errorOutput } from './outputs';
 import type { Usage } from './budget';
@@ -13,6 +13,8 @@ export interface SubAgentHost {
   readonly path: readonly string[];
   readonly policy: RunPolicy;
   readonly usage: Usage;
+  /** The parent's breakpoints, passed down to the child. */
+  readonly breakpoints: readonly { point: InterventionPoint; tool?: string; once: boolean }[];
   /** Time left in the parent's time budget. */
   remainingTimeMs(): number;
   started(child: ChildRun): void;
@@ -74,6 +76,8 @@ export async function executeSubAgent(host: SubAgentHost, request: ToolRequest, 
     ...(run.plannerOptions !== undefined ? { plannerOptions: run.plannerOptions as never } : {}),
     ...(run.sessionState ? { sessionState: run.sessionState as never } : {}),
     policy: childPolicy(tool, host),
+    // The parent's breakpoints hold the child at the same safe points.
+    ...(host.breakpoints.length ? { breakpoints: host.breakpoints.map((b) => ({ ...b })) } : {}),
     parent: { workflowId: host.workflowId, toolCallId: request.toolCallId, path: [...host.path, request.toolCallId] },
   };
   const child: ChildRun = { toolCallId: request.toolCallId, workflowId, agent: spec.agent, turn: request.turn, status: 'running' };

@@ -143,6 +143,38 @@ describe('agents as tools (sub-agent child workflows) on a real dev server', () 
     expect(events.find((e) => e.type === 'child_ended')).toMatchObject({ status: 'terminated' });
   });
 
+  it('passes the parent\'s breakpoints down: the child holds at the same safe point', async () => {
+    const { workflowId } = await suite.agents.start(
+      delegatorRun([delegate('d1', 'echo', childScript({ name: 'echo', args: { text: 'x' } })), done], { breakpoints: [{ point: 'before_tool', tool: 'echo', once: false }] }),
+    );
+    const child = await waitFor('the child to pause at its breakpoint', async () => {
+      const tree = await suite.agents.tree(workflowId);
+      const id = tree.children[0]?.workflowId;
+      return id && (await suite.agents.status(id)).status === 'paused' ? id : undefined;
+    });
+    expect((await suite.agents.status(child)).pausedAt).toMatchObject({ point: 'before_tool' });
+    await suite.agents.resume(child);
+    expect((await suite.agents.result(workflowId)).status).toBe('completed');
+  });
+
+  it('a rewound parent starts new children; the children of the discarded branch end like a kill', async () => {
+    const { workflowId } = await suite.agents.start(delegatorRun([delegate('pay', 'pay', childScript({ name: 'transfer', args: { to: 'acme', amount: 300 } })), done]));
+    const [first] = await waitFor('the child approval', async () => {
+      const all = await suite.agents.pendingInputsTree(workflowId);
+      return all.length ? all : undefined;
+    });
+    await suite.agents.rewind(workflowId, { toTurn: 0, reason: 'try again' });
+    expect((await suite.agents.result(first!.workflowId)).status).toBe('terminated');
+    const [second] = await waitFor('the new child approval', async () => {
+      const all = await suite.agents.pendingInputsTree(workflowId);
+      return all.length && all[0]!.workflowId !== first!.workflowId ? all : undefined;
+    });
+    expect(second!.path).toEqual(['pay']);
+    await suite.agents.decideInTree(workflowId, ['pay'], { decision: 'approve', toolCallId: 'call_0_0' });
+    expect((await suite.agents.result(workflowId)).status).toBe('completed');
+    expect((await suite.agents.tree(workflowId)).children.map((c) => c.workflowId)).toEqual([second!.workflowId]);
+  });
+
   it('gives the sub-agent no more than its allowance and what the parent has left', async () => {
     const { workflowId } = await suite.agents.start(
       delegatorRun([delegate('d1', 'count', childScript({ name: 'echo', args: { text: 'x' } })), done], { policy: { maxToolCalls: 4 } }),
