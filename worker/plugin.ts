@@ -6,6 +6,7 @@ import { createActivities, type ActivityDependencies, type ToolImplementation } 
 import { createModelActivities, deltaPublisherFromEnv, openAIFromEnv, type ModelActivityDependencies } from '../activities/model';
 import type { AgentDefinition } from '../workflows/agent-registry';
 import { durableAgentsSinkName, type DurableAgentsSinks } from '../workflows/bundle-sinks';
+import { deploymentFromEnv, workerDeploymentOptions, type AgentDeployment } from './deployment';
 import { EncryptionCodec, encryptionKeysFromEnv, type EncryptionKeys } from './encryption';
 
 /** Options of {@link DurableAgentsPlugin}. */
@@ -28,6 +29,14 @@ export interface DurableAgentsPluginOptions {
    * all decrypt. Default: from DURABLE_AGENTS_ENCRYPTION_KEYS(_FILE); `null` turns it off.
    */
   readonly encryption?: EncryptionKeys | null;
+  /**
+   * Worker versioning: the Worker Deployment and build id this worker serves, and how its runs
+   * move between versions (default `PINNED`: a run finishes on the version it started on).
+   * Default: from DURABLE_AGENTS_DEPLOYMENT_NAME / DURABLE_AGENTS_BUILD_ID /
+   * DURABLE_AGENTS_VERSIONING_BEHAVIOR, unversioned when they are unset; `null` turns it off.
+   * A worker option `workerDeploymentOptions` of your own takes precedence.
+   */
+  readonly deployment?: AgentDeployment | null;
 }
 
 function withDeltas(model: DurableAgentsPluginOptions['model']): DurableAgentsPluginOptions['model'] {
@@ -105,6 +114,7 @@ function workerSinks(log: (message: string) => void): InjectedSinks<DurableAgent
  */
 export class DurableAgentsPlugin extends SimplePlugin {
   private readonly agentActivities: Record<string, (input: unknown) => Promise<unknown>>;
+  private readonly deploymentOptions: WorkerOptions['workerDeploymentOptions'];
 
   constructor(options: DurableAgentsPluginOptions) {
     const agents = options.agents;
@@ -127,6 +137,13 @@ export class DurableAgentsPlugin extends SimplePlugin {
       ...(codec ? { dataConverter: (dc) => ({ ...dc, payloadCodecs: [...(dc?.payloadCodecs ?? []), codec] }) } : {}),
     });
     this.agentActivities = activities;
+    const deployment = options.deployment === undefined ? deploymentFromEnv() : (options.deployment ?? undefined);
+    this.deploymentOptions = deployment ? workerDeploymentOptions(deployment) : undefined;
+  }
+
+  /** The worker deployment options this plugin gives workers (undefined: unversioned). */
+  get workerDeploymentOptions(): WorkerOptions['workerDeploymentOptions'] {
+    return this.deploymentOptions;
   }
 
   /** The activities this plugin registers, by activity type (for inspection and tests). */
@@ -150,6 +167,7 @@ export class DurableAgentsPlugin extends SimplePlugin {
       // wait is a replay (CPU) on another worker when the caching one is merely slow.
       stickyQueueScheduleToStartTimeout: configured.stickyQueueScheduleToStartTimeout ?? stickyTaskTimeout,
       sinks: { ...workerSinks(log), ...configured.sinks },
+      ...(this.deploymentOptions && !configured.workerDeploymentOptions ? { workerDeploymentOptions: this.deploymentOptions } : {}),
     };
   }
 

@@ -1,0 +1,152 @@
+/**
+ * Rolling out new worker code while runs are open (worker versioning): two releases of one agent
+ * whose workflow code differs incompatibly, each served by a worker of its own build id in one
+ * Worker Deployment. The official `temporal` CLI plays the operator.
+ */
+import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { temporal } from '@temporalio/proto';
+import { AgentClient } from 'durable-agents/client';
+import { bundleAgentWorkflows, createAgentWorker, implementTool, replayHistoryJson } from 'durable-agents/worker';
+import { releaseAgentV1, releaseAgentV2, shipV1, shipV2 } from '../support/versioned/agents';
+import { callStep, observations, scriptedInput } from '../support/scripts';
+import { createTestEnv, uniqueTaskQueue } from '../support/test-env';
+import { waitFor } from '../support/wait';
+
+const cliPath = process.env.TEMPORAL_CLI_PATH ?? '.tools/temporal/bin/temporal';
+const deploymentName = `agents-${randomUUID().slice(0, 8)}`;
+const taskQueue = uniqueTaskQueue('versioning');
+
+let env: TestWorkflowEnvironment;
+let agents: AgentClient;
+let bundles: { v1: WorkflowBundleWithSourceMap; v2: WorkflowBundleWithSourceMap };
+const workers: { worker: Worker; running: Promise<void> }[] = [];
+
+beforeAll(async () => {
+  env = await createTestEnv();
+  agents = new AgentClient(env.client, taskQueue, false);
+  const [v1, v2] = await Promise.all([bundleAgentWorkflows(require.resolve('../support/versioned/v1-workflows')), bundleAgentWorkflows(require.resolve('../support/versioned/v2-workflows'))]);
+  bundles = { v1, v2 };
+}, 120_000);
+
+afterAll(async () => {
+  for (const w of workers) if (w.worker.getState() === 'RUNNING') w.worker.shutdown();
+  await Promise.allSettled(workers.map((w) => w.running));
+  await env?.teardown();
+});
+
+/** Runs the official CLI against the test server; resolves with its stdout, rejects with its stderr. */
+function temporalCli(...args: string[]): Promise<string> {
+  return new Promise((done, fail) => {
+    execFile(cliPath, [...args, '--address', env.address, '--namespace', env.namespace ?? 'default'], { timeout: 60_000 }, (error, stdout, stderr) =>
+      error ? fail(new Error(`temporal ${args.join(' ')}: ${stderr || error.message}`)) : done(stdout),
+    );
+  });
+}
+
+/** Starts a worker of one release (its bundle, its tool implementation, its build id). */
+async function startRelease(buildId: 'v1' | 'v2'): Promise<void> {
+  const release = buildId === 'v1' ? { agent: releaseAgentV1, tool: implementTool(shipV1, ({ what }) => ({ shipped: what, by: 'v1' })) } : { agent: releaseAgentV2, tool: implementTool(shipV2, ({ what }) => ({ shipped: what, by: 'v2' })) };
+  const worker = await createAgentWorker({
+    config: { address: env.address, namespace: env.namespace ?? 'default', taskQueue },
+    connection: env.nativeConnection,
+    workflowBundle: bundles[buildId],
+    agents: [release.agent],
+    tools: [release.tool],
+    openai: null,
+    encryption: null,
+    deployment: { name: deploymentName, buildId },
+  });
+  workers.push({ worker, running: worker.run() });
+}
+
+/** Makes a build id the deployment's current version, once its worker has registered it. */
+async function makeCurrent(buildId: string): Promise<void> {
+  await waitFor(
+    `version ${buildId} to register`,
+    () =>
+      temporalCli('worker', 'deployment', 'describe-version', '--deployment-name', deploymentName, '--build-id', buildId, '-o', 'json').then(
+        () => true,
+        () => undefined,
+      ),
+    60_000,
+  );
+  await temporalCli('worker', 'deployment', 'set-current-version', '--deployment-name', deploymentName, '--build-id', buildId, '--yes');
+}
+
+function shipRun(what: string) {
+  return { ...scriptedInput([callStep({ name: 'ship', args: { what } }), { type: 'final', text: `shipped ${what}`, reportObservations: true }]), agent: 'release' };
+}
+
+/** The build ids that completed the run's workflow tasks, in order, as its history stamps them. */
+async function taskBuildIds(workflowId: string): Promise<string[]> {
+  const history = await env.client.workflow.getHandle(workflowId).fetchHistory();
+  return (history.events ?? []).flatMap((e) => {
+    const done = e.workflowTaskCompletedEventAttributes;
+    return done ? [`${done.deploymentVersion?.deploymentName ?? '-'}.${done.deploymentVersion?.buildId ?? '-'}`] : [];
+  });
+}
+
+describe('worker versioning: a new release rolls out while a run waits', () => {
+  let oldRun: string;
+
+  it('a run started on release 1 waits for its approval, pinned to release 1', async () => {
+    await startRelease('v1');
+    await makeCurrent('v1');
+    ({ workflowId: oldRun } = await agents.start(shipRun('A')));
+    await waitFor('the approval request', async () => ((await agents.pendingInputs(oldRun)).approvals.length === 1 ? true : undefined));
+    expect(await agents.workerVersion(oldRun)).toEqual({ deploymentName, buildId: 'v1', behavior: 'PINNED', override: null });
+  });
+
+  it('with release 2 current, new runs run on release 2 (no approval there)', async () => {
+    await startRelease('v2');
+    await makeCurrent('v2');
+    const described = JSON.parse(await temporalCli('worker', 'deployment', 'describe', '--name', deploymentName, '-o', 'json')) as { routingConfig?: { currentVersionBuildId?: string; currentVersion?: { buildId?: string } } };
+    expect(JSON.stringify(described.routingConfig)).toContain('v2');
+
+    const { workflowId } = await agents.start(shipRun('B'));
+    const result = await agents.result(workflowId);
+    expect(observations(result)).toEqual([expect.objectContaining({ name: 'ship', status: 'ok', result: { shipped: 'B', by: 'v2' } })]);
+    expect(await agents.workerVersion(workflowId)).toEqual({ deploymentName, buildId: 'v2', behavior: 'PINNED', override: null });
+    expect(new Set(await taskBuildIds(workflowId))).toEqual(new Set([`${deploymentName}.v2`]));
+  });
+
+  it('the open run, approved now, completes on release 1 with release 1 code', async () => {
+    await agents.decide(oldRun, { decision: 'approve', toolCallId: 'call_0_0', by: 'ops' });
+    const result = await agents.result(oldRun);
+    expect(result.status).toBe('completed');
+    expect(observations(result)).toEqual([expect.objectContaining({ name: 'ship', status: 'ok', result: { shipped: 'A', by: 'v1' } })]);
+    expect(await agents.workerVersion(oldRun)).toMatchObject({ deploymentName, buildId: 'v1', behavior: 'PINNED' });
+    // Every workflow task of the run, before and after release 2 became current, ran on release 1.
+    const stamps = await taskBuildIds(oldRun);
+    expect(stamps.length).toBeGreaterThan(2);
+    expect(new Set(stamps)).toEqual(new Set([`${deploymentName}.v1`]));
+  });
+
+  it('release 2 could not have taken the run over: its code fails to replay the run\'s history', async () => {
+    const history: unknown = JSON.parse(await agents.exportHistory(oldRun));
+    expect(await replayHistoryJson(history, { code: bundles.v1.code })).toMatchObject({ ok: true });
+    expect(await replayHistoryJson(history, { code: bundles.v2.code })).toMatchObject({ ok: false, kind: 'nondeterminism' });
+  });
+
+  it('release 1 reports drained once its last pinned run closed', async () => {
+    const { VersionDrainageStatus } = temporal.api.enums.v1;
+    const drainage = await waitFor(
+      'release 1 to report drained',
+      async () => {
+        const response = await env.client.workflowService.describeWorkerDeploymentVersion({
+          namespace: env.namespace ?? 'default',
+          deploymentVersion: { deploymentName, buildId: 'v1' },
+        });
+        const info = response.workerDeploymentVersionInfo?.drainageInfo;
+        return info?.status === VersionDrainageStatus.VERSION_DRAINAGE_STATUS_DRAINED ? info : undefined;
+      },
+      120_000,
+    );
+    expect(drainage.status).toBe(VersionDrainageStatus.VERSION_DRAINAGE_STATUS_DRAINED);
+    const cli = await temporalCli('worker', 'deployment', 'describe-version', '--deployment-name', deploymentName, '--build-id', 'v1');
+    expect(cli).toMatch(/Drain\w*\s+drained/i);
+  }, 150_000);
+});
