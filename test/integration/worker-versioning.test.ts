@@ -76,8 +76,17 @@ async function makeCurrent(buildId: string): Promise<void> {
   await temporalCli('worker', 'deployment', 'set-current-version', '--deployment-name', deploymentName, '--build-id', buildId, '--yes');
 }
 
-function shipRun(what: string) {
-  return { ...scriptedInput([callStep({ name: 'ship', args: { what } }), { type: 'final', text: `shipped ${what}`, reportObservations: true }]), agent: 'release' };
+function shipRun(...what: string[]) {
+  const calls = what.map((w) => callStep({ name: 'ship', args: { what: w } }));
+  return { ...scriptedInput([...calls, { type: 'final', text: `shipped ${what.join(', ')}`, reportObservations: true }]), agent: 'release' };
+}
+
+/** The run's open approval requests, once there are any. */
+function approvals(workflowId: string) {
+  return waitFor('an approval request', async () => {
+    const { approvals: open } = await agents.pendingInputs(workflowId);
+    return open.length > 0 ? open : undefined;
+  });
 }
 
 /** The build ids that completed the run's workflow tasks, in order, as its history stamps them. */
@@ -91,13 +100,23 @@ async function taskBuildIds(workflowId: string): Promise<string[]> {
 
 describe('worker versioning: a new release rolls out while a run waits', () => {
   let oldRun: string;
+  let longRun: string;
+  const sessionId = `versioned-${randomUUID().slice(0, 8)}`;
 
   it('a run started on release 1 waits for its approval, pinned to release 1', async () => {
     await startRelease('v1');
     await makeCurrent('v1');
     ({ workflowId: oldRun } = await agents.start(shipRun('A')));
-    await waitFor('the approval request', async () => ((await agents.pendingInputs(oldRun)).approvals.length === 1 ? true : undefined));
+    expect((await approvals(oldRun)).map((a) => a.toolCallId)).toEqual(['call_0_0']);
     expect(await agents.workerVersion(oldRun)).toEqual({ deploymentName, buildId: 'v1', behavior: 'PINNED', override: null });
+    // A long run: it continues as new after its first call (a low event threshold).
+    ({ workflowId: longRun } = await agents.start({ ...shipRun('C1', 'C2'), policy: { continueAsNewAfterEvents: 10 } }));
+    await approvals(longRun);
+    // A session whose first run ran on release 1; it stays open, idle.
+    await agents.openSession(sessionId, { agent: 'release' });
+    const first = await agents.sendMessage(sessionId, { content: 'hello', plannerOptions: { steps: [{ type: 'final', text: 'hi' }] } });
+    expect((await waitFor('the first session run', () => agents.result(first.workflowId).catch(() => undefined))).final?.text).toBe('hi');
+    expect(await agents.workerVersion(first.workflowId)).toMatchObject({ buildId: 'v1' });
   });
 
   it('with release 2 current, new runs run on release 2 (no approval there)', async () => {
@@ -113,6 +132,20 @@ describe('worker versioning: a new release rolls out while a run waits', () => {
     expect(new Set(await taskBuildIds(workflowId))).toEqual(new Set([`${deploymentName}.v2`]));
   });
 
+  it('an open session moves to release 2 before its next run; that run runs on release 2', async () => {
+    const sessionWorkflowId = `session-${sessionId}`;
+    const before = (await env.client.workflow.getHandle(sessionWorkflowId).describe()).runId;
+    expect(await agents.workerVersion(sessionWorkflowId)).toMatchObject({ buildId: 'v1' });
+    const second = await agents.sendMessage(sessionId, { content: 'ship S', plannerOptions: shipRun('S').plannerOptions });
+    const result = await waitFor('the second session run', () => agents.result(second.workflowId).catch(() => undefined));
+    expect(observations(result).map((o) => o.result)).toEqual([{ shipped: 'S', by: 'v2' }]);
+    expect(await agents.workerVersion(second.workflowId)).toMatchObject({ deploymentName, buildId: 'v2', behavior: 'PINNED' });
+    const after = await env.client.workflow.getHandle(sessionWorkflowId).describe();
+    expect(after.runId).not.toBe(before);
+    expect(await agents.workerVersion(sessionWorkflowId)).toMatchObject({ buildId: 'v2', behavior: 'PINNED' });
+    expect((await agents.session(sessionId)).runs.map((r) => r.status)).toEqual(['completed', 'completed']);
+  });
+
   it('the open run, approved now, completes on release 1 with release 1 code', async () => {
     await agents.decide(oldRun, { decision: 'approve', toolCallId: 'call_0_0', by: 'ops' });
     const result = await agents.result(oldRun);
@@ -123,6 +156,20 @@ describe('worker versioning: a new release rolls out while a run waits', () => {
     const stamps = await taskBuildIds(oldRun);
     expect(stamps.length).toBeGreaterThan(2);
     expect(new Set(stamps)).toEqual(new Set([`${deploymentName}.v1`]));
+  });
+
+  it('a pinned run that continues as new goes on on release 1 (the new execution inherits the version)', async () => {
+    const firstExecution = (await env.client.workflow.getHandle(longRun).describe()).runId;
+    await agents.decide(longRun, { decision: 'approve', toolCallId: 'call_0_0' });
+    // Release 1 asks for an approval of the second call too; release 2 would have run it at once.
+    const [second] = await approvals(longRun);
+    const described = await env.client.workflow.getHandle(longRun).describe();
+    expect(described.runId).not.toBe(firstExecution);
+    expect(await agents.workerVersion(longRun)).toMatchObject({ deploymentName, buildId: 'v1', behavior: 'PINNED' });
+    await agents.decide(longRun, { decision: 'approve', toolCallId: second!.toolCallId });
+    const result = await agents.result(longRun);
+    expect(observations(result).map((o) => o.result)).toEqual([{ shipped: 'C1', by: 'v1' }, { shipped: 'C2', by: 'v1' }]);
+    expect(new Set(await taskBuildIds(longRun))).toEqual(new Set([`${deploymentName}.v1`]));
   });
 
   it('release 2 could not have taken the run over: its code fails to replay the run\'s history', async () => {
