@@ -11,6 +11,7 @@ import { temporal } from '@temporalio/proto';
 import { AgentClient } from 'durable-agents/client';
 import { bundleAgentWorkflows, createAgentWorker, implementTool, replayHistoryJson } from 'durable-agents/worker';
 import { releaseAgentV1, releaseAgentV2, shipV1, shipV2 } from '../support/versioned/agents';
+import { lines, runAgentctl } from '../support/agentctl-cli';
 import { callStep, observations, scriptedInput } from '../support/scripts';
 import { createTestEnv, uniqueTaskQueue } from '../support/test-env';
 import { waitFor } from '../support/wait';
@@ -109,6 +110,9 @@ describe('worker versioning: a new release rolls out while a run waits', () => {
     ({ workflowId: oldRun } = await agents.start(shipRun('A')));
     expect((await approvals(oldRun)).map((a) => a.toolCallId)).toEqual(['call_0_0']);
     expect(await agents.workerVersion(oldRun)).toEqual({ deploymentName, buildId: 'v1', behavior: 'PINNED', override: null });
+    const status = await runAgentctl({ env, agents, taskQueue }, ['status', oldRun]);
+    expect(status.code).toBe(0);
+    expect(lines(status.stdout)).toContain(`worker      ${deploymentName}.v1 (pinned)`);
     // A long run: it continues as new after its first call (a low event threshold).
     ({ workflowId: longRun } = await agents.start({ ...shipRun('C1', 'C2'), policy: { continueAsNewAfterEvents: 10 } }));
     await approvals(longRun);

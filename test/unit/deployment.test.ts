@@ -1,3 +1,4 @@
+import { devServerSafetyArgs } from '../../worker/dev-server';
 import { DurableAgentsPlugin } from '../../worker/plugin';
 import { checkDeployment, deploymentFromEnv, workerDeploymentOptions } from '../../worker/deployment';
 import { formatWorkerVersion, runWorkerVersion } from '../../client/worker-version';
@@ -70,5 +71,13 @@ describe('a run\'s worker version', () => {
     );
     expect(v).toEqual({ deploymentName: 'agents', buildId: 'v1', behavior: 'PINNED', override: { behavior: 'PINNED', deploymentName: 'agents', buildId: 'v0' } });
     expect(formatWorkerVersion(v)).toBe('agents.v1 (pinned), override: pinned to agents.v0');
+  });
+});
+
+describe('dev server', () => {
+  it('reports a drained version within seconds, not the cluster defaults of minutes', () => {
+    const args = devServerSafetyArgs.join(' ');
+    expect(args).toContain('matching.wv.VersionDrainageStatusVisibilityGracePeriod="5s"');
+    expect(args).toContain('matching.wv.VersionDrainageStatusRefreshInterval="5s"');
   });
 });
