@@ -47,34 +47,35 @@ function temporalCli(...args: string[]): Promise<string> {
   });
 }
 
-/** Starts a worker of one release (its bundle, its tool implementation, its build id). */
-async function startRelease(buildId: 'v1' | 'v2'): Promise<void> {
+/** Starts a worker of one release (its bundle, its tool implementation, its build id or none). */
+async function startRelease(buildId: 'v1' | 'v2', on: { queue: string; deployment: string | null } = { queue: taskQueue, deployment: deploymentName }): Promise<Worker> {
   const release = buildId === 'v1' ? { agent: releaseAgentV1, tool: implementTool(shipV1, ({ what }) => ({ shipped: what, by: 'v1' })) } : { agent: releaseAgentV2, tool: implementTool(shipV2, ({ what }) => ({ shipped: what, by: 'v2' })) };
   const worker = await createAgentWorker({
-    config: { address: env.address, namespace: env.namespace ?? 'default', taskQueue },
+    config: { address: env.address, namespace: env.namespace ?? 'default', taskQueue: on.queue },
     connection: env.nativeConnection,
     workflowBundle: bundles[buildId],
     agents: [release.agent],
     tools: [release.tool],
     openai: null,
     encryption: null,
-    deployment: { name: deploymentName, buildId },
+    deployment: on.deployment === null ? null : { name: on.deployment, buildId },
   });
   workers.push({ worker, running: worker.run() });
+  return worker;
 }
 
 /** Makes a build id the deployment's current version, once its worker has registered it. */
-async function makeCurrent(buildId: string): Promise<void> {
+async function makeCurrent(buildId: string, deployment = deploymentName): Promise<void> {
   await waitFor(
     `version ${buildId} to register`,
     () =>
-      temporalCli('worker', 'deployment', 'describe-version', '--deployment-name', deploymentName, '--build-id', buildId, '-o', 'json').then(
+      temporalCli('worker', 'deployment', 'describe-version', '--deployment-name', deployment, '--build-id', buildId, '-o', 'json').then(
         () => true,
         () => undefined,
       ),
     60_000,
   );
-  await temporalCli('worker', 'deployment', 'set-current-version', '--deployment-name', deploymentName, '--build-id', buildId, '--yes');
+  await temporalCli('worker', 'deployment', 'set-current-version', '--deployment-name', deployment, '--build-id', buildId, '--yes');
 }
 
 function shipRun(...what: string[]) {
@@ -200,4 +201,28 @@ describe('worker versioning: a new release rolls out while a run waits', () => {
     const cli = await temporalCli('worker', 'deployment', 'describe-version', '--deployment-name', deploymentName, '--build-id', 'v1');
     expect(cli).toMatch(/Drain\w*\s+drained/i);
   }, 150_000);
+});
+
+describe('turning versioning on: runs of unversioned workers are not pinned', () => {
+  it('an open run of an unversioned worker moves to the first current version at its next task', async () => {
+    const queue = uniqueTaskQueue('unversioned');
+    const deployment = `agents-${randomUUID().slice(0, 8)}`;
+    const onQueue = new AgentClient(env.client, queue, false);
+    const unversioned = await startRelease('v1', { queue, deployment: null });
+    const { workflowId } = await onQueue.start(shipRun('U'));
+    await waitFor('the approval request', async () => ((await onQueue.pendingInputs(workflowId)).approvals.length > 0 ? true : undefined));
+    expect(await onQueue.workerVersion(workflowId)).toEqual({ deploymentName: null, buildId: null, behavior: null, override: null });
+
+    // The same code, now versioned; the unversioned worker keeps polling, and gets nothing more.
+    await startRelease('v1', { queue, deployment });
+    await makeCurrent('v1', deployment);
+    await onQueue.decide(workflowId, { decision: 'approve', toolCallId: 'call_0_0' });
+    const result = await onQueue.result(workflowId);
+    unversioned.shutdown();
+    expect(observations(result).map((o) => o.result)).toEqual([{ shipped: 'U', by: 'v1' }]);
+    expect(await onQueue.workerVersion(workflowId)).toMatchObject({ deploymentName: deployment, buildId: 'v1' });
+    const stamps = await taskBuildIds(workflowId);
+    expect(stamps[0]).toBe('-.-');
+    expect(stamps.at(-1)).toBe(`${deployment}.v1`);
+  });
 });
