@@ -76,6 +76,19 @@ async function makeCurrent(buildId: string, deployment = deploymentName): Promis
     60_000,
   );
   await temporalCli('worker', 'deployment', 'set-current-version', '--deployment-name', deployment, '--build-id', buildId, '--yes');
+  // The routing change reaches the task queue's partitions asynchronously; wait until it has.
+  const { RoutingConfigUpdateState } = temporal.api.enums.v1;
+  await waitFor(`version ${buildId} to be current on the task queue`, async () => {
+    const { workerDeploymentInfo: info } = await env.client.workflowService.describeWorkerDeployment({ namespace: env.namespace ?? 'default', deploymentName: deployment });
+    const current = info?.routingConfig?.currentDeploymentVersion?.buildId;
+    return current === buildId && info?.routingConfigUpdateState === RoutingConfigUpdateState.ROUTING_CONFIG_UPDATE_STATE_COMPLETED ? true : undefined;
+  });
+}
+
+/** How many running executions the CLI counts pinned to a version (search attribute `deployment:buildId`). */
+async function runningOn(buildId: string): Promise<number> {
+  const out = await temporalCli('workflow', 'count', '--query', `TemporalWorkerDeploymentVersion = '${deploymentName}:${buildId}' AND ExecutionStatus = 'Running'`);
+  return Number(/Total: (\d+)/.exec(out)?.[1] ?? NaN);
 }
 
 function shipRun(...what: string[]) {
@@ -111,6 +124,7 @@ describe('worker versioning: a new release rolls out while a run waits', () => {
     ({ workflowId: oldRun } = await agents.start(shipRun('A')));
     expect((await approvals(oldRun)).map((a) => a.toolCallId)).toEqual(['call_0_0']);
     expect(await agents.workerVersion(oldRun)).toEqual({ deploymentName, buildId: 'v1', behavior: 'PINNED', override: null });
+    await waitFor('the run counted on v1', async () => ((await runningOn('v1')) === 1 ? true : undefined));
     const status = await runAgentctl({ env, agents, taskQueue }, ['status', oldRun]);
     expect(status.code).toBe(0);
     expect(lines(status.stdout)).toContain(`worker      ${deploymentName}.v1 (pinned)`);
@@ -198,8 +212,9 @@ describe('worker versioning: a new release rolls out while a run waits', () => {
       120_000,
     );
     expect(drainage.status).toBe(VersionDrainageStatus.VERSION_DRAINAGE_STATUS_DRAINED);
+    expect(await runningOn('v1')).toBe(0);
     const cli = await temporalCli('worker', 'deployment', 'describe-version', '--deployment-name', deploymentName, '--build-id', 'v1');
-    expect(cli).toMatch(/Drain\w*\s+drained/i);
+    expect(cli).toMatch(/DrainageStatus +drained/);
   }, 150_000);
 });
 
