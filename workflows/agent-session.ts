@@ -28,12 +28,23 @@ import {
 import { rejection } from './failures';
 import { sessionsFollowNewVersions } from './patches';
 
+/** The worker version (`deployment.buildId`) running this workflow task, if versioned. */
+function currentVersion(): string | undefined {
+  const version = workflowInfo().currentDeploymentVersion;
+  return version ? `${version.deploymentName}.${version.buildId}` : undefined;
+}
+
 /**
- * Whether the deployment's current version is no longer the one this (pinned) session runs on.
- * Always false on unversioned workers, so their sessions record no patch marker.
+ * Whether the session should continue as new onto its deployment's new current version: the
+ * target changed, and the session did not just come from this very version (a move that could
+ * not leave it, e.g. an operator's pinned override, is not retried in a loop). Always false on
+ * unversioned workers, so their sessions record no patch marker.
  */
-function hasNewTargetVersion(): boolean {
-  return workflowInfo().targetWorkerDeploymentVersionChanged && patched(sessionsFollowNewVersions);
+function shouldFollowNewVersion(state: ParsedSessionInput): boolean {
+  if (!workflowInfo().targetWorkerDeploymentVersionChanged) return false;
+  const here = currentVersion();
+  if (here === undefined || state.movedFrom === here) return false;
+  return patched(sessionsFollowNewVersions);
 }
 
 /** Continues the session as new on the deployment's current version (worker versioning). */
@@ -93,10 +104,10 @@ export async function agentSession(rawInput: SessionInput): Promise<SessionRepor
 
   for (;;) {
     await condition(() => state.queue.length > 0 || closed);
-    if (!closed && state.queue.length > 0 && hasNewTargetVersion()) {
+    if (!closed && state.queue.length > 0 && shouldFollowNewVersion(state)) {
       // Between runs, nothing of the session's own code is in flight: the queued messages carry over.
       await condition(allHandlersFinished);
-      await continueOnCurrentVersion({ ...state, runs: state.runs.slice(-50) });
+      await continueOnCurrentVersion({ ...state, runs: state.runs.slice(-50), movedFrom: currentVersion() });
     }
     const next = state.queue.shift();
     if (!next) break;

@@ -165,6 +165,29 @@ describe('worker versioning: a new release rolls out while a run waits', () => {
     expect((await agents.session(sessionId)).runs.map((r) => r.status)).toEqual(['completed', 'completed']);
   });
 
+  it("an operator's override keeps a session on release 1, and its runs with it", async () => {
+    const pinnedSession = `pinned-${randomUUID().slice(0, 8)}`;
+    const workflowId = `session-${pinnedSession}`;
+    await agents.openSession(pinnedSession, { agent: 'release' });
+    await temporalCli(
+      'workflow', 'update-options', '--workflow-id', workflowId, '--versioning-override-behavior', 'pinned',
+      '--versioning-override-deployment-name', deploymentName, '--versioning-override-build-id', 'v1',
+    );
+    const record = await agents.sendMessage(pinnedSession, { content: 'ship P', plannerOptions: shipRun('P').plannerOptions });
+    // Release 1 code: the call waits for its approval.
+    const [approval] = await approvals(record.workflowId);
+    await agents.decide(record.workflowId, { decision: 'approve', toolCallId: approval!.toolCallId });
+    expect(observations(await agents.result(record.workflowId)).map((o) => o.result)).toEqual([{ shipped: 'P', by: 'v1' }]);
+    await agents.closeSession(pinnedSession);
+    await env.client.workflow.getHandle(workflowId).result();
+    expect(await agents.workerVersion(workflowId)).toMatchObject({ buildId: 'v1', override: { behavior: 'PINNED', deploymentName, buildId: 'v1' } });
+    // Under the override Temporal reports no new target, so the session never tried to move: it
+    // closed in its first execution. (Were a move attempted and held back by the override, the
+    // session's `movedFrom` would stop a second attempt.)
+    const described = await env.client.workflow.getHandle(workflowId).describe();
+    expect(described.runId).toBe(described.raw.workflowExecutionInfo?.firstRunId);
+  });
+
   it('the open run, approved now, completes on release 1 with release 1 code', async () => {
     await agents.decide(oldRun, { decision: 'approve', toolCallId: 'call_0_0', by: 'ops' });
     const result = await agents.result(oldRun);
