@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { temporal } from '@temporalio/proto';
-import { AgentClient } from 'durable-agents/client';
+import { AgentClient, AgentClientError } from 'durable-agents/client';
 import { bundleAgentWorkflows, createAgentWorker, implementTool, replayHistoryJson } from 'durable-agents/worker';
 import { releaseAgentV1, releaseAgentV2, shipV1, shipV2 } from '../support/versioned/agents';
 import { lines, runAgentctl } from '../support/agentctl-cli';
@@ -64,8 +64,13 @@ async function startRelease(buildId: 'v1' | 'v2', on: { queue: string; deploymen
   return worker;
 }
 
-/** Makes a build id the deployment's current version, once its worker has registered it. */
-async function makeCurrent(buildId: string, deployment = deploymentName): Promise<void> {
+/**
+ * Routes new runs to a build id as the operator would with the CLI: makes it the deployment's
+ * current version, or its ramping version for `percentage` of new runs, once its worker has
+ * registered it, and waits until the change has reached the task queue.
+ */
+async function route(buildId: string, options: { deployment?: string; rampPercentage?: number } = {}): Promise<void> {
+  const deployment = options.deployment ?? deploymentName;
   await waitFor(
     `version ${buildId} to register`,
     () =>
@@ -75,13 +80,17 @@ async function makeCurrent(buildId: string, deployment = deploymentName): Promis
       ),
     60_000,
   );
-  await temporalCli('worker', 'deployment', 'set-current-version', '--deployment-name', deployment, '--build-id', buildId, '--yes');
+  const ramping = options.rampPercentage !== undefined;
+  await temporalCli(
+    'worker', 'deployment', ramping ? 'set-ramping-version' : 'set-current-version', '--deployment-name', deployment, '--build-id', buildId,
+    ...(ramping ? ['--percentage', String(options.rampPercentage)] : []), '--yes',
+  );
   // The routing change reaches the task queue's partitions asynchronously; wait until it has.
   const { RoutingConfigUpdateState } = temporal.api.enums.v1;
-  await waitFor(`version ${buildId} to be current on the task queue`, async () => {
+  await waitFor(`version ${buildId} to be ${ramping ? 'ramping' : 'current'} on the task queue`, async () => {
     const { workerDeploymentInfo: info } = await env.client.workflowService.describeWorkerDeployment({ namespace: env.namespace ?? 'default', deploymentName: deployment });
-    const current = info?.routingConfig?.currentDeploymentVersion?.buildId;
-    return current === buildId && info?.routingConfigUpdateState === RoutingConfigUpdateState.ROUTING_CONFIG_UPDATE_STATE_COMPLETED ? true : undefined;
+    const routed = ramping ? info?.routingConfig?.rampingDeploymentVersion?.buildId : info?.routingConfig?.currentDeploymentVersion?.buildId;
+    return routed === buildId && info?.routingConfigUpdateState === RoutingConfigUpdateState.ROUTING_CONFIG_UPDATE_STATE_COMPLETED ? true : undefined;
   });
 }
 
@@ -96,11 +105,14 @@ function shipRun(...what: string[]) {
   return { ...scriptedInput([...calls, { type: 'final', text: `shipped ${what.join(', ')}`, reportObservations: true }]), agent: 'release' };
 }
 
-/** The run's open approval requests, once there are any. */
+/** The run's open approval requests, once there are any (a session's run may not exist yet). */
 function approvals(workflowId: string) {
   return waitFor('an approval request', async () => {
-    const { approvals: open } = await agents.pendingInputs(workflowId);
-    return open.length > 0 ? open : undefined;
+    const pending = await agents.pendingInputs(workflowId).catch((err: unknown) => {
+      if (err instanceof AgentClientError && err.type === 'run_not_found') return undefined;
+      throw err;
+    });
+    return pending && pending.approvals.length > 0 ? pending.approvals : undefined;
   });
 }
 
@@ -120,7 +132,7 @@ describe('worker versioning: a new release rolls out while a run waits', () => {
 
   it('a run started on release 1 waits for its approval, pinned to release 1', async () => {
     await startRelease('v1');
-    await makeCurrent('v1');
+    await route('v1');
     ({ workflowId: oldRun } = await agents.start(shipRun('A')));
     expect((await approvals(oldRun)).map((a) => a.toolCallId)).toEqual(['call_0_0']);
     expect(await agents.workerVersion(oldRun)).toEqual({ deploymentName, buildId: 'v1', behavior: 'PINNED', override: null });
@@ -138,11 +150,15 @@ describe('worker versioning: a new release rolls out while a run waits', () => {
     expect(await agents.workerVersion(first.workflowId)).toMatchObject({ buildId: 'v1' });
   });
 
-  it('with release 2 current, new runs run on release 2 (no approval there)', async () => {
+  it('release 2 ramping at 100 %, then current: new runs run on release 2 (no approval there)', async () => {
     await startRelease('v2');
-    await makeCurrent('v2');
-    const described = JSON.parse(await temporalCli('worker', 'deployment', 'describe', '--name', deploymentName, '-o', 'json')) as { routingConfig?: { currentVersionBuildId?: string; currentVersion?: { buildId?: string } } };
-    expect(JSON.stringify(described.routingConfig)).toContain('v2');
+    await route('v2', { rampPercentage: 100 });
+    const ramped = await agents.start(shipRun('R'));
+    expect(observations(await agents.result(ramped.workflowId)).map((o) => o.result)).toEqual([{ shipped: 'R', by: 'v2' }]);
+
+    await route('v2');
+    const described = JSON.parse(await temporalCli('worker', 'deployment', 'describe', '--name', deploymentName, '-o', 'json')) as { routingConfig: { currentVersionBuildID: string; rampingVersionBuildID: string } };
+    expect(described.routingConfig).toMatchObject({ currentVersionBuildID: 'v2', rampingVersionBuildID: '' });
 
     const { workflowId } = await agents.start(shipRun('B'));
     const result = await agents.result(workflowId);
@@ -239,6 +255,21 @@ describe('worker versioning: a new release rolls out while a run waits', () => {
     const cli = await temporalCli('worker', 'deployment', 'describe-version', '--deployment-name', deploymentName, '--build-id', 'v1');
     expect(cli).toMatch(/DrainageStatus +drained/);
   }, 150_000);
+
+  it('rolling back: with release 1 current again, new runs and the open session go back to it', async () => {
+    await route('v1');
+    const { workflowId } = await agents.start(shipRun('D'));
+    const [call] = await approvals(workflowId);
+    await agents.decide(workflowId, { decision: 'approve', toolCallId: call!.toolCallId });
+    expect(observations(await agents.result(workflowId)).map((o) => o.result)).toEqual([{ shipped: 'D', by: 'v1' }]);
+
+    // The session moved to release 2 earlier; it moves back before its next run.
+    const third = await agents.sendMessage(sessionId, { content: 'ship T', plannerOptions: shipRun('T').plannerOptions });
+    const [approval] = await approvals(third.workflowId);
+    await agents.decide(third.workflowId, { decision: 'approve', toolCallId: approval!.toolCallId });
+    expect(observations(await agents.result(third.workflowId)).map((o) => o.result)).toEqual([{ shipped: 'T', by: 'v1' }]);
+    expect(await agents.workerVersion(`session-${sessionId}`)).toMatchObject({ buildId: 'v1', behavior: 'PINNED' });
+  });
 });
 
 describe('turning versioning on: runs of unversioned workers are not pinned', () => {
@@ -253,7 +284,7 @@ describe('turning versioning on: runs of unversioned workers are not pinned', ()
 
     // The same code, now versioned; the unversioned worker keeps polling, and gets nothing more.
     await startRelease('v1', { queue, deployment });
-    await makeCurrent('v1', deployment);
+    await route('v1', { deployment });
     await onQueue.decide(workflowId, { decision: 'approve', toolCallId: 'call_0_0' });
     const result = await onQueue.result(workflowId);
     unversioned.shutdown();
