@@ -13,7 +13,7 @@ import { bundleAgentWorkflows, createAgentWorker, implementTool, replayHistoryJs
 import { releaseAgentV1, releaseAgentV2, shipV1, shipV2 } from '../support/versioned/agents';
 import { lines, runAgentctl } from '../support/agentctl-cli';
 import { callStep, observations, scriptedInput } from '../support/scripts';
-import { createTestEnv, uniqueTaskQueue } from '../support/test-env';
+import { createTestEnv, existingTestServer, uniqueTaskQueue } from '../support/test-env';
 import { waitFor } from '../support/wait';
 
 const cliPath = process.env.TEMPORAL_CLI_PATH ?? '.tools/temporal/bin/temporal';
@@ -236,7 +236,11 @@ describe('worker versioning: a new release rolls out while a run waits', () => {
     expect(await replayHistoryJson(history, { code: bundles.v2.code })).toMatchObject({ ok: false, kind: 'nondeterminism' });
   });
 
-  it('release 1 reports drained once its last pinned run closed', async () => {
+  // Our dev server reports drainage within seconds (worker/dev-server.ts, drainageStatusArgs); a
+  // server of its own (DURABLE_AGENTS_TEST_SERVER) may take Temporal's default minutes.
+  const onOurDevServer = existingTestServer() ? it.skip : it;
+
+  onOurDevServer('release 1 reports drained once its last pinned run closed', async () => {
     const { VersionDrainageStatus } = temporal.api.enums.v1;
     const drainage = await waitFor(
       'release 1 to report drained',
