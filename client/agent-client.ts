@@ -59,6 +59,7 @@ import { fetchDecodedHistory } from './decoded-history';
 import { decideInTree, followTree, pendingInputsTree, runTree, type RunTree, type TreeEvent, type TreePendingInputs } from './run-tree';
 import { exportHistory } from './history';
 import { historyEntries, historySummary, type HistoryEntry, type HistoryStatus } from './history-view';
+import { runWorkerVersion, type RunWorkerVersion } from './worker-version';
 
 /**
  * Error type strings of the client; match on `type`. `rejected`: the run refused the
@@ -293,9 +294,21 @@ export class AgentClient {
         historyLength: description.historyLength,
         startTime: description.startTime.toISOString(),
         closeTime: description.closeTime?.toISOString() ?? null,
+        workerVersion: runWorkerVersion(description),
         ...historySummary(events ?? []),
       };
     });
+  }
+
+  /**
+   * The worker version (Worker Deployment and build id) the run's latest execution is on, and
+   * whether it is pinned to it; all null for a run of unversioned workers. Needs no worker.
+   *
+   * @example
+   * const v = await agents.workerVersion(workflowId); // { deploymentName: 'agents', buildId: 'v1', behavior: 'PINNED', override: null }
+   */
+  async workerVersion(workflowId: string): Promise<RunWorkerVersion> {
+    return this.guard(workflowId, async () => runWorkerVersion(await this.handle(workflowId).describe()));
   }
 
   /** The steps of the run's latest execution as its Temporal history records them. */

@@ -1,5 +1,6 @@
 import { defaultPayloadConverter } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
+import type { RunWorkerVersion } from './worker-version';
 import { runResultSchema, toolActivityInputSchema, type RunResult } from '../contracts';
 import { checkpointsOf } from './checkpoints';
 
@@ -27,6 +28,8 @@ export interface HistoryStatus {
   readonly historyLength: number;
   readonly startTime: string;
   readonly closeTime: string | null;
+  /** The worker version the run is on (all null when its workers are unversioned). */
+  readonly workerVersion: RunWorkerVersion;
   /** Why the run failed, when it did. */
   readonly failure?: string;
   /** The run's result, when it completed. */

@@ -12,6 +12,7 @@ export { AgentClient, AgentClientError, type AgentClientErrorType, type StartOpt
 export { historyEntries, formatHistoryEntry, type HistoryEntry, type HistoryStatus } from './history-view';
 export { checkpointsOf, rewindRun, CheckpointError, type Checkpoint, type RewindOptions, type CorrectionDelivery } from './checkpoints';
 export { exportHistory } from './history';
+export { runWorkerVersion, formatWorkerVersion, type RunWorkerVersion } from './worker-version';
 export { listRuns, listSessions, type RunListEntry, type SessionListEntry, type ListPage, type ListOptions } from './run-list';
 export { openSessionFor } from './session-open';
 export { formatEvent } from './format';

@@ -52,6 +52,12 @@ export const sessionInputSchema = lazySchema(() =>
     runs: z.array(runRecordSchema).default([]),
     queue: z.array(queuedMessageSchema).default([]),
     nextRunNumber: z.number().int().positive().default(1),
+    /**
+     * Worker versioning: the version (`deployment.buildId`) the session left by continuing as new
+     * to follow a new current version. An execution that is still on it (an operator's override
+     * pins the session there) does not try again.
+     */
+    movedFrom: z.string().optional(),
   }),
 );
 export type SessionInput = z.input<typeof sessionInputSchema>;

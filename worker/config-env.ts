@@ -28,7 +28,8 @@ const address = z
     { message: 'TEMPORAL_ADDRESS must be host:port (e.g. 127.0.0.1:7233 or my-ns.a1b2c.tmprl.cloud:7233)' },
   );
 
-const name = (variable: string) =>
+/** A name-like variable: not empty, at most 255 characters, no whitespace. */
+export const nameVariable = (variable: string) =>
   z
     .string()
     .trim()
@@ -42,8 +43,8 @@ const name = (variable: string) =>
  */
 export const temporalEnvSchema = z.object({
   TEMPORAL_ADDRESS: address.optional(),
-  TEMPORAL_NAMESPACE: name('TEMPORAL_NAMESPACE').optional(),
-  TEMPORAL_TASK_QUEUE: name('TEMPORAL_TASK_QUEUE').optional(),
+  TEMPORAL_NAMESPACE: nameVariable('TEMPORAL_NAMESPACE').optional(),
+  TEMPORAL_TASK_QUEUE: nameVariable('TEMPORAL_TASK_QUEUE').optional(),
   TEMPORAL_API_KEY: z.string().trim().min(1, 'TEMPORAL_API_KEY is empty').optional(),
   TEMPORAL_TLS: flag('TEMPORAL_TLS').optional(),
   TEMPORAL_TLS_CLIENT_CERT_PATH: file('TEMPORAL_TLS_CLIENT_CERT_PATH').optional(),
@@ -52,9 +53,9 @@ export const temporalEnvSchema = z.object({
   TEMPORAL_TLS_CLIENT_CERT_DATA: z.string().includes('-----BEGIN', { message: 'TEMPORAL_TLS_CLIENT_CERT_DATA must be a PEM certificate' }).optional(),
   TEMPORAL_TLS_CLIENT_KEY_DATA: z.string().includes('-----BEGIN', { message: 'TEMPORAL_TLS_CLIENT_KEY_DATA must be a PEM key' }).optional(),
   TEMPORAL_TLS_SERVER_CA_CERT_DATA: z.string().includes('-----BEGIN', { message: 'TEMPORAL_TLS_SERVER_CA_CERT_DATA must be a PEM certificate' }).optional(),
-  TEMPORAL_TLS_SERVER_NAME: name('TEMPORAL_TLS_SERVER_NAME').optional(),
+  TEMPORAL_TLS_SERVER_NAME: nameVariable('TEMPORAL_TLS_SERVER_NAME').optional(),
   TEMPORAL_TLS_DISABLE_HOST_VERIFICATION: flag('TEMPORAL_TLS_DISABLE_HOST_VERIFICATION').optional(),
-  TEMPORAL_PROFILE: name('TEMPORAL_PROFILE').optional(),
+  TEMPORAL_PROFILE: nameVariable('TEMPORAL_PROFILE').optional(),
   TEMPORAL_CONFIG_FILE: file('TEMPORAL_CONFIG_FILE').optional(),
 });
 export type TemporalEnv = z.infer<typeof temporalEnvSchema>;

@@ -38,6 +38,8 @@ export interface AgentWorkerOptions extends DurableAgentsPluginOptions {
  * @example
  * const worker = await createAgentWorker({
  *   workflowsPath: require.resolve('./workflows'), agents: [notesAgent], tools: [addNoteImpl],
+ *   // Optional worker versioning (default: DURABLE_AGENTS_DEPLOYMENT_NAME / _BUILD_ID, if set).
+ *   deployment: { name: 'notes', buildId: process.env.GIT_SHA ?? 'dev' },
  * });
  * await worker.run();
  */

@@ -29,10 +29,22 @@ export const payloadLimitArgs = [
 export const transferQueueArgs = ['--dynamic-config-value', 'history.transferProcessorMaxPollRPS=10000'];
 
 /**
- * Arguments every dev server we start gets: no phoning home (version check, Web UI news feed),
- * the payload size limits, and no transfer-queue poll limit.
+ * How soon the server reports a draining worker version (one that is no longer current or
+ * ramping) as drained once its last pinned run closed. The defaults (3 min grace period for
+ * visibility, then a check every 3 min) suit a cluster; on a dev server they only make a
+ * rollout rehearsal wait minutes for `temporal worker deployment describe-version` to say
+ * "drained". Worker deployments themselves need no setting on Temporal 1.32.
  */
-export const devServerSafetyArgs = ['--dynamic-config-value', 'frontend.enableServerVersionCheck=false', '--ui-disable-news-fetch', ...payloadLimitArgs, ...transferQueueArgs];
+export const drainageStatusArgs = [
+  '--dynamic-config-value', 'matching.wv.VersionDrainageStatusVisibilityGracePeriod="5s"',
+  '--dynamic-config-value', 'matching.wv.VersionDrainageStatusRefreshInterval="5s"',
+];
+
+/**
+ * Arguments every dev server we start gets: no phoning home (version check, Web UI news feed),
+ * the payload size limits, no transfer-queue poll limit, and prompt drainage reports.
+ */
+export const devServerSafetyArgs = ['--dynamic-config-value', 'frontend.enableServerVersionCheck=false', '--ui-disable-news-fetch', ...payloadLimitArgs, ...transferQueueArgs, ...drainageStatusArgs];
 
 /**
  * SQLite settings for the persisted dev server: write-ahead logging with normal syncs roughly

@@ -13,6 +13,7 @@
 export { implementTool, ToolFailure, type ToolContext, type ToolImplementation, type SessionStateAccess } from '../activities';
 export { DurableAgentsPlugin, configureAgentBundler, type DurableAgentsPluginOptions } from './plugin';
 export { createAgentWorker, bundleAgentWorkflows, type AgentWorkerOptions } from './create-worker';
+export { deploymentFromEnv, workerDeploymentOptions, checkDeployment, defaultAgentVersioningBehavior, type AgentDeployment, type AgentVersioningBehavior } from './deployment';
 export { temporalConfigFromEnv, connectionOptions, defaultTaskQueue, type TemporalConfig, type TemporalTlsConfig } from './config';
 export { EncryptionCodec, encryptionKeysFromEnv, dataConverterFromEnv, type EncryptionKey, type EncryptionKeys } from './encryption';
 export { createModelActivities, openAIFromEnv, TranscriptCache, HttpDeltaPublisher, deltaPublisherFromEnv, type ModelActivityDependencies, type OpenAIEnv, type DeltaSink, type HttpDeltaPublisherOptions } from '../activities/model';

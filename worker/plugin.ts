@@ -7,6 +7,7 @@ import { createModelActivities, deltaPublisherFromEnv, openAIFromEnv, type Model
 import type { AgentDefinition } from '../workflows/agent-registry';
 import { durableAgentsSinkName, type DurableAgentsSinks } from '../workflows/bundle-sinks';
 import { createMcpActivities, mcpModelTools, McpClientPool, type McpServerConfig } from '../activities/mcp';
+import { deploymentFromEnv, workerDeploymentOptions, type AgentDeployment } from './deployment';
 import { EncryptionCodec, encryptionKeysFromEnv, type EncryptionKeys } from './encryption';
 
 /** Options of {@link DurableAgentsPlugin}. */
@@ -35,6 +36,14 @@ export interface DurableAgentsPluginOptions {
    * one connection per server, opened on first use and closed when the worker stops.
    */
   readonly mcpServers?: Readonly<Record<string, McpServerConfig>>;
+  /**
+   * Worker versioning: the Worker Deployment and build id this worker serves, and how its runs
+   * move between versions (default `PINNED`: a run finishes on the version it started on).
+   * Default: from DURABLE_AGENTS_DEPLOYMENT_NAME / DURABLE_AGENTS_BUILD_ID /
+   * DURABLE_AGENTS_VERSIONING_BEHAVIOR, unversioned when they are unset; `null` turns it off.
+   * A worker option `workerDeploymentOptions` of your own takes precedence.
+   */
+  readonly deployment?: AgentDeployment | null;
 }
 
 function withDeltas(model: DurableAgentsPluginOptions['model']): DurableAgentsPluginOptions['model'] {
@@ -114,6 +123,7 @@ export class DurableAgentsPlugin extends SimplePlugin {
   private readonly agentActivities: Record<string, (input: unknown) => Promise<unknown>>;
   /** The worker's MCP connections (present when `mcpServers` is given). */
   readonly mcpPool: McpClientPool | undefined;
+  private readonly deploymentOptions: WorkerOptions['workerDeploymentOptions'];
 
   constructor(options: DurableAgentsPluginOptions) {
     const agents = options.agents;
@@ -146,6 +156,8 @@ export class DurableAgentsPlugin extends SimplePlugin {
     });
     this.agentActivities = activities;
     this.mcpPool = pool;
+    const deployment = options.deployment === undefined ? deploymentFromEnv() : (options.deployment ?? undefined);
+    this.deploymentOptions = deployment ? workerDeploymentOptions(deployment) : undefined;
   }
 
   /** Runs the worker; closes the MCP connections (stdio servers exit) when it stops. */
@@ -155,6 +167,11 @@ export class DurableAgentsPlugin extends SimplePlugin {
     } finally {
       await this.mcpPool?.close();
     }
+  }
+
+  /** The worker deployment options this plugin gives workers (undefined: unversioned). */
+  get workerDeploymentOptions(): WorkerOptions['workerDeploymentOptions'] {
+    return this.deploymentOptions;
   }
 
   /** The activities this plugin registers, by activity type (for inspection and tests). */
@@ -178,6 +195,7 @@ export class DurableAgentsPlugin extends SimplePlugin {
       // wait is a replay (CPU) on another worker when the caching one is merely slow.
       stickyQueueScheduleToStartTimeout: configured.stickyQueueScheduleToStartTimeout ?? stickyTaskTimeout,
       sinks: { ...workerSinks(log), ...configured.sinks },
+      ...(this.deploymentOptions && !configured.workerDeploymentOptions ? { workerDeploymentOptions: this.deploymentOptions } : {}),
     };
   }
 

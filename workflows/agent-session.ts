@@ -5,6 +5,8 @@ import {
   condition,
   continueAsNew,
   executeChild,
+  makeContinueAsNewFunc,
+  patched,
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
@@ -24,12 +26,40 @@ import {
   type SessionReport,
 } from '../contracts';
 import { rejection } from './failures';
+import { sessionsFollowNewVersions } from './patches';
+
+/** The worker version (`deployment.buildId`) running this workflow task, if versioned. */
+function currentVersion(): string | undefined {
+  const version = workflowInfo().currentDeploymentVersion;
+  return version ? `${version.deploymentName}.${version.buildId}` : undefined;
+}
+
+/**
+ * Whether the session should continue as new onto its deployment's new current version: the
+ * target changed, and the session did not just come from this very version (a move that could
+ * not leave it, e.g. an operator's pinned override, is not retried in a loop). Always false on
+ * unversioned workers, so their sessions record no patch marker.
+ */
+function shouldFollowNewVersion(state: ParsedSessionInput): boolean {
+  if (!workflowInfo().targetWorkerDeploymentVersionChanged) return false;
+  const here = currentVersion();
+  if (here === undefined || state.movedFrom === here) return false;
+  return patched(sessionsFollowNewVersions);
+}
+
+/** Continues the session as new on the deployment's current version (worker versioning). */
+function continueOnCurrentVersion(input: ParsedSessionInput): Promise<never> {
+  return makeContinueAsNewFunc<typeof agentSession>({ initialVersioningBehavior: 'AUTO_UPGRADE' })(input);
+}
 
 /**
  * A conversation as one long-lived workflow: each user message becomes a child `agentRun`
  * that starts from the session state and history the previous runs left. Runs of a session
  * are sequential; the session continues as new every `runsPerExecution` runs (or when
  * Temporal suggests it), carrying its compacted state, so a session can last indefinitely.
+ * On versioned workers a session is pinned like a run, and its runs start on its version; when
+ * a new version becomes current, the session continues as new onto it before its next run
+ * (runs already started finish where they are).
  *
  * @throws ApplicationFailure `invalid_input` when the input does not parse.
  */
@@ -74,6 +104,11 @@ export async function agentSession(rawInput: SessionInput): Promise<SessionRepor
 
   for (;;) {
     await condition(() => state.queue.length > 0 || closed);
+    if (!closed && state.queue.length > 0 && shouldFollowNewVersion(state)) {
+      // Between runs, nothing of the session's own code is in flight: the queued messages carry over.
+      await condition(allHandlersFinished);
+      await continueOnCurrentVersion({ ...state, runs: state.runs.slice(-50), movedFrom: currentVersion() });
+    }
     const next = state.queue.shift();
     if (!next) break;
     const record = state.runs.find((r) => r.runNumber === next.runNumber);

@@ -70,3 +70,10 @@ export const rejectionsAreNotFailures = 'rejections-are-not-failures';
  * two calls of one id in the transcript. Checked only in runs whose awaits bind calls.
  */
 export const uniqueAwaitCallIds = 'unique-await-call-ids';
+
+/**
+ * 0.5.0: on versioned workers, a session whose deployment has a new current version continues as
+ * new onto it before its next run. Checked only when Temporal reports a new target version, which
+ * never happens to a session of unversioned workers (they record no marker).
+ */
+export const sessionsFollowNewVersions = 'sessions-follow-new-versions';

@@ -1,5 +1,6 @@
 import type { BudgetLine, CostReport, InterventionReceipt, PauseResult, RunResult, RunStatusReport } from '../../contracts';
 import type { HistoryStatus } from '../history-view';
+import { formatWorkerVersion, type RunWorkerVersion } from '../worker-version';
 
 function line(name: string, b: BudgetLine, unit = ''): string {
   const unknown = b.unknownCalls ? ` (+ unknown: ${b.unknownCalls} call(s) without usage)` : '';
@@ -18,8 +19,8 @@ export function renderCost(cost: CostReport): string {
   ].join(', ');
 }
 
-/** A status report as aligned `key  value` lines. */
-export function renderStatus(runId: string, s: RunStatusReport): string[] {
+/** A status report as aligned `key  value` lines (with the run's worker version when known). */
+export function renderStatus(runId: string, s: RunStatusReport, workerVersion?: RunWorkerVersion): string[] {
   const pause = s.pausedAt ? ` at ${s.pausedAt.point}, turn ${s.pausedAt.turn}${s.pauseReason ? `: ${s.pauseReason}` : ''}` : '';
   const pending = s.pendingCalls.map((c) => `${c.name}(${c.toolCallId})${c.dispatched ? ' running' : ' waiting'}`).join(', ');
   const breakpoints = s.control.breakpoints.map((b) => `${b.point}${b.tool ? `:${b.tool}` : ''}${b.once ? ' (once)' : ''}`).join(', ');
@@ -36,6 +37,7 @@ export function renderStatus(runId: string, s: RunStatusReport): string[] {
     ['budget', renderCost(s.cost)],
     ['last event', `#${s.lastEventSeq}`],
   ];
+  if (workerVersion) rows.push(['worker', formatWorkerVersion(workerVersion)]);
   if (s.finalizeReason) rows.splice(3, 0, ['finalizing', s.finalizeReason]);
   return rows.map(([k, v]) => `${k.padEnd(12)}${v}`);
 }
@@ -49,6 +51,7 @@ export function renderHistoryStatus(s: HistoryStatus): string[] {
     ['status', s.status],
     ['turns', `${s.turns} (tool calls ${s.toolCalls}, model calls ${s.modelCalls})`],
     ['started', s.startTime],
+    ['worker', formatWorkerVersion(s.workerVersion)],
   ];
   if (s.closeTime) rows.push(['closed', s.closeTime]);
   if (s.failure !== undefined) rows.push(['failure', s.failure]);

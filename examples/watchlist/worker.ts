@@ -4,7 +4,7 @@
  */
 import type { Worker } from '@temporalio/worker';
 import type OpenAI from 'openai';
-import { createAgentWorker, openAIFromEnv, temporalConfigFromEnv, type DeltaSink, type TemporalConfig } from 'durable-agents/worker';
+import { createAgentWorker, deploymentFromEnv, openAIFromEnv, temporalConfigFromEnv, type DeltaSink, type TemporalConfig } from 'durable-agents/worker';
 import { watchlistAgents } from './agent';
 import { watchlistImplementations } from './tools';
 
@@ -29,6 +29,12 @@ async function main(): Promise<void> {
   const worker = await createWatchlistWorker(config, openai);
   console.log(`model endpoint: ${openai ? openai.baseURL : 'none (set OPENAI_API_KEY / OPENAI_BASE_URL; LLM agents fail with model_config)'}`);
   console.log(`worker polling task queue "${config.taskQueue}" on ${config.address} (namespace ${config.namespace})`);
+  const deployment = deploymentFromEnv();
+  console.log(
+    deployment
+      ? `worker version ${deployment.name}.${deployment.buildId} (${deployment.defaultBehavior.toLowerCase()} runs); it gets new runs once current: temporal worker deployment set-current-version --deployment-name ${deployment.name} --build-id ${deployment.buildId}`
+      : 'unversioned worker (DURABLE_AGENTS_DEPLOYMENT_NAME and DURABLE_AGENTS_BUILD_ID unset)',
+  );
   await worker.run();
 }
 

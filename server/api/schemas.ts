@@ -50,6 +50,14 @@ export type RunSummary = z.infer<typeof runSummarySchema>;
 /** A page of runs. */
 export const runListSchema = z.object({ runs: z.array(runSummarySchema), nextPageToken: z.string().optional() });
 
+/** The worker version a run is on (worker versioning); all null for unversioned workers. */
+export const runWorkerVersionSchema = z.object({
+  deploymentName: z.string().nullable(),
+  buildId: z.string().nullable(),
+  behavior: z.enum(['PINNED', 'AUTO_UPGRADE']).nullable(),
+  override: z.union([z.object({ behavior: z.literal('PINNED'), deploymentName: z.string(), buildId: z.string() }), z.object({ behavior: z.literal('AUTO_UPGRADE') })]).nullable(),
+});
+
 /** What a closed run's history says when no worker can answer its status query. */
 export const historyStatusSchema = z.object({
   source: z.literal('history'),
@@ -64,6 +72,7 @@ export const historyStatusSchema = z.object({
   historyLength: z.number().int(),
   startTime: z.string(),
   closeTime: z.string().nullable(),
+  workerVersion: runWorkerVersionSchema,
   failure: z.string().optional(),
   result: runResultSchema.optional(),
 });

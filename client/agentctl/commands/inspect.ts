@@ -7,7 +7,7 @@ import { renderHistoryStatus, renderResult, renderStatus } from '../render';
 /** `status RUN`: the status query, or the run's history and memo when no worker answers. */
 export const statusCommand: Command = {
   name: 'status',
-  summary: "print a run's status, pending calls, controls and budget",
+  summary: "print a run's status, pending calls, controls, budget and worker version",
   details:
     `When no worker answers within ${queryTimeoutMs / 1000} s (none is running, or the run failed before it could answer),\n` +
     "prints what the run's history says instead: agent, status, turns, calls, failure or result\n" +
@@ -19,8 +19,8 @@ export const statusCommand: Command = {
     const runId = args.positional(0);
     return async (ctx) => {
       try {
-        const report = await ctx.agents.status(runId, { timeoutMs: queryTimeoutMs });
-        ctx.out.emit(report, () => renderStatus(runId, report));
+        const [report, workerVersion] = await Promise.all([ctx.agents.status(runId, { timeoutMs: queryTimeoutMs }), ctx.agents.workerVersion(runId)]);
+        ctx.out.emit({ ...report, workerVersion }, () => renderStatus(runId, report, workerVersion));
       } catch (err) {
         if (!isUnanswered(err)) throw err;
         const report = await ctx.agents.statusFromHistory(runId);
