@@ -103,6 +103,12 @@ async function main(): Promise<void> {
         // A run that continued as new is recorded twice: its first execution (which ends in the
         // hand-over) and its last one (which starts from carried state).
         if (latest !== runId) write(`${scenario.name}-continued`, await env.client.workflow.getHandle(workflowId, latest).fetchHistory());
+        if (scenario.recordChildren) {
+          for (const child of (await agents.status(workflowId)).children ?? []) {
+            await env.client.workflow.getHandle(child.workflowId).result().catch(() => undefined);
+            write(`${scenario.name}-child-${child.toolCallId}`, await env.client.workflow.getHandle(child.workflowId).fetchHistory());
+          }
+        }
       }
     });
   } finally {

@@ -1,7 +1,7 @@
 import type { AgentClient } from '../../client/agent-client';
-import type { RunInput } from '../../contracts';
+import type { RunInput, ToolCall } from '../../contracts';
 import type { ScriptStep } from '../../workflows/planners/scripted';
-import { callTools, say, toolCall, type FakeOpenAIServer } from '../../testing/fake-model';
+import { callTools, cutOff, paced, say, toolCall, type FakeOpenAIServer } from '../../testing/fake-model';
 import { callStep, finalStep, scriptedInput } from './scripts';
 import { waitFor } from './wait';
 
@@ -19,11 +19,25 @@ export interface Scenario {
   readonly input: RunInput;
   /** Scripts the fake OpenAI-compatible server before the run starts (LLM agents). */
   model?(fake: FakeOpenAIServer): void;
+  /** Also record the histories of the sub-agent runs it started (`<name>-child-<call id>`). */
+  readonly recordChildren?: boolean;
   /** Drives the run from outside (signals, updates) while it runs; awaits nothing by default. */
   drive?(agents: AgentClient, workflowId: string): Promise<void>;
 }
 
 const echo = (text: string) => ({ name: 'echo', args: { text } });
+
+/** A tool_calls step of dependency-aware calls. */
+const graphStep = (...calls: ToolCall[]): ScriptStep => ({ type: 'tool_calls', calls });
+
+/** A call of the toolbox's `step` tool. */
+const step = (id: string, ms: number, more: Partial<ToolCall> & { fail?: boolean } = {}): ToolCall => {
+  const { fail, ...rest } = more;
+  return { id, name: 'step', args: { label: id, ms, ...(fail ? { fail } : {}) }, ...rest };
+};
+
+/** A delegator step: one `delegate` call running the scripted agent with `steps`. */
+const delegateStep = (id: string, steps: ScriptStep[]): ScriptStep => ({ type: 'tool_calls', calls: [{ id, name: 'delegate', args: { task: id, steps } as never }] });
 
 /** An await step with a multiple-choice question and a clarification. */
 const awaitColourAndCity: ScriptStep = {
@@ -216,6 +230,60 @@ export const scenarios: readonly Scenario[] = [
     input: scriptedInput([...Array.from({ length: 30 }, (_, i) => callStep({ name: 'add', args: { a: i, b: 1 } })), finalStep()], {
       policy: { continueAsNewAfterEvents: 100 },
     }),
+  },
+  {
+    // 0.5.0: a dependency-aware plan (a diamond, a failed dependency, an unknown one), then a later turn.
+    name: 'call-graph',
+    input: scriptedInput([
+      graphStep(step('d', 0, { dependsOn: ['b', 'c'] }), step('b', 50, { dependsOn: ['a'] }), step('c', 100, { dependsOn: ['a'] }), step('a', 0), step('bad', 0, { fail: true }), step('after-bad', 0, { dependsOn: ['bad'] }), step('lost', 0, { dependsOn: ['nope'] })),
+      callStep(echo('next turn')),
+      { type: 'final', text: 'graph done', reportContext: true },
+    ]),
+  },
+  {
+    // 0.5.0: alternatives on one output path, one of them waiting for approval when another wins; a later write is refused.
+    name: 'alternatives',
+    input: scriptedInput([
+      graphStep({ id: 'big', name: 'transfer', args: { to: 'acme', amount: 500 }, outputPath: 'paid' }, step('small', 300, { outputPath: 'paid' }), step('slow', 20_000, { outputPath: 'paid' }), step('then', 0, { dependsOn: ['big'] })),
+      graphStep(step('again', 0, { outputPath: 'paid' })),
+      { type: 'final', text: 'alternatives done', reportContext: true },
+    ]),
+    async drive(agents, workflowId) {
+      await waitFor('the approval request', async () => (await agents.pendingInputs(workflowId)).approvals[0]);
+    },
+  },
+  {
+    // 0.5.0: at most two tool activities at once.
+    name: 'max-concurrent',
+    input: scriptedInput([callStep(...['a', 'b', 'c', 'd'].map((label) => ({ name: 'step', args: { label, ms: 50 } }))), finalStep()], { policy: { maxConcurrentToolCalls: 2 } }),
+  },
+  {
+    // 0.5.0: early dispatch: a call starts while the model streams the next one; a retried model call drops an early call.
+    name: 'early-dispatch',
+    input: { agent: 'toolbox-llm', messages: [{ role: 'user', content: 'two steps' }], policy: { earlyDispatch: true } },
+    model(fake) {
+      fake.script(
+        paced(callTools(toolCall('step', { label: 'a', ms: 100 }, 'call_a'), toolCall('step', { label: 'b', ms: 0 }, 'call_b')), 800),
+        cutOff(callTools(toolCall('step', { label: 'x', ms: 3000 }, 'call_x')), 5),
+        say('both steps done'),
+      );
+    },
+  },
+  {
+    // 0.5.0: an agent as a tool: the parent's history (its children are recorded as <name>-child-<call>).
+    name: 'sub-agent',
+    input: { agent: 'delegator', messages: [{ role: 'user', content: 'delegate' }], plannerOptions: { steps: [delegateStep('d1', [callStep(echo('from the child')), finalStep('child done')]), finalStep('parent done')] } },
+    recordChildren: true,
+  },
+  {
+    // 0.5.0: a sub-agent waits for approval when the parent is killed: the child ends like a kill.
+    name: 'sub-agent-kill',
+    input: { agent: 'delegator', messages: [{ role: 'user', content: 'delegate' }], plannerOptions: { steps: [delegateStep('pay', [callStep({ name: 'transfer', args: { to: 'acme', amount: 900 } }), finalStep()]), finalStep()] } },
+    recordChildren: true,
+    async drive(agents, workflowId) {
+      await waitFor('the child approval', async () => ((await agents.pendingInputsTree(workflowId)).length ? true : undefined));
+      await agents.kill(workflowId, { reason: 'stop the tree' });
+    },
   },
 ];
 
