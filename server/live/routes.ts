@@ -6,6 +6,7 @@ import { ApiError } from '../errors';
 import { route, type AnyRoute } from '../routes';
 import type { FeedItem } from './feed-item';
 import { streamFeed, type SseFrame } from './sse';
+import { streamTree } from './tree-sse';
 import { UiMessageProjection } from './ui-message-stream';
 import { runWebSocket } from './websocket';
 
@@ -77,6 +78,22 @@ export function liveRoutes(ctx: ServerContext): AnyRoute[] {
         const after = resumeAfter(c.req.header('last-event-id'), query.after);
         await ensureRun(ctx, workflowId);
         return streamFeed(c, ctx.live, workflowId, after, { render: eventFrames });
+      },
+    }),
+    route({
+      method: 'get',
+      path: '/api/runs/:id/tree/events',
+      access: 'viewer',
+      summary: 'Live events of the run and of every sub-agent run it starts (SSE)',
+      description:
+        '`event: run-event` data { workflowId, path, event } (path: call ids from this run down); `event: delta` and `event: reset` likewise with their run; ' +
+        '`event: run-end` data { workflowId, path, status } per run, and `event: end` once every run of the tree has ended. No resume by id: reconnecting starts over.',
+      tags: ['live'],
+      streams: 'text/event-stream',
+      handle: async ({ params, c }) => {
+        const workflowId = params.id as string;
+        await ensureRun(ctx, workflowId);
+        return streamTree(c, ctx.live, workflowId);
       },
     }),
     route({

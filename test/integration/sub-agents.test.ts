@@ -3,6 +3,7 @@ import type { ScriptStep } from '../../workflows/planners/scripted';
 import { replayHistoryJson } from '../../worker/replay';
 import { startAgentServer } from '../../server';
 import { agentSuite } from '../support/agent-suite';
+import { SseClient } from '../support/sse-client';
 import { workflowBundleOption } from '../support/test-env';
 import { waitFor } from '../support/wait';
 
@@ -95,9 +96,16 @@ describe('agents as tools (sub-agent child workflows) on a real dev server', () 
       const bad = await call(`/api/runs/${workflowId}/tree/decisions`, { path: [], decision: { decision: 'approve', toolCallId: 'call_0_0' } });
       expect(bad.status).toBe(400);
       expect(bad.json.error.message).toContain('path');
+      const live = new SseClient(`${server.url}/api/runs/${workflowId}/tree/events`, { authorization: 'Bearer operator-token-0123456789', accept: 'text/event-stream' });
       const decided = await call(`/api/runs/${workflowId}/tree/decisions`, { path: ['pay'], decision: { decision: 'approve', toolCallId: 'call_0_0' } });
       expect(decided.status).toBe(200);
       expect((await suite.agents.result(workflowId)).status).toBe('completed');
+      // One SSE stream carries the whole tree, each event with its run's path, and ends with the tree.
+      await live.done;
+      const frames = live.messages.filter((m) => m.event === 'run-event').map((m) => JSON.parse(m.data) as { path: string[]; event: RunEvent });
+      expect(frames.filter((f) => f.path.join('/') === 'pay').map((f) => f.event.type)).toEqual(expect.arrayContaining(['run_started', 'approval_requested', 'approval_decided', 'final']));
+      expect(frames.filter((f) => f.path.length === 0).map((f) => f.event.type)).toEqual(expect.arrayContaining(['child_started', 'child_ended', 'final']));
+      expect(live.messages.at(-1)?.event).toBe('end');
       const events = (await suite.agents.events(pending0(tree.json), 0, 200)).events;
       expect(events.find((e) => e.type === 'approval_decided')).toMatchObject({ by: 'olivia' });
     } finally {
