@@ -11,7 +11,7 @@ import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import OpenAI from 'openai';
 import { callTools, FakeOpenAIServer, say, toolCall } from 'durable-agents/testing';
 import { AgentClient } from 'durable-agents/client';
-import { bundleAgentWorkflows, createAgentWorker, implementTool, type McpServerConfig } from 'durable-agents/worker';
+import { bundleAgentWorkflows, createAgentWorker, implementTool, replayHistoryJson, type McpServerConfig } from 'durable-agents/worker';
 import type { RunInput } from 'durable-agents/workflow';
 import type { RunEvent } from '../../contracts';
 import { noteTool } from '../support/mcp/agents';
@@ -126,6 +126,8 @@ describe.each([
       await agents.decide(workflowId, { decision: 'approve', toolCallId: approval.toolCallId, by: 'tester' });
       const result = await agents.result(workflowId);
       expect(result.status).toBe('completed');
+      // The snapshot comes from history: the run replays with no MCP server involved.
+      expect(await replayHistoryJson(JSON.parse(await agents.exportHistory(workflowId)), { code: bundle.code })).toMatchObject({ ok: true });
       const seen = observations(result);
       expect(seen.map((o) => [o.name, o.status])).toEqual([
         ['note', 'ok'],
@@ -188,6 +190,7 @@ describe('MCP tool lists that change, and servers that die', () => {
         ['list_changed', ['ch_add_tool', 'ch_meta', 'ch_greet']],
       ]);
       expect(updates[1]?.previousVersion).toBe(updates[0]?.version);
+      expect(await replayHistoryJson(JSON.parse(await agents.exportHistory(workflowId)), { code: bundle.code })).toMatchObject({ ok: true });
       expect(updates[1]?.version).not.toBe(updates[0]?.version);
     });
   });
