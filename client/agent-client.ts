@@ -196,7 +196,7 @@ export class AgentClient {
     return this.client.workflow.getHandle(workflowId, runId);
   }
 
-  private async guard<T>(workflowId: string, fn: () => Promise<T>): Promise<T> {
+  private async guard<T>(workflowId: string, fn: () => Promise<T>, attempt = 1): Promise<T> {
     try {
       return await fn();
     } catch (err) {
@@ -206,6 +206,13 @@ export class AgentClient {
           .describe()
           .then((d) => d.status.name)
           .catch(() => undefined);
+        // A running run the server briefly could not route a request to (seen for updates under
+        // load, as a run moved between worker versions): the request was not applied, so try again.
+        if (closed === 'RUNNING' && attempt < 3) {
+          await new Promise((r) => setTimeout(r, 500 * attempt));
+          return this.guard(workflowId, fn, attempt + 1);
+        }
+        if (closed === 'RUNNING') throw new AgentClientError('unanswered', `run ${workflowId} is running, but the server did not find it for this request (3 tries); try again`);
         if (closed) throw new AgentClientError('run_ended', `run ${workflowId} has ended (${closed.toLowerCase()})`);
         throw new AgentClientError('run_not_found', `no run with id ${workflowId}`);
       }
