@@ -8,7 +8,7 @@
  * const { workflowId } = await agents.start({ agent: 'notes', messages: [{ role: 'user', content: 'Note: buy milk' }] });
  * for await (const event of agents.follow(workflowId)) console.log(event.type);
  */
-export { AgentClient, AgentClientError, type AgentClientErrorType, type StartOptions, type QueryOptions } from './agent-client';
+export { AgentClient, AgentClientError, type AgentClientErrorType, type StartOptions, type AgentClientConnectOptions, type QueryOptions } from './agent-client';
 export { historyEntries, formatHistoryEntry, type HistoryEntry, type HistoryStatus } from './history-view';
 export { checkpointsOf, rewindRun, CheckpointError, type Checkpoint, type RewindOptions, type CorrectionDelivery } from './checkpoints';
 export { exportHistory } from './history';
@@ -19,3 +19,4 @@ export { temporalConfigFromEnv, connectionOptions, defaultTaskQueue, type Tempor
 export { EncryptionCodec, encryptionKeysFromEnv, dataConverterFromEnv, type EncryptionKey, type EncryptionKeys } from '../worker/encryption';
 export { fetchDecodedHistory, decodeHistoryPayloads } from './decoded-history';
 export * from '../contracts';
+export { type AgentTracingOptions } from '../worker/tracing';

@@ -18,3 +18,7 @@ export { EncryptionCodec, encryptionKeysFromEnv, dataConverterFromEnv, type Encr
 export { createModelActivities, openAIFromEnv, TranscriptCache, HttpDeltaPublisher, deltaPublisherFromEnv, type ModelActivityDependencies, type OpenAIEnv, type DeltaSink, type HttpDeltaPublisherOptions } from '../activities/model';
 export { replayHistoryJson, explainNondeterminism, type ReplayOutcome, type ReplayBundle } from './replay';
 export { forkRun, bundleForkCapture, stateAtTurn, type ForkOptions } from './fork';
+export { installTelemetry, tracingFromEnv, prometheusFromEnv, type TelemetryOptions } from './telemetry';
+export { workflowTracingModule, type AgentTracingOptions } from './tracing';
+export { activityMetricNames } from './agent-activity-metrics';
+export { runMetricNames } from '../workflows/run-metrics';

@@ -6,7 +6,10 @@ import { createActivities, type ActivityDependencies, type ToolImplementation } 
 import { createModelActivities, deltaPublisherFromEnv, openAIFromEnv, type ModelActivityDependencies } from '../activities/model';
 import type { AgentDefinition } from '../workflows/agent-registry';
 import { durableAgentsSinkName, type DurableAgentsSinks } from '../workflows/bundle-sinks';
+import { agentActivityInterceptors } from './agent-activity-metrics';
 import { EncryptionCodec, encryptionKeysFromEnv, type EncryptionKeys } from './encryption';
+import { tracingFromEnv } from './telemetry';
+import { resolveTracing, tracingActivityInterceptors, tracingClientInterceptors, tracingSinks, workflowTracingModule, type AgentTracingOptions, type ResolvedTracing } from './tracing';
 
 /** Options of {@link DurableAgentsPlugin}. */
 export interface DurableAgentsPluginOptions {
@@ -28,6 +31,15 @@ export interface DurableAgentsPluginOptions {
    * all decrypt. Default: from DURABLE_AGENTS_ENCRYPTION_KEYS(_FILE); `null` turns it off.
    */
   readonly encryption?: EncryptionKeys | null;
+  /**
+   * OpenTelemetry tracing through Temporal's interceptors: a span per run (`RunWorkflow:agentRun`),
+   * per scheduled and executed activity (`StartActivity:…`, `RunActivity:<agent>/<tool>`,
+   * `RunActivity:callModel`), per signal, update and query, children of the client's span that
+   * started the run. Adds the workflow interceptor module to the bundle (a prebuilt bundle needs
+   * `bundleAgentWorkflows(path, { tracing: true })`). Default: from DURABLE_AGENTS_TRACING
+   * (`otlp`); `null` turns it off.
+   */
+  readonly tracing?: AgentTracingOptions | null;
 }
 
 function withDeltas(model: DurableAgentsPluginOptions['model']): DurableAgentsPluginOptions['model'] {
@@ -105,6 +117,7 @@ function workerSinks(log: (message: string) => void): InjectedSinks<DurableAgent
  */
 export class DurableAgentsPlugin extends SimplePlugin {
   private readonly agentActivities: Record<string, (input: unknown) => Promise<unknown>>;
+  private readonly tracing: ResolvedTracing | undefined;
 
   constructor(options: DurableAgentsPluginOptions) {
     const agents = options.agents;
@@ -120,13 +133,21 @@ export class DurableAgentsPlugin extends SimplePlugin {
     const activities = createActivities({ agents, tools: options.tools, runtime });
     const keys = options.encryption === undefined ? encryptionKeysFromEnv() : (options.encryption ?? undefined);
     const codec = keys ? new EncryptionCodec(keys) : undefined;
+    const tracingOptions = options.tracing === undefined ? tracingFromEnv() : (options.tracing ?? undefined);
+    const tracing = tracingOptions ? resolveTracing(tracingOptions) : undefined;
     super({
       name: 'durable-agents',
       activities,
+      workerInterceptors: {
+        // The tracing interceptor first: it opens the activity's span, the agents' one inside it labels it.
+        activity: [...(tracing ? [tracingActivityInterceptors(tracing)] : []), agentActivityInterceptors],
+        ...(tracing ? { workflowModules: [workflowTracingModule], client: { workflow: tracingClientInterceptors(tracing) } } : {}),
+      },
       // Appended to the worker's own codecs, so they see plaintext and the server sees ciphertext.
       ...(codec ? { dataConverter: (dc) => ({ ...dc, payloadCodecs: [...(dc?.payloadCodecs ?? []), codec] }) } : {}),
     });
     this.agentActivities = activities;
+    this.tracing = tracing;
   }
 
   /** The activities this plugin registers, by activity type (for inspection and tests). */
@@ -149,13 +170,18 @@ export class DurableAgentsPlugin extends SimplePlugin {
       // runs stall ~10 s after a crash although a standby worker was idle; the price of a short
       // wait is a replay (CPU) on another worker when the caching one is merely slow.
       stickyQueueScheduleToStartTimeout: configured.stickyQueueScheduleToStartTimeout ?? stickyTaskTimeout,
-      sinks: { ...workerSinks(log), ...configured.sinks },
+      sinks: { ...workerSinks(log), ...this.traceSinks(), ...configured.sinks },
     };
   }
 
   override configureReplayWorker(options: ReplayWorkerOptions): ReplayWorkerOptions {
     const configured = super.configureReplayWorker(options);
-    return { ...configured, sinks: { ...workerSinks(() => {}), ...configured.sinks } };
+    return { ...configured, sinks: { ...workerSinks(() => {}), ...this.traceSinks(), ...configured.sinks } };
+  }
+
+  /** The sink through which traced workflows export their spans (none without tracing). */
+  private traceSinks(): InjectedSinks<Record<string, never>> {
+    return this.tracing ? (tracingSinks(this.tracing) as InjectedSinks<Record<string, never>>) : {};
   }
 
   override configureBundler(options: BundleOptions): BundleOptions {
