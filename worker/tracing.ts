@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { trace, type Tracer } from '@opentelemetry/api';
 import { Resource } from '@opentelemetry/resources';
 import { BasicTracerProvider, BatchSpanProcessor, type SpanExporter, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
@@ -35,8 +36,11 @@ export interface ResolvedTracing {
   readonly spanProcessor?: SpanProcessor;
 }
 
-/** The module of Temporal's workflow interceptors that trace runs (added to the workflow bundle). */
-export const workflowTracingModule = require.resolve('@temporalio/interceptors-opentelemetry/lib/workflow-interceptors');
+/**
+ * The workflow interceptor module that traces runs (added to the workflow bundle): Temporal's
+ * OpenTelemetry interceptors without their update wrapper (see workflows/tracing-interceptors.ts).
+ */
+export const workflowTracingModule = resolve(__dirname, '..', 'workflows', 'tracing-interceptors');
 
 /** Name of the tracer (instrumentation scope) of the spans of clients and activities. */
 export const tracerName = 'durable-agents';
