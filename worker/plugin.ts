@@ -143,6 +143,8 @@ export class DurableAgentsPlugin extends SimplePlugin {
         activity: [...(tracing ? [tracingActivityInterceptors(tracing)] : []), agentActivityInterceptors],
         ...(tracing ? { workflowModules: [workflowTracingModule], client: { workflow: tracingClientInterceptors(tracing) } } : {}),
       },
+      // Spans still batched when the worker stops are sent before `run()` returns.
+      ...(tracing?.spanProcessor ? { runContext: (next: () => Promise<void>) => next().finally(() => tracing.spanProcessor?.forceFlush()) } : {}),
       // Appended to the worker's own codecs, so they see plaintext and the server sees ciphertext.
       ...(codec ? { dataConverter: (dc) => ({ ...dc, payloadCodecs: [...(dc?.payloadCodecs ?? []), codec] }) } : {}),
     });

@@ -76,10 +76,10 @@ describe('tracing', () => {
   const exporter = new InMemorySpanExporter();
   const spanProcessor = new SimpleSpanProcessor(exporter);
 
-  it('links the client start, the run, and each model and tool call in one trace, with agent attributes', async () => {
-    const taskQueue = uniqueTaskQueue('obs-trace');
+  /** A worker on the traced bundle whose spans go to the in-memory exporter. */
+  async function tracedWorker(taskQueue: string): Promise<Worker> {
     const openai = new OpenAI({ baseURL: fake.baseURL, apiKey: 'test-key', maxRetries: 0 });
-    const worker = await Worker.create({
+    return Worker.create({
       connection: env.nativeConnection,
       namespace: env.namespace ?? 'default',
       taskQueue,
@@ -93,6 +93,11 @@ describe('tracing', () => {
         }),
       ],
     });
+  }
+
+  it('links the client start, the run, and each model and tool call in one trace, with agent attributes', async () => {
+    const taskQueue = uniqueTaskQueue('obs-trace');
+    const worker = await tracedWorker(taskQueue);
     const agents = await AgentClient.connect({ address: env.address, namespace: env.namespace ?? 'default', taskQueue }, { tracing: { spanProcessor, serviceName: 'obs-client' } });
     let workflowId = '';
     await worker.runUntil(async () => {
@@ -157,6 +162,26 @@ describe('tracing', () => {
     expect(spans.filter((s) => s.name.startsWith('HandleUpdate:'))).toEqual([]);
 
     // The traced run's history replays with and without the tracing interceptors in the bundle.
+    const history = JSON.parse(await agentClient(env, taskQueue).exportHistory(workflowId)) as unknown;
+    expect({ traced: await replayHistoryJson(history, tracedBundle), untraced: await replayHistoryJson(history, await workflowBundleOption()) }).toMatchObject({
+      traced: { ok: true },
+      untraced: { ok: true },
+    });
+  });
+
+  it('a traced run killed while it waits for approval replays with and without tracing', async () => {
+    const taskQueue = uniqueTaskQueue('obs-trace-kill');
+    const worker = await tracedWorker(taskQueue);
+    const agents = await AgentClient.connect({ address: env.address, namespace: env.namespace ?? 'default', taskQueue }, { tracing: { spanProcessor } });
+    let workflowId = '';
+    await worker.runUntil(async () => {
+      fake.script(callTools(toolCall('add_to_watchlist', { symbols: ['NVDA'] }, 'a1')));
+      workflowId = (await agents.start(input)).workflowId;
+      await waitFor('the approval request', async () => ((await agents.pendingInputs(workflowId)).approvals.length === 1 ? true : undefined));
+      await agents.kill(workflowId, { reason: 'not needed' });
+      expect(await agents.result(workflowId)).toMatchObject({ status: 'terminated' });
+    });
+    await agents.client.connection.close();
     const history = JSON.parse(await agentClient(env, taskQueue).exportHistory(workflowId)) as unknown;
     expect({ traced: await replayHistoryJson(history, tracedBundle), untraced: await replayHistoryJson(history, await workflowBundleOption()) }).toMatchObject({
       traced: { ok: true },
