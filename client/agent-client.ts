@@ -54,6 +54,8 @@ import {
 } from '../contracts';
 import { connectionOptions, temporalConfigFromEnv, type TemporalConfig } from '../worker/config';
 import { dataConverterFromEnv } from '../worker/encryption';
+import { tracingFromEnv } from '../worker/telemetry';
+import { resolveTracing, tracingClientInterceptors, type AgentTracingOptions } from '../worker/tracing';
 import { checkpointsOf, rewindRun, type Checkpoint, type CorrectionDelivery, type RewindOptions } from './checkpoints';
 import { fetchDecodedHistory } from './decoded-history';
 import { decideInTree, followTree, pendingInputsTree, runTree, type RunTree, type TreeEvent, type TreePendingInputs } from './run-tree';
@@ -76,6 +78,13 @@ export interface QueryOptions {
    * default (about 30 s when no worker polls the run's task queue).
    */
   readonly timeoutMs?: number;
+}
+
+/** Options of {@link AgentClient.connect}. */
+export interface AgentClientConnectOptions {
+  readonly dataConverter?: DataConverter;
+  /** OpenTelemetry tracing of the client's calls. Default: from DURABLE_AGENTS_TRACING; `null` turns it off. */
+  readonly tracing?: AgentTracingOptions | null;
 }
 
 /** A caller mistake (bad input, unknown run), with a message naming what was wrong. */
@@ -134,12 +143,28 @@ export class AgentClient {
 
   /**
    * Connects with a config (default: the TEMPORAL_* environment variables) and a data converter
-   * (default: the payload encryption of DURABLE_AGENTS_ENCRYPTION_KEYS, when set).
+   * (default: the payload encryption of DURABLE_AGENTS_ENCRYPTION_KEYS, when set). With tracing
+   * (default: DURABLE_AGENTS_TRACING), each start, signal, update and query is a span whose
+   * context travels to the run, so a run's spans are children of the client span that started it.
+   *
+   * @throws Error when a TEMPORAL_* or tracing variable is malformed, or the server is unreachable.
+   * @example
+   * const agents = await AgentClient.connect(undefined, { tracing: { spanProcessor } });
    */
-  static async connect(config: TemporalConfig = temporalConfigFromEnv(), options: { dataConverter?: DataConverter } = {}): Promise<AgentClient> {
+  static async connect(config: TemporalConfig = temporalConfigFromEnv(), options: AgentClientConnectOptions = {}): Promise<AgentClient> {
+    const tracingOptions = options.tracing === undefined ? tracingFromEnv() : (options.tracing ?? undefined);
+    const tracing = tracingOptions ? resolveTracing(tracingOptions) : undefined;
     const connection = await Connection.connect(connectionOptions(config));
     const dataConverter = options.dataConverter ?? dataConverterFromEnv();
-    return new AgentClient(new Client({ connection, namespace: config.namespace, ...(dataConverter ? { dataConverter } : {}) }), config.taskQueue);
+    return new AgentClient(
+      new Client({
+        connection,
+        namespace: config.namespace,
+        ...(dataConverter ? { dataConverter } : {}),
+        ...(tracing ? { interceptors: { workflow: tracingClientInterceptors(tracing) } } : {}),
+      }),
+      config.taskQueue,
+    );
   }
 
   /**

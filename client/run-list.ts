@@ -111,3 +111,8 @@ export function listRuns(agents: AgentClient, filter: { readonly agent?: string;
 export function listSessions(agents: AgentClient, options: ListOptions): Promise<ListPage<SessionListEntry>> {
   return listPage(agents, `WorkflowType = ${queryLiteral(agentSessionWorkflowType)}`, options, sessionEntry);
 }
+
+/** Agent runs that are open (Temporal status RUNNING), newest first, with their AgentStatus. */
+export function listOpenRuns(agents: AgentClient, options: ListOptions): Promise<ListPage<RunListEntry>> {
+  return listPage(agents, `${listQuery({})} AND ExecutionStatus = 'Running'`, options, runEntry);
+}

@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import { cors } from 'hono/cors';
 import { z } from 'zod';
+import { metricsRoutes } from './api/metrics';
 import { runRoutes } from './api/runs';
 import { sessionRoutes } from './api/sessions';
 import { codecRoutes } from './codec';
@@ -45,7 +46,7 @@ export function apiRoutes(ctx: ServerContext): AnyRoute[] {
       handle: ({ principal }) => ({ name: principal.name, role: principal.role, localDev: ctx.auth.localDev }),
     }),
   ];
-  return [...meta, ...runRoutes(ctx), ...sessionRoutes(ctx), ...liveRoutes(ctx), ...codecRoutes(ctx)];
+  return [...meta, ...runRoutes(ctx), ...sessionRoutes(ctx), ...liveRoutes(ctx), ...codecRoutes(ctx), ...metricsRoutes(ctx)];
 }
 
 /**

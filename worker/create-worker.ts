@@ -1,6 +1,7 @@
 import { NativeConnection, Worker, bundleWorkflowCode, type WorkerOptions, type WorkflowBundleOption, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { connectionOptions, temporalConfigFromEnv, type TemporalConfig } from './config';
 import { configureAgentBundler, DurableAgentsPlugin, type DurableAgentsPluginOptions } from './plugin';
+import { workflowTracingModule } from './tracing';
 
 /** Bundler logger that keeps only warnings and errors. */
 export const quietBundlerLogger = { log: () => {}, trace: () => {}, debug: () => {}, info: () => {}, warn: console.warn, error: console.error };
@@ -9,11 +10,15 @@ export const quietBundlerLogger = { log: () => {}, trace: () => {}, debug: () =>
  * Bundles a workflows module (one that exports `createAgentWorkflows(...)`'s workflows) once;
  * reuse the result for every worker of a process, and for replay.
  *
+ * @param options.tracing include Temporal's OpenTelemetry workflow interceptors, for workers with
+ *   the `tracing` option (a bundle without them runs traced workers' runs untraced).
  * @example
  * const bundle = await bundleAgentWorkflows(require.resolve('./workflows'));
  */
-export function bundleAgentWorkflows(workflowsPath: string): Promise<WorkflowBundleWithSourceMap> {
-  return bundleWorkflowCode(configureAgentBundler({ workflowsPath, logger: quietBundlerLogger }));
+export function bundleAgentWorkflows(workflowsPath: string, options: { readonly tracing?: boolean } = {}): Promise<WorkflowBundleWithSourceMap> {
+  return bundleWorkflowCode(
+    configureAgentBundler({ workflowsPath, logger: quietBundlerLogger, ...(options.tracing ? { workflowInterceptorModules: [workflowTracingModule] } : {}) }),
+  );
 }
 
 /** Options of {@link createAgentWorker}. */

@@ -20,3 +20,7 @@ export { createModelActivities, openAIFromEnv, TranscriptCache, HttpDeltaPublish
 export { McpClientPool, createMcpActivities, mcpModelTools, idempotencyMetaKey, type McpServerConfig, type ServerToolList } from '../activities/mcp';
 export { replayHistoryJson, explainNondeterminism, type ReplayOutcome, type ReplayBundle } from './replay';
 export { forkRun, bundleForkCapture, stateAtTurn, type ForkOptions } from './fork';
+export { installTelemetry, tracingFromEnv, prometheusFromEnv, type TelemetryOptions } from './telemetry';
+export { workflowTracingModule, type AgentTracingOptions } from './tracing';
+export { activityMetricNames } from './agent-activity-metrics';
+export { runMetricNames } from '../workflows/run-metrics';

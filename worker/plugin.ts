@@ -8,7 +8,10 @@ import type { AgentDefinition } from '../workflows/agent-registry';
 import { durableAgentsSinkName, type DurableAgentsSinks } from '../workflows/bundle-sinks';
 import { createMcpActivities, mcpModelTools, McpClientPool, type McpServerConfig } from '../activities/mcp';
 import { deploymentFromEnv, workerDeploymentOptions, type AgentDeployment } from './deployment';
+import { agentActivityInterceptors } from './agent-activity-metrics';
 import { EncryptionCodec, encryptionKeysFromEnv, type EncryptionKeys } from './encryption';
+import { tracingFromEnv } from './telemetry';
+import { resolveTracing, tracingActivityInterceptors, tracingClientInterceptors, tracingSinks, workflowTracingModule, type AgentTracingOptions, type ResolvedTracing } from './tracing';
 
 /** Options of {@link DurableAgentsPlugin}. */
 export interface DurableAgentsPluginOptions {
@@ -44,6 +47,15 @@ export interface DurableAgentsPluginOptions {
    * A worker option `workerDeploymentOptions` of your own takes precedence.
    */
   readonly deployment?: AgentDeployment | null;
+  /**
+   * OpenTelemetry tracing through Temporal's interceptors: a span per run (`RunWorkflow:agentRun`),
+   * per scheduled and executed activity (`StartActivity:…`, `RunActivity:<agent>/<tool>`,
+   * `RunActivity:callModel`), per signal, update and query, children of the client's span that
+   * started the run. Adds the workflow interceptor module to the bundle (a prebuilt bundle needs
+   * `bundleAgentWorkflows(path, { tracing: true })`). Default: from DURABLE_AGENTS_TRACING
+   * (`otlp`); `null` turns it off.
+   */
+  readonly tracing?: AgentTracingOptions | null;
 }
 
 function withDeltas(model: DurableAgentsPluginOptions['model']): DurableAgentsPluginOptions['model'] {
@@ -124,6 +136,7 @@ export class DurableAgentsPlugin extends SimplePlugin {
   /** The worker's MCP connections (present when `mcpServers` is given). */
   readonly mcpPool: McpClientPool | undefined;
   private readonly deploymentOptions: WorkerOptions['workerDeploymentOptions'];
+  private readonly tracing: ResolvedTracing | undefined;
 
   constructor(options: DurableAgentsPluginOptions) {
     const agents = options.agents;
@@ -148,14 +161,24 @@ export class DurableAgentsPlugin extends SimplePlugin {
     const activities = createActivities({ agents, tools: options.tools, runtime: pool ? { ...runtime, ...createMcpActivities(pool) } : runtime });
     const keys = options.encryption === undefined ? encryptionKeysFromEnv() : (options.encryption ?? undefined);
     const codec = keys ? new EncryptionCodec(keys) : undefined;
+    const tracingOptions = options.tracing === undefined ? tracingFromEnv() : (options.tracing ?? undefined);
+    const tracing = tracingOptions ? resolveTracing(tracingOptions) : undefined;
     super({
       name: 'durable-agents',
       activities,
+      workerInterceptors: {
+        // The tracing interceptor first: it opens the activity's span, the agents' one inside it labels it.
+        activity: [...(tracing ? [tracingActivityInterceptors(tracing)] : []), agentActivityInterceptors],
+        ...(tracing ? { workflowModules: [workflowTracingModule], client: { workflow: tracingClientInterceptors(tracing) } } : {}),
+      },
+      // Spans still batched when the worker stops are sent before `run()` returns.
+      ...(tracing?.spanProcessor ? { runContext: (next: () => Promise<void>) => next().finally(() => tracing.spanProcessor?.forceFlush()) } : {}),
       // Appended to the worker's own codecs, so they see plaintext and the server sees ciphertext.
       ...(codec ? { dataConverter: (dc) => ({ ...dc, payloadCodecs: [...(dc?.payloadCodecs ?? []), codec] }) } : {}),
     });
     this.agentActivities = activities;
     this.mcpPool = pool;
+    this.tracing = tracing;
     const deployment = options.deployment === undefined ? deploymentFromEnv() : (options.deployment ?? undefined);
     this.deploymentOptions = deployment ? workerDeploymentOptions(deployment) : undefined;
   }
@@ -194,14 +217,19 @@ export class DurableAgentsPlugin extends SimplePlugin {
       // runs stall ~10 s after a crash although a standby worker was idle; the price of a short
       // wait is a replay (CPU) on another worker when the caching one is merely slow.
       stickyQueueScheduleToStartTimeout: configured.stickyQueueScheduleToStartTimeout ?? stickyTaskTimeout,
-      sinks: { ...workerSinks(log), ...configured.sinks },
+      sinks: { ...workerSinks(log), ...this.traceSinks(), ...configured.sinks },
       ...(this.deploymentOptions && !configured.workerDeploymentOptions ? { workerDeploymentOptions: this.deploymentOptions } : {}),
     };
   }
 
   override configureReplayWorker(options: ReplayWorkerOptions): ReplayWorkerOptions {
     const configured = super.configureReplayWorker(options);
-    return { ...configured, sinks: { ...workerSinks(() => {}), ...configured.sinks } };
+    return { ...configured, sinks: { ...workerSinks(() => {}), ...this.traceSinks(), ...configured.sinks } };
+  }
+
+  /** The sink through which traced workflows export their spans (none without tracing). */
+  private traceSinks(): InjectedSinks<Record<string, never>> {
+    return this.tracing ? (tracingSinks(this.tracing) as InjectedSinks<Record<string, never>>) : {};
   }
 
   override configureBundler(options: BundleOptions): BundleOptions {

@@ -46,7 +46,9 @@ export async function replayHistoryJson(json: unknown, workflowBundle: ReplayBun
       },
       boundary: { fn: () => undefined },
     },
-  };
+    // Bundles with the tracing interceptors export spans through this sink (never on replay).
+    exporter: { export: { fn: () => undefined } },
+  } as InjectedSinks<DurableAgentsSinks>;
   try {
     // An exported history of an encrypted deployment needs its keys (DURABLE_AGENTS_ENCRYPTION_KEYS).
     const dataConverter = dataConverterFromEnv();

@@ -23,6 +23,7 @@ import { RunLoop } from './run-loop';
 import { logEpoch, RunState } from './run-state';
 import { rejection } from './failures';
 import { quoted } from '../contracts/safe-text';
+import { countedRun } from './run-metrics';
 
 /**
  * Builds the `agentRun` workflow of a bundle over its agents: one agent run as a durable
@@ -33,7 +34,7 @@ import { quoted } from '../contracts/safe-text';
  * The workflow throws ApplicationFailure `invalid_input` | `unknown_agent` | `planner_failed` | `invalid_plan`.
  */
 export function createAgentRun(registry: AgentRegistry): (input: RunInput) => Promise<RunResult> {
-  return (rawInput) => runAgent(registry, rawInput);
+  return (rawInput) => countedRun(registry, rawInput, () => runAgent(registry, rawInput));
 }
 
 async function runAgent(registry: AgentRegistry, rawInput: RunInput): Promise<RunResult> {

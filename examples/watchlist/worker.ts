@@ -1,10 +1,11 @@
 /**
  * The watchlist example's worker process (`npm run worker`): connects with the TEMPORAL_*
- * variables, serves the watchlist agents until SIGINT/SIGTERM. LLM agents use OPENAI_*.
+ * variables, serves the watchlist agents until SIGINT/SIGTERM. LLM agents use OPENAI_*;
+ * metrics and tracing follow DURABLE_AGENTS_PROMETHEUS and DURABLE_AGENTS_TRACING.
  */
 import type { Worker } from '@temporalio/worker';
 import type OpenAI from 'openai';
-import { createAgentWorker, deploymentFromEnv, openAIFromEnv, temporalConfigFromEnv, type DeltaSink, type TemporalConfig } from 'durable-agents/worker';
+import { createAgentWorker, deploymentFromEnv, installTelemetry, openAIFromEnv, temporalConfigFromEnv, type DeltaSink, type TemporalConfig } from 'durable-agents/worker';
 import { watchlistAgents } from './agent';
 import { watchlistImplementations } from './tools';
 
@@ -24,6 +25,9 @@ export function createWatchlistWorker(config: TemporalConfig, openai: OpenAI | u
 }
 
 async function main(): Promise<void> {
+  // First: metrics in Prometheus format when DURABLE_AGENTS_PROMETHEUS is set (tracing: DURABLE_AGENTS_TRACING).
+  const { prometheus } = installTelemetry();
+  if (prometheus) console.log(`metrics on http://${prometheus}/metrics`);
   const config = temporalConfigFromEnv();
   const openai = openAIFromEnv();
   const worker = await createWatchlistWorker(config, openai);

@@ -1,21 +1,23 @@
 /**
  * A worker in its own process, so tests can kill it with SIGKILL mid-run. Reads the
  * TEMPORAL_* variables, DURABLE_AGENTS_TEST_BUNDLE, SIDE_EFFECT_FILE and optionally
- * WORKER_OPTIONS (JSON worker options); prints "ready".
+ * WORKER_OPTIONS (JSON worker options) and DURABLE_AGENTS_PROMETHEUS; prints "ready".
  * Like worker/create-worker.ts it also registers the `callModel` activity of LLM agents, with
  * the OpenAI client from OPENAI_API_KEY / OPENAI_BASE_URL (calls fail with `model_config`
  * when neither is set).
  */
-import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Worker } from '@temporalio/worker';
 import { createModelActivities, openAIFromEnv } from '../../activities/model';
 import { DurableAgentsPlugin } from '../../worker/plugin';
 import { findTestAgent, testAgents } from './agents';
 import { allToolImplementations } from './tools';
 import { temporalConfigFromEnv } from '../../worker/config';
+import { installTelemetry } from '../../worker/telemetry';
 import { FileSideEffectSink } from './file-side-effects';
 
 async function main(): Promise<void> {
-  Runtime.install({ logger: new DefaultLogger('WARN') });
+  // Metrics in Prometheus format when DURABLE_AGENTS_PROMETHEUS is set, as a user's worker would.
+  installTelemetry({ logger: new DefaultLogger('WARN') });
   const config = temporalConfigFromEnv();
   const sideEffectFile = process.env.SIDE_EFFECT_FILE;
   const bundlePath = process.env.DURABLE_AGENTS_TEST_BUNDLE;
