@@ -294,6 +294,7 @@ export class CallRunner {
       epoch: state.log.epoch ?? workflowInfo().runId,
       path: state.input.parent?.path ?? [],
       breakpoints: state.control.breakpointList,
+      resultByteBudget: state.policy.toolResultByteBudget,
       policy: state.policy,
       usage: state.usage,
       remainingTimeMs: () => state.policy.timeBudgetMs - state.elapsedMs(),

@@ -1,7 +1,7 @@
 import { CancellationScope, ChildWorkflowCancellationType, ChildWorkflowFailure, ParentClosePolicy, isCancellation, startChild } from '@temporalio/workflow';
-import { agentRunWorkflowType, type InterventionPoint, type ChildRun, type RunInput, type RunPolicy, type RunResult, type ToolDefinition, type ToolOutput, type ToolRequest } from '../contracts';
+import { agentRunWorkflowType, jsonByteLength, type InterventionPoint, type ChildRun, type RunInput, type RunPolicy, type RunResult, type ToolDefinition, type ToolOutput, type ToolRequest } from '../contracts';
 import { workflowNowMs } from './clock';
-import { errorOutput } from './outputs';
+import { errorOutput, okOutput } from './outputs';
 import type { Usage } from './budget';
 
 /** What running a sub-agent needs from its parent run. */
@@ -13,6 +13,8 @@ export interface SubAgentHost {
   readonly path: readonly string[];
   readonly policy: RunPolicy;
   readonly usage: Usage;
+  /** Results above this many JSON bytes are omitted from the parent's payloads (the run's toolResultByteBudget). */
+  readonly resultByteBudget: number;
   /** The parent's breakpoints, passed down to the child. */
   readonly breakpoints: readonly { point: InterventionPoint; tool?: string; once: boolean }[];
   /** Time left in the parent's time budget. */
@@ -110,16 +112,13 @@ export async function executeSubAgent(host: SubAgentHost, request: ToolRequest, 
       return errorOutput(request, { type: 'tool_failed', message: `sub-agent ${spec.agent} (${workflowId}) was terminated before it answered` }, undefined, durationMs());
     }
     const value = { agent: spec.agent, workflowId, status: result.status, text: result.final?.text ?? '', ...(result.final?.structured !== undefined ? { structured: result.final.structured } : {}) };
-    return {
-      toolCallId: request.toolCallId,
-      name: request.name,
-      args: request.args,
-      turn: request.turn,
-      status: 'ok',
-      result: value,
-      resultBytes: JSON.stringify(value).length,
-      telemetry: { durationMs: durationMs(), attempts: 1 },
-    };
+    const resultBytes = jsonByteLength(value);
+    const telemetry = { durationMs: durationMs(), attempts: 1 };
+    // Over the run's result budget, as a tool's result would be: the child's own result keeps it all.
+    if (resultBytes > host.resultByteBudget) {
+      return okOutput(request, { resultBytes, resultOmitted: true, resultOmittedReason: 'workflow_budget', resultPreview: JSON.stringify(value).slice(0, 2_000), telemetry });
+    }
+    return okOutput(request, { result: value, resultBytes, telemetry });
   } catch (err) {
     if (isCancellation(err)) return errorOutput(request, { type: 'cancelled', message: `the sub-agent run ${workflowId} was cancelled` }, undefined, durationMs());
     const cause = err instanceof ChildWorkflowFailure ? (err.cause?.message ?? err.message) : err instanceof Error ? err.message : String(err);

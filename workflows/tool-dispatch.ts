@@ -22,7 +22,7 @@ import {
   type ToolRequest,
 } from '../contracts';
 import { workflowNowMs } from './clock';
-import { errorOutput } from './outputs';
+import { errorOutput, okOutput } from './outputs';
 import { runToolActivityType } from './tool-activity-type';
 import { mcpCallToolActivityName } from '../contracts/mcp';
 import { toolsStopBeforeCancelled } from './patches';
@@ -212,18 +212,13 @@ export async function executeCall(
     }
     const r = parsed.data;
     if (r.listVersion !== undefined) ctx.onListVersion?.(r.listVersion);
-    return {
-      toolCallId: request.toolCallId,
-      name: request.name,
-      args: request.args,
-      turn: request.turn,
-      status: 'ok',
+    return okOutput(request, {
       ...(r.result !== undefined ? { result: r.result } : {}),
       resultBytes: r.resultBytes,
       ...(r.resultOmitted ? { resultOmitted: true, resultOmittedReason: r.resultOmittedReason, resultPreview: r.resultPreview } : {}),
       telemetry: { durationMs, attempts: r.attempt },
       ...(r.sessionStateChanges ? { sessionStateChanges: r.sessionStateChanges } : {}),
-    };
+    });
   } catch (err) {
     return failureToOutput(request, err, workflowNowMs() - started, cancelHint(), cancelMessage?.());
   }

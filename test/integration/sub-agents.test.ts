@@ -183,6 +183,16 @@ describe('agents as tools (sub-agent child workflows) on a real dev server', () 
     expect((await suite.agents.tree(workflowId)).children.map((c) => c.workflowId)).toEqual([second!.workflowId]);
   });
 
+  it('keeps a sub-agent answer over the result budget out of the parent\'s payloads, as a tool result', async () => {
+    const { workflowId } = await suite.agents.start(
+      delegatorRun([delegate('d1', 'big', childScript({ name: 'blob', args: { bytes: 200 } })), done], { policy: { toolResultByteBudget: 100 } }),
+    );
+    const result = await suite.agents.result(workflowId);
+    const [call] = result.final?.structured as unknown as { status: string; resultOmitted?: boolean; result?: unknown }[];
+    expect(call).toMatchObject({ status: 'ok', resultOmitted: true });
+    expect(call?.result).toBeUndefined();
+  });
+
   it('gives the sub-agent no more than its allowance and what the parent has left', async () => {
     const { workflowId } = await suite.agents.start(
       delegatorRun([delegate('d1', 'count', childScript({ name: 'echo', args: { text: 'x' } })), done], { policy: { maxToolCalls: 4 } }),
