@@ -10,6 +10,7 @@ import { Timeline } from '../components/timeline';
 import { useRunEvents } from '../live-events';
 import type { PendingInputs, RunEvent, RunStatusReport } from '../types';
 import { useApi } from '../use-api';
+import { linkTo } from '../router';
 
 const refreshMs = 5000;
 
@@ -61,8 +62,29 @@ export function RunPage({ workflowId, role }: { workflowId: string; role: string
         <p class="meta" data-testid="run-meta">
           agent <b>{report.agent}</b> · turn {report.turn} · {report.iteration} tool turn(s)
           {report.pauseReason && runStatus === 'paused' ? ` · paused: ${report.pauseReason}` : ''}
+          {report.parent && (
+            <>
+              {' · sub-agent of '}
+              <a href={linkTo({ view: 'run', id: report.parent.workflowId })} data-testid="parent-link">
+                {report.parent.workflowId}
+              </a>{' '}
+              (call {report.parent.toolCallId})
+            </>
+          )}
         </p>
       )}
+      {report?.children?.length ? (
+        <section class="panel" data-testid="children">
+          <h2>Sub-agent runs</h2>
+          <ul>
+            {report.children.map((c) => (
+              <li key={c.workflowId}>
+                {c.toolCallId} → <a href={linkTo({ view: 'run', id: c.workflowId })}>{c.workflowId}</a> {c.agent} <StatusBadge status={c.status} />
+              </li>
+            ))}
+          </ul>
+        </section>
+      ) : null}
       <ErrorBox error={status.error} />
       <RunControls workflowId={workflowId} status={runStatus} role={role} onChange={refresh} />
       <PendingPanel workflowId={workflowId} pending={pending.data} canAnswer={canOperate} onChange={refresh} />

@@ -112,6 +112,28 @@ describe('the dashboard in a browser', () => {
     expect(result).toMatchObject({ status: 'completed', final: { text: 'transferred' } });
   });
 
+  it('links a run to its sub-agent runs and back, and approves a sub-agent call on its own page', async () => {
+    const childSteps = [callStep({ name: 'transfer', args: { to: 'acct-9', amount: 800 } }), finalStep('child paid')];
+    const { workflowId } = await suite.agents.start({
+      agent: 'delegator',
+      messages: [{ role: 'user', content: 'pay through a sub-agent' }],
+      plannerOptions: { steps: [{ type: 'tool_calls', calls: [{ id: 'pay', name: 'delegate', args: { task: 'pay', steps: childSteps } as never }] }, finalStep('parent done')] },
+    });
+    await page.goto(`${server.url}/#/runs/${encodeURIComponent(workflowId)}`);
+    await seeEvent('child_started');
+    const child = page.locator('[data-testid=children] a');
+    await expectText(child, '/pay');
+    await child.click();
+    await expectText(page.locator('[data-testid=parent-link]'), workflowId);
+    const card = page.locator('[data-testid=pending] [data-tool-call=call_0_0]');
+    await expectText(card, 'transfer');
+    await card.locator('button', { hasText: 'Approve' }).click();
+    await seeStatus('completed');
+    await page.locator('[data-testid=parent-link]').click();
+    await seeStatus('completed');
+    expect((await suite.agents.result(workflowId)).final?.text).toBe('parent done');
+  });
+
   it("streams a model call's text as its token deltas arrive, until the turn's plan lands", async () => {
     const { workflowId } = await suite.agents.start(transferRun());
     await page.goto(`${server.url}/#/runs/${encodeURIComponent(workflowId)}`);
