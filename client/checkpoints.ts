@@ -47,25 +47,58 @@ function eventTime(event: HistoryEvent): string {
   return new Date(seconds * 1000 + Math.floor((event.eventTime?.nanos ?? 0) / 1e6)).toISOString();
 }
 
+/** Patch id of workflows/patches.ts `turnBoundariesInCommands` (the client does not import workflow code). */
+const turnBoundariesInCommands = 'turn-boundaries-in-commands';
+
+/** Whether the event is the marker of the patch with this id. */
+function isPatchMarker(event: HistoryEvent, patchId: string): boolean {
+  const marker = event.markerRecordedEventAttributes;
+  if (marker?.markerName !== 'core_patch') return false;
+  return Object.values(marker.details ?? {}).some((payloads) =>
+    (payloads.payloads ?? []).some((payload) => {
+      try {
+        const value = defaultPayloadConverter.fromPayload<unknown>(payload as temporal.api.common.v1.IPayload);
+        return typeof value === 'object' && value !== null && 'id' in value && value.id === patchId;
+      } catch {
+        return false;
+      }
+    }),
+  );
+}
+
+/** The turn an activity id names (`turn-<N>/…`: tool calls, and model calls of newer runs). */
+function activityTurn(event: HistoryEvent): number | undefined {
+  const id = event.activityTaskScheduledEventAttributes?.activityId;
+  const match = id ? /^turn-(\d+)\//.exec(id) : null;
+  return match ? Number(match[1]) : undefined;
+}
+
 /**
- * Turn boundaries of one execution, from its history: each is marked by a memo change
- * (`turnBoundary`) in the workflow task that began the turn.
+ * Turn boundaries of one execution, from its history. A boundary is the workflow task that
+ * began the turn, marked by a memo change (`turnBoundary`) in that task, or, in runs since
+ * 0.6.0, by the turn's first activity (`turn-<N>/…`) when that task scheduled one
+ * (workflows/turn-boundaries.ts writes the memo change whenever it did not).
  */
 export function checkpointsOf(events: readonly HistoryEvent[]): Checkpoint[] {
   const checkpoints: { turn: number; eventId: number; time: string; summary: { toolCalls: string[]; modelCalls: number; signals: string[]; updates: string[] } }[] = [];
   let lastTaskCompleted: HistoryEvent | undefined;
+  /** Activities mark boundaries only after the patch: before it, memo changes mark all of them. */
+  let byCommands = false;
+  const begin = (turn: number, task: HistoryEvent): void => {
+    checkpoints.push({ turn, eventId: Number(task.eventId), time: eventTime(task), summary: { toolCalls: [], modelCalls: 0, signals: [], updates: [] } });
+  };
   for (const event of events) {
     if (event.workflowTaskCompletedEventAttributes) lastTaskCompleted = event;
-    const turn = decodeMemo(event);
-    if (turn !== undefined && lastTaskCompleted) {
-      checkpoints.push({
-        turn,
-        eventId: Number(lastTaskCompleted.eventId),
-        time: eventTime(lastTaskCompleted),
-        summary: { toolCalls: [], modelCalls: 0, signals: [], updates: [] },
-      });
+    if (!byCommands && isPatchMarker(event, turnBoundariesInCommands)) byCommands = true;
+    const memoTurn = decodeMemo(event);
+    if (memoTurn !== undefined && lastTaskCompleted) {
+      begin(memoTurn, lastTaskCompleted);
       continue;
     }
+    // A turn's first activity begins it, unless a memo change did (runs before 0.6.0 have both).
+    const latest = checkpoints[checkpoints.length - 1];
+    const activityTurnNumber = activityTurn(event);
+    if (byCommands && activityTurnNumber !== undefined && lastTaskCompleted && (latest === undefined || activityTurnNumber > latest.turn)) begin(activityTurnNumber, lastTaskCompleted);
     const current = checkpoints[checkpoints.length - 1];
     if (!current) continue;
     const activity = event.activityTaskScheduledEventAttributes;

@@ -77,6 +77,13 @@ export const stickyTaskTimeout = '2s';
 const workflowEntry = resolve(__dirname, '..', 'workflows', 'index');
 
 /**
+ * Interceptors every durable-agents bundle needs: they write the memo change of a turn boundary
+ * that no activity marks (workflows/turn-boundaries.ts). A run must replay on a bundle that has
+ * them if it was recorded with them, as with any change to the commands.
+ */
+const boundaryInterceptorsModule = resolve(__dirname, '..', 'workflows', 'boundary-interceptors');
+
+/**
  * Modules evaluated once per worker (reusable V8 context) instead of once per workflow
  * execution: zod is stateless library code (its registry is a WeakMap, and the agents' schemas
  * are still built per execution), and evaluating it was a large part of the cost of starting,
@@ -95,6 +102,7 @@ export function configureAgentBundler(options: BundleOptions, aliases: Record<st
   return {
     ...options,
     preloadModules: [...new Set([...(options.preloadModules ?? []), ...sharedWorkflowModules])],
+    workflowInterceptorModules: [...new Set([boundaryInterceptorsModule, ...(options.workflowInterceptorModules ?? [])])],
     webpackConfigHook: (config) => {
       const base = userHook ? userHook(config) : config;
       const alias = base.resolve?.alias;

@@ -77,3 +77,11 @@ export const uniqueAwaitCallIds = 'unique-await-call-ids';
  * never happens to a session of unversioned workers (they record no marker).
  */
 export const sessionsFollowNewVersions = 'sessions-follow-new-versions';
+
+/**
+ * 0.6.0: a turn boundary is marked by the turn's first activity (`turn-<N>/…`) when the task
+ * that began the turn schedules one, instead of by a memo change at every boundary (an event and
+ * a visibility write per turn); model activities get `turn-<N>/model-<k>` ids for it. Runs
+ * recorded before write the memo change at every boundary and keep default model activity ids.
+ */
+export const turnBoundariesInCommands = 'turn-boundaries-in-commands';

@@ -7,7 +7,6 @@ import {
   getExternalWorkflowHandle,
   isCancellation,
   patched,
-  upsertMemo,
   workflowInfo,
 } from '@temporalio/workflow';
 import {
@@ -44,7 +43,8 @@ import { forkCapture } from './fork-capture';
 import { syncToolsets } from './toolset-sync';
 import { reportBoundary } from './bundle-sinks';
 import { rejection } from './failures';
-import { awaitTurnsCount, boundedCarriedState, cancellationEndsLikeKill, pauseHoldsEveryCall, rejectionsAreNotFailures } from './patches';
+import { awaitTurnsCount, boundedCarriedState, cancellationEndsLikeKill, pauseHoldsEveryCall, rejectionsAreNotFailures, turnBoundariesInCommands } from './patches';
+import { boundaryConcluderInstalled, TurnBoundaries } from './turn-boundaries';
 
 const timeBudgetHint: RetryHint = { reason: 'timeout', message: 'the run time budget ran out while this call was running' };
 
@@ -65,6 +65,7 @@ export class RunLoop {
   /** Why the current tool turn's calls were cancelled. */
   private toolCancelHint: RetryHint | undefined;
   private readonly calls: CallRunner;
+  private readonly boundaries: TurnBoundaries;
   /** Set when the run is about to continue as new: long polls answer so handlers can finish. */
   closing = false;
   /** Set once this execution found its state too large to carry (reported once). */
@@ -75,6 +76,7 @@ export class RunLoop {
     private readonly planner: Planner,
     private readonly rootScope: CancellationScope,
   ) {
+    this.boundaries = new TurnBoundaries(boundaryConcluderInstalled() && patched(turnBoundariesInCommands));
     this.calls = new CallRunner(state, {
       checkpoint: (point, event, tool) => this.checkpoint(point, event, tool),
       waitFor: (done) => this.waitFor(done),
@@ -115,7 +117,12 @@ export class RunLoop {
       if (isPending(beforeLlm)) await beforeLlm;
       plan = await this.plan(() => this.withToolsets(() => this.planner.planStart({ messages: state.messages }, this.plannerContext())));
     } else {
-      // A continued execution picks up at the turn boundary where the previous one stopped.
+      // A continued execution picks up at the turn boundary where the previous one stopped;
+      // since 0.6.0 that boundary is marked here too, so a rewind can go back to it.
+      if (this.boundaries.byCommands) {
+        this.markBoundary();
+        if (forkCapture) reportBoundary(state.turn, JSON.parse(JSON.stringify(state.toCarried())));
+      }
       plan = await this.resumeTurn(state.toolOutputs.filter((o) => o.turn === state.turn - 1));
     }
     for (;;) {
@@ -226,11 +233,11 @@ export class RunLoop {
   }
 
   /**
-   * Names the turn boundary in history (a memo change is an event), so tools can map
-   * "turn N" to an event id and reset the run there.
+   * Names the turn boundary in history, so tools can map "turn N" to an event id and reset the
+   * run there: by the turn's first activity, or by a memo change (see turn-boundaries.ts).
    */
   private markBoundary(): void {
-    upsertMemo({ turnBoundary: this.state.turn });
+    this.boundaries.mark(this.state.turn);
   }
 
   // ---- safe points -------------------------------------------------------------------

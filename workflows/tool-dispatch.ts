@@ -26,6 +26,7 @@ import { errorOutput, okOutput } from './outputs';
 import { runToolActivityType } from './tool-activity-type';
 import { mcpCallToolActivityName } from '../contracts/mcp';
 import { toolsStopBeforeCancelled } from './patches';
+import { turnActivityIdPrefix } from './turn-boundaries';
 
 /** Run-level facts every tool activity receives. */
 export interface DispatchContext {
@@ -178,7 +179,7 @@ export async function executeCall(
         // "cancelled" means the tool stopped: the call is answered once the tool acknowledged.
         cancellationType: patched(toolsStopBeforeCancelled) ? ActivityCancellationType.WAIT_CANCELLATION_COMPLETED : ActivityCancellationType.TRY_CANCEL,
         ...(tool.heartbeatTimeoutMs ? { heartbeatTimeout: tool.heartbeatTimeoutMs } : {}),
-        activityId: `turn-${request.turn}/${request.toolCallId}`,
+        activityId: `${turnActivityIdPrefix(request.turn)}${request.toolCallId}`,
         summary,
         retry,
       });

@@ -2,7 +2,7 @@ import { MemorySideEffectSink } from '../../examples/toolbox/tools';
 import { allToolImplementations } from '../support/tools';
 import type { RunEvent } from '../../contracts';
 import { replayHistoryJson } from '../../worker/replay';
-import { callStep, finalStep, scriptedInput, type Observation } from '../support/scripts';
+import { addAapl, callStep, finalStep, scriptedInput, watchlistRun, type Observation } from '../support/scripts';
 import { testWorkflowsPath, workflowBundleOption } from '../support/test-env';
 import { forkRun } from '../../worker/fork';
 import { bundleAgentWorkflows } from '../../worker/create-worker';
@@ -14,6 +14,15 @@ const suite = agentSuite('rewind', () => allToolImplementations({ sideEffects: s
 
 const fiveTurns = () =>
   scriptedInput([1, 2, 3, 4, 5].map((n) => callStep({ name: 'record', args: { label: `t${n}` } })).concat(finalStep('five turns')));
+
+/** Turns whose boundary a memo change marks in an execution's history (the others are marked by their first activity). */
+async function memoBoundaries(workflowId: string, runId?: string): Promise<number[]> {
+  const history = await suite.agents.client.workflow.getHandle(workflowId, runId).fetchHistory();
+  return (history.events ?? []).flatMap((e) => {
+    const payload = e.workflowPropertiesModifiedEventAttributes?.upsertedMemo?.fields?.turnBoundary;
+    return payload?.data ? [Number(Buffer.from(payload.data).toString())] : [];
+  });
+}
 
 function labelsOf(workflowId: string): string[] {
   return sink.entries.filter((e) => e.key.startsWith(`${workflowId}/`)).map((e) => e.label);
@@ -28,6 +37,49 @@ describe('checkpoints and rewind', () => {
     expect(checkpoints[0]?.summary.toolCalls).toEqual(['record']);
     expect(checkpoints.at(-1)?.summary.toolCalls).toEqual([]);
     expect(checkpoints.every((c, i, all) => i === 0 || c.eventId > (all[i - 1]?.eventId ?? 0))).toBe(true);
+    // Tool turns are marked by their first call: only the final turn, which schedules nothing, writes a memo change.
+    expect(await memoBoundaries(workflowId)).toEqual([5]);
+  });
+
+  it('a turn whose first call waits for approval is a boundary too, and a rewind there asks again', async () => {
+    const { workflowId } = await suite.agents.start(watchlistRun([addAapl, finalStep('added')]));
+    const approval = async () => (await suite.agents.pendingInputs(workflowId)).approvals[0];
+    const first = await waitFor('the approval request', approval);
+    await suite.agents.decide(workflowId, { decision: 'approve', toolCallId: first.toolCallId });
+    await suite.agents.result(workflowId);
+    // The task that began turn 0 scheduled no activity (the call waited): a memo change marks it.
+    expect(await memoBoundaries(workflowId)).toEqual([0, 1]);
+    const checkpoints = await suite.agents.checkpoints(workflowId);
+    expect(checkpoints.map((c) => c.turn)).toEqual([0, 1]);
+    expect(checkpoints[0]?.summary).toMatchObject({ toolCalls: ['add_to_watchlist'], updates: ['decideCall'] });
+
+    await suite.agents.rewind(workflowId, { toTurn: 0, reason: 'ask again' });
+    const again = await waitFor('the approval request after the rewind', approval);
+    expect(again.toolCallId).toBe(first.toolCallId);
+    await suite.agents.decide(workflowId, { decision: 'reject', toolCallId: again.toolCallId });
+    const result = await suite.agents.result(workflowId);
+    expect(result.status).toBe('completed');
+    expect(result.sessionState).toEqual({ watchlist: [] });
+  });
+
+  it('a run continued as new has a boundary where its new execution starts, and rewinds there', async () => {
+    const input = { ...fiveTurns(), policy: { continueAsNewAfterEvents: 20 } };
+    const { workflowId, runId: firstRunId } = await suite.agents.start(input);
+    await suite.agents.result(workflowId);
+    const latest = await suite.agents.client.workflow.getHandle(workflowId).describe();
+    expect(latest.runId).not.toBe(firstRunId);
+    const checkpoints = await suite.agents.checkpoints(workflowId);
+    const start = checkpoints[0];
+    if (!start) throw new Error('no boundary in the last execution');
+    // The first boundary of the continued execution is its first workflow task.
+    expect(start.eventId).toBe(4);
+    expect(start.turn).toBeGreaterThan(0);
+    const before = labelsOf(workflowId).length;
+    await suite.agents.rewind(workflowId, { toTurn: start.turn, reason: 'back to the execution start' });
+    const result = await suite.agents.result(workflowId);
+    expect(result).toMatchObject({ status: 'completed', iterations: 5 });
+    // The turns after that boundary ran again, and only those.
+    expect(labelsOf(workflowId).slice(before)).toEqual(labelsOf(workflowId).slice(start.turn, 5));
   });
 
   it('rewinding a completed 5-turn run to turn 2 re-executes turns 3-5 and completes', async () => {

@@ -1,8 +1,10 @@
-import { ActivityFailure, ApplicationFailure, TimeoutFailure, isCancellation, proxyActivities } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, TimeoutFailure, isCancellation, patched, proxyActivities } from '@temporalio/workflow';
 import { describeIssues } from '../../../contracts';
 import { defaultModelActivityOptions, type ModelActivityOptions } from './config';
 import { isModelErrorType, modelErrorAdvice, nonRetryableModelErrorTypes, type ModelErrorType } from './errors';
 import { callModelActivityName, modelAnswerSchema, type ModelAnswer, type ModelCallInput } from './model-call';
+import { turnBoundariesInCommands } from '../../patches';
+import { turnActivityIdPrefix } from '../../turn-boundaries';
 
 /** Calls the model once; the planner's only I/O. Injected in unit tests. */
 export type ModelCaller = (input: ModelCallInput) => Promise<ModelAnswer>;
@@ -33,8 +35,12 @@ export function toRunFailure(err: unknown, model: string): unknown {
  */
 export function modelActivityCaller(options: ModelActivityOptions = {}): ModelCaller {
   const o = { ...defaultModelActivityOptions, ...options };
+  let calls = 0;
   return async (input) => {
+    calls += 1;
     const activities = proxyActivities<Record<string, (input: ModelCallInput) => Promise<unknown>>>({
+      // The turn in the id marks the turn's boundary in history (see turn-boundaries.ts).
+      ...(patched(turnBoundariesInCommands) ? { activityId: `${turnActivityIdPrefix(input.turn)}model-${calls}` } : {}),
       startToCloseTimeout: o.startToCloseTimeoutMs,
       heartbeatTimeout: o.heartbeatTimeoutMs,
       summary: `turn ${input.turn}: ${input.model}${input.finalize ? ' (finalize)' : ''}`,

@@ -1,0 +1,74 @@
+/**
+ * Turn boundaries in a run's history, without an event per turn.
+ *
+ * A rewind resets a run to the workflow task that began a turn, so that task must be findable
+ * in history. Runs recorded before the `turn-boundaries-in-commands` patch mark every boundary
+ * with a memo change (`turnBoundary`), an event of its own and a visibility write on the server
+ * for each turn. Newer runs mark a boundary only by what the task does anyway when it schedules
+ * an activity of the turn (`turn-<N>/…`: a tool call, or a model call): the reader
+ * (client/checkpoints.ts) takes the task before the first such activity. When the task that
+ * began the turn schedules none (the turn waits for a human, for a pause, or its planner has no
+ * activity), the memo change is written in that task as before.
+ *
+ * Whether the task scheduled one is only known once the task's code has run: the internals
+ * interceptor of this module's companion (`boundary-interceptors.ts`, in every bundle built by
+ * `configureAgentBundler`) looks at the commands of each activation and adds the memo change for
+ * every boundary no activity marks. A bundle built without it keeps writing memo changes.
+ *
+ * Module state is per run: the workflow sandbox evaluates this module for each execution.
+ */
+import { defaultPayloadConverter } from '@temporalio/common';
+import type { coresdk } from '@temporalio/proto';
+import { upsertMemo } from '@temporalio/workflow';
+
+type Command = coresdk.workflow_commands.IWorkflowCommand;
+
+/** Boundaries marked in the activation in progress that wait for its commands. */
+const pending: number[] = [];
+/** Set by the interceptor factory when the bundle has it (see boundary-interceptors.ts). */
+let concluderInstalled = false;
+
+/** Called once per run by the interceptors of `boundary-interceptors.ts`. */
+export function installBoundaryConcluder(): void {
+  concluderInstalled = true;
+}
+
+/** Whether this run's bundle checks activations for unmarked boundaries. */
+export function boundaryConcluderInstalled(): boolean {
+  return concluderInstalled;
+}
+
+/** The activity id prefix that marks turn `turn`'s boundary (tool and model activities carry it). */
+export function turnActivityIdPrefix(turn: number): string {
+  return `turn-${turn}/`;
+}
+
+/** The memo change runs recorded before the patch write at every boundary. */
+function memoCommand(turn: number): Command {
+  return { modifyWorkflowProperties: { upsertedMemo: { fields: { turnBoundary: defaultPayloadConverter.toPayload(turn) } } } };
+}
+
+/**
+ * The commands of an activation, with a memo change first for each boundary of it that none of
+ * its activities marks. Deterministic: it depends only on the commands and the run's state.
+ */
+export function concludeBoundaries(commands: Command[]): Command[] {
+  if (pending.length === 0) return commands;
+  const unmarked = pending.filter((turn) => !commands.some((c) => c.scheduleActivity?.activityId?.startsWith(turnActivityIdPrefix(turn))));
+  pending.length = 0;
+  return unmarked.length ? [...unmarked.map(memoCommand), ...commands] : commands;
+}
+
+/** How one run marks its turn boundaries. */
+export class TurnBoundaries {
+  /**
+   * @param byCommands mark boundaries by the turn's activities (the patch is in, and the bundle
+   *   has the concluder); otherwise by a memo change at each boundary.
+   */
+  constructor(readonly byCommands: boolean) {}
+
+  mark(turn: number): void {
+    if (this.byCommands) pending.push(turn);
+    else upsertMemo({ turnBoundary: turn });
+  }
+}
