@@ -83,14 +83,13 @@ const workflowEntry = resolve(__dirname, '..', 'workflows', 'index');
  */
 const boundaryInterceptorsModule = resolve(__dirname, '..', 'workflows', 'boundary-interceptors');
 
-/**
- * Modules evaluated once per worker (reusable V8 context) instead of once per workflow
- * execution: zod is stateless library code (its registry is a WeakMap, and the agents' schemas
- * are still built per execution), and evaluating it was a large part of the cost of starting,
- * replaying and continuing a run. The SDK deep-freezes shared modules, so workflow code cannot
- * call `z.config()`.
+/*
+ * No module is preloaded (`preloadModules`): the SDK deep-freezes preloaded modules, and zod
+ * (4.x) memoizes internals on its prototypes and config on first use, so a preloaded zod, or any
+ * module that builds zod schemas, fails every workflow with "object is not extensible". Listing
+ * 'zod' there used to do nothing only because webpack dropped the unused `require('zod')` of a
+ * package marked side-effect free; a bundle built without that optimization would have failed.
  */
-export const sharedWorkflowModules: readonly string[] = ['zod'];
 
 /**
  * Bundler settings of durable-agents workflows (any bundle that imports `durable-agents/workflow`).
@@ -101,7 +100,6 @@ export function configureAgentBundler(options: BundleOptions, aliases: Record<st
   const userHook = options.webpackConfigHook;
   return {
     ...options,
-    preloadModules: [...new Set([...(options.preloadModules ?? []), ...sharedWorkflowModules])],
     workflowInterceptorModules: [...new Set([boundaryInterceptorsModule, ...(options.workflowInterceptorModules ?? [])])],
     webpackConfigHook: (config) => {
       const base = userHook ? userHook(config) : config;
