@@ -4,6 +4,7 @@ import {
   jsonByteLength,
   reservedActivityNames,
   sessionStateMaxBytes,
+  resolveToolActivityInput,
   toolActivityInputSchema,
   toolActivityType,
   type JsonValue,
@@ -59,10 +60,12 @@ function toApplicationFailure(err: unknown): unknown {
 function toolActivity(tool: ToolImplementation): ToolActivity {
   const { definition } = tool;
   return async (rawInput: unknown): Promise<ToolActivityResult> => {
-    const input = toolActivityInputSchema.safeParse(rawInput);
-    if (!input.success) {
-      throw ApplicationFailure.nonRetryable(`invalid tool activity input: ${describeIssues(input.error)}`, 'invalid_input');
+    const parsed = toolActivityInputSchema.safeParse(rawInput);
+    if (!parsed.success) {
+      throw ApplicationFailure.nonRetryable(`invalid tool activity input: ${describeIssues(parsed.error)}`, 'invalid_input');
     }
+    const info = activityInfo();
+    const input = { data: resolveToolActivityInput(parsed.data, info) };
     const { request, sessionState } = input.data;
     const args = definition.input.safeParse(request.args);
     if (!args.success) {

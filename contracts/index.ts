@@ -28,6 +28,10 @@ export {
   type ToolRequest,
   type ToolOutput,
   type ToolActivityInput,
+  type ResolvedToolActivityInput,
+  resolveToolActivityInput,
+  toolIdempotencyKey,
+  defaultToolResultByteBudget,
   type ToolActivityResult,
 } from './tools';
 export { toolActivityType } from './tool-activity-type';

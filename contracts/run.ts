@@ -5,6 +5,7 @@ import { interventionPointSchema } from './points';
 import { confirmationPolicySchema } from './hitl';
 import { inputMessageSchema, messageSchema } from './messages';
 import { finalResponseSchema, finalizeReasonSchema } from './plan';
+import { defaultToolResultByteBudget } from './tools';
 
 /** Caps and execution policy of a run. Every cap, when reached, triggers one Finalize turn. */
 export const runPolicySchema = lazySchema(() =>
@@ -41,7 +42,7 @@ export const defaultRunPolicy: RunPolicy = {
   maxConsecutiveFailures: 3,
   timeBudgetMs: 30 * 60_000,
   parallelToolCalls: true,
-  toolResultByteBudget: 64 * 1024,
+  toolResultByteBudget: defaultToolResultByteBudget,
   continueAsNewAfterEvents: 10_000,
 };
 

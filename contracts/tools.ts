@@ -194,25 +194,73 @@ export const dependencyOutputSchema = lazySchema(() =>
 );
 export type DependencyOutput = z.infer<typeof dependencyOutputSchema>;
 
-/** Input of a tool activity. Run ids are included so tools can derive idempotency keys. */
+/**
+ * Input of a tool activity. A full input (every release) names the run, the agent and the key;
+ * a compact one (0.6.0, see `compactToolInputs`) leaves out what the activity reads from its
+ * own info: the run id, the agent (from the activity type `<agent>/<tool>`), the key (from the
+ * workflow id, `epoch` and the call id), the default result budget and an empty session state.
+ * Activities since 0.6.0 accept both.
+ */
 export const toolActivityInputSchema = lazySchema(() =>
   z.object({
-    runId: z.string(),
-    agent: z.string(),
+    runId: z.string().optional(),
+    agent: z.string().optional(),
     sessionId: z.string().optional(),
     request: toolRequestSchema,
     /** Stable across retries, worker restarts and continue-as-new, new after a rewind: workflow id + log epoch + call id. */
-    idempotencyKey: z.string(),
-    /** Results larger than this many JSON bytes are omitted from the returned payload. */
-    resultByteBudget: z.number().int().positive(),
-    sessionState: jsonObjectSchema,
+    idempotencyKey: z.string().optional(),
+    /** Compact inputs: the run's log epoch, when it has one (after a rewind), for the key. */
+    epoch: z.string().optional(),
+    /** Results larger than this many JSON bytes are omitted from the returned payload (default 64 KiB). */
+    resultByteBudget: z.number().int().positive().optional(),
+    sessionState: jsonObjectSchema.optional(),
     /** Set when the tool declared the session keys it reads: only those are in `sessionState`. */
     sessionKeys: z.array(z.string()).optional(),
     /** Outputs of the calls this call depends on, in `dependsOn` order. */
     dependencies: z.array(dependencyOutputSchema).optional(),
   }),
 );
+/** The result budget a compact input leaves out (the run policy's default). */
+export const defaultToolResultByteBudget = 64 * 1024;
+
+/**
+ * The key a tool deduplicates its side effects by: the same for every attempt of a call and
+ * across worker crashes, different after a rewind (the call id repeats, the epoch does not), so
+ * a corrected call is never deduplicated into the effect of the call it replaces.
+ */
+export function toolIdempotencyKey(workflowId: string, epoch: string | undefined, toolCallId: string): string {
+  return epoch ? `${workflowId}/${epoch}/${toolCallId}` : `${workflowId}/${toolCallId}`;
+}
+
 export type ToolActivityInput = z.infer<typeof toolActivityInputSchema>;
+
+/** A tool activity input with what a compact input leaves out filled in. */
+export type ResolvedToolActivityInput<T extends ToolActivityInput = ToolActivityInput> = T &
+  Required<Pick<ToolActivityInput, 'runId' | 'agent' | 'idempotencyKey' | 'resultByteBudget' | 'sessionState'>>;
+
+/**
+ * Fills in a compact tool activity input from the activity's own info (a full input is
+ * returned as it is): the run id, the agent (activity type `<agent>/<tool>`), the key, the
+ * default result budget and an empty session state.
+ */
+export function resolveToolActivityInput<T extends ToolActivityInput>(
+  input: T,
+  info: { readonly workflowExecution?: { readonly workflowId: string; readonly runId: string }; readonly activityType: string },
+): ResolvedToolActivityInput<T> {
+  const slash = info.activityType.indexOf('/');
+  const run = (): { workflowId: string; runId: string } => {
+    if (!info.workflowExecution) throw new Error(`a compact input of ${info.activityType} needs the run of its activity info, and this activity has none`);
+    return info.workflowExecution;
+  };
+  return {
+    ...input,
+    runId: input.runId ?? run().runId,
+    agent: input.agent ?? (slash > 0 ? info.activityType.slice(0, slash) : info.activityType),
+    idempotencyKey: input.idempotencyKey ?? toolIdempotencyKey(run().workflowId, input.epoch, input.request.toolCallId),
+    resultByteBudget: input.resultByteBudget ?? defaultToolResultByteBudget,
+    sessionState: input.sessionState ?? {},
+  };
+}
 
 /** What a tool activity returns to the workflow. */
 export const toolActivityResultSchema = lazySchema(() =>

@@ -19,7 +19,7 @@ import type { AgentRegistry } from './agent-registry';
 import { reportUnknownAgent } from './bundle-sinks';
 import type { Planner } from './planner';
 import { registerRunHandlers } from './run-handlers';
-import { RunLoop } from './run-loop';
+import { RunLoop, type RunLoopOptions } from './run-loop';
 import { logEpoch, RunState } from './run-state';
 import { rejection } from './failures';
 import { quoted } from '../contracts/safe-text';
@@ -33,11 +33,11 @@ import { countedRun } from './run-metrics';
  *
  * The workflow throws ApplicationFailure `invalid_input` | `unknown_agent` | `planner_failed` | `invalid_plan`.
  */
-export function createAgentRun(registry: AgentRegistry): (input: RunInput) => Promise<RunResult> {
-  return (rawInput) => countedRun(registry, rawInput, () => runAgent(registry, rawInput));
+export function createAgentRun(registry: AgentRegistry, options: RunLoopOptions = {}): (input: RunInput) => Promise<RunResult> {
+  return (rawInput) => countedRun(registry, rawInput, () => runAgent(registry, rawInput, options));
 }
 
-async function runAgent(registry: AgentRegistry, rawInput: RunInput): Promise<RunResult> {
+async function runAgent(registry: AgentRegistry, rawInput: RunInput, options: RunLoopOptions): Promise<RunResult> {
   const parsed = runInputSchema.safeParse(rawInput);
   if (!parsed.success) {
     throw rejection(`invalid run input: ${describeIssues(parsed.error)}`, 'invalid_input');
@@ -68,7 +68,7 @@ async function runAgent(registry: AgentRegistry, rawInput: RunInput): Promise<Ru
   if (workflowInfo().typedSearchAttributes.get(agentNameSearchAttribute) !== undefined) {
     state.onStatusChange = (status) => upsertSearchAttributes([{ key: agentStatusSearchAttribute, value: status }]);
   }
-  const loop = new RunLoop(state, planner, CancellationScope.current());
+  const loop = new RunLoop(state, planner, CancellationScope.current(), options);
   registerRunHandlers(loop);
   try {
     return await loop.execute();

@@ -27,6 +27,8 @@ export interface CallRunnerHost {
   setToolScope(scope: CancellationScope | undefined): void;
   /** Why the current turn's calls were cancelled, if the run cancelled them. */
   cancelHint(): RetryHint | undefined;
+  /** Tool activities get compact inputs (see AgentWorkflowsOptions.compactToolInputs). */
+  readonly compactToolInputs: boolean;
 }
 
 /**
@@ -327,6 +329,7 @@ export class CallRunner {
       ...(state.input.sessionId ? { sessionId: state.input.sessionId } : {}),
       resultByteBudget: state.policy.toolResultByteBudget,
       sessionState,
+      compactInput: this.host.compactToolInputs,
       ...(keys ? { sessionKeys: keys } : {}),
       ...(dependencies?.length ? { dependencies } : {}),
       ...(tool.mcp ? { onListVersion: (version: string) => state.toolsets.observe(tool.mcp?.toolset ?? '', version) } : {}),

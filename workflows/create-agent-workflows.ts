@@ -7,6 +7,16 @@ import { agentSession } from './agent-session';
 export interface AgentWorkflowsOptions {
   /** The agents runs of this bundle may use; names must be unique. */
   readonly agents: readonly AgentDefinition[];
+  /**
+   * Send tool activities compact inputs: without the run id, agent, idempotency key, default
+   * result budget and empty session state, which the activity derives from its own info (about
+   * 60 % fewer bytes per call in history). Activities of 0.6.0 and later accept them, earlier ones
+   * refuse them: turn it on once every worker of the task queue runs 0.6.0 or later, or when the
+   * workers run with worker versioning and runs pinned (their activities then run on their own
+   * version). Default false. Local tools always get compact inputs (they run on the worker that
+   * runs the workflow task).
+   */
+  readonly compactToolInputs?: boolean;
 }
 
 /** The workflow functions a user's workflows module exports. */
@@ -31,5 +41,5 @@ export interface AgentWorkflows {
  */
 export function createAgentWorkflows(options: AgentWorkflowsOptions): AgentWorkflows {
   const registry = createAgentRegistry(options.agents);
-  return { agentRun: createAgentRun(registry), agentSession };
+  return { agentRun: createAgentRun(registry, { compactToolInputs: options.compactToolInputs ?? false }), agentSession };
 }

@@ -46,6 +46,12 @@ import { rejection } from './failures';
 import { awaitTurnsCount, boundedCarriedState, cancellationEndsLikeKill, pauseHoldsEveryCall, rejectionsAreNotFailures, turnBoundariesInCommands } from './patches';
 import { boundaryConcluderInstalled, TurnBoundaries } from './turn-boundaries';
 
+/** Bundle-wide settings of runs (from `createAgentWorkflows`). */
+export interface RunLoopOptions {
+  /** See AgentWorkflowsOptions.compactToolInputs. */
+  readonly compactToolInputs?: boolean;
+}
+
 const timeBudgetHint: RetryHint = { reason: 'timeout', message: 'the run time budget ran out while this call was running' };
 
 /**
@@ -75,6 +81,7 @@ export class RunLoop {
     readonly state: RunState,
     private readonly planner: Planner,
     private readonly rootScope: CancellationScope,
+    options: RunLoopOptions = {},
   ) {
     this.boundaries = new TurnBoundaries(boundaryConcluderInstalled() && patched(turnBoundariesInCommands));
     this.calls = new CallRunner(state, {
@@ -82,6 +89,7 @@ export class RunLoop {
       waitFor: (done) => this.waitFor(done),
       holdWhilePaused: () => this.holdWhilePaused('before_tool'),
       cancelHint: () => this.toolCancelHint,
+      compactToolInputs: options.compactToolInputs ?? false,
       setToolScope: (scope) => {
         this.toolScope = scope;
         if (scope) {

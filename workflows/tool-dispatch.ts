@@ -9,7 +9,9 @@ import {
   proxyLocalActivities,
 } from '@temporalio/workflow';
 import {
+  defaultToolResultByteBudget,
   describeIssues,
+  toolIdempotencyKey,
   toolActivityResultSchema,
   toolFailureDetailsSchema,
   type DependencyOutput,
@@ -44,6 +46,8 @@ export interface DispatchContext {
   readonly dependencies?: readonly DependencyOutput[];
   /** MCP calls: receives the server's tool-list version the call reported. */
   readonly onListVersion?: (version: string) => void;
+  /** Send a compact activity input (local tools always get one; MCP calls never). */
+  readonly compactInput?: boolean;
 }
 
 /** Outcome of checking a call before scheduling: dispatch it, or close it with an error now. */
@@ -146,7 +150,39 @@ type ToolActivity = (input: ToolActivityInput & { mcp?: { server: string; toolse
  * a corrected call is never deduplicated into the effect of the call it replaces.
  */
 export function idempotencyKey(ctx: Pick<DispatchContext, 'workflowId' | 'epoch'>, request: Pick<ToolRequest, 'toolCallId'>): string {
-  return ctx.epoch ? `${ctx.workflowId}/${ctx.epoch}/${request.toolCallId}` : `${ctx.workflowId}/${request.toolCallId}`;
+  return toolIdempotencyKey(ctx.workflowId, ctx.epoch, request.toolCallId);
+}
+
+/**
+ * The input of a call's tool activity: full (every activity version accepts it), or compact
+ * when the activity derives the rest from its own info (contracts `resolveToolActivityInput`).
+ */
+function toolActivityInput(ctx: DispatchContext, request: ToolRequest, tool: ToolDefinition): Parameters<ToolActivity>[0] {
+  const sessionKeys = ctx.sessionKeys ? { sessionKeys: [...ctx.sessionKeys] } : {};
+  const dependencies = ctx.dependencies ? { dependencies: [...ctx.dependencies] } : {};
+  if (tool.mcp || (!ctx.compactInput && !tool.local)) {
+    return {
+      runId: ctx.runId,
+      agent: ctx.agent,
+      ...(ctx.sessionId ? { sessionId: ctx.sessionId } : {}),
+      request,
+      idempotencyKey: idempotencyKey(ctx, request),
+      resultByteBudget: ctx.resultByteBudget,
+      sessionState: ctx.sessionState,
+      ...sessionKeys,
+      ...dependencies,
+      ...(tool.mcp ? { mcp: { ...tool.mcp } } : {}),
+    };
+  }
+  return {
+    ...(ctx.sessionId ? { sessionId: ctx.sessionId } : {}),
+    request,
+    ...(ctx.epoch ? { epoch: ctx.epoch } : {}),
+    ...(ctx.resultByteBudget !== defaultToolResultByteBudget ? { resultByteBudget: ctx.resultByteBudget } : {}),
+    ...(Object.keys(ctx.sessionState).length ? { sessionState: ctx.sessionState } : {}),
+    ...sessionKeys,
+    ...dependencies,
+  };
 }
 
 /**
@@ -189,18 +225,7 @@ export async function executeCall(
   if (!activity) throw new Error(`no activity proxy for ${activityType}`);
   const started = workflowNowMs();
   try {
-    const raw = await activity({
-      runId: ctx.runId,
-      agent: ctx.agent,
-      ...(ctx.sessionId ? { sessionId: ctx.sessionId } : {}),
-      request,
-      idempotencyKey: idempotencyKey(ctx, request),
-      resultByteBudget: ctx.resultByteBudget,
-      sessionState: ctx.sessionState,
-      ...(ctx.sessionKeys ? { sessionKeys: [...ctx.sessionKeys] } : {}),
-      ...(ctx.dependencies ? { dependencies: [...ctx.dependencies] } : {}),
-      ...(tool.mcp ? { mcp: { ...tool.mcp } } : {}),
-    });
+    const raw = await activity(toolActivityInput(ctx, request, tool));
     const durationMs = workflowNowMs() - started;
     const parsed = toolActivityResultSchema.safeParse(raw);
     if (!parsed.success) {

@@ -8,6 +8,7 @@ import {
   mcpCallToolInputSchema,
   mcpListToolsActivityName,
   mcpListToolsInputSchema,
+  resolveToolActivityInput,
   type McpListToolsResult,
   type ToolActivityResult,
 } from '../../contracts';
@@ -82,7 +83,8 @@ export function createMcpActivities(pool: McpClientPool): McpActivities {
   const callTool = async (raw: unknown): Promise<ToolActivityResult> => {
     const parsed = mcpCallToolInputSchema.safeParse(raw);
     if (!parsed.success) throw ApplicationFailure.nonRetryable(`invalid mcp.callTool input: ${describeIssues(parsed.error)}`, 'invalid_input');
-    const input = parsed.data;
+    const called = activityInfo();
+    const input = resolveToolActivityInput(parsed.data, called);
     const { server, tool } = input.mcp;
     const args = input.request.args;
     if (args === null || typeof args !== 'object' || Array.isArray(args)) {

@@ -54,6 +54,27 @@ describe('createActivities: one activity per agent tool', () => {
     await expect(env.run(activities['b/lookup']!, input('b', { id: 1 }))).resolves.toMatchObject({ result: 'b' });
   });
 
+  it('a compact input (0.6.0) gives the tool the same run, agent, key and session as the full one', async () => {
+    const seen: unknown[] = [];
+    const echo = implementTool(note, (_args, ctx) => {
+      seen.push({ runId: ctx.runId, agent: ctx.agent, idempotencyKey: ctx.idempotencyKey, watchlist: ctx.session.get('watchlist') ?? null });
+      return 'x'.repeat(70 * 1024);
+    });
+    const activities = createActivities({ agents: [agent('a', [note])], tools: [echo] });
+    const env = new MockActivityEnvironment({ activityType: 'a/note', workflowExecution: { workflowId: 'wf', runId: 'run-1' } });
+    const request = { toolCallId: 'call_0_0', name: 'note', args: {}, turn: 0 };
+    const full = await env.run(activities['a/note']!, { runId: 'run-1', agent: 'a', idempotencyKey: 'wf/e2/call_0_0', resultByteBudget: 64 * 1024, sessionState: {}, request });
+    const compact = await env.run(activities['a/note']!, { request, epoch: 'e2' });
+    expect(seen[1]).toEqual(seen[0]);
+    expect(seen[1]).toEqual({ runId: 'run-1', agent: 'a', idempotencyKey: 'wf/e2/call_0_0', watchlist: null });
+    // The default budget applies when a compact input leaves it out.
+    expect(compact).toEqual(full);
+    expect(compact).toMatchObject({ resultOmitted: true, resultOmittedReason: 'workflow_budget' });
+    // Without an epoch (a run never rewound) the key is workflow id + call id; session state comes when there is some.
+    await env.run(activities['a/note']!, { request, sessionState: { watchlist: ['AAPL'] } });
+    expect(seen[2]).toMatchObject({ idempotencyKey: 'wf/call_0_0', watchlist: ['AAPL'] });
+  });
+
   it('a tool that would grow the session state past its limit fails, naming the sizes', async () => {
     const grow = implementTool(note, (_args, ctx) => {
       ctx.session.set('big', 'x'.repeat(sessionStateMaxBytes));
