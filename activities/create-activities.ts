@@ -142,20 +142,23 @@ function toolActivity(tool: ToolImplementation): ToolActivity {
       }
     }
     const resultBytes = jsonByteLength(result);
+    // A compact input comes from a workflow that measures results itself and counts attempts from 1.
+    const compact = parsed.data.runId === undefined;
+    const { attempt } = activityInfo();
     const common = {
-      resultBytes,
-      attempt: activityInfo().attempt,
+      ...(compact && attempt === 1 ? {} : { attempt }),
       ...(Object.keys(changes).length ? { sessionStateChanges: changes } : {}),
     };
     if (resultBytes > input.data.resultByteBudget) {
       return {
+        resultBytes,
         ...common,
         resultOmitted: true,
         resultOmittedReason: 'workflow_budget',
         resultPreview: JSON.stringify(result).slice(0, resultPreviewChars),
       };
     }
-    return { ...common, result };
+    return compact ? { ...common, result } : { resultBytes, ...common, result };
   };
 }
 

@@ -194,11 +194,15 @@ export const dependencyOutputSchema = lazySchema(() =>
 );
 export type DependencyOutput = z.infer<typeof dependencyOutputSchema>;
 
+/** The request of a compact tool input: what the activity id and type do not say. */
+const compactToolRequestSchema = lazySchema(() => toolRequestSchema.unwrap().partial({ toolCallId: true, name: true, turn: true }));
+
 /**
  * Input of a tool activity. A full input (every release) names the run, the agent and the key;
  * a compact one (0.6.0, see `compactToolInputs`) leaves out what the activity reads from its
- * own info: the run id, the agent (from the activity type `<agent>/<tool>`), the key (from the
- * workflow id, `epoch` and the call id), the default result budget and an empty session state.
+ * own info: the run id, the agent and tool (from the activity type `<agent>/<tool>`), the call id
+ * and turn (from the activity id `turn-<N>/<call id>`), the key (from the workflow id, `epoch` or
+ * the run id, and the call id), the default result budget and an empty session state.
  * Activities since 0.6.0 accept both.
  */
 export const toolActivityInputSchema = lazySchema(() =>
@@ -206,10 +210,14 @@ export const toolActivityInputSchema = lazySchema(() =>
     runId: z.string().optional(),
     agent: z.string().optional(),
     sessionId: z.string().optional(),
-    request: toolRequestSchema,
+    /** Compact inputs leave out the call id and turn (in the activity id `turn-<N>/<call id>`) and the name (in the activity type). */
+    request: z.union([toolRequestSchema, compactToolRequestSchema]),
     /** Stable across retries, worker restarts and continue-as-new, new after a rewind: workflow id + log epoch + call id. */
     idempotencyKey: z.string().optional(),
-    /** Compact inputs: the run's log epoch, when it has one (after a rewind), for the key. */
+    /**
+     * Compact inputs: the run's log epoch for the key, left out when it is the run id of the
+     * activity's own execution (a run that has not continued as new); empty when the run has none.
+     */
     epoch: z.string().optional(),
     /** Results larger than this many JSON bytes are omitted from the returned payload (default 64 KiB). */
     resultByteBudget: z.number().int().positive().optional(),
@@ -235,8 +243,8 @@ export function toolIdempotencyKey(workflowId: string, epoch: string | undefined
 export type ToolActivityInput = z.infer<typeof toolActivityInputSchema>;
 
 /** A tool activity input with what a compact input leaves out filled in. */
-export type ResolvedToolActivityInput<T extends ToolActivityInput = ToolActivityInput> = T &
-  Required<Pick<ToolActivityInput, 'runId' | 'agent' | 'idempotencyKey' | 'resultByteBudget' | 'sessionState'>>;
+export type ResolvedToolActivityInput<T extends ToolActivityInput = ToolActivityInput> = Omit<T, 'request'> &
+  Required<Pick<ToolActivityInput, 'runId' | 'agent' | 'idempotencyKey' | 'resultByteBudget' | 'sessionState'>> & { readonly request: ToolRequest };
 
 /**
  * Fills in a compact tool activity input from the activity's own info (a full input is
@@ -245,9 +253,19 @@ export type ResolvedToolActivityInput<T extends ToolActivityInput = ToolActivity
  */
 export function resolveToolActivityInput<T extends ToolActivityInput>(
   input: T,
-  info: { readonly workflowExecution?: { readonly workflowId: string; readonly runId: string }; readonly activityType: string },
+  info: { readonly workflowExecution?: { readonly workflowId: string; readonly runId: string }; readonly activityType: string; readonly activityId: string },
 ): ResolvedToolActivityInput<T> {
   const slash = info.activityType.indexOf('/');
+  const named = /^turn-(\d+)\/(.+)$/.exec(info.activityId);
+  const fromId = (field: string): never => {
+    throw new Error(`a compact input of ${info.activityType} leaves out the call's ${field}, and activity id ${JSON.stringify(info.activityId)} is not turn-<N>/<call id>`);
+  };
+  const request: ToolRequest = {
+    ...input.request,
+    toolCallId: input.request.toolCallId ?? named?.[2] ?? fromId('id'),
+    name: input.request.name ?? (slash > 0 ? info.activityType.slice(slash + 1) : info.activityType),
+    turn: input.request.turn ?? (named ? Number(named[1]) : fromId('turn')),
+  };
   const run = (): { workflowId: string; runId: string } => {
     if (!info.workflowExecution) throw new Error(`a compact input of ${info.activityType} needs the run of its activity info, and this activity has none`);
     return info.workflowExecution;
@@ -256,9 +274,10 @@ export function resolveToolActivityInput<T extends ToolActivityInput>(
     ...input,
     runId: input.runId ?? run().runId,
     agent: input.agent ?? (slash > 0 ? info.activityType.slice(0, slash) : info.activityType),
-    idempotencyKey: input.idempotencyKey ?? toolIdempotencyKey(run().workflowId, input.epoch, input.request.toolCallId),
+    idempotencyKey: input.idempotencyKey ?? toolIdempotencyKey(run().workflowId, input.epoch ?? run().runId, request.toolCallId),
     resultByteBudget: input.resultByteBudget ?? defaultToolResultByteBudget,
     sessionState: input.sessionState ?? {},
+    request,
   };
 }
 
@@ -266,11 +285,13 @@ export function resolveToolActivityInput<T extends ToolActivityInput>(
 export const toolActivityResultSchema = lazySchema(() =>
   z.object({
     result: jsonValueSchema.optional(),
-    resultBytes: z.number().int().nonnegative(),
+    /** Left out in answers to compact inputs when the result is there (the workflow measures it). */
+    resultBytes: z.number().int().nonnegative().optional(),
     resultOmitted: z.boolean().optional(),
     resultOmittedReason: resultOmittedReasonSchema.optional(),
     resultPreview: z.string().optional(),
-    attempt: z.number().int().positive(),
+    /** Left out in answers to compact inputs when it is 1. */
+    attempt: z.number().int().positive().optional(),
     /** Session state keys the tool set (`null` deletes), applied by the workflow in call order. */
     sessionStateChanges: z.record(z.string(), jsonValueSchema.nullable()).optional(),
     /** MCP calls: the version of the server's tool list when the call ended (the run refreshes its snapshot when it differs). */

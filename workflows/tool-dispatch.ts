@@ -11,6 +11,7 @@ import {
 import {
   defaultToolResultByteBudget,
   describeIssues,
+  jsonByteLength,
   toolIdempotencyKey,
   toolActivityResultSchema,
   toolFailureDetailsSchema,
@@ -153,6 +154,16 @@ export function idempotencyKey(ctx: Pick<DispatchContext, 'workflowId' | 'epoch'
   return toolIdempotencyKey(ctx.workflowId, ctx.epoch, request.toolCallId);
 }
 
+/** A request without what its activity id and type say (call id, turn, name). */
+function unnamedRequest(request: ToolRequest): Omit<ToolRequest, 'toolCallId' | 'name' | 'turn'> {
+  return {
+    args: request.args,
+    ...(request.parentToolCallId !== undefined ? { parentToolCallId: request.parentToolCallId } : {}),
+    ...(request.dependsOn !== undefined ? { dependsOn: request.dependsOn } : {}),
+    ...(request.outputPath !== undefined ? { outputPath: request.outputPath } : {}),
+  };
+}
+
 /**
  * The input of a call's tool activity: full (every activity version accepts it), or compact
  * when the activity derives the rest from its own info (contracts `resolveToolActivityInput`).
@@ -174,10 +185,13 @@ function toolActivityInput(ctx: DispatchContext, request: ToolRequest, tool: Too
       ...(tool.mcp ? { mcp: { ...tool.mcp } } : {}),
     };
   }
+  // The activity id (`turn-<N>/<call id>`) and type (`<agent>/<tool>`) name the call; local
+  // activities have no such id, so theirs carry the whole request.
   return {
     ...(ctx.sessionId ? { sessionId: ctx.sessionId } : {}),
-    request,
-    ...(ctx.epoch ? { epoch: ctx.epoch } : {}),
+    request: tool.local ? request : unnamedRequest(request),
+    // The epoch of a run that has not continued as new (or been rewound since) is its run id.
+    ...(ctx.epoch === ctx.runId ? {} : { epoch: ctx.epoch ?? '' }),
     ...(ctx.resultByteBudget !== defaultToolResultByteBudget ? { resultByteBudget: ctx.resultByteBudget } : {}),
     ...(Object.keys(ctx.sessionState).length ? { sessionState: ctx.sessionState } : {}),
     ...sessionKeys,
@@ -240,9 +254,9 @@ export async function executeCall(
     if (r.listVersion !== undefined) ctx.onListVersion?.(r.listVersion);
     return okOutput(request, {
       ...(r.result !== undefined ? { result: r.result } : {}),
-      resultBytes: r.resultBytes,
+      resultBytes: r.resultBytes ?? jsonByteLength(r.result ?? null),
       ...(r.resultOmitted ? { resultOmitted: true, resultOmittedReason: r.resultOmittedReason, resultPreview: r.resultPreview } : {}),
-      telemetry: { durationMs, attempts: r.attempt },
+      telemetry: { durationMs, attempts: r.attempt ?? 1 },
       ...(r.sessionStateChanges ? { sessionStateChanges: r.sessionStateChanges } : {}),
     });
   } catch (err) {

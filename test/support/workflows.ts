@@ -1,5 +1,9 @@
-/** The test suite's workflows module: both examples' agents in one bundle. */
+/**
+ * The test suite's workflows module: both examples' agents in one bundle, with compact tool
+ * inputs, so the integration suites run every tool call through them (the examples, the MCP
+ * suite and the package test keep the default full inputs).
+ */
 import { createAgentWorkflows } from 'durable-agents/workflow';
 import { testAgents } from './agents';
 
-export const { agentRun, agentSession } = createAgentWorkflows({ agents: testAgents });
+export const { agentRun, agentSession } = createAgentWorkflows({ agents: testAgents, compactToolInputs: true });

@@ -54,25 +54,34 @@ describe('createActivities: one activity per agent tool', () => {
     await expect(env.run(activities['b/lookup']!, input('b', { id: 1 }))).resolves.toMatchObject({ result: 'b' });
   });
 
-  it('a compact input (0.6.0) gives the tool the same run, agent, key and session as the full one', async () => {
+  it('a compact input (0.6.0) gives the tool the same call, run, agent, key and session as the full one', async () => {
     const seen: unknown[] = [];
     const echo = implementTool(note, (_args, ctx) => {
-      seen.push({ runId: ctx.runId, agent: ctx.agent, idempotencyKey: ctx.idempotencyKey, watchlist: ctx.session.get('watchlist') ?? null });
-      return 'x'.repeat(70 * 1024);
+      seen.push({ toolCallId: ctx.toolCallId, turn: ctx.turn, runId: ctx.runId, agent: ctx.agent, idempotencyKey: ctx.idempotencyKey, watchlist: ctx.session.get('watchlist') ?? null });
+      return ctx.turn === 0 ? 'x'.repeat(70 * 1024) : { ok: true };
     });
     const activities = createActivities({ agents: [agent('a', [note])], tools: [echo] });
-    const env = new MockActivityEnvironment({ activityType: 'a/note', workflowExecution: { workflowId: 'wf', runId: 'run-1' } });
+    const env = new MockActivityEnvironment({ activityType: 'a/note', activityId: 'turn-0/call_0_0', workflowExecution: { workflowId: 'wf', runId: 'run-1' } });
     const request = { toolCallId: 'call_0_0', name: 'note', args: {}, turn: 0 };
     const full = await env.run(activities['a/note']!, { runId: 'run-1', agent: 'a', idempotencyKey: 'wf/e2/call_0_0', resultByteBudget: 64 * 1024, sessionState: {}, request });
-    const compact = await env.run(activities['a/note']!, { request, epoch: 'e2' });
+    const compact = await env.run(activities['a/note']!, { request: { args: {} }, epoch: 'e2' });
     expect(seen[1]).toEqual(seen[0]);
-    expect(seen[1]).toEqual({ runId: 'run-1', agent: 'a', idempotencyKey: 'wf/e2/call_0_0', watchlist: null });
-    // The default budget applies when a compact input leaves it out.
-    expect(compact).toEqual(full);
-    expect(compact).toMatchObject({ resultOmitted: true, resultOmittedReason: 'workflow_budget' });
-    // Without an epoch (a run never rewound) the key is workflow id + call id; session state comes when there is some.
-    await env.run(activities['a/note']!, { request, sessionState: { watchlist: ['AAPL'] } });
-    expect(seen[2]).toMatchObject({ idempotencyKey: 'wf/call_0_0', watchlist: ['AAPL'] });
+    expect(seen[1]).toEqual({ toolCallId: 'call_0_0', turn: 0, runId: 'run-1', agent: 'a', idempotencyKey: 'wf/e2/call_0_0', watchlist: null });
+    // The default budget applies when a compact input leaves it out; the answer leaves out attempt 1.
+    expect(full).toMatchObject({ resultOmitted: true, resultBytes: 70 * 1024 + 2, attempt: 1 });
+    expect(compact).toEqual({ resultOmitted: true, resultOmittedReason: 'workflow_budget', resultBytes: 70 * 1024 + 2, resultPreview: expect.any(String) });
+
+    // Without an epoch, the epoch is the execution's run id (a run that has not continued as new);
+    // an empty one (a run without a log epoch) makes the key workflow id + call id. Session state comes when there is some.
+    const later = new MockActivityEnvironment({ activityType: 'a/note', activityId: 'turn-3/call_3_1', workflowExecution: { workflowId: 'wf', runId: 'run-2' } });
+    expect(await later.run(activities['a/note']!, { request: { args: {} }, sessionState: { watchlist: ['AAPL'] } })).toEqual({ result: { ok: true } });
+    expect(seen[2]).toEqual({ toolCallId: 'call_3_1', turn: 3, runId: 'run-2', agent: 'a', idempotencyKey: 'wf/run-2/call_3_1', watchlist: ['AAPL'] });
+    await later.run(activities['a/note']!, { request: { args: {} }, epoch: '' });
+    expect(seen[3]).toMatchObject({ idempotencyKey: 'wf/call_3_1' });
+
+    // A compact request needs an activity id that names the call.
+    const unnamed = new MockActivityEnvironment({ activityType: 'a/note', activityId: '7', workflowExecution: { workflowId: 'wf', runId: 'run-2' } });
+    await expect(unnamed.run(activities['a/note']!, { request: { args: {} } })).rejects.toThrow(/activity id "7" is not turn-<N>\/<call id>/);
   });
 
   it('a tool that would grow the session state past its limit fails, naming the sizes', async () => {
