@@ -1,7 +1,7 @@
 import { defaultPayloadConverter } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import type { RunWorkerVersion } from './worker-version';
-import { runResultSchema, toolActivityInputSchema, type RunResult } from '../contracts';
+import { runResultSchema, toolActivityInputSchema, toolCallFromActivity, type RunResult } from '../contracts';
 import { checkpointsOf } from './checkpoints';
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
@@ -104,7 +104,11 @@ export function historyEntries(events: readonly HistoryEvent[]): HistoryEntry[] 
       if (type === 'callModel') push('model_call', 'model call');
       else {
         const request = toolActivityInputSchema.unwrap().shape.request.safeParse((firstPayload(activity.input) as { request?: unknown } | undefined)?.request);
-        push('tool_call', request.success ? `${request.data.name}(${request.data.toolCallId}) ${JSON.stringify(request.data.args)}` : toolName(type));
+        // A compact input (0.6.0) leaves the name and call id to the activity's type and id.
+        const call = toolCallFromActivity({ activityType: type, activityId: activity.activityId ?? '' });
+        const name = (request.success ? request.data.name : undefined) ?? call.tool ?? toolName(type);
+        const id = (request.success ? request.data.toolCallId : undefined) ?? call.toolCallId ?? '?';
+        push('tool_call', request.success ? `${name}(${id}) ${JSON.stringify(request.data.args)}` : toolName(type));
       }
     }
     const completed = event.activityTaskCompletedEventAttributes;

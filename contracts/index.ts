@@ -30,6 +30,7 @@ export {
   type ToolActivityInput,
   type ResolvedToolActivityInput,
   resolveToolActivityInput,
+  toolCallFromActivity,
   toolIdempotencyKey,
   defaultToolResultByteBudget,
   type ToolActivityResult,

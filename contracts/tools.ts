@@ -247,6 +247,19 @@ export type ResolvedToolActivityInput<T extends ToolActivityInput = ToolActivity
   Required<Pick<ToolActivityInput, 'runId' | 'agent' | 'idempotencyKey' | 'resultByteBudget' | 'sessionState'>> & { readonly request: ToolRequest };
 
 /**
+ * What a tool activity's type (`<agent>/<tool>`) and id (`turn-<N>/<call id>`) say about its
+ * call; fields the type or id does not have are left out.
+ */
+export function toolCallFromActivity(info: { readonly activityType: string; readonly activityId: string }): { agent?: string; tool?: string; toolCallId?: string; turn?: number } {
+  const slash = info.activityType.indexOf('/');
+  const named = /^turn-(\d+)\/(.+)$/.exec(info.activityId);
+  return {
+    ...(slash > 0 ? { agent: info.activityType.slice(0, slash), tool: info.activityType.slice(slash + 1) } : {}),
+    ...(named ? { turn: Number(named[1]), toolCallId: named[2] } : {}),
+  };
+}
+
+/**
  * Fills in a compact tool activity input from the activity's own info (a full input is
  * returned as it is): the run id, the agent (activity type `<agent>/<tool>`), the key, the
  * default result budget and an empty session state.
@@ -255,16 +268,15 @@ export function resolveToolActivityInput<T extends ToolActivityInput>(
   input: T,
   info: { readonly workflowExecution?: { readonly workflowId: string; readonly runId: string }; readonly activityType: string; readonly activityId: string },
 ): ResolvedToolActivityInput<T> {
-  const slash = info.activityType.indexOf('/');
-  const named = /^turn-(\d+)\/(.+)$/.exec(info.activityId);
+  const call = toolCallFromActivity(info);
   const fromId = (field: string): never => {
     throw new Error(`a compact input of ${info.activityType} leaves out the call's ${field}, and activity id ${JSON.stringify(info.activityId)} is not turn-<N>/<call id>`);
   };
   const request: ToolRequest = {
     ...input.request,
-    toolCallId: input.request.toolCallId ?? named?.[2] ?? fromId('id'),
-    name: input.request.name ?? (slash > 0 ? info.activityType.slice(slash + 1) : info.activityType),
-    turn: input.request.turn ?? (named ? Number(named[1]) : fromId('turn')),
+    toolCallId: input.request.toolCallId ?? call.toolCallId ?? fromId('id'),
+    name: input.request.name ?? call.tool ?? info.activityType,
+    turn: input.request.turn ?? call.turn ?? fromId('turn'),
   };
   const run = (): { workflowId: string; runId: string } => {
     if (!info.workflowExecution) throw new Error(`a compact input of ${info.activityType} needs the run of its activity info, and this activity has none`);
@@ -273,7 +285,7 @@ export function resolveToolActivityInput<T extends ToolActivityInput>(
   return {
     ...input,
     runId: input.runId ?? run().runId,
-    agent: input.agent ?? (slash > 0 ? info.activityType.slice(0, slash) : info.activityType),
+    agent: input.agent ?? call.agent ?? info.activityType,
     idempotencyKey: input.idempotencyKey ?? toolIdempotencyKey(run().workflowId, input.epoch ?? run().runId, request.toolCallId),
     resultByteBudget: input.resultByteBudget ?? defaultToolResultByteBudget,
     sessionState: input.sessionState ?? {},

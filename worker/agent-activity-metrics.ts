@@ -2,6 +2,7 @@ import { trace, type Attributes } from '@opentelemetry/api';
 import { CancelledFailure, type Context as ActivityContext } from '@temporalio/activity';
 import type { ActivityExecuteInput, ActivityInboundCallsInterceptor, ActivityInterceptorsFactory, Next } from '@temporalio/worker';
 import { callModelActivityName } from '../workflows/planners/llm/model-call';
+import { toolCallFromActivity } from '../contracts/tools';
 
 /** Names of the agents' activity metrics (README, "Tracing and metrics"). */
 export const activityMetricNames = {
@@ -38,10 +39,12 @@ class AgentActivityInbound implements ActivityInboundCallsInterceptor {
   async execute(input: ActivityExecuteInput, next: Next<ActivityInboundCallsInterceptor, 'execute'>): Promise<unknown> {
     const type = this.ctx.info.activityType;
     const arg = record(input.args[0]);
-    const agent = text(arg.agent) ?? 'unknown';
     const isModel = type === callModelActivityName;
-    const request = record(arg.request);
-    const tool = text(request.name);
+    // A compact tool input (0.6.0) leaves the call's names to the activity's type and id.
+    const call = toolCallFromActivity(this.ctx.info);
+    const agent = text(arg.agent) ?? (isModel ? undefined : call.agent) ?? 'unknown';
+    const request = typeof arg.request === 'object' && arg.request !== null ? record(arg.request) : undefined;
+    const tool = request ? (text(request.name) ?? call.tool) : undefined;
     if (!isModel && tool === undefined) return next(input); // not an agent activity
     const span = trace.getActiveSpan();
     const model = text(arg.model) ?? 'unknown';
@@ -49,7 +52,7 @@ class AgentActivityInbound implements ActivityInboundCallsInterceptor {
       defined(
         isModel
           ? { 'durable_agents.agent': agent, 'durable_agents.turn': count(arg.turn), 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': model }
-          : { 'durable_agents.agent': agent, 'durable_agents.tool': tool, 'durable_agents.tool_call_id': text(request.toolCallId), 'durable_agents.turn': count(request.turn) },
+          : { 'durable_agents.agent': agent, 'durable_agents.tool': tool, 'durable_agents.tool_call_id': text(request?.toolCallId) ?? call.toolCallId, 'durable_agents.turn': count(request?.turn) ?? call.turn },
       ),
     );
     const meter = this.ctx.metricMeter;

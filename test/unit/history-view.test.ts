@@ -20,6 +20,25 @@ describe('a run read from its history (no worker to answer queries)', () => {
     ]);
   });
 
+  it('names the calls of compact tool inputs (0.6.0) from their activity ids and types', () => {
+    const events = recorded('basic').map((e) => {
+      const activity = e.activityTaskScheduledEventAttributes;
+      const payload = activity?.input?.payloads?.[0];
+      if (!activity || !payload?.data) return e;
+      const { request } = JSON.parse(Buffer.from(payload.data).toString()) as { request: { toolCallId: string; args: unknown; turn: number } };
+      const compact = { request: { args: request.args } };
+      return {
+        ...e,
+        activityTaskScheduledEventAttributes: {
+          ...activity,
+          activityId: `turn-${request.turn}/${request.toolCallId}`,
+          input: { payloads: [{ ...payload, data: Buffer.from(JSON.stringify(compact)) }] },
+        },
+      };
+    });
+    expect(historyEntries(events).filter((e) => e.kind === 'tool_call').map((e) => e.detail)).toEqual(['echo(call_0_0) {"text":"one"}', 'add(call_1_0) {"a":1,"b":2}']);
+  });
+
   it('shows updates and signals by name, in order', () => {
     const steps = historyEntries(recorded('interventions')).map((e) => `${e.kind} ${e.detail}`);
     expect(steps.slice(0, 8)).toEqual([
