@@ -16,7 +16,8 @@ export function explainNondeterminism(message: string): string {
   if (typed) {
     return `the history scheduled activity "${typed[1]}" but the current code schedules "${typed[2]}" at that point`;
   }
-  const machine = /(\w+) ?[Mm]achine does not handle this event: HistoryEvent\(id: (\d+), (\w+)\)/.exec(core);
+  // Core says "…Machine does not handle this event: HistoryEvent(…)" or, for some machines, without "this event:".
+  const machine = /(\w+?) ?[Mm]achine does not handle (?:this event: )?HistoryEvent\(id: (\d+), (\w+)\)/.exec(core);
   if (machine) {
     return `at history event ${machine[2]} (${machine[3]}) the current code issued a different command (a ${machine[1]} command) than the one recorded`;
   }
