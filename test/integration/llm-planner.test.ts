@@ -131,6 +131,31 @@ describe('LLM planner on a real dev server', () => {
     expect(fetches.filter((f) => f.workflowId === workflowId)).toEqual([]);
   });
 
+  it('marks each turn by its model call, so a rewind goes back to a turn and asks the model again from there', async () => {
+    fake.script(callTools(toolCall('get_quote', { symbol: 'AAPL' }, 'b1')), callTools(toolCall('get_quote', { symbol: 'MSFT' }, 'b2')), say('Both quoted.'));
+    const { workflowId } = await runToEnd(llmInput('Quote AAPL, then MSFT'));
+    const history = await env.client.workflow.getHandle(workflowId).fetchHistory();
+    const modelIds = (history.events ?? []).flatMap((e) => (e.activityTaskScheduledEventAttributes?.activityType?.name === 'callModel' ? [e.activityTaskScheduledEventAttributes.activityId] : []));
+    expect(modelIds).toEqual(['turn-0/model-1', 'turn-1/model-2', 'turn-2/model-3']);
+    // Every turn began with its model call: no memo change at all.
+    expect((history.events ?? []).filter((e) => e.workflowPropertiesModifiedEventAttributes)).toEqual([]);
+    const checkpoints = await agents.checkpoints(workflowId);
+    expect(checkpoints.map((c) => [c.turn, c.summary.modelCalls, c.summary.toolCalls])).toEqual([
+      [0, 1, ['get_quote']],
+      [1, 1, ['get_quote']],
+      [2, 1, []],
+    ]);
+
+    fake.script(say('Quoted AAPL only.'));
+    await agents.rewind(workflowId, { toTurn: 1, reason: 'ask again from turn 1' });
+    const result = await agents.result(workflowId);
+    expect(result).toMatchObject({ status: 'completed', final: { text: 'Quoted AAPL only.' } });
+    // The rewound run kept turn 0 and asked the model for turn 1 with the AAPL quote in its transcript.
+    const asked = sentMessages().at(-1) ?? [];
+    expect(asked.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'tool']);
+    expect(asked[3]).toMatchObject({ role: 'tool', tool_call_id: 'b1' });
+  });
+
   it('runs parallel tool calls of one model answer and answers each call in order', async () => {
     fake.script(callTools(toolCall('get_quote', { symbol: 'AAPL' }, 'p1'), toolCall('get_quote', { symbol: 'MSFT' }, 'p2')), say('Both quoted.'));
     const { result, events } = await runToEnd(llmInput('Quote AAPL and MSFT'));
