@@ -65,25 +65,25 @@ function toolActivity(tool: ToolImplementation): ToolActivity {
       throw ApplicationFailure.nonRetryable(`invalid tool activity input: ${describeIssues(parsed.error)}`, 'invalid_input');
     }
     const info = activityInfo();
-    const input = { data: resolveToolActivityInput(parsed.data, info) };
-    const { request, sessionState } = input.data;
+    const input = resolveToolActivityInput(parsed.data, info);
+    const { request, sessionState } = input;
     const args = definition.input.safeParse(request.args);
     if (!args.success) {
       throw ApplicationFailure.nonRetryable(`invalid arguments for ${definition.name}: ${describeIssues(args.error)}`, 'invalid_arguments');
     }
     const changes: Record<string, JsonValue | null> = {};
     const ctx: ToolContext = {
-      runId: input.data.runId,
-      agent: input.data.agent,
+      runId: input.runId,
+      agent: input.agent,
       toolCallId: request.toolCallId,
       turn: request.turn,
-      idempotencyKey: input.data.idempotencyKey,
-      attempt: activityInfo().attempt,
+      idempotencyKey: input.idempotencyKey,
+      attempt: info.attempt,
       session: {
         get: (key) => {
           if (key in changes) return changes[key] ?? undefined;
-          if (input.data.sessionKeys && !input.data.sessionKeys.includes(key)) {
-            throw new ToolFailure(`${definition.name} read session key ${JSON.stringify(key)} but declares only ${JSON.stringify(input.data.sessionKeys)} in sessionKeys`, {
+          if (input.sessionKeys && !input.sessionKeys.includes(key)) {
+            throw new ToolFailure(`${definition.name} read session key ${JSON.stringify(key)} but declares only ${JSON.stringify(input.sessionKeys)} in sessionKeys`, {
               type: 'undeclared_session_key',
               retryable: false,
             });
@@ -95,16 +95,16 @@ function toolActivity(tool: ToolImplementation): ToolActivity {
         },
       },
       signal: cancellationSignal(),
-      dependencies: input.data.dependencies ?? [],
+      dependencies: input.dependencies ?? [],
       heartbeat: (details) => {
         lastDetails = details;
-        if (!activityInfo().isLocal) heartbeat(details);
+        if (!info.isLocal) heartbeat(details);
       },
     };
     let lastDetails: JsonValue | undefined;
     // Local activities (tools defined `local`) cannot heartbeat; their cancellation comes with
     // the workflow task.
-    const keepAlive = activityInfo().isLocal ? undefined : setInterval(() => heartbeat(lastDetails), toolKeepAliveMs);
+    const keepAlive = info.isLocal ? undefined : setInterval(() => heartbeat(lastDetails), toolKeepAliveMs);
     let result: JsonValue;
     try {
       result = (await tool.execute(args.data, ctx)) ?? null;
@@ -144,12 +144,12 @@ function toolActivity(tool: ToolImplementation): ToolActivity {
     const resultBytes = jsonByteLength(result);
     // A compact input comes from a workflow that measures results itself and counts attempts from 1.
     const compact = parsed.data.runId === undefined;
-    const { attempt } = activityInfo();
+    const { attempt } = info;
     const common = {
       ...(compact && attempt === 1 ? {} : { attempt }),
       ...(Object.keys(changes).length ? { sessionStateChanges: changes } : {}),
     };
-    if (resultBytes > input.data.resultByteBudget) {
+    if (resultBytes > input.resultByteBudget) {
       return {
         resultBytes,
         ...common,

@@ -4,7 +4,7 @@ import { defaultPayloadConverter } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import Long from 'long';
 import { fetchDecodedHistory } from './decoded-history';
-import { interveneUpdate, interventionSchema, describeIssues, type Intervention } from '../contracts';
+import { interveneUpdate, interventionSchema, describeIssues, toolCallFromActivity, type Intervention } from '../contracts';
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 
@@ -47,7 +47,7 @@ function eventTime(event: HistoryEvent): string {
   return new Date(seconds * 1000 + Math.floor((event.eventTime?.nanos ?? 0) / 1e6)).toISOString();
 }
 
-/** Patch id of workflows/patches.ts `turnBoundariesInCommands` (the client does not import workflow code). */
+/** Patch id of workflows/patches.ts `turnBoundariesInCommands` (the client does not import workflow code; the corpus test of 0.6.0 histories fails if they part). */
 const turnBoundariesInCommands = 'turn-boundaries-in-commands';
 
 /** Whether the event is the marker of the patch with this id. */
@@ -68,9 +68,8 @@ function isPatchMarker(event: HistoryEvent, patchId: string): boolean {
 
 /** The turn an activity id names (`turn-<N>/…`: tool calls, and model calls of newer runs). */
 function activityTurn(event: HistoryEvent): number | undefined {
-  const id = event.activityTaskScheduledEventAttributes?.activityId;
-  const match = id ? /^turn-(\d+)\//.exec(id) : null;
-  return match ? Number(match[1]) : undefined;
+  const activity = event.activityTaskScheduledEventAttributes;
+  return activity?.activityId ? toolCallFromActivity({ activityType: activity.activityType?.name ?? '', activityId: activity.activityId }).turn : undefined;
 }
 
 /**

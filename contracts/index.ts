@@ -31,6 +31,7 @@ export {
   type ResolvedToolActivityInput,
   resolveToolActivityInput,
   toolCallFromActivity,
+  turnActivityIdPrefix,
   toolIdempotencyKey,
   defaultToolResultByteBudget,
   type ToolActivityResult,

@@ -247,6 +247,14 @@ export type ResolvedToolActivityInput<T extends ToolActivityInput = ToolActivity
   Required<Pick<ToolActivityInput, 'runId' | 'agent' | 'idempotencyKey' | 'resultByteBudget' | 'sessionState'>> & { readonly request: ToolRequest };
 
 /**
+ * The prefix of the ids of a turn's activities (`turn-<N>/<call id>` for tool calls,
+ * `turn-<N>/model-<k>` for model calls): the first one marks the turn's boundary in history.
+ */
+export function turnActivityIdPrefix(turn: number): string {
+  return `turn-${turn}/`;
+}
+
+/**
  * What a tool activity's type (`<agent>/<tool>`) and id (`turn-<N>/<call id>`) say about its
  * call; fields the type or id does not have are left out.
  */

@@ -127,10 +127,7 @@ export class RunLoop {
     } else {
       // A continued execution picks up at the turn boundary where the previous one stopped;
       // since 0.6.0 that boundary is marked here too, so a rewind can go back to it.
-      if (this.boundaries.byCommands) {
-        this.markBoundary();
-        if (forkCapture) reportBoundary(state.turn, JSON.parse(JSON.stringify(state.toCarried())));
-      }
+      if (this.boundaries.byCommands) this.markBoundary({ reportToFork: true });
       plan = await this.resumeTurn(state.toolOutputs.filter((o) => o.turn === state.turn - 1));
     }
     for (;;) {
@@ -147,9 +144,7 @@ export class RunLoop {
       // planner that keeps asking cannot loop forever.
       if (plan.type === 'await' && patched(awaitTurnsCount)) state.usage = { ...state.usage, iterations: state.usage.iterations + 1 };
       state.turn += 1;
-      this.markBoundary();
-      // A copy: sinks run after the activation, when this turn's planner has changed the state.
-      if (forkCapture) reportBoundary(state.turn, JSON.parse(JSON.stringify(state.toCarried())));
+      this.markBoundary({ reportToFork: true });
       const boundary = this.checkpoint('task_boundary');
       if (isPending(boundary)) await boundary;
       if (state.shouldContinueAsNew()) await this.continueAsNew();
@@ -244,8 +239,11 @@ export class RunLoop {
    * Names the turn boundary in history, so tools can map "turn N" to an event id and reset the
    * run there: by the turn's first activity, or by a memo change (see turn-boundaries.ts).
    */
-  private markBoundary(): void {
-    this.boundaries.mark(this.state.turn);
+  private markBoundary(options: { reportToFork?: boolean } = {}): void {
+    const { state } = this;
+    this.boundaries.mark(state.turn);
+    // A copy: sinks run after the activation, when this turn's planner has changed the state.
+    if (options.reportToFork && forkCapture) reportBoundary(state.turn, JSON.parse(JSON.stringify(state.toCarried())));
   }
 
   // ---- safe points -------------------------------------------------------------------

@@ -13,6 +13,7 @@ import {
   describeIssues,
   jsonByteLength,
   toolIdempotencyKey,
+  turnActivityIdPrefix,
   toolActivityResultSchema,
   toolFailureDetailsSchema,
   type DependencyOutput,
@@ -29,7 +30,6 @@ import { errorOutput, okOutput } from './outputs';
 import { runToolActivityType } from './tool-activity-type';
 import { mcpCallToolActivityName } from '../contracts/mcp';
 import { toolsStopBeforeCancelled } from './patches';
-import { turnActivityIdPrefix } from './turn-boundaries';
 
 /** Run-level facts every tool activity receives. */
 export interface DispatchContext {

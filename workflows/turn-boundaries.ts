@@ -20,6 +20,7 @@
 import { defaultPayloadConverter } from '@temporalio/common';
 import type { coresdk } from '@temporalio/proto';
 import { upsertMemo } from '@temporalio/workflow';
+import { turnActivityIdPrefix } from '../contracts/tools';
 
 type Command = coresdk.workflow_commands.IWorkflowCommand;
 
@@ -36,11 +37,6 @@ export function installBoundaryConcluder(): void {
 /** Whether this run's bundle checks activations for unmarked boundaries. */
 export function boundaryConcluderInstalled(): boolean {
   return concluderInstalled;
-}
-
-/** The activity id prefix that marks turn `turn`'s boundary (tool and model activities carry it). */
-export function turnActivityIdPrefix(turn: number): string {
-  return `turn-${turn}/`;
 }
 
 /** The memo change runs recorded before the patch write at every boundary. */

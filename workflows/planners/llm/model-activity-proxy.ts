@@ -3,8 +3,8 @@ import { describeIssues } from '../../../contracts';
 import { defaultModelActivityOptions, type ModelActivityOptions } from './config';
 import { isModelErrorType, modelErrorAdvice, nonRetryableModelErrorTypes, type ModelErrorType } from './errors';
 import { callModelActivityName, modelAnswerSchema, type ModelAnswer, type ModelCallInput } from './model-call';
+import { turnActivityIdPrefix } from '../../../contracts';
 import { turnBoundariesInCommands } from '../../patches';
-import { turnActivityIdPrefix } from '../../turn-boundaries';
 
 /** Calls the model once; the planner's only I/O. Injected in unit tests. */
 export type ModelCaller = (input: ModelCallInput) => Promise<ModelAnswer>;
