@@ -53,6 +53,8 @@ export class CallRunner {
   private readonly early = new Map<string, EarlyCall>();
   /** Early calls the plan did not claim: cancelled, answered once they stopped. */
   private orphans: EarlyCall[] = [];
+  /** The scope tool turns run their calls in (see ToolTurnHost.turnScope). */
+  private toolScope: CancellationScope | undefined;
 
   /** How many calls were started early in the current planner turn. */
   get earlyCount(): number {
@@ -124,6 +126,10 @@ export class CallRunner {
       writeOutput: (path, output) => state.writeOutput(path, output),
       cancelHint: () => this.host.cancelHint(),
       setToolScope: (scope) => this.host.setToolScope(scope),
+      turnScope: () => {
+        if (!this.toolScope || this.toolScope.consideredCancelled) this.toolScope = new CancellationScope();
+        return this.toolScope;
+      },
     });
     // Results enter the transcript in call order, whatever order they finished in.
     state.commit(outputs);

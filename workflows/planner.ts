@@ -76,4 +76,13 @@ export interface PlanResumeInput {
 export interface Planner {
   planStart(input: PlanStartInput, ctx: PlannerContext): Promise<PlanResult> | PlanResult;
   planResume(input: PlanResumeInput, ctx: PlannerContext): Promise<PlanResult> | PlanResult;
+  /**
+   * Declares that `planStart` and `planResume` return their PlanResult directly (never a promise)
+   * and start no activity, timer or child workflow. The run then calls them without a
+   * cancellation scope of their own and without awaiting, which makes a turn cheaper for the
+   * worker; the commands the run emits are the same. A planner that says so and returns a
+   * promise anyway still works, but what it starts is not cancelled by a kill or a correction
+   * until it returns. The scripted planner sets it.
+   */
+  readonly synchronous?: boolean;
 }

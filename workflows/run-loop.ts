@@ -19,6 +19,7 @@ import {
   type RetryHint,
   type RunInput,
   type RunResult,
+  type Termination,
   type ToolCall,
   type ToolOutput,
   jsonByteLength,
@@ -123,12 +124,14 @@ export class RunLoop {
       this.markBoundary();
       const beforeLlm = this.checkpoint('before_llm');
       if (isPending(beforeLlm)) await beforeLlm;
-      plan = await this.plan(() => this.withToolsets(() => this.planner.planStart({ messages: state.messages }, this.plannerContext())));
+      const first = this.plan(() => this.withToolsets(() => this.planner.planStart({ messages: state.messages }, this.plannerContext())));
+      plan = isPending(first) ? await first : first;
     } else {
       // A continued execution picks up at the turn boundary where the previous one stopped;
       // since 0.6.0 that boundary is marked here too, so a rewind can go back to it.
       if (this.boundaries.byCommands) this.markBoundary({ reportToFork: true });
-      plan = await this.resumeTurn(state.toolOutputs.filter((o) => o.turn === state.turn - 1));
+      const resumed = this.resumeTurn(state.toolOutputs.filter((o) => o.turn === state.turn - 1));
+      plan = isPending(resumed) ? await resumed : resumed;
     }
     for (;;) {
       if (plan.type === 'final') return this.complete(plan.response);
@@ -148,7 +151,8 @@ export class RunLoop {
       const boundary = this.checkpoint('task_boundary');
       if (isPending(boundary)) await boundary;
       if (state.shouldContinueAsNew()) await this.continueAsNew();
-      plan = await this.resumeTurn(lastOutputs);
+      const next = this.resumeTurn(lastOutputs);
+      plan = isPending(next) ? await next : next;
     }
   }
 
@@ -189,11 +193,16 @@ export class RunLoop {
   }
 
   /** The planner's next turn, with the Finalize request when a cap was reached. */
-  private async resumeTurn(lastOutputs: readonly ToolOutput[]): Promise<ParsedPlanResult> {
+  private resumeTurn(lastOutputs: readonly ToolOutput[]): Promise<ParsedPlanResult> | ParsedPlanResult {
     const { state } = this;
     const termination = state.takeTermination();
     const atSafePoint = this.checkpoint('before_llm');
-    if (isPending(atSafePoint)) await atSafePoint;
+    if (isPending(atSafePoint)) return atSafePoint.then(() => this.planResume(lastOutputs, termination));
+    return this.planResume(lastOutputs, termination);
+  }
+
+  private planResume(lastOutputs: readonly ToolOutput[], termination: Termination | undefined): Promise<ParsedPlanResult> | ParsedPlanResult {
+    const { state } = this;
     return this.plan(() =>
       this.withToolsets(() =>
         this.planner.planResume(
@@ -443,9 +452,25 @@ export class RunLoop {
 
   // ---- planner turns -----------------------------------------------------------------
 
-  /** Calls the planner in a cancellable scope, validates its result and logs notes. */
-  private async plan(call: () => Promise<PlanResult> | PlanResult): Promise<ParsedPlanResult> {
-    const { state } = this;
+  /**
+   * Calls the planner in a cancellable scope, validates its result and logs notes. A planner
+   * that declares itself synchronous (and a turn with no toolset lists to fetch first) is called
+   * directly: no scope, no promise, when it keeps its word. Either way the same commands follow.
+   */
+  private plan(call: () => Promise<PlanResult> | PlanResult): Promise<ParsedPlanResult> | ParsedPlanResult {
+    if (!this.planner.synchronous || this.state.toolsets.due().length > 0) return this.planInScope(call);
+    let raw: Promise<PlanResult> | PlanResult;
+    try {
+      raw = call();
+    } catch (err) {
+      return this.plannerFailed(err);
+    } finally {
+      this.earlyWindow = undefined;
+    }
+    return isPending(raw) ? raw.then((r) => this.checkPlan(r), (err: unknown) => this.plannerFailed(err)) : this.checkPlan(raw);
+  }
+
+  private async planInScope(call: () => Promise<PlanResult> | PlanResult): Promise<ParsedPlanResult> {
     let raw: PlanResult;
     try {
       raw = await CancellationScope.cancellable(async () => {
@@ -458,17 +483,30 @@ export class RunLoop {
         }
       });
     } catch (err) {
-      if (isCancellation(err) && this.terminationRequested()) throw new RunTerminated();
-      if (isCancellation(err)) throw err;
-      // A planner's business failure (e.g. a model error) keeps its type, and is logged.
-      if (err instanceof ApplicationFailure) return this.fail(err.type ?? 'planner_failed', err.message);
-      const message = err instanceof Error ? err.message : String(err);
-      return this.fail('planner_failed', `planner of ${state.agent.name} failed at turn ${state.turn}: ${message}`);
+      return this.plannerFailed(err);
     }
+    return this.checkPlan(raw);
+  }
+
+  /** Ends the run for a planner that threw (a cancellation that is a kill ends it as killed). */
+  private plannerFailed(err: unknown): never {
+    if (isCancellation(err) && this.terminationRequested()) throw new RunTerminated();
+    if (isCancellation(err)) throw err;
+    // A planner's business failure (e.g. a model error) keeps its type, and is logged.
+    if (err instanceof ApplicationFailure) return this.fail(err.type ?? 'planner_failed', err.message);
+    const message = err instanceof Error ? err.message : String(err);
+    return this.fail('planner_failed', `planner of ${this.state.agent.name} failed at turn ${this.state.turn}: ${message}`);
+  }
+
+  /** Validates a planner's result and logs its notes. */
+  private checkPlan(raw: PlanResult): Promise<ParsedPlanResult> | ParsedPlanResult {
+    const { state } = this;
     const parsed = planResultSchema.safeParse(raw);
     if (!parsed.success) return this.fail('invalid_plan', `planner returned an invalid PlanResult at turn ${state.turn}: ${describeIssues(parsed.error)}`);
     for (const note of parsed.data.notes ?? []) state.emit({ type: 'note', turn: state.turn, note });
-    if (parsed.data.type !== 'tool_calls' && this.calls.earlyCount) await this.calls.discardEarly(`the final answer has no tool calls (${parsed.data.type})`);
+    if (parsed.data.type !== 'tool_calls' && this.calls.earlyCount) {
+      return this.calls.discardEarly(`the final answer has no tool calls (${parsed.data.type})`).then(() => parsed.data);
+    }
     return parsed.data;
   }
 

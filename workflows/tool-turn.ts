@@ -28,6 +28,12 @@ export interface ToolTurnHost {
   cancelHint(): RetryHint | undefined;
   /** Called with the scope of in-flight calls, so a kill or the time budget can cancel it. */
   setToolScope(scope: CancellationScope | undefined): void;
+  /**
+   * The scope this turn's calls run in: the run's, until one is cancelled (a kill, the time
+   * budget); then a new one. Only one turn runs at a time, so cancelling it cancels exactly the
+   * calls in flight, as a scope per turn would; one scope saves each turn its promises.
+   */
+  turnScope(): CancellationScope;
 }
 
 /**
@@ -36,19 +42,26 @@ export interface ToolTurnHost {
  * in call order. A plan with dependencies or output paths runs as a graph ({@link runCallGraph}).
  */
 export async function runToolTurn(requests: readonly ToolRequest[], host: ToolTurnHost): Promise<ToolOutput[]> {
-  const calls = new CancellationScope();
+  const calls = host.turnScope();
   host.setToolScope(calls);
   try {
-    return await calls.run(async () => {
+    // No async wrappers where a promise will do: every promise a workflow creates costs a stack
+    // capture in the SDK, and a turn of one call is the common case.
+    return await calls.run(() => {
       if (usesCallGraph(requests)) return runCallGraph(requests, host);
+      if (requests.length === 1) return host.runCall(requests[0]!, 0, () => host.cancelHint()).then((output) => [output]);
       if (host.parallel) return Promise.all(requests.map((r, i) => host.runCall(r, i, () => host.cancelHint())));
-      const outputs: ToolOutput[] = [];
-      for (const [i, r] of requests.entries()) outputs.push(await host.runCall(r, i, () => host.cancelHint()));
-      return outputs;
+      return runInOrder(requests, host);
     });
   } finally {
     host.setToolScope(undefined);
   }
+}
+
+async function runInOrder(requests: readonly ToolRequest[], host: ToolTurnHost): Promise<ToolOutput[]> {
+  const outputs: ToolOutput[] = [];
+  for (const [i, r] of requests.entries()) outputs.push(await host.runCall(r, i, () => host.cancelHint()));
+  return outputs;
 }
 
 type Decision =

@@ -5,11 +5,11 @@
  */
 import { toolboxAgents } from '../../examples/toolbox/agent';
 import { watchlistAgents } from '../../examples/watchlist/agent';
-import { faultyAgent } from './faulty-agent';
+import { faultyAgent, hastyAgent } from './faulty-agent';
 import { localLlmAgent } from './local-llm-agent';
 
 /** Every agent of the test bundle. */
-export const testAgents = [...toolboxAgents, ...watchlistAgents, faultyAgent, localLlmAgent];
+export const testAgents = [...toolboxAgents, ...watchlistAgents, faultyAgent, hastyAgent, localLlmAgent];
 
 /** Looks a test agent up by name (the model activity's `findAgent`). */
 export function findTestAgent(name: string): (typeof testAgents)[number] | undefined {

@@ -2,7 +2,8 @@
  * An agent with bugs in its own code: a hook and a confirmation rule that throw on some input.
  * Such a bug must fail the run with a clear error, never retry the workflow task forever.
  */
-import { defineAgent, defineTool } from 'durable-agents/workflow';
+import { sleep } from '@temporalio/workflow';
+import { createScriptedPlanner, defineAgent, defineTool } from 'durable-agents/workflow';
 import { z } from 'zod';
 import { scriptedAgent } from '../../examples/toolbox/agent';
 
@@ -46,5 +47,30 @@ export const faultyAgent = defineAgent({
       if ((call.args as { text?: unknown }).text === 'explode') throw new Error('hook bug');
       return undefined;
     },
+  },
+});
+
+/**
+ * `hasty`: its planner declares itself synchronous, yet waits on a timer before every answer.
+ * The run still reaches its final answer: the flag only makes the planner's turn cheaper, and a
+ * planner that breaks its word loses only being cancelled while it waits.
+ */
+export const hastyAgent = defineAgent({
+  ...scriptedAgent,
+  name: 'hasty',
+  description: 'The scripted agent behind a planner that says it is synchronous but sleeps first.',
+  createPlanner: (options) => {
+    const script = createScriptedPlanner(options);
+    return {
+      synchronous: true,
+      planStart: async (input, ctx) => {
+        await sleep(50);
+        return script.planStart(input, ctx);
+      },
+      planResume: async (input, ctx) => {
+        await sleep(50);
+        return script.planResume(input, ctx);
+      },
+    };
   },
 });

@@ -88,6 +88,7 @@ export function createScriptedPlanner(rawOptions: unknown): Planner {
   };
 
   return {
+    synchronous: true,
     planStart: (input, ctx) => next(ctx, [], input.messages),
     planResume: (input, ctx) => {
       if (input.finalize) {
