@@ -1,3 +1,4 @@
+import type { ReplayCostPlan } from './replay-cost';
 import type { RunShape } from './workload';
 
 /** Sizes of one benchmark invocation. */
@@ -13,6 +14,8 @@ export interface BenchPlan {
   readonly s3: { readonly shape: RunShape; readonly repeats: number };
   /** T values of the history-size runs (K = 1); the largest is also replayed. */
   readonly historyTurns: readonly number[];
+  /** Replay cost: a short and a long run replayed many times (per-run start, per-turn CPU). */
+  readonly replayCost: ReplayCostPlan;
 }
 
 /** The full benchmark: finishes within 10 minutes on 2 cores. */
@@ -23,6 +26,7 @@ export const fullPlan: BenchPlan = {
   s2: { shape: { turns: 10, callsPerTurn: 2 }, runs: 50 },
   s3: { shape: { turns: 5, callsPerTurn: 16 }, repeats: 3 },
   historyTurns: [10, 100, 1000],
+  replayCost: { shortTurns: 1, longTurns: 50, replays: 200, minLongReplays: 20, rounds: 3 },
 };
 
 /** `--smoke`: tiny sizes that only prove the script still works (CI). */
@@ -33,4 +37,5 @@ export const smokePlan: BenchPlan = {
   s2: { shape: { turns: 2, callsPerTurn: 2 }, runs: 4 },
   s3: { shape: { turns: 2, callsPerTurn: 4 }, repeats: 1 },
   historyTurns: [5],
+  replayCost: { shortTurns: 1, longTurns: 3, replays: 3, minLongReplays: 3, rounds: 1 },
 };

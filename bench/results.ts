@@ -1,5 +1,6 @@
 import type { HistoryMarginal, HistorySize } from './history';
 import type { MachineFacts } from './machine';
+import type { ReplayCosts } from './replay-cost';
 import type { BenchPlan } from './plan';
 import type { LatencyResult, ThroughputResult } from './scenarios';
 import type { SystemName } from './systems';
@@ -12,6 +13,8 @@ export interface SystemResults {
   readonly s3: LatencyResult;
   readonly history: HistorySize[];
   readonly historyMarginal: HistoryMarginal | undefined;
+  /** Per-run start and per-turn CPU of the workflow code, from replays (absent in older results). */
+  readonly replayCost?: ReplayCosts | undefined;
 }
 
 /** The document written to bench/results/: facts, sizes, every figure. */
@@ -136,5 +139,12 @@ export function buildRows(plan: BenchPlan, systems: Record<SystemName, SystemRes
       row(section, 'server bytes per extra turn', 'bytes/turn', (r) => r.historyMarginal?.serverBytesPerTurn),
     );
   }
+  const rc = plan.replayCost;
+  const section = `Workflow code CPU: a ${rc.shortTurns}- and a ${rc.longTurns}-turn history, each replayed many times in one replay worker, median of ${rc.rounds} interleaved rounds`;
+  rows.push(
+    row(section, `${rc.shortTurns}-turn run (per-run start + ${rc.shortTurns} turn${rc.shortTurns === 1 ? '' : 's'}), CPU per replay`, 'ms', (r) => r.replayCost?.short.cpuMsPerReplayMedian),
+    row(section, `${rc.longTurns}-turn run, CPU per replay`, 'ms', (r) => r.replayCost?.long.cpuMsPerReplayMedian),
+    row(section, `per turn, (${rc.longTurns}-turn − ${rc.shortTurns}-turn) ÷ ${rc.longTurns - rc.shortTurns}`, 'ms', (r) => r.replayCost?.cpuMsPerTurn),
+  );
   return rows;
 }

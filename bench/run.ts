@@ -14,6 +14,7 @@ import { AgentClient } from '../client/agent-client';
 import { bundleAgentWorkflows } from '../worker/create-worker';
 import { historyMarginal, measureHistory, type HistorySize } from './history';
 import { loadAverages, machineFacts } from './machine';
+import { measureReplayCosts } from './replay-cost';
 import { fullPlan, smokePlan, type BenchPlan } from './plan';
 import { renderFacts, renderTable, writeResults } from './report';
 import { buildRows, type BenchResults, type SystemResults } from './results';
@@ -60,10 +61,12 @@ async function runScenarios(ctx: BenchContext, plan: BenchPlan): Promise<Record<
       history.get(system.name)?.push(await measureHistory(ctx, system, turns));
     }
   }
+  checkInterrupted();
+  const replayCosts = await measureReplayCosts(ctx, plan.replayCost);
   const results: Partial<Record<SystemName, SystemResults>> = {};
   for (const { name } of ctx.systems) {
     const sizes = history.get(name) ?? [];
-    results[name] = { s1: s1[name], s2: s2[name], s3: s3[name], history: sizes, historyMarginal: historyMarginal(sizes) };
+    results[name] = { s1: s1[name], s2: s2[name], s3: s3[name], history: sizes, historyMarginal: historyMarginal(sizes), replayCost: replayCosts.get(name) };
   }
   return complete(results, ctx);
 }

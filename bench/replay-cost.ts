@@ -1,0 +1,96 @@
+import { Worker } from '@temporalio/worker';
+import type { BenchContext } from './scenarios';
+import type { FetchedHistory } from './phases';
+import { percentile } from './stats';
+import type { LoopSystem, SystemName } from './systems';
+
+/**
+ * What the worker's CPU pays to run a workflow's code, apart from the server: one history
+ * replayed many times in one replay worker, so creating that worker is spread over the
+ * replays. A 1-turn run is mostly the per-run start (evaluating the bundle's modules for a new
+ * execution, parsing the input, building the schemas a run uses); the difference to a longer
+ * run, divided by the extra turns, is what each turn costs the workflow thread.
+ */
+export interface ReplayCost {
+  readonly turns: number;
+  readonly replaysPerRound: number;
+  /** CPU (user + system of this process) per replay, one figure per round. */
+  readonly cpuMsPerReplay: readonly number[];
+  /** Median of the rounds. */
+  readonly cpuMsPerReplayMedian: number;
+}
+
+/** Per-run start and per-turn CPU, from the replay costs of a short and a long run. */
+export interface ReplayCosts {
+  readonly short: ReplayCost;
+  readonly long: ReplayCost;
+  /** (long − short) ÷ (its extra turns). */
+  readonly cpuMsPerTurn: number;
+}
+
+export interface ReplayCostPlan {
+  readonly shortTurns: number;
+  readonly longTurns: number;
+  /** Replays of the short history per round; the long one gets proportionally fewer (at least `minLongReplays`). */
+  readonly replays: number;
+  /** Enough that creating the replay worker (parsing the bundle and its source map) is spread thin. */
+  readonly minLongReplays: number;
+  readonly rounds: number;
+}
+
+async function recordHistory(ctx: BenchContext, system: LoopSystem, turns: number): Promise<{ workflowId: string; history: FetchedHistory }> {
+  const workflowId = `${ctx.idPrefix}-${system.name}-replay-${turns}`;
+  const run = await system.run({ turns, callsPerTurn: 1 }, workflowId);
+  const history: FetchedHistory = await ctx.client.workflow.getHandle(workflowId, run.firstRunId).fetchHistory();
+  const last = history.events?.[history.events.length - 1];
+  if (last?.workflowExecutionContinuedAsNewEventAttributes) throw new Error(`${system.name}: the ${turns}-turn run continued as new; measure a shorter one`);
+  return { workflowId, history };
+}
+
+async function replayCpuMs(system: LoopSystem, recorded: { workflowId: string; history: FetchedHistory }, replays: number): Promise<number> {
+  async function* histories() {
+    for (let i = 0; i < replays; i++) yield { workflowId: `${recorded.workflowId}-${i}`, history: recorded.history };
+  }
+  const before = process.cpuUsage();
+  let done = 0;
+  for await (const result of Worker.runReplayHistories({ workflowBundle: system.workflowBundle }, histories())) {
+    if (result.error) throw new Error(`${system.name}: replay failed: ${result.error.message}`);
+    done += 1;
+  }
+  const cpu = process.cpuUsage(before);
+  return (cpu.user + cpu.system) / 1000 / done;
+}
+
+/** Records a short and a long run per system, then replays them in rounds, systems interleaved. */
+export async function measureReplayCosts(ctx: BenchContext, plan: ReplayCostPlan): Promise<Map<SystemName, ReplayCosts>> {
+  const recorded = new Map<SystemName, { short: Awaited<ReturnType<typeof recordHistory>>; long: Awaited<ReturnType<typeof recordHistory>> }>();
+  for (const system of ctx.systems) {
+    recorded.set(system.name, { short: await recordHistory(ctx, system, plan.shortTurns), long: await recordHistory(ctx, system, plan.longTurns) });
+  }
+  const longReplays = Math.max(plan.minLongReplays, Math.round((plan.replays * plan.shortTurns) / plan.longTurns));
+  const samples = new Map<SystemName, { short: number[]; long: number[] }>(ctx.systems.map((s) => [s.name, { short: [], long: [] }]));
+  // One replay worker first, so the first system measured does not pay the process's warm-up.
+  const first = ctx.systems[0];
+  if (first) await replayCpuMs(first, recorded.get(first.name)!.short, 3);
+  for (let round = 0; round < plan.rounds; round++) {
+    for (const system of ctx.systems) {
+      const r = recorded.get(system.name)!;
+      const s = samples.get(system.name)!;
+      s.short.push(await replayCpuMs(system, r.short, plan.replays));
+      s.long.push(await replayCpuMs(system, r.long, longReplays));
+    }
+    ctx.progress(`replay cost round ${round + 1}/${plan.rounds} done`);
+  }
+  const costs = new Map<SystemName, ReplayCosts>();
+  for (const system of ctx.systems) {
+    const s = samples.get(system.name)!;
+    const short: ReplayCost = { turns: plan.shortTurns, replaysPerRound: plan.replays, cpuMsPerReplay: s.short, cpuMsPerReplayMedian: percentile(s.short, 0.5) };
+    const long: ReplayCost = { turns: plan.longTurns, replaysPerRound: longReplays, cpuMsPerReplay: s.long, cpuMsPerReplayMedian: percentile(s.long, 0.5) };
+    costs.set(system.name, { short, long, cpuMsPerTurn: (long.cpuMsPerReplayMedian - short.cpuMsPerReplayMedian) / (plan.longTurns - plan.shortTurns) });
+    ctx.progress(
+      `replay cost ${system.name}: ${plan.shortTurns}-turn run ${short.cpuMsPerReplayMedian.toFixed(1)} ms CPU, ` +
+        `${plan.longTurns}-turn run ${long.cpuMsPerReplayMedian.toFixed(1)} ms CPU per replay`,
+    );
+  }
+  return costs;
+}
