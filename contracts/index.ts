@@ -1,4 +1,4 @@
-export { jsonValueSchema, jsonObjectSchema, jsonByteLength, describeIssues, sessionStateMaxBytes, type JsonValue, type JsonObject } from './json';
+export { jsonValueSchema, isPlainJson, jsonObjectSchema, jsonByteLength, describeIssues, sessionStateMaxBytes, type JsonValue, type JsonObject } from './json';
 export { maxPayloadBytes, warnPayloadBytes, payloadTooLarge } from './payload-limit';
 export {
   retryReasonSchema,
