@@ -18,9 +18,9 @@ export interface FinishedRun {
  *
  * @throws Error when the run did not complete or did not run every turn.
  */
-export async function runToCompletion(agents: AgentClient, shape: RunShape, workflowId: string): Promise<FinishedRun> {
+export async function runToCompletion(agents: AgentClient, shape: RunShape, workflowId: string, agent?: string): Promise<FinishedRun> {
   const started = performance.now();
-  const { runId } = await agents.start(runInputFor(shape), { workflowId });
+  const { runId } = await agents.start(runInputFor(shape, agent), { workflowId });
   const result = await agents.result(workflowId);
   const wallMs = performance.now() - started;
   if (result.status !== 'completed' || result.iterations !== shape.turns) {

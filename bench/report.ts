@@ -28,15 +28,16 @@ const value = (v: number | undefined): string => (v === undefined ? '—' : form
 
 /** The rows as a plain-text table, one block per section. */
 export function renderTable(rows: readonly ResultRow[]): string {
-  const header = ['metric', 'unit', 'durable-agents', 'temporal-raw', 'cost vs raw', 'temporal-raw-local', 'cost vs raw-local'];
+  const header = ['metric', 'unit', 'durable-agents', 'temporal-raw', 'cost', 'durable-agents-local', 'temporal-raw-local', 'cost (local)'];
   const cells = rows.map((r) => [
     r.metric,
     r.unit,
     value(r.values['durable-agents']),
     value(r.values['temporal-raw']),
     formatRatio(r.costVsRaw),
+    value(r.values['durable-agents-local']),
     value(r.values['temporal-raw-local']),
-    formatRatio(r.costVsRawLocal),
+    formatRatio(r.costLocalVsRawLocal),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => (c[i] ?? '').length)));
   const lines = [pad(header, widths), widths.map((w) => '-'.repeat(w)).join('  ')];
@@ -50,8 +51,8 @@ export function renderTable(rows: readonly ResultRow[]): string {
   });
   lines.push(
     '',
-    'cost = durable-agents ÷ reference for times and sizes, reference ÷ durable-agents for rates (/s): above ×1, durable-agents costs more.',
-    'temporal-raw-local runs many turns inside one workflow task, so its workflow-clock turns are not comparable: compare its wall rows.',
+    'cost = durable-agents ÷ temporal-raw, cost (local) = durable-agents-local ÷ temporal-raw-local, for times and sizes; reference ÷ durable-agents for rates (/s): above ×1, durable-agents costs more.',
+    'With local activities many turns run inside one workflow task, so the local systems\' workflow-clock turns are not comparable: compare their wall rows.',
   );
   return lines.join('\n');
 }
@@ -70,7 +71,8 @@ export function renderFacts(results: BenchResults): string {
     `load average 1/5/15 min: ${load(results.load.atStart)} at start, ${load(results.load.atEnd)} at end${busy ? ' (machine BUSY before the benchmark started: figures are pessimistic)' : ''}`,
     `durable-agents worker: ${tuning}`,
     'temporal-raw: a hand-written workflow of the same loop (T turns of K parallel no-op activities; no planner, events or memo), ' +
-      'own bundle and task queue, same process, same dev server; temporal-raw-local: the same with local activities',
+      'own bundle and task queue, same process, same dev server; temporal-raw-local: the same with local activities; ' +
+      'durable-agents-local: agent scripted-local, whose echo is a local tool',
   ].join('\n');
 }
 

@@ -42,7 +42,8 @@ export interface ResultRow {
   readonly unit: 'ms' | '/s' | 'bytes' | 'events' | 'bytes/turn' | 'events/turn' | 'count';
   readonly values: Record<SystemName, number | undefined>;
   readonly costVsRaw: number | undefined;
-  readonly costVsRawLocal: number | undefined;
+  /** durable-agents-local against temporal-raw-local: both run their calls as local activities. */
+  readonly costLocalVsRawLocal: number | undefined;
 }
 
 type Pick3<T> = (r: SystemResults) => T;
@@ -55,14 +56,19 @@ function costRatio(unit: ResultRow['unit'], durable: number | undefined, referen
 /** Builds rows from figures picked out of each system's results. */
 function rowBuilder(systems: Record<SystemName, SystemResults>) {
   return (section: string, metric: string, unit: ResultRow['unit'], pick: Pick3<number | undefined>, compare = true): ResultRow => {
-    const values = { 'durable-agents': pick(systems['durable-agents']), 'temporal-raw': pick(systems['temporal-raw']), 'temporal-raw-local': pick(systems['temporal-raw-local']) };
+    const values = {
+      'durable-agents': pick(systems['durable-agents']),
+      'durable-agents-local': pick(systems['durable-agents-local']),
+      'temporal-raw': pick(systems['temporal-raw']),
+      'temporal-raw-local': pick(systems['temporal-raw-local']),
+    };
     return {
       section,
       metric,
       unit,
       values,
       costVsRaw: compare ? costRatio(unit, values['durable-agents'], values['temporal-raw']) : undefined,
-      costVsRawLocal: compare ? costRatio(unit, values['durable-agents'], values['temporal-raw-local']) : undefined,
+      costLocalVsRawLocal: compare ? costRatio(unit, values['durable-agents-local'], values['temporal-raw-local']) : undefined,
     };
   };
 }

@@ -101,6 +101,7 @@ async function main(): Promise<void> {
       const ctx: BenchContext = {
         systems: [
           durableSystem(new AgentClient(client, config.taskQueue), workflowBundle),
+          durableSystem(new AgentClient(client, config.taskQueue), workflowBundle, 'durable-agents-local'),
           rawSystem('temporal-raw', client, rawTaskQueue, rawBundle),
           rawSystem('temporal-raw-local', client, rawTaskQueue, rawBundle),
         ],

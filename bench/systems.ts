@@ -6,7 +6,7 @@ import { rawActivities, type RawLoopInput } from './raw-contract';
 import type { RunShape } from './workload';
 
 /** The systems the benchmark runs the same loop on. durable-agents is measured; the others are the reference. */
-export const systemNames = ['durable-agents', 'temporal-raw', 'temporal-raw-local'] as const;
+export const systemNames = ['durable-agents', 'durable-agents-local', 'temporal-raw', 'temporal-raw-local'] as const;
 export type SystemName = (typeof systemNames)[number];
 
 /** One system under measurement: how to run a loop of a shape, read its turn spans, and replay its histories. */
@@ -20,12 +20,16 @@ export interface LoopSystem {
   turnSpansMs(run: FinishedRun): Promise<number[]>;
 }
 
-/** durable-agents: the scripted agent, turn spans from its event log (plan → plan). */
-export function durableSystem(agents: AgentClient, workflowBundle: WorkflowBundleWithSourceMap): LoopSystem {
+/**
+ * durable-agents: the scripted agent, turn spans from its event log (plan → plan);
+ * durable-agents-local: the same with `echo` as a local tool (agent `scripted-local`).
+ */
+export function durableSystem(agents: AgentClient, workflowBundle: WorkflowBundleWithSourceMap, name: 'durable-agents' | 'durable-agents-local' = 'durable-agents'): LoopSystem {
+  const agent = name === 'durable-agents' ? undefined : 'scripted-local';
   return {
-    name: 'durable-agents',
+    name,
     workflowBundle,
-    run: (shape, workflowId) => runToCompletion(agents, shape, workflowId),
+    run: (shape, workflowId) => runToCompletion(agents, shape, workflowId, agent),
     turnSpansMs: async (run) => turnDurationsMs(await readAllEvents(agents, run.workflowId)),
   };
 }
@@ -45,7 +49,7 @@ export function createRawWorker(connection: NativeConnection, namespace: string,
 }
 
 /** temporal-raw (regular activities) or temporal-raw-local (local activities) on the reference worker's task queue. */
-export function rawSystem(name: Exclude<SystemName, 'durable-agents'>, client: Client, taskQueue: string, workflowBundle: WorkflowBundleWithSourceMap): LoopSystem {
+export function rawSystem(name: 'temporal-raw' | 'temporal-raw-local', client: Client, taskQueue: string, workflowBundle: WorkflowBundleWithSourceMap): LoopSystem {
   const workflowType = name === 'temporal-raw' ? 'rawLoop' : 'rawLocalLoop';
   return {
     name,

@@ -1,6 +1,7 @@
 import type { NativeConnection, Worker, WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { z } from 'zod';
-import { scriptedAgent } from '../examples/toolbox/agent';
+import { implementTool } from '../activities/tool-implementation';
+import { benchAgents, localEchoTool } from './agents';
 import { MemorySideEffectSink, toolboxImplementations } from '../examples/toolbox/tools';
 import type { TemporalConfig } from '../worker/config';
 import { createAgentWorker } from '../worker/create-worker';
@@ -32,9 +33,9 @@ export interface BenchWorkerOptions {
 /** The benchmark's workflows module. */
 export const benchWorkflowsPath = require.resolve('./workflows');
 
-/** The in-process worker of the benchmark: the scripted agent's tools and any tuning options. */
+/** The in-process worker of the benchmark: the bench agents' tools and any tuning options. */
 export async function createBenchWorker(options: BenchWorkerOptions): Promise<Worker> {
   const { config, connection, workflowBundle, tuning } = options;
-  const tools = toolboxImplementations(new MemorySideEffectSink());
-  return createAgentWorker({ config, agents: [scriptedAgent], tools, workflowBundle, connection, identity: 'bench-worker', workerOptions: tuning, openai: null });
+  const tools = [...toolboxImplementations(new MemorySideEffectSink()), implementTool(localEchoTool, ({ text }) => ({ text }))];
+  return createAgentWorker({ config, agents: benchAgents, tools, workflowBundle, connection, identity: 'bench-worker', workerOptions: tuning, openai: null });
 }

@@ -9,7 +9,7 @@ export interface RunShape {
   readonly callsPerTurn: number;
 }
 
-/** Name of the agent every benchmark run uses (no LLM). */
+/** Name of the agent the benchmark's durable-agents runs use (no LLM); durable-agents-local uses `scripted-local`. */
 export const benchAgent = 'scripted';
 
 /** Policy overrides large enough that no cap ever triggers during a benchmark. */
@@ -33,9 +33,9 @@ export function scriptFor(shape: RunShape): ScriptStep[] {
 }
 
 /** The run input of the `scripted` agent for a shape. */
-export function runInputFor(shape: RunShape): RunInput {
+export function runInputFor(shape: RunShape, agent = benchAgent): RunInput {
   return {
-    agent: benchAgent,
+    agent,
     messages: [{ role: 'user', content: 'benchmark' }],
     policy: uncappedPolicy,
     labels: { bench: 'true' },
