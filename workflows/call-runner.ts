@@ -46,6 +46,9 @@ function sameCall(a: ToolRequest, b: ToolRequest): boolean {
   return a.toolCallId === b.toolCallId && a.name === b.name && JSON.stringify(a.args) === JSON.stringify(b.args);
 }
 
+/** Tool turns that share one cancellation scope before it is renewed (see ToolTurnHost.turnScope). */
+const toolScopeMaxTurns = 64;
+
 export class CallRunner {
   /** Tool activities of the current turn in flight (bounded by the policy's maxConcurrentToolCalls). */
   private dispatched = 0;
@@ -53,8 +56,9 @@ export class CallRunner {
   private readonly early = new Map<string, EarlyCall>();
   /** Early calls the plan did not claim: cancelled, answered once they stopped. */
   private orphans: EarlyCall[] = [];
-  /** The scope tool turns run their calls in (see ToolTurnHost.turnScope). */
+  /** The scope tool turns run their calls in (see ToolTurnHost.turnScope), and how many turns used it. */
   private toolScope: CancellationScope | undefined;
+  private toolScopeTurns = 0;
 
   /** How many calls were started early in the current planner turn. */
   get earlyCount(): number {
@@ -127,7 +131,13 @@ export class CallRunner {
       cancelHint: () => this.host.cancelHint(),
       setToolScope: (scope) => this.host.setToolScope(scope),
       turnScope: () => {
-        if (!this.toolScope || this.toolScope.consideredCancelled) this.toolScope = new CancellationScope();
+        // Renewed now and then too: each activity scheduled in a scope leaves a cancellation
+        // handler on it until the scope settles, so one scope per run would hold them all.
+        if (!this.toolScope || this.toolScope.consideredCancelled || this.toolScopeTurns >= toolScopeMaxTurns) {
+          this.toolScope = new CancellationScope();
+          this.toolScopeTurns = 0;
+        }
+        this.toolScopeTurns += 1;
         return this.toolScope;
       },
     });

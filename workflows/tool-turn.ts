@@ -29,9 +29,10 @@ export interface ToolTurnHost {
   /** Called with the scope of in-flight calls, so a kill or the time budget can cancel it. */
   setToolScope(scope: CancellationScope | undefined): void;
   /**
-   * The scope this turn's calls run in: the run's, until one is cancelled (a kill, the time
-   * budget); then a new one. Only one turn runs at a time, so cancelling it cancels exactly the
-   * calls in flight, as a scope per turn would; one scope saves each turn its promises.
+   * The scope this turn's calls run in: shared by the run's turns until it is cancelled (a kill,
+   * the time budget) or has served a number of turns; then a new one. Only one turn runs at a
+   * time, so cancelling it cancels exactly the calls in flight, as a scope per turn would;
+   * sharing it saves each turn the promises of a new scope.
    */
   turnScope(): CancellationScope;
 }

@@ -197,6 +197,19 @@ describe('kill', () => {
     expect(types).toContain('activityTaskCancelRequestedEventAttributes');
   });
 
+  it('kill cancels the call in flight after 70 tool turns (the turns\' shared scope was renewed)', async () => {
+    const turns = Array.from({ length: 70 }, (_, i) => callStep(echo(`t${i}`)));
+    const { workflowId } = await suite.agents.start(scriptedInput([...turns, callStep(sleep(600_000)), finalStep('unreachable')], { policy: { maxIterations: 100 } }));
+    await eventOf(workflowId, 'tool_call', (e) => e.name === 'sleep');
+    await suite.agents.kill(workflowId, { reason: 'late kill' });
+    const result = await suite.agents.result(workflowId);
+    expect(result.status).toBe('terminated');
+    const log = await events(workflowId);
+    expect(log.find((e) => e.type === 'run_terminated')).toMatchObject({ reason: 'late kill', cancelledCalls: ['call_70_0'] });
+    expect(log.find((e) => e.type === 'tool_result' && e.toolCallId === 'call_70_0')).toMatchObject({ status: 'cancelled' });
+    expect(await historyEventTypes(workflowId)).toContain('activityTaskCancelRequestedEventAttributes');
+  });
+
   it('a killed call is answered only once its tool stopped, also a tool that never heartbeats', async () => {
     const { workflowId } = await suite.agents.start(scriptedInput([callStep({ name: 'linger', args: { stopMs: 1_500 } }), finalStep()], { agent: 'faulty' }));
     await eventOf(workflowId, 'tool_call');
