@@ -1,6 +1,7 @@
 import type { Client } from '@temporalio/client';
 import { NativeConnection, Worker, bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { AgentClient } from '../client/agent-client';
+import { scriptedLocalAgent } from './agents';
 import { readAllEvents, runToCompletion, turnDurationsMs, type FinishedRun } from './durable';
 import { rawActivities, type RawLoopInput } from './raw-contract';
 import type { RunShape } from './workload';
@@ -25,7 +26,7 @@ export interface LoopSystem {
  * durable-agents-local: the same with `echo` as a local tool (agent `scripted-local`).
  */
 export function durableSystem(agents: AgentClient, workflowBundle: WorkflowBundleWithSourceMap, name: 'durable-agents' | 'durable-agents-local' = 'durable-agents'): LoopSystem {
-  const agent = name === 'durable-agents' ? undefined : 'scripted-local';
+  const agent = name === 'durable-agents' ? undefined : scriptedLocalAgent.name;
   return {
     name,
     workflowBundle,

@@ -130,21 +130,26 @@ export class CallRunner {
       writeOutput: (path, output) => state.writeOutput(path, output),
       cancelHint: () => this.host.cancelHint(),
       setToolScope: (scope) => this.host.setToolScope(scope),
-      turnScope: () => {
-        // Renewed now and then too: each activity scheduled in a scope leaves a cancellation
-        // handler on it until the scope settles, so one scope per run would hold them all.
-        if (!this.toolScope || this.toolScope.consideredCancelled || this.toolScopeTurns >= toolScopeMaxTurns) {
-          this.toolScope = new CancellationScope();
-          this.toolScopeTurns = 0;
-        }
-        this.toolScopeTurns += 1;
-        return this.toolScope;
-      },
+      turnScope: () => this.turnScope(),
     });
     // Results enter the transcript in call order, whatever order they finished in.
     state.commit(outputs);
     if (this.orphans.length) await this.settleOrphans('the final answer has no such call');
     return outputs;
+  }
+
+  /**
+   * The scope of this turn's calls (see ToolTurnHost.turnScope). Renewed now and then too: each
+   * activity scheduled in a scope leaves a cancellation handler on it until the scope settles,
+   * so one scope per run would hold them all.
+   */
+  private turnScope(): CancellationScope {
+    if (!this.toolScope || this.toolScope.consideredCancelled || this.toolScopeTurns >= toolScopeMaxTurns) {
+      this.toolScope = new CancellationScope();
+      this.toolScopeTurns = 0;
+    }
+    this.toolScopeTurns += 1;
+    return this.toolScope;
   }
 
   private async runCall(planned: ToolRequest, withinCap: boolean, cancelHint: () => RetryHint | undefined, graph?: GraphCallOptions): Promise<ToolOutput> {
