@@ -11,10 +11,10 @@ import {
   carriedRunStateSchema,
   describeIssues,
   type CarriedRunState,
-  runInputSchema,
   type RunInput,
   type RunResult,
 } from '../contracts';
+import { parseRunInput } from '../contracts/fast-schemas';
 import type { AgentRegistry } from './agent-registry';
 import { reportUnknownAgent } from './bundle-sinks';
 import type { Planner } from './planner';
@@ -38,7 +38,7 @@ export function createAgentRun(registry: AgentRegistry, options: RunLoopOptions 
 }
 
 async function runAgent(registry: AgentRegistry, rawInput: RunInput, options: RunLoopOptions): Promise<RunResult> {
-  const parsed = runInputSchema.safeParse(rawInput);
+  const parsed = parseRunInput(rawInput);
   if (!parsed.success) {
     throw rejection(`invalid run input: ${describeIssues(parsed.error)}`, 'invalid_input');
   }

@@ -11,7 +11,6 @@ import {
 } from '@temporalio/workflow';
 import {
   describeIssues,
-  planResultSchema,
   type FinalResponse,
   type InterventionPoint,
   type ParsedPlanResult,
@@ -27,6 +26,7 @@ import {
   resumeSignal,
   type EarlyToolCall,
 } from '../contracts';
+import { parsePlanResult } from '../contracts/fast-schemas';
 import type { HookAction, HookEvent } from './agent-hooks';
 import { recordAgentState } from './agent-state';
 import { runAwait } from './await-step';
@@ -501,7 +501,7 @@ export class RunLoop {
   /** Validates a planner's result and logs its notes. */
   private checkPlan(raw: PlanResult): Promise<ParsedPlanResult> | ParsedPlanResult {
     const { state } = this;
-    const parsed = planResultSchema.safeParse(raw);
+    const parsed = parsePlanResult(raw);
     if (!parsed.success) return this.fail('invalid_plan', `planner returned an invalid PlanResult at turn ${state.turn}: ${describeIssues(parsed.error)}`);
     for (const note of parsed.data.notes ?? []) state.emit({ type: 'note', turn: state.turn, note });
     if (parsed.data.type !== 'tool_calls' && this.calls.earlyCount) {

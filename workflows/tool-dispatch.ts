@@ -14,7 +14,6 @@ import {
   jsonByteLength,
   toolIdempotencyKey,
   turnActivityIdPrefix,
-  toolActivityResultSchema,
   toolFailureDetailsSchema,
   type DependencyOutput,
   type JsonValue,
@@ -25,6 +24,7 @@ import {
   type ToolOutput,
   type ToolRequest,
 } from '../contracts';
+import { parseToolActivityResult } from '../contracts/fast-schemas';
 import { workflowNowMs } from './clock';
 import { errorOutput, okOutput } from './outputs';
 import { runToolActivityType } from './tool-activity-type';
@@ -241,7 +241,7 @@ export async function executeCall(
   try {
     const raw = await activity(toolActivityInput(ctx, request, tool));
     const durationMs = workflowNowMs() - started;
-    const parsed = toolActivityResultSchema.safeParse(raw);
+    const parsed = parseToolActivityResult(raw);
     if (!parsed.success) {
       return errorOutput(
         request,

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { lazySchema } from '../../contracts/lazy';
 import { awaitSchema, describeIssues, toolCallSchema, jsonValueSchema, type JsonValue, type Message, type PlanResult, type ToolOutput, type WrittenOutput } from '../../contracts';
+import { array, boolean, anyString, fastSafeParse, json, object, oneOf, optional, required, tagged, type FastShape } from '../../contracts/fast-parse';
+import { fastToolCall } from '../../contracts/fast-schemas';
 import type { Planner, PlannerContext } from '../planner';
 
 /** One step of a script: what the planner returns on its Nth turn. */
@@ -30,6 +32,23 @@ export const scriptedPlannerOptionsSchema = lazySchema(() =>
   }),
 );
 export type ScriptedPlannerOptions = z.infer<typeof scriptedPlannerOptionsSchema>;
+
+/** Mirrors of the two schemas above for tool-call and final steps (see contracts/fast-parse.ts); awaits go to zod. */
+export const scriptStepShapes: Readonly<Record<'tool_calls' | 'final', FastShape>> = {
+  tool_calls: { type: required(oneOf('tool_calls')), calls: required(array(fastToolCall, 1)) },
+  final: {
+    type: required(oneOf('final')),
+    text: required(anyString),
+    structured: optional(json),
+    reportObservations: optional(boolean),
+    reportContext: optional(boolean),
+  },
+};
+export const scriptedPlannerOptionsShape: FastShape = {
+  steps: required(array(tagged('type', { tool_calls: object(scriptStepShapes.tool_calls), final: object(scriptStepShapes.final) }), 1)),
+  finalizeText: optional(anyString),
+};
+export const fastScriptedPlannerOptions = object<ScriptedPlannerOptions>(scriptedPlannerOptionsShape);
 
 const stepKey = 'scripted.step';
 
@@ -69,7 +88,7 @@ function stepToPlan(step: ScriptStep, outputs: readonly ToolOutput[], view: () =
  *   { type: 'final', text: 'done' }] });
  */
 export function createScriptedPlanner(rawOptions: unknown): Planner {
-  const parsed = scriptedPlannerOptionsSchema.safeParse(rawOptions);
+  const parsed = fastSafeParse(fastScriptedPlannerOptions, rawOptions, scriptedPlannerOptionsSchema);
   if (!parsed.success) throw new Error(`invalid scripted planner options: ${describeIssues(parsed.error)}`);
   const { steps, finalizeText } = parsed.data;
 
