@@ -20,7 +20,7 @@ import {
   unsure,
 } from './fast-parse';
 import { planResultSchema, type ParsedPlanResult } from './plan';
-import { runInputSchema, type ParsedRunInput } from './run';
+import { runInputSchema, runPolicySchema, type ParsedRunInput, type RunPolicy } from './run';
 import { toolActivityResultSchema, type ToolActivityResult, type ToolCall } from './tools';
 
 /*
@@ -88,20 +88,23 @@ export const messageShapes: Readonly<Record<'system' | 'user' | 'assistant' | 't
 const fastMessage = tagged('role', Object.fromEntries(Object.entries(messageShapes).map(([role, shape]) => [role, object(shape)])));
 export const inputMessageShape: FastShape = { role: required(oneOf('user', 'system')), content: required(nonEmptyString) };
 
-/** runPolicySchema, every field optional (`policy` of a run's input is partial). */
+/** runPolicySchema. */
 export const runPolicyShape: FastShape = {
-  maxIterations: optional(positiveInt),
-  maxToolCalls: optional(positiveInt),
-  maxConsecutiveFailures: optional(positiveInt),
-  timeBudgetMs: optional(positiveInt),
+  maxIterations: required(positiveInt),
+  maxToolCalls: required(positiveInt),
+  maxConsecutiveFailures: required(positiveInt),
+  timeBudgetMs: required(positiveInt),
   maxTokens: optional(positiveInt),
   maxModelCalls: optional(positiveInt),
-  parallelToolCalls: optional(boolean),
+  parallelToolCalls: required(boolean),
   earlyDispatch: optional(boolean),
   maxConcurrentToolCalls: optional(positiveInt),
-  toolResultByteBudget: optional(positiveInt),
-  continueAsNewAfterEvents: optional(positiveInt),
+  toolResultByteBudget: required(positiveInt),
+  continueAsNewAfterEvents: required(positiveInt),
 };
+export const fastRunPolicy = object<RunPolicy>(runPolicyShape);
+/** `policy` of a run's input: runPolicySchema with every field optional. */
+const partialRunPolicyShape: FastShape = Object.fromEntries(Object.entries(runPolicyShape).map(([key, field]) => [key, optional(field.check)]));
 
 const interventionPoint = oneOf('before_llm', 'after_llm', 'before_tool', 'after_tool', 'task_boundary', 'before_commit');
 export const breakpointShape: FastShape = { point: required(interventionPoint), tool: optional(anyString), once: withDefault(boolean, () => false) };
@@ -114,7 +117,7 @@ export const runInputShape: FastShape = {
   history: withDefault(array(fastMessage), () => []),
   sessionId: optional(anyString),
   sessionState: withDefault(record(json), () => ({})),
-  policy: optional(object(runPolicyShape)),
+  policy: optional(object(partialRunPolicyShape)),
   labels: withDefault(record(anyString), () => ({})),
   breakpoints: withDefault(array(object(breakpointShape)), () => []),
   confirmation: leaveToZod,
@@ -130,3 +133,5 @@ export const parseRunInput = (value: unknown) => fastSafeParse(fastRunInput, val
 export const parsePlanResult = (value: unknown) => fastSafeParse(fastPlanResult, value, planResultSchema);
 /** toolActivityResultSchema.safeParse, fast for plain answers. */
 export const parseToolActivityResult = (value: unknown) => fastSafeParse(fastToolActivityResult, value, toolActivityResultSchema);
+/** runPolicySchema.safeParse, fast for plain policies. */
+export const parseRunPolicy = (value: unknown) => fastSafeParse(fastRunPolicy, value, runPolicySchema);

@@ -6,7 +6,7 @@ import { RunTerminated } from './run-terminated';
 import { isPending } from './safe-point';
 import type { RunState } from './run-state';
 import { executeCall, prepareCall, type DispatchContext, type PreparedCall } from './tool-dispatch';
-import { runToolTurn, type GraphCallOptions } from './tool-turn';
+import { runToolTurn, TurnScope, type GraphCallOptions } from './tool-turn';
 import { executeSubAgent, type SubAgentHost } from './sub-agent';
 import { rejection } from './failures';
 import { cancelledTurnAnswersCalls, pauseHoldsEveryCall } from './patches';
@@ -112,7 +112,7 @@ export class CallRunner {
   ) {}
 
   /** Runs a turn's calls; returns their outputs in call order, already in the transcript. */
-  async runTurn(requests: readonly ToolRequest[]): Promise<ToolOutput[]> {
+  runTurn(requests: readonly ToolRequest[]): Promise<ToolOutput[]> {
     const { state } = this;
     // Early calls the plan does not contain stop now; the turn's calls claim the others.
     for (const [id, call] of this.early) {
@@ -122,7 +122,7 @@ export class CallRunner {
       call.scope.cancel();
     }
     const allowed = Math.max(0, state.policy.maxToolCalls - state.usage.toolCalls);
-    const outputs = await runToolTurn(requests, {
+    return runToolTurn(requests, {
       parallel: state.policy.parallelToolCalls,
       runCall: (request, index, cancelHint, graph) => this.runCall(request, index < allowed, cancelHint, graph),
       closeCall: (request, type, message, hint) => state.record(closedOutput(request, type, message, hint)),
@@ -131,11 +131,11 @@ export class CallRunner {
       cancelHint: () => this.host.cancelHint(),
       setToolScope: (scope) => this.host.setToolScope(scope),
       turnScope: () => this.turnScope(),
+    }).then((outputs) => {
+      // Results enter the transcript in call order, whatever order they finished in.
+      state.commit(outputs);
+      return this.orphans.length ? this.settleOrphans('the final answer has no such call').then(() => outputs) : outputs;
     });
-    // Results enter the transcript in call order, whatever order they finished in.
-    state.commit(outputs);
-    if (this.orphans.length) await this.settleOrphans('the final answer has no such call');
-    return outputs;
   }
 
   /**
@@ -145,7 +145,7 @@ export class CallRunner {
    */
   private turnScope(): CancellationScope {
     if (!this.toolScope || this.toolScope.consideredCancelled || this.toolScopeTurns >= toolScopeMaxTurns) {
-      this.toolScope = new CancellationScope();
+      this.toolScope = new TurnScope();
       this.toolScopeTurns = 0;
     }
     this.toolScopeTurns += 1;

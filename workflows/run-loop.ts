@@ -229,19 +229,27 @@ export class RunLoop {
     return syncToolsets(this.state).then(turn);
   }
 
-  /** One tool turn: plan the calls, let operators see them, run them, count them. */
-  private async runToolCalls(calls: readonly ToolCall[], text: string | undefined): Promise<ToolOutput[]> {
+  /**
+   * One tool turn: plan the calls, let operators see them, run them, count them. Chained
+   * promises rather than an async function: one promise less per turn (see runToolTurn).
+   */
+  private runToolCalls(calls: readonly ToolCall[], text: string | undefined): Promise<ToolOutput[]> {
     const { state } = this;
-    const requests = state.planCalls(calls, text);
-    const afterLlm = this.checkpoint('after_llm', { point: 'after_llm', turn: state.turn, calls: requests });
-    if (isPending(afterLlm)) await afterLlm;
-    const outputs = await this.calls.runTurn(requests);
-    // Runs recorded before `rejectionsAreNotFailures` counted rejections as failures.
-    const rejectionsFail = outputs.some((o) => o.error?.type === 'rejected') && !patched(rejectionsAreNotFailures);
-    state.usage = addToolOutputs(state.usage, outputs, { rejectionsFail });
-    const afterTool = this.checkpoint('after_tool', { point: 'after_tool', turn: state.turn, outputs });
-    if (isPending(afterTool)) await afterTool;
-    return outputs;
+    let turn: Promise<ToolOutput[]>;
+    try {
+      const requests = state.planCalls(calls, text);
+      const afterLlm = this.checkpoint('after_llm', { point: 'after_llm', turn: state.turn, calls: requests });
+      turn = isPending(afterLlm) ? afterLlm.then(() => this.calls.runTurn(requests)) : this.calls.runTurn(requests);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    return turn.then((outputs) => {
+      // Runs recorded before `rejectionsAreNotFailures` counted rejections as failures.
+      const rejectionsFail = outputs.some((o) => o.error?.type === 'rejected') && !patched(rejectionsAreNotFailures);
+      state.usage = addToolOutputs(state.usage, outputs, { rejectionsFail });
+      const afterTool = this.checkpoint('after_tool', { point: 'after_tool', turn: state.turn, outputs });
+      return isPending(afterTool) ? afterTool.then(() => outputs) : outputs;
+    });
   }
 
   /**

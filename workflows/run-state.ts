@@ -5,7 +5,6 @@ import {
   continuationInput,
   defaultRunPolicy,
   jsonByteLength,
-  runPolicySchema,
   type CarriedRunState,
   type ChildRun,
   type FinalizeReason,
@@ -37,8 +36,16 @@ import { EventLog } from './event-log';
 import { HumanInputs } from './human-inputs';
 import { RunControl } from './run-control';
 import { RunToolsets } from './toolsets';
+import { parseRunPolicy } from '../contracts/fast-schemas';
 
 const terminal: readonly RunStatus[] = ['completed', 'failed', 'terminated'];
+
+/** The run's policy: defaults, then the agent's, then the run's; throws zod's error when invalid. */
+function effectivePolicy(merged: unknown): RunPolicy {
+  const parsed = parseRunPolicy(merged);
+  if (!parsed.success) throw parsed.error;
+  return parsed.data;
+}
 
 /**
  * The log epoch of the current execution: a rewind (Temporal reset) starts a new one, named by
@@ -99,7 +106,7 @@ export class RunState {
     carried?: CarriedRunState,
     epochOf?: (carried: string | undefined) => string,
   ) {
-    this.policy = carried?.policy ?? runPolicySchema.parse({ ...defaultRunPolicy, ...agent.policy, ...input.policy });
+    this.policy = carried?.policy ?? effectivePolicy({ ...defaultRunPolicy, ...agent.policy, ...input.policy });
     this.messages = carried?.messages ?? [...input.history, ...input.messages].map((m) => ({ ...m }));
     this.toolOutputs = carried?.toolOutputs ?? [];
     this.plannerState = carried?.plannerState ?? {};

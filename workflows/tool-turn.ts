@@ -38,25 +38,49 @@ export interface ToolTurnHost {
 }
 
 /**
+ * The scope of a run's tool turns (see ToolTurnHost.turnScope). `run` enters it without the
+ * SDK's async wrapper, which only arms a scope's own timeout (this one has none): a turn makes
+ * two promises less, and each costs the SDK a stack capture.
+ */
+export class TurnScope extends CancellationScope {
+  protected override runInContext<T>(fn: () => Promise<T>): Promise<T> {
+    return fn();
+  }
+}
+
+/**
  * Runs the calls of one plan, concurrently or one by one, in a scope the run can cancel:
  * cancelled calls come back as `cancelled` outputs, so every call is answered. Outputs are
  * in call order. A plan with dependencies or output paths runs as a graph ({@link runCallGraph}).
  */
-export async function runToolTurn(requests: readonly ToolRequest[], host: ToolTurnHost): Promise<ToolOutput[]> {
+export function runToolTurn(requests: readonly ToolRequest[], host: ToolTurnHost): Promise<ToolOutput[]> {
   const calls = host.turnScope();
   host.setToolScope(calls);
+  const settled = (): void => host.setToolScope(undefined);
+  // No async wrappers where a promise will do: every promise a workflow creates costs a stack
+  // capture in the SDK, and a turn of one call is the common case.
+  let turn: Promise<ToolOutput | ToolOutput[]>;
   try {
-    // No async wrappers where a promise will do: every promise a workflow creates costs a stack
-    // capture in the SDK, and a turn of one call is the common case.
-    return await calls.run(() => {
+    turn = calls.run((): Promise<ToolOutput | ToolOutput[]> => {
       if (usesCallGraph(requests)) return runCallGraph(requests, host);
-      if (requests.length === 1) return host.runCall(requests[0]!, 0, () => host.cancelHint()).then((output) => [output]);
+      if (requests.length === 1) return host.runCall(requests[0]!, 0, () => host.cancelHint());
       if (host.parallel) return Promise.all(requests.map((r, i) => host.runCall(r, i, () => host.cancelHint())));
       return runInOrder(requests, host);
     });
-  } finally {
-    host.setToolScope(undefined);
+  } catch (err) {
+    settled();
+    return Promise.reject(err);
   }
+  return turn.then(
+    (outputs) => {
+      settled();
+      return Array.isArray(outputs) ? outputs : [outputs];
+    },
+    (err: unknown) => {
+      settled();
+      throw err;
+    },
+  );
 }
 
 async function runInOrder(requests: readonly ToolRequest[], host: ToolTurnHost): Promise<ToolOutput[]> {

@@ -12,6 +12,7 @@ import {
   breakpointShape,
   fastPlanResult,
   fastRunInput,
+  fastRunPolicy,
   fastToolActivityResult,
   fastToolCall,
   finalResponseShape,
@@ -201,6 +202,14 @@ describe('fast paths give what their schemas give', () => {
     expect(fast).toBeGreaterThan(total / 10);
     const withConfirmation = { ...bases[0], confirmation: { all: true } };
     expect(fastRunInput(withConfirmation)).toBe(unsure);
+  });
+
+  it('run policies (defaults, agent and run merged)', () => {
+    const full = { maxIterations: 25, maxToolCalls: 100, maxConsecutiveFailures: 3, timeBudgetMs: 1_800_000, parallelToolCalls: true, toolResultByteBudget: 65_536, continueAsNewAfterEvents: 10_000 };
+    const bases = [full, { ...full, maxTokens: 1000, maxModelCalls: 5, earlyDispatch: false, maxConcurrentToolCalls: 2 }];
+    // Every field is a number or a flag: most mutations are invalid, and zod's to explain.
+    const { fast, total } = checkAgainstZod(runPolicySchema, fastRunPolicy, bases);
+    expect(fast).toBeGreaterThan(total / 20);
   });
 
   it("the scripted planner's options; await steps go to zod", () => {
