@@ -24,6 +24,8 @@ export interface ExecutionSize {
   readonly inputPayloadBytes: number;
   /** Bytes of every payload's data in this execution (inputs, results, markers): what the workflow itself put in history. */
   readonly payloadBytes: number;
+  /** Of those, the WorkflowExecutionStarted event's: the run input (the script) and, after continue-as-new, the carried state. */
+  readonly startedPayloadBytes: number;
   /** Worker.runReplayHistory of this execution (includes creating the replay worker). */
   readonly replayMs: number;
   /** CPU time (user + system) of this process during that replay. */
@@ -43,6 +45,8 @@ export interface HistorySize {
   readonly jsonBytesPerTurn: number;
   readonly payloadBytes: number;
   readonly payloadBytesPerTurn: number;
+  /** Payload bytes per turn without the started events: what the turns themselves write (tool inputs, results, markers). */
+  readonly payloadBytesPerTurnExcludingStarted: number;
   readonly eventsPerTurn: number;
   /** The largest execution: what a crash recovery (or a query on a closed run) replays. */
   readonly largestExecutionEvents: number;
@@ -65,6 +69,8 @@ export interface HistoryMarginal {
   readonly toTurns: number;
   readonly jsonBytesPerTurn: number;
   readonly payloadBytesPerTurn: number;
+  /** Same, without the started events (the script, and the state carried by continue-as-new). */
+  readonly payloadBytesPerTurnExcludingStarted: number;
   readonly eventsPerTurn: number;
   readonly serverBytesPerTurn: number | undefined;
   /** Same, without the WorkflowExecutionStarted events (the script, and the state carried by continue-as-new). */
@@ -109,6 +115,7 @@ async function measureExecution(ctx: BenchContext, system: LoopSystem, workflowI
       (history.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads ?? []).map((p) => p.data?.length ?? 0),
     ),
     payloadBytes: payloadDataBytes(history.events ?? []),
+    startedPayloadBytes: payloadDataBytes(history.events?.[0]),
     replayMs: replay.ms,
     replayCpuMs: (cpu.user + cpu.system) / 1000,
   };
@@ -131,6 +138,7 @@ export async function measureHistory(ctx: BenchContext, system: LoopSystem, turn
   const events = sum(executions.map((e) => e.events));
   const largest = executions.reduce((a, b) => (b.events > a.events ? b : a));
   const payloadBytes = sum(executions.map((e) => e.payloadBytes));
+  const startedPayloadBytes = sum(executions.map((e) => e.startedPayloadBytes));
   const hasActivityTasks = histories.some((h) => (h.events ?? []).some((e) => e.activityTaskStartedEventAttributes));
   const result: HistorySize = {
     turns,
@@ -143,6 +151,7 @@ export async function measureHistory(ctx: BenchContext, system: LoopSystem, turn
     jsonBytesPerTurn: jsonBytes / turns,
     payloadBytes,
     payloadBytesPerTurn: payloadBytes / turns,
+    payloadBytesPerTurnExcludingStarted: (payloadBytes - startedPayloadBytes) / turns,
     eventsPerTurn: events / turns,
     largestExecutionEvents: largest.events,
     largestExecutionReplayMs: largest.replayMs,
@@ -174,6 +183,7 @@ export function historyMarginal(sizes: readonly HistorySize[]): HistoryMarginal 
     toTurns: to.turns,
     jsonBytesPerTurn: (to.jsonBytes - from.jsonBytes) / dt,
     payloadBytesPerTurn: (to.payloadBytes - from.payloadBytes) / dt,
+    payloadBytesPerTurnExcludingStarted: (to.payloadBytesPerTurnExcludingStarted * to.turns - from.payloadBytesPerTurnExcludingStarted * from.turns) / dt,
     eventsPerTurn: (to.events - from.events) / dt,
     serverBytesPerTurn: server,
     jsonBytesPerTurnExcludingStarted: (to.jsonBytes - to.startedEventJsonBytes - (from.jsonBytes - from.startedEventJsonBytes)) / dt,

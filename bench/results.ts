@@ -107,6 +107,7 @@ export function buildRows(plan: BenchPlan, systems: Record<SystemName, SystemRes
     rows.push(
       row(section, 'executions (1 + continue-as-new count)', 'count', (r) => h(r).executions.length, false),
       row(section, 'payload bytes per turn (data of every payload)', 'bytes/turn', (r) => h(r).payloadBytesPerTurn),
+      row(section, 'payload bytes per turn, without started events (input, carried state)', 'bytes/turn', (r) => h(r).payloadBytesPerTurnExcludingStarted),
       row(section, 'history JSON bytes per turn (historyToJSON)', 'bytes/turn', (r) => h(r).jsonBytesPerTurn),
       row(section, 'server history size (describe)', 'bytes', (r) => h(r).serverBytes),
       row(section, 'history events per turn', 'events/turn', (r) => h(r).eventsPerTurn),
@@ -139,6 +140,7 @@ export function buildRows(plan: BenchPlan, systems: Record<SystemName, SystemRes
     const section = `Marginal history per turn, T=${m.fromTurns}→${m.toTurns} (must stay flat)`;
     rows.push(
       row(section, 'payload bytes per extra turn', 'bytes/turn', (r) => r.historyMarginal?.payloadBytesPerTurn),
+      row(section, 'payload bytes per extra turn, without started events', 'bytes/turn', (r) => r.historyMarginal?.payloadBytesPerTurnExcludingStarted),
       row(section, 'JSON bytes per extra turn', 'bytes/turn', (r) => r.historyMarginal?.jsonBytesPerTurn),
       row(section, 'JSON bytes per extra turn, without started events', 'bytes/turn', (r) => r.historyMarginal?.jsonBytesPerTurnExcludingStarted),
       row(section, 'events per extra turn', 'events/turn', (r) => r.historyMarginal?.eventsPerTurn),
