@@ -39,7 +39,7 @@ export interface BenchResults {
 export interface ResultRow {
   readonly section: string;
   readonly metric: string;
-  readonly unit: 'ms' | '/s' | 'bytes' | 'events' | 'bytes/turn' | 'events/turn' | 'count';
+  readonly unit: 'ms' | '/s' | 'bytes' | 'events' | 'bytes/turn' | 'events/turn' | 'ms/turn' | 'count';
   readonly values: Record<SystemName, number | undefined>;
   readonly costVsRaw: number | undefined;
   /** durable-agents-local against temporal-raw-local: both run their calls as local activities. */
@@ -95,6 +95,9 @@ export function buildRows(plan: BenchPlan, systems: Record<SystemName, SystemRes
     row(s2, 'total wall time', 'ms', (r) => r.s2.wallMs),
     row(s2, 'turn p50 under load, workflow clock', 'ms', (r) => r.s2.eventTurnMs.p50),
     row(s2, 'turn p95 under load, workflow clock', 'ms', (r) => r.s2.eventTurnMs.p95),
+    row(s2, 'CPU per turn, bench process (client, workers)', 'ms/turn', (r) => r.s2.cpuMsPerTurn?.bench),
+    row(s2, 'CPU per turn, dev server', 'ms/turn', (r) => r.s2.cpuMsPerTurn?.server),
+    row(s2, 'CPU per turn, all processes', 'ms/turn', (r) => (r.s2.cpuMsPerTurn?.server === undefined ? undefined : r.s2.cpuMsPerTurn.bench + r.s2.cpuMsPerTurn.server)),
   );
   rows.push(...latency(`S3 fan-out ${shapeLabel(plan.s3.shape)}, ${plan.s3.repeats} runs each, interleaved`, (r) => r.s3));
   plan.historyTurns.forEach((turns, i) => {

@@ -108,6 +108,7 @@ async function main(): Promise<void> {
         client,
         idPrefix,
         progress,
+        serverPid: server.pid,
       };
       systems = await worker.runUntil(() => rawWorker.runUntil(() => runScenarios(ctx, plan)));
     } finally {

@@ -1,4 +1,5 @@
 import type { Client } from '@temporalio/client';
+import { processCpuMs } from './machine';
 import type { BenchPlan } from './plan';
 import { summarize, type Summary } from './stats';
 import type { LoopSystem, SystemName } from './systems';
@@ -11,6 +12,8 @@ export interface BenchContext {
   /** Prefix of every workflow id of this invocation. */
   readonly idPrefix: string;
   readonly progress: (line: string) => void;
+  /** Process id of the bench's own dev server, whose CPU S2 reads (undefined for a reused server). */
+  readonly serverPid?: number | undefined;
 }
 
 /** Per-turn latency of runs executed one at a time (S1, S3). */
@@ -33,6 +36,8 @@ export interface ThroughputResult {
   readonly toolCallsPerSec: number;
   /** Turn durations of all runs on the workflow clock, under that load. */
   readonly eventTurnMs: Summary;
+  /** CPU per turn during the batch: this process (client and both systems' workers) and the dev server (absent in older results; server undefined when not read). */
+  readonly cpuMsPerTurn?: { readonly bench: number; readonly server: number | undefined };
 }
 
 /** Runs one small run of every system so worker start-up (first workflow context, first polls) is not measured. */
@@ -71,9 +76,13 @@ export async function measureLatency(ctx: BenchContext, name: string, shape: Run
 async function throughputOf(ctx: BenchContext, system: LoopSystem, name: string, shape: RunShape, runs: number): Promise<ThroughputResult> {
   ctx.progress(`${name} ${system.name}: starting ${runs} concurrent runs (T=${shape.turns}, K=${shape.callsPerTurn})`);
   const ids = Array.from({ length: runs }, (_, i) => `${ctx.idPrefix}-${system.name}-${name}-${i}`);
+  const serverCpuBefore = ctx.serverPid === undefined ? undefined : processCpuMs(ctx.serverPid);
+  const cpuBefore = process.cpuUsage();
   const started = performance.now();
   const finished = await Promise.all(ids.map((id) => system.run(shape, id)));
   const wallMs = performance.now() - started;
+  const cpu = process.cpuUsage(cpuBefore);
+  const serverCpuAfter = ctx.serverPid === undefined ? undefined : processCpuMs(ctx.serverPid);
   ctx.progress(`${name} ${system.name}: ${runs} runs done in ${wallMs.toFixed(0)} ms; reading turn times`);
   const eventTurns: number[] = [];
   for (const run of finished) eventTurns.push(...(await system.turnSpansMs(run)));
@@ -85,6 +94,10 @@ async function throughputOf(ctx: BenchContext, system: LoopSystem, name: string,
     turnsPerSec: turns / (wallMs / 1000),
     toolCallsPerSec: (turns * shape.callsPerTurn) / (wallMs / 1000),
     eventTurnMs: summarize(eventTurns),
+    cpuMsPerTurn: {
+      bench: (cpu.user + cpu.system) / 1000 / turns,
+      server: serverCpuBefore === undefined || serverCpuAfter === undefined ? undefined : (serverCpuAfter - serverCpuBefore) / turns,
+    },
   };
 }
 

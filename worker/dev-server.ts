@@ -77,6 +77,8 @@ export interface DevServer {
   readonly uiUrl: string | undefined;
   /** True when this process started the server (and `stop` will stop it). */
   readonly owned: boolean;
+  /** Process id of the server when this process spawned the CLI itself (not when reused or launched by the SDK). */
+  readonly pid?: number | undefined;
   stop(): Promise<void>;
 }
 
@@ -241,5 +243,5 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     stopping = true;
     return stopChild(child);
   };
-  return { address, namespace, uiUrl: `http://127.0.0.1:${uiPort}`, owned: true, stop };
+  return { address, namespace, uiUrl: `http://127.0.0.1:${uiPort}`, owned: true, pid: child.pid, stop };
 }
