@@ -1,6 +1,6 @@
 import { NativeConnection, Worker, bundleWorkflowCode, type WorkerOptions, type WorkflowBundleOption, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { connectionOptions, temporalConfigFromEnv, type TemporalConfig } from './config';
-import { configureAgentBundler, DurableAgentsPlugin, type DurableAgentsPluginOptions } from './plugin';
+import { configureAgentBundler, DurableAgentsPlugin, type AgentBundlerOptions, type DurableAgentsPluginOptions } from './plugin';
 import { workflowTracingModule } from './tracing';
 
 /** Bundler logger that keeps only warnings and errors. */
@@ -12,12 +12,18 @@ export const quietBundlerLogger = { log: () => {}, trace: () => {}, debug: () =>
  *
  * @param options.tracing include Temporal's OpenTelemetry workflow interceptors, for workers with
  *   the `tracing` option (a bundle without them runs traced workers' runs untraced).
+ * @param options.shareZod evaluate zod once per worker thread, shared by executions (default
+ *   true; see {@link AgentBundlerOptions}).
  * @example
  * const bundle = await bundleAgentWorkflows(require.resolve('./workflows'));
  */
-export function bundleAgentWorkflows(workflowsPath: string, options: { readonly tracing?: boolean } = {}): Promise<WorkflowBundleWithSourceMap> {
+export function bundleAgentWorkflows(workflowsPath: string, options: { readonly tracing?: boolean } & AgentBundlerOptions = {}): Promise<WorkflowBundleWithSourceMap> {
   return bundleWorkflowCode(
-    configureAgentBundler({ workflowsPath, logger: quietBundlerLogger, ...(options.tracing ? { workflowInterceptorModules: [workflowTracingModule] } : {}) }),
+    configureAgentBundler(
+      { workflowsPath, logger: quietBundlerLogger, ...(options.tracing ? { workflowInterceptorModules: [workflowTracingModule] } : {}) },
+      {},
+      options.shareZod === undefined ? {} : { shareZod: options.shareZod },
+    ),
   );
 }
 

@@ -11,7 +11,7 @@
  * await worker.run();
  */
 export { implementTool, ToolFailure, type ToolContext, type ToolImplementation, type SessionStateAccess } from '../activities';
-export { DurableAgentsPlugin, configureAgentBundler, type DurableAgentsPluginOptions } from './plugin';
+export { DurableAgentsPlugin, configureAgentBundler, type AgentBundlerOptions, type DurableAgentsPluginOptions } from './plugin';
 export { createAgentWorker, bundleAgentWorkflows, type AgentWorkerOptions } from './create-worker';
 export { deploymentFromEnv, workerDeploymentOptions, checkDeployment, defaultAgentVersioningBehavior, type AgentDeployment, type AgentVersioningBehavior } from './deployment';
 export { temporalConfigFromEnv, connectionOptions, defaultTaskQueue, type TemporalConfig, type TemporalTlsConfig } from './config';

@@ -1,7 +1,8 @@
 import { DeterminismViolationError } from '@temporalio/workflow';
 import { Worker } from '@temporalio/worker';
 import { corpusHistories, loadHistories, mutatedHistoriesDir } from '../support/histories';
-import { quietRuntime, workflowBundleOption } from '../support/test-env';
+import { bundleAgentWorkflows } from '../../worker/create-worker';
+import { quietRuntime, testWorkflowsPath, workflowBundleOption } from '../support/test-env';
 
 const corpus = corpusHistories();
 const mutated = loadHistories(mutatedHistoriesDir);
@@ -24,5 +25,43 @@ describe('every recorded history of every workflow version replays on the curren
     await expect(Worker.runReplayHistory({ workflowBundle: await workflowBundleOption() }, history, `replay-${name}`)).rejects.toBeInstanceOf(
       DeterminismViolationError,
     );
+  });
+});
+
+describe('zod is evaluated once per worker thread and shared by executions (workflows/zod-preload.ts)', () => {
+  it('the bundle preloads zod: its preload function requires the zod-preload module', async () => {
+    const bundle = await bundleAgentWorkflows(testWorkflowsPath);
+    const preload = /preloadModules = function preloadModules\(\) \{([^}]*)\}/.exec(bundle.code)?.[1] ?? '';
+    expect(preload).toMatch(/zod-preload/);
+    const unshared = await bundleAgentWorkflows(testWorkflowsPath, { shareZod: false });
+    expect(/preloadModules = function preloadModules\(\) \{([^}]*)\}/.exec(unshared.code)?.[1] ?? '').not.toMatch(/zod-preload/);
+  });
+
+  it('every corpus history replays in one replay worker, whose executions all use the one frozen zod', async () => {
+    // One worker, one reusable context: the first execution finds zod preloaded and frozen, the
+    // rest find the schema classes it used (and their installed members) already there.
+    async function* histories() {
+      for (const h of corpus) yield { workflowId: `shared-${h.name}`, history: h.history };
+    }
+    const failed: string[] = [];
+    let replayed = 0;
+    for await (const result of Worker.runReplayHistories({ workflowBundle: await workflowBundleOption() }, histories())) {
+      replayed += 1;
+      if (result.error) failed.push(`${result.workflowId}: ${String(result.error)}`);
+    }
+    expect(failed).toEqual([]);
+    expect(replayed).toBe(corpus.length);
+  });
+
+  it('a bundle built with shareZod: false replays the corpus too (zod evaluated per execution)', async () => {
+    const bundle = await bundleAgentWorkflows(testWorkflowsPath, { shareZod: false });
+    async function* histories() {
+      for (const h of corpus) yield { workflowId: `unshared-${h.name}`, history: h.history };
+    }
+    const failed: string[] = [];
+    for await (const result of Worker.runReplayHistories({ workflowBundle: { code: bundle.code } }, histories())) {
+      if (result.error) failed.push(`${result.workflowId}: ${String(result.error)}`);
+    }
+    expect(failed).toEqual([]);
   });
 });
