@@ -10,7 +10,9 @@
  * config on first use (the default locale on the first schema, the memoizer on the first
  * container), so that first use has to happen here; a schema of each common kind, parsed once
  * with and once without an issue, covers every lazy write zod makes. Workflow code can no longer
- * call `z.config(...)` (the config object is frozen): bundle without sharing zod to do that.
+ * call `z.config(...)` (the config object is frozen): bundle without sharing zod to do that. zod's
+ * global registry (`.describe()`, `.meta()`) is created here too, so it is one per worker thread:
+ * its metadata is keyed by schema (a WeakMap), so executions do not see each other's entries.
  */
 import { z } from 'zod';
 
