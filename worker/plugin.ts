@@ -7,6 +7,7 @@ import { createModelActivities, deltaPublisherFromEnv, openAIFromEnv, type Model
 import type { AgentDefinition } from '../workflows/agent-registry';
 import { durableAgentsSinkName, type DurableAgentsSinks } from '../workflows/bundle-sinks';
 import { createMcpActivities, mcpModelTools, McpClientPool, type McpServerConfig } from '../activities/mcp';
+import { compileOwnSourcesAtEs2022 } from './bundle-target';
 import { deploymentFromEnv, workerDeploymentOptions, type AgentDeployment } from './deployment';
 import { agentActivityInterceptors } from './agent-activity-metrics';
 import { EncryptionCodec, encryptionKeysFromEnv, type EncryptionKeys } from './encryption';
@@ -123,13 +124,13 @@ export function configureAgentBundler(options: BundleOptions, aliases: Record<st
     webpackConfigHook: (config) => {
       const base = userHook ? userHook(config) : config;
       const alias = base.resolve?.alias;
-      return {
+      return compileOwnSourcesAtEs2022({
         ...base,
         resolve: {
           ...base.resolve,
           alias: { ...(Array.isArray(alias) ? {} : alias), 'durable-agents/workflow$': workflowEntry, ...aliases },
         },
-      };
+      });
     },
   };
 }

@@ -65,3 +65,11 @@ describe('zod is evaluated once per worker thread and shared by executions (work
     expect(failed).toEqual([]);
   });
 });
+
+describe("this package's TypeScript compiles to ES2022 in the bundle (worker/bundle-target.ts); the corpus above replays on it", () => {
+  it("the bundle compiles this package's sources at ES2022: no object-spread or optional-chaining helpers", async () => {
+    const { code } = await bundleAgentWorkflows(testWorkflowsPath);
+    expect(code).not.toMatch(/function _object_spread\(/);
+    expect(code).not.toMatch(/=== null \|\| \w+ === void 0 \? void 0 :/);
+  });
+});
