@@ -19,11 +19,7 @@ export const quietBundlerLogger = { log: () => {}, trace: () => {}, debug: () =>
  */
 export function bundleAgentWorkflows(workflowsPath: string, options: { readonly tracing?: boolean } & AgentBundlerOptions = {}): Promise<WorkflowBundleWithSourceMap> {
   return bundleWorkflowCode(
-    configureAgentBundler(
-      { workflowsPath, logger: quietBundlerLogger, ...(options.tracing ? { workflowInterceptorModules: [workflowTracingModule] } : {}) },
-      {},
-      options.shareZod === undefined ? {} : { shareZod: options.shareZod },
-    ),
+    configureAgentBundler({ workflowsPath, logger: quietBundlerLogger, ...(options.tracing ? { workflowInterceptorModules: [workflowTracingModule] } : {}) }, {}, options),
   );
 }
 

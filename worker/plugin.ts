@@ -116,10 +116,10 @@ export interface AgentBundlerOptions {
  */
 export function configureAgentBundler(options: BundleOptions, aliases: Record<string, string> = {}, bundler: AgentBundlerOptions = {}): BundleOptions {
   const userHook = options.webpackConfigHook;
-  const preload = bundler.shareZod === false ? [] : [zodPreloadModule];
+  const preloadModules = [...new Set([...(bundler.shareZod === false ? [] : [zodPreloadModule]), ...(options.preloadModules ?? [])])];
   return {
     ...options,
-    ...(preload.length || options.preloadModules ? { preloadModules: [...new Set([...preload, ...(options.preloadModules ?? [])])] } : {}),
+    ...(preloadModules.length ? { preloadModules } : {}),
     workflowInterceptorModules: [...new Set([boundaryInterceptorsModule, ...(options.workflowInterceptorModules ?? [])])],
     webpackConfigHook: (config) => {
       const base = userHook ? userHook(config) : config;

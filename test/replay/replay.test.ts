@@ -1,4 +1,5 @@
 import { DeterminismViolationError } from '@temporalio/workflow';
+import { readFile } from 'node:fs/promises';
 import { Worker } from '@temporalio/worker';
 import { corpusHistories, loadHistories, mutatedHistoriesDir } from '../support/histories';
 import { bundleAgentWorkflows } from '../../worker/create-worker';
@@ -28,47 +29,59 @@ describe('every recorded history of every workflow version replays on the curren
   });
 });
 
+/** The code of a bundle option (global setup's bundle file, or code built in this process). */
+async function bundleCode(option: { codePath: string } | { code: string }): Promise<string> {
+  return 'code' in option ? option.code : readFile(option.codePath, 'utf8');
+}
+
+/** The body of the bundle's `preloadModules` function: the modules each reusable context preloads. */
+function preloadedModules(code: string): string {
+  return /preloadModules = function preloadModules\(\) \{([^}]*)\}/.exec(code)?.[1] ?? '';
+}
+
+/** Replays the whole corpus in ONE replay worker (one reusable context); returns the failures and how many replayed. */
+async function replayCorpusInOneWorker(workflowBundle: { codePath: string } | { code: string }, prefix: string): Promise<{ failed: string[]; replayed: number }> {
+  async function* histories() {
+    for (const h of corpus) yield { workflowId: `${prefix}-${h.name}`, history: h.history };
+  }
+  const failed: string[] = [];
+  let replayed = 0;
+  for await (const result of Worker.runReplayHistories({ workflowBundle }, histories())) {
+    replayed += 1;
+    if (result.error) failed.push(`${result.workflowId}: ${String(result.error)}`);
+  }
+  return { failed, replayed };
+}
+
 describe('zod is evaluated once per worker thread and shared by executions (workflows/zod-preload.ts)', () => {
+  let unshared: { code: string };
+  beforeAll(async () => {
+    unshared = { code: (await bundleAgentWorkflows(testWorkflowsPath, { shareZod: false })).code };
+  });
+
   it('the bundle preloads zod: its preload function requires the zod-preload module', async () => {
-    const bundle = await bundleAgentWorkflows(testWorkflowsPath);
-    const preload = /preloadModules = function preloadModules\(\) \{([^}]*)\}/.exec(bundle.code)?.[1] ?? '';
-    expect(preload).toMatch(/zod-preload/);
-    const unshared = await bundleAgentWorkflows(testWorkflowsPath, { shareZod: false });
-    expect(/preloadModules = function preloadModules\(\) \{([^}]*)\}/.exec(unshared.code)?.[1] ?? '').not.toMatch(/zod-preload/);
+    expect(preloadedModules(await bundleCode(await workflowBundleOption()))).toMatch(/zod-preload/);
+    expect(preloadedModules(unshared.code)).not.toMatch(/zod-preload/);
   });
 
   it('every corpus history replays in one replay worker, whose executions all use the one frozen zod', async () => {
     // One worker, one reusable context: the first execution finds zod preloaded and frozen, the
     // rest find the schema classes it used (and their installed members) already there.
-    async function* histories() {
-      for (const h of corpus) yield { workflowId: `shared-${h.name}`, history: h.history };
-    }
-    const failed: string[] = [];
-    let replayed = 0;
-    for await (const result of Worker.runReplayHistories({ workflowBundle: await workflowBundleOption() }, histories())) {
-      replayed += 1;
-      if (result.error) failed.push(`${result.workflowId}: ${String(result.error)}`);
-    }
+    const { failed, replayed } = await replayCorpusInOneWorker(await workflowBundleOption(), 'shared');
     expect(failed).toEqual([]);
     expect(replayed).toBe(corpus.length);
   });
 
   it('a bundle built with shareZod: false replays the corpus too (zod evaluated per execution)', async () => {
-    const bundle = await bundleAgentWorkflows(testWorkflowsPath, { shareZod: false });
-    async function* histories() {
-      for (const h of corpus) yield { workflowId: `unshared-${h.name}`, history: h.history };
-    }
-    const failed: string[] = [];
-    for await (const result of Worker.runReplayHistories({ workflowBundle: { code: bundle.code } }, histories())) {
-      if (result.error) failed.push(`${result.workflowId}: ${String(result.error)}`);
-    }
+    const { failed, replayed } = await replayCorpusInOneWorker(unshared, 'unshared');
     expect(failed).toEqual([]);
+    expect(replayed).toBe(corpus.length);
   });
 });
 
 describe("this package's TypeScript compiles to ES2022 in the bundle (worker/bundle-target.ts); the corpus above replays on it", () => {
   it("the bundle compiles this package's sources at ES2022: no object-spread or optional-chaining helpers", async () => {
-    const { code } = await bundleAgentWorkflows(testWorkflowsPath);
+    const code = await bundleCode(await workflowBundleOption());
     expect(code).not.toMatch(/function _object_spread\(/);
     expect(code).not.toMatch(/=== null \|\| \w+ === void 0 \? void 0 :/);
   });
