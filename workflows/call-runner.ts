@@ -46,6 +46,44 @@ function sameCall(a: ToolRequest, b: ToolRequest): boolean {
   return a.toolCallId === b.toolCallId && a.name === b.name && JSON.stringify(a.args) === JSON.stringify(b.args);
 }
 
+/** A call on its way through {@link CallRunner}'s steps; `request` changes as edits apply. */
+interface CallInProgress {
+  request: ToolRequest;
+  readonly cancelHint: () => RetryHint | undefined;
+  readonly graph: GraphCallOptions | undefined;
+  /** Records the call's output (through the graph's `settle` in a dependency-aware plan). */
+  readonly finish: (output: ToolOutput) => ToolOutput;
+}
+
+/**
+ * Where a call waits, and how it goes on: `resume` with the value, or `fail` with the error (the
+ * code after an `await` and its `catch`). `last`: the call's final wait, whose `resume` and
+ * `fail` always end the call.
+ */
+interface CallWait {
+  readonly promise: Promise<unknown>;
+  readonly resume: (value: unknown) => CallStep;
+  readonly fail: (err: unknown) => CallStep;
+  readonly last: boolean;
+}
+
+/** A call's next step: its output, or a wait. */
+type CallStep = { readonly output: ToolOutput } | CallWait;
+
+function waitOn<T>(promise: Promise<T>, resume: (value: T) => CallStep, fail: (err: unknown) => CallStep, last = false): CallWait {
+  return { promise, resume: resume as (value: unknown) => CallStep, fail, last };
+}
+
+function rethrow(err: unknown): never {
+  throw err;
+}
+
+/** The output of a last step (its `resume` and `fail` end the call). */
+function outputOf(step: CallStep): ToolOutput {
+  if ('output' in step) return step.output;
+  throw new Error('a call\'s last step waited again');
+}
+
 /** Tool turns that share one cancellation scope before it is renewed (see ToolTurnHost.turnScope). */
 const toolScopeMaxTurns = 64;
 
@@ -152,87 +190,207 @@ export class CallRunner {
     return this.toolScope;
   }
 
-  private async runCall(planned: ToolRequest, withinCap: boolean, cancelHint: () => RetryHint | undefined, graph?: GraphCallOptions): Promise<ToolOutput> {
+  /**
+   * Runs one call: the before_tool safe point, operator edits and drops, blocks, validation,
+   * confirmation, the concurrency limit, then the activity (or child run).
+   *
+   * Written as steps rather than one async function. Most calls never wait before their
+   * activity: those return the activity's promise with a `then`, one promise instead of an async
+   * function's two (each costs the SDK's promise hook a stack capture). A call that does wait
+   * (a pending safe point, a confirmation, a pause, a free slot) continues in {@link resumeCall},
+   * which awaits exactly where the async function did. Either way every step runs in the same
+   * microtask as before, so the commands of concurrent calls keep their order in history.
+   */
+  private runCall(planned: ToolRequest, withinCap: boolean, cancelHint: () => RetryHint | undefined, graph?: GraphCallOptions): Promise<ToolOutput> {
+    let step: CallStep;
+    try {
+      step = this.callStart({ request: planned, cancelHint, graph, finish: (output) => this.state.record(graph ? graph.settle(output) : output) }, withinCap);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    if ('output' in step) return Promise.resolve(step.output);
+    if (step.last) {
+      const last = step;
+      return last.promise.then(
+        (value) => outputOf(last.resume(value)),
+        (err: unknown) => outputOf(last.fail(err)),
+      );
+    }
+    return this.resumeCall(step);
+  }
+
+  /** A call that waits before its last step: awaits each wait in turn, where the async function did. */
+  private async resumeCall(first: CallWait): Promise<ToolOutput> {
+    let wait = first;
+    for (;;) {
+      let value: unknown;
+      let failed = false;
+      let error: unknown;
+      try {
+        value = await wait.promise;
+      } catch (err) {
+        failed = true;
+        error = err;
+      }
+      const step = failed ? wait.fail(error) : wait.resume(value);
+      if ('output' in step) return step.output;
+      wait = step;
+    }
+  }
+
+  private callStart(call: CallInProgress, withinCap: boolean): CallStep {
     const { state } = this;
-    const finish = (output: ToolOutput): ToolOutput => state.record(graph ? graph.settle(output) : output);
+    const planned = call.request;
     const early = this.early.get(planned.toolCallId);
     if (early && sameCall(early.request, planned)) {
       // Started while the model still answered: the plan claims it as it is.
       this.early.delete(planned.toolCallId);
       state.pending.set(planned.toolCallId, { request: planned, dispatched: true });
-      return finish(await early.promise);
+      return waitOn(early.promise, (output) => ({ output: call.finish(output) }), rethrow, true);
     }
-    if (!withinCap) return state.record(closedOutput(planned, 'tool_cap', `not run: the tool-call cap of ${state.policy.maxToolCalls} is reached`));
-    let request = planned;
-    try {
-      const atSafePoint = this.host.checkpoint('before_tool', { point: 'before_tool', turn: state.turn, call: request }, request.name);
-      const action = isPending(atSafePoint) ? await atSafePoint : atSafePoint;
-      if (action?.type === 'block') return finish(closedOutput(request, 'rejected', `blocked by agent hook: ${action.reason}`));
-      if (action?.type === 'edit_args') request = { ...request, args: action.args };
-    } catch (err) {
-      if (err instanceof RunTerminated || isCancellation(err)) return finish(endedBeforeDispatch(request, cancelHint()));
+    if (!withinCap) return { output: state.record(closedOutput(planned, 'tool_cap', `not run: the tool-call cap of ${state.policy.maxToolCalls} is reached`)) };
+    const ended = (err: unknown): CallStep => {
+      if (err instanceof RunTerminated || isCancellation(err)) return { output: call.finish(endedBeforeDispatch(call.request, call.cancelHint())) };
       throw err;
+    };
+    const act = (action: HookAction | undefined): CallStep => {
+      let closed: CallStep | undefined;
+      try {
+        if (action?.type === 'block') closed = { output: call.finish(closedOutput(call.request, 'rejected', `blocked by agent hook: ${action.reason}`)) };
+        else if (action?.type === 'edit_args') call.request = { ...call.request, args: action.args };
+      } catch (err) {
+        return ended(err);
+      }
+      return closed ?? this.callChecked(call);
+    };
+    let atSafePoint: Promise<HookAction | undefined> | HookAction | undefined;
+    try {
+      atSafePoint = this.host.checkpoint('before_tool', { point: 'before_tool', turn: state.turn, call: call.request }, call.request.name);
+    } catch (err) {
+      return ended(err);
     }
-    const modified = this.applyCallModifications(request);
-    if (modified.type === 'closed') return finish(modified.output);
-    request = modified.request;
-    const blocked = state.control.blockReason(request.name);
+    return isPending(atSafePoint) ? waitOn(atSafePoint, act, ended) : act(atSafePoint);
+  }
+
+  /** After the safe point: operator modifications, blocks, validation, then confirmation if needed. */
+  private callChecked(call: CallInProgress): CallStep {
+    const { state } = this;
+    const modified = this.applyCallModifications(call.request);
+    if (modified.type === 'closed') return { output: call.finish(modified.output) };
+    call.request = modified.request;
+    const blocked = state.control.blockReason(call.request.name);
     if (blocked) {
-      return finish(closedOutput(request, 'rejected', `tool ${request.name} is blocked: ${blocked}`, { reason: 'tool_unavailable', tool: request.name, message: blocked }));
+      return { output: call.finish(closedOutput(call.request, 'rejected', `tool ${call.request.name} is blocked: ${blocked}`, { reason: 'tool_unavailable', tool: call.request.name, message: blocked })) };
     }
-    let prepared = prepareCall(state.tools(), request);
+    const prepared = prepareCall(state.tools(), call.request);
     // Only calls that are ready to run (valid, not blocked) are presented for confirmation.
     if (prepared.type === 'dispatch' && this.needsConfirmation(prepared.tool, prepared.args)) {
       // The turn was cancelled (time budget) before this call's turn came: no approval can matter now.
       if (CancellationScope.current().consideredCancelled && patched(cancelledTurnAnswersCalls)) {
-        return finish(closedOutput(request, 'cancelled', 'not run: its turn was cancelled before this call was dispatched', cancelHint()));
+        return { output: call.finish(closedOutput(call.request, 'cancelled', 'not run: its turn was cancelled before this call was dispatched', call.cancelHint())) };
       }
-      try {
-        prepared = await this.confirm(prepared);
-      } catch (err) {
+      const { graph } = call;
+      const unconfirmed = (err: unknown): CallStep => {
         // In a dependency-aware plan the turn cancels a call whose alternative won, also while it waits for a human.
         if (!graph || !isCancellation(err)) throw err;
-        return finish(closedOutput(request, 'cancelled', graph.cancelMessage() ?? 'the call was cancelled while it waited for confirmation', cancelHint()));
+        return { output: call.finish(closedOutput(call.request, 'cancelled', graph.cancelMessage() ?? 'the call was cancelled while it waited for confirmation', call.cancelHint())) };
+      };
+      let decision: Promise<PreparedCall>;
+      try {
+        decision = this.confirm(prepared);
+      } catch (err) {
+        return unconfirmed(err);
       }
+      return waitOn(decision, (confirmed) => this.callConfirmed(call, confirmed), unconfirmed);
     }
+    return this.callConfirmed(call, prepared);
+  }
+
+  /** A confirmed (or unconfirmed-needed) call: refused, or held while paused, then dispatched. */
+  private callConfirmed(call: CallInProgress, prepared: PreparedCall): CallStep {
+    const { state } = this;
     if (prepared.type === 'refused') {
       const error = prepared.output.error?.type;
       if (error === 'invalid_arguments' || error === 'tool_unknown') {
-        state.emit({ type: 'tool_call', turn: request.turn, toolCallId: request.toolCallId, name: prepared.output.name, args: prepared.output.args });
+        state.emit({ type: 'tool_call', turn: call.request.turn, toolCallId: call.request.toolCallId, name: prepared.output.name, args: prepared.output.args });
       }
-      return finish(prepared.output);
+      return { output: call.finish(prepared.output) };
     }
-    request = prepared.request;
+    call.request = prepared.request;
     // A call approved while the run is paused (or pausing) starts only after resume.
     if (state.control.isPauseRequested && patched(pauseHoldsEveryCall)) {
-      try {
-        await this.host.holdWhilePaused();
-      } catch (err) {
-        if (err instanceof RunTerminated || isCancellation(err)) return finish(endedBeforeDispatch(request, cancelHint()));
+      const ended = (err: unknown): CallStep => {
+        if (err instanceof RunTerminated || isCancellation(err)) return { output: call.finish(endedBeforeDispatch(call.request, call.cancelHint())) };
         throw err;
-      }
-    }
-    const limit = state.policy.maxConcurrentToolCalls;
-    if (limit !== undefined && this.dispatched >= limit) {
+      };
+      let held: Promise<void>;
       try {
-        // Every waiter wakes when a slot frees: each checks again, so only one takes it.
-        while (this.dispatched >= limit) await condition(() => this.dispatched < limit);
+        held = this.host.holdWhilePaused();
       } catch (err) {
-        if (!isCancellation(err)) throw err;
-        return finish(closedOutput(request, 'cancelled', graph?.cancelMessage() ?? 'the call was cancelled while it waited to be dispatched', cancelHint()));
+        return ended(err);
       }
+      return waitOn(held, () => this.callWithinLimit(call, prepared), ended);
     }
+    return this.callWithinLimit(call, prepared);
+  }
+
+  /** Waits for a free slot when the policy limits concurrent calls, then dispatches. */
+  private callWithinLimit(call: CallInProgress, prepared: Extract<PreparedCall, { type: 'dispatch' }>): CallStep {
+    const limit = this.state.policy.maxConcurrentToolCalls;
+    if (limit === undefined) return this.dispatch(call, prepared);
+    const cancelled = (err: unknown): CallStep => {
+      if (!isCancellation(err)) throw err;
+      return { output: call.finish(closedOutput(call.request, 'cancelled', call.graph?.cancelMessage() ?? 'the call was cancelled while it waited to be dispatched', call.cancelHint())) };
+    };
+    // Every waiter wakes when a slot frees: each checks again, so only one takes it.
+    const next = (): CallStep => {
+      if (this.dispatched < limit) return this.dispatch(call, prepared);
+      let freed: Promise<void>;
+      try {
+        freed = condition(() => this.dispatched < limit);
+      } catch (err) {
+        return cancelled(err);
+      }
+      return waitOn(freed, next, cancelled);
+    };
+    return next();
+  }
+
+  /** Starts the call's activity (or child run); its output is the call's last step. */
+  private dispatch(call: CallInProgress, prepared: Extract<PreparedCall, { type: 'dispatch' }>): CallStep {
+    const { state } = this;
+    const { request, graph } = call;
     state.emit({ type: 'tool_call', turn: request.turn, toolCallId: request.toolCallId, name: request.name, args: request.args });
     state.pending.set(request.toolCallId, { request, dispatched: true });
     this.dispatched += 1;
+    let running: Promise<ToolOutput>;
     try {
-      if (prepared.tool.subAgent) return finish(await executeSubAgent(this.subAgentHost(), request, prepared.tool, prepared.args));
-      // Built per call: sequential calls see session changes of the calls before them.
-      const ctx = this.dispatchContext(prepared.tool, graph?.dependencies);
-      return finish(await executeCall(ctx, prepared, cancelHint, graph?.cancelMessage));
-    } finally {
+      if (prepared.tool.subAgent) {
+        running = executeSubAgent(this.subAgentHost(), request, prepared.tool, prepared.args);
+      } else {
+        // Built per call: sequential calls see session changes of the calls before them.
+        const ctx = this.dispatchContext(prepared.tool, graph?.dependencies);
+        running = executeCall(ctx, prepared, call.cancelHint, graph?.cancelMessage);
+      }
+    } catch (err) {
       this.dispatched -= 1;
+      throw err;
     }
+    return waitOn(
+      running,
+      (output) => {
+        try {
+          return { output: call.finish(output) };
+        } finally {
+          this.dispatched -= 1;
+        }
+      },
+      (err) => {
+        this.dispatched -= 1;
+        throw err;
+      },
+      true,
+    );
   }
 
   /** Applies queued edit / drop modifications addressed to this call. */
