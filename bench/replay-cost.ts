@@ -1,3 +1,4 @@
+import { promiseHooks } from 'node:v8';
 import { Worker } from '@temporalio/worker';
 import type { BenchContext } from './scenarios';
 import type { FetchedHistory } from './phases';
@@ -26,6 +27,12 @@ export interface ReplayCosts {
   readonly long: ReplayCost;
   /** (long − short) ÷ (its extra turns). */
   readonly cpuMsPerTurn: number;
+  /**
+   * Promises the workflow code creates in one replay of each history, and per extra turn.
+   * Exact, unlike CPU: the SDK's promise hook captures a stack (with source-map lookups) for
+   * each one, which makes them a large part of the workflow thread's cost.
+   */
+  readonly promises?: { readonly short: number; readonly long: number; readonly perTurn: number };
 }
 
 export interface ReplayCostPlan {
@@ -61,6 +68,24 @@ async function replayCpuMs(system: LoopSystem, recorded: { workflowId: string; h
   return (cpu.user + cpu.system) / 1000 / done;
 }
 
+/**
+ * Promises created in workflow contexts during one replay: those whose constructor is not this
+ * realm's Promise (workflow code runs in its own V8 context). Counted in a replay of its own,
+ * with a second promise hook installed only for it, so the timed replays do not pay for it.
+ */
+async function replayPromises(system: LoopSystem, recorded: { workflowId: string; history: FetchedHistory }): Promise<number> {
+  let count = 0;
+  const stop = promiseHooks.onInit((promise) => {
+    if (promise.constructor !== Promise) count += 1;
+  });
+  try {
+    await Worker.runReplayHistory({ workflowBundle: system.workflowBundle }, recorded.history, `${recorded.workflowId}-promises`);
+  } finally {
+    stop();
+  }
+  return count;
+}
+
 /** Records a short and a long run per system, then replays them in rounds, systems interleaved. */
 export async function measureReplayCosts(ctx: BenchContext, plan: ReplayCostPlan): Promise<Map<SystemName, ReplayCosts>> {
   const recorded = new Map<SystemName, { short: Awaited<ReturnType<typeof recordHistory>>; long: Awaited<ReturnType<typeof recordHistory>> }>();
@@ -81,15 +106,27 @@ export async function measureReplayCosts(ctx: BenchContext, plan: ReplayCostPlan
     }
     ctx.progress(`replay cost round ${round + 1}/${plan.rounds} done`);
   }
+  const promises = new Map<SystemName, { short: number; long: number }>();
+  for (const system of ctx.systems) {
+    const r = recorded.get(system.name)!;
+    promises.set(system.name, { short: await replayPromises(system, r.short), long: await replayPromises(system, r.long) });
+  }
   const costs = new Map<SystemName, ReplayCosts>();
   for (const system of ctx.systems) {
     const s = samples.get(system.name)!;
+    const p = promises.get(system.name)!;
     const short: ReplayCost = { turns: plan.shortTurns, replaysPerRound: plan.replays, cpuMsPerReplay: s.short, cpuMsPerReplayMedian: percentile(s.short, 0.5) };
     const long: ReplayCost = { turns: plan.longTurns, replaysPerRound: longReplays, cpuMsPerReplay: s.long, cpuMsPerReplayMedian: percentile(s.long, 0.5) };
-    costs.set(system.name, { short, long, cpuMsPerTurn: (long.cpuMsPerReplayMedian - short.cpuMsPerReplayMedian) / (plan.longTurns - plan.shortTurns) });
+    const extraTurns = plan.longTurns - plan.shortTurns;
+    costs.set(system.name, {
+      short,
+      long,
+      cpuMsPerTurn: (long.cpuMsPerReplayMedian - short.cpuMsPerReplayMedian) / extraTurns,
+      promises: { ...p, perTurn: (p.long - p.short) / extraTurns },
+    });
     ctx.progress(
       `replay cost ${system.name}: ${plan.shortTurns}-turn run ${short.cpuMsPerReplayMedian.toFixed(1)} ms CPU, ` +
-        `${plan.longTurns}-turn run ${long.cpuMsPerReplayMedian.toFixed(1)} ms CPU per replay`,
+        `${plan.longTurns}-turn run ${long.cpuMsPerReplayMedian.toFixed(1)} ms CPU per replay; ${p.short} and ${p.long} promises`,
     );
   }
   return costs;

@@ -156,6 +156,8 @@ export function buildRows(plan: BenchPlan, systems: Record<SystemName, SystemRes
     row(section, `${rc.shortTurns}-turn run (per-run start + ${rc.shortTurns} turn${rc.shortTurns === 1 ? '' : 's'}), CPU per replay`, 'ms', (r) => r.replayCost?.short.cpuMsPerReplayMedian),
     row(section, `${rc.longTurns}-turn run, CPU per replay`, 'ms', (r) => r.replayCost?.long.cpuMsPerReplayMedian),
     row(section, `per turn, (${rc.longTurns}-turn − ${rc.shortTurns}-turn) ÷ ${rc.longTurns - rc.shortTurns}`, 'ms', (r) => r.replayCost?.cpuMsPerTurn),
+    row(section, `promises created by workflow code, ${rc.shortTurns}-turn run`, 'count', (r) => r.replayCost?.promises?.short),
+    row(section, 'promises created by workflow code, per turn', 'count', (r) => r.replayCost?.promises?.perTurn),
   );
   return rows;
 }
