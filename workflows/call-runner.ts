@@ -6,7 +6,7 @@ import { RunTerminated } from './run-terminated';
 import { isPending } from './safe-point';
 import type { RunState } from './run-state';
 import { executeCall, prepareCall, type DispatchContext, type PreparedCall } from './tool-dispatch';
-import { runToolTurn, TurnScope, type GraphCallOptions } from './tool-turn';
+import { runToolTurn, TurnScope, type GraphCallOptions, type ToolTurnHost } from './tool-turn';
 import { executeSubAgent, type SubAgentHost } from './sub-agent';
 import { rejection } from './failures';
 import { cancelledTurnAnswersCalls, pauseHoldsEveryCall } from './patches';
@@ -149,8 +149,11 @@ export class CallRunner {
     private readonly host: CallRunnerHost,
   ) {}
 
-  /** Runs a turn's calls; returns their outputs in call order, already in the transcript. */
-  runTurn(requests: readonly ToolRequest[]): Promise<ToolOutput[]> {
+  /**
+   * Runs a turn's calls; returns their outputs in call order, already in the transcript. With
+   * `then`, the outputs go through it in the step that ends the turn, not in a step of its own.
+   */
+  runTurn(requests: readonly ToolRequest[], then?: (outputs: ToolOutput[]) => ToolOutput[] | Promise<ToolOutput[]>): Promise<ToolOutput[]> {
     const { state } = this;
     // Early calls the plan does not contain stop now; the turn's calls claim the others.
     for (const [id, call] of this.early) {
@@ -160,7 +163,12 @@ export class CallRunner {
       call.scope.cancel();
     }
     const allowed = Math.max(0, state.policy.maxToolCalls - state.usage.toolCalls);
-    return runToolTurn(requests, {
+    const commit = (outputs: ToolOutput[]): ToolOutput[] | Promise<ToolOutput[]> => {
+      // Results enter the transcript in call order, whatever order they finished in.
+      state.commit(outputs);
+      return this.orphans.length ? this.settleOrphans('the final answer has no such call').then(() => outputs) : outputs;
+    };
+    const host: ToolTurnHost = {
       parallel: state.policy.parallelToolCalls,
       runCall: (request, index, cancelHint, graph) => this.runCall(request, index < allowed, cancelHint, graph),
       closeCall: (request, type, message, hint) => state.record(closedOutput(request, type, message, hint)),
@@ -169,10 +177,11 @@ export class CallRunner {
       cancelHint: () => this.host.cancelHint(),
       setToolScope: (scope) => this.host.setToolScope(scope),
       turnScope: () => this.turnScope(),
-    }).then((outputs) => {
-      // Results enter the transcript in call order, whatever order they finished in.
-      state.commit(outputs);
-      return this.orphans.length ? this.settleOrphans('the final answer has no such call').then(() => outputs) : outputs;
+    };
+    if (!then) return runToolTurn(requests, host).then(commit);
+    return runToolTurn(requests, host, (outputs) => {
+      const committed = commit(outputs);
+      return isPending(committed) ? committed.then(then) : then(committed);
     });
   }
 

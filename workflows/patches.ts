@@ -85,3 +85,12 @@ export const sessionsFollowNewVersions = 'sessions-follow-new-versions';
  * recorded before write the memo change at every boundary and keep default model activity ids.
  */
 export const turnBoundariesInCommands = 'turn-boundaries-in-commands';
+
+/**
+ * 0.7.0: a tool turn's bookkeeping after its calls (leaving the turn's scope, the transcript,
+ * usage and the after_tool safe point) runs in one step instead of three chained ones: two
+ * promises less per turn, and the next turn's commands come two microtasks sooner, which can
+ * order them differently against a handler running in the same task. Runs recorded before take
+ * the three steps.
+ */
+export const turnSettlesInOneStep = 'turn-settles-in-one-step';

@@ -44,7 +44,7 @@ import { forkCapture } from './fork-capture';
 import { syncToolsets } from './toolset-sync';
 import { reportBoundary } from './bundle-sinks';
 import { rejection } from './failures';
-import { awaitTurnsCount, boundedCarriedState, cancellationEndsLikeKill, pauseHoldsEveryCall, rejectionsAreNotFailures, turnBoundariesInCommands } from './patches';
+import { awaitTurnsCount, boundedCarriedState, cancellationEndsLikeKill, pauseHoldsEveryCall, rejectionsAreNotFailures, turnBoundariesInCommands, turnSettlesInOneStep } from './patches';
 import { boundaryConcluderInstalled, TurnBoundaries } from './turn-boundaries';
 
 /** Bundle-wide settings of runs (from `createAgentWorkflows`). */
@@ -235,21 +235,26 @@ export class RunLoop {
    */
   private runToolCalls(calls: readonly ToolCall[], text: string | undefined): Promise<ToolOutput[]> {
     const { state } = this;
-    let turn: Promise<ToolOutput[]>;
-    try {
-      const requests = state.planCalls(calls, text);
-      const afterLlm = this.checkpoint('after_llm', { point: 'after_llm', turn: state.turn, calls: requests });
-      turn = isPending(afterLlm) ? afterLlm.then(() => this.calls.runTurn(requests)) : this.calls.runTurn(requests);
-    } catch (err) {
-      return Promise.reject(err);
-    }
-    return turn.then((outputs) => {
+    const counted = (outputs: ToolOutput[]): ToolOutput[] | Promise<ToolOutput[]> => {
       // Runs recorded before `rejectionsAreNotFailures` counted rejections as failures.
       const rejectionsFail = outputs.some((o) => o.error?.type === 'rejected') && !patched(rejectionsAreNotFailures);
       state.usage = addToolOutputs(state.usage, outputs, { rejectionsFail });
       const afterTool = this.checkpoint('after_tool', { point: 'after_tool', turn: state.turn, outputs });
       return isPending(afterTool) ? afterTool.then(() => outputs) : outputs;
-    });
+    };
+    let turn: Promise<ToolOutput[]>;
+    try {
+      const requests = state.planCalls(calls, text);
+      const afterLlm = this.checkpoint('after_llm', { point: 'after_llm', turn: state.turn, calls: requests });
+      // Since 0.7.0 the turn's bookkeeping runs in the step that ends its calls (see the patch).
+      const oneStep = patched(turnSettlesInOneStep);
+      const run = (): Promise<ToolOutput[]> => (oneStep ? this.calls.runTurn(requests, counted) : this.calls.runTurn(requests));
+      turn = isPending(afterLlm) ? afterLlm.then(run) : run();
+      if (oneStep) return turn;
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    return turn.then(counted);
   }
 
   /**

@@ -53,7 +53,10 @@ export class TurnScope extends CancellationScope {
  * cancelled calls come back as `cancelled` outputs, so every call is answered. Outputs are
  * in call order. A plan with dependencies or output paths runs as a graph ({@link runCallGraph}).
  */
-export function runToolTurn(requests: readonly ToolRequest[], host: ToolTurnHost): Promise<ToolOutput[]> {
+export function runToolTurn(requests: readonly ToolRequest[], host: ToolTurnHost): Promise<ToolOutput[]>;
+/** With `then`: the outputs go through it in the same step that ends the turn (no promise of its own). */
+export function runToolTurn<R>(requests: readonly ToolRequest[], host: ToolTurnHost, then: (outputs: ToolOutput[]) => R | Promise<R>): Promise<R>;
+export function runToolTurn<R>(requests: readonly ToolRequest[], host: ToolTurnHost, then?: (outputs: ToolOutput[]) => R | Promise<R>): Promise<ToolOutput[] | R> {
   const calls = host.turnScope();
   host.setToolScope(calls);
   const settled = (): void => host.setToolScope(undefined);
@@ -74,7 +77,8 @@ export function runToolTurn(requests: readonly ToolRequest[], host: ToolTurnHost
   return turn.then(
     (outputs) => {
       settled();
-      return Array.isArray(outputs) ? outputs : [outputs];
+      const all = Array.isArray(outputs) ? outputs : [outputs];
+      return then ? then(all) : all;
     },
     (err: unknown) => {
       settled();
