@@ -74,7 +74,9 @@ async function runAgent(registry: AgentRegistry, rawInput: RunInput, options: Ru
     return await loop.execute();
   } finally {
     // Let update handlers (kill, pause, long polls) answer before the run closes; this must
-    // work even when the run ended because Temporal cancelled it.
-    await CancellationScope.nonCancellable(() => condition(allHandlersFinished));
+    // work even when the run ended because Temporal cancelled it. Checked first: with no handler
+    // running, no other code can emit a command before the run closes, and the wait would only
+    // cost a scope's and a condition's promises.
+    if (!allHandlersFinished()) await CancellationScope.nonCancellable(() => condition(allHandlersFinished));
   }
 }

@@ -6,7 +6,7 @@ import { RunTerminated } from './run-terminated';
 import { isPending } from './safe-point';
 import type { RunState } from './run-state';
 import { executeCall, prepareCall, type DispatchContext, type PreparedCall } from './tool-dispatch';
-import { runToolTurn, TurnScope, type GraphCallOptions, type ToolTurnHost } from './tool-turn';
+import { runToolTurn, UntimedScope, type GraphCallOptions, type ToolTurnHost } from './tool-turn';
 import { executeSubAgent, type SubAgentHost } from './sub-agent';
 import { rejection } from './failures';
 import { cancelledTurnAnswersCalls, pauseHoldsEveryCall } from './patches';
@@ -192,7 +192,7 @@ export class CallRunner {
    */
   private turnScope(): CancellationScope {
     if (!this.toolScope || this.toolScope.consideredCancelled || this.toolScopeTurns >= toolScopeMaxTurns) {
-      this.toolScope = new TurnScope();
+      this.toolScope = new UntimedScope();
       this.toolScopeTurns = 0;
     }
     this.toolScopeTurns += 1;

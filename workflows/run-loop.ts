@@ -46,6 +46,7 @@ import { reportBoundary } from './bundle-sinks';
 import { rejection } from './failures';
 import { awaitTurnsCount, boundedCarriedState, cancellationEndsLikeKill, pauseHoldsEveryCall, rejectionsAreNotFailures, turnBoundariesInCommands, turnSettlesInOneStep } from './patches';
 import { boundaryConcluderInstalled, TurnBoundaries } from './turn-boundaries';
+import { UntimedScope } from './tool-turn';
 
 /** Bundle-wide settings of runs (from `createAgentWorkflows`). */
 export interface RunLoopOptions {
@@ -164,7 +165,9 @@ export class RunLoop {
    */
   private watchTimeBudget(): void {
     const { state } = this;
-    new CancellationScope()
+    // Entered without the SDK's async wrapper: only when the watcher's own promise settles
+    // changes, and nothing waits for that but the catch below.
+    new UntimedScope()
       .run(async () => {
         for (;;) {
           if (state.isTerminal) return;

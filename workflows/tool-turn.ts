@@ -38,11 +38,13 @@ export interface ToolTurnHost {
 }
 
 /**
- * The scope of a run's tool turns (see ToolTurnHost.turnScope). `run` enters it without the
- * SDK's async wrapper, which only arms a scope's own timeout (this one has none): a turn makes
- * two promises less, and each costs the SDK a stack capture.
+ * A cancellation scope without a timeout, whose `run` enters it without the SDK's async wrapper:
+ * that wrapper only arms a scope's own timeout, and adds two promises (each costs the SDK a
+ * stack capture) and two microtasks before the scope's promise settles. The body runs at the
+ * same moment either way. Used for the scope of a run's tool turns (see
+ * ToolTurnHost.turnScope) and of its time-budget watcher.
  */
-export class TurnScope extends CancellationScope {
+export class UntimedScope extends CancellationScope {
   protected override runInContext<T>(fn: () => Promise<T>): Promise<T> {
     return fn();
   }
