@@ -9,7 +9,7 @@ import { executeCall, prepareCall, type DispatchContext, type PreparedCall } fro
 import { runToolTurn, UntimedScope, type GraphCallOptions, type ToolTurnHost } from './tool-turn';
 import { executeSubAgent, type SubAgentHost } from './sub-agent';
 import { rejection } from './failures';
-import { cancelledTurnAnswersCalls, pauseHoldsEveryCall } from './patches';
+import { callSettlesInOneStep, cancelledTurnAnswersCalls, pauseHoldsEveryCall } from './patches';
 
 /** The output of a call the run ended (kill, cancellation) before it was dispatched. */
 function endedBeforeDispatch(request: ToolRequest, hint: RetryHint | undefined): ToolOutput {
@@ -53,18 +53,22 @@ interface CallInProgress {
   readonly graph: GraphCallOptions | undefined;
   /** Records the call's output (through the graph's `settle` in a dependency-aware plan). */
   readonly finish: (output: ToolOutput) => ToolOutput;
+  /** Since 0.8.0 (`call-settles-in-one-step`): the activity's own step records the output. */
+  readonly settleInActivityStep: boolean;
 }
 
 /**
  * Where a call waits, and how it goes on: `resume` with the value, or `fail` with the error (the
  * code after an `await` and its `catch`). `last`: the call's final wait, whose `resume` and
- * `fail` always end the call.
+ * `fail` always end the call. `settled`: a last wait whose promise already yields the recorded
+ * output (`resume` passes it on), so a call that never waited returns that promise as it is.
  */
 interface CallWait {
   readonly promise: Promise<unknown>;
   readonly resume: (value: unknown) => CallStep;
   readonly fail: (err: unknown) => CallStep;
   readonly last: boolean;
+  readonly settled?: boolean;
 }
 
 /** A call's next step: its output, or a wait. */
@@ -163,6 +167,8 @@ export class CallRunner {
       call.scope.cancel();
     }
     const allowed = Math.max(0, state.policy.maxToolCalls - state.usage.toolCalls);
+    // Since 0.8.0 a call's output is recorded in its activity's step (see the patch).
+    const settleInActivityStep = patched(callSettlesInOneStep);
     const commit = (outputs: ToolOutput[]): ToolOutput[] | Promise<ToolOutput[]> => {
       // Results enter the transcript in call order, whatever order they finished in.
       state.commit(outputs);
@@ -170,7 +176,7 @@ export class CallRunner {
     };
     const host: ToolTurnHost = {
       parallel: state.policy.parallelToolCalls,
-      runCall: (request, index, cancelHint, graph) => this.runCall(request, index < allowed, cancelHint, graph),
+      runCall: (request, index, cancelHint, graph) => this.runCall(request, index < allowed, settleInActivityStep, cancelHint, graph),
       closeCall: (request, type, message, hint) => state.record(closedOutput(request, type, message, hint)),
       writtenOutput: (path) => state.outputs.get(path),
       writeOutput: (path, output) => state.writeOutput(path, output),
@@ -210,14 +216,16 @@ export class CallRunner {
    * which awaits exactly where the async function did. Either way every step runs in the same
    * microtask as before, so the commands of concurrent calls keep their order in history.
    */
-  private runCall(planned: ToolRequest, withinCap: boolean, cancelHint: () => RetryHint | undefined, graph?: GraphCallOptions): Promise<ToolOutput> {
+  private runCall(planned: ToolRequest, withinCap: boolean, settleInActivityStep: boolean, cancelHint: () => RetryHint | undefined, graph?: GraphCallOptions): Promise<ToolOutput> {
     let step: CallStep;
     try {
-      step = this.callStart({ request: planned, cancelHint, graph, finish: (output) => this.state.record(graph ? graph.settle(output) : output) }, withinCap);
+      const finish = (output: ToolOutput): ToolOutput => this.state.record(graph ? graph.settle(output) : output);
+      step = this.callStart({ request: planned, cancelHint, graph, finish, settleInActivityStep }, withinCap);
     } catch (err) {
       return Promise.reject(err);
     }
     if ('output' in step) return Promise.resolve(step.output);
+    if (step.settled) return step.promise as Promise<ToolOutput>;
     if (step.last) {
       const last = step;
       return last.promise.then(
@@ -373,16 +381,35 @@ export class CallRunner {
     state.pending.set(request.toolCallId, { request, dispatched: true });
     this.dispatched += 1;
     let running: Promise<ToolOutput>;
+    let recorded = false;
     try {
       if (prepared.tool.subAgent) {
         running = executeSubAgent(this.subAgentHost(), request, prepared.tool, prepared.args);
       } else {
         // Built per call: sequential calls see session changes of the calls before them.
         const ctx = this.dispatchContext(prepared.tool, graph?.dependencies);
-        running = executeCall(ctx, prepared, call.cancelHint, graph?.cancelMessage);
+        if (!call.settleInActivityStep) {
+          running = executeCall(ctx, prepared, call.cancelHint, graph?.cancelMessage);
+        } else {
+          const settle = (output: ToolOutput): ToolOutput => {
+            recorded = true;
+            try {
+              return call.finish(output);
+            } finally {
+              this.dispatched -= 1;
+            }
+          };
+          const settledRun = executeCall(ctx, prepared, call.cancelHint, graph?.cancelMessage, settle);
+          const passOn = (output: unknown): CallStep => ({ output: output as ToolOutput });
+          const failed = (err: unknown): never => {
+            if (!recorded) this.dispatched -= 1;
+            throw err;
+          };
+          return { ...waitOn(settledRun, passOn, failed, true), settled: true };
+        }
       }
     } catch (err) {
-      this.dispatched -= 1;
+      if (!recorded) this.dispatched -= 1;
       throw err;
     }
     return waitOn(

@@ -94,3 +94,12 @@ export const turnBoundariesInCommands = 'turn-boundaries-in-commands';
  * the three steps.
  */
 export const turnSettlesInOneStep = 'turn-settles-in-one-step';
+
+/**
+ * 0.8.0: a tool call's output is recorded (and its concurrency slot freed) in the same promise
+ * step that turns its activity's result into an output, instead of in a step of its own: one
+ * promise less per call, and each call's output is recorded one microtask sooner, which can
+ * order commands differently against other code running in the same task. Runs recorded before
+ * take the extra step.
+ */
+export const callSettlesInOneStep = 'call-settles-in-one-step';

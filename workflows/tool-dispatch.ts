@@ -206,13 +206,15 @@ function toolActivityInput(ctx: DispatchContext, request: ToolRequest, tool: Too
  * Written as a `then` on the activity's promise rather than an async function that awaits it:
  * the output settles in the same microtask as it would after an `await` (so commands keep
  * their order), with one promise less per call, and each promise in workflow code costs the
- * SDK's promise hook a stack capture.
+ * SDK's promise hook a stack capture. `settle` sees the output in that same step (the caller's
+ * bookkeeping, without a step of its own); an error it throws rejects the promise.
  */
 export function executeCall(
   ctx: DispatchContext,
   prepared: Extract<PreparedCall, { type: 'dispatch' }>,
   cancelHint: () => RetryHint | undefined,
   cancelMessage?: () => string | undefined,
+  settle: (output: ToolOutput) => ToolOutput = (output) => output,
 ): Promise<ToolOutput> {
   const { request, tool } = prepared;
   let activity: ToolActivity;
@@ -222,7 +224,7 @@ export function executeCall(
     return Promise.reject(err);
   }
   const started = workflowNowMs();
-  const failed = (err: unknown): ToolOutput => failureToOutput(request, err, workflowNowMs() - started, cancelHint(), cancelMessage?.());
+  const failed = (err: unknown): ToolOutput => settle(failureToOutput(request, err, workflowNowMs() - started, cancelHint(), cancelMessage?.()));
   let scheduled: Promise<ToolActivityResult>;
   try {
     scheduled = activity(toolActivityInput(ctx, request, tool));
@@ -234,11 +236,13 @@ export function executeCall(
     }
   }
   return scheduled.then((raw) => {
+    let output: ToolOutput;
     try {
-      return completedOutput(ctx, request, raw, workflowNowMs() - started);
+      output = completedOutput(ctx, request, raw, workflowNowMs() - started);
     } catch (err) {
       return failed(err);
     }
+    return settle(output);
   }, failed);
 }
 
