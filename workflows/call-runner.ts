@@ -6,7 +6,9 @@ import { RunTerminated } from './run-terminated';
 import { isPending } from './safe-point';
 import type { RunState } from './run-state';
 import { executeCall, prepareCall, type DispatchContext, type PreparedCall } from './tool-dispatch';
-import { runToolTurn, UntimedScope, type GraphCallOptions, type ToolTurnHost } from './tool-turn';
+import { runToolTurn, type GraphCallOptions, type ToolTurnHost } from './tool-turn';
+import { UntimedScope } from './untimed-scope';
+import { rethrow, settleSteps, waitOn, type CallStep } from './call-steps';
 import { executeSubAgent, type SubAgentHost } from './sub-agent';
 import { rejection } from './failures';
 import { callSettlesInOneStep, cancelledTurnAnswersCalls, pauseHoldsEveryCall } from './patches';
@@ -58,34 +60,14 @@ interface CallInProgress {
 }
 
 /**
- * Where a call waits, and how it goes on: `resume` with the value, or `fail` with the error (the
- * code after an `await` and its `catch`). `last`: the call's final wait, whose `resume` and
- * `fail` always end the call. `settled`: a last wait whose promise already yields the recorded
- * output (`resume` passes it on), so a call that never waited returns that promise as it is.
+ * The `catch` of a wait before dispatch: a kill or cancellation answers the call as ended before
+ * dispatch (the request as it stands then); anything else is rethrown.
  */
-interface CallWait {
-  readonly promise: Promise<unknown>;
-  readonly resume: (value: unknown) => CallStep;
-  readonly fail: (err: unknown) => CallStep;
-  readonly last: boolean;
-  readonly settled?: boolean;
-}
-
-/** A call's next step: its output, or a wait. */
-type CallStep = { readonly output: ToolOutput } | CallWait;
-
-function waitOn<T>(promise: Promise<T>, resume: (value: T) => CallStep, fail: (err: unknown) => CallStep, last = false): CallWait {
-  return { promise, resume: resume as (value: unknown) => CallStep, fail, last };
-}
-
-function rethrow(err: unknown): never {
-  throw err;
-}
-
-/** The output of a last step (its `resume` and `fail` end the call). */
-function outputOf(step: CallStep): ToolOutput {
-  if ('output' in step) return step.output;
-  throw new Error('a call\'s last step waited again');
+function endedBeforeDispatchStep(call: CallInProgress): (err: unknown) => CallStep {
+  return (err) => {
+    if (err instanceof RunTerminated || isCancellation(err)) return { output: call.finish(endedBeforeDispatch(call.request, call.cancelHint())) };
+    throw err;
+  };
 }
 
 /** Tool turns that share one cancellation scope before it is renewed (see ToolTurnHost.turnScope). */
@@ -212,8 +194,8 @@ export class CallRunner {
    * Written as steps rather than one async function. Most calls never wait before their
    * activity: those return the activity's promise with a `then`, one promise instead of an async
    * function's two (each costs the SDK's promise hook a stack capture). A call that does wait
-   * (a pending safe point, a confirmation, a pause, a free slot) continues in {@link resumeCall},
-   * which awaits exactly where the async function did. Either way every step runs in the same
+   * (a pending safe point, a confirmation, a pause, a free slot) continues in an async function
+   * that awaits exactly where the old one did (see call-steps.ts). Either way every step runs in the same
    * microtask as before, so the commands of concurrent calls keep their order in history.
    */
   private runCall(planned: ToolRequest, withinCap: boolean, settleInActivityStep: boolean, cancelHint: () => RetryHint | undefined, graph?: GraphCallOptions): Promise<ToolOutput> {
@@ -224,35 +206,7 @@ export class CallRunner {
     } catch (err) {
       return Promise.reject(err);
     }
-    if ('output' in step) return Promise.resolve(step.output);
-    if (step.settled) return step.promise as Promise<ToolOutput>;
-    if (step.last) {
-      const last = step;
-      return last.promise.then(
-        (value) => outputOf(last.resume(value)),
-        (err: unknown) => outputOf(last.fail(err)),
-      );
-    }
-    return this.resumeCall(step);
-  }
-
-  /** A call that waits before its last step: awaits each wait in turn, where the async function did. */
-  private async resumeCall(first: CallWait): Promise<ToolOutput> {
-    let wait = first;
-    for (;;) {
-      let value: unknown;
-      let failed = false;
-      let error: unknown;
-      try {
-        value = await wait.promise;
-      } catch (err) {
-        failed = true;
-        error = err;
-      }
-      const step = failed ? wait.fail(error) : wait.resume(value);
-      if ('output' in step) return step.output;
-      wait = step;
-    }
+    return settleSteps(step);
   }
 
   private callStart(call: CallInProgress, withinCap: boolean): CallStep {
@@ -266,10 +220,7 @@ export class CallRunner {
       return waitOn(early.promise, (output) => ({ output: call.finish(output) }), rethrow, true);
     }
     if (!withinCap) return { output: state.record(closedOutput(planned, 'tool_cap', `not run: the tool-call cap of ${state.policy.maxToolCalls} is reached`)) };
-    const ended = (err: unknown): CallStep => {
-      if (err instanceof RunTerminated || isCancellation(err)) return { output: call.finish(endedBeforeDispatch(call.request, call.cancelHint())) };
-      throw err;
-    };
+    const ended = endedBeforeDispatchStep(call);
     const act = (action: HookAction | undefined): CallStep => {
       let closed: CallStep | undefined;
       try {
@@ -336,10 +287,7 @@ export class CallRunner {
     call.request = prepared.request;
     // A call approved while the run is paused (or pausing) starts only after resume.
     if (state.control.isPauseRequested && patched(pauseHoldsEveryCall)) {
-      const ended = (err: unknown): CallStep => {
-        if (err instanceof RunTerminated || isCancellation(err)) return { output: call.finish(endedBeforeDispatch(call.request, call.cancelHint())) };
-        throw err;
-      };
+      const ended = endedBeforeDispatchStep(call);
       let held: Promise<void>;
       try {
         held = this.host.holdWhilePaused();
@@ -380,36 +328,15 @@ export class CallRunner {
     state.emit({ type: 'tool_call', turn: request.turn, toolCallId: request.toolCallId, name: request.name, args: request.args });
     state.pending.set(request.toolCallId, { request, dispatched: true });
     this.dispatched += 1;
+    if (!prepared.tool.subAgent && call.settleInActivityStep) return this.settledInActivityStep(call, prepared);
     let running: Promise<ToolOutput>;
-    let recorded = false;
     try {
-      if (prepared.tool.subAgent) {
-        running = executeSubAgent(this.subAgentHost(), request, prepared.tool, prepared.args);
-      } else {
-        // Built per call: sequential calls see session changes of the calls before them.
-        const ctx = this.dispatchContext(prepared.tool, graph?.dependencies);
-        if (!call.settleInActivityStep) {
-          running = executeCall(ctx, prepared, call.cancelHint, graph?.cancelMessage);
-        } else {
-          const settle = (output: ToolOutput): ToolOutput => {
-            recorded = true;
-            try {
-              return call.finish(output);
-            } finally {
-              this.dispatched -= 1;
-            }
-          };
-          const settledRun = executeCall(ctx, prepared, call.cancelHint, graph?.cancelMessage, settle);
-          const passOn = (output: unknown): CallStep => ({ output: output as ToolOutput });
-          const failed = (err: unknown): never => {
-            if (!recorded) this.dispatched -= 1;
-            throw err;
-          };
-          return { ...waitOn(settledRun, passOn, failed, true), settled: true };
-        }
-      }
+      running = prepared.tool.subAgent
+        ? executeSubAgent(this.subAgentHost(), request, prepared.tool, prepared.args)
+        : // Built per call: sequential calls see session changes of the calls before them.
+          executeCall(this.dispatchContext(prepared.tool, graph?.dependencies), prepared, call.cancelHint, graph?.cancelMessage);
     } catch (err) {
-      if (!recorded) this.dispatched -= 1;
+      this.dispatched -= 1;
       throw err;
     }
     return waitOn(
@@ -427,6 +354,38 @@ export class CallRunner {
       },
       true,
     );
+  }
+
+  /**
+   * The last step of a dispatched tool call since 0.8.0: the activity's own step records the
+   * output and frees the slot, so the step's promise is the call's output as it is.
+   */
+  private settledInActivityStep(call: CallInProgress, prepared: Extract<PreparedCall, { type: 'dispatch' }>): CallStep {
+    let recorded = false;
+    const settle = (output: ToolOutput): ToolOutput => {
+      recorded = true;
+      try {
+        return call.finish(output);
+      } finally {
+        this.dispatched -= 1;
+      }
+    };
+    const free = (): void => {
+      if (!recorded) this.dispatched -= 1;
+    };
+    let running: Promise<ToolOutput>;
+    try {
+      // Built per call: sequential calls see session changes of the calls before them.
+      running = executeCall(this.dispatchContext(prepared.tool, call.graph?.dependencies), prepared, call.cancelHint, call.graph?.cancelMessage, settle);
+    } catch (err) {
+      free();
+      throw err;
+    }
+    const failed = (err: unknown): never => {
+      free();
+      throw err;
+    };
+    return { ...waitOn(running, (output) => ({ output: output as ToolOutput }), failed, true), settled: true };
   }
 
   /** Applies queued edit / drop modifications addressed to this call. */

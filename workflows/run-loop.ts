@@ -46,7 +46,7 @@ import { reportBoundary } from './bundle-sinks';
 import { rejection } from './failures';
 import { awaitTurnsCount, boundedCarriedState, cancellationEndsLikeKill, pauseHoldsEveryCall, rejectionsAreNotFailures, turnBoundariesInCommands, turnSettlesInOneStep } from './patches';
 import { boundaryConcluderInstalled, TurnBoundaries } from './turn-boundaries';
-import { UntimedScope } from './tool-turn';
+import { UntimedScope } from './untimed-scope';
 
 /** Bundle-wide settings of runs (from `createAgentWorkflows`). */
 export interface RunLoopOptions {

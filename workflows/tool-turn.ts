@@ -38,19 +38,6 @@ export interface ToolTurnHost {
 }
 
 /**
- * A cancellation scope without a timeout, whose `run` enters it without the SDK's async wrapper:
- * that wrapper only arms a scope's own timeout, and adds two promises (each costs the SDK a
- * stack capture) and two microtasks before the scope's promise settles. The body runs at the
- * same moment either way. Used for the scope of a run's tool turns (see
- * ToolTurnHost.turnScope) and of its time-budget watcher.
- */
-export class UntimedScope extends CancellationScope {
-  protected override runInContext<T>(fn: () => Promise<T>): Promise<T> {
-    return fn();
-  }
-}
-
-/**
  * Runs the calls of one plan, concurrently or one by one, in a scope the run can cancel:
  * cancelled calls come back as `cancelled` outputs, so every call is answered. Outputs are
  * in call order. A plan with dependencies or output paths runs as a graph ({@link runCallGraph}).
