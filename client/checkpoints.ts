@@ -47,18 +47,23 @@ function eventTime(event: HistoryEvent): string {
   return new Date(seconds * 1000 + Math.floor((event.eventTime?.nanos ?? 0) / 1e6)).toISOString();
 }
 
-/** Patch id of workflows/patches.ts `turnBoundariesInCommands` (the client does not import workflow code; the corpus test of 0.6.0 histories fails if they part). */
-const turnBoundariesInCommands = 'turn-boundaries-in-commands';
+/**
+ * Patch ids after which activities mark turn boundaries: workflows/patches.ts
+ * `turnBoundariesInCommands` (0.6.0), and `baseline090`, the marker that stands for it and every
+ * other patch in runs since 0.9.0. The client does not import workflow code; the corpus test of
+ * the histories since 0.6.0 fails if they part.
+ */
+const boundariesByCommandsPatchIds: readonly string[] = ['turn-boundaries-in-commands', 'baseline-0.9.0'];
 
-/** Whether the event is the marker of the patch with this id. */
-function isPatchMarker(event: HistoryEvent, patchId: string): boolean {
+/** Whether the event is the marker of a patch with one of these ids. */
+function isPatchMarker(event: HistoryEvent, patchIds: readonly string[]): boolean {
   const marker = event.markerRecordedEventAttributes;
   if (marker?.markerName !== 'core_patch') return false;
   return Object.values(marker.details ?? {}).some((payloads) =>
     (payloads.payloads ?? []).some((payload) => {
       try {
         const value = defaultPayloadConverter.fromPayload<unknown>(payload as temporal.api.common.v1.IPayload);
-        return typeof value === 'object' && value !== null && 'id' in value && value.id === patchId;
+        return typeof value === 'object' && value !== null && 'id' in value && typeof value.id === 'string' && patchIds.includes(value.id);
       } catch {
         return false;
       }
@@ -88,7 +93,7 @@ export function checkpointsOf(events: readonly HistoryEvent[]): Checkpoint[] {
   };
   for (const event of events) {
     if (event.workflowTaskCompletedEventAttributes) lastTaskCompleted = event;
-    if (!byCommands && isPatchMarker(event, turnBoundariesInCommands)) byCommands = true;
+    if (!byCommands && isPatchMarker(event, boundariesByCommandsPatchIds)) byCommands = true;
     const memoTurn = decodeMemo(event);
     if (memoTurn !== undefined && lastTaskCompleted) {
       begin(memoTurn, lastTaskCompleted);

@@ -24,6 +24,7 @@ import { logEpoch, RunState } from './run-state';
 import { rejection } from './failures';
 import { quoted } from '../contracts/safe-text';
 import { countedRun } from './run-metrics';
+import { decidePatchBaseline } from './patches';
 
 /**
  * Builds the `agentRun` workflow of a bundle over its agents: one agent run as a durable
@@ -38,6 +39,8 @@ export function createAgentRun(registry: AgentRegistry, options: RunLoopOptions 
 }
 
 async function runAgent(registry: AgentRegistry, rawInput: RunInput, options: RunLoopOptions): Promise<RunResult> {
+  // First, before any code can ask for a patch: one baseline marker, not one marker per patch.
+  decidePatchBaseline();
   const parsed = parseRunInput(rawInput);
   if (!parsed.success) {
     throw rejection(`invalid run input: ${describeIssues(parsed.error)}`, 'invalid_input');

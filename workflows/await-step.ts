@@ -1,6 +1,5 @@
-import { patched } from '@temporalio/workflow';
 import type { Await, ToolOutput } from '../contracts';
-import { uniqueAwaitCallIds } from './patches';
+import { isPatched, uniqueAwaitCallIds } from './patches';
 import { workflowNowMs } from './clock';
 import { answersToTranscript, boundCalls } from './human-inputs';
 import { RunTerminated } from './run-terminated';
@@ -22,7 +21,7 @@ export interface AwaitHost {
 export async function runAwait(state: RunState, host: AwaitHost, planned: Await): Promise<ToolOutput[]> {
   const awaitId = `await_${state.turn}`;
   // Runs recorded before `uniqueAwaitCallIds` kept a repeated id (and their answers name it).
-  const unique = planned.items.some((item) => boundCalls(item).length > 0) && patched(uniqueAwaitCallIds);
+  const unique = planned.items.some((item) => boundCalls(item).length > 0) && isPatched(uniqueAwaitCallIds);
   const spec = (unique && state.uniqueAwaitCallIds(planned)) || planned;
   const bound = spec.items.flatMap(boundCalls);
   if (unique) state.markCallIdsUsed(bound.map((c) => c.toolCallId));

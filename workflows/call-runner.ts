@@ -1,4 +1,4 @@
-import { CancellationScope, condition, getExternalWorkflowHandle, isCancellation, patched, workflowInfo } from '@temporalio/workflow';
+import { CancellationScope, condition, getExternalWorkflowHandle, isCancellation, workflowInfo } from '@temporalio/workflow';
 import { describeIssues, pauseSignal, type DependencyOutput, type JsonValue, type RetryHint, type ToolDefinition, type ToolOutput, type ToolRequest } from '../contracts';
 import type { HookAction, HookEvent } from './agent-hooks';
 import { closedOutput } from './outputs';
@@ -11,7 +11,7 @@ import { UntimedScope } from './untimed-scope';
 import { rethrow, settleSteps, waitOn, type CallStep } from './call-steps';
 import { executeSubAgent, type SubAgentHost } from './sub-agent';
 import { rejection } from './failures';
-import { callSettlesInOneStep, cancelledTurnAnswersCalls, pauseHoldsEveryCall } from './patches';
+import { callSettlesInOneStep, cancelledTurnAnswersCalls, isPatched, pauseHoldsEveryCall } from './patches';
 
 /** The output of a call the run ended (kill, cancellation) before it was dispatched. */
 function endedBeforeDispatch(request: ToolRequest, hint: RetryHint | undefined): ToolOutput {
@@ -150,7 +150,7 @@ export class CallRunner {
     }
     const allowed = Math.max(0, state.policy.maxToolCalls - state.usage.toolCalls);
     // Since 0.8.0 a call's output is recorded in its activity's step (see the patch).
-    const settleInActivityStep = patched(callSettlesInOneStep);
+    const settleInActivityStep = isPatched(callSettlesInOneStep);
     const commit = (outputs: ToolOutput[]): ToolOutput[] | Promise<ToolOutput[]> => {
       // Results enter the transcript in call order, whatever order they finished in.
       state.commit(outputs);
@@ -254,7 +254,7 @@ export class CallRunner {
     // Only calls that are ready to run (valid, not blocked) are presented for confirmation.
     if (prepared.type === 'dispatch' && this.needsConfirmation(prepared.tool, prepared.args)) {
       // The turn was cancelled (time budget) before this call's turn came: no approval can matter now.
-      if (CancellationScope.current().consideredCancelled && patched(cancelledTurnAnswersCalls)) {
+      if (CancellationScope.current().consideredCancelled && isPatched(cancelledTurnAnswersCalls)) {
         return { output: call.finish(closedOutput(call.request, 'cancelled', 'not run: its turn was cancelled before this call was dispatched', call.cancelHint())) };
       }
       const { graph } = call;
@@ -286,7 +286,7 @@ export class CallRunner {
     }
     call.request = prepared.request;
     // A call approved while the run is paused (or pausing) starts only after resume.
-    if (state.control.isPauseRequested && patched(pauseHoldsEveryCall)) {
+    if (state.control.isPauseRequested && isPatched(pauseHoldsEveryCall)) {
       const ended = endedBeforeDispatchStep(call);
       let held: Promise<void>;
       try {

@@ -1,8 +1,14 @@
+import { patched } from '@temporalio/workflow';
+
 /**
- * Every `patched()` id of the workflow code, one constant each (sorted). A patch guards a
- * change to the commands a run emits: runs recorded before the change take the old branch on
- * replay. Retire a patch with `deprecatePatch(id)` once no run that predates it can be open,
- * and remove it one release later.
+ * Every `patched()` id of the workflow code, one constant each (sorted by release). A patch
+ * guards a change to the commands a run emits: runs recorded before the change take the old
+ * branch on replay. Retire a patch with `deprecatePatch(id)` once no run that predates it can
+ * be open, and remove it one release later.
+ *
+ * Workflow code asks {@link isPatched}, never `patched()` directly: a run started on 0.9.0 or
+ * later records one baseline marker at its start instead of a marker per patch it meets (see
+ * {@link baseline090}).
  */
 
 /** 0.2.0: tool activities are typed `<agent>/<tool>` instead of `<tool>`. */
@@ -103,3 +109,73 @@ export const turnSettlesInOneStep = 'turn-settles-in-one-step';
  * take the extra step.
  */
 export const callSettlesInOneStep = 'call-settles-in-one-step';
+
+/**
+ * 0.9.0: the time-budget watch arms its timer as a `sleep` in a scope of its own next to a plain
+ * `condition`, stepping from callbacks, instead of looping over `condition(fn, timeout)` (a
+ * race in a cancellable scope): about twenty promises less per run start. Its timer commands
+ * come at other microtasks, and at the run's end the timer is no longer cancelled (it closes
+ * with the run). Part of the baseline: asked only by runs recorded before 0.9.0, which never
+ * have it (their start is replayed).
+ */
+export const budgetWatchWithoutRace = 'budget-watch-without-race';
+
+/**
+ * 0.9.0: the baseline marker. An `agentRun` execution started on this release records it as its
+ * first command, and it stands for every patch listed in {@link patchesInBaseline090}: those
+ * patches are in effect for the whole run without a marker of their own. Before, a run recorded
+ * a marker and a `TemporalChangeVersion` search-attribute update for each patch it met: ten
+ * events at the start of every run (five patches), each a write the server stores and indexes.
+ *
+ * Runs recorded before 0.9.0 have no baseline marker: on replay `patched(baseline090)` is false,
+ * and each patch is asked on its own exactly as before, at the same points. The decision is
+ * taken once, when the execution starts ({@link decidePatchBaseline}), and holds for all of it,
+ * so a run that was open when 0.9.0 was deployed (its start is always replayed) keeps asking
+ * patch by patch.
+ */
+export const baseline090 = 'baseline-0.9.0';
+
+/**
+ * The patches a run with the {@link baseline090} marker takes without asking: all of
+ * `agentRun`'s up to 0.8.0, and those of 0.9.0 itself.
+ */
+export const patchesInBaseline090: ReadonlySet<string> = new Set([
+  namespacedToolActivities,
+  strictCallModifications,
+  pauseHoldsEveryCall,
+  cancelledTurnAnswersCalls,
+  cancellationEndsLikeKill,
+  boundedCarriedState,
+  toolsStopBeforeCancelled,
+  awaitTurnsCount,
+  rejectionsAreNotFailures,
+  uniqueAwaitCallIds,
+  turnBoundariesInCommands,
+  turnSettlesInOneStep,
+  callSettlesInOneStep,
+  budgetWatchWithoutRace,
+]);
+
+/**
+ * The patches in effect for the whole of this execution (undefined: none, ask each one).
+ * Module state is per execution: the SDK evaluates the workflow modules once for each
+ * execution (preloaded modules aside, and this one is never preloaded).
+ */
+let baseline: ReadonlySet<string> | undefined;
+
+/**
+ * Decides, once at the start of an `agentRun` execution, whether it runs with the 0.9.0
+ * baseline: yes for a new execution (recording the marker), and on replay of one that
+ * recorded it; no on replay of an execution recorded before 0.9.0.
+ */
+export function decidePatchBaseline(): void {
+  baseline = patched(baseline090) ? patchesInBaseline090 : undefined;
+}
+
+/**
+ * Whether this run takes the patched branch of `id`: true when the run's baseline includes it,
+ * otherwise `patched(id)` (a marker the first time it is true in a new execution).
+ */
+export function isPatched(id: string): boolean {
+  return baseline?.has(id) === true || patched(id);
+}

@@ -1,4 +1,4 @@
-import { condition, patched, setHandler } from '@temporalio/workflow';
+import { condition, setHandler } from '@temporalio/workflow';
 import {
   answerAwaitUpdate,
   answerSignal,
@@ -43,7 +43,7 @@ import { withinBytes } from './event-log';
 import type { RunLoop } from './run-loop';
 import type { RunState } from './run-state';
 import { rejection } from './failures';
-import { strictCallModifications } from './patches';
+import { isPatched, strictCallModifications } from './patches';
 import { quoted } from '../contracts/safe-text';
 
 const transcriptArgsSchema = lazySchema(() => z.object({ from: z.number().int().nonnegative().default(0), to: z.number().int().nonnegative().optional() }));
@@ -271,7 +271,7 @@ export function registerRunHandlers(loop: RunLoop): void {
     guardedSignal(run, 'intervene', () => {
       rejectIfEnded(run, 'intervene');
       const intervention = parse('intervene', interventionSchema, payload);
-      validateIntervention(run, intervention, isCallModification(intervention) && patched(strictCallModifications));
+      validateIntervention(run, intervention, isCallModification(intervention) && isPatched(strictCallModifications));
       intervene(run, intervention);
     }),
   );

@@ -6,7 +6,7 @@ import {
   continueAsNew,
   getExternalWorkflowHandle,
   isCancellation,
-  patched,
+  sleep,
   workflowInfo,
 } from '@temporalio/workflow';
 import {
@@ -44,7 +44,17 @@ import { forkCapture } from './fork-capture';
 import { syncToolsets } from './toolset-sync';
 import { reportBoundary } from './bundle-sinks';
 import { rejection } from './failures';
-import { awaitTurnsCount, boundedCarriedState, cancellationEndsLikeKill, pauseHoldsEveryCall, rejectionsAreNotFailures, turnBoundariesInCommands, turnSettlesInOneStep } from './patches';
+import {
+  awaitTurnsCount,
+  boundedCarriedState,
+  budgetWatchWithoutRace,
+  cancellationEndsLikeKill,
+  isPatched,
+  pauseHoldsEveryCall,
+  rejectionsAreNotFailures,
+  turnBoundariesInCommands,
+  turnSettlesInOneStep,
+} from './patches';
 import { boundaryConcluderInstalled, TurnBoundaries } from './turn-boundaries';
 import { UntimedScope } from './untimed-scope';
 
@@ -52,6 +62,11 @@ import { UntimedScope } from './untimed-scope';
 export interface RunLoopOptions {
   /** See AgentWorkflowsOptions.compactToolInputs. */
   readonly compactToolInputs?: boolean;
+}
+
+/** Rejection handler of the time-budget watch's promises: a cancelled scope ends the watch; anything else fails the task. */
+function ignoreCancellation(err: unknown): void {
+  if (!isCancellation(err)) throw err;
 }
 
 const timeBudgetHint: RetryHint = { reason: 'timeout', message: 'the run time budget ran out while this call was running' };
@@ -85,7 +100,7 @@ export class RunLoop {
     private readonly rootScope: CancellationScope,
     options: RunLoopOptions = {},
   ) {
-    this.boundaries = new TurnBoundaries(boundaryConcluderInstalled() && patched(turnBoundariesInCommands));
+    this.boundaries = new TurnBoundaries(boundaryConcluderInstalled() && isPatched(turnBoundariesInCommands));
     this.calls = new CallRunner(state, {
       checkpoint: (point, event, tool) => this.checkpoint(point, event, tool),
       waitFor: (done) => this.waitFor(done),
@@ -106,7 +121,8 @@ export class RunLoop {
   async execute(): Promise<RunResult> {
     const { state } = this;
     if (state.generation === 0) state.emit({ type: 'run_started', agent: state.agent.name, messageCount: state.messages.length });
-    this.watchTimeBudget();
+    if (isPatched(budgetWatchWithoutRace)) this.armTimeBudget();
+    else this.watchTimeBudget();
     try {
       return await this.loop();
     } catch (err) {
@@ -146,7 +162,7 @@ export class RunLoop {
           : await this.runToolCalls(plan.calls, plan.text);
       // An await is a planner turn like any other: it counts toward the iteration cap, so a
       // planner that keeps asking cannot loop forever.
-      if (plan.type === 'await' && patched(awaitTurnsCount)) state.usage = { ...state.usage, iterations: state.usage.iterations + 1 };
+      if (plan.type === 'await' && isPatched(awaitTurnsCount)) state.usage = { ...state.usage, iterations: state.usage.iterations + 1 };
       state.turn += 1;
       this.markBoundary({ reportToFork: true });
       const boundary = this.checkpoint('task_boundary');
@@ -162,7 +178,51 @@ export class RunLoop {
    * run goes idle (paused, waiting for a human: that time does not count). When the budget is
    * spent while tools run, their calls are cancelled and come back as `cancelled`; the
    * planner then gets its Finalize turn (reason `time_budget`) from the cap check.
+   *
+   * Since 0.9.0 (patch `budget-watch-without-race`): each step arms the next from a callback.
+   * The timer is a `sleep` in a scope of its own beside a plain `condition`, which saves the
+   * race, the cancellable scope and the async loop of `condition(fn, timeout)`: about half the
+   * promises a run creates at its start. When the run ends, its timer is left to close with it
+   * instead of being cancelled first (one command and one event less per run).
    */
+  private armTimeBudget(): void {
+    const { state } = this;
+    if (state.isTerminal) return;
+    const budget = state.policy.timeBudgetMs;
+    const next = (): void => this.armTimeBudget();
+    if (state.isIdle) {
+      condition(() => !state.isIdle || state.isTerminal).then(next, ignoreCancellation);
+      return;
+    }
+    const remaining = budget - state.elapsedMs();
+    if (remaining <= 0) {
+      const turns = this.toolTurns;
+      this.cancelToolTurnForBudget();
+      // Spent: wait for something that matters (a new tool turn, a new budget, idling).
+      condition(() => this.toolTurns !== turns || state.policy.timeBudgetMs !== budget || state.isIdle || state.isTerminal).then(next, ignoreCancellation);
+      return;
+    }
+    const timer = new UntimedScope();
+    let fired = false;
+    timer.run(() => sleep(remaining)).then(() => {
+      fired = true;
+    }, ignoreCancellation);
+    condition(() => fired || state.policy.timeBudgetMs !== budget || state.isIdle || state.isTerminal).then(() => {
+      if (state.isTerminal) return; // the timer closes with the run
+      if (!fired) timer.cancel();
+      next();
+    }, ignoreCancellation);
+  }
+
+  /** Cancels the tool turn in progress, if any, because the time budget is spent. */
+  private cancelToolTurnForBudget(): void {
+    if (this.toolScope && !this.toolCancelHint) {
+      this.toolCancelHint = timeBudgetHint;
+      this.toolScope.cancel();
+    }
+  }
+
+  /** The time-budget watch of runs recorded before 0.9.0 (see {@link armTimeBudget}). */
   private watchTimeBudget(): void {
     const { state } = this;
     // Entered without the SDK's async wrapper: only when the watcher's own promise settles
@@ -179,10 +239,7 @@ export class RunLoop {
           }
           const remaining = budget - state.elapsedMs();
           if (remaining <= 0) {
-            if (this.toolScope && !this.toolCancelHint) {
-              this.toolCancelHint = timeBudgetHint;
-              this.toolScope.cancel();
-            }
+            this.cancelToolTurnForBudget();
             // Spent: wait for something that matters (a new tool turn, a new budget, idling).
             await condition(() => this.toolTurns !== turns || state.policy.timeBudgetMs !== budget || state.isIdle || state.isTerminal);
             continue;
@@ -240,7 +297,7 @@ export class RunLoop {
     const { state } = this;
     const counted = (outputs: ToolOutput[]): ToolOutput[] | Promise<ToolOutput[]> => {
       // Runs recorded before `rejectionsAreNotFailures` counted rejections as failures.
-      const rejectionsFail = outputs.some((o) => o.error?.type === 'rejected') && !patched(rejectionsAreNotFailures);
+      const rejectionsFail = outputs.some((o) => o.error?.type === 'rejected') && !isPatched(rejectionsAreNotFailures);
       state.usage = addToolOutputs(state.usage, outputs, { rejectionsFail });
       const afterTool = this.checkpoint('after_tool', { point: 'after_tool', turn: state.turn, outputs });
       return isPending(afterTool) ? afterTool.then(() => outputs) : outputs;
@@ -250,7 +307,7 @@ export class RunLoop {
       const requests = state.planCalls(calls, text);
       const afterLlm = this.checkpoint('after_llm', { point: 'after_llm', turn: state.turn, calls: requests });
       // Since 0.7.0 the turn's bookkeeping runs in the step that ends its calls (see the patch).
-      const oneStep = patched(turnSettlesInOneStep);
+      const oneStep = isPatched(turnSettlesInOneStep);
       const run = (): Promise<ToolOutput[]> => (oneStep ? this.calls.runTurn(requests, counted) : this.calls.runTurn(requests));
       turn = isPending(afterLlm) ? afterLlm.then(run) : run();
       if (oneStep) return turn;
@@ -321,7 +378,7 @@ export class RunLoop {
     if (!control.isPauseRequested) return;
     if (!control.isPaused) {
       await this.waitWhilePaused(point);
-    } else if (patched(pauseHoldsEveryCall)) {
+    } else if (isPatched(pauseHoldsEveryCall)) {
       await this.untilResumedOrKilled();
     }
     if (this.terminationRequested()) throw new RunTerminated();
@@ -458,7 +515,7 @@ export class RunLoop {
       if (isCancellation(err) && this.terminationRequested()) {
         // Temporal's cancel ends the run like a kill: the wait ends unfulfilled and the run
         // closes at its next safe point, after the turn's other calls are answered.
-        if (patched(cancellationEndsLikeKill)) return done();
+        if (isPatched(cancellationEndsLikeKill)) return done();
         throw new RunTerminated();
       }
       throw err;
@@ -604,7 +661,7 @@ export class RunLoop {
     const next = state.continuedInput();
     let input = next.input;
     if (input === undefined) {
-      if (patched(boundedCarriedState)) {
+      if (isPatched(boundedCarriedState)) {
         if (!this.carryRefused) {
           this.carryRefused = true;
           state.emit({

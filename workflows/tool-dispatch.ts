@@ -4,7 +4,6 @@ import {
   ApplicationFailure,
   TimeoutFailure,
   isCancellation,
-  patched,
   proxyActivities,
   proxyLocalActivities,
 } from '@temporalio/workflow';
@@ -29,7 +28,7 @@ import { workflowNowMs } from './clock';
 import { errorOutput, okOutput } from './outputs';
 import { runToolActivityType } from './tool-activity-type';
 import { mcpCallToolActivityName } from '../contracts/mcp';
-import { toolsStopBeforeCancelled } from './patches';
+import { isPatched, toolsStopBeforeCancelled } from './patches';
 
 /** Run-level facts every tool activity receives. */
 export interface DispatchContext {
@@ -265,7 +264,7 @@ function toolActivityProxy(ctx: DispatchContext, request: ToolRequest, tool: Too
     : proxyActivities<Record<string, ToolActivity>>({
         startToCloseTimeout: tool.timeoutMs,
         // "cancelled" means the tool stopped: the call is answered once the tool acknowledged.
-        cancellationType: patched(toolsStopBeforeCancelled) ? ActivityCancellationType.WAIT_CANCELLATION_COMPLETED : ActivityCancellationType.TRY_CANCEL,
+        cancellationType: isPatched(toolsStopBeforeCancelled) ? ActivityCancellationType.WAIT_CANCELLATION_COMPLETED : ActivityCancellationType.TRY_CANCEL,
         ...(tool.heartbeatTimeoutMs ? { heartbeatTimeout: tool.heartbeatTimeoutMs } : {}),
         activityId: `${turnActivityIdPrefix(request.turn)}${request.toolCallId}`,
         summary,

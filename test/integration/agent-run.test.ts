@@ -255,3 +255,37 @@ describe('local tools', () => {
     expect(log.filter((e) => e.type === 'tool_result').map((e) => (e as { status: string }).status)).toEqual(['ok', 'ok']);
   });
 });
+
+describe('the commands of a new run (0.9.0 baseline)', () => {
+  /** The ids of the run's patch markers, in history order. */
+  function patchIds(events: readonly { markerRecordedEventAttributes?: { markerName?: string | null; details?: Record<string, { payloads?: { data?: Uint8Array | null }[] | null }> | null } | null }[]): string[] {
+    return events
+      .filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_patch')
+      .flatMap((e) => Object.values(e.markerRecordedEventAttributes?.details ?? {}))
+      .flatMap((p) => p.payloads ?? [])
+      .map((p) => JSON.parse(Buffer.from(p.data ?? new Uint8Array()).toString()) as unknown)
+      .filter((v): v is { id: string } => typeof v === 'object' && v !== null && typeof (v as { id?: unknown }).id === 'string')
+      .map((v) => v.id);
+  }
+
+  it('records one baseline marker for every patch it takes, arms one budget timer and leaves it to close with the run', async () => {
+    // Parallel calls, two tool turns: the run meets the namespaced activity types, the turn
+    // boundaries by activity id, both one-step settlings and the cancellation type of tools.
+    const { workflowId, result } = await runToEnd(
+      scriptedInput([callStep({ name: 'echo', args: { text: 'a' } }, { name: 'add', args: { a: 1, b: 2 } }), callStep({ name: 'echo', args: { text: 'b' } }), finalStep('done')]),
+    );
+    expect(result.status).toBe('completed');
+    const events = (await suite.env.client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
+    expect(patchIds(events)).toEqual(['baseline-0.9.0']);
+    // The baseline is the first command of the run's first task.
+    const firstCommandEvent = events.find((e) => Number(e.eventId) > 4);
+    expect(firstCommandEvent?.markerRecordedEventAttributes?.markerName).toBe('core_patch');
+    // The patches it stands for are in effect: namespaced tool activities with turn ids.
+    expect(await scheduledActivityTypes(workflowId)).toEqual(['scripted/echo', 'scripted/add', 'scripted/echo']);
+    expect(events.flatMap((e) => e.activityTaskScheduledEventAttributes?.activityId ?? [])).toEqual(['turn-0/call_0_0', 'turn-0/call_0_1', 'turn-1/call_1_0']);
+    expect(events.filter((e) => e.timerStartedEventAttributes)).toHaveLength(1);
+    expect(events.filter((e) => e.timerCanceledEventAttributes)).toHaveLength(0);
+    // Rewind still finds every turn's boundary from the activity ids.
+    expect((await suite.agents.checkpoints(workflowId)).map((c) => c.turn)).toEqual([0, 1, 2]);
+  });
+});

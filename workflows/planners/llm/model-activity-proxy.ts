@@ -1,10 +1,10 @@
-import { ActivityFailure, ApplicationFailure, TimeoutFailure, isCancellation, patched, proxyActivities } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, TimeoutFailure, isCancellation, proxyActivities } from '@temporalio/workflow';
 import { describeIssues } from '../../../contracts';
 import { defaultModelActivityOptions, type ModelActivityOptions } from './config';
 import { isModelErrorType, modelErrorAdvice, nonRetryableModelErrorTypes, type ModelErrorType } from './errors';
 import { callModelActivityName, modelAnswerSchema, type ModelAnswer, type ModelCallInput } from './model-call';
 import { turnActivityIdPrefix } from '../../../contracts';
-import { turnBoundariesInCommands } from '../../patches';
+import { isPatched, turnBoundariesInCommands } from '../../patches';
 
 /** Calls the model once; the planner's only I/O. Injected in unit tests. */
 export type ModelCaller = (input: ModelCallInput) => Promise<ModelAnswer>;
@@ -40,7 +40,7 @@ export function modelActivityCaller(options: ModelActivityOptions = {}): ModelCa
     calls += 1;
     const activities = proxyActivities<Record<string, (input: ModelCallInput) => Promise<unknown>>>({
       // The turn in the id marks the turn's boundary in history (see turn-boundaries.ts).
-      ...(patched(turnBoundariesInCommands) ? { activityId: `${turnActivityIdPrefix(input.turn)}model-${calls}` } : {}),
+      ...(isPatched(turnBoundariesInCommands) ? { activityId: `${turnActivityIdPrefix(input.turn)}model-${calls}` } : {}),
       startToCloseTimeout: o.startToCloseTimeoutMs,
       heartbeatTimeout: o.heartbeatTimeoutMs,
       summary: `turn ${input.turn}: ${input.model}${input.finalize ? ' (finalize)' : ''}`,
