@@ -16,6 +16,8 @@ export interface BenchPlan {
   readonly historyTurns: readonly number[];
   /** Replay cost: a short and a long run replayed many times (per-run start, per-turn CPU). */
   readonly replayCost: ReplayCostPlan;
+  /** Heap per cached run: this many runs kept waiting in a worker's cache. */
+  readonly cachedHeapRuns: number;
 }
 
 /** The full benchmark: finishes within 10 minutes on 2 cores. */
@@ -27,6 +29,7 @@ export const fullPlan: BenchPlan = {
   s3: { shape: { turns: 5, callsPerTurn: 16 }, repeats: 3 },
   historyTurns: [10, 100, 1000],
   replayCost: { shortTurns: 1, longTurns: 50, replays: 200, minLongReplays: 20, rounds: 3 },
+  cachedHeapRuns: 100,
 };
 
 /** `--smoke`: tiny sizes that only prove the script still works (CI). */
@@ -38,4 +41,5 @@ export const smokePlan: BenchPlan = {
   s3: { shape: { turns: 2, callsPerTurn: 4 }, repeats: 1 },
   historyTurns: [5],
   replayCost: { shortTurns: 1, longTurns: 3, replays: 3, minLongReplays: 3, rounds: 1 },
+  cachedHeapRuns: 5,
 };

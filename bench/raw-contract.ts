@@ -15,3 +15,8 @@ export interface RawActivities {
 export const rawActivities: RawActivities = {
   echo: (args) => Promise.resolve({ text: args.text }),
 };
+
+/** Query of the waiting reference loop: true once its turns ran and it waits for its release. */
+export const rawWaitingQueryName = 'waiting';
+/** Signal that ends the waiting reference loop. */
+export const rawReleaseSignalName = 'release';

@@ -4,8 +4,8 @@
  * parallel calls of a no-op activity — with no planner, no events, no memo and no state.
  * Bundled on its own, apart from the agent workflows.
  */
-import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
-import type { RawActivities, RawLoopInput } from './raw-contract';
+import { condition, defineQuery, defineSignal, proxyActivities, proxyLocalActivities, setHandler } from '@temporalio/workflow';
+import { rawReleaseSignalName, rawWaitingQueryName, type RawActivities, type RawLoopInput } from './raw-contract';
 
 const { echo } = proxyActivities<RawActivities>({ startToCloseTimeout: '1 minute' });
 const { echo: localEcho } = proxyLocalActivities<RawActivities>({ startToCloseTimeout: '1 minute' });
@@ -32,4 +32,23 @@ export async function rawLoop(input: RawLoopInput): Promise<number[]> {
 /** The loop with local activities (calls run in the worker; their results are recorded as markers). */
 export async function rawLocalLoop(input: RawLoopInput): Promise<number[]> {
   return loop(input, localEcho);
+}
+
+const rawWaitingQuery = defineQuery<boolean>(rawWaitingQueryName);
+const rawReleaseSignal = defineSignal(rawReleaseSignalName);
+
+/**
+ * The loop, then a wait for a signal: the reference of a run that waits for a human (the
+ * benchmark's cached-heap measure keeps many of these in a worker's cache).
+ */
+export async function rawWaitingLoop(input: RawLoopInput): Promise<void> {
+  let waiting = false;
+  let released = false;
+  setHandler(rawWaitingQuery, () => waiting);
+  setHandler(rawReleaseSignal, () => {
+    released = true;
+  });
+  await loop(input, echo);
+  waiting = true;
+  await condition(() => released);
 }

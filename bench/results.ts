@@ -1,3 +1,4 @@
+import type { CachedHeap } from './cached-heap';
 import type { HistoryMarginal, HistorySize } from './history';
 import type { MachineFacts } from './machine';
 import type { ReplayCosts } from './replay-cost';
@@ -15,6 +16,8 @@ export interface SystemResults {
   readonly historyMarginal: HistoryMarginal | undefined;
   /** Per-run start and per-turn CPU of the workflow code, from replays (absent in older results). */
   readonly replayCost?: ReplayCosts | undefined;
+  /** Heap per cached waiting run (absent in older results and for the local systems). */
+  readonly cachedHeap?: CachedHeap | undefined;
 }
 
 /** The document written to bench/results/: facts, sizes, every figure. */
@@ -158,6 +161,14 @@ export function buildRows(plan: BenchPlan, systems: Record<SystemName, SystemRes
     row(section, `per turn, (${rc.longTurns}-turn − ${rc.shortTurns}-turn) ÷ ${rc.longTurns - rc.shortTurns}`, 'ms', (r) => r.replayCost?.cpuMsPerTurn),
     row(section, `promises created by workflow code, ${rc.shortTurns}-turn run`, 'count', (r) => r.replayCost?.promises?.short),
     row(section, 'promises created by workflow code, per turn', 'count', (r) => r.replayCost?.promises?.perTurn),
+  );
+  rows.push(
+    row(
+      `Memory: heap a worker keeps per cached run waiting for a human (${plan.cachedHeapRuns} runs after one turn, workflows on the main thread)`,
+      'heap per cached run',
+      'bytes',
+      (r) => r.cachedHeap?.bytesPerRun,
+    ),
   );
   return rows;
 }

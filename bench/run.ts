@@ -12,6 +12,7 @@ import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { AgentClient } from '../client/agent-client';
 import { bundleAgentWorkflows } from '../worker/create-worker';
+import { measureCachedHeap } from './cached-heap';
 import { historyMarginal, measureHistory, type HistorySize } from './history';
 import { loadAverages, machineFacts } from './machine';
 import { measureReplayCosts } from './replay-cost';
@@ -111,6 +112,21 @@ async function main(): Promise<void> {
         serverPid: server.pid,
       };
       systems = await worker.runUntil(() => rawWorker.runUntil(() => runScenarios(ctx, plan)));
+      checkInterrupted();
+      const heap = await measureCachedHeap(
+        {
+          client,
+          agents: (taskQueue) => new AgentClient(client, taskQueue),
+          connection: nativeConnection,
+          namespace: server.namespace,
+          idPrefix,
+          rawBundle,
+          createDurableWorker: (taskQueue, extra) => createBenchWorker({ config: { ...config, taskQueue }, connection: nativeConnection, workflowBundle, tuning, extra }),
+          progress,
+        },
+        plan.cachedHeapRuns,
+      );
+      systems = Object.fromEntries(Object.entries(systems).map(([name, r]) => [name, { ...r, cachedHeap: heap.get(name as SystemName) }])) as Record<SystemName, SystemResults>;
     } finally {
       // After an interrupt, client calls of the abandoned scenario may still be retrying: leave
       // the client connection to process exit instead of failing them with "channel shut down".

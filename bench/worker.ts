@@ -28,6 +28,8 @@ export interface BenchWorkerOptions {
   readonly connection: NativeConnection;
   readonly workflowBundle: WorkflowBundleWithSourceMap;
   readonly tuning: WorkerTuning;
+  /** Options beyond the tuning (the cached-heap measure runs workflows on the main thread). */
+  readonly extra?: { readonly debugMode: true; readonly maxCachedWorkflows: number };
 }
 
 /** The benchmark's workflows module. */
@@ -35,7 +37,7 @@ export const benchWorkflowsPath = require.resolve('./workflows');
 
 /** The in-process worker of the benchmark: the bench agents' tools and any tuning options. */
 export async function createBenchWorker(options: BenchWorkerOptions): Promise<Worker> {
-  const { config, connection, workflowBundle, tuning } = options;
+  const { config, connection, workflowBundle, tuning, extra } = options;
   const tools = [...toolboxImplementations(new MemorySideEffectSink()), implementTool(localEchoTool, ({ text }) => ({ text }))];
-  return createAgentWorker({ config, agents: benchAgents, tools, workflowBundle, connection, identity: 'bench-worker', workerOptions: tuning, openai: null });
+  return createAgentWorker({ config, agents: benchAgents, tools, workflowBundle, connection, identity: 'bench-worker', workerOptions: { ...tuning, ...extra }, openai: null });
 }
