@@ -16,6 +16,11 @@
  */
 import { z } from 'zod';
 
+// No compiled fast paths for object schemas: the sandbox builds its schemas afresh for every
+// execution, so each object schema a run parses would compile a parser of its own with
+// `new Function`, used a few times at most, and keep it for the run's life.
+z.config({ jitless: true });
+
 const warmUp = z.object({
   text: z.string().min(1),
   count: z.number().int().optional(),
