@@ -14,6 +14,7 @@ import type { RunInput } from '../contracts';
 import { rawActivities, rawReleaseSignalName, rawWaitingQueryName, type RawLoopInput } from './raw-contract';
 import type { SystemName } from './systems';
 import { runInputFor } from './workload';
+import { waitFor } from '../test/support/wait';
 
 /** Bytes of heap per cached waiting run. */
 export interface CachedHeap {
@@ -46,14 +47,6 @@ function settledHeap(): number {
   return process.memoryUsage().heapUsed;
 }
 
-async function until(what: string, ready: () => Promise<boolean>, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await ready())) {
-    if (Date.now() > deadline) throw new Error(`cached heap: ${what} did not happen within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 /** One turn of one echo call, then a call of `transfer` above its confirmation threshold: the run waits for approval. */
 function waitingRunInput(): RunInput {
   const input = runInputFor({ turns: 1, callsPerTurn: 1 });
@@ -66,12 +59,13 @@ function waitingRunInput(): RunInput {
 }
 
 async function perRun(label: string, runs: number, start: (i: number) => Promise<string>, waiting: (id: string) => Promise<boolean>): Promise<{ bytesPerRun: number; ids: string[] }> {
+  const waited = (what: string, id: string): Promise<true> => waitFor(what, async () => ((await waiting(id)) ? true : undefined), 60_000);
   const warm = await start(-1);
-  await until(`${label} warm-up run waiting`, () => waiting(warm));
+  await waited(`${label} warm-up run waiting`, warm);
   const before = settledHeap();
   const ids: string[] = [];
   for (let i = 0; i < runs; i++) ids.push(await start(i));
-  for (const id of ids) await until(`${label} run ${id} waiting`, () => waiting(id));
+  for (const id of ids) await waited(`${label} run ${id} waiting`, id);
   const after = settledHeap();
   return { bytesPerRun: (after - before) / runs, ids: [warm, ...ids] };
 }

@@ -6,7 +6,6 @@ import {
   continueAsNew,
   getExternalWorkflowHandle,
   isCancellation,
-  sleep,
   workflowInfo,
 } from '@temporalio/workflow';
 import {
@@ -47,7 +46,6 @@ import { rejection } from './failures';
 import {
   awaitTurnsCount,
   boundedCarriedState,
-  budgetWatchWithoutRace,
   cancellationEndsLikeKill,
   isPatched,
   pauseHoldsEveryCall,
@@ -56,17 +54,12 @@ import {
   turnSettlesInOneStep,
 } from './patches';
 import { boundaryConcluderInstalled, TurnBoundaries } from './turn-boundaries';
-import { UntimedScope } from './untimed-scope';
+import { watchTimeBudget } from './time-budget-watch';
 
 /** Bundle-wide settings of runs (from `createAgentWorkflows`). */
 export interface RunLoopOptions {
   /** See AgentWorkflowsOptions.compactToolInputs. */
   readonly compactToolInputs?: boolean;
-}
-
-/** Rejection handler of the time-budget watch's promises: a cancelled scope ends the watch; anything else fails the task. */
-function ignoreCancellation(err: unknown): void {
-  if (!isCancellation(err)) throw err;
 }
 
 const timeBudgetHint: RetryHint = { reason: 'timeout', message: 'the run time budget ran out while this call was running' };
@@ -121,8 +114,7 @@ export class RunLoop {
   async execute(): Promise<RunResult> {
     const { state } = this;
     if (state.generation === 0) state.emit({ type: 'run_started', agent: state.agent.name, messageCount: state.messages.length });
-    if (isPatched(budgetWatchWithoutRace)) this.armTimeBudget();
-    else this.watchTimeBudget();
+    watchTimeBudget({ state, toolTurns: () => this.toolTurns, cancelToolTurn: () => this.cancelToolTurnForBudget() });
     try {
       return await this.loop();
     } catch (err) {
@@ -173,83 +165,12 @@ export class RunLoop {
     }
   }
 
-  /**
-   * One timer for the whole run's time budget, re-armed only when the budget changes or the
-   * run goes idle (paused, waiting for a human: that time does not count). When the budget is
-   * spent while tools run, their calls are cancelled and come back as `cancelled`; the
-   * planner then gets its Finalize turn (reason `time_budget`) from the cap check.
-   *
-   * Since 0.9.0 (patch `budget-watch-without-race`): each step arms the next from a callback.
-   * The timer is a `sleep` in a scope of its own beside a plain `condition`, which saves the
-   * race, the cancellable scope and the async loop of `condition(fn, timeout)`: about half the
-   * promises a run creates at its start. When the run ends, its timer is left to close with it
-   * instead of being cancelled first (one command and one event less per run).
-   */
-  private armTimeBudget(): void {
-    const { state } = this;
-    if (state.isTerminal) return;
-    const budget = state.policy.timeBudgetMs;
-    const next = (): void => this.armTimeBudget();
-    if (state.isIdle) {
-      condition(() => !state.isIdle || state.isTerminal).then(next, ignoreCancellation);
-      return;
-    }
-    const remaining = budget - state.elapsedMs();
-    if (remaining <= 0) {
-      const turns = this.toolTurns;
-      this.cancelToolTurnForBudget();
-      // Spent: wait for something that matters (a new tool turn, a new budget, idling).
-      condition(() => this.toolTurns !== turns || state.policy.timeBudgetMs !== budget || state.isIdle || state.isTerminal).then(next, ignoreCancellation);
-      return;
-    }
-    const timer = new UntimedScope();
-    let fired = false;
-    timer.run(() => sleep(remaining)).then(() => {
-      fired = true;
-    }, ignoreCancellation);
-    condition(() => fired || state.policy.timeBudgetMs !== budget || state.isIdle || state.isTerminal).then(() => {
-      if (state.isTerminal) return; // the timer closes with the run
-      if (!fired) timer.cancel();
-      next();
-    }, ignoreCancellation);
-  }
-
   /** Cancels the tool turn in progress, if any, because the time budget is spent. */
   private cancelToolTurnForBudget(): void {
     if (this.toolScope && !this.toolCancelHint) {
       this.toolCancelHint = timeBudgetHint;
       this.toolScope.cancel();
     }
-  }
-
-  /** The time-budget watch of runs recorded before 0.9.0 (see {@link armTimeBudget}). */
-  private watchTimeBudget(): void {
-    const { state } = this;
-    // Entered without the SDK's async wrapper: only when the watcher's own promise settles
-    // changes, and nothing waits for that but the catch below.
-    new UntimedScope()
-      .run(async () => {
-        for (;;) {
-          if (state.isTerminal) return;
-          const budget = state.policy.timeBudgetMs;
-          const turns = this.toolTurns;
-          if (state.isIdle) {
-            await condition(() => !state.isIdle || state.isTerminal);
-            continue;
-          }
-          const remaining = budget - state.elapsedMs();
-          if (remaining <= 0) {
-            this.cancelToolTurnForBudget();
-            // Spent: wait for something that matters (a new tool turn, a new budget, idling).
-            await condition(() => this.toolTurns !== turns || state.policy.timeBudgetMs !== budget || state.isIdle || state.isTerminal);
-            continue;
-          }
-          await condition(() => state.policy.timeBudgetMs !== budget || state.isIdle || state.isTerminal, remaining);
-        }
-      })
-      .catch((err: unknown) => {
-        if (!isCancellation(err)) throw err;
-      });
   }
 
   /** The planner's next turn, with the Finalize request when a cap was reached. */
