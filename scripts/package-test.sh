@@ -35,6 +35,8 @@ cd "$work/project"
 npm install --no-audit --no-fund --loglevel=error "$tarball" "zod@$(version_of zod)" \
   "typescript@$(version_of typescript)" "@types/node@$(version_of @types/node)" "jest@$(version_of jest)" >/dev/null
 test ! -e node_modules/durable-agents/workflows/index.ts || { echo "the package ships TypeScript sources"; exit 1; }
+# Workflow bundles must take the ES-module copy (module concatenation), not the CommonJS one.
+node -e 'const s = require("./node_modules/durable-agents/dist/worker/workflow-sources.js"); if (!/dist[\\/]esm[\\/]workflows$/.test(s.workflowSourceDir)) { console.error(`workflow bundles would use ${s.workflowSourceDir}, not dist/esm/workflows`); process.exit(1); }'
 npm run --silent build
 
 echo "== dev server on 127.0.0.1:$port, the project's worker, its client script"

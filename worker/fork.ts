@@ -1,4 +1,4 @@
-import { resolve } from 'node:path';
+import { workflowSourceModule } from './workflow-sources';
 import { bundleWorkflowCode, Worker, type InjectedSinks, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { Client } from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
@@ -17,7 +17,7 @@ import { configureAgentBundler } from './plugin';
  * for {@link stateAtTurn}; workers never run it.
  */
 export function bundleForkCapture(workflowsPath: string): Promise<WorkflowBundleWithSourceMap> {
-  const flag = resolve(__dirname, '..', 'workflows', 'fork-capture-on');
+  const flag = workflowSourceModule('fork-capture-on');
   return bundleWorkflowCode(configureAgentBundler({ workflowsPath, logger: quietBundlerLogger }, { './fork-capture': flag }));
 }
 

@@ -1,4 +1,4 @@
-import { resolve } from 'node:path';
+import { workflowSourceModule } from './workflow-sources';
 import { trace, type Tracer } from '@opentelemetry/api';
 import { Resource } from '@opentelemetry/resources';
 import { BasicTracerProvider, BatchSpanProcessor, type SpanExporter, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
@@ -40,7 +40,7 @@ export interface ResolvedTracing {
  * The workflow interceptor module that traces runs (added to the workflow bundle): Temporal's
  * OpenTelemetry interceptors without their update wrapper (see workflows/tracing-interceptors.ts).
  */
-export const workflowTracingModule = resolve(__dirname, '..', 'workflows', 'tracing-interceptors');
+export const workflowTracingModule = workflowSourceModule('tracing-interceptors');
 
 /** Name of the tracer (instrumentation scope) of the spans of clients and activities. */
 export const tracerName = 'durable-agents';

@@ -85,4 +85,10 @@ describe("this package's TypeScript compiles to ES2022 in the bundle (worker/bun
     expect(code).not.toMatch(/function _object_spread\(/);
     expect(code).not.toMatch(/=== null \|\| \w+ === void 0 \? void 0 :/);
   });
+
+  it('the corpus replays on a bundle whose modules are concatenated (one scope per group, no per-module function)', async () => {
+    const code = await bundleCode(await workflowBundleOption());
+    expect(code).toContain(';// ./workflows/run-loop.ts');
+    expect(code).not.toContain('/***/ "./workflows/run-loop.ts"');
+  });
 });
