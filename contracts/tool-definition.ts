@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { lazySchema } from './lazy';
 
 /** Retry policy of a tool's activity, in JSON-friendly units. */
 export interface ToolRetryPolicy {
@@ -99,7 +100,7 @@ export interface AgentToolOptions<I extends z.ZodType> {
   readonly timeoutMs?: number;
 }
 
-const defaultAgentToolInput = z.object({ task: z.string().min(1) });
+const defaultAgentToolInput = lazySchema(() => z.object({ task: z.string().min(1) }));
 
 /**
  * Declares an agent as a tool of another agent. Each call runs `agent` as a child workflow with

@@ -1,26 +1,29 @@
 import { z } from 'zod';
 import { createScriptedPlanner, defineAgent, defineAgentTool, defineLlmAgent, defineTool, type AgentHooks } from 'durable-agents/workflow';
 
+// Tool schemas are wrapped in z.lazy: workflow code is evaluated again for every run, and a
+// lazy schema is built only when a run first uses that tool (README, "Tools").
+
 /** Returns its text. */
 export const echoTool = defineTool({
   name: 'echo',
   description: 'Return the given text unchanged.',
-  input: z.object({ text: z.string() }),
-  output: z.object({ text: z.string() }),
+  input: z.lazy(() => z.object({ text: z.string() })),
+  output: z.lazy(() => z.object({ text: z.string() })),
 });
 
 /** Adds two numbers. */
 export const addTool = defineTool({
   name: 'add',
   description: 'Add two numbers.',
-  input: z.object({ a: z.number(), b: z.number() }),
+  input: z.lazy(() => z.object({ a: z.number(), b: z.number() })),
 });
 
 /** Sleeps, heartbeating every 200 ms, so cancellation reaches it. */
 export const sleepTool = defineTool({
   name: 'sleep',
   description: 'Wait for the given number of milliseconds.',
-  input: z.object({ ms: z.number().int().nonnegative().max(3_600_000) }),
+  input: z.lazy(() => z.object({ ms: z.number().int().nonnegative().max(3_600_000) })),
   timeoutMs: 3_600_000,
   heartbeatTimeoutMs: 5_000,
 });
@@ -29,7 +32,7 @@ export const sleepTool = defineTool({
 export const failTool = defineTool({
   name: 'fail',
   description: 'Fail with the given message.',
-  input: z.object({ message: z.string(), retryable: z.boolean().default(false) }),
+  input: z.lazy(() => z.object({ message: z.string(), retryable: z.boolean().default(false) })),
   retry: { maximumAttempts: 2, initialIntervalMs: 100 },
 });
 
@@ -37,7 +40,7 @@ export const failTool = defineTool({
 export const flakyTool = defineTool({
   name: 'flaky',
   description: 'Fail transiently a few times, then succeed.',
-  input: z.object({ failAttempts: z.number().int().nonnegative() }),
+  input: z.lazy(() => z.object({ failAttempts: z.number().int().nonnegative() })),
   retry: { maximumAttempts: 5, initialIntervalMs: 100, backoffCoefficient: 1 },
 });
 
@@ -48,7 +51,7 @@ export const flakyTool = defineTool({
 export const recordTool = defineTool({
   name: 'record',
   description: 'Record a side effect under a label.',
-  input: z.object({ label: z.string(), delayMs: z.number().int().nonnegative().max(60_000).default(0) }),
+  input: z.lazy(() => z.object({ label: z.string(), delayMs: z.number().int().nonnegative().max(60_000).default(0) })),
   timeoutMs: 120_000,
   // Short, so a call whose worker died is retried elsewhere within seconds.
   heartbeatTimeoutMs: 2_000,
@@ -58,10 +61,10 @@ export const recordTool = defineTool({
 export const blobTool = defineTool({
   name: 'blob',
   description: 'Return a large text blob of the given size in bytes.',
-  input: z.object({ bytes: z.number().int().positive().max(20_000_000) }),
+  input: z.lazy(() => z.object({ bytes: z.number().int().positive().max(20_000_000) })),
 });
 
-const transferInput = z.object({ to: z.string().min(1), amount: z.number().positive() });
+const transferInput = z.lazy(() => z.object({ to: z.string().min(1), amount: z.number().positive() }));
 
 /** Moves money (pretend): confirmation is required only above 100, decided from the arguments. */
 export const transferTool = defineTool({
@@ -79,7 +82,7 @@ export const transferTool = defineTool({
 export const stepTool = defineTool({
   name: 'step',
   description: 'Wait, then report the label and the outputs of the calls this call depends on.',
-  input: z.object({ label: z.string(), ms: z.number().int().nonnegative().max(600_000).default(0), fail: z.boolean().default(false) }),
+  input: z.lazy(() => z.object({ label: z.string(), ms: z.number().int().nonnegative().max(600_000).default(0), fail: z.boolean().default(false) })),
   timeoutMs: 660_000,
   heartbeatTimeoutMs: 5_000,
   retry: { maximumAttempts: 1 },
@@ -130,7 +133,7 @@ export const delegateTool = defineAgentTool({
   name: 'delegate',
   description: 'Hand a task to the scripted agent, which follows the given steps.',
   agent: 'scripted',
-  input: z.object({ task: z.string().min(1), steps: z.array(z.unknown()).min(1) }),
+  input: z.lazy(() => z.object({ task: z.string().min(1), steps: z.array(z.unknown()).min(1) })),
   toRun: ({ task, steps }) => ({ prompt: task, plannerOptions: { steps } }),
   allowance: { maxToolCalls: 10 },
 });

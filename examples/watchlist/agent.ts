@@ -11,9 +11,9 @@ import {
   type ToolOutput,
 } from 'durable-agents/workflow';
 
-const symbolSchema = z
-  .string()
-  .regex(/^[A-Z]{1,5}$/, 'a ticker is 1-5 capital letters, e.g. AAPL');
+// Schemas are wrapped in z.lazy: workflow code is evaluated again for every run, and a lazy
+// schema is built only when a run first uses it (README, "Tools").
+const symbolSchema = z.lazy(() => z.string().regex(/^[A-Z]{1,5}$/, 'a ticker is 1-5 capital letters, e.g. AAPL'));
 
 /** Adds symbols to the watchlist kept in session state (seed 003). */
 export const addToWatchlistTool = defineTool({
@@ -21,8 +21,8 @@ export const addToWatchlistTool = defineTool({
   description: "Add stock symbols to the user's watchlist. Requires confirmation.",
   requiresConfirmation: true,
   sessionKeys: ['watchlist'],
-  input: z.object({ symbols: z.array(symbolSchema).min(1) }),
-  output: z.object({ added: z.array(z.string()), watchlist: z.array(z.string()) }),
+  input: z.lazy(() => z.object({ symbols: z.array(symbolSchema).min(1) })),
+  output: z.lazy(() => z.object({ added: z.array(z.string()), watchlist: z.array(z.string()) })),
 });
 
 /** Removes symbols from the watchlist. */
@@ -30,8 +30,8 @@ export const removeFromWatchlistTool = defineTool({
   name: 'remove_from_watchlist',
   description: "Remove stock symbols from the user's watchlist.",
   sessionKeys: ['watchlist'],
-  input: z.object({ symbols: z.array(symbolSchema).min(1) }),
-  output: z.object({ removed: z.array(z.string()), watchlist: z.array(z.string()) }),
+  input: z.lazy(() => z.object({ symbols: z.array(symbolSchema).min(1) })),
+  output: z.lazy(() => z.object({ removed: z.array(z.string()), watchlist: z.array(z.string()) })),
 });
 
 /** Looks up a quote (offline demo data). */
@@ -41,8 +41,8 @@ export const getQuoteTool = defineTool({
   sessionKeys: [],
   // A read: LLM runs with earlyDispatch start it while the model is still answering.
   startEarly: true,
-  input: z.object({ symbol: symbolSchema }),
-  output: z.object({ symbol: z.string(), price: z.number(), currency: z.string() }),
+  input: z.lazy(() => z.object({ symbol: symbolSchema })),
+  output: z.lazy(() => z.object({ symbol: z.string(), price: z.number(), currency: z.string() })),
 });
 
 const stopWords = new Set(['I', 'A', 'AND', 'THE', 'TO', 'MY', 'OF', 'ADD', 'OK']);
@@ -143,11 +143,13 @@ export const watchlistLlmAgent = defineLlmAgent({
 });
 
 /** The structured answer of `watchlist-llm-report`. */
-export const watchlistReportSchema = z.object({
-  watchlist: z.array(z.string()),
-  quotes: z.array(z.object({ symbol: z.string(), price: z.number() })),
-  summary: z.string(),
-});
+export const watchlistReportSchema = z.lazy(() =>
+  z.object({
+    watchlist: z.array(z.string()),
+    quotes: z.array(z.object({ symbol: z.string(), price: z.number() })),
+    summary: z.string(),
+  }),
+);
 
 /** The model-planned watchlist agent whose final answer is a validated {@link watchlistReportSchema} report. */
 export const watchlistReportAgent = defineLlmAgent({

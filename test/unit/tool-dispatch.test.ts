@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defineTool, type ToolRequest } from '../../contracts';
 import { prepareCall } from '../../workflows/tool-dispatch';
+import { jsonSchemaOf } from '../../activities/model/agent-schemas';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { createActivities } from '../../activities';
 import { createScriptedPlanner, defineAgent } from 'durable-agents/workflow';
@@ -45,6 +46,36 @@ describe('prepareCall', () => {
     if (prepared.type !== 'refused') throw new Error('expected refusal');
     expect(prepared.output.retryHint?.reason).toBe('invalid_arguments');
     expect(prepared.output.error?.message).toMatch(/^invalid arguments for lookup: id: /);
+  });
+});
+
+describe('a tool schema wrapped in z.lazy (built on first use)', () => {
+  let built = 0;
+  const lazyTool = defineTool({
+    name: 'lookup',
+    description: 'd',
+    input: z.lazy(() => {
+      built += 1;
+      return z.object({ id: z.number(), mode: z.enum(['a', 'b']).default('a') });
+    }),
+  });
+
+  it('is not built by defineTool, and once by the first call', () => {
+    expect(built).toBe(0);
+    expect(prepareCall([lazyTool], request('lookup', { id: 1 }))).toMatchObject({ type: 'dispatch', args: { id: 1, mode: 'a' } });
+    prepareCall([lazyTool], request('lookup', { id: 2 }));
+    expect(built).toBe(1);
+  });
+
+  it('refuses bad arguments as the eager schema does: missing fields named', () => {
+    const prepared = prepareCall([lazyTool], request('lookup', {}));
+    if (prepared.type !== 'refused') throw new Error('expected refusal');
+    expect(prepared.output.retryHint).toMatchObject({ reason: 'missing_fields', missingFields: ['id'] });
+  });
+
+  it('gives the model the same JSON Schema as the eager one', () => {
+    expect(jsonSchemaOf(lazyTool.input)).toEqual(jsonSchemaOf(tool.input));
+    expect(jsonSchemaOf(lazyTool.input)).toMatchObject({ type: 'object', required: ['id'] });
   });
 });
 

@@ -5,11 +5,12 @@ import { defineAgent, defineTool, type PlanResult, type Planner, type ToolOutput
 export const addNote = defineTool({
   name: 'add_note',
   description: 'Save a note',
-  input: z.object({ text: z.string().min(1) }),
+  // z.lazy: built only when a run first uses the tool, not for every run's start.
+  input: z.lazy(() => z.object({ text: z.string().min(1) })),
   requiresConfirmation: true,
 });
 
-export const listNotes = defineTool({ name: 'list_notes', description: 'List saved notes', input: z.object({}) });
+export const listNotes = defineTool({ name: 'list_notes', description: 'List saved notes', input: z.lazy(() => z.object({})) });
 
 /** A planner written as code: save the user's note, then list the notes, then answer. */
 function notesPlanner(order: 'add-first' | 'list-first'): Planner {
