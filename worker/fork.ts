@@ -1,4 +1,3 @@
-import { workflowSourceModule } from './workflow-sources';
 import { bundleWorkflowCode, Worker, type InjectedSinks, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { Client } from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
@@ -9,6 +8,7 @@ import { carriedRunStateSchema, continuationInput, describeIssues, type CarriedR
 import { durableAgentsSinkName, type DurableAgentsSinks } from '../workflows/bundle-sinks';
 import { quietBundlerLogger } from './create-worker';
 import { configureAgentBundler } from './plugin';
+import { workflowSourceModule } from './workflow-sources';
 
 
 /**

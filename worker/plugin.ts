@@ -1,4 +1,3 @@
-import { workflowSourceModule } from './workflow-sources';
 import { SimplePlugin } from '@temporalio/plugin';
 import type { BundleOptions, InjectedSinks, ReplayWorkerOptions, Worker, WorkerOptions } from '@temporalio/worker';
 import type OpenAI from 'openai';
@@ -13,6 +12,7 @@ import { agentActivityInterceptors } from './agent-activity-metrics';
 import { EncryptionCodec, encryptionKeysFromEnv, type EncryptionKeys } from './encryption';
 import { tracingFromEnv } from './telemetry';
 import { resolveTracing, tracingActivityInterceptors, tracingClientInterceptors, tracingSinks, workflowTracingModule, type AgentTracingOptions, type ResolvedTracing } from './tracing';
+import { workflowSourceModule } from './workflow-sources';
 
 /** Options of {@link DurableAgentsPlugin}. */
 export interface DurableAgentsPluginOptions {

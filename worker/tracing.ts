@@ -1,4 +1,3 @@
-import { workflowSourceModule } from './workflow-sources';
 import { trace, type Tracer } from '@opentelemetry/api';
 import { Resource } from '@opentelemetry/resources';
 import { BasicTracerProvider, BatchSpanProcessor, type SpanExporter, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
@@ -8,6 +7,7 @@ import type { WorkflowClientInterceptor } from '@temporalio/client';
 import type { ActivityInterceptorsFactory, InjectedSinks } from '@temporalio/worker';
 import type { OpenTelemetrySinks } from '@temporalio/interceptors-opentelemetry/lib/workflow/definitions';
 import { ensureOtelGlobals } from './otel-context';
+import { workflowSourceModule } from './workflow-sources';
 
 /**
  * Tracing of agent runs through Temporal's OpenTelemetry interceptors. Give where spans go
