@@ -13,6 +13,7 @@ import type { AgentClient } from '../client/agent-client';
 import type { RunInput } from '../contracts';
 import { rawActivities, rawReleaseSignalName, rawWaitingQueryName, type RawLoopInput } from './raw-contract';
 import type { SystemName } from './systems';
+import type { BenchWorkerOptions } from './worker';
 import { runInputFor } from './workload';
 import { waitFor } from '../test/support/wait';
 
@@ -31,7 +32,7 @@ export interface CachedHeapContext {
   readonly idPrefix: string;
   readonly rawBundle: WorkflowBundleWithSourceMap;
   /** A durable-agents worker on this task queue with these extra worker options. */
-  readonly createDurableWorker: (taskQueue: string, debugMode: { debugMode: true; maxCachedWorkflows: number }) => Promise<Worker>;
+  readonly createDurableWorker: (taskQueue: string, extra: BenchWorkerOptions['extra']) => Promise<Worker>;
   readonly progress: (line: string) => void;
 }
 

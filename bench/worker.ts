@@ -1,4 +1,4 @@
-import type { NativeConnection, Worker, WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import type { NativeConnection, Worker, WorkerOptions, WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { z } from 'zod';
 import { implementTool } from '../activities/tool-implementation';
 import { benchAgents, localEchoTool } from './agents';
@@ -29,7 +29,7 @@ export interface BenchWorkerOptions {
   readonly workflowBundle: WorkflowBundleWithSourceMap;
   readonly tuning: WorkerTuning;
   /** Options beyond the tuning (the cached-heap measure runs workflows on the main thread). */
-  readonly extra?: { readonly debugMode: true; readonly maxCachedWorkflows: number };
+  readonly extra?: Pick<WorkerOptions, 'debugMode' | 'maxCachedWorkflows'>;
 }
 
 /** The benchmark's workflows module. */

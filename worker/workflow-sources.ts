@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { ownSourceRoot } from './bundle-target';
 
 /**
  * Where workflow bundles take this package's workflow-side modules from.
@@ -14,7 +15,7 @@ import { resolve } from 'node:path';
  * Every module the bundler is pointed at by path must come from the same tree, or a bundle
  * would hold two copies of a module whose state they share (the turn-boundary marks, zod).
  */
-export const workflowSourceDir: string = pickWorkflowSourceDir(resolve(__dirname, '..'));
+export const workflowSourceDir: string = pickWorkflowSourceDir(ownSourceRoot);
 
 /**
  * The ES-module tree next to a built worker (`<root>/esm/workflows`, with `<root>` the package's
