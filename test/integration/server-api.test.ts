@@ -139,7 +139,11 @@ describe('runs', () => {
 
   it('pages with limit and pageToken', async () => {
     await Promise.all([1, 2].map(() => post('/api/runs', scriptedInput([finalStep('page')]))));
-    const first = await waitFor('two runs listed', async () => {
+    // Page over a settled listing: a run that closes between two page reads moves in the
+    // visibility order, and the second page could then show it again.
+    const first = await waitFor('two runs listed, both ended', async () => {
+      const all = (await get('/api/runs?agent=scripted&limit=10')).body as { runs: { temporalStatus: string }[] };
+      if (all.runs.length < 2 || all.runs.some((r) => r.temporalStatus === 'RUNNING')) return undefined;
       const { body } = await get('/api/runs?agent=scripted&limit=1');
       return body.nextPageToken ? body : undefined;
     });
