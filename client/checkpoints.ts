@@ -49,11 +49,11 @@ function eventTime(event: HistoryEvent): string {
 
 /**
  * Patch ids after which activities mark turn boundaries: workflows/patches.ts
- * `turnBoundariesInCommands` (0.6.0), and `baseline090`, the marker that stands for it and every
- * other patch in runs since 0.9.0. The client does not import workflow code; the corpus test of
- * the histories since 0.6.0 fails if they part.
+ * `turnBoundariesInCommands` (0.6.0), and the baseline markers that stand for it and every other
+ * patch in runs since 0.9.0 (`baseline090`, `baseline0100`). The client does not import workflow
+ * code; the corpus test of the histories since 0.6.0 fails if they part.
  */
-const boundariesByCommandsPatchIds: readonly string[] = ['turn-boundaries-in-commands', 'baseline-0.9.0'];
+const boundariesByCommandsPatchIds: readonly string[] = ['turn-boundaries-in-commands', 'baseline-0.9.0', 'baseline-0.10.0'];
 
 /** Whether the event is the marker of a patch with one of these ids. */
 function isPatchMarker(event: HistoryEvent, patchIds: readonly string[]): boolean {

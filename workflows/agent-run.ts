@@ -23,8 +23,8 @@ import { RunLoop, type RunLoopOptions } from './run-loop';
 import { logEpoch, RunState } from './run-state';
 import { rejection } from './failures';
 import { quoted } from '../contracts/safe-text';
-import { countedRun } from './run-metrics';
-import { decidePatchBaseline } from './patches';
+import { countRun, countedRun } from './run-metrics';
+import { decidePatchBaseline, flatRunChain, isPatched } from './patches';
 
 /**
  * Builds the `agentRun` workflow of a bundle over its agents: one agent run as a durable
@@ -35,12 +35,66 @@ import { decidePatchBaseline } from './patches';
  * The workflow throws ApplicationFailure `invalid_input` | `unknown_agent` | `planner_failed` | `invalid_plan`.
  */
 export function createAgentRun(registry: AgentRegistry, options: RunLoopOptions = {}): (input: RunInput) => Promise<RunResult> {
-  return (rawInput) => countedRun(registry, rawInput, () => runAgent(registry, rawInput, options));
+  return (rawInput) => {
+    // First, before any code can ask for a patch: one baseline marker, not one marker per patch.
+    decidePatchBaseline();
+    if (isPatched(flatRunChain)) return runAgent(registry, rawInput, options);
+    return countedRun(registry, rawInput, () => runAgentNested(registry, rawInput, options));
+  };
 }
 
+/**
+ * One run, counted in its metrics, in one async step (since 0.10.0, `flat-run-chain`): the
+ * loop's promise is awaited here, and a failure goes to the loop's {@link RunLoop.afterFailure}.
+ */
 async function runAgent(registry: AgentRegistry, rawInput: RunInput, options: RunLoopOptions): Promise<RunResult> {
-  // First, before any code can ask for a patch: one baseline marker, not one marker per patch.
-  decidePatchBaseline();
+  const ended = countRun(registry, rawInput);
+  let result: RunResult;
+  try {
+    const loop = prepareRun(registry, rawInput, options);
+    try {
+      result = await loop.start();
+    } catch (err) {
+      result = await loop.afterFailure(err);
+    } finally {
+      const answered = allHandlersAnswered();
+      if (answered) await answered;
+    }
+  } catch (error) {
+    ended({ error });
+    throw error;
+  }
+  ended({ result });
+  return result;
+}
+
+/** One run, as runs recorded before 0.10.0 take it: three nested async steps. */
+async function runAgentNested(registry: AgentRegistry, rawInput: RunInput, options: RunLoopOptions): Promise<RunResult> {
+  const loop = prepareRun(registry, rawInput, options);
+  try {
+    return await loop.execute();
+  } finally {
+    const answered = allHandlersAnswered();
+    if (answered) await answered;
+  }
+}
+
+/**
+ * Lets update handlers (kill, pause, long polls) answer before the run closes; this must work
+ * even when the run ended because Temporal cancelled it. Checked first: with no handler
+ * running, no other code can emit a command before the run closes, and the wait would only cost
+ * a scope's and a condition's promises.
+ */
+function allHandlersAnswered(): Promise<void> | undefined {
+  return allHandlersFinished() ? undefined : CancellationScope.nonCancellable(() => condition(allHandlersFinished));
+}
+
+/**
+ * Parses the run's input and sets the run up: its agent, its planner, its state and loop, and
+ * the run's queries, signals and updates. Throws the run's `invalid_input` and `unknown_agent`
+ * failures.
+ */
+function prepareRun(registry: AgentRegistry, rawInput: RunInput, options: RunLoopOptions): RunLoop {
   const parsed = parseRunInput(rawInput);
   if (!parsed.success) {
     throw rejection(`invalid run input: ${describeIssues(parsed.error)}`, 'invalid_input');
@@ -73,13 +127,5 @@ async function runAgent(registry: AgentRegistry, rawInput: RunInput, options: Ru
   }
   const loop = new RunLoop(state, planner, CancellationScope.current(), options);
   registerRunHandlers(loop);
-  try {
-    return await loop.execute();
-  } finally {
-    // Let update handlers (kill, pause, long polls) answer before the run closes; this must
-    // work even when the run ended because Temporal cancelled it. Checked first: with no handler
-    // running, no other code can emit a command before the run closes, and the wait would only
-    // cost a scope's and a condition's promises.
-    if (!allHandlersFinished()) await CancellationScope.nonCancellable(() => condition(allHandlersFinished));
-  }
+  return loop;
 }

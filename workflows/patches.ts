@@ -157,6 +157,41 @@ export const patchesInBaseline090: ReadonlySet<string> = new Set([
 ]);
 
 /**
+ * 0.10.0: the time-budget watch wakes when the run's state changes (the run reports its idling,
+ * its end, a budget change and a new tool turn) instead of waiting on a `condition`: four
+ * promises less per run start. A re-arm happens in the code that made the change instead of after
+ * the task's microtasks, so its timer commands can come in another order against the task's
+ * other commands. Runs recorded before take the condition.
+ */
+export const budgetWatchOnChanges = 'budget-watch-on-changes';
+
+/**
+ * 0.10.0: the workflow function, the run metrics and the run loop's error handling are one async
+ * step instead of three nested async functions: three promises less per run, and the run's end
+ * reaches the SDK a few microtasks sooner, which can order its completion differently against a
+ * handler running in the same task. Runs recorded before take the nested steps.
+ */
+export const flatRunChain = 'flat-run-chain';
+
+/**
+ * 0.10.0: the baseline marker of 0.10.0, recorded instead of {@link baseline090} by a run started
+ * on this release. It stands for everything 0.9.0's does and for 0.10.0's own patches.
+ */
+export const baseline0100 = 'baseline-0.10.0';
+
+/** The patches a run with the {@link baseline0100} marker takes without asking. */
+export const patchesInBaseline0100: ReadonlySet<string> = new Set([...patchesInBaseline090, budgetWatchOnChanges, flatRunChain]);
+
+/**
+ * The baseline markers, newest first, with the patches each stands for. A new execution records
+ * the first; replay finds the one its history recorded, if any.
+ */
+const baselines: readonly (readonly [id: string, patches: ReadonlySet<string>])[] = [
+  [baseline0100, patchesInBaseline0100],
+  [baseline090, patchesInBaseline090],
+];
+
+/**
  * The patches in effect for the whole of this execution (undefined: none, ask each one).
  * Module state is per execution: the SDK evaluates the workflow modules once for each
  * execution (preloaded modules aside, and this one is never preloaded).
@@ -164,12 +199,13 @@ export const patchesInBaseline090: ReadonlySet<string> = new Set([
 let baseline: ReadonlySet<string> | undefined;
 
 /**
- * Decides, once at the start of an `agentRun` execution, whether it runs with the 0.9.0
- * baseline: yes for a new execution (recording the marker), and on replay of one that
- * recorded it; no on replay of an execution recorded before 0.9.0.
+ * Decides, once at the start of an `agentRun` execution, which baseline it runs with: the newest
+ * for a new execution (recording its marker), and on replay the one its history recorded; none on
+ * replay of an execution recorded before 0.9.0. `patched()` of a marker the history lacks is
+ * false on replay and records nothing, so asking newest first is safe.
  */
 export function decidePatchBaseline(): void {
-  baseline = patched(baseline090) ? patchesInBaseline090 : undefined;
+  baseline = baselines.find(([id]) => patched(id))?.[1];
 }
 
 /**

@@ -151,6 +151,7 @@ function changeBudget(run: RunState, change: Record<string, number | undefined>)
   const defined = Object.fromEntries(Object.entries(change).filter((e): e is [string, number] => e[1] !== undefined));
   run.policy = { ...run.policy, ...defined };
   run.emit({ type: 'budget_changed', change: defined });
+  run.onClockChange?.();
 }
 
 /**

@@ -110,20 +110,40 @@ export class RunLoop {
     });
   }
 
-  /** Runs the loop to a final response, to termination by kill / cancellation, or continues as new. */
+  /**
+   * Runs the loop to a final response, to termination by kill / cancellation, or continues as new.
+   * Runs recorded before 0.10.0 (`flat-run-chain`); since, the workflow awaits {@link start} and
+   * hands a failure to {@link afterFailure}, one async step instead of two.
+   */
   async execute(): Promise<RunResult> {
-    const { state } = this;
-    if (state.generation === 0) state.emit({ type: 'run_started', agent: state.agent.name, messageCount: state.messages.length });
-    watchTimeBudget({ state, toolTurns: () => this.toolTurns, cancelToolTurn: () => this.cancelToolTurnForBudget() });
     try {
-      return await this.loop();
+      return await this.start();
     } catch (err) {
-      if (err instanceof RunTerminated || (isCancellation(err) && this.terminationRequested())) {
+      if (this.endsByTermination(err)) {
         await this.calls.discardEarly('the run was terminated');
         return this.terminate();
       }
       throw err;
     }
+  }
+
+  /** Starts the run's loop: the run's result, or its failure for {@link afterFailure}. */
+  start(): Promise<RunResult> {
+    const { state } = this;
+    if (state.generation === 0) state.emit({ type: 'run_started', agent: state.agent.name, messageCount: state.messages.length });
+    watchTimeBudget({ state, toolTurns: () => this.toolTurns, cancelToolTurn: () => this.cancelToolTurnForBudget(), scope: this.rootScope });
+    return this.loop();
+  }
+
+  /** The result of a run whose loop failed: terminated when a kill or a cancellation ended it; otherwise the failure. */
+  async afterFailure(err: unknown): Promise<RunResult> {
+    if (!this.endsByTermination(err)) throw err;
+    await this.calls.discardEarly('the run was terminated');
+    return this.terminate();
+  }
+
+  private endsByTermination(err: unknown): boolean {
+    return err instanceof RunTerminated || (isCancellation(err) && this.terminationRequested());
   }
 
   private async loop(): Promise<RunResult> {

@@ -24,18 +24,24 @@ function endTags(outcome: { result?: RunResult; error?: unknown }): MetricTags |
   return { status: 'failed', reason: err instanceof ApplicationFailure && err.type ? err.type : 'error' };
 }
 
-/**
- * Runs `run` and counts the run: started (not when it continues as new), and ended by status
- * (`completed`, `killed`, `failed` with the failure type as `reason`, `cancelled`).
- */
-export async function countedRun(registry: AgentRegistry, input: RunInput, run: () => Promise<RunResult>): Promise<RunResult> {
+/** Counts a run as started (not when it continues as new), and gives the counter of its end. */
+export function countRun(registry: AgentRegistry, input: RunInput): (outcome: { result?: RunResult; error?: unknown }) => void {
   const agent = agentLabel(registry, input);
   const continued = typeof input === 'object' && input !== null && (input as { continued?: unknown }).continued !== undefined;
   if (!continued) metricMeter.createCounter(runMetricNames.started, 'runs', 'Agent runs started').add(1, { agent });
-  const ended = (outcome: { result?: RunResult; error?: unknown }): void => {
+  return (outcome) => {
     const tags = endTags(outcome);
     if (tags) metricMeter.createCounter(runMetricNames.ended, 'runs', 'Agent runs ended, by status').add(1, { agent, ...tags });
   };
+}
+
+/**
+ * Runs `run` and counts the run: started (not when it continues as new), and ended by status
+ * (`completed`, `killed`, `failed` with the failure type as `reason`, `cancelled`). Runs
+ * recorded before 0.10.0 (`flat-run-chain`); since, the workflow counts in its own step.
+ */
+export async function countedRun(registry: AgentRegistry, input: RunInput, run: () => Promise<RunResult>): Promise<RunResult> {
+  const ended = countRun(registry, input);
   let result: RunResult;
   try {
     result = await run();

@@ -83,6 +83,11 @@ export class RunState {
   instructionsOverride: string | undefined;
   /** Called after every reported status change (the workflow mirrors it to a search attribute). */
   onStatusChange: ((status: RunStatus) => void) | undefined;
+  /**
+   * Called after a change the time-budget watch may wait for: idling, the run's end, a budget
+   * change (set by the watch since 0.10.0).
+   */
+  onClockChange: (() => void) | undefined;
   private readonly usedCallIds = new Set<string>();
   /** Sub-agent runs started by agent tools, by call id. */
   readonly children = new Map<string, ChildRun>();
@@ -167,11 +172,13 @@ export class RunState {
             ? 'awaiting'
             : this.baseStatus;
     this.trackIdle(!this.isTerminal && (to === 'paused' || to === 'awaiting' || this.control.isPaused));
-    if (to === this.reportedStatus) return;
-    const from = this.reportedStatus;
-    this.reportedStatus = to;
-    this.emit({ type: 'status_changed', from, to });
-    this.onStatusChange?.(to);
+    if (to !== this.reportedStatus) {
+      const from = this.reportedStatus;
+      this.reportedStatus = to;
+      this.emit({ type: 'status_changed', from, to });
+      this.onStatusChange?.(to);
+    }
+    this.onClockChange?.();
   }
 
   emit(draft: RunEventDraft): void {
