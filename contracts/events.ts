@@ -6,16 +6,20 @@ import { awaitItemSchema, finalResponseSchema, finalizeReasonSchema, plannerNote
 import { runStatusSchema } from './run';
 import { retryHintSchema, toolErrorSchema } from './tools';
 
-const base = {
-  /** 1-based, gap-free, increasing: readers resume from the last seq they saw. */
-  seq: z.number().int().positive(),
-  /** ISO time on the workflow clock. */
-  at: z.string(),
-};
+/** The fields of every event (built with the schema that uses them, not when the module loads). */
+function eventBase() {
+  return {
+    /** 1-based, gap-free, increasing: readers resume from the last seq they saw. */
+    seq: z.number().int().positive(),
+    /** ISO time on the workflow clock. */
+    at: z.string(),
+  };
+}
 
 /** One entry of a run's event log. */
-export const runEventSchema = lazySchema(() =>
-  z.discriminatedUnion('type', [
+export const runEventSchema = lazySchema(() => {
+  const base = eventBase();
+  return z.discriminatedUnion('type', [
     z.object({ ...base, type: z.literal('run_started'), agent: z.string(), messageCount: z.number().int() }),
     z.object({ ...base, type: z.literal('status_changed'), from: runStatusSchema, to: runStatusSchema }),
     z.object({
@@ -119,8 +123,8 @@ export const runEventSchema = lazySchema(() =>
       reason: z.enum(['initial', 'list_changed', 'requested']),
     }),
     z.object({ ...base, type: z.literal('session_state_changed'), toolCallId: z.string(), changes: z.record(z.string(), jsonValueSchema.nullable()) }),
-  ]),
-);
+  ]);
+});
 export type RunEvent = z.infer<typeof runEventSchema>;
 export type RunEventType = RunEvent['type'];
 

@@ -122,17 +122,17 @@ export const finalResponseSchema = lazySchema(() =>
 );
 export type FinalResponse = z.infer<typeof finalResponseSchema>;
 
-const planCommon = {
-  notes: z.array(plannerNoteSchema).optional(),
-  retryHint: retryHintSchema.optional(),
-};
 
 /**
  * A planner's decision for the next step: run tool calls, finish with a final response, or
  * wait for external input.
  */
-export const planResultSchema = lazySchema(() =>
-  z.discriminatedUnion('type', [
+export const planResultSchema = lazySchema(() => {
+  const planCommon = {
+    notes: z.array(plannerNoteSchema).optional(),
+    retryHint: retryHintSchema.optional(),
+  };
+  return z.discriminatedUnion('type', [
     z.object({
       type: z.literal('tool_calls'),
       calls: z.array(toolCallSchema).min(1),
@@ -142,8 +142,8 @@ export const planResultSchema = lazySchema(() =>
     }),
     z.object({ type: z.literal('final'), response: finalResponseSchema, ...planCommon }),
     z.object({ type: z.literal('await'), await: awaitSchema, ...planCommon }),
-  ]),
-);
+  ]);
+});
 /** What a planner returns (defaults not yet applied). */
 export type PlanResult = z.input<typeof planResultSchema>;
 /** A PlanResult after the runtime validated it and applied defaults. */
