@@ -122,7 +122,6 @@ export const finalResponseSchema = lazySchema(() =>
 );
 export type FinalResponse = z.infer<typeof finalResponseSchema>;
 
-
 /**
  * A planner's decision for the next step: run tool calls, finish with a final response, or
  * wait for external input.

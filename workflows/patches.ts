@@ -157,17 +157,17 @@ export const patchesInBaseline090: ReadonlySet<string> = new Set([
 ]);
 
 /**
- * 0.10.0: the time-budget watch wakes when the run's state changes (the run reports its idling,
- * its end, a budget change and a new tool turn) instead of waiting on a `condition`: four
- * promises less per run start. A re-arm happens in the code that made the change instead of after
- * the task's microtasks, so its timer commands can come in another order against the task's
- * other commands. Runs recorded before take the condition.
+ * 0.10.0: the wait beside the time-budget timer (where every run starts) is tested when the run
+ * reports a change (idling, its end, a budget change) or the timer fires, instead of being a
+ * `condition`: four promises less per run start. Its step runs in the code that made the change
+ * instead of after the task's microtasks, so its timer commands can come in another order
+ * against the task's other commands. Runs recorded before take the condition.
  */
 export const budgetWatchOnChanges = 'budget-watch-on-changes';
 
 /**
  * 0.10.0: the workflow function, the run metrics and the run loop's error handling are one async
- * step instead of three nested async functions: three promises less per run, and the run's end
+ * step instead of three nested async functions: five promises less per run, and the run's end
  * reaches the SDK a few microtasks sooner, which can order its completion differently against a
  * handler running in the same task. Runs recorded before take the nested steps.
  */

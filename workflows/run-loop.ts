@@ -112,8 +112,8 @@ export class RunLoop {
 
   /**
    * Runs the loop to a final response, to termination by kill / cancellation, or continues as new.
-   * Runs recorded before 0.10.0 (`flat-run-chain`); since, the workflow awaits {@link start} and
-   * hands a failure to {@link afterFailure}, one async step instead of two.
+   * Runs recorded before 0.10.0 (`flat-run-chain`); since, the workflow function awaits
+   * {@link start} itself and hands a failure to {@link afterFailure}.
    */
   async execute(): Promise<RunResult> {
     try {
