@@ -148,10 +148,7 @@ function intervene(run: RunState, intervention: ParsedIntervention): Interventio
 }
 
 function changeBudget(run: RunState, change: Record<string, number | undefined>): void {
-  const defined = Object.fromEntries(Object.entries(change).filter((e): e is [string, number] => e[1] !== undefined));
-  run.policy = { ...run.policy, ...defined };
-  run.emit({ type: 'budget_changed', change: defined });
-  run.onClockChange?.();
+  run.changeBudget(Object.fromEntries(Object.entries(change).filter((e): e is [string, number] => e[1] !== undefined)));
 }
 
 /**

@@ -209,6 +209,13 @@ export class RunState {
 
   // ---- budgets -----------------------------------------------------------------------
 
+  /** Applies an operator's change of caps (fields left out keep their value) and logs it. */
+  changeBudget(change: Record<string, number>): void {
+    this.policy = { ...this.policy, ...change };
+    this.emit({ type: 'budget_changed', change });
+    this.onClockChange?.();
+  }
+
   /** Hands a decided finalize to the planner exactly once; decides one when a cap is reached. */
   takeTermination(): Termination | undefined {
     if (!this.finalizeReason) {
