@@ -32,6 +32,11 @@ export default tseslint.config(
           ]),
           patterns: [
             { group: ['@temporalio/activity', '@temporalio/client', '@temporalio/worker', 'openai', '**/activities/**', '**/worker/**', '**/client/**', 'durable-agents/worker', 'durable-agents/client', 'durable-agents/testing', '**/examples/*/tools', '**/support/tools'], message: 'deterministic code may import only contracts, workflows and definitions (durable-agents/workflow)' },
+            {
+              regex: '^(\\.\\./)+contracts(/index|/schemas)?$',
+              allowTypeImports: true,
+              message: "workflow code imports values from a contract's own module and parses with its builders: the barrel's schema wrappers would be built in every execution (see contracts/schemas.ts)",
+            },
           ],
         },
       ],

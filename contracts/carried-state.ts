@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { lazySchema } from './lazy';
+import { builtOnce } from './lazy';
 import { interventionSchema } from './control';
 import { runEventSchema } from './events';
 import { jsonObjectSchema } from './json';
@@ -18,14 +18,14 @@ export const carriedRunStateVersion = 1;
  * boundary: the conversation, budgets used, control and session state, and the tail of the
  * event log, so clients see one run with one gap-free event sequence.
  */
-export const carriedRunStateSchema = lazySchema(() =>
+export const carriedRunStateSchema = builtOnce(() =>
   z.object({
     schemaVersion: z.literal(carriedRunStateVersion),
-    policy: runPolicySchema,
-    messages: z.array(messageSchema),
-    toolOutputs: z.array(toolOutputSchema),
-    plannerState: jsonObjectSchema,
-    sessionState: jsonObjectSchema,
+    policy: runPolicySchema(),
+    messages: z.array(messageSchema()),
+    toolOutputs: z.array(toolOutputSchema()),
+    plannerState: jsonObjectSchema(),
+    sessionState: jsonObjectSchema(),
     usage: z.object({
       iterations: z.number().int().nonnegative(),
       toolCalls: z.number().int().nonnegative(),
@@ -34,8 +34,8 @@ export const carriedRunStateSchema = lazySchema(() =>
       modelCalls: z.number().int().nonnegative(),
       tokensUnknownCalls: z.number().int().nonnegative().optional(),
     }),
-    finalizeReason: finalizeReasonSchema.optional(),
-    pendingTermination: terminationSchema.optional(),
+    finalizeReason: finalizeReasonSchema().optional(),
+    pendingTermination: terminationSchema().optional(),
     turn: z.number().int().nonnegative(),
     /** When the first execution of the run started (ISO). */
     startedAt: z.string(),
@@ -44,14 +44,14 @@ export const carriedRunStateSchema = lazySchema(() =>
     instructionsOverride: z.string().optional(),
     control: z.object({
       pauseReason: z.string().optional(),
-      breakpoints: z.array(z.object({ point: interventionPointSchema, tool: z.string().optional(), once: z.boolean() })),
+      breakpoints: z.array(z.object({ point: interventionPointSchema(), tool: z.string().optional(), once: z.boolean() })),
       blockedTools: z.array(z.object({ name: z.string(), reason: z.string() })),
-      queued: z.array(z.object({ id: z.number().int().positive(), intervention: interventionSchema })),
+      queued: z.array(z.object({ id: z.number().int().positive(), intervention: interventionSchema() })),
       nextInterventionId: z.number().int().positive(),
     }),
     alwaysApproved: z.array(z.string()),
     /** The newest events; seqs continue from the last one. */
-    events: z.array(runEventSchema),
+    events: z.array(runEventSchema()),
     nextSeq: z.number().int().positive(),
     /** How many times the run has continued as new. */
     generation: z.number().int().positive(),
@@ -63,14 +63,14 @@ export const carriedRunStateSchema = lazySchema(() =>
     /** The run's log epoch (see eventPageSchema.epoch); absent in states written before 0.3.0. */
     logEpoch: z.string().optional(),
     /** Written output paths (write-once); absent in states written before 0.5.0 and in runs that wrote none. */
-    outputs: z.record(z.string(), writtenOutputSchema).optional(),
+    outputs: z.record(z.string(), writtenOutputSchema()).optional(),
     /** The tool lists of the agent's MCP toolsets, by toolset name; absent for agents without toolsets. */
-    toolsets: z.record(z.string(), toolsetSnapshotSchema).optional(),
+    toolsets: z.record(z.string(), toolsetSnapshotSchema()).optional(),
     /** Toolsets whose list must be fetched again before the next planner turn, and why. */
     toolsetRefresh: z.record(z.string(), z.enum(['list_changed', 'requested'])).optional(),
   }),
 );
-export type CarriedRunState = z.infer<typeof carriedRunStateSchema>;
+export type CarriedRunState = z.infer<ReturnType<typeof carriedRunStateSchema>>;
 
 /**
  * The input of a run that starts from a carried state (continue-as-new, fork): the original

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { lazySchema } from './lazy';
+import { builtOnce } from './lazy';
 import { interventionPointSchema } from './points';
 import { jsonValueSchema } from './json';
 import { awaitItemSchema, finalResponseSchema, finalizeReasonSchema, plannerNoteSchema } from './plan';
@@ -17,11 +17,11 @@ function eventBase() {
 }
 
 /** One entry of a run's event log. */
-export const runEventSchema = lazySchema(() => {
+export const runEventSchema = builtOnce(() => {
   const base = eventBase();
   return z.discriminatedUnion('type', [
     z.object({ ...base, type: z.literal('run_started'), agent: z.string(), messageCount: z.number().int() }),
-    z.object({ ...base, type: z.literal('status_changed'), from: runStatusSchema, to: runStatusSchema }),
+    z.object({ ...base, type: z.literal('status_changed'), from: runStatusSchema(), to: runStatusSchema() }),
     z.object({
       ...base,
       type: z.literal('plan'),
@@ -31,14 +31,14 @@ export const runEventSchema = lazySchema(() => {
         .array(z.object({ toolCallId: z.string(), name: z.string(), dependsOn: z.array(z.string()).optional(), outputPath: z.string().optional() }))
         .optional(),
     }),
-    z.object({ ...base, type: z.literal('note'), turn: z.number().int(), note: plannerNoteSchema }),
+    z.object({ ...base, type: z.literal('note'), turn: z.number().int(), note: plannerNoteSchema() }),
     z.object({
       ...base,
       type: z.literal('tool_call'),
       turn: z.number().int(),
       toolCallId: z.string(),
       name: z.string(),
-      args: jsonValueSchema,
+      args: jsonValueSchema(),
       /** Started while the model was still answering (early dispatch). */
       early: z.boolean().optional(),
     }),
@@ -51,16 +51,16 @@ export const runEventSchema = lazySchema(() => {
       status: z.enum(['ok', 'error', 'cancelled']),
       resultBytes: z.number().int(),
       resultOmitted: z.boolean().optional(),
-      error: toolErrorSchema.optional(),
-      retryHint: retryHintSchema.optional(),
+      error: toolErrorSchema().optional(),
+      retryHint: retryHintSchema().optional(),
       durationMs: z.number(),
     }),
-    z.object({ ...base, type: z.literal('finalize_requested'), reason: finalizeReasonSchema, message: z.string() }),
-    z.object({ ...base, type: z.literal('final'), response: finalResponseSchema }),
+    z.object({ ...base, type: z.literal('finalize_requested'), reason: finalizeReasonSchema(), message: z.string() }),
+    z.object({ ...base, type: z.literal('final'), response: finalResponseSchema() }),
     z.object({ ...base, type: z.literal('run_failed'), errorType: z.string(), message: z.string() }),
     z.object({ ...base, type: z.literal('signal_rejected'), signal: z.string(), reason: z.string() }),
     z.object({ ...base, type: z.literal('pause_requested'), reason: z.string() }),
-    z.object({ ...base, type: z.literal('paused'), point: interventionPointSchema, turn: z.number().int(), reason: z.string() }),
+    z.object({ ...base, type: z.literal('paused'), point: interventionPointSchema(), turn: z.number().int(), reason: z.string() }),
     z.object({ ...base, type: z.literal('resumed'), pausedMs: z.number().nonnegative(), reason: z.string().optional() }),
     z.object({ ...base, type: z.literal('intervention_queued'), id: z.number().int(), kind: z.string() }),
     z.object({
@@ -71,17 +71,17 @@ export const runEventSchema = lazySchema(() => {
       source: z.enum(['operator', 'hook']),
       kind: z.string(),
       /** The safe point where it took effect; absent for changes that act at once (blocks, breakpoints). */
-      point: interventionPointSchema.optional(),
+      point: interventionPointSchema().optional(),
       detail: z.string(),
     }),
     z.object({ ...base, type: z.literal('intervention_rejected'), id: z.number().int(), kind: z.string(), reason: z.string() }),
     z.object({ ...base, type: z.literal('budget_changed'), change: z.record(z.string(), z.number()) }),
     z.object({ ...base, type: z.literal('kill_requested'), reason: z.string(), source: z.enum(['operator', 'cancellation']) }),
     z.object({ ...base, type: z.literal('run_terminated'), reason: z.string(), cancelledCalls: z.array(z.string()) }),
-    z.object({ ...base, type: z.literal('await_opened'), awaitId: z.string(), turn: z.number().int(), items: z.array(awaitItemSchema), deadline: z.string().optional() }),
-    z.object({ ...base, type: z.literal('await_answered'), awaitId: z.string(), itemId: z.string(), answer: jsonValueSchema }),
+    z.object({ ...base, type: z.literal('await_opened'), awaitId: z.string(), turn: z.number().int(), items: z.array(awaitItemSchema()), deadline: z.string().optional() }),
+    z.object({ ...base, type: z.literal('await_answered'), awaitId: z.string(), itemId: z.string(), answer: jsonValueSchema() }),
     z.object({ ...base, type: z.literal('await_closed'), awaitId: z.string(), outcome: z.enum(['answered', 'timed_out', 'cancelled']) }),
-    z.object({ ...base, type: z.literal('approval_requested'), turn: z.number().int(), toolCallId: z.string(), name: z.string(), args: jsonValueSchema }),
+    z.object({ ...base, type: z.literal('approval_requested'), turn: z.number().int(), toolCallId: z.string(), name: z.string(), args: jsonValueSchema() }),
     z.object({
       ...base,
       type: z.literal('approval_decided'),
@@ -89,9 +89,9 @@ export const runEventSchema = lazySchema(() => {
       decision: z.enum(['approve', 'reject', 'edit', 'replace']),
       by: z.string().optional(),
       /** The call as proposed, recorded when a decision changed it. */
-      original: z.object({ name: z.string(), args: jsonValueSchema }).optional(),
+      original: z.object({ name: z.string(), args: jsonValueSchema() }).optional(),
       /** The call as it will run (edit / replace). */
-      updated: z.object({ name: z.string(), args: jsonValueSchema }).optional(),
+      updated: z.object({ name: z.string(), args: jsonValueSchema() }).optional(),
       reason: z.string().optional(),
       always: z.boolean().optional(),
     }),
@@ -122,10 +122,10 @@ export const runEventSchema = lazySchema(() => {
       /** `initial`: first fetch; `list_changed`: the server said its list changed; `requested`: an operator asked. */
       reason: z.enum(['initial', 'list_changed', 'requested']),
     }),
-    z.object({ ...base, type: z.literal('session_state_changed'), toolCallId: z.string(), changes: z.record(z.string(), jsonValueSchema.nullable()) }),
+    z.object({ ...base, type: z.literal('session_state_changed'), toolCallId: z.string(), changes: z.record(z.string(), jsonValueSchema().nullable()) }),
   ]);
 });
-export type RunEvent = z.infer<typeof runEventSchema>;
+export type RunEvent = z.infer<ReturnType<typeof runEventSchema>>;
 export type RunEventType = RunEvent['type'];
 
 /** Distributes Omit over a union so each event variant keeps its own fields. */
@@ -135,12 +135,12 @@ type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K>
 export type RunEventDraft = DistributiveOmit<RunEvent, 'seq' | 'at'>;
 
 /** A page of events returned by the events query. */
-export const eventPageSchema = lazySchema(() =>
+export const eventPageSchema = builtOnce(() =>
   z.object({
-    events: z.array(runEventSchema),
+    events: z.array(runEventSchema()),
     /** Pass as `afterSeq` to read the next page. */
     nextAfterSeq: z.number().int().nonnegative(),
-    status: runStatusSchema,
+    status: runStatusSchema(),
     /**
      * Set when events after `afterSeq` but before this seq are gone: a long run that continued
      * as new carries only the newest events. Readers that fell that far behind see the gap.
@@ -154,10 +154,10 @@ export const eventPageSchema = lazySchema(() =>
     epoch: z.string().optional(),
   }),
 );
-export type EventPage = z.infer<typeof eventPageSchema>;
+export type EventPage = z.infer<ReturnType<typeof eventPageSchema>>;
 
 /** Arguments of the events query. */
-export const eventsQueryArgsSchema = lazySchema(() =>
+export const eventsQueryArgsSchema = builtOnce(() =>
   z.object({
     afterSeq: z.number().int().nonnegative().default(0),
     limit: z.number().int().positive().max(1000).default(200),

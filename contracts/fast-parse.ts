@@ -128,8 +128,12 @@ export function oneOf<T extends string>(...values: readonly T[]): FastCheck<T> {
   return (value) => (typeof value === 'string' && (values as readonly string[]).includes(value) ? (value as T) : unsure);
 }
 
-/** Runs a fast check, then the schema when it is not sure: a zod-style safe-parse result either way. */
-export function fastSafeParse<T, R>(check: FastCheck<T>, value: unknown, schema: { safeParse(value: unknown): R }): R | { success: true; data: T } {
+/**
+ * Runs a fast check, then the schema when it is not sure: a zod-style safe-parse result either
+ * way. `schema` is the schema's builder (contracts/lazy.ts), so a run whose values all pass the
+ * fast check never builds the schema.
+ */
+export function fastSafeParse<T, R>(check: FastCheck<T>, value: unknown, schema: () => { safeParse(value: unknown): R }): R | { success: true; data: T } {
   const fast = check(value);
-  return fast === unsure ? schema.safeParse(value) : { success: true, data: fast };
+  return fast === unsure ? schema().safeParse(value) : { success: true, data: fast };
 }

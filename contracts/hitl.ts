@@ -1,31 +1,31 @@
 import { z } from 'zod';
-import { lazySchema } from './lazy';
+import { builtOnce } from './lazy';
 import { inputIdSchema, inputJsonValueSchema, jsonValueSchema } from './json';
 
 /** An answer to one await item. `itemId` is the item's id. */
-export const awaitAnswerSchema = lazySchema(() =>
+export const awaitAnswerSchema = builtOnce(() =>
   z.discriminatedUnion('kind', [
     z.object({
       kind: z.literal('clarification'),
-      itemId: inputIdSchema,
+      itemId: inputIdSchema(),
       answer: z.string().min(1, 'the answer must not be empty'),
       /** Values for the item's `missingFields`; every missing field must be given. */
-      fields: z.record(z.string(), inputJsonValueSchema).optional(),
+      fields: z.record(z.string(), inputJsonValueSchema()).optional(),
     }),
     z.object({
       kind: z.literal('questions'),
-      itemId: inputIdSchema,
+      itemId: inputIdSchema(),
       /** Selected option ids per question id; every question must be answered. */
       answers: z.record(z.string(), z.array(z.string()).min(1, 'select at least one option')),
     }),
     z.object({
       kind: z.literal('external_tools'),
-      itemId: inputIdSchema,
+      itemId: inputIdSchema(),
       results: z
         .array(
           z.object({
-            toolCallId: inputIdSchema,
-            result: inputJsonValueSchema.optional(),
+            toolCallId: inputIdSchema(),
+            result: inputJsonValueSchema().optional(),
             error: z.string().optional(),
           }),
         )
@@ -33,27 +33,27 @@ export const awaitAnswerSchema = lazySchema(() =>
     }),
   ]),
 );
-export type AwaitAnswer = z.input<typeof awaitAnswerSchema>;
-export type ParsedAwaitAnswer = z.output<typeof awaitAnswerSchema>;
+export type AwaitAnswer = z.input<ReturnType<typeof awaitAnswerSchema>>;
+export type ParsedAwaitAnswer = z.output<ReturnType<typeof awaitAnswerSchema>>;
 
 /** A human decision on a tool call that waits for confirmation. */
-export const callDecisionSchema = lazySchema(() =>
+export const callDecisionSchema = builtOnce(() =>
   z.discriminatedUnion('decision', [
     /** Run it. `always`: approve every later call of this tool in this run too. */
-    z.object({ decision: z.literal('approve'), toolCallId: inputIdSchema, always: z.boolean().default(false), by: z.string().optional() }),
+    z.object({ decision: z.literal('approve'), toolCallId: inputIdSchema(), always: z.boolean().default(false), by: z.string().optional() }),
     /** Do not run it; the planner sees the reason. */
-    z.object({ decision: z.literal('reject'), toolCallId: inputIdSchema, reason: z.string().default('rejected by a human'), by: z.string().optional() }),
+    z.object({ decision: z.literal('reject'), toolCallId: inputIdSchema(), reason: z.string().default('rejected by a human'), by: z.string().optional() }),
     /** Run it with these arguments (validated against the tool's schema); the original is recorded. */
-    z.object({ decision: z.literal('edit'), toolCallId: inputIdSchema, args: inputJsonValueSchema, by: z.string().optional() }),
+    z.object({ decision: z.literal('edit'), toolCallId: inputIdSchema(), args: inputJsonValueSchema(), by: z.string().optional() }),
     /** Run another call in its place. */
-    z.object({ decision: z.literal('replace'), toolCallId: inputIdSchema, name: inputIdSchema, args: inputJsonValueSchema, by: z.string().optional() }),
+    z.object({ decision: z.literal('replace'), toolCallId: inputIdSchema(), name: inputIdSchema(), args: inputJsonValueSchema(), by: z.string().optional() }),
   ]),
 );
-export type CallDecision = z.input<typeof callDecisionSchema>;
-export type ParsedCallDecision = z.output<typeof callDecisionSchema>;
+export type CallDecision = z.input<ReturnType<typeof callDecisionSchema>>;
+export type ParsedCallDecision = z.output<ReturnType<typeof callDecisionSchema>>;
 
 /** Per-run confirmation policy, on top of tools flagged `requiresConfirmation`. */
-export const confirmationPolicySchema = lazySchema(() =>
+export const confirmationPolicySchema = builtOnce(() =>
   z.object({
     /** Require confirmation for every tool call. */
     all: z.boolean().default(false),
@@ -63,21 +63,21 @@ export const confirmationPolicySchema = lazySchema(() =>
     exempt: z.array(z.string()).default([]),
   }),
 );
-export type ConfirmationPolicy = z.input<typeof confirmationPolicySchema>;
+export type ConfirmationPolicy = z.input<ReturnType<typeof confirmationPolicySchema>>;
 
 /** Everything a run waits on from humans right now, for UIs and ops tools. */
-export const pendingInputsSchema = lazySchema(() =>
+export const pendingInputsSchema = builtOnce(() =>
   z.object({
     approvals: z.array(
-      z.object({ toolCallId: z.string(), name: z.string(), args: jsonValueSchema, turn: z.number().int(), requestedAt: z.string() }),
+      z.object({ toolCallId: z.string(), name: z.string(), args: jsonValueSchema(), turn: z.number().int(), requestedAt: z.string() }),
     ),
     await: z
       .object({
         awaitId: z.string(),
-        items: z.array(z.object({ id: z.string(), kind: z.string(), answered: z.boolean(), item: jsonValueSchema })),
+        items: z.array(z.object({ id: z.string(), kind: z.string(), answered: z.boolean(), item: jsonValueSchema() })),
         deadline: z.string().optional(),
       })
       .optional(),
   }),
 );
-export type PendingInputs = z.infer<typeof pendingInputsSchema>;
+export type PendingInputs = z.infer<ReturnType<typeof pendingInputsSchema>>;

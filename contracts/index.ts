@@ -1,22 +1,9 @@
-export { jsonValueSchema, isPlainJson, jsonObjectSchema, jsonByteLength, describeIssues, sessionStateMaxBytes, type JsonValue, type JsonObject } from './json';
+/** The contracts as zod schemas (outside workflows; see schemas.ts). */
+export * from './schemas';
+export { isPlainJson, jsonByteLength, describeIssues, sessionStateMaxBytes, type JsonValue, type JsonObject } from './json';
 export { maxPayloadBytes, warnPayloadBytes, payloadTooLarge } from './payload-limit';
 export {
-  retryReasonSchema,
-  retryHintSchema,
-  toolErrorTypeSchema,
-  toolErrorSchema,
-  toolTelemetrySchema,
-  toolCallSchema,
-  toolRequestSchema,
-  toolOutputSchema,
-  toolActivityInputSchema,
-  toolActivityResultSchema,
-  toolFailureDetailsSchema,
-  outputPathSchema,
-  earlyToolCallSchema,
   type EarlyToolCall,
-  writtenOutputSchema,
-  dependencyOutputSchema,
   type WrittenOutput,
   type DependencyOutput,
   type RetryReason,
@@ -40,11 +27,6 @@ export { toolActivityType } from './tool-activity-type';
 export {
   mcpListToolsActivityName,
   mcpCallToolActivityName,
-  mcpToolSpecSchema,
-  toolsetSnapshotSchema,
-  mcpListToolsInputSchema,
-  mcpListToolsResultSchema,
-  mcpCallToolInputSchema,
   type McpToolSpec,
   type ToolsetSnapshot,
   type McpListToolsInput,
@@ -61,16 +43,19 @@ export {
   type ToolsetApprovalPolicy,
   type ToolApproval,
 } from './mcp-toolset';
-export { defineTool, defineAgentTool, reservedActivityNames, type ToolDefinition, type ToolDefinitionOptions, type ToolRetryPolicy, type SubAgentRun, type SubAgentSpec, type AgentToolOptions } from './tool-definition';
-export { messageSchema, inputMessageSchema, messageToolCallSchema, type Message, type InputMessage } from './messages';
 export {
-  finalizeReasonSchema,
-  terminationSchema,
-  plannerNoteSchema,
-  awaitItemSchema,
-  awaitSchema,
-  finalResponseSchema,
-  planResultSchema,
+  defineTool,
+  defineAgentTool,
+  reservedActivityNames,
+  type ToolDefinition,
+  type ToolDefinitionOptions,
+  type ToolRetryPolicy,
+  type SubAgentRun,
+  type SubAgentSpec,
+  type AgentToolOptions,
+} from './tool-definition';
+export { type Message, type InputMessage } from './messages';
+export {
   type FinalizeReason,
   type Termination,
   type PlannerNote,
@@ -81,15 +66,7 @@ export {
   type ParsedPlanResult,
 } from './plan';
 export {
-  runPolicySchema,
   defaultRunPolicy,
-  runInputSchema,
-  runStatusSchema,
-  budgetLineSchema,
-  costReportSchema,
-  runResultSchema,
-  runStatusReportSchema,
-  childRunSchema,
   type ChildRun,
   type RunPolicy,
   type RunInput,
@@ -100,15 +77,7 @@ export {
   type RunResult,
   type RunStatusReport,
 } from './run';
-export {
-  runEventSchema,
-  eventPageSchema,
-  eventsQueryArgsSchema,
-  type RunEvent,
-  type RunEventType,
-  type RunEventDraft,
-  type EventPage,
-} from './events';
+export { type RunEvent, type RunEventType, type RunEventDraft, type EventPage } from './events';
 export {
   agentRunWorkflowType,
   statusQuery,
@@ -132,28 +101,8 @@ export {
   answerAwaitUpdate,
   decideCallUpdate,
 } from './definitions';
+export { type AwaitAnswer, type ParsedAwaitAnswer, type CallDecision, type ParsedCallDecision, type ConfirmationPolicy, type PendingInputs } from './hitl';
 export {
-  awaitAnswerSchema,
-  callDecisionSchema,
-  confirmationPolicySchema,
-  pendingInputsSchema,
-  type AwaitAnswer,
-  type ParsedAwaitAnswer,
-  type CallDecision,
-  type ParsedCallDecision,
-  type ConfirmationPolicy,
-  type PendingInputs,
-} from './hitl';
-export {
-  interventionPointSchema,
-  pauseRequestSchema,
-  resumeRequestSchema,
-  killRequestSchema,
-  budgetChangeSchema,
-  interventionSchema,
-  pauseResultSchema,
-  interventionReceiptSchema,
-  waitForEventsRequestSchema,
   type InterventionPoint,
   type PauseRequest,
   type ResumeRequest,
@@ -169,9 +118,6 @@ export { agentNameSearchAttribute, agentStatusSearchAttribute } from './search-a
 export {
   agentSessionWorkflowType,
   sessionSchemaVersion,
-  sessionInputSchema,
-  sessionMessageSchema,
-  sessionReportSchema,
   sendMessageUpdate,
   sessionQuery,
   closeSessionSignal,
@@ -181,5 +127,5 @@ export {
   type SessionReport,
   type SessionRunRecord,
 } from './session';
-export { carriedRunStateSchema, carriedRunStateVersion, continuationInput, type CarriedRunState } from './carried-state';
+export { carriedRunStateVersion, continuationInput, type CarriedRunState } from './carried-state';
 export { lazySchema } from './lazy';

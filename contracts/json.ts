@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { lazySchema } from './lazy';
+import { builtOnce } from './lazy';
 import { isWellFormedText } from './safe-text';
 
 /** A JSON value: the only kind of data allowed to cross a Temporal payload boundary. */
@@ -46,8 +46,8 @@ export function isPlainJson(value: unknown): boolean {
 }
 
 /** The full check of {@link jsonValueSchema}: what decides, and explains, every value that is not plain. */
-const jsonUnionSchema: z.ZodType<JsonValue> = lazySchema(() =>
-  z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(jsonValueSchema), z.record(z.string(), jsonValueSchema)]),
+const jsonUnionSchema: () => z.ZodType<JsonValue> = builtOnce(() =>
+  z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(jsonValueSchema()), z.record(z.string(), jsonValueSchema())]),
 );
 
 /**
@@ -57,19 +57,20 @@ const jsonUnionSchema: z.ZodType<JsonValue> = lazySchema(() =>
  * workflow, at every replay. Anything else goes through the union, which gives the same
  * result and the same issues as before.
  */
-export const jsonValueSchema: z.ZodType<JsonValue> = lazySchema(() =>
-  z.unknown().transform((value, ctx): JsonValue => {
-    if (isPlainJson(value)) return value as JsonValue;
-    const checked = jsonUnionSchema.safeParse(value);
-    if (checked.success) return checked.data;
-    for (const issue of checked.error.issues) ctx.addIssue({ ...issue } as Parameters<typeof ctx.addIssue>[0]);
-    return z.NEVER;
-  }),
-) as unknown as z.ZodType<JsonValue>;
+export const jsonValueSchema: () => z.ZodType<JsonValue> = builtOnce(
+  (): z.ZodType<JsonValue> =>
+    z.unknown().transform((value, ctx): JsonValue => {
+      if (isPlainJson(value)) return value as JsonValue;
+      const checked = jsonUnionSchema().safeParse(value);
+      if (checked.success) return checked.data;
+      for (const issue of checked.error.issues) ctx.addIssue({ ...issue } as Parameters<typeof ctx.addIssue>[0]);
+      return z.NEVER;
+    }),
+);
 
 /** A JSON object (string keys, JSON values). */
-export const jsonObjectSchema = lazySchema(() => z.record(z.string(), jsonValueSchema));
-export type JsonObject = z.infer<typeof jsonObjectSchema>;
+export const jsonObjectSchema = builtOnce(() => z.record(z.string(), jsonValueSchema()));
+export type JsonObject = z.infer<ReturnType<typeof jsonObjectSchema>>;
 
 /**
  * Byte length of a value's JSON encoding (UTF-8), computed without Node APIs so it is
@@ -120,17 +121,17 @@ export function jsonDepthExceeds(value: unknown, max: number): boolean {
  * most {@link maxInputJsonDepth} levels, checked before the recursive schema runs, so a hostile
  * value is refused instead of entering events that every reader then fails on.
  */
-export const inputJsonValueSchema: z.ZodType<JsonValue, unknown> = lazySchema(() =>
+export const inputJsonValueSchema: () => z.ZodType<JsonValue, unknown> = builtOnce(() =>
   z
     .unknown()
     .superRefine((value, ctx) => {
       if (jsonDepthExceeds(value, maxInputJsonDepth)) ctx.addIssue({ code: 'custom', message: `nested deeper than ${maxInputJsonDepth} levels` });
     })
-    .pipe(jsonValueSchema),
+    .pipe(jsonValueSchema()),
 );
 
 /** An id or name given from outside a run: non-empty, well-formed Unicode (no lone surrogates). */
-export const inputIdSchema = lazySchema(() =>
+export const inputIdSchema = builtOnce(() =>
   z
     .string()
     .min(1)

@@ -1,10 +1,25 @@
 import { z } from 'zod';
 
 /**
- * A schema built on first use. Every workflow execution evaluates the contracts module afresh
- * (the SDK isolates module state per run), and building all of its schemas eagerly cost more
- * CPU than a short run's whole replay; built lazily, a run pays only for the schemas it uses.
- * It is zod's own `z.lazy`, so parsing, JSON Schema and identity behave as for any schema.
+ * A contract schema's builder: builds the schema on its first call and returns that one
+ * instance from then on.
+ *
+ * Workflow code parses through these builders. The SDK evaluates a workflow bundle's modules
+ * afresh for every execution, cache-miss replay and continue-as-new, so whatever a contract
+ * module creates when it loads, every run pays for, in start CPU and in the heap of every
+ * cached run. A builder is one small closure until it is called; a run builds only the schemas
+ * it parses, and their children with them.
+ */
+export function builtOnce<T>(build: () => T): () => T {
+  let built: T | undefined;
+  return () => (built ??= build());
+}
+
+/**
+ * A schema built on first use: zod's own `z.lazy`, so parsing, JSON Schema and identity behave
+ * as for any schema. The public schemas (`contracts/schemas.ts`) wrap the contracts' builders
+ * this way. A `z.lazy` carries about ten closures of its own, so workflow code does not create
+ * them for contracts: it calls the builders.
  */
 export function lazySchema<T extends z.ZodType>(build: () => T): z.ZodLazy<T> {
   return z.lazy(build);

@@ -1,11 +1,11 @@
 import { z } from 'zod';
-import { lazySchema } from './lazy';
+import { builtOnce } from './lazy';
 
 /**
  * Points of a run where operators and agent hooks can act (seed 000). Every one is a safe
  * point: nothing is half done when the run stops there.
  */
-export const interventionPointSchema = lazySchema(() =>
+export const interventionPointSchema = builtOnce(() =>
   z.enum([
     'before_llm',
     'after_llm',
@@ -15,4 +15,4 @@ export const interventionPointSchema = lazySchema(() =>
     'before_commit',
   ]),
 );
-export type InterventionPoint = z.infer<typeof interventionPointSchema>;
+export type InterventionPoint = z.infer<ReturnType<typeof interventionPointSchema>>;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { lazySchema } from './lazy';
+import { builtOnce } from './lazy';
 import { jsonObjectSchema, jsonValueSchema } from './json';
 import { interventionPointSchema } from './points';
 import { confirmationPolicySchema } from './hitl';
@@ -8,7 +8,7 @@ import { finalResponseSchema, finalizeReasonSchema } from './plan';
 import { defaultToolResultByteBudget } from './tools';
 
 /** Caps and execution policy of a run. Every cap, when reached, triggers one Finalize turn. */
-export const runPolicySchema = lazySchema(() =>
+export const runPolicySchema = builtOnce(() =>
   z.object({
     /** Planner turns that dispatched tool calls. */
     maxIterations: z.number().int().positive(),
@@ -33,7 +33,7 @@ export const runPolicySchema = lazySchema(() =>
     continueAsNewAfterEvents: z.number().int().positive(),
   }),
 );
-export type RunPolicy = z.infer<typeof runPolicySchema>;
+export type RunPolicy = z.infer<ReturnType<typeof runPolicySchema>>;
 
 /** Defaults applied beneath agent and run overrides. */
 export const defaultRunPolicy: RunPolicy = {
@@ -47,25 +47,25 @@ export const defaultRunPolicy: RunPolicy = {
 };
 
 /** Input of the `agentRun` workflow. */
-export const runInputSchema = lazySchema(() =>
+export const runInputSchema = builtOnce(() =>
   z.object({
     /** Registered agent name. */
     agent: z.string().min(1),
-    messages: z.array(inputMessageSchema).min(1, 'a run needs at least one message'),
+    messages: z.array(inputMessageSchema()).min(1, 'a run needs at least one message'),
     /** Earlier conversation (e.g. the previous runs of a session), placed before `messages`. */
-    history: z.array(messageSchema).default([]),
+    history: z.array(messageSchema()).default([]),
     sessionId: z.string().optional(),
-    sessionState: jsonObjectSchema.default({}),
-    policy: runPolicySchema.unwrap().partial().optional(),
+    sessionState: jsonObjectSchema().default({}),
+    policy: runPolicySchema().partial().optional(),
     labels: z.record(z.string(), z.string()).default({}),
     /** Breakpoints active from the first step: e.g. `[{ point: 'after_llm', once: true }]` to review the first plan. */
     breakpoints: z
-      .array(z.object({ point: interventionPointSchema, tool: z.string().optional(), once: z.boolean().default(false) }))
+      .array(z.object({ point: interventionPointSchema(), tool: z.string().optional(), once: z.boolean().default(false) }))
       .default([]),
     /** Which tool calls wait for a human decision, besides tools flagged `requiresConfirmation`. */
-    confirmation: confirmationPolicySchema.optional(),
+    confirmation: confirmationPolicySchema().optional(),
     /** Agent-specific planner options (e.g. a script for the scripted planner), parsed by the agent. */
-    plannerOptions: jsonValueSchema.optional(),
+    plannerOptions: jsonValueSchema().optional(),
     /** Set when the run is a sub-agent: the parent run and the call it answers, and the call path from the root run. */
     parent: z.object({ workflowId: z.string(), toolCallId: z.string(), path: z.array(z.string()) }).optional(),
     /**
@@ -75,11 +75,11 @@ export const runInputSchema = lazySchema(() =>
     continued: z.unknown().optional(),
   }),
 );
-export type RunInput = z.input<typeof runInputSchema>;
-export type ParsedRunInput = z.output<typeof runInputSchema>;
+export type RunInput = z.input<ReturnType<typeof runInputSchema>>;
+export type ParsedRunInput = z.output<ReturnType<typeof runInputSchema>>;
 
 /** Lifecycle states of a run. */
-export const runStatusSchema = lazySchema(() =>
+export const runStatusSchema = builtOnce(() =>
   z.enum([
     'running',
     'pausing',
@@ -90,10 +90,10 @@ export const runStatusSchema = lazySchema(() =>
     'terminated',
   ]),
 );
-export type RunStatus = z.infer<typeof runStatusSchema>;
+export type RunStatus = z.infer<ReturnType<typeof runStatusSchema>>;
 
 /** Used / max / remaining of one budget. `max` is absent when the budget is unlimited. */
-export const budgetLineSchema = lazySchema(() =>
+export const budgetLineSchema = builtOnce(() =>
   z.object({
     used: z.number().nonnegative(),
     max: z.number().nonnegative().optional(),
@@ -102,39 +102,39 @@ export const budgetLineSchema = lazySchema(() =>
     unknownCalls: z.number().int().nonnegative().optional(),
   }),
 );
-export type BudgetLine = z.infer<typeof budgetLineSchema>;
+export type BudgetLine = z.infer<ReturnType<typeof budgetLineSchema>>;
 
 /** What a run has consumed against each budget. */
-export const costReportSchema = lazySchema(() =>
+export const costReportSchema = builtOnce(() =>
   z.object({
-    iterations: budgetLineSchema,
-    toolCalls: budgetLineSchema,
-    consecutiveFailures: budgetLineSchema,
-    timeMs: budgetLineSchema,
-    tokens: budgetLineSchema,
-    modelCalls: budgetLineSchema,
+    iterations: budgetLineSchema(),
+    toolCalls: budgetLineSchema(),
+    consecutiveFailures: budgetLineSchema(),
+    timeMs: budgetLineSchema(),
+    tokens: budgetLineSchema(),
+    modelCalls: budgetLineSchema(),
     elapsedMs: z.number().nonnegative(),
   }),
 );
-export type CostReport = z.infer<typeof costReportSchema>;
+export type CostReport = z.infer<ReturnType<typeof costReportSchema>>;
 
 /** Output of the `agentRun` workflow. */
-export const runResultSchema = lazySchema(() =>
+export const runResultSchema = builtOnce(() =>
   z.object({
     status: z.enum(['completed', 'terminated']),
-    final: finalResponseSchema.optional(),
-    finalizeReason: finalizeReasonSchema.optional(),
+    final: finalResponseSchema().optional(),
+    finalizeReason: finalizeReasonSchema().optional(),
     iterations: z.number().int().nonnegative(),
-    cost: costReportSchema,
-    sessionState: jsonObjectSchema,
+    cost: costReportSchema(),
+    sessionState: jsonObjectSchema(),
     /** seq of the last event; `events` queries after it return nothing. */
     lastEventSeq: z.number().int().nonnegative(),
   }),
 );
-export type RunResult = z.infer<typeof runResultSchema>;
+export type RunResult = z.infer<ReturnType<typeof runResultSchema>>;
 
 /** A sub-agent run, as its parent knows it. */
-export const childRunSchema = lazySchema(() =>
+export const childRunSchema = builtOnce(() =>
   z.object({
     toolCallId: z.string(),
     workflowId: z.string(),
@@ -143,33 +143,33 @@ export const childRunSchema = lazySchema(() =>
     status: z.enum(['running', 'completed', 'failed', 'terminated']),
   }),
 );
-export type ChildRun = z.infer<typeof childRunSchema>;
+export type ChildRun = z.infer<ReturnType<typeof childRunSchema>>;
 
 /** A snapshot of a run for status queries. */
-export const runStatusReportSchema = lazySchema(() =>
+export const runStatusReportSchema = builtOnce(() =>
   z.object({
-    status: runStatusSchema,
+    status: runStatusSchema(),
     agent: z.string(),
     /** Tool turns completed. */
     iteration: z.number().int().nonnegative(),
     turn: z.number().int().nonnegative(),
     /** Calls of the current plan: `dispatched` false while they wait for their safe point. */
     pendingCalls: z.array(z.object({ toolCallId: z.string(), name: z.string(), dispatched: z.boolean() })),
-    finalizeReason: finalizeReasonSchema.optional(),
-    pausedAt: z.object({ point: interventionPointSchema, turn: z.number().int() }).optional(),
+    finalizeReason: finalizeReasonSchema().optional(),
+    pausedAt: z.object({ point: interventionPointSchema(), turn: z.number().int() }).optional(),
     pauseReason: z.string().optional(),
-    sessionState: jsonObjectSchema,
+    sessionState: jsonObjectSchema(),
     control: z.object({
       blockedTools: z.array(z.string()),
-      breakpoints: z.array(z.object({ point: interventionPointSchema, tool: z.string().optional(), once: z.boolean() })),
+      breakpoints: z.array(z.object({ point: interventionPointSchema(), tool: z.string().optional(), once: z.boolean() })),
       queuedInterventions: z.array(z.object({ id: z.number().int(), kind: z.string() })),
     }),
-    cost: costReportSchema,
+    cost: costReportSchema(),
     lastEventSeq: z.number().int().nonnegative(),
     /** Sub-agent runs this run started (agent tools), oldest first. */
-    children: z.array(childRunSchema).optional(),
+    children: z.array(childRunSchema()).optional(),
     /** Set when this run is a sub-agent. */
     parent: z.object({ workflowId: z.string(), toolCallId: z.string(), path: z.array(z.string()) }).optional(),
   }),
 );
-export type RunStatusReport = z.infer<typeof runStatusReportSchema>;
+export type RunStatusReport = z.infer<ReturnType<typeof runStatusReportSchema>>;

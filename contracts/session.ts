@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { lazySchema } from './lazy';
+import { builtOnce } from './lazy';
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import { confirmationPolicySchema } from './hitl';
 import { jsonObjectSchema, jsonValueSchema } from './json';
@@ -12,7 +12,7 @@ export const agentSessionWorkflowType = 'agentSession';
 /** Version of the carried session state; bump it with a migration when the shape changes. */
 export const sessionSchemaVersion = 1;
 
-const runRecordSchema = lazySchema(() =>
+const runRecordSchema = builtOnce(() =>
   z.object({
     runNumber: z.number().int().positive(),
     workflowId: z.string(),
@@ -21,36 +21,36 @@ const runRecordSchema = lazySchema(() =>
     error: z.string().optional(),
   }),
 );
-export type SessionRunRecord = z.infer<typeof runRecordSchema>;
+export type SessionRunRecord = z.infer<ReturnType<typeof runRecordSchema>>;
 
 /** One user turn waiting for its run. */
-const queuedMessageSchema = lazySchema(() =>
+const queuedMessageSchema = builtOnce(() =>
   z.object({
     runNumber: z.number().int().positive(),
     workflowId: z.string(),
     content: z.string().min(1),
-    plannerOptions: jsonValueSchema.optional(),
+    plannerOptions: jsonValueSchema().optional(),
   }),
 );
 
 /** Input of the session workflow; also what it carries across continue-as-new. */
-export const sessionInputSchema = lazySchema(() =>
+export const sessionInputSchema = builtOnce(() =>
   z.object({
     schemaVersion: z.literal(sessionSchemaVersion).default(sessionSchemaVersion),
     agent: z.string().min(1),
-    sessionState: jsonObjectSchema.default({}),
+    sessionState: jsonObjectSchema().default({}),
     /** The conversation so far (user messages and final answers), newest last. */
-    history: z.array(messageSchema).default([]),
-    policy: runPolicySchema.unwrap().partial().optional(),
-    confirmation: confirmationPolicySchema.optional(),
+    history: z.array(messageSchema()).default([]),
+    policy: runPolicySchema().partial().optional(),
+    confirmation: confirmationPolicySchema().optional(),
     labels: z.record(z.string(), z.string()).default({}),
     /** Messages kept in `history`; older ones are dropped (compaction). */
     maxHistoryMessages: z.number().int().positive().default(200),
     /** Runs per workflow execution before the session continues as new. */
     runsPerExecution: z.number().int().positive().default(100),
     /** Carried across continue-as-new. */
-    runs: z.array(runRecordSchema).default([]),
-    queue: z.array(queuedMessageSchema).default([]),
+    runs: z.array(runRecordSchema()).default([]),
+    queue: z.array(queuedMessageSchema()).default([]),
     nextRunNumber: z.number().int().positive().default(1),
     /**
      * Worker versioning: the version (`deployment.buildId`) the session left by continuing as new
@@ -60,31 +60,31 @@ export const sessionInputSchema = lazySchema(() =>
     movedFrom: z.string().optional(),
   }),
 );
-export type SessionInput = z.input<typeof sessionInputSchema>;
-export type ParsedSessionInput = z.output<typeof sessionInputSchema>;
+export type SessionInput = z.input<ReturnType<typeof sessionInputSchema>>;
+export type ParsedSessionInput = z.output<ReturnType<typeof sessionInputSchema>>;
 
 /** Payload of sendMessage: the next user turn of the conversation. */
-export const sessionMessageSchema = lazySchema(() =>
+export const sessionMessageSchema = builtOnce(() =>
   z.object({
     content: z.string().min(1, 'the message must not be empty'),
     /** Planner options for this turn's run (e.g. a script). */
-    plannerOptions: jsonValueSchema.optional(),
+    plannerOptions: jsonValueSchema().optional(),
   }),
 );
-export type SessionMessage = z.input<typeof sessionMessageSchema>;
+export type SessionMessage = z.input<ReturnType<typeof sessionMessageSchema>>;
 
 /** A snapshot of a session. */
-export const sessionReportSchema = lazySchema(() =>
+export const sessionReportSchema = builtOnce(() =>
   z.object({
     agent: z.string(),
     open: z.boolean(),
-    sessionState: jsonObjectSchema,
+    sessionState: jsonObjectSchema(),
     historyLength: z.number().int(),
     /** Runs of the current execution and the ones carried over (most recent last, at most 50). */
-    runs: z.array(runRecordSchema),
+    runs: z.array(runRecordSchema()),
   }),
 );
-export type SessionReport = z.infer<typeof sessionReportSchema>;
+export type SessionReport = z.infer<ReturnType<typeof sessionReportSchema>>;
 
 /** Queues the next user turn; answers the workflow id of the run that will handle it. */
 export const sendMessageUpdate = defineUpdate<SessionRunRecord, [unknown]>('sendMessage');

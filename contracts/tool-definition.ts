@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { lazySchema } from './lazy';
+import { builtOnce } from './lazy';
 
 /** Retry policy of a tool's activity, in JSON-friendly units. */
 export interface ToolRetryPolicy {
@@ -100,7 +100,7 @@ export interface AgentToolOptions<I extends z.ZodType> {
   readonly timeoutMs?: number;
 }
 
-const defaultAgentToolInput = lazySchema(() => z.object({ task: z.string().min(1) }));
+const defaultAgentToolInput = builtOnce(() => z.object({ task: z.string().min(1) }));
 
 /**
  * Declares an agent as a tool of another agent. Each call runs `agent` as a child workflow with
@@ -111,8 +111,8 @@ const defaultAgentToolInput = lazySchema(() => z.object({ task: z.string().min(1
  * @example
  * const research = defineAgentTool({ name: 'research', description: 'Research a question', agent: 'researcher' });
  */
-export function defineAgentTool<I extends z.ZodType = typeof defaultAgentToolInput>(options: AgentToolOptions<I>): ToolDefinition<I> {
-  const input = (options.input ?? defaultAgentToolInput) as I;
+export function defineAgentTool<I extends z.ZodType = ReturnType<typeof defaultAgentToolInput>>(options: AgentToolOptions<I>): ToolDefinition<I> {
+  const input = (options.input ?? defaultAgentToolInput()) as I;
   const toRun = options.toRun ?? ((args: z.output<I>) => ({ prompt: (args as { task: string }).task }));
   const definition = defineTool<I>({
     name: options.name,

@@ -1,12 +1,12 @@
 import { z } from 'zod';
-import { lazySchema } from './lazy';
+import { builtOnce } from './lazy';
 import { jsonObjectSchema, jsonValueSchema } from './json';
 
 /**
  * Why a tool call failed, in words a planner (and a model) can act on. A closed set,
  * from the planner contract (seed 001).
  */
-export const retryReasonSchema = lazySchema(() =>
+export const retryReasonSchema = builtOnce(() =>
   z.enum([
     'invalid_arguments',
     'missing_fields',
@@ -16,22 +16,22 @@ export const retryReasonSchema = lazySchema(() =>
     'tool_unavailable',
   ]),
 );
-export type RetryReason = z.infer<typeof retryReasonSchema>;
+export type RetryReason = z.infer<ReturnType<typeof retryReasonSchema>>;
 
 /** Structured recovery guidance attached to a failed tool call. */
-export const retryHintSchema = lazySchema(() =>
+export const retryHintSchema = builtOnce(() =>
   z.object({
-    reason: retryReasonSchema,
+    reason: retryReasonSchema(),
     tool: z.string().optional(),
     restrictToTool: z.boolean().optional(),
     missingFields: z.array(z.string()).optional(),
-    exampleInput: jsonObjectSchema.optional(),
-    priorInput: jsonValueSchema.optional(),
+    exampleInput: jsonObjectSchema().optional(),
+    priorInput: jsonValueSchema().optional(),
     clarifyingQuestion: z.string().optional(),
     message: z.string().optional(),
   }),
 );
-export type RetryHint = z.infer<typeof retryHintSchema>;
+export type RetryHint = z.infer<ReturnType<typeof retryHintSchema>>;
 
 /**
  * Closed set of tool error types. `tool_failed`: the tool threw; `tool_unknown`: no such tool;
@@ -43,7 +43,7 @@ export type RetryHint = z.infer<typeof retryHintSchema>;
  * dependencies are invalid: an unknown id, a cycle); `output_conflict`: its output path was
  * already written (output paths are write-once).
  */
-export const toolErrorTypeSchema = lazySchema(() =>
+export const toolErrorTypeSchema = builtOnce(() =>
   z.enum([
     'tool_failed',
     'tool_unknown',
@@ -57,20 +57,20 @@ export const toolErrorTypeSchema = lazySchema(() =>
     'output_conflict',
   ]),
 );
-export type ToolErrorType = z.infer<typeof toolErrorTypeSchema>;
+export type ToolErrorType = z.infer<ReturnType<typeof toolErrorTypeSchema>>;
 
 /** A structured tool failure. `cause` is the tool's own error type string, when it gave one. */
-export const toolErrorSchema = lazySchema(() =>
+export const toolErrorSchema = builtOnce(() =>
   z.object({
-    type: toolErrorTypeSchema,
+    type: toolErrorTypeSchema(),
     message: z.string(),
     cause: z.string().optional(),
   }),
 );
-export type ToolError = z.infer<typeof toolErrorSchema>;
+export type ToolError = z.infer<ReturnType<typeof toolErrorSchema>>;
 
 /** Execution metrics of one tool call. */
-export const toolTelemetrySchema = lazySchema(() =>
+export const toolTelemetrySchema = builtOnce(() =>
   z.object({
     /** Workflow-clock time from dispatch to result, including retries. */
     durationMs: z.number().nonnegative(),
@@ -78,21 +78,21 @@ export const toolTelemetrySchema = lazySchema(() =>
     attempts: z.number().int().nonnegative().optional(),
   }),
 );
-export type ToolTelemetry = z.infer<typeof toolTelemetrySchema>;
+export type ToolTelemetry = z.infer<ReturnType<typeof toolTelemetrySchema>>;
 
 /** A tool call the model activity reports while the model is still streaming (early dispatch). */
-export const earlyToolCallSchema = lazySchema(() =>
+export const earlyToolCallSchema = builtOnce(() =>
   z.object({
     turn: z.number().int().nonnegative(),
     toolCallId: z.string().min(1).max(200),
     name: z.string().min(1),
-    args: jsonValueSchema,
+    args: jsonValueSchema(),
   }),
 );
-export type EarlyToolCall = z.infer<typeof earlyToolCallSchema>;
+export type EarlyToolCall = z.infer<ReturnType<typeof earlyToolCallSchema>>;
 
 /** A write-once output path: dot-separated names such as `report.summary`. */
-export const outputPathSchema = lazySchema(() =>
+export const outputPathSchema = builtOnce(() =>
   z
     .string()
     .min(1)
@@ -109,23 +109,23 @@ export const outputPathSchema = lazySchema(() =>
  * calls of one plan that share a path are alternatives (the first success wins, the others are
  * cancelled). A call whose path was written in an earlier turn is refused (`output_conflict`).
  */
-export const toolCallSchema = lazySchema(() =>
+export const toolCallSchema = builtOnce(() =>
   z.object({
     id: z.string().min(1).max(200).optional(),
     name: z.string().min(1),
-    args: jsonValueSchema,
+    args: jsonValueSchema(),
     dependsOn: z.array(z.string().min(1).max(200)).max(64).optional(),
-    outputPath: outputPathSchema.optional(),
+    outputPath: outputPathSchema().optional(),
   }),
 );
-export type ToolCall = z.infer<typeof toolCallSchema>;
+export type ToolCall = z.infer<ReturnType<typeof toolCallSchema>>;
 
 /** A tool call as scheduled by the runtime: the call plus its correlation ids. */
-export const toolRequestSchema = lazySchema(() =>
+export const toolRequestSchema = builtOnce(() =>
   z.object({
     toolCallId: z.string().min(1),
     name: z.string().min(1),
-    args: jsonValueSchema,
+    args: jsonValueSchema(),
     turn: z.number().int().nonnegative(),
     parentToolCallId: z.string().optional(),
     /** Run-unique ids of the calls of this plan this call waits for (resolved from the plan's `dependsOn`). */
@@ -134,51 +134,51 @@ export const toolRequestSchema = lazySchema(() =>
     outputPath: z.string().optional(),
   }),
 );
-export type ToolRequest = z.infer<typeof toolRequestSchema>;
+export type ToolRequest = z.infer<ReturnType<typeof toolRequestSchema>>;
 
 /** Why a result was left out of workflow payloads: over the byte budget, or dropped from an old turn when a long run continued as new. */
-export const resultOmittedReasonSchema = lazySchema(() => z.enum(['workflow_budget', 'compacted']));
+export const resultOmittedReasonSchema = builtOnce(() => z.enum(['workflow_budget', 'compacted']));
 
 /**
  * One executed (or refused) tool call in a workflow-safe form: what planners see on resume.
  * Exactly one of `result` / `error` is meaningful, according to `status`.
  */
-export const toolOutputSchema = lazySchema(() =>
+export const toolOutputSchema = builtOnce(() =>
   z.object({
     toolCallId: z.string(),
     name: z.string(),
-    args: jsonValueSchema,
+    args: jsonValueSchema(),
     turn: z.number().int().nonnegative(),
     status: z.enum(['ok', 'error', 'cancelled']),
-    result: jsonValueSchema.optional(),
+    result: jsonValueSchema().optional(),
     resultBytes: z.number().int().nonnegative(),
     resultOmitted: z.boolean().optional(),
-    resultOmittedReason: resultOmittedReasonSchema.optional(),
+    resultOmittedReason: resultOmittedReasonSchema().optional(),
     /** A bounded prefix of the JSON result, present when the result was omitted. */
     resultPreview: z.string().optional(),
-    error: toolErrorSchema.optional(),
-    retryHint: retryHintSchema.optional(),
-    telemetry: toolTelemetrySchema,
+    error: toolErrorSchema().optional(),
+    retryHint: retryHintSchema().optional(),
+    telemetry: toolTelemetrySchema(),
     /** Session state keys the tool changed (`null` deletes); already applied to the run's session state. */
-    sessionStateChanges: z.record(z.string(), jsonValueSchema.nullable()).optional(),
+    sessionStateChanges: z.record(z.string(), jsonValueSchema().nullable()).optional(),
   }),
 );
-export type ToolOutput = z.infer<typeof toolOutputSchema>;
+export type ToolOutput = z.infer<ReturnType<typeof toolOutputSchema>>;
 
 /** What a written output path holds: the call that wrote it and its result. */
-export const writtenOutputSchema = lazySchema(() =>
+export const writtenOutputSchema = builtOnce(() =>
   z.object({
     toolCallId: z.string(),
     turn: z.number().int().nonnegative(),
-    value: jsonValueSchema.optional(),
+    value: jsonValueSchema().optional(),
     /** The value is not carried: over the result byte budget, or compacted when a long run continued as new. */
     valueOmitted: z.boolean().optional(),
   }),
 );
-export type WrittenOutput = z.infer<typeof writtenOutputSchema>;
+export type WrittenOutput = z.infer<ReturnType<typeof writtenOutputSchema>>;
 
 /** The output of a call another call depends on, as its tool receives it. */
-export const dependencyOutputSchema = lazySchema(() =>
+export const dependencyOutputSchema = builtOnce(() =>
   z.object({
     /** The call the dependent named in `dependsOn`. */
     toolCallId: z.string(),
@@ -186,16 +186,16 @@ export const dependencyOutputSchema = lazySchema(() =>
     fromToolCallId: z.string(),
     name: z.string(),
     outputPath: z.string().optional(),
-    result: jsonValueSchema.optional(),
+    result: jsonValueSchema().optional(),
     /** The result was over the byte budget and is not carried (see `resultPreview`). */
     resultOmitted: z.boolean().optional(),
     resultPreview: z.string().optional(),
   }),
 );
-export type DependencyOutput = z.infer<typeof dependencyOutputSchema>;
+export type DependencyOutput = z.infer<ReturnType<typeof dependencyOutputSchema>>;
 
 /** The request of a compact tool input: what the activity id and type do not say. */
-const compactToolRequestSchema = lazySchema(() => toolRequestSchema.unwrap().partial({ toolCallId: true, name: true, turn: true }));
+const compactToolRequestSchema = builtOnce(() => toolRequestSchema().partial({ toolCallId: true, name: true, turn: true }));
 
 /**
  * Input of a tool activity. A full input (every release) names the run, the agent and the key;
@@ -205,13 +205,13 @@ const compactToolRequestSchema = lazySchema(() => toolRequestSchema.unwrap().par
  * the run id, and the call id), the default result budget and an empty session state.
  * Activities since 0.6.0 accept both.
  */
-export const toolActivityInputSchema = lazySchema(() =>
+export const toolActivityInputSchema = builtOnce(() =>
   z.object({
     runId: z.string().optional(),
     agent: z.string().optional(),
     sessionId: z.string().optional(),
     /** Compact inputs leave out the call id and turn (in the activity id `turn-<N>/<call id>`) and the name (in the activity type). */
-    request: z.union([toolRequestSchema, compactToolRequestSchema]),
+    request: z.union([toolRequestSchema(), compactToolRequestSchema()]),
     /** Stable across retries, worker restarts and continue-as-new, new after a rewind: workflow id + log epoch + call id. */
     idempotencyKey: z.string().optional(),
     /**
@@ -221,11 +221,11 @@ export const toolActivityInputSchema = lazySchema(() =>
     epoch: z.string().optional(),
     /** Results larger than this many JSON bytes are omitted from the returned payload (default 64 KiB). */
     resultByteBudget: z.number().int().positive().optional(),
-    sessionState: jsonObjectSchema.optional(),
+    sessionState: jsonObjectSchema().optional(),
     /** Set when the tool declared the session keys it reads: only those are in `sessionState`. */
     sessionKeys: z.array(z.string()).optional(),
     /** Outputs of the calls this call depends on, in `dependsOn` order. */
-    dependencies: z.array(dependencyOutputSchema).optional(),
+    dependencies: z.array(dependencyOutputSchema()).optional(),
   }),
 );
 /** The result budget a compact input leaves out (the run policy's default). */
@@ -240,7 +240,7 @@ export function toolIdempotencyKey(workflowId: string, epoch: string | undefined
   return epoch ? `${workflowId}/${epoch}/${toolCallId}` : `${workflowId}/${toolCallId}`;
 }
 
-export type ToolActivityInput = z.infer<typeof toolActivityInputSchema>;
+export type ToolActivityInput = z.infer<ReturnType<typeof toolActivityInputSchema>>;
 
 /** A tool activity input with what a compact input leaves out filled in. */
 export type ResolvedToolActivityInput<T extends ToolActivityInput = ToolActivityInput> = Omit<T, 'request'> &
@@ -302,23 +302,23 @@ export function resolveToolActivityInput<T extends ToolActivityInput>(
 }
 
 /** What a tool activity returns to the workflow. */
-export const toolActivityResultSchema = lazySchema(() =>
+export const toolActivityResultSchema = builtOnce(() =>
   z.object({
-    result: jsonValueSchema.optional(),
+    result: jsonValueSchema().optional(),
     /** Left out in answers to compact inputs when the result is there (the workflow measures it). */
     resultBytes: z.number().int().nonnegative().optional(),
     resultOmitted: z.boolean().optional(),
-    resultOmittedReason: resultOmittedReasonSchema.optional(),
+    resultOmittedReason: resultOmittedReasonSchema().optional(),
     resultPreview: z.string().optional(),
     /** Left out in answers to compact inputs when it is 1. */
     attempt: z.number().int().positive().optional(),
     /** Session state keys the tool set (`null` deletes), applied by the workflow in call order. */
-    sessionStateChanges: z.record(z.string(), jsonValueSchema.nullable()).optional(),
+    sessionStateChanges: z.record(z.string(), jsonValueSchema().nullable()).optional(),
     /** MCP calls: the version of the server's tool list when the call ended (the run refreshes its snapshot when it differs). */
     listVersion: z.string().optional(),
   }),
 );
-export type ToolActivityResult = z.infer<typeof toolActivityResultSchema>;
+export type ToolActivityResult = z.infer<ReturnType<typeof toolActivityResultSchema>>;
 
 /** Details carried by a tool's ApplicationFailure so the workflow can rebuild a RetryHint. */
-export const toolFailureDetailsSchema = lazySchema(() => z.object({ retryHint: retryHintSchema.optional() }));
+export const toolFailureDetailsSchema = builtOnce(() => z.object({ retryHint: retryHintSchema().optional() }));

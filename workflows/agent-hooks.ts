@@ -1,4 +1,8 @@
-import type { FinalResponse, InterventionPoint, JsonValue, Message, ToolOutput, ToolRequest } from '../contracts';
+import type { FinalResponse } from '../contracts/plan';
+import type { InterventionPoint } from '../contracts/control';
+import type { JsonValue } from '../contracts/json';
+import type { Message } from '../contracts/messages';
+import type { ToolOutput, ToolRequest } from '../contracts/tools';
 
 /** What an agent hook sees at its point. */
 export type HookEvent =

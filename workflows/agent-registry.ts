@@ -1,4 +1,7 @@
-import type { JsonValue, McpToolsetDefinition, RunPolicy, ToolDefinition } from '../contracts';
+import type { JsonValue } from '../contracts/json';
+import type { McpToolsetDefinition } from '../contracts/mcp-toolset';
+import type { RunPolicy } from '../contracts/run';
+import type { ToolDefinition } from '../contracts/tool-definition';
 import type { AgentHooks } from './agent-hooks';
 import type { Planner } from './planner';
 import { quoted } from '../contracts/safe-text';

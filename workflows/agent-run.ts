@@ -5,15 +5,10 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import {
-  agentNameSearchAttribute,
-  agentStatusSearchAttribute,
-  carriedRunStateSchema,
-  describeIssues,
-  type CarriedRunState,
-  type RunInput,
-  type RunResult,
-} from '../contracts';
+import { agentNameSearchAttribute, agentStatusSearchAttribute } from '../contracts/search-attributes';
+import { carriedRunStateSchema, type CarriedRunState } from '../contracts/carried-state';
+import { describeIssues } from '../contracts/json';
+import type { RunInput, RunResult } from '../contracts/run';
 import { parseRunInput } from '../contracts/fast-schemas';
 import type { AgentRegistry } from './agent-registry';
 import { reportUnknownAgent } from './bundle-sinks';
@@ -110,7 +105,7 @@ function prepareRun(registry: AgentRegistry, rawInput: RunInput, options: RunLoo
   }
   let carried: CarriedRunState | undefined;
   if (parsed.data.continued !== undefined) {
-    const check = carriedRunStateSchema.safeParse(parsed.data.continued);
+    const check = carriedRunStateSchema().safeParse(parsed.data.continued);
     if (!check.success) throw rejection(`invalid carried run state: ${describeIssues(check.error)}`, 'invalid_input');
     carried = check.data;
   }

@@ -12,19 +12,18 @@ import {
 } from '@temporalio/workflow';
 import {
   closeSessionSignal,
-  describeIssues,
   sendMessageUpdate,
   sessionInputSchema,
   sessionMessageSchema,
   sessionQuery,
-  type Message,
-  agentRunWorkflowType,
   type ParsedSessionInput,
   type SessionInput,
-  type RunInput,
-  type RunResult,
   type SessionReport,
-} from '../contracts';
+} from '../contracts/session';
+import { describeIssues } from '../contracts/json';
+import type { Message } from '../contracts/messages';
+import { agentRunWorkflowType } from '../contracts/definitions';
+import type { RunInput, RunResult } from '../contracts/run';
 import { rejection } from './failures';
 import { sessionsFollowNewVersions } from './patches';
 
@@ -64,7 +63,7 @@ function continueOnCurrentVersion(input: ParsedSessionInput): Promise<never> {
  * @throws ApplicationFailure `invalid_input` when the input does not parse.
  */
 export async function agentSession(rawInput: SessionInput): Promise<SessionReport> {
-  const parsed = sessionInputSchema.safeParse(rawInput);
+  const parsed = sessionInputSchema().safeParse(rawInput);
   if (!parsed.success) throw rejection(`invalid session input: ${describeIssues(parsed.error)}`, 'invalid_input');
   const state: ParsedSessionInput = parsed.data;
   const sessionId = workflowInfo().workflowId;
@@ -86,7 +85,7 @@ export async function agentSession(rawInput: SessionInput): Promise<SessionRepor
   setHandler(
     sendMessageUpdate,
     (payload) => {
-      const message = sessionMessageSchema.parse(payload);
+      const message = sessionMessageSchema().parse(payload);
       const runNumber = state.nextRunNumber++;
       const record = { runNumber, workflowId: `${sessionId}/run-${runNumber}`, status: 'queued' as const };
       state.queue.push({ runNumber, workflowId: record.workflowId, content: message.content, ...(message.plannerOptions !== undefined ? { plannerOptions: message.plannerOptions } : {}) });
@@ -96,7 +95,7 @@ export async function agentSession(rawInput: SessionInput): Promise<SessionRepor
     {
       validator: (payload) => {
         if (closed) throw rejection('the session is closed', 'session_closed');
-        const check = sessionMessageSchema.safeParse(payload);
+        const check = sessionMessageSchema().safeParse(payload);
         if (!check.success) throw rejection(`invalid message: ${describeIssues(check.error)}`, 'invalid_payload');
       },
     },

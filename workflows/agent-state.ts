@@ -1,4 +1,4 @@
-import type { JsonValue } from '../contracts';
+import type { JsonValue } from '../contracts/json';
 import type { AgentState } from './planner';
 
 /** {@link AgentState} over a plain record, so it can be carried in durable state. */

@@ -1,4 +1,5 @@
-import type { Await, ToolOutput } from '../contracts';
+import type { Await } from '../contracts/plan';
+import type { ToolOutput } from '../contracts/tools';
 import { isPatched, uniqueAwaitCallIds } from './patches';
 import { workflowNowMs } from './clock';
 import { answersToTranscript, boundCalls } from './human-inputs';

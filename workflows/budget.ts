@@ -1,4 +1,6 @@
-import type { BudgetLine, CostReport, FinalizeReason, RunPolicy, ToolOutput } from '../contracts';
+import type { BudgetLine, CostReport, RunPolicy } from '../contracts/run';
+import type { FinalizeReason } from '../contracts/plan';
+import type { ToolOutput } from '../contracts/tools';
 
 /** What a run has consumed so far. Plain JSON so it can be carried across continue-as-new. */
 export interface Usage {

@@ -1,4 +1,4 @@
-import type { ToolCall, ToolOutput, ToolRequest, WrittenOutput } from '../contracts';
+import type { ToolCall, ToolOutput, ToolRequest, WrittenOutput } from '../contracts/tools';
 
 /**
  * The requests of one plan, with `dependsOn` resolved from the planner's ids to the run-unique

@@ -1,5 +1,8 @@
 import { CancellationScope, condition, getExternalWorkflowHandle, isCancellation, workflowInfo } from '@temporalio/workflow';
-import { describeIssues, pauseSignal, type DependencyOutput, type JsonValue, type RetryHint, type ToolDefinition, type ToolOutput, type ToolRequest } from '../contracts';
+import { describeIssues, type JsonValue } from '../contracts/json';
+import { pauseSignal } from '../contracts/definitions';
+import type { DependencyOutput, RetryHint, ToolOutput, ToolRequest } from '../contracts/tools';
+import type { ToolDefinition } from '../contracts/tool-definition';
 import type { HookAction, HookEvent } from './agent-hooks';
 import { closedOutput } from './outputs';
 import { RunTerminated } from './run-terminated';

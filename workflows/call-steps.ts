@@ -9,7 +9,7 @@
  * at the same points as the code it replaces: either way, every step runs in the same microtask
  * as before, so concurrent calls' commands keep their order in history.
  */
-import type { ToolOutput } from '../contracts';
+import type { ToolOutput } from '../contracts/tools';
 
 /**
  * Where a call waits, and how it goes on: `resume` with the value, or `fail` with the error (the

@@ -1,5 +1,7 @@
 /** How much state a run carries across continue-as-new, and how it is compacted to fit. */
-import { jsonByteLength, maxPayloadBytes, type Message } from '../contracts';
+import { jsonByteLength } from '../contracts/json';
+import { maxPayloadBytes } from '../contracts/payload-limit';
+import type { Message } from '../contracts/messages';
 
 /**
  * Upper bound of the input a run carries into its next execution, in JSON bytes: under the

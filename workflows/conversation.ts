@@ -1,4 +1,5 @@
-import type { Message, ToolOutput, ToolRequest } from '../contracts';
+import type { Message } from '../contracts/messages';
+import type { ToolOutput, ToolRequest } from '../contracts/tools';
 
 /** The assistant message that opens a turn's tool calls (with what it said beside them). */
 export function assistantToolCalls(requests: readonly ToolRequest[], text?: string): Message {

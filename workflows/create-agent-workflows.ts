@@ -1,4 +1,5 @@
-import type { RunInput, RunResult, SessionInput, SessionReport } from '../contracts';
+import type { RunInput, RunResult } from '../contracts/run';
+import type { SessionInput, SessionReport } from '../contracts/session';
 import { createAgentRegistry, type AgentDefinition } from './agent-registry';
 import { createAgentRun } from './agent-run';
 import { agentSession } from './agent-session';

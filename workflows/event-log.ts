@@ -1,4 +1,6 @@
-import { jsonByteLength, type EventPage, type RunEvent, type RunEventDraft, type RunStatus } from '../contracts';
+import { jsonByteLength } from '../contracts/json';
+import type { EventPage, RunEvent, RunEventDraft } from '../contracts/events';
+import type { RunStatus } from '../contracts/run';
 import { workflowNowIso } from './clock';
 
 /**

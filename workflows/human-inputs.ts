@@ -1,16 +1,9 @@
-import {
-  describeIssues,
-  type Await,
-  type AwaitItem,
-  type JsonValue,
-  type Message,
-  type ParsedAwaitAnswer,
-  type ParsedCallDecision,
-  type PendingInputs,
-  type ToolDefinition,
-  type ToolOutput,
-  type ToolRequest,
-} from '../contracts';
+import { describeIssues, type JsonValue } from '../contracts/json';
+import type { Await, AwaitItem } from '../contracts/plan';
+import type { Message } from '../contracts/messages';
+import type { ParsedAwaitAnswer, ParsedCallDecision, PendingInputs } from '../contracts/hitl';
+import type { ToolDefinition } from '../contracts/tool-definition';
+import type { ToolOutput, ToolRequest } from '../contracts/tools';
 import { workflowNowIso } from './clock';
 
 /** A call waiting for a human decision. */

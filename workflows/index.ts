@@ -30,41 +30,22 @@ export {
   type ModelRequestSettings,
 } from './planners/llm';
 export { namespacedToolActivities } from './patches';
-export {
-  mcpToolset,
-  type McpToolsetDefinition,
-  type McpToolsetOptions,
-  type ToolsetApprovalPolicy,
-  type ToolApproval,
-  type ToolsetSnapshot,
-  type McpToolSpec,
-} from '../contracts';
+export { mcpToolset, type McpToolsetDefinition, type McpToolsetOptions, type ToolsetApprovalPolicy, type ToolApproval } from '../contracts/mcp-toolset';
+export type { ToolsetSnapshot, McpToolSpec } from '../contracts/mcp';
 export type { ToolsetView } from './toolsets';
 export {
   defineTool,
   defineAgentTool,
   type AgentToolOptions,
   type SubAgentRun,
-  type ChildRun,
-  toolActivityType,
   type ToolDefinition,
   type ToolDefinitionOptions,
   type ToolRetryPolicy,
-  type JsonValue,
-  type JsonObject,
-  type Message,
-  type InputMessage,
-  type PlanResult,
-  type FinalResponse,
-  type Await,
-  type AwaitItem,
-  type ToolCall,
-  type ToolRequest,
-  type ToolOutput,
-  type RetryHint,
-  type RunInput,
-  type RunResult,
-  type RunPolicy,
-  type RunStatus,
-  type InterventionPoint,
-} from '../contracts';
+} from '../contracts/tool-definition';
+export { toolActivityType } from '../contracts/tool-activity-type';
+export type { JsonValue, JsonObject } from '../contracts/json';
+export type { Message, InputMessage } from '../contracts/messages';
+export type { PlanResult, FinalResponse, Await, AwaitItem } from '../contracts/plan';
+export type { ToolCall, ToolRequest, ToolOutput, RetryHint } from '../contracts/tools';
+export type { ChildRun, RunInput, RunResult, RunPolicy, RunStatus } from '../contracts/run';
+export type { InterventionPoint } from '../contracts/points';

@@ -1,4 +1,4 @@
-import type { RetryHint, ToolError, ToolOutput, ToolRequest } from '../contracts';
+import type { RetryHint, ToolError, ToolOutput, ToolRequest } from '../contracts/tools';
 
 /**
  * An output that closes a call with an error: refused before dispatch (unknown tool, bad

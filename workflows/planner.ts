@@ -1,4 +1,7 @@
-import type { JsonValue, Message, PlannerNote, PlanResult, Termination, ToolOutput, WrittenOutput } from '../contracts';
+import type { JsonValue } from '../contracts/json';
+import type { Message } from '../contracts/messages';
+import type { PlannerNote, PlanResult, Termination } from '../contracts/plan';
+import type { ToolOutput, WrittenOutput } from '../contracts/tools';
 import type { ToolsetView } from './toolsets';
 
 /** Per-run key/value storage for planner-local state; durable because it lives in workflow state. */

@@ -1,4 +1,4 @@
-import type { JsonValue } from '../contracts';
+import type { JsonValue } from '../contracts/json';
 
 /**
  * Fills `{key}` placeholders of a template from session state: strings as they are, other

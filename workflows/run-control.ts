@@ -1,4 +1,4 @@
-import type { InterventionPoint, ParsedIntervention } from '../contracts';
+import type { InterventionPoint, ParsedIntervention } from '../contracts/control';
 
 /** A queued operator modification, waiting for its safe point. */
 export interface QueuedIntervention {

@@ -2,43 +2,41 @@ import { condition, setHandler } from '@temporalio/workflow';
 import {
   answerAwaitUpdate,
   answerSignal,
-  awaitAnswerSchema,
-  callDecisionSchema,
   decideCallUpdate,
   decideSignal,
   pendingInputsQuery,
-  type ParsedAwaitAnswer,
-  type ParsedCallDecision,
-  budgetChangeSchema,
-  describeIssues,
   eventsQuery,
-  eventsQueryArgsSchema,
-  interventionSchema,
   interveneSignal,
   interveneUpdate,
-  killRequestSchema,
   killSignal,
   killUpdate,
-  pauseRequestSchema,
   pauseSignal,
   earlyToolCallSignal,
-  earlyToolCallSchema,
   pauseUpdate,
-  resumeRequestSchema,
   resumeSignal,
   resumeUpdate,
   setBudgetSignal,
   setBudgetUpdate,
   statusQuery,
   transcriptQuery,
-  waitForEventsRequestSchema,
   waitForEventsUpdate,
+} from '../contracts/definitions';
+import { awaitAnswerSchema, callDecisionSchema, type ParsedAwaitAnswer, type ParsedCallDecision } from '../contracts/hitl';
+import {
+  budgetChangeSchema,
+  interventionSchema,
+  killRequestSchema,
+  pauseRequestSchema,
+  resumeRequestSchema,
+  waitForEventsRequestSchema,
   type InterventionReceipt,
-  type JsonValue,
   type ParsedIntervention,
-} from '../contracts';
+} from '../contracts/control';
+import { describeIssues, type JsonValue } from '../contracts/json';
+import { eventsQueryArgsSchema } from '../contracts/events';
+import { earlyToolCallSchema } from '../contracts/tools';
 import { z } from 'zod';
-import { lazySchema } from '../contracts/lazy';
+import { builtOnce } from '../contracts/lazy';
 import { withinBytes } from './event-log';
 import type { RunLoop } from './run-loop';
 import type { RunState } from './run-state';
@@ -46,7 +44,7 @@ import { rejection } from './failures';
 import { isPatched, strictCallModifications } from './patches';
 import { quoted } from '../contracts/safe-text';
 
-const transcriptArgsSchema = lazySchema(() => z.object({ from: z.number().int().nonnegative().default(0), to: z.number().int().nonnegative().optional() }));
+const transcriptArgsSchema = builtOnce(() => z.object({ from: z.number().int().nonnegative().default(0), to: z.number().int().nonnegative().optional() }));
 
 interface SafeParser<T> {
   safeParse(value: unknown): { success: true; data: T } | { success: false; error: { issues: readonly { path: readonly PropertyKey[]; message: string }[] } };
@@ -191,14 +189,14 @@ function registerHumanHandlers(run: RunState): void {
   setHandler(pendingInputsQuery, () => run.human.pending());
   setHandler(answerSignal, (payload) =>
     guardedSignal(run, 'answer', () => {
-      const answer = parse('answer', awaitAnswerSchema, payload);
+      const answer = parse('answer', awaitAnswerSchema(), payload);
       checkHuman(run, { type: 'answer', answer });
       applyAnswer(run, answer);
     }),
   );
   setHandler(decideSignal, (payload) =>
     guardedSignal(run, 'decide', () => {
-      const decision = parse('decide', callDecisionSchema, payload);
+      const decision = parse('decide', callDecisionSchema(), payload);
       checkHuman(run, { type: 'decision', decision });
       run.human.decide(decision);
     }),
@@ -206,18 +204,18 @@ function registerHumanHandlers(run: RunState): void {
   setHandler(
     answerAwaitUpdate,
     (payload) => {
-      applyAnswer(run, parse('answer', awaitAnswerSchema, payload));
+      applyAnswer(run, parse('answer', awaitAnswerSchema(), payload));
       return run.human.pending();
     },
-    { validator: (payload) => checkHuman(run, { type: 'answer', answer: parse('answer', awaitAnswerSchema, payload) }) },
+    { validator: (payload) => checkHuman(run, { type: 'answer', answer: parse('answer', awaitAnswerSchema(), payload) }) },
   );
   setHandler(
     decideCallUpdate,
     (payload) => {
-      run.human.decide(parse('decide', callDecisionSchema, payload));
+      run.human.decide(parse('decide', callDecisionSchema(), payload));
       return run.human.pending();
     },
-    { validator: (payload) => checkHuman(run, { type: 'decision', decision: parse('decide', callDecisionSchema, payload) }) },
+    { validator: (payload) => checkHuman(run, { type: 'decision', decision: parse('decide', callDecisionSchema(), payload) }) },
   );
 }
 
@@ -227,13 +225,13 @@ export function registerRunHandlers(loop: RunLoop): void {
   registerHumanHandlers(run);
   setHandler(statusQuery, () => run.statusReport());
   setHandler(eventsQuery, (args) => {
-    const parsed = eventsQueryArgsSchema.safeParse(args ?? {});
+    const parsed = eventsQueryArgsSchema().safeParse(args ?? {});
     if (!parsed.success) throw new Error(`invalid events query arguments: ${describeIssues(parsed.error)}`);
     return run.log.page(parsed.data.afterSeq, parsed.data.limit, run.status);
   });
 
   setHandler(transcriptQuery, (args) => {
-    const parsed = transcriptArgsSchema.safeParse(args ?? {});
+    const parsed = transcriptArgsSchema().safeParse(args ?? {});
     if (!parsed.success) throw new Error(`invalid transcript query arguments: ${describeIssues(parsed.error)}`);
     // Paged by bytes as well: read on from `next` (a page may hold fewer messages than asked).
     const messages = withinBytes(run.messages.slice(parsed.data.from, parsed.data.to));
@@ -243,12 +241,12 @@ export function registerRunHandlers(loop: RunLoop): void {
   setHandler(pauseSignal, (payload) =>
     guardedSignal(run, 'pause', () => {
       rejectIfEnded(run, 'pause');
-      loop.requestPause(parse('pause', pauseRequestSchema, payload).reason);
+      loop.requestPause(parse('pause', pauseRequestSchema(), payload).reason);
     }),
   );
   setHandler(resumeSignal, (payload) =>
     guardedSignal(run, 'resume', () => {
-      const { reason } = parse('resume', resumeRequestSchema, payload);
+      const { reason } = parse('resume', resumeRequestSchema(), payload);
       if (!run.control.isPauseRequested) throw new Error('the run is not paused');
       loop.resume(reason);
     }),
@@ -256,19 +254,19 @@ export function registerRunHandlers(loop: RunLoop): void {
   // Reports of the model activity (early dispatch): a late or unusable one is dropped quietly,
   // since the final answer carries every call anyway.
   setHandler(earlyToolCallSignal, (payload) => {
-    const parsed = earlyToolCallSchema.safeParse(payload);
+    const parsed = earlyToolCallSchema().safeParse(payload);
     if (parsed.success && !run.isTerminal) loop.acceptEarlyCall(parsed.data);
   });
   setHandler(killSignal, (payload) =>
     guardedSignal(run, 'kill', () => {
       rejectIfEnded(run, 'kill');
-      loop.requestKill(parse('kill', killRequestSchema, payload).reason);
+      loop.requestKill(parse('kill', killRequestSchema(), payload).reason);
     }),
   );
   setHandler(interveneSignal, (payload) =>
     guardedSignal(run, 'intervene', () => {
       rejectIfEnded(run, 'intervene');
-      const intervention = parse('intervene', interventionSchema, payload);
+      const intervention = parse('intervene', interventionSchema(), payload);
       validateIntervention(run, intervention, isCallModification(intervention) && isPatched(strictCallModifications));
       intervene(run, intervention);
     }),
@@ -276,14 +274,14 @@ export function registerRunHandlers(loop: RunLoop): void {
   setHandler(setBudgetSignal, (payload) =>
     guardedSignal(run, 'setBudget', () => {
       rejectIfEnded(run, 'change the budget');
-      changeBudget(run, parse('setBudget', budgetChangeSchema, payload));
+      changeBudget(run, parse('setBudget', budgetChangeSchema(), payload));
     }),
   );
 
   setHandler(
     pauseUpdate,
     async (payload) => {
-      const request = parse('pause', pauseRequestSchema, payload);
+      const request = parse('pause', pauseRequestSchema(), payload);
       loop.requestPause(request.reason);
       const reached = await condition(() => run.control.isPaused || run.isTerminal || run.control.kill !== undefined, request.timeoutMs);
       if (run.isTerminal) throw rejection(`the run ended before it paused (${run.status})`, 'run_ended');
@@ -299,7 +297,7 @@ export function registerRunHandlers(loop: RunLoop): void {
     },
     {
       validator: (payload) => {
-        parse('pause', pauseRequestSchema, payload);
+        parse('pause', pauseRequestSchema(), payload);
         rejectIfEnded(run, 'pause');
       },
     },
@@ -307,12 +305,12 @@ export function registerRunHandlers(loop: RunLoop): void {
   setHandler(
     resumeUpdate,
     (payload) => {
-      loop.resume(parse('resume', resumeRequestSchema, payload).reason);
+      loop.resume(parse('resume', resumeRequestSchema(), payload).reason);
       return run.statusReport();
     },
     {
       validator: (payload) => {
-        parse('resume', resumeRequestSchema, payload);
+        parse('resume', resumeRequestSchema(), payload);
         rejectIfEnded(run, 'resume');
         if (!run.control.isPauseRequested) throw rejection('the run is not paused', 'not_paused');
       },
@@ -321,32 +319,32 @@ export function registerRunHandlers(loop: RunLoop): void {
   setHandler(
     killUpdate,
     async (payload) => {
-      loop.requestKill(parse('kill', killRequestSchema, payload).reason);
+      loop.requestKill(parse('kill', killRequestSchema(), payload).reason);
       await condition(() => run.isTerminal);
       return run.statusReport();
     },
     {
       validator: (payload) => {
-        parse('kill', killRequestSchema, payload);
+        parse('kill', killRequestSchema(), payload);
         rejectIfEnded(run, 'kill');
       },
     },
   );
-  setHandler(interveneUpdate, (payload) => intervene(run, parse('intervene', interventionSchema, payload)), {
+  setHandler(interveneUpdate, (payload) => intervene(run, parse('intervene', interventionSchema(), payload)), {
     validator: (payload) => {
       rejectIfEnded(run, 'intervene');
-      validateIntervention(run, parse('intervene', interventionSchema, payload), true);
+      validateIntervention(run, parse('intervene', interventionSchema(), payload), true);
     },
   });
   setHandler(
     setBudgetUpdate,
     (payload) => {
-      changeBudget(run, parse('setBudget', budgetChangeSchema, payload));
+      changeBudget(run, parse('setBudget', budgetChangeSchema(), payload));
       return run.cost();
     },
     {
       validator: (payload) => {
-        parse('setBudget', budgetChangeSchema, payload);
+        parse('setBudget', budgetChangeSchema(), payload);
         rejectIfEnded(run, 'change the budget');
       },
     },
@@ -354,10 +352,10 @@ export function registerRunHandlers(loop: RunLoop): void {
   setHandler(
     waitForEventsUpdate,
     async (payload) => {
-      const request = parse('waitForEvents', waitForEventsRequestSchema, payload);
+      const request = parse('waitForEvents', waitForEventsRequestSchema(), payload);
       await condition(() => run.log.lastSeq > request.afterSeq || run.isTerminal || loop.closing, request.timeoutMs);
       return run.log.page(request.afterSeq, request.limit, run.status);
     },
-    { validator: (payload) => void parse('waitForEvents', waitForEventsRequestSchema, payload) },
+    { validator: (payload) => void parse('waitForEvents', waitForEventsRequestSchema(), payload) },
   );
 }

@@ -8,23 +8,12 @@ import {
   isCancellation,
   workflowInfo,
 } from '@temporalio/workflow';
-import {
-  describeIssues,
-  type FinalResponse,
-  type InterventionPoint,
-  type ParsedPlanResult,
-  type PlanResult,
-  type RetryHint,
-  type RunInput,
-  type RunResult,
-  type Termination,
-  type ToolCall,
-  type ToolOutput,
-  jsonByteLength,
-  pauseSignal,
-  resumeSignal,
-  type EarlyToolCall,
-} from '../contracts';
+import { describeIssues, jsonByteLength } from '../contracts/json';
+import type { FinalResponse, ParsedPlanResult, PlanResult, Termination } from '../contracts/plan';
+import type { InterventionPoint } from '../contracts/control';
+import type { RetryHint, ToolCall, ToolOutput, EarlyToolCall } from '../contracts/tools';
+import type { RunInput, RunResult } from '../contracts/run';
+import { pauseSignal, resumeSignal } from '../contracts/definitions';
 import { parsePlanResult } from '../contracts/fast-schemas';
 import type { HookAction, HookEvent } from './agent-hooks';
 import { recordAgentState } from './agent-state';

@@ -1,6 +1,6 @@
 import type { MetricTags } from '@temporalio/common';
 import { ApplicationFailure, CancelledFailure, ContinueAsNew, metricMeter } from '@temporalio/workflow';
-import type { RunInput, RunResult } from '../contracts';
+import type { RunInput, RunResult } from '../contracts/run';
 import type { AgentRegistry } from './agent-registry';
 
 /**

@@ -1,32 +1,22 @@
 import { workflowInfo } from '@temporalio/workflow';
 import { carriedInputMaxBytes, carryLevels, compactTranscript, type CarryLevel } from './carry';
+import { carriedRunStateVersion, continuationInput, type CarriedRunState } from '../contracts/carried-state';
 import {
-  carriedRunStateVersion,
-  continuationInput,
   defaultRunPolicy,
-  jsonByteLength,
-  type CarriedRunState,
   type ChildRun,
-  type FinalizeReason,
-  type FinalResponse,
-  type JsonValue,
-  type Await,
-  type AwaitItem,
-  type Message,
   type ParsedRunInput,
-  type RunEventDraft,
   type RunInput,
   type RunPolicy,
   type RunResult,
   type RunStatus,
   type RunStatusReport,
-  type Termination,
-  type ToolCall,
-  type ToolDefinition,
-  type ToolOutput,
-  type ToolRequest,
-  type WrittenOutput,
-} from '../contracts';
+} from '../contracts/run';
+import { jsonByteLength, type JsonValue } from '../contracts/json';
+import type { FinalizeReason, FinalResponse, Await, AwaitItem, Termination } from '../contracts/plan';
+import type { Message } from '../contracts/messages';
+import type { RunEventDraft } from '../contracts/events';
+import type { ToolCall, ToolOutput, ToolRequest, WrittenOutput } from '../contracts/tools';
+import type { ToolDefinition } from '../contracts/tool-definition';
 import type { AgentDefinition } from './agent-registry';
 import { costReport, describeCap, emptyUsage, reachedCap, type Usage } from './budget';
 import { workflowNowMs } from './clock';

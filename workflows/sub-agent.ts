@@ -1,5 +1,10 @@
 import { CancellationScope, ChildWorkflowCancellationType, ChildWorkflowFailure, ParentClosePolicy, isCancellation, startChild } from '@temporalio/workflow';
-import { agentRunWorkflowType, jsonByteLength, type InterventionPoint, type ChildRun, type RunInput, type RunPolicy, type RunResult, type ToolDefinition, type ToolOutput, type ToolRequest } from '../contracts';
+import { agentRunWorkflowType } from '../contracts/definitions';
+import { jsonByteLength } from '../contracts/json';
+import type { InterventionPoint } from '../contracts/control';
+import type { ChildRun, RunInput, RunPolicy, RunResult } from '../contracts/run';
+import type { ToolDefinition } from '../contracts/tool-definition';
+import type { ToolOutput, ToolRequest } from '../contracts/tools';
 import { workflowNowMs } from './clock';
 import { errorOutput, okOutput } from './outputs';
 import type { Usage } from './budget';

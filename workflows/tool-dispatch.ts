@@ -9,20 +9,18 @@ import {
 } from '@temporalio/workflow';
 import {
   defaultToolResultByteBudget,
-  describeIssues,
-  jsonByteLength,
   toolIdempotencyKey,
   turnActivityIdPrefix,
   toolFailureDetailsSchema,
   type DependencyOutput,
-  type JsonValue,
   type RetryHint,
   type ToolActivityInput,
   type ToolActivityResult,
-  type ToolDefinition,
   type ToolOutput,
   type ToolRequest,
-} from '../contracts';
+} from '../contracts/tools';
+import { describeIssues, jsonByteLength, type JsonValue } from '../contracts/json';
+import type { ToolDefinition } from '../contracts/tool-definition';
 import { parseToolActivityResult } from '../contracts/fast-schemas';
 import { workflowNowMs } from './clock';
 import { errorOutput, okOutput } from './outputs';
@@ -128,7 +126,7 @@ export function failureToOutput(request: ToolRequest, err: unknown, durationMs: 
     );
   }
   if (cause instanceof ApplicationFailure) {
-    const details = toolFailureDetailsSchema.safeParse(cause.details?.[0] ?? {});
+    const details = toolFailureDetailsSchema().safeParse(cause.details?.[0] ?? {});
     const hint = details.success ? details.data.retryHint : undefined;
     const type = cause.type === 'invalid_result' ? 'invalid_result' : 'tool_failed';
     return errorOutput(

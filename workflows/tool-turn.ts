@@ -1,5 +1,5 @@
 import { CancellationScope, condition } from '@temporalio/workflow';
-import type { DependencyOutput, RetryHint, ToolError, ToolOutput, ToolRequest, WrittenOutput } from '../contracts';
+import type { DependencyOutput, RetryHint, ToolError, ToolOutput, ToolRequest, WrittenOutput } from '../contracts/tools';
 import { describeEnding, graphProblems, usesCallGraph } from './call-graph';
 import { errorOutput } from './outputs';
 

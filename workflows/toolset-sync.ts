@@ -1,5 +1,6 @@
 import { isCancellation, proxyActivities, ActivityFailure, ApplicationFailure } from '@temporalio/workflow';
-import { describeIssues, mcpListToolsActivityName, mcpListToolsResultSchema, type McpListToolsInput, type McpListToolsResult } from '../contracts';
+import { describeIssues } from '../contracts/json';
+import { mcpListToolsActivityName, mcpListToolsResultSchema, type McpListToolsInput, type McpListToolsResult } from '../contracts/mcp';
 import type { RunState } from './run-state';
 
 type ListTools = (input: McpListToolsInput) => Promise<McpListToolsResult>;
@@ -27,7 +28,7 @@ export async function syncToolsets(state: RunState): Promise<void> {
     if (!listTools) throw new Error(`no activity proxy for ${mcpListToolsActivityName}`);
     let result: McpListToolsResult;
     try {
-      const parsed = mcpListToolsResultSchema.safeParse(
+      const parsed = mcpListToolsResultSchema().safeParse(
         await listTools({
           server: definition.server,
           toolset: definition.name,

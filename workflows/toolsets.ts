@@ -1,13 +1,8 @@
 import { z } from 'zod';
-import {
-  toolApproval,
-  type McpListToolsResult,
-  type McpToolSpec,
-  type McpToolsetDefinition,
-  type RunEventDraft,
-  type ToolDefinition,
-  type ToolsetSnapshot,
-} from '../contracts';
+import { toolApproval, type McpToolsetDefinition } from '../contracts/mcp-toolset';
+import type { McpListToolsResult, McpToolSpec, ToolsetSnapshot } from '../contracts/mcp';
+import type { RunEventDraft } from '../contracts/events';
+import type { ToolDefinition } from '../contracts/tool-definition';
 
 /** Why a toolset's list is fetched (again). */
 export type ToolsetRefreshReason = 'initial' | 'list_changed' | 'requested';

@@ -126,7 +126,7 @@ export function createModelActivities(deps: ModelActivityDependencies = {}): Mod
   const promptOnly = new Set<string>();
 
   const callModel = async (raw: unknown): Promise<ModelAnswer> => {
-    const parsed = modelCallInputSchema.safeParse(raw);
+    const parsed = modelCallInputSchema().safeParse(raw);
     if (!parsed.success) throw ApplicationFailure.nonRetryable(`invalid callModel input: ${describeIssues(parsed.error)}`, 'invalid_input');
     const input = parsed.data;
     if (!deps.openai) {

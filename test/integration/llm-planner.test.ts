@@ -97,7 +97,7 @@ async function callModelInputs(workflowId: string): Promise<ParsedModelCallInput
   return (history.events ?? [])
     .map((e) => e.activityTaskScheduledEventAttributes)
     .filter((a) => a?.activityType?.name === 'callModel')
-    .map((a) => modelCallInputSchema.parse(defaultPayloadConverter.fromPayload(a?.input?.payloads?.[0] ?? {})));
+    .map((a) => modelCallInputSchema().parse(defaultPayloadConverter.fromPayload(a?.input?.payloads?.[0] ?? {})));
 }
 
 describe('LLM planner on a real dev server', () => {

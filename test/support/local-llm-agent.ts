@@ -5,7 +5,7 @@
  * sandbox; the implementation is in ./tools.
  */
 import { z } from 'zod';
-import { defineTool } from '../../contracts';
+import { defineTool } from '../../contracts/tool-definition';
 import { defineLlmAgent } from '../../workflows/planners/llm';
 
 /** Adds one ticker to the watchlist in session state (needs confirmation). */

@@ -80,7 +80,7 @@ describe('LLM planner', () => {
     await planner.planStart({ messages: turn0 }, h.ctx(0));
     await planner.planResume({ messages: turn1, toolOutputs: [], lastOutputs: [] }, h.ctx(1, 'Watchlist: ["TSLA","AAPL"]'));
 
-    const [first, second] = model.inputs.map((i) => modelCallInputSchema.parse(i));
+    const [first, second] = model.inputs.map((i) => modelCallInputSchema().parse(i));
     expect(first).toMatchObject({ workflowId: 'wf-1', runId: 'run-1', agent: 'watchlist-llm', model: 'gpt-test', baseCount: 0, baseDigest: emptyDigest, tools, finalize: false });
     expect(first?.instructions).toBe('Watchlist: ["TSLA"]');
     expect(first?.newMessages).toEqual(turn0);
@@ -120,7 +120,7 @@ describe('LLM planner', () => {
     await planner.planStart({ messages: turn0 }, h.ctx(0));
     const plan = await planner.planResume({ messages: turn1, toolOutputs: [], lastOutputs: [], finalize: { reason: 'token_budget', message: 'model budget is spent' } }, h.ctx(1));
     expect(plan).toEqual({ type: 'final', response: { text: 'Out of budget; TSLA is 1.' } });
-    const last = modelCallInputSchema.parse(model.inputs[1]);
+    const last = modelCallInputSchema().parse(model.inputs[1]);
     expect(last.tools).toEqual([]);
     expect(last.finalize).toBe(true);
     expect(last.extraMessages).toEqual([{ role: 'user', content: expect.stringContaining('token_budget') }]);
@@ -143,7 +143,7 @@ describe('LLM planner', () => {
       const model = scriptedModel({ content: '{"price":"high"}', toolCalls: [], usage }, { content: '{"price": 3}', toolCalls: [], usage });
       const plan = await createLlmPlanner({ toolNames: tools, config: structured, callModel: model }).planStart({ messages: turn0 }, h.ctx(0));
       expect(plan).toEqual({ type: 'final', response: { text: '{"price": 3}', structured: { price: 3 } } });
-      const repair = modelCallInputSchema.parse(model.inputs[1]);
+      const repair = modelCallInputSchema().parse(model.inputs[1]);
       expect(repair).toMatchObject({ baseCount: 1, newMessages: [], outputSchema: 'quote_report' });
       expect(repair.extraMessages.map((m) => m.role)).toEqual(['assistant', 'user']);
       expect(h.usage.modelCalls).toBe(2);

@@ -12,7 +12,7 @@ const run: Message[] = [
 ];
 
 function input(baseCount: number, upTo: number, runId = 'r1'): ParsedModelCallInput {
-  return modelCallInputSchema.parse({
+  return modelCallInputSchema().parse({
     workflowId: 'w',
     runId,
     agent: 'watchlist-llm',

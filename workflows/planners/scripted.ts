@@ -1,37 +1,45 @@
 import { z } from 'zod';
-import { lazySchema } from '../../contracts/lazy';
-import { awaitSchema, describeIssues, toolCallSchema, jsonValueSchema, type JsonValue, type Message, type PlanResult, type ToolOutput, type WrittenOutput } from '../../contracts';
+import { builtOnce, lazySchema } from '../../contracts/lazy';
+import { awaitSchema, type PlanResult } from '../../contracts/plan';
+import { describeIssues, jsonValueSchema, type JsonValue } from '../../contracts/json';
+import { toolCallSchema, type ToolOutput, type WrittenOutput } from '../../contracts/tools';
+import type { Message } from '../../contracts/messages';
 import { array, boolean, anyString, fastSafeParse, json, object, oneOf, optional, required, tagged, type FastShape } from '../../contracts/fast-parse';
 import { fastToolCall } from '../../contracts/fast-schemas';
 import type { Planner, PlannerContext } from '../planner';
 
 /** One step of a script: what the planner returns on its Nth turn. */
-export const scriptStepSchema = lazySchema(() =>
+const scriptStep = builtOnce(() =>
   z.discriminatedUnion('type', [
-    z.object({ type: z.literal('tool_calls'), calls: z.array(toolCallSchema).min(1) }),
+    z.object({ type: z.literal('tool_calls'), calls: z.array(toolCallSchema()).min(1) }),
     z.object({
       type: z.literal('final'),
       text: z.string(),
-      structured: jsonValueSchema.optional(),
+      structured: jsonValueSchema().optional(),
       /** Put what the planner observed (every tool output so far, summarised) in `structured`. */
       reportObservations: z.boolean().optional(),
       /** Put the planner's whole view in `structured`: `{ instructions, messages, outputs }`. */
       reportContext: z.boolean().optional(),
     }),
-    z.object({ type: z.literal('await'), await: awaitSchema }),
+    z.object({ type: z.literal('await'), await: awaitSchema() }),
   ]),
 );
-export type ScriptStep = z.input<typeof scriptStepSchema>;
+export type ScriptStep = z.input<ReturnType<typeof scriptStep>>;
 
 /** Options of the scripted planner: the steps, in order. */
-export const scriptedPlannerOptionsSchema = lazySchema(() =>
+const scriptedPlannerOptions = builtOnce(() =>
   z.object({
-    steps: z.array(scriptStepSchema).min(1, 'a script needs at least one step'),
+    steps: z.array(scriptStep()).min(1, 'a script needs at least one step'),
     /** Text of the final answer on a Finalize turn; `{reason}` and `{message}` are filled in. */
     finalizeText: z.string().optional(),
   }),
 );
-export type ScriptedPlannerOptions = z.infer<typeof scriptedPlannerOptionsSchema>;
+export type ScriptedPlannerOptions = z.infer<ReturnType<typeof scriptedPlannerOptions>>;
+
+/** One step of a script, as a schema (the planner itself parses through the builder above). */
+export const scriptStepSchema = lazySchema(scriptStep);
+/** Options of the scripted planner, as a schema. */
+export const scriptedPlannerOptionsSchema = lazySchema(scriptedPlannerOptions);
 
 /** Mirrors of the two schemas above for tool-call and final steps (see contracts/fast-parse.ts); awaits go to zod. */
 export const scriptStepShapes: Readonly<Record<'tool_calls' | 'final', FastShape>> = {
@@ -88,7 +96,7 @@ function stepToPlan(step: ScriptStep, outputs: readonly ToolOutput[], view: () =
  *   { type: 'final', text: 'done' }] });
  */
 export function createScriptedPlanner(rawOptions: unknown): Planner {
-  const parsed = fastSafeParse(fastScriptedPlannerOptions, rawOptions, scriptedPlannerOptionsSchema);
+  const parsed = fastSafeParse(fastScriptedPlannerOptions, rawOptions, scriptedPlannerOptions);
   if (!parsed.success) throw new Error(`invalid scripted planner options: ${describeIssues(parsed.error)}`);
   const { steps, finalizeText } = parsed.data;
 

@@ -1,14 +1,7 @@
-import {
-  describeIssues,
-  jsonValueSchema,
-  type AwaitItem,
-  type JsonValue,
-  type Message,
-  type PlannerNote,
-  type PlanResult,
-  type Termination,
-  type ToolCall,
-} from '../../../contracts';
+import { describeIssues, jsonValueSchema, type JsonValue } from '../../../contracts/json';
+import type { AwaitItem, PlannerNote, PlanResult, Termination } from '../../../contracts/plan';
+import type { Message } from '../../../contracts/messages';
+import type { ToolCall } from '../../../contracts/tools';
 import type { OutputSchemaDefinition } from './config';
 import { humanCallToAwaitItem, type HumanCall, type HumanTool } from './human-tools';
 import type { ModelAnswer } from './model-call';
@@ -112,7 +105,7 @@ function structuredStep(content: string, schema: OutputSchemaDefinition): Answer
   const checked = schema.schema.safeParse(json);
   if (!checked.success) return retry(`your answer does not match the output schema "${schema.name}": ${describeIssues(checked.error)}`);
   // Keep the schema's output (defaults applied) when it is plain JSON; otherwise the JSON as sent.
-  const output = jsonValueSchema.safeParse(checked.data);
+  const output = jsonValueSchema().safeParse(checked.data);
   const structured = output.success ? output.data : (json as JsonValue);
   return { type: 'plan', plan: { type: 'final', response: { text: content, structured } } };
 }

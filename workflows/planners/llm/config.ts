@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { lazySchema } from '../../../contracts/lazy';
+import { builtOnce } from '../../../contracts/lazy';
 import type { HumanToolsConfig } from './human-tools';
 
 /** A structured output an agent's final answer must match. */
@@ -84,7 +84,7 @@ export interface LlmPlannerConfig {
 }
 
 /** Per-run options of an LLM agent (`plannerOptions` of the run input). */
-export const llmRunOptionsSchema = lazySchema(() =>
+export const llmRunOptionsSchema = builtOnce(() =>
   z
     .object({
       /** Overrides the agent's model for this run. */
@@ -93,7 +93,7 @@ export const llmRunOptionsSchema = lazySchema(() =>
     })
     .strict(),
 );
-export type LlmRunOptions = z.infer<typeof llmRunOptionsSchema>;
+export type LlmRunOptions = z.infer<ReturnType<typeof llmRunOptionsSchema>>;
 
 /** Default of {@link LlmPlannerConfig.maxRepairTurns}. */
 export const defaultMaxRepairTurns = 2;

@@ -5,7 +5,7 @@
  * ("chained") without rehashing the prefix. Not cryptographic: it detects a worker whose
  * cached transcript differs from the run's, nothing more.
  */
-import type { Message } from '../../../contracts';
+import type { Message } from '../../../contracts/messages';
 
 /** Digest of the empty transcript (the FNV-1a 64-bit offset basis). */
 export const emptyDigest = 'cbf29ce484222325';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { lazySchema } from '../../../contracts/lazy';
+import { builtOnce } from '../../../contracts/lazy';
 
 /**
  * Closed set of error types of model calls. The activity throws them as ApplicationFailure
@@ -28,7 +28,7 @@ import { lazySchema } from '../../../contracts/lazy';
  * - `model_invalid_output`: the model kept answering with output that fails validation after the repair turns.
  * - `model_activity_failed`: the model activity failed in an unexpected way (worker bug); see the cause.
  */
-export const modelErrorTypeSchema = lazySchema(() =>
+export const modelErrorTypeSchema = builtOnce(() =>
   z.enum([
     'model_rate_limited',
     'model_unavailable',
@@ -47,7 +47,7 @@ export const modelErrorTypeSchema = lazySchema(() =>
     'model_activity_failed',
   ]),
 );
-export type ModelErrorType = z.infer<typeof modelErrorTypeSchema>;
+export type ModelErrorType = z.infer<ReturnType<typeof modelErrorTypeSchema>>;
 
 /** Types the activity raises that retrying cannot fix: listed in the activity's retry policy. */
 export const nonRetryableModelErrorTypes: readonly ModelErrorType[] = [
@@ -82,5 +82,5 @@ export const modelErrorAdvice: Readonly<Record<ModelErrorType, string>> = {
 
 /** True for a string in {@link modelErrorTypeSchema}. */
 export function isModelErrorType(value: unknown): value is ModelErrorType {
-  return modelErrorTypeSchema.safeParse(value).success;
+  return modelErrorTypeSchema().safeParse(value).success;
 }

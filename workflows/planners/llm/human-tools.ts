@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { lazySchema } from '../../../contracts/lazy';
-import { describeIssues, type AwaitItem } from '../../../contracts';
+import { describeIssues } from '../../../contracts/json';
+import type { AwaitItem } from '../../../contracts/plan';
 
 /** A tool the model can call to ask a human; the planner turns the call into an await item. */
 export interface HumanTool {

@@ -1,4 +1,6 @@
-import { describeIssues, type JsonValue, type Message, type PlanResult, type Termination } from '../../../contracts';
+import { describeIssues, type JsonValue } from '../../../contracts/json';
+import type { Message } from '../../../contracts/messages';
+import type { PlanResult, Termination } from '../../../contracts/plan';
 import type { Planner, PlannerContext } from '../../planner';
 import { answerToStep, finalizeNotice, type AnswerContext } from './answer-to-plan';
 import { defaultMaxRepairTurns, llmRunOptionsSchema, type LlmPlannerConfig } from './config';
@@ -31,7 +33,7 @@ export interface LlmPlannerSetup {
  * createLlmPlanner({ toolNames: ['get_quote'], config: { model: 'gpt-4o-mini' } });
  */
 export function createLlmPlanner(setup: LlmPlannerSetup): Planner {
-  const parsed = llmRunOptionsSchema.safeParse(setup.options ?? {});
+  const parsed = llmRunOptionsSchema().safeParse(setup.options ?? {});
   if (!parsed.success) throw new Error(`invalid plannerOptions for an LLM agent (accepted: { model?, maxRepairTurns? }): ${describeIssues(parsed.error)}`);
   const { config } = setup;
   const model = parsed.data.model ?? config.model;

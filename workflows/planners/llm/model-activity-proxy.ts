@@ -1,9 +1,9 @@
 import { ActivityFailure, ApplicationFailure, TimeoutFailure, isCancellation, proxyActivities } from '@temporalio/workflow';
-import { describeIssues } from '../../../contracts';
+import { describeIssues } from '../../../contracts/json';
 import { defaultModelActivityOptions, type ModelActivityOptions } from './config';
 import { isModelErrorType, modelErrorAdvice, nonRetryableModelErrorTypes, type ModelErrorType } from './errors';
 import { callModelActivityName, modelAnswerSchema, type ModelAnswer, type ModelCallInput } from './model-call';
-import { turnActivityIdPrefix } from '../../../contracts';
+import { turnActivityIdPrefix } from '../../../contracts/tools';
 import { isPatched, turnBoundariesInCommands } from '../../patches';
 
 /** Calls the model once; the planner's only I/O. Injected in unit tests. */
@@ -60,7 +60,7 @@ export function modelActivityCaller(options: ModelActivityOptions = {}): ModelCa
     } catch (err) {
       throw toRunFailure(err, input.model);
     }
-    const parsed = modelAnswerSchema.safeParse(raw);
+    const parsed = modelAnswerSchema().safeParse(raw);
     if (!parsed.success) throw modelRunFailure('model_activity_failed', input.model, `the activity returned an invalid answer: ${describeIssues(parsed.error)}`);
     return parsed.data;
   };

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { lazySchema } from '../../../contracts/lazy';
-import { messageSchema } from '../../../contracts';
+import { builtOnce } from '../../../contracts/lazy';
+import { messageSchema } from '../../../contracts/messages';
 
 /** Activity type of model calls (reserved in contracts/tool-definition.ts). */
 export const callModelActivityName = 'callModel';
@@ -11,7 +11,7 @@ export const callModelActivityName = 'callModel';
  * `transcript` query when the cache misses, and checks it against `baseDigest`. This keeps
  * each model call's contribution to workflow history roughly constant.
  */
-export const modelCallInputSchema = lazySchema(() =>
+export const modelCallInputSchema = builtOnce(() =>
   z.object({
     workflowId: z.string().min(1),
     runId: z.string().min(1),
@@ -25,9 +25,9 @@ export const modelCallInputSchema = lazySchema(() =>
     /** Chained digest (see digest.ts) of messages `[0, baseCount)`. */
     baseDigest: z.string().regex(/^[0-9a-f]{16}$/),
     /** Messages `[baseCount, …)` of the run: new since the previous call. */
-    newMessages: z.array(messageSchema),
+    newMessages: z.array(messageSchema()),
     /** Messages after the transcript that are not part of the run (repair prompts, the finalize notice). */
-    extraMessages: z.array(messageSchema).default([]),
+    extraMessages: z.array(messageSchema()).default([]),
     /** Names of the tools offered; the worker derives their JSON schemas from the agent definition. */
     tools: z.array(z.string().min(1)),
     /** Tools whose calls the worker reports as soon as they are complete in the stream (early dispatch). */
@@ -43,11 +43,11 @@ export const modelCallInputSchema = lazySchema(() =>
     outputSchema: z.string().optional(),
   }),
 );
-export type ModelCallInput = z.input<typeof modelCallInputSchema>;
-export type ParsedModelCallInput = z.output<typeof modelCallInputSchema>;
+export type ModelCallInput = z.input<ReturnType<typeof modelCallInputSchema>>;
+export type ParsedModelCallInput = z.output<ReturnType<typeof modelCallInputSchema>>;
 
 /** A tool call as the model produced it: arguments are the raw JSON text. */
-export const modelToolCallSchema = lazySchema(() =>
+export const modelToolCallSchema = builtOnce(() =>
   z.object({
     /** Absent when the provider gave no id; the planner assigns one. */
     id: z.string().min(1).optional(),
@@ -55,28 +55,28 @@ export const modelToolCallSchema = lazySchema(() =>
     arguments: z.string(),
   }),
 );
-export type ModelToolCall = z.infer<typeof modelToolCallSchema>;
+export type ModelToolCall = z.infer<ReturnType<typeof modelToolCallSchema>>;
 
 /** Token usage of one model call. */
-export const modelUsageSchema = lazySchema(() =>
+export const modelUsageSchema = builtOnce(() =>
   z.object({
     promptTokens: z.number().int().nonnegative(),
     completionTokens: z.number().int().nonnegative(),
     totalTokens: z.number().int().nonnegative(),
   }),
 );
-export type ModelUsage = z.infer<typeof modelUsageSchema>;
+export type ModelUsage = z.infer<ReturnType<typeof modelUsageSchema>>;
 
 /** What `callModel` returns: the model's answer and usage, nothing else. */
-export const modelAnswerSchema = lazySchema(() =>
+export const modelAnswerSchema = builtOnce(() =>
   z.object({
     content: z.string().optional(),
-    toolCalls: z.array(modelToolCallSchema),
+    toolCalls: z.array(modelToolCallSchema()),
     finishReason: z.string().optional(),
     /** Absent when the provider reported no usage. */
-    usage: modelUsageSchema.optional(),
+    usage: modelUsageSchema().optional(),
     /** Model name the provider reported. */
     model: z.string().optional(),
   }),
 );
-export type ModelAnswer = z.infer<typeof modelAnswerSchema>;
+export type ModelAnswer = z.infer<ReturnType<typeof modelAnswerSchema>>;

@@ -1,4 +1,5 @@
-import { jsonByteLength, type Message } from '../../../contracts';
+import { jsonByteLength } from '../../../contracts/json';
+import type { Message } from '../../../contracts/messages';
 import type { AgentState } from '../../planner';
 import { chainDigest, emptyDigest } from './digest';
 
