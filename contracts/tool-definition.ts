@@ -89,8 +89,8 @@ export interface SubAgentSpec {
 export interface AgentToolOptions<I extends z.ZodType> {
   readonly name: string;
   readonly description: string;
-  /** Arguments the model (or planner) passes; default `{ task: string }`. */
-  readonly input?: I;
+  /** Arguments the model (or planner) passes, or a function that builds them (see {@link defineTool}); default `{ task: string }`. */
+  readonly input?: I | (() => I);
   readonly agent: string;
   /** Default: the `task` argument as the prompt. */
   readonly toRun?: (args: z.output<I>) => SubAgentRun;
@@ -112,7 +112,7 @@ const defaultAgentToolInput = builtOnce(() => z.object({ task: z.string().min(1)
  * const research = defineAgentTool({ name: 'research', description: 'Research a question', agent: 'researcher' });
  */
 export function defineAgentTool<I extends z.ZodType = ReturnType<typeof defaultAgentToolInput>>(options: AgentToolOptions<I>): ToolDefinition<I> {
-  const input = (options.input ?? defaultAgentToolInput()) as I;
+  const input = (options.input ?? defaultAgentToolInput) as I | (() => I);
   const toRun = options.toRun ?? ((args: z.output<I>) => ({ prompt: (args as { task: string }).task }));
   const definition = defineTool<I>({
     name: options.name,
@@ -123,15 +123,45 @@ export function defineAgentTool<I extends z.ZodType = ReturnType<typeof defaultA
     ...(options.requiresConfirmation !== undefined ? { requiresConfirmation: options.requiresConfirmation } : {}),
   });
   if (!options.agent) throw new Error(`defineAgentTool: tool ${options.name} needs the name of the agent it runs`);
-  return { ...definition, subAgent: { agent: options.agent, toRun: toRun as SubAgentSpec['toRun'], ...(options.allowance ? { allowance: options.allowance } : {}) } };
+  // Assigned, not spread: a spread would read (and so build) a schema given as a builder.
+  return Object.assign(definition, { subAgent: { agent: options.agent, toRun: toRun as SubAgentSpec['toRun'], ...(options.allowance ? { allowance: options.allowance } : {}) } });
 }
 
 /** Options accepted by {@link defineTool}. */
 export type ToolDefinitionOptions<I extends z.ZodType, O extends z.ZodType> = Omit<
   ToolDefinition<I, O>,
-  'timeoutMs' | 'retry' | 'requiresConfirmation'
+  'timeoutMs' | 'retry' | 'requiresConfirmation' | 'input' | 'output'
 > &
-  Partial<Pick<ToolDefinition<I, O>, 'timeoutMs' | 'retry' | 'requiresConfirmation'>>;
+  Partial<Pick<ToolDefinition<I, O>, 'timeoutMs' | 'retry' | 'requiresConfirmation'>> & {
+    /** Schema of the arguments, or a function that builds it on first use (see {@link defineTool}). */
+    readonly input: I | (() => I);
+    /** Schema of the result, or a function that builds it on first use. */
+    readonly output?: O | (() => O);
+  };
+
+/**
+ * Sets `input` / `output` of a new tool definition: a schema as it is, a builder as a getter
+ * that calls it on the first read and keeps what it built.
+ */
+function setSchema(definition: object, tool: string, field: 'input' | 'output', given: unknown): void {
+  if (typeof given !== 'function') {
+    if (given !== undefined) Object.defineProperty(definition, field, { value: given, enumerable: true, writable: true, configurable: true });
+    return;
+  }
+  let built: unknown;
+  Object.defineProperty(definition, field, {
+    enumerable: true,
+    configurable: true,
+    get: () => {
+      if (built !== undefined) return built;
+      const schema: unknown = (given as () => unknown)();
+      if (typeof (schema as { safeParse?: unknown } | null)?.safeParse !== 'function') {
+        throw new Error(`defineTool: the ${field} builder of tool ${tool} returned ${schema === null ? 'null' : typeof schema}, not a zod schema`);
+      }
+      return (built = schema);
+    },
+  });
+}
 
 const toolNamePattern = /^[a-zA-Z][a-zA-Z0-9_.-]{0,63}$/;
 
@@ -141,12 +171,19 @@ export const reservedActivityNames: readonly string[] = ['callModel', 'mcp.listT
 /**
  * Declares a tool. Safe to import from workflow code.
  *
+ * `input` and `output` take a zod schema, or a function that builds one. Workflow code is
+ * evaluated again for every new execution (a new run, a replay after a cache miss, a continue-as-
+ * new), so a schema built at the top level of an agent module is built again each time, whether
+ * the run calls the tool or not. A builder is called when the schema is first read (the first
+ * call of the tool in a run, or the worker deriving the model's JSON Schema), once; the
+ * definition's `input` / `output` are the built schemas, as for a schema given directly.
+ *
  * @throws Error when the name is not a valid identifier or is reserved.
  * @example
  * const addToWatchlist = defineTool({
  *   name: 'add_to_watchlist',
  *   description: 'Add a stock symbol to the watchlist',
- *   input: z.object({ symbol: z.string() }),
+ *   input: () => z.object({ symbol: z.string() }),
  * });
  */
 export function defineTool<I extends z.ZodType, O extends z.ZodType = z.ZodType>(
@@ -161,10 +198,10 @@ export function defineTool<I extends z.ZodType, O extends z.ZodType = z.ZodType>
   if (options.local && options.heartbeatTimeoutMs !== undefined) {
     throw new Error(`defineTool: tool ${options.name} is local and cannot heartbeat; drop heartbeatTimeoutMs or local`);
   }
-  return {
-    timeoutMs: 60_000,
-    retry: {},
-    requiresConfirmation: false,
-    ...options,
-  };
+  const { input, output, ...rest } = options;
+  if (input === undefined) throw new Error(`defineTool: tool ${options.name} needs an input schema`);
+  const definition = { timeoutMs: 60_000, retry: {}, requiresConfirmation: false, ...rest };
+  setSchema(definition, options.name, 'input', input);
+  setSchema(definition, options.name, 'output', output);
+  return definition as ToolDefinition<I, O>;
 }

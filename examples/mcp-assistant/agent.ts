@@ -9,7 +9,7 @@ import { createScriptedPlanner, defineAgent, defineLlmAgent, defineTool, mcpTool
 export const rememberTool = defineTool({
   name: 'remember',
   description: 'Remember a fact for the rest of the session',
-  input: z.lazy(() => z.object({ fact: z.string().min(1) })),
+  input: () => z.object({ fact: z.string().min(1) }),
   sessionKeys: ['facts'],
 });
 

@@ -1,29 +1,31 @@
 import { z } from 'zod';
 import { createScriptedPlanner, defineAgent, defineAgentTool, defineLlmAgent, defineTool, type AgentHooks } from 'durable-agents/workflow';
 
-// Tool schemas are wrapped in z.lazy: workflow code is evaluated again for every run, and a
-// lazy schema is built only when a run first uses that tool (README, "Tools").
+// Tool schemas are given as builders (defineTool calls one when the schema is first read):
+// workflow code is evaluated again for every run, and a run builds only the schemas of the
+// tools it calls (README, "Tools"). transferInput is shared with requiresConfirmation, so it
+// is a z.lazy.
 
 /** Returns its text. */
 export const echoTool = defineTool({
   name: 'echo',
   description: 'Return the given text unchanged.',
-  input: z.lazy(() => z.object({ text: z.string() })),
-  output: z.lazy(() => z.object({ text: z.string() })),
+  input: () => z.object({ text: z.string() }),
+  output: () => z.object({ text: z.string() }),
 });
 
 /** Adds two numbers. */
 export const addTool = defineTool({
   name: 'add',
   description: 'Add two numbers.',
-  input: z.lazy(() => z.object({ a: z.number(), b: z.number() })),
+  input: () => z.object({ a: z.number(), b: z.number() }),
 });
 
 /** Sleeps, heartbeating every 200 ms, so cancellation reaches it. */
 export const sleepTool = defineTool({
   name: 'sleep',
   description: 'Wait for the given number of milliseconds.',
-  input: z.lazy(() => z.object({ ms: z.number().int().nonnegative().max(3_600_000) })),
+  input: () => z.object({ ms: z.number().int().nonnegative().max(3_600_000) }),
   timeoutMs: 3_600_000,
   heartbeatTimeoutMs: 5_000,
 });
@@ -32,7 +34,7 @@ export const sleepTool = defineTool({
 export const failTool = defineTool({
   name: 'fail',
   description: 'Fail with the given message.',
-  input: z.lazy(() => z.object({ message: z.string(), retryable: z.boolean().default(false) })),
+  input: () => z.object({ message: z.string(), retryable: z.boolean().default(false) }),
   retry: { maximumAttempts: 2, initialIntervalMs: 100 },
 });
 
@@ -40,7 +42,7 @@ export const failTool = defineTool({
 export const flakyTool = defineTool({
   name: 'flaky',
   description: 'Fail transiently a few times, then succeed.',
-  input: z.lazy(() => z.object({ failAttempts: z.number().int().nonnegative() })),
+  input: () => z.object({ failAttempts: z.number().int().nonnegative() }),
   retry: { maximumAttempts: 5, initialIntervalMs: 100, backoffCoefficient: 1 },
 });
 
@@ -51,7 +53,7 @@ export const flakyTool = defineTool({
 export const recordTool = defineTool({
   name: 'record',
   description: 'Record a side effect under a label.',
-  input: z.lazy(() => z.object({ label: z.string(), delayMs: z.number().int().nonnegative().max(60_000).default(0) })),
+  input: () => z.object({ label: z.string(), delayMs: z.number().int().nonnegative().max(60_000).default(0) }),
   timeoutMs: 120_000,
   // Short, so a call whose worker died is retried elsewhere within seconds.
   heartbeatTimeoutMs: 2_000,
@@ -61,7 +63,7 @@ export const recordTool = defineTool({
 export const blobTool = defineTool({
   name: 'blob',
   description: 'Return a large text blob of the given size in bytes.',
-  input: z.lazy(() => z.object({ bytes: z.number().int().positive().max(20_000_000) })),
+  input: () => z.object({ bytes: z.number().int().positive().max(20_000_000) }),
 });
 
 const transferInput = z.lazy(() => z.object({ to: z.string().min(1), amount: z.number().positive() }));
@@ -82,7 +84,7 @@ export const transferTool = defineTool({
 export const stepTool = defineTool({
   name: 'step',
   description: 'Wait, then report the label and the outputs of the calls this call depends on.',
-  input: z.lazy(() => z.object({ label: z.string(), ms: z.number().int().nonnegative().max(600_000).default(0), fail: z.boolean().default(false) })),
+  input: () => z.object({ label: z.string(), ms: z.number().int().nonnegative().max(600_000).default(0), fail: z.boolean().default(false) }),
   timeoutMs: 660_000,
   heartbeatTimeoutMs: 5_000,
   retry: { maximumAttempts: 1 },
@@ -133,7 +135,7 @@ export const delegateTool = defineAgentTool({
   name: 'delegate',
   description: 'Hand a task to the scripted agent, which follows the given steps.',
   agent: 'scripted',
-  input: z.lazy(() => z.object({ task: z.string().min(1), steps: z.array(z.unknown()).min(1) })),
+  input: () => z.object({ task: z.string().min(1), steps: z.array(z.unknown()).min(1) }),
   toRun: ({ task, steps }) => ({ prompt: task, plannerOptions: { steps } }),
   allowance: { maxToolCalls: 10 },
 });

@@ -11,9 +11,10 @@ import {
   type ToolOutput,
 } from 'durable-agents/workflow';
 
-// Schemas are wrapped in z.lazy: workflow code is evaluated again for every run, and a lazy
-// schema is built only when a run first uses it (README, "Tools").
-const symbolSchema = z.lazy(() => z.string().regex(/^[A-Z]{1,5}$/, 'a ticker is 1-5 capital letters, e.g. AAPL'));
+// Tool schemas are given as builders (defineTool calls one when the schema is first read):
+// workflow code is evaluated again for every run, and a run builds only the schemas it uses
+// (README, "Tools"). The structured-output schema below is a z.lazy for the same reason.
+const symbolSchema = () => z.string().regex(/^[A-Z]{1,5}$/, 'a ticker is 1-5 capital letters, e.g. AAPL');
 
 /** Adds symbols to the watchlist kept in session state (seed 003). */
 export const addToWatchlistTool = defineTool({
@@ -21,8 +22,8 @@ export const addToWatchlistTool = defineTool({
   description: "Add stock symbols to the user's watchlist. Requires confirmation.",
   requiresConfirmation: true,
   sessionKeys: ['watchlist'],
-  input: z.lazy(() => z.object({ symbols: z.array(symbolSchema).min(1) })),
-  output: z.lazy(() => z.object({ added: z.array(z.string()), watchlist: z.array(z.string()) })),
+  input: () => z.object({ symbols: z.array(symbolSchema()).min(1) }),
+  output: () => z.object({ added: z.array(z.string()), watchlist: z.array(z.string()) }),
 });
 
 /** Removes symbols from the watchlist. */
@@ -30,8 +31,8 @@ export const removeFromWatchlistTool = defineTool({
   name: 'remove_from_watchlist',
   description: "Remove stock symbols from the user's watchlist.",
   sessionKeys: ['watchlist'],
-  input: z.lazy(() => z.object({ symbols: z.array(symbolSchema).min(1) })),
-  output: z.lazy(() => z.object({ removed: z.array(z.string()), watchlist: z.array(z.string()) })),
+  input: () => z.object({ symbols: z.array(symbolSchema()).min(1) }),
+  output: () => z.object({ removed: z.array(z.string()), watchlist: z.array(z.string()) }),
 });
 
 /** Looks up a quote (offline demo data). */
@@ -41,8 +42,8 @@ export const getQuoteTool = defineTool({
   sessionKeys: [],
   // A read: LLM runs with earlyDispatch start it while the model is still answering.
   startEarly: true,
-  input: z.lazy(() => z.object({ symbol: symbolSchema })),
-  output: z.lazy(() => z.object({ symbol: z.string(), price: z.number(), currency: z.string() })),
+  input: () => z.object({ symbol: symbolSchema() }),
+  output: () => z.object({ symbol: z.string(), price: z.number(), currency: z.string() }),
 });
 
 const stopWords = new Set(['I', 'A', 'AND', 'THE', 'TO', 'MY', 'OF', 'ADD', 'OK']);

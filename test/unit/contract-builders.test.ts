@@ -12,6 +12,7 @@ import * as points from '../../contracts/points';
 import * as run from '../../contracts/run';
 import * as session from '../../contracts/session';
 import * as tools from '../../contracts/tools';
+import { defineAgentTool, defineTool } from '../../contracts/tool-definition';
 import { bundleAgentWorkflows } from '../../worker/create-worker';
 
 const contractModules: Record<string, unknown>[] = [carriedState, control, events, hitl, json, mcp, messages, plan, points, run, session, tools];
@@ -64,4 +65,63 @@ describe('the workflow bundle', () => {
     expect(sources.some((s) => s.endsWith('contracts/run.ts'))).toBe(true);
     expect(sources.filter((s) => /contracts\/(index|schemas)\.ts$/.test(s))).toEqual([]);
   }, 120_000);
+});
+
+describe('defineTool: a schema given as a builder', () => {
+  it('is built on the first read of input / output, once, and reads as the built schema from then on', () => {
+    let built = 0;
+    const tool = defineTool({
+      name: 'echo',
+      description: 'echo',
+      input: () => {
+        built += 1;
+        return z.object({ text: z.string() });
+      },
+      output: () => z.object({ text: z.string() }),
+    });
+    expect(built).toBe(0);
+    const input = tool.input;
+    expect(input).toBeInstanceOf(z.ZodObject);
+    expect(tool.input).toBe(input);
+    expect(built).toBe(1);
+    expect(tool.input.parse({ text: 'hi', extra: 1 })).toEqual({ text: 'hi' });
+    expect(tool.output?.safeParse({ text: 1 }).success).toBe(false);
+    expect(z.toJSONSchema(tool.input)).toMatchObject({ type: 'object', required: ['text'] });
+  });
+
+  it('a spread copy carries the built schema; a schema given directly stays the same object', () => {
+    const schema = z.object({ n: z.number() });
+    const direct = defineTool({ name: 'direct', description: 'd', input: schema });
+    expect(direct.input).toBe(schema);
+    const lazy = defineTool({ name: 'lazy', description: 'l', input: () => z.object({ n: z.number() }) });
+    const local = defineTool({ ...lazy, local: true });
+    expect(local.input).toBe(lazy.input);
+    expect(Object.keys(local)).toEqual(expect.arrayContaining(['input', 'local']));
+  });
+
+  it('an agent tool keeps its builder lazy, and its default input is { task }', () => {
+    let built = 0;
+    const custom = defineAgentTool({
+      name: 'research',
+      description: 'r',
+      agent: 'researcher',
+      input: () => {
+        built += 1;
+        return z.object({ topic: z.string() });
+      },
+      toRun: (args) => ({ prompt: args.topic }),
+    });
+    expect(custom.subAgent?.agent).toBe('researcher');
+    expect(built).toBe(0);
+    expect(custom.input.parse({ topic: 'x' })).toEqual({ topic: 'x' });
+    expect(built).toBe(1);
+    const plain = defineAgentTool({ name: 'helper', description: 'h', agent: 'helper' });
+    expect(plain.input.safeParse({ task: '' }).success).toBe(false);
+    expect(plain.subAgent?.toRun({ task: 'go' })).toEqual({ prompt: 'go' });
+  });
+
+  it('a builder that returns no schema fails on first read, naming the tool and the field', () => {
+    const tool = defineTool({ name: 'broken', description: 'b', input: (() => ({ text: 'not a schema' })) as unknown as () => z.ZodObject });
+    expect(() => tool.input).toThrow('defineTool: the input builder of tool broken returned object, not a zod schema');
+  });
 });
