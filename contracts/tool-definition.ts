@@ -143,9 +143,9 @@ export type ToolDefinitionOptions<I extends z.ZodType, O extends z.ZodType> = Om
  * Sets `input` / `output` of a new tool definition: a schema as it is, a builder as a getter
  * that calls it on the first read and keeps what it built.
  */
-function setSchema(definition: object, tool: string, field: 'input' | 'output', given: unknown): void {
+function setSchema(definition: Record<string, unknown>, tool: string, field: 'input' | 'output', given: unknown): void {
   if (typeof given !== 'function') {
-    if (given !== undefined) Object.defineProperty(definition, field, { value: given, enumerable: true, writable: true, configurable: true });
+    if (given !== undefined) definition[field] = given;
     return;
   }
   let built: unknown;

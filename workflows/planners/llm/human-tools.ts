@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { lazySchema } from '../../../contracts/lazy';
+import { builtOnce } from '../../../contracts/lazy';
 import { describeIssues } from '../../../contracts/json';
 import type { AwaitItem } from '../../../contracts/plan';
 
@@ -11,7 +11,7 @@ export interface HumanTool {
 }
 
 /** Arguments of `ask_clarification`. */
-export const askClarificationArgsSchema = lazySchema(() =>
+export const askClarificationArgsSchema = builtOnce(() =>
   z.object({
     question: z.string().min(1).describe('The question to ask the user, in their language.'),
     missingFields: z.array(z.string()).optional().describe('Names of the facts you need from the user.'),
@@ -19,7 +19,7 @@ export const askClarificationArgsSchema = lazySchema(() =>
 );
 
 /** Arguments of `ask_multiple_choice`. */
-export const askMultipleChoiceArgsSchema = lazySchema(() =>
+export const askMultipleChoiceArgsSchema = builtOnce(() =>
   z.object({
     title: z.string().optional().describe('Short title of the form.'),
     questions: z
@@ -39,14 +39,19 @@ export const askMultipleChoiceArgsSchema = lazySchema(() =>
 export const askClarificationTool: HumanTool = {
   name: 'ask_clarification',
   description: 'Ask the user a question when you cannot proceed without more information. The run waits for the answer.',
-  input: askClarificationArgsSchema,
+  // A getter: the schema is built when it is first read (the worker's JSON Schema, or a call).
+  get input() {
+    return askClarificationArgsSchema();
+  },
 };
 
 /** `ask_multiple_choice`: a form of multiple-choice questions. */
 export const askMultipleChoiceTool: HumanTool = {
   name: 'ask_multiple_choice',
   description: 'Ask the user one or more multiple-choice questions. The run waits for the answers.',
-  input: askMultipleChoiceArgsSchema,
+  get input() {
+    return askMultipleChoiceArgsSchema();
+  },
 };
 
 /** Which human tools an agent offers to its model. */
@@ -76,7 +81,7 @@ export type HumanCallMapping = { ok: true; item: AwaitItem } | { ok: false; mess
  */
 export function humanCallToAwaitItem(call: HumanCall): HumanCallMapping {
   if (call.name === 'ask_clarification') {
-    const parsed = askClarificationArgsSchema.safeParse(call.args);
+    const parsed = askClarificationArgsSchema().safeParse(call.args);
     if (!parsed.success) return { ok: false, message: `invalid arguments for ask_clarification: ${describeIssues(parsed.error)}` };
     return {
       ok: true,
@@ -90,7 +95,7 @@ export function humanCallToAwaitItem(call: HumanCall): HumanCallMapping {
       },
     };
   }
-  const parsed = askMultipleChoiceArgsSchema.safeParse(call.args);
+  const parsed = askMultipleChoiceArgsSchema().safeParse(call.args);
   if (!parsed.success) return { ok: false, message: `invalid arguments for ask_multiple_choice: ${describeIssues(parsed.error)}` };
   return {
     ok: true,
