@@ -26,10 +26,29 @@ export interface ExecutionSize {
   readonly payloadBytes: number;
   /** Of those, the WorkflowExecutionStarted event's: the run input (the script) and, after continue-as-new, the carried state. */
   readonly startedPayloadBytes: number;
-  /** Worker.runReplayHistory of this execution (includes creating the replay worker). */
+  /**
+   * Worker.runReplayHistory of this execution (includes creating the replay worker, as a crash
+   * recovery on a new worker does): the median of the plan's replays, interleaved with the other
+   * systems' replays of the same T.
+   */
   readonly replayMs: number;
-  /** CPU time (user + system) of this process during that replay. */
+  /** CPU time (user + system) of this process during that replay (median, as replayMs). */
   readonly replayCpuMs: number;
+}
+
+/** An execution measured but not replayed yet. */
+type ExecutionSizes = Omit<ExecutionSize, 'replayMs' | 'replayCpuMs'>;
+
+/** One run's history, run and fetched, with the replay samples taken so far (see {@link replayRecorded}). */
+export interface RecordedHistory {
+  readonly system: LoopSystem;
+  readonly turns: number;
+  readonly workflowId: string;
+  readonly wallMs: number;
+  readonly chain: readonly { readonly runId: string; readonly history: FetchedHistory }[];
+  readonly sizes: readonly ExecutionSizes[];
+  /** Per execution: wall and CPU ms of each replay. */
+  readonly replays: readonly { readonly ms: number[]; readonly cpuMs: number[] }[];
 }
 
 /** Size of one run's history (every execution of it), as fetched from the server. */
@@ -100,11 +119,8 @@ export function payloadDataBytes(value: unknown): number {
   return sum(Object.values(value).map(payloadDataBytes));
 }
 
-async function measureExecution(ctx: BenchContext, system: LoopSystem, workflowId: string, runId: string, history: FetchedHistory): Promise<ExecutionSize> {
+async function measureExecution(ctx: BenchContext, workflowId: string, runId: string, history: FetchedHistory): Promise<ExecutionSizes> {
   const description = await ctx.client.workflow.getHandle(workflowId, runId).describe();
-  const cpuBefore = process.cpuUsage();
-  const replay = await timed(() => Worker.runReplayHistory({ workflowBundle: system.workflowBundle }, history, workflowId));
-  const cpu = process.cpuUsage(cpuBefore);
   return {
     runId,
     events: history.events?.length ?? 0,
@@ -116,20 +132,50 @@ async function measureExecution(ctx: BenchContext, system: LoopSystem, workflowI
     ),
     payloadBytes: payloadDataBytes(history.events ?? []),
     startedPayloadBytes: payloadDataBytes(history.events?.[0]),
-    replayMs: replay.ms,
-    replayCpuMs: (cpu.user + cpu.system) / 1000,
   };
 }
 
-/** Runs one K=1 run of `turns` turns on a system, measures its history (all executions) and replays it. */
-export async function measureHistory(ctx: BenchContext, system: LoopSystem, turns: number): Promise<HistorySize> {
+/** Runs one K=1 run of `turns` turns on a system and measures its history (all executions); replays come later. */
+export async function recordHistory(ctx: BenchContext, system: LoopSystem, turns: number): Promise<RecordedHistory> {
   const shape: RunShape = { turns, callsPerTurn: 1 };
   const workflowId = `${ctx.idPrefix}-${system.name}-history-${turns}`;
   const run = await system.run(shape, workflowId);
-  ctx.progress(`history T=${turns} ${system.name}: run done in ${run.wallMs.toFixed(0)} ms; fetching and replaying its history`);
+  ctx.progress(`history T=${turns} ${system.name}: run done in ${run.wallMs.toFixed(0)} ms; fetching its history`);
   const chain = await fetchChain(ctx, workflowId, run.firstRunId);
-  const executions: ExecutionSize[] = [];
-  for (const { runId, history } of chain) executions.push(await measureExecution(ctx, system, workflowId, runId, history));
+  const sizes: ExecutionSizes[] = [];
+  for (const { runId, history } of chain) sizes.push(await measureExecution(ctx, workflowId, runId, history));
+  return { system, turns, workflowId, wallMs: run.wallMs, chain, sizes, replays: chain.map(() => ({ ms: [], cpuMs: [] })) };
+}
+
+/**
+ * Replays every execution of the recorded histories `rounds` times, each time in a fresh replay
+ * worker (as a crash recovery on another worker does), interleaved: round r replays every
+ * system's histories before round r + 1 replays any, so a change in the machine's load reaches
+ * every system alike.
+ */
+export async function replayRecorded(ctx: BenchContext, recorded: readonly RecordedHistory[], rounds: number): Promise<void> {
+  for (let round = 0; round < rounds; round++) {
+    for (const r of recorded) {
+      for (const [i, { history }] of r.chain.entries()) {
+        const cpuBefore = process.cpuUsage();
+        const replay = await timed(() => Worker.runReplayHistory({ workflowBundle: r.system.workflowBundle }, history, r.workflowId));
+        const cpu = process.cpuUsage(cpuBefore);
+        r.replays[i]!.ms.push(replay.ms);
+        r.replays[i]!.cpuMs.push((cpu.user + cpu.system) / 1000);
+      }
+    }
+    ctx.progress(`history replays: round ${round + 1} of ${rounds} done`);
+  }
+}
+
+/** The history's sizes, and the median of its replays. */
+export function summarizeHistory(ctx: BenchContext, recorded: RecordedHistory): HistorySize {
+  const { system, turns, chain } = recorded;
+  const executions: ExecutionSize[] = recorded.sizes.map((size, i) => {
+    const samples = recorded.replays[i]!;
+    if (samples.ms.length === 0) throw new Error(`history T=${turns} ${system.name}: execution ${size.runId} was never replayed`);
+    return { ...size, replayMs: percentile(samples.ms, 0.5), replayCpuMs: percentile(samples.cpuMs, 0.5) };
+  });
   const histories = chain.map((c) => c.history);
   const durations = turnSpansFromHistoryMs(histories);
   const tenth = Math.max(1, Math.floor(durations.length / 10));
@@ -158,14 +204,14 @@ export async function measureHistory(ctx: BenchContext, system: LoopSystem, turn
     largestExecutionReplayCpuMs: largest.replayCpuMs,
     replayMs: sum(executions.map((e) => e.replayMs)),
     replayCpuMs: sum(executions.map((e) => e.replayCpuMs)),
-    wallMs: run.wallMs,
+    wallMs: recorded.wallMs,
     firstTenthTurnP50Ms: durations.length ? percentile(durations.slice(0, tenth), 0.5) : 0,
     lastTenthTurnP50Ms: durations.length ? percentile(durations.slice(-tenth), 0.5) : 0,
     phases: hasActivityTasks ? turnPhases(histories) : undefined,
   };
   ctx.progress(
     `history T=${turns} ${system.name}: ${executions.length} execution(s), ${jsonBytes} JSON bytes, ${events} events; ` +
-      `replay ${result.replayMs.toFixed(0)} ms (CPU ${result.replayCpuMs.toFixed(0)} ms)`,
+      `replay ${result.replayMs.toFixed(0)} ms (CPU ${result.replayCpuMs.toFixed(0)} ms, median of ${recorded.replays[0]?.ms.length ?? 0})`,
   );
   return result;
 }

@@ -12,8 +12,10 @@ export interface BenchPlan {
   readonly s2: { readonly shape: RunShape; readonly runs: number };
   /** S3 fan-out: one run at a time with many calls per turn, repeated. */
   readonly s3: { readonly shape: RunShape; readonly repeats: number };
-  /** T values of the history-size runs (K = 1); the largest is also replayed. */
+  /** T values of the history-size runs (K = 1). */
   readonly historyTurns: readonly number[];
+  /** Replays of each history-size run, interleaved across systems; the report gives the median. */
+  readonly historyReplays: number;
   /** Replay cost: a short and a long run replayed many times (per-run start, per-turn CPU). */
   readonly replayCost: ReplayCostPlan;
   /** Heap per cached run: this many runs kept waiting in a worker's cache. */
@@ -28,6 +30,7 @@ export const fullPlan: BenchPlan = {
   s2: { shape: { turns: 10, callsPerTurn: 2 }, runs: 50 },
   s3: { shape: { turns: 5, callsPerTurn: 16 }, repeats: 3 },
   historyTurns: [10, 100, 1000],
+  historyReplays: 3,
   replayCost: { shortTurns: 1, longTurns: 50, replays: 200, minLongReplays: 20, rounds: 3 },
   cachedHeapRuns: 100,
 };
@@ -40,6 +43,7 @@ export const smokePlan: BenchPlan = {
   s2: { shape: { turns: 2, callsPerTurn: 2 }, runs: 4 },
   s3: { shape: { turns: 2, callsPerTurn: 4 }, repeats: 1 },
   historyTurns: [5],
+  historyReplays: 1,
   replayCost: { shortTurns: 1, longTurns: 3, replays: 3, minLongReplays: 3, rounds: 1 },
   cachedHeapRuns: 5,
 };

@@ -109,7 +109,7 @@ export function buildRows(plan: BenchPlan, systems: Record<SystemName, SystemRes
       if (!found || found.turns !== turns) throw new Error(`no history of ${turns} turns`);
       return found;
     };
-    const section = `History T=${turns} K=1, all executions`;
+    const section = `History T=${turns} K=1, all executions; replays: median of ${plan.historyReplays}, interleaved, each in a fresh replay worker`;
     rows.push(
       row(section, 'executions (1 + continue-as-new count)', 'count', (r) => h(r).executions.length, false),
       row(section, 'payload bytes per turn (data of every payload)', 'bytes/turn', (r) => h(r).payloadBytesPerTurn),

@@ -13,7 +13,7 @@ import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { AgentClient } from '../client/agent-client';
 import { bundleAgentWorkflows } from '../worker/create-worker';
 import { measureCachedHeap } from './cached-heap';
-import { historyMarginal, measureHistory, type HistorySize } from './history';
+import { historyMarginal, recordHistory, replayRecorded, summarizeHistory, type HistorySize, type RecordedHistory } from './history';
 import { loadAverages, machineFacts } from './machine';
 import { measureReplayCosts } from './replay-cost';
 import { fullPlan, smokePlan, type BenchPlan } from './plan';
@@ -57,10 +57,14 @@ async function runScenarios(ctx: BenchContext, plan: BenchPlan): Promise<Record<
   const s3 = await measureLatency(ctx, 's3', plan.s3.shape, plan.s3.repeats);
   const history = new Map<SystemName, HistorySize[]>(ctx.systems.map((s) => [s.name, []]));
   for (const turns of plan.historyTurns) {
+    const recorded: RecordedHistory[] = [];
     for (const system of ctx.systems) {
       checkInterrupted();
-      history.get(system.name)?.push(await measureHistory(ctx, system, turns));
+      recorded.push(await recordHistory(ctx, system, turns));
     }
+    checkInterrupted();
+    await replayRecorded(ctx, recorded, plan.historyReplays);
+    for (const r of recorded) history.get(r.system.name)?.push(summarizeHistory(ctx, r));
   }
   checkInterrupted();
   const replayCosts = await measureReplayCosts(ctx, plan.replayCost);
