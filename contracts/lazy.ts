@@ -1,8 +1,10 @@
 import { z } from 'zod';
 
 /**
- * A contract schema's builder: builds the schema on its first call and returns that one
- * instance from then on.
+ * A schema's builder: builds the schema on its first call and returns that one instance from
+ * then on. For a schema several tools (or a tool and its `requiresConfirmation`) share:
+ * `const symbol = builtOnce(() => z.string())`, then `input: symbol` or `symbol()` inside
+ * another builder.
  *
  * Workflow code parses through these builders. The SDK evaluates a workflow bundle's modules
  * afresh for every execution, cache-miss replay and continue-as-new, so whatever a contract

@@ -30,6 +30,7 @@ export {
   type ModelRequestSettings,
 } from './planners/llm';
 export { namespacedToolActivities } from './patches';
+export { builtOnce } from '../contracts/lazy';
 export { mcpToolset, type McpToolsetDefinition, type McpToolsetOptions, type ToolsetApprovalPolicy, type ToolApproval } from '../contracts/mcp-toolset';
 export type { ToolsetSnapshot, McpToolSpec } from '../contracts/mcp';
 export type { ToolsetView } from './toolsets';

@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import { createScriptedPlanner, defineAgent, defineAgentTool, defineLlmAgent, defineTool, type AgentHooks } from 'durable-agents/workflow';
+import { builtOnce, createScriptedPlanner, defineAgent, defineAgentTool, defineLlmAgent, defineTool, type AgentHooks } from 'durable-agents/workflow';
 
 // Tool schemas are given as builders (defineTool calls one when the schema is first read):
 // workflow code is evaluated again for every run, and a run builds only the schemas of the
 // tools it calls (README, "Tools"). transferInput is shared with requiresConfirmation, so it
-// is a z.lazy.
+// is built once (builtOnce) and both use that one schema.
 
 /** Returns its text. */
 export const echoTool = defineTool({
@@ -66,7 +66,7 @@ export const blobTool = defineTool({
   input: () => z.object({ bytes: z.number().int().positive().max(20_000_000) }),
 });
 
-const transferInput = z.lazy(() => z.object({ to: z.string().min(1), amount: z.number().positive() }));
+const transferInput = builtOnce(() => z.object({ to: z.string().min(1), amount: z.number().positive() }));
 
 /** Moves money (pretend): confirmation is required only above 100, decided from the arguments. */
 export const transferTool = defineTool({
@@ -74,7 +74,7 @@ export const transferTool = defineTool({
   description: 'Transfer an amount to an account. Transfers above 100 need a human to confirm.',
   input: transferInput,
   // Runs in the workflow on validated arguments, so it must stay a pure function of them.
-  requiresConfirmation: (args) => transferInput.parse(args).amount > 100,
+  requiresConfirmation: (args) => transferInput().parse(args).amount > 100,
 });
 
 /**

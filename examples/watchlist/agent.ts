@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import {
+  builtOnce,
   createScriptedPlanner,
   defineAgent,
   defineLlmAgent,
@@ -13,8 +14,9 @@ import {
 
 // Tool schemas are given as builders (defineTool calls one when the schema is first read):
 // workflow code is evaluated again for every run, and a run builds only the schemas it uses
-// (README, "Tools"). The structured-output schema below is a z.lazy for the same reason.
-const symbolSchema = () => z.string().regex(/^[A-Z]{1,5}$/, 'a ticker is 1-5 capital letters, e.g. AAPL');
+// (README, "Tools"). The ticker is shared by three tools, so it is built once (builtOnce); the
+// structured-output schema below is a z.lazy for the same reason as the builders.
+const symbolSchema = builtOnce(() => z.string().regex(/^[A-Z]{1,5}$/, 'a ticker is 1-5 capital letters, e.g. AAPL'));
 
 /** Adds symbols to the watchlist kept in session state (seed 003). */
 export const addToWatchlistTool = defineTool({
