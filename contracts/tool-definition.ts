@@ -141,26 +141,21 @@ export type ToolDefinitionOptions<I extends z.ZodType, O extends z.ZodType> = Om
 
 /**
  * Sets `input` / `output` of a new tool definition: a schema as it is, a builder as a getter
- * that calls it on the first read and keeps what it built.
+ * over {@link builtOnce}, so it is called on the first read only.
  */
 function setSchema(definition: Record<string, unknown>, tool: string, field: 'input' | 'output', given: unknown): void {
   if (typeof given !== 'function') {
     if (given !== undefined) definition[field] = given;
     return;
   }
-  let built: unknown;
-  Object.defineProperty(definition, field, {
-    enumerable: true,
-    configurable: true,
-    get: () => {
-      if (built !== undefined) return built;
-      const schema: unknown = (given as () => unknown)();
-      if (typeof (schema as { safeParse?: unknown } | null)?.safeParse !== 'function') {
-        throw new Error(`defineTool: the ${field} builder of tool ${tool} returned ${schema === null ? 'null' : typeof schema}, not a zod schema`);
-      }
-      return (built = schema);
-    },
+  const schema = builtOnce(() => {
+    const built: unknown = (given as () => unknown)();
+    if (typeof (built as { safeParse?: unknown } | null)?.safeParse !== 'function') {
+      throw new Error(`defineTool: the ${field} builder of tool ${tool} returned ${built === null ? 'null' : typeof built}, not a zod schema`);
+    }
+    return built;
   });
+  Object.defineProperty(definition, field, { enumerable: true, configurable: true, get: schema });
 }
 
 const toolNamePattern = /^[a-zA-Z][a-zA-Z0-9_.-]{0,63}$/;
