@@ -251,12 +251,12 @@ function toolActivityProxy(ctx: DispatchContext, request: ToolRequest, tool: Too
     backoffCoefficient: tool.retry.backoffCoefficient ?? 2,
     nonRetryableErrorTypes: [...(tool.retry.nonRetryableErrorTypes ?? []), 'invalid_result'],
   };
-  const summary = tool.mcp ? `turn ${request.turn}: ${request.name} (MCP ${tool.mcp.server}/${tool.mcp.tool})` : `turn ${request.turn}: ${request.name}`;
   const activities = tool.local
     ? proxyLocalActivities<Record<string, ToolActivity>>({
         startToCloseTimeout: tool.timeoutMs,
         cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
-        summary,
+        // A local activity has no id of ours: the summary is what names its call in the UI.
+        summary: toolCallSummary(request, tool),
         retry,
       })
     : proxyActivities<Record<string, ToolActivity>>({
@@ -264,8 +264,10 @@ function toolActivityProxy(ctx: DispatchContext, request: ToolRequest, tool: Too
         // "cancelled" means the tool stopped: the call is answered once the tool acknowledged.
         cancellationType: isPatched(toolsStopBeforeCancelled) ? ActivityCancellationType.WAIT_CANCELLATION_COMPLETED : ActivityCancellationType.TRY_CANCEL,
         ...(tool.heartbeatTimeoutMs ? { heartbeatTimeout: tool.heartbeatTimeoutMs } : {}),
+        // The id (`turn-<N>/<call id>`) and type (`<agent>/<tool>`) already name the call; only
+        // an MCP call, whose type all of one server's tools share, gets a summary too.
         activityId: `${turnActivityIdPrefix(request.turn)}${request.toolCallId}`,
-        summary,
+        ...(tool.mcp ? { summary: toolCallSummary(request, tool) } : {}),
         retry,
       });
   // MCP tools share one activity type: the worker's pool knows each server, not each tool.
@@ -273,6 +275,15 @@ function toolActivityProxy(ctx: DispatchContext, request: ToolRequest, tool: Too
   const activity = activities[activityType];
   if (!activity) throw new Error(`no activity proxy for ${activityType}`);
   return activity;
+}
+
+/**
+ * The one-line summary the Temporal UI shows for a call's activity. Every other remote tool
+ * activity goes without one: it is a payload more per call to encode, pass through the codec
+ * and store, and its words are those of the activity's id and type.
+ */
+function toolCallSummary(request: ToolRequest, tool: ToolDefinition): string {
+  return tool.mcp ? `turn ${request.turn}: ${request.name} (MCP ${tool.mcp.server}/${tool.mcp.tool})` : `turn ${request.turn}: ${request.name}`;
 }
 
 /** The output of a call whose activity returned: its envelope checked, or `invalid_result`. */

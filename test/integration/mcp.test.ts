@@ -6,6 +6,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import type { WorkflowHandle } from '@temporalio/client';
+import { defaultPayloadConverter } from '@temporalio/common';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import OpenAI from 'openai';
@@ -158,6 +159,17 @@ describe.each([
       const history = await env.client.workflow.getHandle(workflowId).fetchHistory();
       const scheduled = (history.events ?? []).flatMap((e) => (e.activityTaskScheduledEventAttributes ? [e.activityTaskScheduledEventAttributes.activityType?.name] : []));
       expect(scheduled).toEqual(['mcp.listTools', `${agent}/note`, 'mcp.callTool', 'mcp.callTool', 'mcp.listTools', 'mcp.callTool']);
+      // The MCP activities share their types, so each carries a summary naming its server and tool;
+      // the agent's own tool is named by its type and id alone.
+      const summaries = (history.events ?? []).flatMap((e) => (e.activityTaskScheduledEventAttributes ? [e.userMetadata?.summary ? defaultPayloadConverter.fromPayload<string>(e.userMetadata.summary) : undefined] : []));
+      expect(summaries).toEqual([
+        expect.stringMatching(/^turn 0: list tools of everything \(MCP /),
+        undefined,
+        expect.stringMatching(/^turn \d+: echo \(MCP .+\/echo\)$/),
+        expect.stringMatching(/^turn \d+: get-sum \(MCP .+\/get-sum\)$/),
+        expect.stringMatching(/ \(MCP /),
+        expect.stringMatching(/^turn \d+: gzip-file-as-resource \(MCP /),
+      ]);
     });
   });
 });
