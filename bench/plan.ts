@@ -8,8 +8,8 @@ export interface BenchPlan {
   readonly warmup: RunShape;
   /** S1 latency: one run at a time, repeated. */
   readonly s1: { readonly shape: RunShape; readonly repeats: number };
-  /** S2 throughput: this many runs started at once. */
-  readonly s2: { readonly shape: RunShape; readonly runs: number };
+  /** S2 throughput: this many runs started at once, in `rounds` batches per system interleaved (the report gives the median batch). */
+  readonly s2: { readonly shape: RunShape; readonly runs: number; readonly rounds: number };
   /** S3 fan-out: one run at a time with many calls per turn, repeated. */
   readonly s3: { readonly shape: RunShape; readonly repeats: number };
   /** T values of the history-size runs (K = 1). */
@@ -27,7 +27,7 @@ export const fullPlan: BenchPlan = {
   mode: 'full',
   warmup: { turns: 3, callsPerTurn: 2 },
   s1: { shape: { turns: 20, callsPerTurn: 1 }, repeats: 5 },
-  s2: { shape: { turns: 10, callsPerTurn: 2 }, runs: 50 },
+  s2: { shape: { turns: 10, callsPerTurn: 2 }, runs: 50, rounds: 3 },
   s3: { shape: { turns: 5, callsPerTurn: 16 }, repeats: 3 },
   historyTurns: [10, 100, 1000],
   historyReplays: 3,
@@ -40,7 +40,7 @@ export const smokePlan: BenchPlan = {
   mode: 'smoke',
   warmup: { turns: 1, callsPerTurn: 1 },
   s1: { shape: { turns: 3, callsPerTurn: 1 }, repeats: 2 },
-  s2: { shape: { turns: 2, callsPerTurn: 2 }, runs: 4 },
+  s2: { shape: { turns: 2, callsPerTurn: 2 }, runs: 4, rounds: 1 },
   s3: { shape: { turns: 2, callsPerTurn: 4 }, repeats: 1 },
   historyTurns: [5],
   historyReplays: 1,

@@ -91,7 +91,7 @@ export function buildRows(plan: BenchPlan, systems: Record<SystemName, SystemRes
     row(section, 'turn p95, wall (run wall ÷ T)', 'ms', (r) => pick(r).wallTurnMs.p95),
   ];
   rows.push(...latency(`S1 latency ${shapeLabel(plan.s1.shape)}, ${plan.s1.repeats} runs each, interleaved`, (r) => r.s1));
-  const s2 = `S2 throughput ${plan.s2.runs} concurrent runs ${shapeLabel(plan.s2.shape)}, one system at a time`;
+  const s2 = `S2 throughput ${plan.s2.runs} concurrent runs ${shapeLabel(plan.s2.shape)}, one system at a time${plan.s2.rounds > 1 ? `; median of ${plan.s2.rounds} rounds, interleaved` : ''}`;
   rows.push(
     row(s2, 'turns per second', '/s', (r) => r.s2.turnsPerSec),
     row(s2, 'tool calls per second', '/s', (r) => r.s2.toolCallsPerSec),

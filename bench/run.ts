@@ -52,7 +52,7 @@ async function runScenarios(ctx: BenchContext, plan: BenchPlan): Promise<Record<
   checkInterrupted();
   const s1 = await measureLatency(ctx, 's1', plan.s1.shape, plan.s1.repeats);
   checkInterrupted();
-  const s2 = await measureThroughput(ctx, 's2', plan.s2.shape, plan.s2.runs);
+  const s2 = await measureThroughput(ctx, 's2', plan.s2.shape, plan.s2.runs, plan.s2.rounds);
   checkInterrupted();
   const s3 = await measureLatency(ctx, 's3', plan.s3.shape, plan.s3.repeats);
   const history = new Map<SystemName, HistorySize[]>(ctx.systems.map((s) => [s.name, []]));

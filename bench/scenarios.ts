@@ -38,6 +38,8 @@ export interface ThroughputResult {
   readonly eventTurnMs: Summary;
   /** CPU per turn during the batch: this process (client and both systems' workers) and the dev server (absent in older results; server undefined when not read). */
   readonly cpuMsPerTurn?: { readonly bench: number; readonly server: number | undefined };
+  /** Turns per second of every batch, in order; the fields above are those of the median batch (absent in older results: one batch). */
+  readonly rounds?: readonly number[];
 }
 
 /** Runs one small run of every system so worker start-up (first workflow context, first polls) is not measured. */
@@ -73,9 +75,9 @@ export async function measureLatency(ctx: BenchContext, name: string, shape: Run
 }
 
 /** Starts `runs` runs of one system at once, waits for all of them and derives throughput. */
-async function throughputOf(ctx: BenchContext, system: LoopSystem, name: string, shape: RunShape, runs: number): Promise<ThroughputResult> {
+async function throughputOf(ctx: BenchContext, system: LoopSystem, name: string, shape: RunShape, runs: number, idPart: string): Promise<ThroughputResult> {
   ctx.progress(`${name} ${system.name}: starting ${runs} concurrent runs (T=${shape.turns}, K=${shape.callsPerTurn})`);
-  const ids = Array.from({ length: runs }, (_, i) => `${ctx.idPrefix}-${system.name}-${name}-${i}`);
+  const ids = Array.from({ length: runs }, (_, i) => `${ctx.idPrefix}-${system.name}-${idPart}-${i}`);
   const serverCpuBefore = ctx.serverPid === undefined ? undefined : processCpuMs(ctx.serverPid);
   const cpuBefore = process.cpuUsage();
   const started = performance.now();
@@ -101,10 +103,27 @@ async function throughputOf(ctx: BenchContext, system: LoopSystem, name: string,
   };
 }
 
-/** Throughput of every system, one system's batch after another (never two systems at once). */
-export async function measureThroughput(ctx: BenchContext, name: string, shape: RunShape, runs: number): Promise<Record<SystemName, ThroughputResult>> {
+/**
+ * Throughput of every system, one system's batch after another (never two systems at once), in
+ * `rounds` rounds interleaved across the systems. Each system's result is its median batch by
+ * turns per second, whole (wall, CPU and turn times of that one batch): a single batch moved by
+ * 10–20 % between invocations on a shared machine.
+ */
+export async function measureThroughput(ctx: BenchContext, name: string, shape: RunShape, runs: number, rounds = 1): Promise<Record<SystemName, ThroughputResult>> {
+  if (!Number.isInteger(rounds) || rounds < 1) throw new Error(`throughput rounds must be a positive integer, got ${rounds}`);
+  const batches = new Map<SystemName, ThroughputResult[]>(ctx.systems.map((s) => [s.name, []]));
+  for (let round = 0; round < rounds; round++) {
+    for (const system of ctx.systems) {
+      const label = rounds === 1 ? name : `${name} round ${round + 1}/${rounds}`;
+      batches.get(system.name)?.push(await throughputOf(ctx, system, label, shape, runs, `${name}-${round}`));
+    }
+  }
   const results: Partial<Record<SystemName, ThroughputResult>> = {};
-  for (const system of ctx.systems) results[system.name] = await throughputOf(ctx, system, name, shape, runs);
+  for (const [system, list] of batches) {
+    const sorted = [...list].sort((a, b) => a.turnsPerSec - b.turnsPerSec);
+    const median = sorted[Math.floor((sorted.length - 1) / 2)];
+    if (median) results[system] = { ...median, rounds: list.map((b) => b.turnsPerSec) };
+  }
   return complete(results, ctx);
 }
 
