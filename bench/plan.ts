@@ -26,9 +26,9 @@ export interface BenchPlan {
 export const fullPlan: BenchPlan = {
   mode: 'full',
   warmup: { turns: 3, callsPerTurn: 2 },
-  s1: { shape: { turns: 20, callsPerTurn: 1 }, repeats: 5 },
+  s1: { shape: { turns: 20, callsPerTurn: 1 }, repeats: 9 },
   s2: { shape: { turns: 10, callsPerTurn: 2 }, runs: 50, rounds: 3 },
-  s3: { shape: { turns: 5, callsPerTurn: 16 }, repeats: 3 },
+  s3: { shape: { turns: 5, callsPerTurn: 16 }, repeats: 7 },
   historyTurns: [10, 100, 1000],
   historyReplays: 3,
   replayCost: { shortTurns: 1, longTurns: 50, replays: 200, minLongReplays: 20, rounds: 3 },
