@@ -264,9 +264,9 @@ function toolActivityProxy(ctx: DispatchContext, request: ToolRequest, tool: Too
         // "cancelled" means the tool stopped: the call is answered once the tool acknowledged.
         cancellationType: isPatched(toolsStopBeforeCancelled) ? ActivityCancellationType.WAIT_CANCELLATION_COMPLETED : ActivityCancellationType.TRY_CANCEL,
         ...(tool.heartbeatTimeoutMs ? { heartbeatTimeout: tool.heartbeatTimeoutMs } : {}),
+        activityId: `${turnActivityIdPrefix(request.turn)}${request.toolCallId}`,
         // The id (`turn-<N>/<call id>`) and type (`<agent>/<tool>`) already name the call; only
         // an MCP call, whose type all of one server's tools share, gets a summary too.
-        activityId: `${turnActivityIdPrefix(request.turn)}${request.toolCallId}`,
         ...(tool.mcp ? { summary: toolCallSummary(request, tool) } : {}),
         retry,
       });

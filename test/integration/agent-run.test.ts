@@ -1,10 +1,10 @@
 import { WorkflowFailedError } from '@temporalio/client';
-import { ApplicationFailure, defaultPayloadConverter } from '@temporalio/common';
-import type { temporal } from '@temporalio/proto';
+import { ApplicationFailure } from '@temporalio/common';
 import type { AgentClient } from '../../client/agent-client';
 import type { RunEvent, RunResult } from '../../contracts';
 import { callStep, finalStep, observations, scriptedInput } from '../support/scripts';
 import { agentSuite } from '../support/agent-suite';
+import { eventSummary } from '../support/histories';
 import { waitFor } from '../support/wait';
 
 const suite = agentSuite('agent-run');
@@ -16,12 +16,6 @@ async function runToEnd(input: Parameters<AgentClient['start']>[0]): Promise<{ r
   return { result, events, workflowId };
 }
 
-
-/** The summary a history event's command carried (the Temporal UI shows it), if any. */
-function summaryOf(event: temporal.api.history.v1.IHistoryEvent): unknown {
-  const payload = event.userMetadata?.summary;
-  return payload ? defaultPayloadConverter.fromPayload(payload) : undefined;
-}
 
 async function scheduledActivityTypes(workflowId: string): Promise<string[]> {
   const history = await suite.env.client.workflow.getHandle(workflowId).fetchHistory();
@@ -114,7 +108,7 @@ describe('agentRun on a real dev server', () => {
       ['scripted/add', 'turn-1/call_1_0'],
     ]);
     // Id and type say it all: no summary payload to encode and store per call.
-    expect((history.events ?? []).filter((e) => e.activityTaskScheduledEventAttributes).map((e) => summaryOf(e))).toEqual([undefined, undefined]);
+    expect((history.events ?? []).filter((e) => e.activityTaskScheduledEventAttributes).map(eventSummary)).toEqual([undefined, undefined]);
   });
 
   it('omits a result larger than the byte budget and tells the planner', async () => {
@@ -261,7 +255,7 @@ describe('local tools', () => {
     expect(events.filter((e) => e.activityTaskScheduledEventAttributes)).toHaveLength(0);
     const markers = events.filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity');
     // A local activity has no id of ours: its summary names the call.
-    expect(markers.map((e) => summaryOf(e))).toEqual(['turn 0: quick', 'turn 0: quick']);
+    expect(markers.map(eventSummary)).toEqual(['turn 0: quick', 'turn 0: quick']);
     const log = (await suite.agents.events(workflowId, 0, 1000)).events;
     expect(log.filter((e) => e.type === 'tool_result').map((e) => (e as { status: string }).status)).toEqual(['ok', 'ok']);
   });

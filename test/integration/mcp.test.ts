@@ -6,7 +6,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import type { WorkflowHandle } from '@temporalio/client';
-import { defaultPayloadConverter } from '@temporalio/common';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import OpenAI from 'openai';
@@ -16,6 +15,7 @@ import { bundleAgentWorkflows, createAgentWorker, implementTool, replayHistoryJs
 import type { RunInput } from 'durable-agents/workflow';
 import type { RunEvent } from '../../contracts';
 import { noteTool } from '../support/mcp/agents';
+import { eventSummary } from '../support/histories';
 import { callStep, finalStep, observations } from '../support/scripts';
 import { createTestEnv, uniqueTaskQueue } from '../support/test-env';
 import { waitFor } from '../support/wait';
@@ -161,7 +161,7 @@ describe.each([
       expect(scheduled).toEqual(['mcp.listTools', `${agent}/note`, 'mcp.callTool', 'mcp.callTool', 'mcp.listTools', 'mcp.callTool']);
       // The MCP activities share their types, so each carries a summary naming its server and tool;
       // the agent's own tool is named by its type and id alone.
-      const summaries = (history.events ?? []).flatMap((e) => (e.activityTaskScheduledEventAttributes ? [e.userMetadata?.summary ? defaultPayloadConverter.fromPayload<string>(e.userMetadata.summary) : undefined] : []));
+      const summaries = (history.events ?? []).filter((e) => e.activityTaskScheduledEventAttributes).map(eventSummary);
       expect(summaries).toEqual([
         expect.stringMatching(/^turn 0: list tools of everything \(MCP /),
         undefined,

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
+import { defaultPayloadConverter } from '@temporalio/common';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
 import type { temporal } from '@temporalio/proto';
 import { findHistoryFiles } from '../../testing/history-files';
@@ -71,4 +72,10 @@ export function parseManifest(text: string): ManifestEntry[] {
 /** The committed manifest, or no entries when it does not exist yet. */
 export function readManifest(): ManifestEntry[] {
   return existsSync(manifestPath) ? parseManifest(readFileSync(manifestPath, 'utf8')) : [];
+}
+
+/** The summary a history event's command carried (the one line the Temporal UI shows), if any. */
+export function eventSummary(event: temporal.api.history.v1.IHistoryEvent): string | undefined {
+  const payload = event.userMetadata?.summary;
+  return payload ? defaultPayloadConverter.fromPayload<string>(payload) : undefined;
 }
