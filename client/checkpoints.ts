@@ -4,7 +4,7 @@ import { defaultPayloadConverter } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import Long from 'long';
 import { fetchDecodedHistory } from './decoded-history';
-import { interveneUpdate, interventionSchema, describeIssues, toolCallFromActivity, type Intervention } from '../contracts';
+import { interveneUpdate, interventionSchema, describeIssues, toolCallFromActivity, turnOfToolCallSummary, type Intervention } from '../contracts';
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 
@@ -50,10 +50,10 @@ function eventTime(event: HistoryEvent): string {
 /**
  * Patch ids after which activities mark turn boundaries: workflows/patches.ts
  * `turnBoundariesInCommands` (0.6.0), and the baseline markers that stand for it and every other
- * patch in runs since 0.9.0 (`baseline090`, `baseline0100`). The client does not import workflow
- * code; the corpus test of the histories since 0.6.0 fails if they part.
+ * patch in runs since 0.9.0 (`baseline090`, `baseline0100`, `baseline0110`). The client does not
+ * import workflow code; the corpus test of the histories since 0.6.0 fails if they part.
  */
-const boundariesByCommandsPatchIds: readonly string[] = ['turn-boundaries-in-commands', 'baseline-0.9.0', 'baseline-0.10.0'];
+const boundariesByCommandsPatchIds: readonly string[] = ['turn-boundaries-in-commands', 'baseline-0.9.0', 'baseline-0.10.0', 'baseline-0.11.0'];
 
 /** Whether the event is the marker of a patch with one of these ids. */
 function isPatchMarker(event: HistoryEvent, patchIds: readonly string[]): boolean {
@@ -82,13 +82,21 @@ function activityTurn(event: HistoryEvent): number | undefined {
  * began the turn, marked by a memo change (`turnBoundary`) in that task, or, in runs since
  * 0.6.0, by the turn's first activity (`turn-<N>/…`) when that task scheduled one
  * (workflows/turn-boundaries.ts writes the memo change whenever it did not).
+ *
+ * A reset goes back to the start of a task, so a task is one boundary: that of the first turn
+ * that began in it. A later turn of the same task (local tools run many turns in one task) has
+ * no boundary of its own: a rewind to it would re-run the earlier turns of the task too.
  */
 export function checkpointsOf(events: readonly HistoryEvent[]): Checkpoint[] {
   const checkpoints: { turn: number; eventId: number; time: string; summary: { toolCalls: string[]; modelCalls: number; signals: string[]; updates: string[] } }[] = [];
   let lastTaskCompleted: HistoryEvent | undefined;
   /** Activities mark boundaries only after the patch: before it, memo changes mark all of them. */
   let byCommands = false;
+  /** The newest turn named so far, whether or not it got a boundary of its own. */
+  let namedTurn = -1;
   const begin = (turn: number, task: HistoryEvent): void => {
+    namedTurn = Math.max(namedTurn, turn);
+    if (checkpoints.at(-1)?.eventId === Number(task.eventId)) return;
     checkpoints.push({ turn, eventId: Number(task.eventId), time: eventTime(task), summary: { toolCalls: [], modelCalls: 0, signals: [], updates: [] } });
   };
   for (const event of events) {
@@ -100,9 +108,8 @@ export function checkpointsOf(events: readonly HistoryEvent[]): Checkpoint[] {
       continue;
     }
     // A turn's first activity begins it, unless a memo change did (runs before 0.6.0 have both).
-    const latest = checkpoints[checkpoints.length - 1];
     const activityTurnNumber = activityTurn(event);
-    if (byCommands && activityTurnNumber !== undefined && lastTaskCompleted && (latest === undefined || activityTurnNumber > latest.turn)) begin(activityTurnNumber, lastTaskCompleted);
+    if (byCommands && activityTurnNumber !== undefined && lastTaskCompleted && activityTurnNumber > namedTurn) begin(activityTurnNumber, lastTaskCompleted);
     const current = checkpoints[checkpoints.length - 1];
     if (!current) continue;
     const activity = event.activityTaskScheduledEventAttributes;
@@ -119,6 +126,57 @@ export function checkpointsOf(events: readonly HistoryEvent[]): Checkpoint[] {
   return checkpoints;
 }
 
+/** The turn a local tool's marker names, by its summary (`turn <N>: <tool>`). */
+function localToolTurn(event: HistoryEvent): number | undefined {
+  if (event.markerRecordedEventAttributes?.markerName !== 'core_local_activity' || !event.userMetadata?.summary) return undefined;
+  try {
+    const summary = defaultPayloadConverter.fromPayload<unknown>(event.userMetadata.summary as temporal.api.common.v1.IPayload);
+    return typeof summary === 'string' ? turnOfToolCallSummary(summary) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The turn an event names: a boundary's memo change, a turn activity, a local tool call. */
+function namedTurn(event: HistoryEvent): number | undefined {
+  return decodeMemo(event) ?? activityTurn(event) ?? localToolTurn(event);
+}
+
+/** The task (its WorkflowTaskCompleted event id) of the first event that names `turn`. */
+function taskNaming(events: readonly HistoryEvent[], turn: number): number | undefined {
+  let task: number | undefined;
+  for (const event of events) {
+    if (event.workflowTaskCompletedEventAttributes) task = Number(event.eventId);
+    else if (namedTurn(event) === turn) return task;
+  }
+  return undefined;
+}
+
+/**
+ * How many turns began in one execution: the turns its memo changes, turn activities and local
+ * tool calls name, boundaries of their own or not.
+ */
+export function turnsBegun(events: readonly HistoryEvent[]): number {
+  const turns = new Set<number>();
+  for (const event of events) {
+    const turn = namedTurn(event);
+    if (turn !== undefined) turns.add(turn);
+  }
+  return turns.size;
+}
+
+/** Turns as a short list: consecutive ones as ranges (`0, 3..7, 9`). */
+function describeTurns(turns: readonly number[]): string {
+  const parts: string[] = [];
+  for (let i = 0; i < turns.length; ) {
+    let j = i;
+    while (j + 1 < turns.length && turns[j + 1] === turns[j]! + 1) j += 1;
+    parts.push(j > i ? `${turns[i]}..${turns[j]}` : `${turns[i]}`);
+    i = j + 1;
+  }
+  return parts.join(', ');
+}
+
 /**
  * The boundary after `turn` completed turns in one execution's history.
  *
@@ -129,10 +187,12 @@ export function checkpointAt(events: readonly HistoryEvent[], workflowId: string
   const checkpoint = checkpoints.find((c) => c.turn === turn);
   if (checkpoint) return checkpoint;
   const turns = checkpoints.map((c) => c.turn);
-  throw new CheckpointError(
-    'no_such_turn',
-    `run ${workflowId} has no boundary after ${turn} turns in this execution; available: ${turns.length ? `${turns[0]}..${turns[turns.length - 1]}` : 'none'}`,
-  );
+  const task = taskNaming(events, turn);
+  const owner = checkpoints.find((c) => c.eventId === task);
+  const shared = owner
+    ? `; turn ${turn} began in the workflow task that began turn ${owner.turn} (as turns of local tools do), and a rewind goes back to the start of a task: rewind to ${owner.turn} instead`
+    : '';
+  throw new CheckpointError('no_such_turn', `run ${workflowId} has no boundary after ${turn} turns in this execution${shared}; available: ${turns.length ? describeTurns(turns) : 'none'}`);
 }
 
 /**

@@ -2,7 +2,7 @@ import { defaultPayloadConverter } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import type { RunWorkerVersion } from './worker-version';
 import { runResultSchema, toolActivityInputSchema, toolCallFromActivity, type RunResult } from '../contracts';
-import { checkpointsOf } from './checkpoints';
+import { turnsBegun } from './checkpoints';
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 type Payloads = temporal.api.common.v1.IPayloads | null | undefined;
@@ -21,7 +21,7 @@ export interface HistoryStatus {
   readonly status: string;
   /** Temporal's execution status (RUNNING, COMPLETED, FAILED, …). */
   readonly workflowStatus: string;
-  /** Turns begun (turn boundaries in history). */
+  /** Turns begun (named in history by their boundaries, activities and local tool calls). */
   readonly turns: number;
   readonly toolCalls: number;
   readonly modelCalls: number;
@@ -154,7 +154,7 @@ export function historySummary(events: readonly HistoryEvent[]): Pick<HistorySta
   const completed = events.find((e) => e.workflowExecutionCompletedEventAttributes)?.workflowExecutionCompletedEventAttributes;
   const result = completed ? runResultSchema.safeParse(firstPayload(completed.result)) : undefined;
   return {
-    turns: checkpointsOf(events).length,
+    turns: turnsBegun(events),
     toolCalls: entries.filter((e) => e.kind === 'tool_call').length,
     modelCalls: entries.filter((e) => e.kind === 'model_call').length,
     ...(failure !== undefined ? { failure } : {}),

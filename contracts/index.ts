@@ -18,6 +18,7 @@ export {
   type ResolvedToolActivityInput,
   resolveToolActivityInput,
   toolCallFromActivity,
+  turnOfToolCallSummary,
   turnActivityIdPrefix,
   toolIdempotencyKey,
   defaultToolResultByteBudget,

@@ -255,6 +255,21 @@ export function turnActivityIdPrefix(turn: number): string {
 }
 
 /**
+ * The summary of a tool call's activity (`turn <N>: <tool>`, and the server and tool of an MCP
+ * call): what names a local tool's call in history and in the Temporal UI, a local activity having
+ * no id of ours.
+ */
+export function toolCallSummary(turn: number, tool: string, mcp?: { readonly server: string; readonly tool: string }): string {
+  return mcp ? `turn ${turn}: ${tool} (MCP ${mcp.server}/${mcp.tool})` : `turn ${turn}: ${tool}`;
+}
+
+/** The turn a {@link toolCallSummary} names. */
+export function turnOfToolCallSummary(summary: string): number | undefined {
+  const named = /^turn (\d+): /.exec(summary);
+  return named ? Number(named[1]) : undefined;
+}
+
+/**
  * What a tool activity's type (`<agent>/<tool>`) and id (`turn-<N>/<call id>`) say about its
  * call; fields the type or id does not have are left out.
  */

@@ -183,10 +183,29 @@ export const baseline0100 = 'baseline-0.10.0';
 export const patchesInBaseline0100: ReadonlySet<string> = new Set([...patchesInBaseline090, budgetWatchOnChanges, flatRunChain]);
 
 /**
+ * 0.11.0: a workflow task marks only the first turn boundary in it. Turns that begin in a task
+ * an earlier turn began (local tools run many turns in one task) share that turn's reset point:
+ * a rewind to them resets to the task's start and re-runs the earlier turn too. Runs recorded
+ * before wrote a memo change for each (an event per turn naming a checkpoint no rewind could
+ * reach apart from the first); the checkpoint reader now lists one boundary per task for them.
+ */
+export const oneBoundaryPerTask = 'one-boundary-per-task';
+
+/**
+ * 0.11.0: the baseline marker of 0.11.0, recorded instead of {@link baseline0100} by a run started
+ * on this release. It stands for everything 0.10.0's does and for {@link oneBoundaryPerTask}.
+ */
+export const baseline0110 = 'baseline-0.11.0';
+
+/** The patches a run with the {@link baseline0110} marker takes without asking. */
+export const patchesInBaseline0110: ReadonlySet<string> = new Set([...patchesInBaseline0100, oneBoundaryPerTask]);
+
+/**
  * The baseline markers, newest first, with the patches each stands for. A new execution records
  * the first; replay finds the one its history recorded, if any.
  */
 const baselines: readonly (readonly [id: string, patches: ReadonlySet<string>])[] = [
+  [baseline0110, patchesInBaseline0110],
   [baseline0100, patchesInBaseline0100],
   [baseline090, patchesInBaseline090],
 ];

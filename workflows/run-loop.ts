@@ -37,6 +37,7 @@ import {
   boundedCarriedState,
   cancellationEndsLikeKill,
   isPatched,
+  oneBoundaryPerTask,
   pauseHoldsEveryCall,
   rejectionsAreNotFailures,
   turnBoundariesInCommands,
@@ -82,7 +83,8 @@ export class RunLoop {
     private readonly rootScope: CancellationScope,
     options: RunLoopOptions = {},
   ) {
-    this.boundaries = new TurnBoundaries(boundaryConcluderInstalled() && isPatched(turnBoundariesInCommands));
+    const byCommands = boundaryConcluderInstalled() && isPatched(turnBoundariesInCommands);
+    this.boundaries = new TurnBoundaries(byCommands, byCommands && isPatched(oneBoundaryPerTask));
     this.calls = new CallRunner(state, {
       checkpoint: (point, event, tool) => this.checkpoint(point, event, tool),
       waitFor: (done) => this.waitFor(done),

@@ -9,6 +9,7 @@ import {
 } from '@temporalio/workflow';
 import {
   defaultToolResultByteBudget,
+  toolCallSummary,
   toolIdempotencyKey,
   turnActivityIdPrefix,
   toolFailureDetailsSchema,
@@ -256,7 +257,7 @@ function toolActivityProxy(ctx: DispatchContext, request: ToolRequest, tool: Too
         startToCloseTimeout: tool.timeoutMs,
         cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
         // A local activity has no id of ours: the summary is what names its call in the UI.
-        summary: toolCallSummary(request, tool),
+        summary: callSummary(request, tool),
         retry,
       })
     : proxyActivities<Record<string, ToolActivity>>({
@@ -267,7 +268,7 @@ function toolActivityProxy(ctx: DispatchContext, request: ToolRequest, tool: Too
         activityId: `${turnActivityIdPrefix(request.turn)}${request.toolCallId}`,
         // The id (`turn-<N>/<call id>`) and type (`<agent>/<tool>`) already name the call; only
         // an MCP call, whose type all of one server's tools share, gets a summary too.
-        ...(tool.mcp ? { summary: toolCallSummary(request, tool) } : {}),
+        ...(tool.mcp ? { summary: callSummary(request, tool) } : {}),
         retry,
       });
   // MCP tools share one activity type: the worker's pool knows each server, not each tool.
@@ -282,8 +283,8 @@ function toolActivityProxy(ctx: DispatchContext, request: ToolRequest, tool: Too
  * activity goes without one: it is a payload more per call to encode, pass through the codec
  * and store, and its words are those of the activity's id and type.
  */
-function toolCallSummary(request: ToolRequest, tool: ToolDefinition): string {
-  return tool.mcp ? `turn ${request.turn}: ${request.name} (MCP ${tool.mcp.server}/${tool.mcp.tool})` : `turn ${request.turn}: ${request.name}`;
+function callSummary(request: ToolRequest, tool: ToolDefinition): string {
+  return toolCallSummary(request.turn, request.name, tool.mcp);
 }
 
 /** The output of a call whose activity returned: its envelope checked, or `invalid_result`. */

@@ -10,6 +10,10 @@
  * began the turn schedules none (the turn waits for a human, for a pause, or its planner has no
  * activity), the memo change is written in that task as before.
  *
+ * A reset goes back to the start of a task, so a task is one reset point however many turns
+ * begin in it (local tools run many turns in one task). Since `one-boundary-per-task` only the
+ * first boundary of a task is marked; the reader lists one boundary per task for every run.
+ *
  * Whether the task scheduled one is only known once the task's code has run: the internals
  * interceptor of this module's companion (`boundary-interceptors.ts`, in every bundle built by
  * `configureAgentBundler`) looks at the commands of each activation and adds the memo change for
@@ -28,6 +32,10 @@ type Command = coresdk.workflow_commands.IWorkflowCommand;
 const pending: number[] = [];
 /** Set by the interceptor factory when the bundle has it (see boundary-interceptors.ts). */
 let concluderInstalled = false;
+/** Whether only a task's first boundary is marked (`one-boundary-per-task`). */
+let firstPerTask = false;
+/** The task (by its history length) whose first boundary is marked, once one is. */
+let markedTask: number | undefined;
 
 /** Called once per run by the interceptors of `boundary-interceptors.ts`. */
 export function installBoundaryConcluder(): void {
@@ -45,13 +53,26 @@ function memoCommand(turn: number): Command {
 }
 
 /**
- * The commands of an activation, with a memo change first for each boundary of it that none of
- * its activities marks. Deterministic: it depends only on the commands and the run's state.
+ * The commands of an activation, with a memo change first for each boundary of it that needs one
+ * and none of its activities marks. Deterministic: it depends only on the commands, the run's
+ * state and the task, which Temporal numbers by its history length as of the task's start, the
+ * same on replay.
+ *
+ * @param task the history length of the activation's workflow task (asked only when a boundary waits).
  */
-export function concludeBoundaries(commands: Command[]): Command[] {
+export function concludeBoundaries(commands: Command[], task: () => number): Command[] {
   if (pending.length === 0) return commands;
-  const unmarked = pending.filter((turn) => !commands.some((c) => c.scheduleActivity?.activityId?.startsWith(turnActivityIdPrefix(turn))));
-  pending.length = 0;
+  const turns = pending.splice(0);
+  const isMarked = (turn: number): boolean => commands.some((c) => c.scheduleActivity?.activityId?.startsWith(turnActivityIdPrefix(turn)));
+  if (firstPerTask) {
+    const current = task();
+    // A later boundary of a marked task shares its reset point: nothing names it.
+    if (current === markedTask) return commands;
+    markedTask = current;
+    const first = turns[0]!;
+    return isMarked(first) ? commands : [memoCommand(first), ...commands];
+  }
+  const unmarked = turns.filter((turn) => !isMarked(turn));
   return unmarked.length ? [...unmarked.map(memoCommand), ...commands] : commands;
 }
 
@@ -60,8 +81,14 @@ export class TurnBoundaries {
   /**
    * @param byCommands mark boundaries by the turn's activities (the patch is in, and the bundle
    *   has the concluder); otherwise by a memo change at each boundary.
+   * @param onePerTask with `byCommands`: mark only the first boundary of each workflow task.
    */
-  constructor(readonly byCommands: boolean) {}
+  constructor(
+    readonly byCommands: boolean,
+    onePerTask = false,
+  ) {
+    firstPerTask = byCommands && onePerTask;
+  }
 
   mark(turn: number): void {
     if (this.byCommands) pending.push(turn);

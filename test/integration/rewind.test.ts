@@ -2,7 +2,7 @@ import { MemorySideEffectSink } from '../../examples/toolbox/tools';
 import { allToolImplementations } from '../support/tools';
 import type { RunEvent } from '../../contracts';
 import { replayHistoryJson } from '../../worker/replay';
-import { addAapl, callStep, finalStep, scriptedInput, watchlistRun, type Observation } from '../support/scripts';
+import { addAapl, callStep, finalStep, observations, scriptedInput, watchlistRun, type Observation } from '../support/scripts';
 import { testWorkflowsPath, workflowBundleOption } from '../support/test-env';
 import { forkRun } from '../../worker/fork';
 import { bundleAgentWorkflows } from '../../worker/create-worker';
@@ -167,8 +167,35 @@ describe('checkpoints and rewind', () => {
   it('names the turns there are when asked for one that does not exist', async () => {
     const { workflowId } = await suite.agents.start(scriptedInput([finalStep('quick')]));
     await suite.agents.result(workflowId);
-    await expect(suite.agents.rewind(workflowId, { toTurn: 7 })).rejects.toMatchObject({ type: 'no_such_turn', message: expect.stringContaining('available: 0..0') });
+    await expect(suite.agents.rewind(workflowId, { toTurn: 7 })).rejects.toMatchObject({ type: 'no_such_turn', message: expect.stringMatching(/available: 0$/) });
     await expect(suite.agents.rewind(workflowId, { toTurn: 0, with: [{ kind: 'teleport' } as never] })).rejects.toMatchObject({ type: 'invalid_input' });
+  });
+
+  it('turns of local tools that run in one workflow task share its boundary: one memo change, and a rewind to a later turn says where to go', async () => {
+    const quick = (text: string) => callStep({ name: 'quick', args: { text } });
+    const { workflowId } = await suite.agents.start({ ...scriptedInput([quick('a'), quick('b'), quick('c'), quick('d'), finalStep('local done')]), agent: 'faulty' });
+    await suite.agents.result(workflowId);
+    const events = (await suite.agents.client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
+    // Local activities keep the task open while they run: the four tool turns and the final one begin in the first task.
+    const tasks = events.filter((e) => e.workflowTaskCompletedEventAttributes).map((e) => Number(e.eventId));
+    const localCalls = events.filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity');
+    expect(localCalls.every((e) => Number(e.markerRecordedEventAttributes?.workflowTaskCompletedEventId) === tasks[0])).toBe(true);
+    expect(localCalls).toHaveLength(4);
+    // One boundary for that task (turn 0), where 0.10.0 wrote a memo change for each of the five turns.
+    expect(await memoBoundaries(workflowId)).toEqual([0]);
+    expect((await suite.agents.checkpoints(workflowId)).map((c) => [c.turn, c.eventId])).toEqual([[0, tasks[0]]]);
+    // The history still tells how many turns began (the local calls name theirs).
+    expect((await suite.agents.statusFromHistory(workflowId)).turns).toBe(4);
+
+    // A rewind to turn 2 would reset to the task's start and re-run turns 0 and 1 too: refused, saying so.
+    await expect(suite.agents.rewind(workflowId, { toTurn: 2 })).rejects.toMatchObject({
+      type: 'no_such_turn',
+      message: expect.stringContaining('turn 2 began in the workflow task that began turn 0 (as turns of local tools do), and a rewind goes back to the start of a task: rewind to 0 instead; available: 0'),
+    });
+    await suite.agents.rewind(workflowId, { toTurn: 0, reason: 'again, from the start' });
+    const again = await suite.agents.result(workflowId);
+    expect(again).toMatchObject({ status: 'completed', final: { text: 'local done' } });
+    expect(observations(again).map((o) => (o.result as { reversed: string }).reversed)).toEqual(['a', 'b', 'c', 'd']);
   });
 });
 
@@ -202,7 +229,7 @@ describe('fork to a new workflow id', () => {
     await suite.agents.result(workflowId);
     await expect(forkRun(suite.env.client, workflowId, { toTurn: 3, workflowsPath: testWorkflowsPath })).rejects.toMatchObject({
       type: 'no_such_turn',
-      message: expect.stringContaining('available: 0..0'),
+      message: expect.stringMatching(/available: 0$/),
     });
     await expect(forkRun(suite.env.client, workflowId, { toTurn: 0, workflowsPath: testWorkflowsPath })).rejects.toMatchObject({
       type: 'invalid_input',
