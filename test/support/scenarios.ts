@@ -226,6 +226,11 @@ export const scenarios: readonly Scenario[] = [
     },
   },
   {
+    // 0.11.0: turns of a local tool, which run in the workflow task of the turn before them.
+    name: 'local-tools',
+    input: { ...scriptedInput([callStep({ name: 'quick', args: { text: 'ab' } }, { name: 'quick', args: { text: 'cd' } }), callStep({ name: 'quick', args: { text: 'ef' } }), finalStep('local done')]), agent: 'faulty' },
+  },
+  {
     name: 'continue-as-new',
     input: scriptedInput([...Array.from({ length: 30 }, (_, i) => callStep({ name: 'add', args: { a: i, b: 1 } })), finalStep()], {
       policy: { continueAsNewAfterEvents: 100 },
