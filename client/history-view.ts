@@ -83,6 +83,20 @@ function toolName(activityType: string): string {
   return activityType.split('/').at(-1) ?? activityType;
 }
 
+/** A local tool's call, from the marker that records it: its tool, its summary (`turn N: tool`) and its failure. */
+function localToolCall(event: HistoryEvent): { tool: string; summary: string; failure?: string } | undefined {
+  const marker = event.markerRecordedEventAttributes;
+  if (marker?.markerName !== 'core_local_activity') return undefined;
+  const data = firstPayload(marker.details?.data) as { activity_type?: unknown } | undefined;
+  const type = typeof data?.activity_type === 'string' ? data.activity_type : '?';
+  const summary = event.userMetadata?.summary ? firstPayload({ payloads: [event.userMetadata.summary] }) : undefined;
+  return {
+    tool: toolName(type),
+    summary: typeof summary === 'string' ? summary : type,
+    ...(marker.failure ? { failure: marker.failure.message ?? 'failed' } : {}),
+  };
+}
+
 /** The steps of one execution's history, oldest first. */
 export function historyEntries(events: readonly HistoryEvent[]): HistoryEntry[] {
   const entries: HistoryEntry[] = [];
@@ -110,6 +124,13 @@ export function historyEntries(events: readonly HistoryEvent[]): HistoryEntry[] 
         const id = (request.success ? request.data.toolCallId : undefined) ?? call.toolCallId ?? '?';
         push('tool_call', request.success ? `${name}(${id}) ${JSON.stringify(request.data.args)}` : toolName(type));
       }
+    }
+    const local = localToolCall(event);
+    if (local) {
+      // A local activity is recorded once, when it has ended: its call and its outcome in one event.
+      push('tool_call', `${local.tool} (local, ${local.summary})`);
+      if (local.failure === undefined) push('tool_done', local.tool);
+      else push('tool_failed', `${local.tool}: ${local.failure}`);
     }
     const completed = event.activityTaskCompletedEventAttributes;
     if (completed) {

@@ -54,6 +54,22 @@ describe('a run read from its history (no worker to answer queries)', () => {
     expect(historyEntries(recorded('kill')).at(-1)).toMatchObject({ kind: 'run_completed', detail: 'terminated' });
   });
 
+  it('lists the calls of local tools, which their markers record once they have ended', () => {
+    const events = historyFromJSON(JSON.parse(readFileSync(join(__dirname, '../histories/0.11.0/local-tools.json'), 'utf8'))).events ?? [];
+    expect(historyEntries(events).map((e) => `${e.kind} ${e.detail}`)).toEqual([
+      'run_started agent=faulty messages=1',
+      'tool_call quick (local, turn 0: quick)',
+      'tool_done quick',
+      'tool_call quick (local, turn 0: quick)',
+      'tool_done quick',
+      'tool_call quick (local, turn 1: quick)',
+      'tool_done quick',
+      'run_completed completed: local done',
+    ]);
+    // Turns 0 and 1 are named by their calls; the final turn began in the same task and names none.
+    expect(historySummary(events)).toMatchObject({ turns: 2, toolCalls: 3, modelCalls: 0 });
+  });
+
   it('counts turns and calls and carries the result', () => {
     expect(historySummary(recorded('basic'))).toMatchObject({ turns: 3, toolCalls: 2, modelCalls: 0, result: { status: 'completed', final: { text: 'basic done' } } });
   });
