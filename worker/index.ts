@@ -18,7 +18,7 @@ export { temporalConfigFromEnv, connectionOptions, defaultTaskQueue, type Tempor
 export { EncryptionCodec, encryptionKeysFromEnv, dataConverterFromEnv, type EncryptionKey, type EncryptionKeys } from './encryption';
 export { createModelActivities, openAIFromEnv, TranscriptCache, HttpDeltaPublisher, deltaPublisherFromEnv, type ModelActivityDependencies, type OpenAIEnv, type DeltaSink, type HttpDeltaPublisherOptions } from '../activities/model';
 export { McpClientPool, createMcpActivities, mcpModelTools, idempotencyMetaKey, type McpServerConfig, type ServerToolList } from '../activities/mcp';
-export { replayHistoryJson, explainNondeterminism, type ReplayOutcome, type ReplayBundle } from './replay';
+export { replayHistoryJson, replayHistoriesJson, explainNondeterminism, type ReplayOutcome, type ReplayBundle } from './replay';
 export { forkRun, bundleForkCapture, stateAtTurn, type ForkOptions } from './fork';
 export { installTelemetry, tracingFromEnv, prometheusFromEnv, type TelemetryOptions } from './telemetry';
 export { workflowTracingModule, type AgentTracingOptions } from './tracing';

@@ -35,13 +35,33 @@ export type ReplayBundle = WorkflowBundleOption;
  * reported as `unknown_agent` ("agent X is not in this bundle"), never as nondeterminism.
  */
 export async function replayHistoryJson(json: unknown, workflowBundle: ReplayBundle): Promise<ReplayOutcome> {
-  const history = historyFromJSON(json);
-  let missingAgent: { agent: string; known: string[] } | undefined;
+  const [outcome] = await replayHistoriesJson([json], workflowBundle);
+  return outcome!;
+}
+
+/**
+ * Replays histories (JSON, as exported) against a workflow bundle in one replay worker, and
+ * reports each as {@link replayHistoryJson} does, in order. Creating a replay worker (loading
+ * the bundle and its source map) costs far more than replaying a short history, so a corpus is
+ * replayed through one.
+ */
+export async function replayHistoriesJson(jsons: readonly unknown[], workflowBundle: ReplayBundle): Promise<ReplayOutcome[]> {
+  const outcomes: (ReplayOutcome | undefined)[] = jsons.map(() => undefined);
+  const histories: { workflowId: string; history: ReturnType<typeof historyFromJSON>; index: number }[] = [];
+  jsons.forEach((json, index) => {
+    try {
+      histories.push({ workflowId: `replay-${index}`, history: historyFromJSON(json), index });
+    } catch (err) {
+      const problem = `not a workflow history: ${err instanceof Error ? err.message : String(err)}`;
+      outcomes[index] = { ok: false, kind: 'failure', problem, detail: problem };
+    }
+  });
+  const missingAgents = new Map<string, { agent: string; known: string[] }>();
   const sinks: InjectedSinks<DurableAgentsSinks> = {
     [durableAgentsSinkName]: {
       unknownAgent: {
-        fn: (_info, agent, known) => {
-          missingAgent = { agent, known };
+        fn: (info, agent, known) => {
+          missingAgents.set(info.workflowId, { agent, known });
         },
         callDuringReplay: true,
       },
@@ -50,20 +70,27 @@ export async function replayHistoryJson(json: unknown, workflowBundle: ReplayBun
     // Bundles with the tracing interceptors export spans through this sink (never on replay).
     exporter: { export: { fn: () => undefined } },
   } as InjectedSinks<DurableAgentsSinks>;
-  try {
+  const byId = new Map(histories.map((h) => [h.workflowId, h]));
+  if (histories.length) {
     // An exported history of an encrypted deployment needs its keys (DURABLE_AGENTS_ENCRYPTION_KEYS).
     const dataConverter = dataConverterFromEnv();
-    await Worker.runReplayHistory({ workflowBundle, sinks, ...(dataConverter ? { dataConverter } : {}) }, history);
-    if (missingAgent) return unknownAgent(missingAgent);
-    return { ok: true, events: history.events?.length ?? 0 };
-  } catch (err) {
-    const message = err instanceof Error ? err.message : String(err);
-    if (missingAgent) return unknownAgent(missingAgent);
-    if (err instanceof DeterminismViolationError) {
-      return { ok: false, kind: 'nondeterminism', problem: explainNondeterminism(message), detail: message };
+    const results = Worker.runReplayHistories({ workflowBundle, sinks, ...(dataConverter ? { dataConverter } : {}) }, histories);
+    for await (const { workflowId, error } of results) {
+      const replayed = byId.get(workflowId);
+      if (!replayed) continue;
+      const missing = missingAgents.get(workflowId);
+      outcomes[replayed.index] = missing ? unknownAgent(missing) : error ? failed(error) : { ok: true, events: replayed.history.events?.length ?? 0 };
     }
-    return { ok: false, kind: 'failure', problem: message, detail: message };
   }
+  return outcomes.map((outcome, index) => outcome ?? { ok: false, kind: 'failure', problem: `history ${index + 1} was not replayed`, detail: `history ${index + 1} was not replayed` });
+}
+
+function failed(err: unknown): ReplayOutcome {
+  const message = err instanceof Error ? err.message : String(err);
+  if (err instanceof DeterminismViolationError) {
+    return { ok: false, kind: 'nondeterminism', problem: explainNondeterminism(message), detail: message };
+  }
+  return { ok: false, kind: 'failure', problem: message, detail: message };
 }
 
 function unknownAgent({ agent, known }: { agent: string; known: string[] }): ReplayOutcome {

@@ -1,7 +1,9 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { MemorySideEffectSink } from '../../examples/toolbox/tools';
 import { allToolImplementations } from '../support/tools';
 import type { RunEvent } from '../../contracts';
-import { replayHistoryJson } from '../../worker/replay';
+import { replayHistoriesJson, replayHistoryJson } from '../../worker/replay';
 import { addAapl, callStep, finalStep, observations, scriptedInput, watchlistRun, type Observation } from '../support/scripts';
 import { testWorkflowsPath, workflowBundleOption } from '../support/test-env';
 import { forkRun } from '../../worker/fork';
@@ -265,5 +267,20 @@ describe('history export and replay', () => {
     const outcome = await replayHistoryJson(json, watchlistOnly);
     expect(outcome).toMatchObject({ ok: false, kind: 'unknown_agent' });
     expect(outcome.ok ? '' : outcome.problem).toMatch(/^agent "scripted" is not in this bundle \(its agents: watchlist, watchlist-llm, watchlist-llm-report, watchlist-scripted\)/);
+  });
+
+  it('histories replayed together in one replay worker get each its own outcome, in order', async () => {
+    const { workflowId } = await suite.agents.start(fiveTurns());
+    await suite.agents.result(workflowId);
+    const good: unknown = JSON.parse(await suite.agents.exportHistory(workflowId));
+    const changed = JSON.parse(await suite.agents.exportHistory(workflowId)) as { events: { activityTaskScheduledEventAttributes?: { activityType: { name: string } } }[] };
+    const scheduled = changed.events.find((e) => e.activityTaskScheduledEventAttributes);
+    if (scheduled?.activityTaskScheduledEventAttributes) scheduled.activityTaskScheduledEventAttributes.activityType.name = 'echo';
+    const watchlist: unknown = JSON.parse(readFileSync(join(__dirname, '../histories/0.11.0/watchlist.json'), 'utf8'));
+    const outcomes = await replayHistoriesJson([good, changed, { events: 'not a history' }, watchlist, good], await bundleAgentWorkflows(require.resolve('../../examples/watchlist/workflows')));
+    // The watchlist bundle lacks `scripted`: its runs are unknown_agent, whatever else is wrong with them.
+    expect(outcomes.map((o) => (o.ok ? 'ok' : o.kind))).toEqual(['unknown_agent', 'unknown_agent', 'failure', 'ok', 'unknown_agent']);
+    const mixed = await replayHistoriesJson([good, changed, good], await workflowBundleOption());
+    expect(mixed.map((o) => (o.ok ? 'ok' : o.kind))).toEqual(['ok', 'nondeterminism', 'ok']);
   });
 });
