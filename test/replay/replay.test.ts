@@ -40,6 +40,12 @@ function preloadedModules(code: string): string {
 }
 
 /** Replays the whole corpus in ONE replay worker (one reusable context); returns the failures and how many replayed. */
+/**
+ * A guard against a hung replay, not a timing check: the corpus is append-only and grows with
+ * every release, and in CI's long single process a whole-corpus replay took 75 s of the default 120.
+ */
+const corpusTimeoutMs = 600_000;
+
 async function replayCorpusInOneWorker(workflowBundle: { codePath: string } | { code: string }, prefix: string): Promise<{ failed: string[]; replayed: number }> {
   async function* histories() {
     for (const h of corpus) yield { workflowId: `${prefix}-${h.name}`, history: h.history };
@@ -70,13 +76,13 @@ describe('zod is evaluated once per worker thread and shared by executions (work
     const { failed, replayed } = await replayCorpusInOneWorker(await workflowBundleOption(), 'shared');
     expect(failed).toEqual([]);
     expect(replayed).toBe(corpus.length);
-  });
+  }, corpusTimeoutMs);
 
   it('a bundle built with shareZod: false replays the corpus too (zod evaluated per execution)', async () => {
     const { failed, replayed } = await replayCorpusInOneWorker(unshared, 'unshared');
     expect(failed).toEqual([]);
     expect(replayed).toBe(corpus.length);
-  });
+  }, corpusTimeoutMs);
 });
 
 describe("this package's TypeScript compiles to ES2022 in the bundle (worker/bundle-target.ts); the corpus above replays on it", () => {
