@@ -93,9 +93,9 @@ export function checkpointsOf(events: readonly HistoryEvent[]): Checkpoint[] {
   /** Activities mark boundaries only after the patch: before it, memo changes mark all of them. */
   let byCommands = false;
   /** The newest turn named so far, whether or not it got a boundary of its own. */
-  let namedTurn = -1;
+  let newestTurn = -1;
   const begin = (turn: number, task: HistoryEvent): void => {
-    namedTurn = Math.max(namedTurn, turn);
+    newestTurn = Math.max(newestTurn, turn);
     if (checkpoints.at(-1)?.eventId === Number(task.eventId)) return;
     checkpoints.push({ turn, eventId: Number(task.eventId), time: eventTime(task), summary: { toolCalls: [], modelCalls: 0, signals: [], updates: [] } });
   };
@@ -109,7 +109,7 @@ export function checkpointsOf(events: readonly HistoryEvent[]): Checkpoint[] {
     }
     // A turn's first activity begins it, unless a memo change did (runs before 0.6.0 have both).
     const activityTurnNumber = activityTurn(event);
-    if (byCommands && activityTurnNumber !== undefined && lastTaskCompleted && activityTurnNumber > namedTurn) begin(activityTurnNumber, lastTaskCompleted);
+    if (byCommands && activityTurnNumber !== undefined && lastTaskCompleted && activityTurnNumber > newestTurn) begin(activityTurnNumber, lastTaskCompleted);
     const current = checkpoints[checkpoints.length - 1];
     if (!current) continue;
     const activity = event.activityTaskScheduledEventAttributes;
