@@ -74,12 +74,17 @@ export async function replayHistoriesJson(jsons: readonly unknown[], workflowBun
   if (histories.length) {
     // An exported history of an encrypted deployment needs its keys (DURABLE_AGENTS_ENCRYPTION_KEYS).
     const dataConverter = dataConverterFromEnv();
-    const results = Worker.runReplayHistories({ workflowBundle, sinks, ...(dataConverter ? { dataConverter } : {}) }, histories);
-    for await (const { workflowId, error } of results) {
-      const replayed = byId.get(workflowId);
-      if (!replayed) continue;
-      const missing = missingAgents.get(workflowId);
-      outcomes[replayed.index] = missing ? unknownAgent(missing) : error ? failed(error) : { ok: true, events: replayed.history.events?.length ?? 0 };
+    try {
+      const results = Worker.runReplayHistories({ workflowBundle, sinks, ...(dataConverter ? { dataConverter } : {}) }, histories);
+      for await (const { workflowId, error } of results) {
+        const replayed = byId.get(workflowId);
+        if (!replayed) continue;
+        const missing = missingAgents.get(workflowId);
+        outcomes[replayed.index] = missing ? unknownAgent(missing) : error ? failed(error) : { ok: true, events: replayed.history.events?.length ?? 0 };
+      }
+    } catch (err) {
+      // The replay worker itself failed (a bundle that does not load, say): every history it had not answered gets that failure.
+      for (const { index } of histories) outcomes[index] ??= failed(err);
     }
   }
   return outcomes.map((outcome, index) => outcome ?? { ok: false, kind: 'failure', problem: `history ${index + 1} was not replayed`, detail: `history ${index + 1} was not replayed` });

@@ -1,4 +1,6 @@
-import { explainNondeterminism } from '../../worker/replay';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { explainNondeterminism, replayHistoriesJson } from '../../worker/replay';
 
 describe('nondeterminism in plain words', () => {
   it('names the event and the command, in both of core\'s phrasings', () => {
@@ -17,5 +19,15 @@ describe('nondeterminism in plain words', () => {
     expect(explainNondeterminism('Nondeterminism error: No command scheduled for event HistoryEvent(id: 9, MarkerRecorded)')).toBe(
       'history event 9 (MarkerRecorded) has no matching command in the current code: the code no longer does that step',
     );
+  });
+});
+
+describe('replaying histories that cannot be replayed', () => {
+  it('reports, never throws: a value that is not a history, and a bundle that does not load', async () => {
+    const history: unknown = JSON.parse(readFileSync(join(__dirname, '../histories/0.11.0/basic.json'), 'utf8'));
+    const outcomes = await replayHistoriesJson([{ events: 'not a history' }, history], { code: 'throw new Error("broken bundle")' });
+    expect(outcomes).toHaveLength(2);
+    expect(outcomes[0]).toMatchObject({ ok: false, kind: 'failure', problem: expect.stringMatching(/^not a workflow history: /) });
+    expect(outcomes[1]).toMatchObject({ ok: false, kind: 'failure' });
   });
 });
