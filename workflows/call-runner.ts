@@ -9,12 +9,12 @@ import { RunTerminated } from './run-terminated';
 import { isPending } from './safe-point';
 import type { RunState } from './run-state';
 import { executeCall, prepareCall, type DispatchContext, type PreparedCall } from './tool-dispatch';
-import { runToolTurn, type GraphCallOptions, type ToolTurnHost } from './tool-turn';
+import { runToolTurn, type CallReport, type GraphCallOptions, type ToolTurnHost } from './tool-turn';
 import { UntimedScope } from './untimed-scope';
 import { rethrow, settleSteps, waitOn, type CallStep } from './call-steps';
 import { executeSubAgent, type SubAgentHost } from './sub-agent';
 import { rejection } from './failures';
-import { callSettlesInOneStep, cancelledTurnAnswersCalls, isPatched, pauseHoldsEveryCall } from './patches';
+import { callSettlesInOneStep, cancelledTurnAnswersCalls, isPatched, parallelCallsJoin, pauseHoldsEveryCall } from './patches';
 
 /** The output of a call the run ended (kill, cancellation) before it was dispatched. */
 function endedBeforeDispatch(request: ToolRequest, hint: RetryHint | undefined): ToolOutput {
@@ -60,6 +60,13 @@ interface CallInProgress {
   readonly finish: (output: ToolOutput) => ToolOutput;
   /** Since 0.8.0 (`call-settles-in-one-step`): the activity's own step records the output. */
   readonly settleInActivityStep: boolean;
+  /**
+   * Where the call reports its end ({@link ToolTurnHost.reportCall}), while its first step runs:
+   * a call that reaches its activity in that step reports from the activity's step and sets
+   * `reported`; one that waits first settles through its promise.
+   */
+  report?: CallReport;
+  reported?: boolean;
 }
 
 /**
@@ -161,7 +168,12 @@ export class CallRunner {
     };
     const host: ToolTurnHost = {
       parallel: state.policy.parallelToolCalls,
+      // Asked only by turns of parallel calls (a patch marker is a command).
+      get joinsCalls() {
+        return isPatched(parallelCallsJoin);
+      },
       runCall: (request, index, cancelHint, graph) => this.runCall(request, index < allowed, settleInActivityStep, cancelHint, graph),
+      reportCall: (request, index, cancelHint, report) => this.reportCall(request, index < allowed, settleInActivityStep, cancelHint, report),
       closeCall: (request, type, message, hint) => state.record(closedOutput(request, type, message, hint)),
       writtenOutput: (path) => state.outputs.get(path),
       writeOutput: (path, output) => state.writeOutput(path, output),
@@ -210,6 +222,25 @@ export class CallRunner {
       return Promise.reject(err);
     }
     return settleSteps(step);
+  }
+
+  /** {@link runCall} for a call that reports its end (see ToolTurnHost.reportCall); never part of a dependency-aware plan. */
+  private reportCall(planned: ToolRequest, withinCap: boolean, settleInActivityStep: boolean, cancelHint: () => RetryHint | undefined, report: CallReport): Promise<ToolOutput> | undefined {
+    const call: CallInProgress = { request: planned, cancelHint, graph: undefined, finish: (output) => this.state.record(output), settleInActivityStep, report };
+    let step: CallStep;
+    try {
+      step = this.callStart(call, withinCap);
+    } catch (err) {
+      return Promise.reject(err);
+    } finally {
+      // A step reached after a wait settles through the call's promise.
+      call.report = undefined;
+    }
+    if ('output' in step) {
+      report.done(step.output);
+      return undefined;
+    }
+    return call.reported ? undefined : settleSteps(step);
   }
 
   private callStart(call: CallInProgress, withinCap: boolean): CallStep {
@@ -364,14 +395,23 @@ export class CallRunner {
    * output and frees the slot, so the step's promise is the call's output as it is.
    */
   private settledInActivityStep(call: CallInProgress, prepared: Extract<PreparedCall, { type: 'dispatch' }>): CallStep {
+    const { report } = call;
     let recorded = false;
     const settle = (output: ToolOutput): ToolOutput => {
       recorded = true;
+      let finished: ToolOutput;
       try {
-        return call.finish(output);
+        finished = call.finish(output);
+      } catch (err) {
+        if (!report) throw err;
+        // Nothing reacts to a reported call's promise: it must not reject.
+        report.fail(err);
+        return output;
       } finally {
         this.dispatched -= 1;
       }
+      report?.done(finished);
+      return finished;
     };
     const free = (): void => {
       if (!recorded) this.dispatched -= 1;
@@ -379,11 +419,12 @@ export class CallRunner {
     let running: Promise<ToolOutput>;
     try {
       // Built per call: sequential calls see session changes of the calls before them.
-      running = executeCall(this.dispatchContext(prepared.tool, call.graph?.dependencies), prepared, call.cancelHint, call.graph?.cancelMessage, settle);
+      running = executeCall(this.dispatchContext(prepared.tool, call.graph?.dependencies), prepared, call.cancelHint, call.graph?.cancelMessage, settle, report);
     } catch (err) {
       free();
       throw err;
     }
+    if (report) call.reported = true;
     const failed = (err: unknown): never => {
       free();
       throw err;

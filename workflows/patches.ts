@@ -201,10 +201,29 @@ export const baseline0110 = 'baseline-0.11.0';
 export const patchesInBaseline0110: ReadonlySet<string> = new Set([...patchesInBaseline0100, oneBoundaryPerTask]);
 
 /**
+ * 0.12.0: a turn of parallel calls joins them by the calls reporting their ends from the step
+ * that records each output, instead of `Promise.all` over their promises: one promise less per
+ * call (`Promise.all` reacts to each), and the turn goes on one microtask sooner after its last
+ * call, which can order the next turn's commands differently against a handler running in the
+ * same task. Runs recorded before join with `Promise.all`.
+ */
+export const parallelCallsJoin = 'parallel-calls-join';
+
+/**
+ * 0.12.0: the baseline marker of 0.12.0, recorded instead of {@link baseline0110} by a run started
+ * on this release. It stands for everything 0.11.0's does and for {@link parallelCallsJoin}.
+ */
+export const baseline0120 = 'baseline-0.12.0';
+
+/** The patches a run with the {@link baseline0120} marker takes without asking. */
+export const patchesInBaseline0120: ReadonlySet<string> = new Set([...patchesInBaseline0110, parallelCallsJoin]);
+
+/**
  * The baseline markers, newest first, with the patches each stands for. A new execution records
  * the first; replay finds the one its history recorded, if any.
  */
 const baselines: readonly (readonly [id: string, patches: ReadonlySet<string>])[] = [
+  [baseline0120, patchesInBaseline0120],
   [baseline0110, patchesInBaseline0110],
   [baseline0100, patchesInBaseline0100],
   [baseline090, patchesInBaseline090],

@@ -28,6 +28,7 @@ import { errorOutput, okOutput } from './outputs';
 import { runToolActivityType } from './tool-activity-type';
 import { mcpCallToolActivityName } from '../contracts/mcp';
 import { isPatched, toolsStopBeforeCancelled } from './patches';
+import type { CallReport } from './tool-turn';
 
 /** Run-level facts every tool activity receives. */
 export interface DispatchContext {
@@ -206,6 +207,10 @@ function toolActivityInput(ctx: DispatchContext, request: ToolRequest, tool: Too
  * their order), with one promise less per call, and each promise in workflow code costs the
  * SDK's promise hook a stack capture. `settle` sees the output in that same step (the caller's
  * bookkeeping, without a step of its own); an error it throws rejects the promise.
+ *
+ * With `report` (a call that reports its end, see ToolTurnHost.reportCall), `settle` reports the
+ * output and nothing reacts to the promise: an error in the step goes to `report.fail` and the
+ * promise does not reject, and an error before the activity is scheduled is thrown.
  */
 export function executeCall(
   ctx: DispatchContext,
@@ -213,16 +218,29 @@ export function executeCall(
   cancelHint: () => RetryHint | undefined,
   cancelMessage?: () => string | undefined,
   settle: (output: ToolOutput) => ToolOutput = (output) => output,
+  report?: CallReport,
 ): Promise<ToolOutput> {
   const { request, tool } = prepared;
   let activity: ToolActivity;
   try {
     activity = toolActivityProxy(ctx, request, tool);
   } catch (err) {
+    if (report) throw err;
     return Promise.reject(err);
   }
   const started = workflowNowMs();
-  const failed = (err: unknown): ToolOutput => settle(failureToOutput(request, err, workflowNowMs() - started, cancelHint(), cancelMessage?.()));
+  const failedOutput = (err: unknown): ToolOutput => settle(failureToOutput(request, err, workflowNowMs() - started, cancelHint(), cancelMessage?.()));
+  const failed = !report
+    ? failedOutput
+    : (err: unknown): ToolOutput => {
+        try {
+          return failedOutput(err);
+        } catch (failure) {
+          report.fail(failure);
+          // The promise's value is never read (see above).
+          return undefined as unknown as ToolOutput;
+        }
+      };
   let scheduled: Promise<ToolActivityResult>;
   try {
     scheduled = activity(toolActivityInput(ctx, request, tool));

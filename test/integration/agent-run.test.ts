@@ -48,6 +48,54 @@ describe('agentRun on a real dev server', () => {
     expect(kinds).toEqual(['tool_call', 'tool_call', 'tool_call', 'tool_result', 'tool_result', 'tool_result']);
   });
 
+  it('answers every call of a parallel plan in call order, however each one ends', async () => {
+    // Closed at once (invalid arguments, unknown tool), dispatched (ok, failed, slow), all in one
+    // turn: each kind ends in its own step, and the turn goes on once the last one has.
+    const { result, events, workflowId } = await runToEnd(
+      scriptedInput([
+        callStep(
+          { name: 'sleep', args: { ms: 300 }, id: 'slow' },
+          { name: 'add', args: { a: 1 }, id: 'invalid' },
+          { name: 'echo', args: { text: 'x' }, id: 'ok' },
+          { name: 'teleport', args: {}, id: 'unknown' },
+          { name: 'fail', args: { message: 'no', retryable: false }, id: 'failed' },
+        ),
+        callStep({ name: 'echo', args: { text: 'after' }, id: 'next' }),
+        finalStep(),
+      ]),
+    );
+    expect(result.status).toBe('completed');
+    expect(observations(result).map((o) => [o.toolCallId, o.errorType ?? o.status])).toEqual([
+      ['slow', 'ok'],
+      ['invalid', 'invalid_arguments'],
+      ['ok', 'ok'],
+      ['unknown', 'tool_unknown'],
+      ['failed', 'tool_failed'],
+      ['next', 'ok'],
+    ]);
+    // The second turn starts only after every call of the first has ended.
+    const seqOf = (type: string, id: string): number => events.find((e) => e.type === type && (e as { toolCallId?: string }).toolCallId === id)?.seq ?? -1;
+    for (const id of ['slow', 'ok', 'failed']) expect(seqOf('tool_result', id)).toBeLessThan(seqOf('tool_call', 'next'));
+    expect(await scheduledActivityTypes(workflowId)).toEqual(['scripted/sleep', 'scripted/echo', 'scripted/fail', 'scripted/echo']);
+  });
+
+  it('keeps at most maxConcurrentToolCalls of a parallel plan in flight; the calls that waited for a slot end the turn too', async () => {
+    const sleep = (id: string): { name: string; args: unknown; id: string } => ({ name: 'sleep', args: { ms: 200 }, id });
+    const { result, events } = await runToEnd(
+      scriptedInput([callStep(sleep('a'), sleep('b'), sleep('c'), sleep('d'), sleep('e')), callStep({ name: 'echo', args: { text: 'after' }, id: 'next' }), finalStep()], {
+        policy: { maxConcurrentToolCalls: 2 },
+      }),
+    );
+    let inFlight = 0;
+    let most = 0;
+    for (const e of events) {
+      if (e.type === 'tool_call') most = Math.max(most, ++inFlight);
+      if (e.type === 'tool_result') inFlight -= 1;
+    }
+    expect(most).toBe(2);
+    expect(observations(result).map((o) => [o.toolCallId, o.status])).toEqual([...'abcde'].map((id) => [id, 'ok']).concat([['next', 'ok']]));
+  });
+
   it('runs the calls one after another when the policy says so', async () => {
     const { events } = await runToEnd(
       scriptedInput([callStep({ name: 'echo', args: { text: 'a' } }, { name: 'echo', args: { text: 'b' } }), finalStep()], {
@@ -261,7 +309,7 @@ describe('local tools', () => {
   });
 });
 
-describe('the commands of a new run (0.11.0 baseline)', () => {
+describe('the commands of a new run (0.12.0 baseline)', () => {
   /** The ids of the run's patch markers, in history order. */
   function patchIds(events: readonly { markerRecordedEventAttributes?: { markerName?: string | null; details?: Record<string, { payloads?: { data?: Uint8Array | null }[] | null }> | null } | null }[]): string[] {
     return events
@@ -275,13 +323,14 @@ describe('the commands of a new run (0.11.0 baseline)', () => {
 
   it('records one baseline marker for every patch it takes, arms one budget timer and leaves it to close with the run', async () => {
     // Parallel calls, two tool turns: the run meets the namespaced activity types, the turn
-    // boundaries by activity id, both one-step settlings and the cancellation type of tools.
+    // boundaries by activity id, both one-step settlings, the join of parallel calls and the
+    // cancellation type of tools.
     const { workflowId, result } = await runToEnd(
       scriptedInput([callStep({ name: 'echo', args: { text: 'a' } }, { name: 'add', args: { a: 1, b: 2 } }), callStep({ name: 'echo', args: { text: 'b' } }), finalStep('done')]),
     );
     expect(result.status).toBe('completed');
     const events = (await suite.env.client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
-    expect(patchIds(events)).toEqual(['baseline-0.11.0']);
+    expect(patchIds(events)).toEqual(['baseline-0.12.0']);
     // The baseline is the first command of the run's first task.
     const firstCommandEvent = events.find((e) => Number(e.eventId) > 4);
     expect(firstCommandEvent?.markerRecordedEventAttributes?.markerName).toBe('core_patch');
