@@ -17,9 +17,15 @@ function agentOf(file: string): string {
   return (JSON.parse(Buffer.from(data, 'base64').toString('utf8')) as { agent: string }).agent;
 }
 
+/**
+ * A guard against a hung replay, not a speed check: the corpus only grows (it took 85 s inside a
+ * full `npm test` run at 35 histories per version, 14 s on its own).
+ */
+const corpusTimeoutMs = 600_000;
+
 test('recorded runs of the toolbox agents replay on the example\'s own workflows module', async () => {
   const files = findHistoryFiles(histories, ['mutated']).filter((f) => names.has(agentOf(f)));
   expect(files.length).toBeGreaterThanOrEqual(14);
   const results = await replayAgentHistories(files, { workflowsPath: require.resolve('./workflows') });
   expect(results.filter((r) => !r.outcome.ok)).toEqual([]);
-});
+}, corpusTimeoutMs);
