@@ -31,7 +31,7 @@ export const fullPlan: BenchPlan = {
   s3: { shape: { turns: 5, callsPerTurn: 16 }, repeats: 7 },
   historyTurns: [10, 100, 1000],
   historyReplays: 3,
-  replayCost: { shortTurns: 1, longTurns: 50, replays: 200, minLongReplays: 20, rounds: 3 },
+  replayCost: { shortTurns: 1, longTurns: 50, replays: 200, minLongReplays: 20, rounds: 3, fanOutReplays: 20 },
   cachedHeapRuns: 100,
 };
 
@@ -44,6 +44,6 @@ export const smokePlan: BenchPlan = {
   s3: { shape: { turns: 2, callsPerTurn: 4 }, repeats: 1 },
   historyTurns: [5],
   historyReplays: 1,
-  replayCost: { shortTurns: 1, longTurns: 3, replays: 3, minLongReplays: 3, rounds: 1 },
+  replayCost: { shortTurns: 1, longTurns: 3, replays: 3, minLongReplays: 3, rounds: 1, fanOutReplays: 2 },
   cachedHeapRuns: 5,
 };

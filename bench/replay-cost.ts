@@ -4,6 +4,7 @@ import type { BenchContext } from './scenarios';
 import type { FetchedHistory } from './phases';
 import { percentile } from './stats';
 import type { LoopSystem, SystemName } from './systems';
+import type { RunShape } from './workload';
 
 /**
  * What the worker's CPU pays to run a workflow's code, apart from the server: one history
@@ -33,6 +34,20 @@ export interface ReplayCosts {
    * each one, which makes them a large part of the workflow thread's cost.
    */
   readonly promises?: { readonly short: number; readonly long: number; readonly perTurn: number };
+  /**
+   * A fan-out run (the S3 shape, T turns of K calls), against the short run: what each extra call
+   * costs, its turn's share included. Promises here show what joining K parallel calls costs.
+   */
+  readonly fanOut?: {
+    readonly shape: RunShape;
+    readonly replaysPerRound: number;
+    readonly cpuMsPerReplay: readonly number[];
+    readonly cpuMsPerReplayMedian: number;
+    /** (fan-out − short) ÷ (its extra calls). */
+    readonly cpuMsPerExtraCall: number;
+    readonly promises: number;
+    readonly promisesPerExtraCall: number;
+  };
 }
 
 export interface ReplayCostPlan {
@@ -43,11 +58,14 @@ export interface ReplayCostPlan {
   /** Enough that creating the replay worker (parsing the bundle and its source map) is spread thin. */
   readonly minLongReplays: number;
   readonly rounds: number;
+  /** Replays of the fan-out history per round (see ReplayCosts.fanOut). */
+  readonly fanOutReplays: number;
 }
 
-async function recordHistory(ctx: BenchContext, system: LoopSystem, turns: number): Promise<{ workflowId: string; history: FetchedHistory }> {
-  const workflowId = `${ctx.idPrefix}-${system.name}-replay-${turns}`;
-  const run = await system.run({ turns, callsPerTurn: 1 }, workflowId);
+async function recordHistory(ctx: BenchContext, system: LoopSystem, shape: RunShape): Promise<{ workflowId: string; history: FetchedHistory }> {
+  const { turns, callsPerTurn } = shape;
+  const workflowId = `${ctx.idPrefix}-${system.name}-replay-${turns}x${callsPerTurn}`;
+  const run = await system.run(shape, workflowId);
   const history: FetchedHistory = await ctx.client.workflow.getHandle(workflowId, run.firstRunId).fetchHistory();
   const last = history.events?.[history.events.length - 1];
   if (last?.workflowExecutionContinuedAsNewEventAttributes) throw new Error(`${system.name}: the ${turns}-turn run continued as new; measure a shorter one`);
@@ -86,14 +104,22 @@ async function replayPromises(system: LoopSystem, recorded: { workflowId: string
   return count;
 }
 
-/** Records a short and a long run per system, then replays them in rounds, systems interleaved. */
-export async function measureReplayCosts(ctx: BenchContext, plan: ReplayCostPlan): Promise<Map<SystemName, ReplayCosts>> {
-  const recorded = new Map<SystemName, { short: Awaited<ReturnType<typeof recordHistory>>; long: Awaited<ReturnType<typeof recordHistory>> }>();
+/**
+ * Records a short, a long and a fan-out run (`fanOut`, the S3 shape) per system, then replays
+ * them in rounds, systems interleaved.
+ */
+export async function measureReplayCosts(ctx: BenchContext, plan: ReplayCostPlan, fanOut: RunShape): Promise<Map<SystemName, ReplayCosts>> {
+  type Recorded = Awaited<ReturnType<typeof recordHistory>>;
+  const recorded = new Map<SystemName, { short: Recorded; long: Recorded; fanOut: Recorded }>();
   for (const system of ctx.systems) {
-    recorded.set(system.name, { short: await recordHistory(ctx, system, plan.shortTurns), long: await recordHistory(ctx, system, plan.longTurns) });
+    recorded.set(system.name, {
+      short: await recordHistory(ctx, system, { turns: plan.shortTurns, callsPerTurn: 1 }),
+      long: await recordHistory(ctx, system, { turns: plan.longTurns, callsPerTurn: 1 }),
+      fanOut: await recordHistory(ctx, system, fanOut),
+    });
   }
   const longReplays = Math.max(plan.minLongReplays, Math.round((plan.replays * plan.shortTurns) / plan.longTurns));
-  const samples = new Map<SystemName, { short: number[]; long: number[] }>(ctx.systems.map((s) => [s.name, { short: [], long: [] }]));
+  const samples = new Map<SystemName, { short: number[]; long: number[]; fanOut: number[] }>(ctx.systems.map((s) => [s.name, { short: [], long: [], fanOut: [] }]));
   // One replay worker first, so the first system measured does not pay the process's warm-up.
   const first = ctx.systems[0];
   if (first) await replayCpuMs(first, recorded.get(first.name)!.short, 3);
@@ -103,14 +129,16 @@ export async function measureReplayCosts(ctx: BenchContext, plan: ReplayCostPlan
       const s = samples.get(system.name)!;
       s.short.push(await replayCpuMs(system, r.short, plan.replays));
       s.long.push(await replayCpuMs(system, r.long, longReplays));
+      s.fanOut.push(await replayCpuMs(system, r.fanOut, plan.fanOutReplays));
     }
     ctx.progress(`replay cost round ${round + 1}/${plan.rounds} done`);
   }
-  const promises = new Map<SystemName, { short: number; long: number }>();
+  const promises = new Map<SystemName, { short: number; long: number; fanOut: number }>();
   for (const system of ctx.systems) {
     const r = recorded.get(system.name)!;
-    promises.set(system.name, { short: await replayPromises(system, r.short), long: await replayPromises(system, r.long) });
+    promises.set(system.name, { short: await replayPromises(system, r.short), long: await replayPromises(system, r.long), fanOut: await replayPromises(system, r.fanOut) });
   }
+  const extraCalls = fanOut.turns * fanOut.callsPerTurn - plan.shortTurns;
   const costs = new Map<SystemName, ReplayCosts>();
   for (const system of ctx.systems) {
     const s = samples.get(system.name)!;
@@ -118,15 +146,26 @@ export async function measureReplayCosts(ctx: BenchContext, plan: ReplayCostPlan
     const short: ReplayCost = { turns: plan.shortTurns, replaysPerRound: plan.replays, cpuMsPerReplay: s.short, cpuMsPerReplayMedian: percentile(s.short, 0.5) };
     const long: ReplayCost = { turns: plan.longTurns, replaysPerRound: longReplays, cpuMsPerReplay: s.long, cpuMsPerReplayMedian: percentile(s.long, 0.5) };
     const extraTurns = plan.longTurns - plan.shortTurns;
+    const fanOutMedian = percentile(s.fanOut, 0.5);
     costs.set(system.name, {
       short,
       long,
       cpuMsPerTurn: (long.cpuMsPerReplayMedian - short.cpuMsPerReplayMedian) / extraTurns,
-      promises: { ...p, perTurn: (p.long - p.short) / extraTurns },
+      promises: { short: p.short, long: p.long, perTurn: (p.long - p.short) / extraTurns },
+      fanOut: {
+        shape: fanOut,
+        replaysPerRound: plan.fanOutReplays,
+        cpuMsPerReplay: s.fanOut,
+        cpuMsPerReplayMedian: fanOutMedian,
+        cpuMsPerExtraCall: (fanOutMedian - short.cpuMsPerReplayMedian) / extraCalls,
+        promises: p.fanOut,
+        promisesPerExtraCall: (p.fanOut - p.short) / extraCalls,
+      },
     });
     ctx.progress(
       `replay cost ${system.name}: ${plan.shortTurns}-turn run ${short.cpuMsPerReplayMedian.toFixed(1)} ms CPU, ` +
-        `${plan.longTurns}-turn run ${long.cpuMsPerReplayMedian.toFixed(1)} ms CPU per replay; ${p.short} and ${p.long} promises`,
+        `${plan.longTurns}-turn run ${long.cpuMsPerReplayMedian.toFixed(1)} ms CPU per replay, ` +
+        `${fanOut.turns}×${fanOut.callsPerTurn} run ${fanOutMedian.toFixed(1)} ms; ${p.short}, ${p.long} and ${p.fanOut} promises`,
     );
   }
   return costs;

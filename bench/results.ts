@@ -161,6 +161,9 @@ export function buildRows(plan: BenchPlan, systems: Record<SystemName, SystemRes
     row(section, `per turn, (${rc.longTurns}-turn − ${rc.shortTurns}-turn) ÷ ${rc.longTurns - rc.shortTurns}`, 'ms', (r) => r.replayCost?.cpuMsPerTurn),
     row(section, `promises created by workflow code, ${rc.shortTurns}-turn run`, 'count', (r) => r.replayCost?.promises?.short),
     row(section, 'promises created by workflow code, per turn', 'count', (r) => r.replayCost?.promises?.perTurn),
+    row(section, `fan-out run (${plan.s3.shape.turns} turns × ${plan.s3.shape.callsPerTurn} calls), CPU per replay`, 'ms', (r) => r.replayCost?.fanOut?.cpuMsPerReplayMedian),
+    row(section, `per extra call of the fan-out run (its turn's share included)`, 'ms', (r) => r.replayCost?.fanOut?.cpuMsPerExtraCall),
+    row(section, 'promises created by workflow code, per extra call of the fan-out run', 'count', (r) => r.replayCost?.fanOut?.promisesPerExtraCall),
   );
   rows.push(
     row(

@@ -67,7 +67,7 @@ async function runScenarios(ctx: BenchContext, plan: BenchPlan): Promise<Record<
     for (const r of recorded) history.get(r.system.name)?.push(summarizeHistory(ctx, r));
   }
   checkInterrupted();
-  const replayCosts = await measureReplayCosts(ctx, plan.replayCost);
+  const replayCosts = await measureReplayCosts(ctx, plan.replayCost, plan.s3.shape);
   const results: Partial<Record<SystemName, SystemResults>> = {};
   for (const { name } of ctx.systems) {
     const sizes = history.get(name) ?? [];
