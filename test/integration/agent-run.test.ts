@@ -6,6 +6,8 @@ import { callStep, finalStep, observations, scriptedInput } from '../support/scr
 import { agentSuite } from '../support/agent-suite';
 import { eventSummary } from '../support/histories';
 import { waitFor } from '../support/wait';
+import { agentClient, createTestWorker, uniqueTaskQueue } from '../support/test-env';
+import { allToolImplementations } from '../support/tools';
 
 const suite = agentSuite('agent-run');
 
@@ -94,6 +96,36 @@ describe('agentRun on a real dev server', () => {
     }
     expect(most).toBe(2);
     expect(observations(result).map((o) => [o.toolCallId, o.status])).toEqual([...'abcde'].map((id) => [id, 'ok']).concat([['next', 'ok']]));
+  });
+
+  it('a parallel turn replays at every step: a worker that caches no run ends it alike', async () => {
+    // With no cache, every workflow task replays the run from its start: the calls that ended
+    // in earlier tasks are read back from history, and the turn must join them exactly as the
+    // task that saw them live did, or the task fails with a nondeterminism error.
+    const taskQueue = uniqueTaskQueue('no-cache');
+    const worker = await createTestWorker(suite.env, taskQueue, allToolImplementations(), {}, { maxCachedWorkflows: 0 });
+    const agents = agentClient(suite.env, taskQueue);
+    const sleep = (id: string, ms: number): { name: string; args: unknown; id: string } => ({ name: 'sleep', args: { ms }, id });
+    const result = await worker.runUntil(async () => {
+      const { workflowId } = await agents.start(
+        scriptedInput([
+          callStep(sleep('s300', 300), { name: 'add', args: { a: 1 }, id: 'invalid' }, sleep('s0', 0), sleep('s150', 150), { name: 'echo', args: { text: 'x' }, id: 'ok' }),
+          callStep(sleep('t100', 100), sleep('t0', 0)),
+          finalStep(),
+        ]),
+      );
+      return agents.result(workflowId);
+    });
+    expect(result.status).toBe('completed');
+    expect(observations(result).map((o) => [o.toolCallId, o.errorType ?? o.status])).toEqual([
+      ['s300', 'ok'],
+      ['invalid', 'invalid_arguments'],
+      ['s0', 'ok'],
+      ['s150', 'ok'],
+      ['ok', 'ok'],
+      ['t100', 'ok'],
+      ['t0', 'ok'],
+    ]);
   });
 
   it('runs the calls one after another when the policy says so', async () => {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
+import { DefaultLogger, Runtime, Worker, type WorkerOptions } from '@temporalio/worker';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Client } from '@temporalio/client';
 import type { ActivityDependencies, ToolImplementation } from '../../activities';
@@ -73,6 +73,8 @@ export async function createTestWorker(
   taskQueue: string,
   tools: readonly ToolImplementation[],
   runtime: ActivityDependencies['runtime'] = {},
+  /** Further worker options (e.g. `maxCachedWorkflows: 0`, so every workflow task replays the run). */
+  options: Pick<WorkerOptions, 'maxCachedWorkflows'> = {},
 ): Promise<Worker> {
   return Worker.create({
     connection: env.nativeConnection,
@@ -81,6 +83,7 @@ export async function createTestWorker(
     workflowBundle: await workflowBundleOption(),
     // The plugin a user's worker gets.
     plugins: [new DurableAgentsPlugin({ agents: testAgents, tools, runtime })],
+    ...options,
   });
 }
 
