@@ -14,7 +14,7 @@ import { UntimedScope } from './untimed-scope';
 import { rethrow, settleSteps, waitOn, type CallStep } from './call-steps';
 import { executeSubAgent, type SubAgentHost } from './sub-agent';
 import { rejection } from './failures';
-import { callSettlesInOneStep, cancelledTurnAnswersCalls, isPatched, parallelCallsJoin, pauseHoldsEveryCall } from './patches';
+import { callSettlesInOneStep, cancelledTurnAnswersCalls, isPatched, lightCallGraphs, parallelCallsJoin, pauseHoldsEveryCall } from './patches';
 
 /** The output of a call the run ended (kill, cancellation) before it was dispatched. */
 function endedBeforeDispatch(request: ToolRequest, hint: RetryHint | undefined): ToolOutput {
@@ -168,9 +168,12 @@ export class CallRunner {
     };
     const host: ToolTurnHost = {
       parallel: state.policy.parallelToolCalls,
-      // Asked only by turns of parallel calls (a patch marker is a command).
+      // Asked only by turns that need them (a patch marker is a command).
       get joinsCalls() {
         return isPatched(parallelCallsJoin);
+      },
+      get lightCallGraphs() {
+        return isPatched(lightCallGraphs);
       },
       runCall: (request, index, cancelHint, graph) => this.runCall(request, index < allowed, settleInActivityStep, cancelHint, graph),
       reportCall: (request, index, cancelHint, report) => this.reportCall(request, index < allowed, settleInActivityStep, cancelHint, report),

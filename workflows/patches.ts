@@ -219,10 +219,30 @@ export const baseline0120 = 'baseline-0.12.0';
 export const patchesInBaseline0120: ReadonlySet<string> = new Set([...patchesInBaseline0110, parallelCallsJoin]);
 
 /**
+ * 0.13.0: a dependency-aware plan gives a scope of its own only to calls with an output path
+ * (alternatives the turn may cancel one by one), without the SDK's async wrapper, and its loop is
+ * woken by the calls' own steps instead of a non-cancellable `condition`; a call that fails fails
+ * the turn at once. About eight promises less per call and five per wait, and the steps after a
+ * call's end come at other microtasks, which can order commands differently within a task. Runs
+ * recorded before keep the scope per call and the condition.
+ */
+export const lightCallGraphs = 'light-call-graphs';
+
+/**
+ * 0.13.0: the baseline marker of 0.13.0, recorded instead of {@link baseline0120} by a run started
+ * on this release. It stands for everything 0.12.0's does and for {@link lightCallGraphs}.
+ */
+export const baseline0130 = 'baseline-0.13.0';
+
+/** The patches a run with the {@link baseline0130} marker takes without asking. */
+export const patchesInBaseline0130: ReadonlySet<string> = new Set([...patchesInBaseline0120, lightCallGraphs]);
+
+/**
  * The baseline markers, newest first, with the patches each stands for. A new execution records
  * the first; replay finds the one its history recorded, if any.
  */
 const baselines: readonly (readonly [id: string, patches: ReadonlySet<string>])[] = [
+  [baseline0130, patchesInBaseline0130],
   [baseline0120, patchesInBaseline0120],
   [baseline0110, patchesInBaseline0110],
   [baseline0100, patchesInBaseline0100],

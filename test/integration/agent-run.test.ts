@@ -1,7 +1,7 @@
 import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import type { AgentClient } from '../../client/agent-client';
-import type { RunEvent, RunResult } from '../../contracts';
+import type { RunEvent, RunResult, ToolCall } from '../../contracts';
 import { callStep, finalStep, observations, scriptedInput } from '../support/scripts';
 import { agentSuite } from '../support/agent-suite';
 import { eventSummary } from '../support/histories';
@@ -126,6 +126,48 @@ describe('agentRun on a real dev server', () => {
       ['t100', 'ok'],
       ['t0', 'ok'],
     ]);
+  });
+
+  it('a dependency-aware turn replays at every step too: dependencies, a failed one and alternatives', async () => {
+    const taskQueue = uniqueTaskQueue('no-cache-graph');
+    const worker = await createTestWorker(suite.env, taskQueue, allToolImplementations(), {}, { maxCachedWorkflows: 0 });
+    const agents = agentClient(suite.env, taskQueue);
+    const step = (id: string, ms: number, more: Partial<ToolCall> & { fail?: boolean } = {}): ToolCall => {
+      const { fail, ...rest } = more;
+      return { id, name: 'step', args: { label: id, ms, ...(fail ? { fail } : {}) }, ...rest };
+    };
+    const result = await worker.runUntil(async () => {
+      const { workflowId } = await agents.start(
+        scriptedInput([
+          {
+            type: 'tool_calls',
+            calls: [
+              step('a', 0),
+              step('b', 150, { dependsOn: ['a'] }),
+              step('c', 50, { dependsOn: ['a'] }),
+              step('d', 0, { dependsOn: ['b', 'c'] }),
+              step('bad', 0, { fail: true }),
+              step('after-bad', 0, { dependsOn: ['bad'] }),
+              step('fast', 100, { outputPath: 'pick' }),
+              step('slow', 5_000, { outputPath: 'pick' }),
+            ],
+          },
+          finalStep(),
+        ]),
+      );
+      return agents.result(workflowId);
+    });
+    expect(result.status).toBe('completed');
+    expect(Object.fromEntries(observations(result).map((o) => [o.toolCallId, o.errorType ?? o.status]))).toEqual({
+      a: 'ok',
+      b: 'ok',
+      c: 'ok',
+      d: 'ok',
+      bad: 'tool_failed',
+      'after-bad': 'dependency_failed',
+      fast: 'ok',
+      slow: 'cancelled',
+    });
   });
 
   it('runs the calls one after another when the policy says so', async () => {
@@ -341,7 +383,7 @@ describe('local tools', () => {
   });
 });
 
-describe('the commands of a new run (0.12.0 baseline)', () => {
+describe('the commands of a new run (0.13.0 baseline)', () => {
   /** The ids of the run's patch markers, in history order. */
   function patchIds(events: readonly { markerRecordedEventAttributes?: { markerName?: string | null; details?: Record<string, { payloads?: { data?: Uint8Array | null }[] | null }> | null } | null }[]): string[] {
     return events
@@ -362,7 +404,7 @@ describe('the commands of a new run (0.12.0 baseline)', () => {
     );
     expect(result.status).toBe('completed');
     const events = (await suite.env.client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
-    expect(patchIds(events)).toEqual(['baseline-0.12.0']);
+    expect(patchIds(events)).toEqual(['baseline-0.13.0']);
     // The baseline is the first command of the run's first task.
     const firstCommandEvent = events.find((e) => Number(e.eventId) > 4);
     expect(firstCommandEvent?.markerRecordedEventAttributes?.markerName).toBe('core_patch');
