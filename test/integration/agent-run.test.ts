@@ -1,8 +1,8 @@
 import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import type { AgentClient } from '../../client/agent-client';
-import type { RunEvent, RunResult, ToolCall } from '../../contracts';
-import { callStep, finalStep, observations, scriptedInput } from '../support/scripts';
+import type { RunEvent, RunInput, RunResult } from '../../contracts';
+import { callStep, finalStep, mostInFlight, observations, outcomesOf, scriptedInput, stepCall } from '../support/scripts';
 import { agentSuite } from '../support/agent-suite';
 import { eventSummary } from '../support/histories';
 import { waitFor } from '../support/wait';
@@ -18,6 +18,18 @@ async function runToEnd(input: Parameters<AgentClient['start']>[0]): Promise<{ r
   return { result, events, workflowId };
 }
 
+
+/**
+ * Runs `input` to its end on a worker of its own that caches no run, so every workflow task
+ * replays the run from its start: what earlier tasks saw live is read back from history, and a
+ * task that decides differently fails with a nondeterminism error.
+ */
+async function runUncached(input: RunInput): Promise<RunResult> {
+  const taskQueue = uniqueTaskQueue('no-cache');
+  const worker = await createTestWorker(suite.env, taskQueue, allToolImplementations(), {}, { maxCachedWorkflows: 0 });
+  const agents = agentClient(suite.env, taskQueue);
+  return worker.runUntil(async () => agents.result((await agents.start(input)).workflowId));
+}
 
 async function scheduledActivityTypes(workflowId: string): Promise<string[]> {
   const history = await suite.env.client.workflow.getHandle(workflowId).fetchHistory();
@@ -67,7 +79,7 @@ describe('agentRun on a real dev server', () => {
       ]),
     );
     expect(result.status).toBe('completed');
-    expect(observations(result).map((o) => [o.toolCallId, o.errorType ?? o.status])).toEqual([
+    expect(outcomesOf(result)).toEqual([
       ['slow', 'ok'],
       ['invalid', 'invalid_arguments'],
       ['ok', 'ok'],
@@ -88,36 +100,23 @@ describe('agentRun on a real dev server', () => {
         policy: { maxConcurrentToolCalls: 2 },
       }),
     );
-    let inFlight = 0;
-    let most = 0;
-    for (const e of events) {
-      if (e.type === 'tool_call') most = Math.max(most, ++inFlight);
-      if (e.type === 'tool_result') inFlight -= 1;
-    }
-    expect(most).toBe(2);
+    expect(mostInFlight(events)).toBe(2);
     expect(observations(result).map((o) => [o.toolCallId, o.status])).toEqual([...'abcde'].map((id) => [id, 'ok']).concat([['next', 'ok']]));
   });
 
   it('a parallel turn replays at every step: a worker that caches no run ends it alike', async () => {
-    // With no cache, every workflow task replays the run from its start: the calls that ended
-    // in earlier tasks are read back from history, and the turn must join them exactly as the
-    // task that saw them live did, or the task fails with a nondeterminism error.
-    const taskQueue = uniqueTaskQueue('no-cache');
-    const worker = await createTestWorker(suite.env, taskQueue, allToolImplementations(), {}, { maxCachedWorkflows: 0 });
-    const agents = agentClient(suite.env, taskQueue);
+    // The calls that ended in earlier tasks are read back from history, and the turn must join
+    // them exactly as the task that saw them live did.
     const sleep = (id: string, ms: number): { name: string; args: unknown; id: string } => ({ name: 'sleep', args: { ms }, id });
-    const result = await worker.runUntil(async () => {
-      const { workflowId } = await agents.start(
-        scriptedInput([
-          callStep(sleep('s300', 300), { name: 'add', args: { a: 1 }, id: 'invalid' }, sleep('s0', 0), sleep('s150', 150), { name: 'echo', args: { text: 'x' }, id: 'ok' }),
-          callStep(sleep('t100', 100), sleep('t0', 0)),
-          finalStep(),
-        ]),
-      );
-      return agents.result(workflowId);
-    });
+    const result = await runUncached(
+      scriptedInput([
+        callStep(sleep('s300', 300), { name: 'add', args: { a: 1 }, id: 'invalid' }, sleep('s0', 0), sleep('s150', 150), { name: 'echo', args: { text: 'x' }, id: 'ok' }),
+        callStep(sleep('t100', 100), sleep('t0', 0)),
+        finalStep(),
+      ]),
+    );
     expect(result.status).toBe('completed');
-    expect(observations(result).map((o) => [o.toolCallId, o.errorType ?? o.status])).toEqual([
+    expect(outcomesOf(result)).toEqual([
       ['s300', 'ok'],
       ['invalid', 'invalid_arguments'],
       ['s0', 'ok'],
@@ -129,36 +128,27 @@ describe('agentRun on a real dev server', () => {
   });
 
   it('a dependency-aware turn replays at every step too: dependencies, a failed one and alternatives', async () => {
-    const taskQueue = uniqueTaskQueue('no-cache-graph');
-    const worker = await createTestWorker(suite.env, taskQueue, allToolImplementations(), {}, { maxCachedWorkflows: 0 });
-    const agents = agentClient(suite.env, taskQueue);
-    const step = (id: string, ms: number, more: Partial<ToolCall> & { fail?: boolean } = {}): ToolCall => {
-      const { fail, ...rest } = more;
-      return { id, name: 'step', args: { label: id, ms, ...(fail ? { fail } : {}) }, ...rest };
-    };
-    const result = await worker.runUntil(async () => {
-      const { workflowId } = await agents.start(
-        scriptedInput([
-          {
-            type: 'tool_calls',
-            calls: [
-              step('a', 0),
-              step('b', 150, { dependsOn: ['a'] }),
-              step('c', 50, { dependsOn: ['a'] }),
-              step('d', 0, { dependsOn: ['b', 'c'] }),
-              step('bad', 0, { fail: true }),
-              step('after-bad', 0, { dependsOn: ['bad'] }),
-              step('fast', 100, { outputPath: 'pick' }),
-              step('slow', 5_000, { outputPath: 'pick' }),
-            ],
-          },
-          finalStep(),
-        ]),
-      );
-      return agents.result(workflowId);
-    });
+    const step = stepCall;
+    const result = await runUncached(
+      scriptedInput([
+        {
+          type: 'tool_calls',
+          calls: [
+            step('a', 0),
+            step('b', 150, { dependsOn: ['a'] }),
+            step('c', 50, { dependsOn: ['a'] }),
+            step('d', 0, { dependsOn: ['b', 'c'] }),
+            step('bad', 0, { fail: true }),
+            step('after-bad', 0, { dependsOn: ['bad'] }),
+            step('fast', 100, { outputPath: 'pick' }),
+            step('slow', 5_000, { outputPath: 'pick' }),
+          ],
+        },
+        finalStep(),
+      ]),
+    );
     expect(result.status).toBe('completed');
-    expect(Object.fromEntries(observations(result).map((o) => [o.toolCallId, o.errorType ?? o.status]))).toEqual({
+    expect(Object.fromEntries(outcomesOf(result))).toEqual({
       a: 'ok',
       b: 'ok',
       c: 'ok',

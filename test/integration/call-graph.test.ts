@@ -3,7 +3,7 @@ import type { AgentClient } from '../../client/agent-client';
 import type { RunEvent, RunResult, ToolCall } from '../../contracts';
 import { replayHistoryJson } from '../../worker/replay';
 import { agentSuite } from '../support/agent-suite';
-import { contextStep, scriptedInput } from '../support/scripts';
+import { contextStep, mostInFlight, scriptedInput, stepCall } from '../support/scripts';
 import type { ScriptStep } from '../../workflows/planners/scripted';
 import { workflowBundleOption } from '../support/test-env';
 import { waitFor } from '../support/wait';
@@ -15,10 +15,7 @@ function plan(...calls: ToolCall[]): ScriptStep {
   return { type: 'tool_calls', calls };
 }
 
-function step(id: string, ms: number, more: Partial<ToolCall> & { fail?: boolean } = {}): ToolCall {
-  const { fail, ...rest } = more;
-  return { id, name: 'step', args: { label: id, ms, ...(fail ? { fail } : {}) }, ...rest };
-}
+const step = stepCall;
 
 interface Outcome {
   toolCallId: string;
@@ -124,13 +121,7 @@ describe('dependency-aware tool calls on a real dev server', () => {
         policy: { maxConcurrentToolCalls: 2 },
       }),
     );
-    let inFlight = 0;
-    let most = 0;
-    for (const e of events) {
-      if (e.type === 'tool_call') most = Math.max(most, ++inFlight);
-      if (e.type === 'tool_result') inFlight -= 1;
-    }
-    expect(most).toBe(2);
+    expect(mostInFlight(events)).toBe(2);
     expect([...outcomes.values()].every((o) => o.status === 'ok')).toBe(true);
   });
 

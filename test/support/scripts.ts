@@ -1,4 +1,4 @@
-import type { RunInput, RunResult } from '../../contracts';
+import type { RunEvent, RunInput, RunResult, ToolCall } from '../../contracts';
 import type { ScriptStep } from '../../workflows/planners/scripted';
 
 /** Run input for the scripted agent. */
@@ -14,6 +14,23 @@ export function scriptedInput(steps: ScriptStep[], extra: Partial<RunInput> = {}
 /** A tool_calls step. */
 export function callStep(...calls: { name: string; args: unknown; id?: string }[]): ScriptStep {
   return { type: 'tool_calls', calls: calls.map((c) => ({ ...c, args: c.args as never })) };
+}
+
+/** A call of the toolbox's `step` tool (waits `ms`, reports its label and inputs; fails when told to). */
+export function stepCall(id: string, ms: number, more: Partial<ToolCall> & { fail?: boolean } = {}): ToolCall {
+  const { fail, ...rest } = more;
+  return { id, name: 'step', args: { label: id, ms, ...(fail ? { fail } : {}) }, ...rest };
+}
+
+/** The most tool calls a run's event log shows in flight at once (dispatched, no result yet). */
+export function mostInFlight(events: readonly RunEvent[]): number {
+  let inFlight = 0;
+  let most = 0;
+  for (const e of events) {
+    if (e.type === 'tool_call') most = Math.max(most, ++inFlight);
+    if (e.type === 'tool_result') inFlight -= 1;
+  }
+  return most;
 }
 
 /** A final step that reports every tool output it observed in `structured`. */
@@ -54,3 +71,8 @@ export function watchlistRun(steps: ScriptStep[], watchlist: string[] = []): Run
 
 /** The call of seed 003: add AAPL (needs confirmation). */
 export const addAapl = callStep({ name: 'add_to_watchlist', args: { symbols: ['AAPL'] } });
+
+/** Each observation as `[call id, error type or status]`, in order. */
+export function outcomesOf(result: RunResult): [string, string][] {
+  return observations(result).map((o) => [o.toolCallId, o.errorType ?? o.status]);
+}
