@@ -42,10 +42,18 @@ export interface ThroughputResult {
   readonly rounds?: readonly number[];
 }
 
-/** Runs one small run of every system so worker start-up (first workflow context, first polls) is not measured. */
+/**
+ * Runs the plan's warm-up runs, interleaved across systems, so that neither worker start-up
+ * (first workflow context, first polls) nor V8's first compilations of each system's code are
+ * measured.
+ */
 export async function warmUp(ctx: BenchContext, plan: BenchPlan): Promise<void> {
-  ctx.progress(`warm-up run of each system (T=${plan.warmup.turns}, K=${plan.warmup.callsPerTurn})`);
-  for (const system of ctx.systems) await system.run(plan.warmup, `${ctx.idPrefix}-${system.name}-warmup`);
+  for (const [w, { shape, runs }] of plan.warmup.entries()) {
+    ctx.progress(`warm-up: ${runs} run(s) of each system (T=${shape.turns}, K=${shape.callsPerTurn})`);
+    for (let i = 0; i < runs; i++) {
+      for (const system of ctx.systems) await system.run(shape, `${ctx.idPrefix}-${system.name}-warmup-${w}-${i}`);
+    }
+  }
 }
 
 /**
