@@ -2,7 +2,7 @@ import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import type { AgentClient } from '../../client/agent-client';
 import type { RunEvent, RunInput, RunResult } from '../../contracts';
-import { callStep, finalStep, mostInFlight, observations, outcomesOf, scriptedInput, stepCall } from '../support/scripts';
+import { callStep, finalStep, mostInFlight, observations, outcomesOf, scriptedInput, sleepCall, stepCall } from '../support/scripts';
 import { agentSuite } from '../support/agent-suite';
 import { eventSummary } from '../support/histories';
 import { waitFor } from '../support/wait';
@@ -94,9 +94,8 @@ describe('agentRun on a real dev server', () => {
   });
 
   it('keeps at most maxConcurrentToolCalls of a parallel plan in flight; the calls that waited for a slot end the turn too', async () => {
-    const sleep = (id: string): { name: string; args: unknown; id: string } => ({ name: 'sleep', args: { ms: 200 }, id });
     const { result, events } = await runToEnd(
-      scriptedInput([callStep(sleep('a'), sleep('b'), sleep('c'), sleep('d'), sleep('e')), callStep({ name: 'echo', args: { text: 'after' }, id: 'next' }), finalStep()], {
+      scriptedInput([callStep(...[...'abcde'].map((id) => sleepCall(id, 200))), callStep({ name: 'echo', args: { text: 'after' }, id: 'next' }), finalStep()], {
         policy: { maxConcurrentToolCalls: 2 },
       }),
     );
@@ -107,11 +106,10 @@ describe('agentRun on a real dev server', () => {
   it('a parallel turn replays at every step: a worker that caches no run ends it alike', async () => {
     // The calls that ended in earlier tasks are read back from history, and the turn must join
     // them exactly as the task that saw them live did.
-    const sleep = (id: string, ms: number): { name: string; args: unknown; id: string } => ({ name: 'sleep', args: { ms }, id });
     const result = await runUncached(
       scriptedInput([
-        callStep(sleep('s300', 300), { name: 'add', args: { a: 1 }, id: 'invalid' }, sleep('s0', 0), sleep('s150', 150), { name: 'echo', args: { text: 'x' }, id: 'ok' }),
-        callStep(sleep('t100', 100), sleep('t0', 0)),
+        callStep(sleepCall('s300', 300), { name: 'add', args: { a: 1 }, id: 'invalid' }, sleepCall('s0', 0), sleepCall('s150', 150), { name: 'echo', args: { text: 'x' }, id: 'ok' }),
+        callStep(sleepCall('t100', 100), sleepCall('t0', 0)),
         finalStep(),
       ]),
     );

@@ -22,6 +22,11 @@ export function stepCall(id: string, ms: number, more: Partial<ToolCall> & { fai
   return { id, name: 'step', args: { label: id, ms, ...(fail ? { fail } : {}) }, ...rest };
 }
 
+/** A call of the toolbox's `sleep` tool with its own id, for plans whose calls a test tells apart. */
+export function sleepCall(id: string, ms: number): { name: string; args: unknown; id: string } {
+  return { name: 'sleep', args: { ms }, id };
+}
+
 /** The most tool calls a run's event log shows in flight at once (dispatched, no result yet). */
 export function mostInFlight(events: readonly RunEvent[]): number {
   let inFlight = 0;
