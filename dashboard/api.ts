@@ -48,7 +48,9 @@ async function failureOf(response: Response): Promise<ApiFailure> {
 }
 
 /**
- * Calls the API. `body` is sent as JSON (POST). Answers the parsed JSON body (undefined for 204).
+ * Calls the API. `body` is sent as JSON (POST). Every write says `Content-Type: application/json`,
+ * with or without a body: the server refuses writes that do not (415). Answers the parsed JSON
+ * body (undefined for 204).
  *
  * @throws ApiFailure with the API's error type and message.
  */
@@ -56,7 +58,7 @@ export async function api<T>(path: string, body?: unknown, method = body === und
   const headers: Record<string, string> = { Accept: 'application/json' };
   const token = storedToken();
   if (token) headers.Authorization = `Bearer ${token}`;
-  if (body !== undefined) headers['Content-Type'] = 'application/json';
+  if (body !== undefined || (method !== 'GET' && method !== 'HEAD')) headers['Content-Type'] = 'application/json';
   let response: Response;
   try {
     response = await fetch(path, { method, headers, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });

@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import { cors } from 'hono/cors';
 import { z } from 'zod';
+import { quoted } from '../contracts/safe-text';
 import { metricsRoutes } from './api/metrics';
 import { runRoutes } from './api/runs';
 import { sessionRoutes } from './api/sessions';
@@ -9,6 +10,7 @@ import type { ServerContext } from './context';
 import { mountDashboard } from './dashboard';
 import { ApiError, toApiError } from './errors';
 import { liveRoutes } from './live';
+import { originGuard } from './request-guard';
 import { mountRoutes, openApiDocument, route, type AnyRoute } from './routes';
 
 /**
@@ -20,8 +22,13 @@ const version = apiVersion;
 
 /** Options of the HTTP layer itself. */
 export interface AppOptions {
-  /** Origins allowed by CORS (`*` for any); none by default (same origin only). */
+  /**
+   * Origins allowed by CORS (`*` for any); none by default (same origin only). They may also
+   * send requests: any other `Origin` is refused (403), see {@link originGuard}.
+   */
   readonly corsOrigins?: readonly string[];
+  /** Largest request body read, in bytes (413 beyond). Default 1 MiB. */
+  readonly maxBodyBytes?: number;
 }
 
 /** Every route of the API, in the order of the OpenAPI document. */
@@ -55,23 +62,24 @@ export function apiRoutes(ctx: ServerContext): AnyRoute[] {
  */
 export function createAgentApp(ctx: ServerContext, options: AppOptions = {}): Hono {
   const app = new Hono();
-  if (options.corsOrigins && options.corsOrigins.length > 0) {
-    const origins = [...options.corsOrigins];
+  const origins = [...(options.corsOrigins ?? [])];
+  app.use('*', originGuard({ localDev: ctx.auth.localDev, allowedOrigins: origins }));
+  if (origins.length > 0) {
     app.use('*', cors({ origin: origins.includes('*') ? '*' : origins, allowHeaders: ['Authorization', 'Content-Type', 'Last-Event-ID', 'X-Namespace'], credentials: !origins.includes('*'), exposeHeaders: ['Content-Type'] }));
   }
   const routes = apiRoutes(ctx);
   // Built on the first request and kept: the routes never change while the server runs.
   let document: Record<string, unknown> | undefined;
   app.get('/openapi.json', (c) => c.json((document ??= openApiDocument(routes, { title: 'durable-agents', version }))));
-  mountRoutes(app, ctx.auth, routes);
+  mountRoutes(app, ctx.auth, routes, options.maxBodyBytes !== undefined ? { maxBodyBytes: options.maxBodyBytes } : {});
   mountDashboard(app);
   app.notFound((c) => {
-    const error = new ApiError('not_found', `no route ${c.req.method} ${c.req.path}; the API is described at /openapi.json`);
+    const error = new ApiError('not_found', `no route ${c.req.method} ${quoted(c.req.path, 100)}; the API is described at /openapi.json`);
     return c.json(error.body(), error.status);
   });
   app.onError((err, c) => {
     const error = toApiError(err);
-    if (error.type === 'failure') console.error(`durable-agents server: ${c.req.method} ${c.req.path}:`, err);
+    if (error.type === 'failure') console.error(`durable-agents server: ${c.req.method} ${quoted(c.req.path, 200)}:`, err);
     return c.json(error.body(), error.status);
   });
   return app;

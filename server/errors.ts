@@ -15,6 +15,10 @@ export const apiErrorStatus = {
   not_found: 404,
   run_ended: 409,
   already_started: 409,
+  /** The request body is larger than the server takes. */
+  too_large: 413,
+  /** A write whose body is not declared as JSON (`Content-Type: application/json`). */
+  unsupported_media_type: 415,
   /** The run refused the operation; its validator or handler said why (agentctl exit 5). */
   rejected: 422,
   not_configured: 501,

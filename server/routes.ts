@@ -1,7 +1,9 @@
 import type { Context, Hono } from 'hono';
 import { z } from 'zod';
 import { authenticate, authorize, requestToken, type Access, type AuthConfig, type Principal } from './auth';
-import { ApiError } from './errors';
+import { quoted } from '../contracts/safe-text';
+import { ApiError, apiErrorStatus } from './errors';
+import { defaultMaxBodyBytes, isStreamRequest, readBodyText, requireJson } from './request-guard';
 
 /** What a route handler receives: validated input and who asked. */
 export interface RouteRequest<Q, B> {
@@ -33,6 +35,11 @@ export interface RouteSpec<Q extends z.ZodType = z.ZodType, B extends z.ZodType 
   readonly streams?: string;
   /** Success status; default 200. */
   readonly status?: 200 | 201 | 202 | 204;
+  /**
+   * Whether the token may come as `?access_token=` (EventSource and browser WebSockets cannot
+   * send headers). Taken only on stream GETs of such a route: SSE or a WebSocket upgrade.
+   */
+  readonly queryToken?: boolean;
   handle(request: RouteRequest<z.infer<Q>, z.infer<B>>): Promise<unknown> | unknown;
 }
 
@@ -60,36 +67,54 @@ function parse<T extends z.ZodType>(schema: T | undefined, value: unknown, where
   return parsed.data;
 }
 
-async function readBody(c: Context): Promise<unknown> {
-  const text = await c.req.text();
+async function readBody(c: Context, maxBytes: number): Promise<unknown> {
+  const text = await readBodyText(c, maxBytes);
   if (text.trim() === '') return {};
   try {
     return JSON.parse(text) as unknown;
   } catch (err) {
-    throw new ApiError('invalid_input', `the request body is not JSON: ${err instanceof Error ? err.message : String(err)}`);
+    throw new ApiError('invalid_input', `the request body is not JSON: ${err instanceof Error ? quoted(err.message, 100) : 'unreadable'}`);
   }
 }
 
-/** Authenticates and authorizes a request for `access`. */
-export function principalOf(c: Context, auth: AuthConfig, access: Access): Principal {
+/**
+ * Authenticates and authorizes a request for `access`. The token is the Authorization header,
+ * or `?access_token=` on the stream GETs of a route that takes it (anywhere else a token in the
+ * URL is refused: URLs end up in logs and browser history).
+ */
+export function principalOf(c: Context, auth: AuthConfig, access: Access, queryToken = false): Principal {
+  const accessToken = c.req.query('access_token');
+  if (accessToken !== undefined && !(queryToken && isStreamRequest(c))) {
+    throw new ApiError('unauthorized', 'access_token is taken only by stream GETs (SSE with Accept: text/event-stream, WebSocket upgrades); send Authorization: Bearer <token>');
+  }
   if (access === 'public') return { name: 'anonymous', role: 'viewer' };
-  const principal = authenticate(auth, requestToken(c.req.header('authorization'), c.req.query('access_token')));
+  const principal = authenticate(auth, requestToken(c.req.header('authorization'), accessToken));
   authorize(principal, access);
   return principal;
 }
 
+/** Settings of {@link mountRoutes}. */
+export interface MountOptions {
+  /** Largest request body read, in bytes. Default {@link defaultMaxBodyBytes}. */
+  readonly maxBodyBytes?: number;
+}
+
 /** Registers routes on a Hono app; errors become JSON by the app's error handler. */
-export function mountRoutes(app: Hono, auth: AuthConfig, routes: readonly AnyRoute[]): void {
+export function mountRoutes(app: Hono, auth: AuthConfig, routes: readonly AnyRoute[], options: MountOptions = {}): void {
+  const maxBodyBytes = options.maxBodyBytes ?? defaultMaxBodyBytes;
   for (const spec of routes) {
     app.on(spec.method.toUpperCase(), spec.path, async (c) => {
-      const principal = principalOf(c, auth, spec.access);
+      const principal = principalOf(c, auth, spec.access, spec.queryToken);
+      // Every write says its body is JSON: a browser sends text/plain and form bodies
+      // cross-site without asking first, never application/json.
+      if (spec.method !== 'get') requireJson(c);
       // The token may come as a query parameter (EventSource, WebSocket); it is no input.
       const query: Record<string, string> = { ...c.req.query() };
       delete query.access_token;
       const input = {
         params: c.req.param() as Record<string, string>,
         query: parse(spec.query, query, 'query'),
-        body: spec.body ? parse(spec.body, await readBody(c), 'body') : undefined,
+        body: spec.body ? parse(spec.body, await readBody(c, maxBodyBytes), 'body') : undefined,
         principal,
         c,
       };
@@ -119,7 +144,7 @@ const errorResponse = {
           error: {
             type: 'object',
             properties: {
-              type: { type: 'string', enum: ['invalid_input', 'unauthorized', 'forbidden', 'run_not_found', 'not_found', 'run_ended', 'already_started', 'rejected', 'not_configured', 'unavailable', 'failure'] },
+              type: { type: 'string', enum: Object.keys(apiErrorStatus) },
               message: { type: 'string' },
             },
             required: ['type', 'message'],

@@ -3,10 +3,12 @@ import { serve, type ServerType } from '@hono/node-server';
 import type { Hono } from 'hono';
 import { WebSocketServer } from 'ws';
 import type { AgentClient } from '../client/agent-client';
+import { quoted } from '../contracts/safe-text';
 import { createAgentApp } from './app';
 import { authFromEnv, type AuthConfig } from './auth';
 import type { ServerContext } from './context';
-import { LiveHub } from './live';
+import { LiveHub, type LiveHubOptions } from './live';
+import { defaultMaxBodyBytes, defaultMaxWebSocketMessageBytes } from './request-guard';
 
 /** Options of {@link startAgentServer}. */
 export interface AgentServerOptions {
@@ -21,6 +23,15 @@ export interface AgentServerOptions {
   readonly corsOrigins?: readonly string[];
   /** Your workflows module: enables fork, which replays a run's history in this process. */
   readonly workflowsPath?: string;
+  /**
+   * Largest request body read, in bytes (413 beyond, refused before it is read); default
+   * `DURABLE_AGENTS_MAX_BODY_BYTES`, else 1 MiB.
+   */
+  readonly maxBodyBytes?: number;
+  /** Largest WebSocket message taken, in bytes (the socket closes with 1009 beyond). Default 256 KiB. */
+  readonly maxWebSocketMessageBytes?: number;
+  /** Limits of the live hub: the events kept per feed and the token deltas kept (bytes in total and per run). */
+  readonly live?: LiveHubOptions;
 }
 
 /** A running server. */
@@ -33,6 +44,15 @@ export interface AgentServer {
   readonly localDev: boolean;
   /** Ends every stream and stops listening. */
   close(): Promise<void>;
+}
+
+/** `DURABLE_AGENTS_MAX_BODY_BYTES`, or undefined when unset. @throws Error naming the variable when it is no positive integer. */
+function maxBodyBytesFromEnv(env: NodeJS.ProcessEnv): number | undefined {
+  const raw = env.DURABLE_AGENTS_MAX_BODY_BYTES?.trim();
+  if (!raw) return undefined;
+  const bytes = Number(raw);
+  if (!Number.isSafeInteger(bytes) || bytes <= 0) throw new Error(`DURABLE_AGENTS_MAX_BODY_BYTES: expected a positive number of bytes, got ${quoted(raw, 100)}`);
+  return bytes;
 }
 
 function corsFromEnv(env: NodeJS.ProcessEnv): string[] {
@@ -53,13 +73,15 @@ export async function startAgentServer(options: AgentServerOptions): Promise<Age
   if (auth.tokens.length === 0 && !auth.localDev) {
     throw new Error('durable-agents server: no tokens configured and local-dev mode is off, so every request would be refused; set DURABLE_AGENTS_TOKENS (name:role:token,...) or DURABLE_AGENTS_TOKENS_FILE, or DURABLE_AGENTS_LOCAL_DEV=1 on a trusted machine');
   }
-  const live = new LiveHub(options.agents);
+  const maxBodyBytes = options.maxBodyBytes ?? maxBodyBytesFromEnv(process.env) ?? defaultMaxBodyBytes;
+  const live = new LiveHub(options.agents, options.live);
   const ctx: ServerContext = { agents: options.agents, auth, live, ...(options.workflowsPath ? { workflowsPath: options.workflowsPath } : {}) };
-  const app = createAgentApp(ctx, { corsOrigins: options.corsOrigins ?? corsFromEnv(process.env) });
+  const app = createAgentApp(ctx, { corsOrigins: options.corsOrigins ?? corsFromEnv(process.env), maxBodyBytes });
   const host = options.host ?? '127.0.0.1';
   const server = await new Promise<ServerType>((resolve, reject) => {
     // The WebSocket server handles upgrades that the app's /api/runs/:id/ws route accepts.
-    const websocket = { server: new WebSocketServer({ noServer: true }) };
+    // Messages above maxPayload close the socket (1009) before they are buffered in full.
+    const websocket = { server: new WebSocketServer({ noServer: true, maxPayload: options.maxWebSocketMessageBytes ?? defaultMaxWebSocketMessageBytes }) };
     const s = serve({ fetch: app.fetch, hostname: host, port: options.port ?? 0, websocket }, () => resolve(s));
     s.once('error', reject);
   });

@@ -63,6 +63,7 @@ export function liveRoutes(ctx: ServerContext): AnyRoute[] {
       method: 'get',
       path: '/api/runs/:id/events',
       access: 'viewer',
+      queryToken: true,
       summary: 'The run\'s events: a JSON page, or with Accept: text/event-stream a live SSE stream',
       description:
         'JSON: events with seq > `after` (an EventPage). SSE: `event: run-event` with `id: <seq>` and the event as data, from `after` or `Last-Event-ID` on; ' +
@@ -84,6 +85,7 @@ export function liveRoutes(ctx: ServerContext): AnyRoute[] {
       method: 'get',
       path: '/api/runs/:id/tree/events',
       access: 'viewer',
+      queryToken: true,
       summary: 'Live events of the run and of every sub-agent run it starts (SSE)',
       description:
         '`event: run-event` data { workflowId, path, event } (path: call ids from this run down); `event: delta` and `event: reset` likewise with their run; ' +
@@ -100,6 +102,7 @@ export function liveRoutes(ctx: ServerContext): AnyRoute[] {
       method: 'get',
       path: '/api/runs/:id/ui-stream',
       access: 'viewer',
+      queryToken: true,
       summary: 'The run as an AI SDK UI message stream (v1)',
       description:
         'SSE `data: <UIMessageChunk JSON>` parts, header x-vercel-ai-ui-message-stream: v1, ending with `data: [DONE]`: start, start-step/finish-step per turn, ' +
@@ -125,6 +128,7 @@ export function liveRoutes(ctx: ServerContext): AnyRoute[] {
       method: 'get',
       path: '/api/runs/:id/ws',
       access: 'viewer',
+      queryToken: true,
       summary: 'The run\'s WebSocket: its feed out, control messages in',
       description:
         'Out: { type: event, event } | { type: delta, delta } | { type: reset, epoch, fromSeq } | { type: end, status } | { type: result, id, ok, body }. ' +

@@ -133,6 +133,8 @@ describe('error mapping', () => {
       ['not_found', 404],
       ['run_ended', 409],
       ['already_started', 409],
+      ['too_large', 413],
+      ['unsupported_media_type', 415],
       ['rejected', 422],
       ['not_configured', 501],
       ['unavailable', 503],
