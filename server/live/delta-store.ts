@@ -6,6 +6,10 @@ export interface DeltaStoreOptions {
   readonly maxPerRun?: number;
   /** Runs kept; the least recently updated go first. Default 1,000. */
   readonly maxRuns?: number;
+  /** Bytes of deltas kept per run; later deltas of the call still reach live subscribers. Default 1 MiB. */
+  readonly maxBytesPerRun?: number;
+  /** Bytes of deltas kept in all; the least recently updated runs go first. Default 32 MiB. */
+  readonly maxBytes?: number;
 }
 
 interface CurrentCall {
@@ -13,22 +17,35 @@ interface CurrentCall {
   attempt: number;
   turn: number | undefined;
   deltas: TokenDelta[];
+  bytes: number;
 }
 
-/** What {@link DeltaStore.add} made of a delta. */
-export type DeltaAdmission = 'kept' | 'stale' | 'late';
+/**
+ * What {@link DeltaStore.add} made of a delta: kept; `stale` (an older attempt of the current
+ * call: dropped); `late` (a turn older than the current one, or whose result has landed: sent
+ * live, not kept); `full` (the run's share is used up: sent live, not kept).
+ */
+export type DeltaAdmission = 'kept' | 'stale' | 'late' | 'full';
+
+/** Roughly what a delta holds on the heap: its strings (UTF-16) and a fixed overhead. */
+export function deltaBytes(delta: TokenDelta): number {
+  const strings = delta.workflowId.length + delta.activityId.length + delta.text.length + (delta.toolCallId?.length ?? 0) + (delta.toolName?.length ?? 0);
+  return 2 * strings + 120;
+}
 
 /**
- * The token deltas of each run's current model call, in memory and bounded, so that a
- * subscriber joining mid-call sees the text streamed so far. A new call (another activity
- * id) or a retried attempt replaces what was kept; the call's result landing as events (the
- * turn's `plan`) drops it. Deltas of older attempts, or of turns whose result has landed,
+ * The token deltas of each run's current model call, in memory and bounded in count and bytes
+ * (per run and in all), so that a subscriber joining mid-call sees the text streamed so far.
+ * A new call (another activity id) of the same or a later turn, or a retried attempt, replaces
+ * what was kept; the call's result landing as events (the turn's `plan`) drops it. Deltas of
+ * older attempts, of turns older than the current call's, or of turns whose result has landed,
  * are not kept.
  */
 export class DeltaStore {
   private readonly runs = new Map<string, CurrentCall>();
   /** The last turn whose model result landed, per run. */
   private readonly landed = new Map<string, number>();
+  private bytes = 0;
 
   constructor(private readonly options: DeltaStoreOptions = {}) {}
 
@@ -37,21 +54,26 @@ export class DeltaStore {
     const landed = this.landed.get(delta.workflowId);
     if (landed !== undefined && delta.turn !== undefined && delta.turn <= landed) return 'late';
     let call = this.runs.get(delta.workflowId);
+    if (call && call.turn !== undefined && delta.turn !== undefined && delta.turn < call.turn) return 'late';
     if (call && call.activityId === delta.activityId && delta.attempt < call.attempt) return 'stale';
     if (!call || call.activityId !== delta.activityId || delta.attempt > call.attempt) {
-      call = { activityId: delta.activityId, attempt: delta.attempt, turn: delta.turn, deltas: [] };
+      if (call) this.bytes -= call.bytes;
+      call = { activityId: delta.activityId, attempt: delta.attempt, turn: delta.turn, deltas: [], bytes: 0 };
     }
     // Most recently updated last, for eviction.
     this.runs.delete(delta.workflowId);
     this.runs.set(delta.workflowId, call);
-    if (call.deltas.length < (this.options.maxPerRun ?? 4_000)) call.deltas.push(delta);
-    const maxRuns = this.options.maxRuns ?? 1_000;
-    while (this.runs.size > maxRuns) {
-      const oldest = this.runs.keys().next().value as string;
-      this.runs.delete(oldest);
-      this.landed.delete(oldest);
+    const size = deltaBytes(delta);
+    const full = call.deltas.length >= (this.options.maxPerRun ?? 4_000) || call.bytes + size > (this.options.maxBytesPerRun ?? 1024 * 1024);
+    if (!full) {
+      call.deltas.push(delta);
+      call.bytes += size;
+      this.bytes += size;
     }
-    return 'kept';
+    const maxRuns = this.options.maxRuns ?? 1_000;
+    const maxBytes = this.options.maxBytes ?? 32 * 1024 * 1024;
+    while (this.runs.size > maxRuns || this.bytes > maxBytes) this.drop(this.runs.keys().next().value as string);
+    return full ? 'full' : 'kept';
   }
 
   /** The kept deltas of a run's current call, oldest first. */
@@ -62,7 +84,7 @@ export class DeltaStore {
   /** The model result of `turn` landed as events: its deltas are history now. */
   turnLanded(workflowId: string, turn: number): void {
     const call = this.runs.get(workflowId);
-    if (call && (call.turn === undefined || call.turn <= turn)) this.runs.delete(workflowId);
+    if (call && (call.turn === undefined || call.turn <= turn)) this.removeCall(workflowId);
     this.landed.set(workflowId, Math.max(turn, this.landed.get(workflowId) ?? -1));
     // Bounded like the runs: a run whose deltas never came needs no entry for long.
     if (this.landed.size > (this.options.maxRuns ?? 1_000) * 2) this.landed.delete(this.landed.keys().next().value as string);
@@ -70,12 +92,28 @@ export class DeltaStore {
 
   /** A rewind or the end of the run: forget its deltas and turns. */
   forget(workflowId: string): void {
-    this.runs.delete(workflowId);
-    this.landed.delete(workflowId);
+    this.drop(workflowId);
   }
 
   /** Runs with kept deltas. */
   get size(): number {
     return this.runs.size;
+  }
+
+  /** Bytes of the deltas kept (as {@link deltaBytes} counts them). */
+  get byteSize(): number {
+    return this.bytes;
+  }
+
+  private removeCall(workflowId: string): void {
+    const call = this.runs.get(workflowId);
+    if (!call) return;
+    this.bytes -= call.bytes;
+    this.runs.delete(workflowId);
+  }
+
+  private drop(workflowId: string): void {
+    this.removeCall(workflowId);
+    this.landed.delete(workflowId);
   }
 }

@@ -3,13 +3,17 @@ import type { TokenDelta } from '../../contracts/deltas';
 import type { DeltaSink } from '../../activities/model/delta-publisher';
 import { DeltaStore, type DeltaStoreOptions } from './delta-store';
 import type { FeedItem } from './feed-item';
+import { OpenRuns, type OpenRunsOptions } from './open-runs';
 import { RunFeed, type RunFeedOptions } from './run-feed';
 import type { Subscription, SubscriptionOptions } from './subscription';
 
 /** Settings of a {@link LiveHub}. */
 export interface LiveHubOptions {
   readonly feed?: Pick<RunFeedOptions, 'recentEvents' | 'longPollMs'>;
+  /** Token deltas kept for subscribers that join mid-call: counts and bytes, per run and in all. */
   readonly deltas?: DeltaStoreOptions;
+  /** How long whether a run is open is kept, for deltas posted by publishers. */
+  readonly openRuns?: OpenRunsOptions;
 }
 
 /** Counters of a hub, for tests and benchmarks. */
@@ -23,6 +27,10 @@ export interface LiveHubStats {
   /** Token deltas received, and those dropped as stale (an older attempt of a call). */
   deltasReceived: number;
   deltasStale: number;
+  /** Deltas posted for runs that do not exist or have ended: dropped. */
+  deltasRefused: number;
+  /** Bytes of deltas kept now. */
+  deltaBytes: number;
   /** Deltas workers said they dropped (their buffer was full or the server slow). */
   deltasDroppedByPublishers: number;
 }
@@ -40,13 +48,15 @@ export class LiveHub implements DeltaSink {
   private closed = false;
   /** Connections to end on close (WebSockets outlive their feed's `end`). */
   private readonly connections = new Set<() => void>();
-  private readonly counters = { feedsStarted: 0, deltasReceived: 0, deltasStale: 0, deltasDroppedByPublishers: 0 };
+  private readonly counters = { feedsStarted: 0, deltasReceived: 0, deltasStale: 0, deltasRefused: 0, deltasDroppedByPublishers: 0 };
+  private readonly openRuns: OpenRuns;
 
   constructor(
     readonly agents: AgentClient,
     private readonly options: LiveHubOptions = {},
   ) {
     this.deltaStore = new DeltaStore(options.deltas);
+    this.openRuns = new OpenRuns(agents, options.openRuns);
   }
 
   /**
@@ -89,10 +99,25 @@ export class LiveHub implements DeltaSink {
     this.feeds.get(delta.workflowId)?.delta(delta);
   }
 
-  /** Takes a batch posted by a worker. */
+  /** Takes a batch of a worker in this process (trusted: its runs are not checked). */
   publishBatch(deltas: readonly TokenDelta[], droppedByPublisher = 0): void {
     this.counters.deltasDroppedByPublishers = Math.max(this.counters.deltasDroppedByPublishers, droppedByPublisher);
     for (const delta of deltas) this.publish(delta);
+  }
+
+  /**
+   * Takes a batch posted by a publisher over HTTP: only the deltas of runs that exist and are
+   * open (asked of Temporal, the answers kept briefly); the others are dropped and counted.
+   * Answers the ids of the refused runs.
+   */
+  async publishPosted(deltas: readonly TokenDelta[], droppedByPublisher = 0): Promise<string[]> {
+    const runs = [...new Set(deltas.map((d) => d.workflowId))];
+    const open = await Promise.all(runs.map((id) => this.openRuns.isOpen(id)));
+    const refused = new Set(runs.filter((_, i) => !open[i]));
+    const taken = deltas.filter((d) => !refused.has(d.workflowId));
+    this.counters.deltasRefused += deltas.length - taken.length;
+    this.publishBatch(taken, droppedByPublisher);
+    return [...refused];
   }
 
   /** The kept deltas of a run's current model call. */
@@ -103,7 +128,7 @@ export class LiveHub implements DeltaSink {
   stats(): LiveHubStats {
     let subscribers = 0;
     for (const feed of this.feeds.values()) subscribers += feed.subscriberCount;
-    return { feeds: this.feeds.size, subscribers, ...this.counters };
+    return { feeds: this.feeds.size, subscribers, ...this.counters, deltaBytes: this.deltaStore.byteSize };
   }
 
   /**

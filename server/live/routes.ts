@@ -17,6 +17,9 @@ const eventsQuerySchema = z.object({
 
 const streamQuerySchema = z.object({ after: z.coerce.number().int().nonnegative().default(0) });
 
+/** Runs one delta batch may name: each unknown one costs a describe call to Temporal. */
+const maxRunsPerBatch = 500;
+
 /** Frames by item: a feed hands the same item to every subscriber, so it is rendered once. */
 const rendered = new WeakMap<FeedItem, SseFrame[]>();
 
@@ -146,12 +149,16 @@ export function liveRoutes(ctx: ServerContext): AnyRoute[] {
       path: '/api/deltas',
       access: 'publisher',
       summary: 'Token deltas of a worker\'s model calls (publisher role)',
-      description: 'Best effort: kept in memory for the current turn of each run and sent to its live subscribers; never written to the run\'s history.',
+      description:
+        'Best effort: kept in memory (bounded in bytes per run and in all) for the current turn of each run and sent to its live subscribers; never written to the run\'s history. ' +
+        `Only deltas of runs that exist and are open are taken (checked with Temporal, the answer kept a few seconds); the others are dropped. At most ${maxRunsPerBatch} runs per batch.`,
       tags: ['live'],
       body: deltaBatchSchema,
       status: 204,
-      handle: ({ body }) => {
-        ctx.live.publishBatch(body.deltas, body.dropped ?? 0);
+      handle: async ({ body }) => {
+        const runs = new Set(body.deltas.map((d) => d.workflowId)).size;
+        if (runs > maxRunsPerBatch) throw new ApiError('invalid_input', `body.deltas: deltas of at most ${maxRunsPerBatch} runs per batch (this one has ${runs})`);
+        await ctx.live.publishPosted(body.deltas, body.dropped ?? 0);
       },
     }),
   ];
