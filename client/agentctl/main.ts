@@ -19,4 +19,7 @@ void runAgentctl(process.argv.slice(2), {
   connect: connectAgents,
 }).then((code) => {
   process.exitCode = code;
+  // The command is over, whatever it left open (a socket, a native runtime, a timer of a
+  // library): exit once stdout and stderr have been written out, never hang after an answer.
+  process.stdout.write('', () => process.stderr.write('', () => process.exit(code)));
 });

@@ -1,3 +1,4 @@
+import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,6 +11,19 @@ import { testWorkflowsPath } from '../support/test-env';
 
 const suite = agentSuite('agentctl-rewind');
 const agentctl = (...args: string[]) => runAgentctl(suite, args);
+
+/** agentctl as a subprocess that must exit on its own within `ms`; SIGKILL otherwise (a command that ignores SIGTERM). */
+function agentctlWithin(ms: number, ...args: string[]): Promise<{ code: number | null; signal: string | null; stderr: string; ms: number }> {
+  const started = Date.now();
+  return new Promise((done) => {
+    const child = execFile(
+      process.execPath,
+      ['--import', 'tsx', join(__dirname, '../../client/agentctl/main.ts'), ...args],
+      { env: { ...process.env, TEMPORAL_ADDRESS: suite.env.address, TEMPORAL_NAMESPACE: suite.env.namespace ?? 'default', TEMPORAL_TASK_QUEUE: suite.taskQueue }, timeout: ms, killSignal: 'SIGKILL' },
+      (_error, _stdout, stderr) => done({ code: child.exitCode, signal: child.signalCode, stderr, ms: Date.now() - started }),
+    );
+  });
+}
 /** A finished run of three planner turns: echo, add, final. */
 let workflowId: string;
 let firstRunId: string;
@@ -79,6 +93,12 @@ describe('agentctl checkpoints, rewind, history export and replay', () => {
     expect(result.status).toBe('completed');
     expect(JSON.stringify(result.final?.structured)).toContain('"sum":42');
     expect((await suite.env.client.workflow.getHandle(workflowId).describe()).runId).toBe(before.runId);
+  });
+
+  it('fork --to-turn 0 prints why and exits 2 at once, leaving nothing open behind', async () => {
+    const r = await agentctlWithin(30_000, 'fork', workflowId, '--to-turn', '0', '--workflows', testWorkflowsPath);
+    expect(r).toMatchObject({ code: 2, signal: null });
+    expect(r.stderr).toMatch(/^agentctl: a fork keeps at least one turn/);
   });
 
   it('rewind of a closed run with an edit of a call exits 5 before resetting anything, saying why', async () => {
