@@ -32,3 +32,24 @@ export function failureMessage(text: string): string {
 export function quoted(text: string, max = 120): string {
   return JSON.stringify(wellFormed(cut(text, max)));
 }
+
+/**
+ * `value` with every string in it (object keys too) made well-formed. Returns `value` itself
+ * when nothing needed a change, so the common case copies nothing. Non-JSON values (class
+ * instances, functions) are returned as they are.
+ */
+export function wellFormedValue<T>(value: T): T {
+  if (typeof value === 'string') return (isWellFormedText(value) ? value : wellFormed(value)) as T;
+  if (Array.isArray(value)) {
+    const items = value.map((item: unknown) => wellFormedValue(item));
+    return (items.some((item, i) => item !== value[i]) ? items : value) as T;
+  }
+  if (typeof value !== 'object' || value === null || Object.getPrototypeOf(value) !== Object.prototype) return value;
+  let changed = false;
+  const entries = Object.entries(value).map(([key, item]) => {
+    const [k, v] = [wellFormedValue(key), wellFormedValue(item as unknown)];
+    if (k !== key || v !== item) changed = true;
+    return [k, v] as const;
+  });
+  return (changed ? Object.fromEntries(entries) : value) as T;
+}

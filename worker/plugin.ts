@@ -9,6 +9,7 @@ import { createMcpActivities, mcpModelTools, McpClientPool, type McpServerConfig
 import { compileOwnSourcesAtEs2022 } from './bundle-target';
 import { deploymentFromEnv, workerDeploymentOptions, type AgentDeployment } from './deployment';
 import { agentActivityInterceptors } from './agent-activity-metrics';
+import { wellFormedActivityInterceptors } from './well-formed-activity';
 import { EncryptionCodec, encryptionKeysFromEnv, type EncryptionKeys } from './encryption';
 import { tracingFromEnv } from './telemetry';
 import { resolveTracing, tracingActivityInterceptors, tracingClientInterceptors, tracingSinks, workflowTracingModule, type AgentTracingOptions, type ResolvedTracing } from './tracing';
@@ -205,8 +206,10 @@ export class DurableAgentsPlugin extends SimplePlugin {
       name: 'durable-agents',
       activities,
       workerInterceptors: {
-        // The tracing interceptor first: it opens the activity's span, the agents' one inside it labels it.
-        activity: [...(tracing ? [tracingActivityInterceptors(tracing)] : []), agentActivityInterceptors],
+        // Outermost, the one that makes every string leaving an activity well-formed (a lone
+        // surrogate in a failure would stop the worker). Then the tracing interceptor: it opens
+        // the activity's span, the agents' one inside it labels it.
+        activity: [wellFormedActivityInterceptors, ...(tracing ? [tracingActivityInterceptors(tracing)] : []), agentActivityInterceptors],
         ...(tracing ? { workflowModules: [workflowTracingModule], client: { workflow: tracingClientInterceptors(tracing) } } : {}),
       },
       // Spans still batched when the worker stops are sent before `run()` returns.

@@ -37,11 +37,24 @@ export const quickTool = defineTool({
   local: true,
 });
 
+/**
+ * `garble`: answers with text that is not well-formed Unicode (lone UTF-16 surrogates), as a
+ * tool passing on an upstream service's bytes might: in a thrown error, a ToolFailure with
+ * details, or its result.
+ */
+export const garbleTool = defineTool({
+  name: 'garble',
+  description: 'Fail or answer with text that holds lone surrogates.',
+  input: z.object({ mode: z.enum(['throw', 'tool_failure', 'result']) }),
+  timeoutMs: 10_000,
+  retry: { maximumAttempts: 2, initialIntervalMs: 100 },
+});
+
 export const faultyAgent = defineAgent({
   ...scriptedAgent,
   name: 'faulty',
   description: 'The scripted agent with a before_tool hook that throws for the text "explode".',
-  tools: [...scriptedAgent.tools, shoutTool, lingerTool, quickTool],
+  tools: [...scriptedAgent.tools, shoutTool, lingerTool, quickTool, garbleTool],
   hooks: {
     before_tool: ({ call }) => {
       if ((call.args as { text?: unknown }).text === 'explode') throw new Error('hook bug');
