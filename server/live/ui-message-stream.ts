@@ -4,7 +4,7 @@ import type { FeedItem } from './feed-item';
 
 /**
  * One part of the AI SDK UI message stream (protocol v1, `x-vercel-ai-ui-message-stream: v1`),
- * as `UIMessageChunk` of the `ai` package names them. Custom parts are `data-<name>`.
+ * as `UIMessageChunk` of the `ai` package (7.x) names them. Custom parts are `data-<name>`.
  */
 export type UiMessageChunk =
   | { type: 'start'; messageId?: string }
@@ -17,6 +17,7 @@ export type UiMessageChunk =
   | { type: 'tool-input-delta'; toolCallId: string; inputTextDelta: string }
   | { type: 'tool-input-available'; toolCallId: string; toolName: string; input: unknown }
   | { type: 'tool-approval-request'; approvalId: string; toolCallId: string }
+  | { type: 'tool-approval-response'; approvalId: string; approved: boolean; reason?: string }
   | { type: 'tool-output-available'; toolCallId: string; output: unknown }
   | { type: 'tool-output-error'; toolCallId: string; errorText: string }
   | { type: 'tool-output-denied'; toolCallId: string }
@@ -24,14 +25,25 @@ export type UiMessageChunk =
   | { type: 'finish' }
   | { type: `data-${string}`; id?: string; data: unknown };
 
+/** A tool call as the stream has shown it: in which step its part is, and the input sent. */
+interface ShownCall {
+  step: number;
+  name: string;
+  /** The input sent with `tool-input-available` (JSON), absent while only streamed. */
+  input?: string;
+  approvalShown?: boolean;
+  denied?: boolean;
+}
+
 /**
  * Projects a run's feed onto the AI SDK UI message stream: one assistant message for the
  * run, one step per turn (`start-step` / `finish-step`), text from token deltas and the final
- * answer (`text-start` / `text-delta` / `text-end`), tool calls (`tool-input-*`, their
- * results `tool-output-available` / `tool-output-error`, a rejected call
- * `tool-output-denied`), approvals (`tool-approval-request`, approval id = tool call id:
- * answer with `POST /api/runs/:id/decisions`), and every other run event as a
- * `data-<event type>` part carrying the event.
+ * answer (`text-start` / `text-delta` / `text-end`), tool calls
+ * (`tool-input-*`, always before the call's approval request; results
+ * `tool-output-available` / `tool-output-error`), approvals (`tool-approval-request`,
+ * approval id = tool call id: answer with `POST /api/runs/:id/decisions`; the decision as
+ * `tool-approval-response`, and a rejected call ends with `tool-output-denied`), and every
+ * other run event as a `data-<event type>` part carrying the event.
  *
  * Parts outside the standard set: `data-reset-step` (a model call was retried: drop the
  * text and tool input streamed by its previous attempt; `data` names the activity and
@@ -39,12 +51,14 @@ export type UiMessageChunk =
  * cannot be taken back, so a client should reload the run).
  */
 export class UiMessageProjection {
+  /** The turn of the open step, and the number of steps opened (a part lives in one). */
   private step: number | undefined;
+  private steps = 0;
   private text: { id: string; turn: number; streamed: string } | undefined;
   private attempt: { activityId: string; attempt: number } | undefined;
-  /** Tool calls whose input has started (by delta or event), and those already complete. */
-  private readonly inputs = new Map<string, string>();
-  private readonly available = new Set<string>();
+  private calls = new Map<string, ShownCall>();
+  /** Rejections of calls the stream had not shown (it started after their approval request), by call id. */
+  private unseenRejections = new Map<string, string | undefined>();
   private finished = false;
 
   constructor(private readonly messageId?: string) {}
@@ -63,17 +77,27 @@ export class UiMessageProjection {
       case 'delta':
         return this.delta(item.delta);
       case 'reset':
-        return [{ type: 'data-reset', data: { epoch: item.epoch, fromSeq: item.fromSeq } }];
+        return [...this.forget(), { type: 'data-reset', data: { epoch: item.epoch, fromSeq: item.fromSeq } }];
       case 'end':
         this.finished = true;
         return [...this.closeStep(), { type: 'data-end', data: { status: item.status } }, { type: 'finish' }];
     }
   }
 
+  /** A rewind: the run's turns and calls start over (their ids recur). */
+  private forget(): UiMessageChunk[] {
+    const parts = this.closeStep();
+    this.attempt = undefined;
+    this.calls = new Map();
+    this.unseenRejections = new Map();
+    return parts;
+  }
+
   private openStep(turn: number): UiMessageChunk[] {
     if (this.step === turn) return [];
     const parts = this.closeStep();
     this.step = turn;
+    this.steps += 1;
     return [...parts, { type: 'start-step' }];
   }
 
@@ -112,14 +136,33 @@ export class UiMessageProjection {
       return parts;
     }
     const toolCallId = delta.toolCallId ?? `${delta.activityId}-${delta.attempt}-${delta.callIndex ?? 0}`;
-    if (this.available.has(toolCallId)) return parts;
-    if (!this.inputs.has(toolCallId)) {
+    let call = this.calls.get(toolCallId);
+    if (call?.input !== undefined) return parts;
+    if (!call) {
       if (!delta.toolName) return parts;
-      this.inputs.set(toolCallId, delta.toolName);
+      call = { step: this.steps, name: delta.toolName };
+      this.calls.set(toolCallId, call);
       parts.push({ type: 'tool-input-start', toolCallId, toolName: delta.toolName });
     }
-    if (delta.text) parts.push({ type: 'tool-input-delta', toolCallId, inputTextDelta: delta.text });
+    // The reader adds input only to a part of the open step; an older one keeps what it has.
+    if (delta.text && call.step === this.steps) parts.push({ type: 'tool-input-delta', toolCallId, inputTextDelta: delta.text });
     return parts;
+  }
+
+  /**
+   * The call's part with its complete input: started if the stream has not shown it, updated
+   * when the input changed (an edited call). A part of an older step is left as it is (the
+   * reader would add a second part for the call).
+   */
+  private toolInput(toolCallId: string, name: string, args: unknown): UiMessageChunk[] {
+    const input = JSON.stringify(args) ?? 'undefined';
+    const call = this.calls.get(toolCallId);
+    if (call && (call.step !== this.steps || (call.input === input && call.name === name))) return [];
+    const parts: UiMessageChunk[] = call ? [] : [{ type: 'tool-input-start', toolCallId, toolName: name }];
+    this.calls.set(toolCallId, { ...call, step: this.steps, name, input });
+    // Input unknown (a call refused before it was shown): the started part takes the result as it is.
+    if (args === undefined) return parts;
+    return [...parts, { type: 'tool-input-available', toolCallId, toolName: name, input: args }];
   }
 
   private finalText(text: string): UiMessageChunk[] {
@@ -136,31 +179,62 @@ export class UiMessageProjection {
     return [...parts, ...this.closeText()];
   }
 
+  private decided(event: Extract<RunEvent, { type: 'approval_decided' }>, data: UiMessageChunk): UiMessageChunk[] {
+    const call = this.calls.get(event.toolCallId);
+    const rejected = event.decision === 'reject';
+    // The reader knows approvals by the call's part: a call not shown yet gets its denial with its result.
+    if (!call) {
+      if (rejected) this.unseenRejections.set(event.toolCallId, event.reason);
+      return [data];
+    }
+    return [data, ...this.decision(event.toolCallId, call, !rejected, event.reason)];
+  }
+
+  /** The approval's answer on the call's part; a rejected call ends with its denial. */
+  private decision(toolCallId: string, call: ShownCall, approved: boolean, reason: string | undefined): UiMessageChunk[] {
+    const parts: UiMessageChunk[] = call.approvalShown ? [] : [{ type: 'tool-approval-request', approvalId: toolCallId, toolCallId }];
+    call.approvalShown = true;
+    parts.push({ type: 'tool-approval-response', approvalId: toolCallId, approved, ...(reason ? { reason } : {}) });
+    if (!approved) {
+      call.denied = true;
+      parts.push({ type: 'tool-output-denied', toolCallId });
+    }
+    return parts;
+  }
+
+  private result(event: Extract<RunEvent, { type: 'tool_result' }>): UiMessageChunk[] {
+    const call = this.calls.get(event.toolCallId);
+    // A rejected call ended with its denial.
+    if (call?.denied) return [];
+    // A call refused before it was shown (e.g. blocked by policy): its part starts here, input unknown.
+    const parts = [...this.openStep(event.turn), ...(call ? [] : this.toolInput(event.toolCallId, event.name, undefined))];
+    const shown = this.calls.get(event.toolCallId) as ShownCall;
+    if (this.unseenRejections.has(event.toolCallId)) return [...parts, ...this.decision(event.toolCallId, shown, false, this.unseenRejections.get(event.toolCallId))];
+    if (event.status === 'ok') {
+      parts.push({ type: 'tool-output-available', toolCallId: event.toolCallId, output: { status: 'ok', resultBytes: event.resultBytes, ...(event.resultOmitted ? { resultOmitted: true } : {}) } });
+    } else {
+      parts.push({ type: 'tool-output-error', toolCallId: event.toolCallId, errorText: event.error ? `${event.error.type}: ${event.error.message}` : event.status });
+    }
+    return parts;
+  }
+
   private event(event: RunEvent): UiMessageChunk[] {
     const data: UiMessageChunk = { type: `data-${event.type}`, id: String(event.seq), data: event };
     switch (event.type) {
       case 'plan':
         return [...this.openStep(event.turn), ...(event.decision === 'tool_calls' ? this.closeText() : []), data];
-      case 'tool_call': {
-        const parts = this.openStep(event.turn);
-        if (!this.inputs.has(event.toolCallId)) parts.push({ type: 'tool-input-start', toolCallId: event.toolCallId, toolName: event.name });
-        this.inputs.set(event.toolCallId, event.name);
-        this.available.add(event.toolCallId);
-        return [...parts, { type: 'tool-input-available', toolCallId: event.toolCallId, toolName: event.name, input: event.args }];
+      case 'tool_call':
+        return [...this.openStep(event.turn), ...this.toolInput(event.toolCallId, event.name, event.args)];
+      case 'approval_requested': {
+        const parts = [...this.openStep(event.turn), ...this.toolInput(event.toolCallId, event.name, event.args)];
+        const call = this.calls.get(event.toolCallId);
+        if (call) call.approvalShown = true;
+        return [...parts, { type: 'tool-approval-request', approvalId: event.toolCallId, toolCallId: event.toolCallId }, data];
       }
-      case 'approval_requested':
-        return [...this.openStep(event.turn), { type: 'tool-approval-request', approvalId: event.toolCallId, toolCallId: event.toolCallId }, data];
       case 'approval_decided':
-        return event.decision === 'reject' ? [data, { type: 'tool-output-denied', toolCallId: event.toolCallId }] : [data];
-      case 'tool_result': {
-        const parts = this.openStep(event.turn);
-        if (event.status === 'ok') {
-          parts.push({ type: 'tool-output-available', toolCallId: event.toolCallId, output: { status: 'ok', resultBytes: event.resultBytes, ...(event.resultOmitted ? { resultOmitted: true } : {}) } });
-        } else {
-          parts.push({ type: 'tool-output-error', toolCallId: event.toolCallId, errorText: event.error ? `${event.error.type}: ${event.error.message}` : event.status });
-        }
-        return parts;
-      }
+        return this.decided(event, data);
+      case 'tool_result':
+        return this.result(event);
       case 'final':
         return [...this.finalText(event.response.text), data];
       case 'run_failed':

@@ -3,6 +3,7 @@ import type { TokenDelta } from '../../contracts/deltas';
 import { DeltaStore } from '../../server/live/delta-store';
 import type { FeedItem } from '../../server/live/feed-item';
 import { UiMessageProjection, type UiMessageChunk } from '../../server/live/ui-message-stream';
+import { readWithAiSdk, sseBody, textParts, toolParts, type UiReadResult } from '../support/ai-ui-reader';
 
 const at = '2026-01-01T00:00:00.000Z';
 let seq = 0;
@@ -26,9 +27,9 @@ describe('UI message stream projection', () => {
     const parts = project([
       ev({ type: 'run_started', agent: 'a', messageCount: 1 }),
       ev({ type: 'plan', turn: 0, decision: 'tool_calls', toolCalls: [{ toolCallId: 'c1', name: 'add' }] }),
-      ev({ type: 'tool_call', turn: 0, toolCallId: 'c1', name: 'add', args: { a: 1 } }),
       ev({ type: 'approval_requested', turn: 0, toolCallId: 'c1', name: 'add', args: { a: 1 } }),
       ev({ type: 'approval_decided', toolCallId: 'c1', decision: 'approve' }),
+      ev({ type: 'tool_call', turn: 0, toolCallId: 'c1', name: 'add', args: { a: 1 } }),
       ev({ type: 'tool_result', turn: 0, toolCallId: 'c1', name: 'add', status: 'ok', resultBytes: 3, durationMs: 1 }),
       ev({ type: 'plan', turn: 1, decision: 'final' }),
       ev({ type: 'final', response: { text: 'done' } }),
@@ -44,6 +45,7 @@ describe('UI message stream projection', () => {
       'tool-approval-request',
       'data-approval_requested',
       'data-approval_decided',
+      'tool-approval-response',
       'tool-output-available',
       'finish-step',
       'start-step',
@@ -58,6 +60,7 @@ describe('UI message stream projection', () => {
     ]);
     expect(parts).toContainEqual({ type: 'tool-approval-request', approvalId: 'c1', toolCallId: 'c1' });
     expect(parts).toContainEqual({ type: 'tool-input-available', toolCallId: 'c1', toolName: 'add', input: { a: 1 } });
+    expect(parts).toContainEqual({ type: 'tool-approval-response', approvalId: 'c1', approved: true });
   });
 
   it('streams text from deltas and completes it from the final answer', () => {
@@ -83,13 +86,26 @@ describe('UI message stream projection', () => {
     expect(parts.map((p) => p.type)).toEqual(['start', 'start-step', 'tool-input-start', 'tool-input-delta', 'tool-input-delta', 'tool-input-available']);
   });
 
-  it('maps failed tools to tool-output-error and rejections to tool-output-denied', () => {
+  it('maps failed tools to tool-output-error, also a call refused before it was shown', () => {
     const parts = project([
+      ev({ type: 'tool_call', turn: 0, toolCallId: 'x', name: 't', args: {} }),
       ev({ type: 'tool_result', turn: 0, toolCallId: 'x', name: 't', status: 'error', resultBytes: 0, durationMs: 1, error: { type: 'tool_error', message: 'boom' } }),
-      ev({ type: 'approval_decided', toolCallId: 'y', decision: 'reject' }),
+      ev({ type: 'tool_result', turn: 0, toolCallId: 'b', name: 't', status: 'error', resultBytes: 0, durationMs: 0, error: { type: 'blocked', message: 'no' } }),
     ]);
     expect(parts).toContainEqual({ type: 'tool-output-error', toolCallId: 'x', errorText: 'tool_error: boom' });
-    expect(parts).toContainEqual({ type: 'tool-output-denied', toolCallId: 'y' });
+    const ofBlocked = parts.filter((p) => 'toolCallId' in p && p.toolCallId === 'b').map((p) => p.type);
+    expect(ofBlocked).toEqual(['tool-input-start', 'tool-output-error']);
+  });
+
+  it('answers a rejected approval with tool-approval-response (not approved) and tool-output-denied, and sends nothing after it', () => {
+    const parts = project([
+      ev({ type: 'approval_requested', turn: 0, toolCallId: 'y', name: 't', args: { a: 1 } }),
+      ev({ type: 'approval_decided', toolCallId: 'y', decision: 'reject', reason: 'no' }),
+      ev({ type: 'tool_result', turn: 0, toolCallId: 'y', name: 't', status: 'error', resultBytes: 0, durationMs: 0, error: { type: 'rejected', message: 'rejected by a human: no' } }),
+    ]);
+    const ofCall = parts.filter((p) => ('toolCallId' in p && p.toolCallId === 'y') || ('approvalId' in p && p.approvalId === 'y'));
+    expect(ofCall.map((p) => p.type)).toEqual(['tool-input-start', 'tool-input-available', 'tool-approval-request', 'tool-approval-response', 'tool-output-denied']);
+    expect(parts).toContainEqual({ type: 'tool-approval-response', approvalId: 'y', approved: false, reason: 'no' });
   });
 });
 
@@ -117,5 +133,109 @@ describe('delta store', () => {
     store.add(d({ workflowId: 'u' }));
     expect(store.size).toBe(2);
     expect(store.current('w')).toEqual([]);
+  });
+});
+
+describe('UI message stream read by the AI SDK (readUIMessageStream)', () => {
+  type Decision = 'approve' | 'reject' | 'edit';
+  const name = 'add_to_watchlist';
+  const args = { symbols: ['AAPL'] };
+  const edited = { symbols: ['MSFT'] };
+  const answer = 'AAPL is on your watchlist now.';
+
+  /** The events of a run whose one call waits for a decision, in the order the workflow records them. */
+  function approvalRun(toolCallId: string, decision: Decision): FeedItem[] {
+    seq = 0;
+    const decided =
+      decision === 'reject'
+        ? ev({ type: 'approval_decided', toolCallId, decision: 'reject', reason: 'not now' })
+        : decision === 'edit'
+          ? ev({ type: 'approval_decided', toolCallId, decision: 'edit', original: { name, args }, updated: { name, args: edited } })
+          : ev({ type: 'approval_decided', toolCallId, decision: 'approve' });
+    const result =
+      decision === 'reject'
+        ? ev({ type: 'tool_result', turn: 0, toolCallId, name, status: 'error', resultBytes: 0, durationMs: 0, error: { type: 'rejected', message: 'rejected by a human: not now' } })
+        : ev({ type: 'tool_result', turn: 0, toolCallId, name, status: 'ok', resultBytes: 40, durationMs: 3 });
+    return [
+      ev({ type: 'run_started', agent: 'watchlist', messageCount: 1 }),
+      ev({ type: 'plan', turn: 0, decision: 'tool_calls', toolCalls: [{ toolCallId, name }] }),
+      ev({ type: 'approval_requested', turn: 0, toolCallId, name, args }),
+      ev({ type: 'status_changed', from: 'running', to: 'awaiting' }),
+      decided,
+      ev({ type: 'status_changed', from: 'awaiting', to: 'running' }),
+      ...(decision === 'reject' ? [] : [ev({ type: 'tool_call', turn: 0, toolCallId, name, args: decision === 'edit' ? edited : args })]),
+      result,
+      ev({ type: 'plan', turn: 1, decision: 'final' }),
+      ev({ type: 'final', response: { text: answer } }),
+      ev({ type: 'status_changed', from: 'running', to: 'completed' }),
+      { type: 'end', status: 'completed' },
+    ];
+  }
+
+  /** The deltas of a model-planned run: the call's arguments (turn 0), then the answer (turn 1). */
+  function modelDeltas(toolCallId: string): FeedItem[] {
+    const call = { kind: 'tool-args' as const, activityId: '1', turn: 0, callIndex: 0, toolCallId, toolName: name };
+    const pieces = ['AAPL is ', 'on your ', 'watchlist ', 'now.'];
+    return [
+      delta('{"symbols":', { ...call, seq: 0 }),
+      delta('["AAPL"]}', { ...call, seq: 1 }),
+      ...pieces.map((text, i) => delta(text, { activityId: '2', turn: 1, seq: i })),
+    ];
+  }
+
+  async function read(orders: FeedItem[][]): Promise<UiReadResult[]> {
+    return readWithAiSdk(orders.map((items) => ({ body: sseBody(project(items)) }))).results;
+  }
+
+  it('introduces each call before its approval request when no deltas showed it (scripted and rule planners, models without deltas)', async () => {
+    const decisions: Decision[] = ['approve', 'reject', 'edit'];
+    const results = await read(decisions.map((d) => approvalRun('call_0_0', d)));
+    for (const result of results) {
+      expect(result.errors).toEqual([]);
+      const [part, ...others] = toolParts(result);
+      expect(others).toEqual([]);
+      expect(part).toMatchObject({ type: `tool-${name}`, toolCallId: 'call_0_0', approval: { id: 'call_0_0' } });
+      const types = result.chunks.map((c) => c.type);
+      expect(types.indexOf('tool-input-available')).toBeLessThan(types.indexOf('tool-approval-request'));
+    }
+  });
+
+  it('ends a rejected call with the standard denial (approval not approved) and nothing after it', async () => {
+    const scripted = approvalRun('call_0_0', 'reject');
+    const orders = [scripted, [...modelDeltas('w1').slice(0, 2), ...approvalRun('w1', 'reject')]];
+    const results = await read(orders);
+    results.forEach((result, i) => {
+      const id = i === 0 ? 'call_0_0' : 'w1';
+      expect(result.errors).toEqual([]);
+      expect(toolParts(result)).toEqual([expect.objectContaining({ toolCallId: id, state: 'output-denied', approval: expect.objectContaining({ id, approved: false, reason: 'not now' }) })]);
+      const ofCall = result.chunks.filter((c) => c.toolCallId === id || c.approvalId === id).map((c) => c.type);
+      expect(ofCall.at(-1)).toBe('tool-output-denied');
+      expect(ofCall).not.toContain('tool-output-error');
+      expect(textParts(result).map((p) => p.text)).toEqual([answer]);
+    });
+  });
+
+  it('reads a call refused before it was shown, and calls that recur after a rewind', async () => {
+    const refused = [
+      ev({ type: 'plan', turn: 0, decision: 'tool_calls', toolCalls: [{ toolCallId: 'b', name }] }),
+      ev({ type: 'tool_result', turn: 0, toolCallId: 'b', name, status: 'error', resultBytes: 0, durationMs: 0, error: { type: 'blocked', message: 'blocked by policy' } }),
+      { type: 'end', status: 'completed' } as FeedItem,
+    ];
+    const rewound = approvalRun('call_0_0', 'approve');
+    const results = await read([refused, [...rewound.slice(0, -1), { type: 'reset', epoch: 'e2', fromSeq: 2 }, ...approvalRun('call_0_0', 'reject').slice(1)]]);
+    expect(results.map((r) => r.errors)).toEqual([[], []]);
+    expect(toolParts(results[0] as UiReadResult)).toEqual([expect.objectContaining({ toolCallId: 'b', state: 'output-error' })]);
+    // Call ids (and so approval ids) recur after a rewind: the new call has a part of its own.
+    expect(toolParts(results[1] as UiReadResult)).toHaveLength(2);
+    expect(toolParts(results[1] as UiReadResult).at(-1)?.state).toBe('output-denied');
+  });
+
+  it('shows an edited call with the arguments it ran with, approved', async () => {
+    const results = await read([approvalRun('call_0_0', 'edit'), [...modelDeltas('w1').slice(0, 2), ...approvalRun('w1', 'edit')]]);
+    for (const result of results) {
+      expect(result.errors).toEqual([]);
+      expect(toolParts(result)).toEqual([expect.objectContaining({ state: 'output-available', input: edited, approval: expect.objectContaining({ approved: true }) })]);
+      expect(textParts(result).map((p) => p.text)).toEqual([answer]);
+    }
   });
 });
