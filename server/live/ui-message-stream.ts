@@ -1,5 +1,6 @@
 import type { RunEvent } from '../../contracts';
 import type { TokenDelta } from '../../contracts/deltas';
+import { DeltaGate } from './delta-gate';
 import type { FeedItem } from './feed-item';
 
 /**
@@ -38,12 +39,16 @@ interface ShownCall {
 /**
  * Projects a run's feed onto the AI SDK UI message stream: one assistant message for the
  * run, one step per turn (`start-step` / `finish-step`), text from token deltas and the final
- * answer (`text-start` / `text-delta` / `text-end`), tool calls
+ * answer (`text-start` / `text-delta` / `text-end`, one text part per answer), tool calls
  * (`tool-input-*`, always before the call's approval request; results
  * `tool-output-available` / `tool-output-error`), approvals (`tool-approval-request`,
  * approval id = tool call id: answer with `POST /api/runs/:id/decisions`; the decision as
  * `tool-approval-response`, and a rejected call ends with `tool-output-denied`), and every
  * other run event as a `data-<event type>` part carrying the event.
+ *
+ * Deltas and events travel apart, so either may arrive first: a {@link DeltaGate} orders them
+ * (the events decide), so an answer streamed by deltas and completed by the `final` event is
+ * one text part.
  *
  * Parts outside the standard set: `data-reset-step` (a model call was retried: drop the
  * text and tool input streamed by its previous attempt; `data` names the activity and
@@ -57,6 +62,7 @@ export class UiMessageProjection {
   private text: { id: string; turn: number; streamed: string } | undefined;
   private attempt: { activityId: string; attempt: number } | undefined;
   private calls = new Map<string, ShownCall>();
+  private gate = new DeltaGate();
   /** Rejections of calls the stream had not shown (it started after their approval request), by call id. */
   private unseenRejections = new Map<string, string | undefined>();
   private finished = false;
@@ -73,13 +79,15 @@ export class UiMessageProjection {
     if (this.finished) return [];
     switch (item.type) {
       case 'event':
-        return this.event(item.event);
+        return [...this.event(item.event), ...this.release()];
       case 'delta':
-        return this.delta(item.delta);
+        this.gate.hold(item.delta);
+        return this.release();
       case 'reset':
         return [...this.forget(), { type: 'data-reset', data: { epoch: item.epoch, fromSeq: item.fromSeq } }];
       case 'end':
         this.finished = true;
+        this.gate.clear();
         return [...this.closeStep(), { type: 'data-end', data: { status: item.status } }, { type: 'finish' }];
     }
   }
@@ -89,12 +97,14 @@ export class UiMessageProjection {
     const parts = this.closeStep();
     this.attempt = undefined;
     this.calls = new Map();
+    this.gate = new DeltaGate();
     this.unseenRejections = new Map();
     return parts;
   }
 
+  /** Steps follow the turns forward only: a late event of an older turn lands in the open step. */
   private openStep(turn: number): UiMessageChunk[] {
-    if (this.step === turn) return [];
+    if (this.step !== undefined && turn <= this.step) return [];
     const parts = this.closeStep();
     this.step = turn;
     this.steps += 1;
@@ -115,10 +125,13 @@ export class UiMessageProjection {
     return [...parts, { type: 'finish-step' }];
   }
 
+  /** The parts of the deltas the events have caught up with. */
+  private release(): UiMessageChunk[] {
+    return this.gate.release().flatMap((delta) => this.delta(delta));
+  }
+
   private delta(delta: TokenDelta): UiMessageChunk[] {
-    const turn = delta.turn ?? this.step ?? 0;
-    // A turn whose step is over (its deltas came late) has nothing more to show.
-    if (this.step !== undefined && turn < this.step) return [];
+    const turn = delta.turn ?? this.gate.turn ?? 0;
     const parts: UiMessageChunk[] = [];
     if (this.attempt && this.attempt.activityId === delta.activityId && delta.attempt !== this.attempt.attempt) {
       if (delta.attempt < this.attempt.attempt) return [];
@@ -203,6 +216,8 @@ export class UiMessageProjection {
   }
 
   private result(event: Extract<RunEvent, { type: 'tool_result' }>): UiMessageChunk[] {
+    this.gate.reached(event.turn);
+    this.gate.answer(event.turn, event.toolCallId);
     const call = this.calls.get(event.toolCallId);
     // A rejected call ended with its denial.
     if (call?.denied) return [];
@@ -222,10 +237,16 @@ export class UiMessageProjection {
     const data: UiMessageChunk = { type: `data-${event.type}`, id: String(event.seq), data: event };
     switch (event.type) {
       case 'plan':
+        this.gate.plan(event.turn, (event.toolCalls ?? []).map((c) => c.toolCallId));
         return [...this.openStep(event.turn), ...(event.decision === 'tool_calls' ? this.closeText() : []), data];
       case 'tool_call':
+        this.gate.call(event.turn, event.toolCallId);
         return [...this.openStep(event.turn), ...this.toolInput(event.toolCallId, event.name, event.args)];
+      case 'early_call_discarded':
+        this.gate.answer(event.turn, event.toolCallId);
+        return [data];
       case 'approval_requested': {
+        this.gate.reached(event.turn);
         const parts = [...this.openStep(event.turn), ...this.toolInput(event.toolCallId, event.name, event.args)];
         const call = this.calls.get(event.toolCallId);
         if (call) call.approvalShown = true;

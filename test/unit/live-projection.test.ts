@@ -107,6 +107,34 @@ describe('UI message stream projection', () => {
     expect(ofCall.map((p) => p.type)).toEqual(['tool-input-start', 'tool-input-available', 'tool-approval-request', 'tool-approval-response', 'tool-output-denied']);
     expect(parts).toContainEqual({ type: 'tool-approval-response', approvalId: 'y', approved: false, reason: 'no' });
   });
+
+  it('drops deltas of a turn whose result landed, and holds those of the next turn until the turn before it settled', () => {
+    const parts = project([
+      ev({ type: 'plan', turn: 0, decision: 'tool_calls', toolCalls: [{ toolCallId: 'c1', name: 'add' }] }),
+      ev({ type: 'tool_call', turn: 0, toolCallId: 'c1', name: 'add', args: {} }),
+      delta('Hel', { turn: 1 }),
+      ev({ type: 'tool_result', turn: 0, toolCallId: 'c1', name: 'add', status: 'ok', resultBytes: 3, durationMs: 1 }),
+      ev({ type: 'plan', turn: 1, decision: 'final' }),
+      ev({ type: 'final', response: { text: 'Hello' } }),
+      delta('lo', { turn: 1, seq: 1 }),
+    ]);
+    expect(parts.map((p) => p.type)).toEqual([
+      'start',
+      'start-step',
+      'data-plan',
+      'tool-input-start',
+      'tool-input-available',
+      'tool-output-available',
+      'finish-step',
+      'start-step',
+      'text-start',
+      'text-delta',
+      'data-plan',
+      'text-delta',
+      'text-end',
+      'data-final',
+    ]);
+  });
 });
 
 describe('delta store', () => {
@@ -183,6 +211,40 @@ describe('UI message stream read by the AI SDK (readUIMessageStream)', () => {
     ];
   }
 
+  /** A seeded generator, so a failing order can be replayed. */
+  function random(seed: number): () => number {
+    let a = seed;
+    return () => {
+      a = (a + 0x6d2b79f5) | 0;
+      let t = Math.imul(a ^ (a >>> 15), 1 | a);
+      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    };
+  }
+
+  /**
+   * Ways the two channels can arrive: each keeps its own order (events by seq, deltas as
+   * published), but either may run ahead of the other. `end` stays last (the feed stops there).
+   */
+  function arrivals(events: FeedItem[], deltas: FeedItem[], randomOrders = 30): FeedItem[][] {
+    const body = events.slice(0, -1);
+    const end = events.at(-1) as FeedItem;
+    const orders: FeedItem[][] = [];
+    for (let at = 0; at <= body.length; at++) orders.push([...body.slice(0, at), ...deltas, ...body.slice(at), end]);
+    const next = random(34);
+    for (let n = 0; n < randomOrders; n++) {
+      const merged: FeedItem[] = [];
+      let e = 0;
+      let d = 0;
+      while (e < body.length || d < deltas.length) {
+        if (d < deltas.length && (e >= body.length || next() < 0.5)) merged.push(deltas[d++] as FeedItem);
+        else merged.push(body[e++] as FeedItem);
+      }
+      orders.push([...merged, end]);
+    }
+    return orders;
+  }
+
   async function read(orders: FeedItem[][]): Promise<UiReadResult[]> {
     return readWithAiSdk(orders.map((items) => ({ body: sseBody(project(items)) }))).results;
   }
@@ -200,9 +262,20 @@ describe('UI message stream read by the AI SDK (readUIMessageStream)', () => {
     }
   });
 
+  it('sends one text part per answer, whatever the order in which deltas and events arrive', async () => {
+    const orders = arrivals(approvalRun('w1', 'approve'), modelDeltas('w1'));
+    const results = await read(orders);
+    results.forEach((result, i) => {
+      const where = `arrival order ${i}: ${orders[i]?.map((item) => (item.type === 'event' ? item.event.type : item.type === 'delta' ? `delta(${item.delta.turn})` : item.type)).join(' ')}`;
+      expect({ where, errors: result.errors }).toEqual({ where, errors: [] });
+      expect({ where, text: textParts(result).map((p) => p.text) }).toEqual({ where, text: [answer] });
+      expect({ where, tools: toolParts(result).map((p) => [p.toolCallId, p.state]) }).toEqual({ where, tools: [['w1', 'output-available']] });
+    });
+  });
+
   it('ends a rejected call with the standard denial (approval not approved) and nothing after it', async () => {
     const scripted = approvalRun('call_0_0', 'reject');
-    const orders = [scripted, [...modelDeltas('w1').slice(0, 2), ...approvalRun('w1', 'reject')]];
+    const orders = [scripted, ...arrivals(approvalRun('w1', 'reject'), modelDeltas('w1'), 10)];
     const results = await read(orders);
     results.forEach((result, i) => {
       const id = i === 0 ? 'call_0_0' : 'w1';
@@ -231,7 +304,7 @@ describe('UI message stream read by the AI SDK (readUIMessageStream)', () => {
   });
 
   it('shows an edited call with the arguments it ran with, approved', async () => {
-    const results = await read([approvalRun('call_0_0', 'edit'), [...modelDeltas('w1').slice(0, 2), ...approvalRun('w1', 'edit')]]);
+    const results = await read([approvalRun('call_0_0', 'edit'), ...arrivals(approvalRun('w1', 'edit'), modelDeltas('w1'), 10)]);
     for (const result of results) {
       expect(result.errors).toEqual([]);
       expect(toolParts(result)).toEqual([expect.objectContaining({ state: 'output-available', input: edited, approval: expect.objectContaining({ approved: true }) })]);
