@@ -58,6 +58,7 @@ import { tracingFromEnv } from '../worker/telemetry';
 import { resolveTracing, tracingClientInterceptors, type AgentTracingOptions } from '../worker/tracing';
 import { checkpointsOf, rewindRun, type Checkpoint, type CorrectionDelivery, type RewindOptions } from './checkpoints';
 import { fetchDecodedHistory } from './decoded-history';
+import { EventLogCursor } from './event-log-cursor';
 import { decideInTree, followTree, pendingInputsTree, runTree, type RunTree, type TreeEvent, type TreePendingInputs } from './run-tree';
 import { exportHistory } from './history';
 import { historyEntries, historySummary, type HistoryEntry, type HistoryStatus } from './history-view';
@@ -113,6 +114,12 @@ function fits<T>(what: string, value: T): T {
 const grpcDeadlineExceeded = 4;
 /** gRPC status CANCELLED: how a call cut by a client-side deadline may also end. */
 const grpcCancelled = 1;
+
+/**
+ * Failure type of an update whose execution closed before the update completed: a reset (rewind)
+ * or continue-as-new replaced the execution, or the run ended.
+ */
+const acceptedUpdateCompletedWorkflow = 'AcceptedUpdateCompletedWorkflow';
 
 const terminalStatuses = new Set(['completed', 'failed', 'terminated']);
 
@@ -247,6 +254,12 @@ export class AgentClient {
       }
       if (err instanceof ServiceError && (err.cause as { code?: unknown } | undefined)?.code === grpcDeadlineExceeded) {
         throw new AgentClientError('unanswered', `no worker answered a query of run ${workflowId} in time; is a worker running on its task queue?`);
+      }
+      if (err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure && err.cause.type === acceptedUpdateCompletedWorkflow) {
+        throw new AgentClientError(
+          'run_ended',
+          `the execution of run ${workflowId} that took the request closed before answering it (the run was rewound, continued as new or ended); see its status and try again`,
+        );
       }
       if (err instanceof WorkflowUpdateFailedError) {
         const cause = err.cause;
@@ -397,24 +410,21 @@ export class AgentClient {
     let afterSeq = options.afterSeq ?? 0;
     const longPoll = (options.mode ?? 'long-poll') === 'long-poll';
     const queryOptions = options.queryTimeoutMs !== undefined ? { timeoutMs: options.queryTimeoutMs } : {};
+    const read = (after: number, limit: number): Promise<EventPage> => this.events(workflowId, after, limit, queryOptions);
+    const cursor = new EventLogCursor();
     let closed = false;
-    let epoch: string | undefined;
-    /** seq → time of the events yielded in this epoch: a rewound log differs from the first changed one. */
-    const yielded = new Map<number, string>();
     for (;;) {
-      const page = await this.events(workflowId, afterSeq, 200, queryOptions);
-      if (page.epoch !== undefined && epoch !== undefined && page.epoch !== epoch) {
-        const fromSeq = await this.firstReplacedSeq(workflowId, yielded, options.afterSeq ?? 0);
-        epoch = page.epoch;
-        for (const seq of [...yielded.keys()]) if (seq >= fromSeq) yielded.delete(seq);
-        options.onRewind?.({ epoch, fromSeq });
+      const page = await read(afterSeq, 200);
+      if (cursor.isRewound(page)) {
+        const fromSeq = await cursor.rewind(page, read, options.afterSeq ?? 0, afterSeq);
+        options.onRewind?.({ epoch: page.epoch, fromSeq });
         afterSeq = fromSeq - 1;
         closed = false;
         continue;
       }
-      epoch ??= page.epoch;
+      cursor.accept(page);
       for (const event of page.events) {
-        yielded.set(event.seq, event.at);
+        cursor.passedOn(event);
         yield event;
       }
       afterSeq = page.nextAfterSeq;
@@ -426,7 +436,9 @@ export class AgentClient {
         closed = await this.longPoll(workflowId, afterSeq, 30_000).then(
           () => false,
           (err: unknown) => {
-            if (err instanceof AgentClientError && err.type === 'run_ended') return true;
+            // The execution waited on closed: the run has ended, or goes on in a new execution
+            // of the same workflow id (a rewind, a continue-as-new), which the next read reaches.
+            if (err instanceof AgentClientError && err.type === 'run_ended') return this.isClosed(workflowId);
             throw err;
           },
         );
@@ -434,16 +446,6 @@ export class AgentClient {
         await new Promise((r) => setTimeout(r, options.pollMs ?? 250));
         closed = await this.isClosed(workflowId);
       }
-    }
-  }
-
-  /** The first seq at which the run's (rewound) log differs from the events a follower yielded. */
-  private async firstReplacedSeq(workflowId: string, yielded: ReadonlyMap<number, string>, from: number): Promise<number> {
-    for (let after = from; ; ) {
-      const page = await this.events(workflowId, after, 1000);
-      for (const event of page.events) if (yielded.get(event.seq) !== event.at) return event.seq;
-      if (page.events.length === 0) return after + 1;
-      after = page.nextAfterSeq;
     }
   }
 

@@ -1,6 +1,8 @@
 import type { WorkflowExecutionInfo } from '@temporalio/client';
 import { executionInfoFromRaw } from '@temporalio/client/lib/helpers';
-import { agentNameSearchAttribute, agentSessionWorkflowType, agentStatusSearchAttribute, type RunStatus } from '../contracts';
+import type { temporal } from '@temporalio/proto';
+import { agentNameSearchAttribute, agentSessionWorkflowType, agentStatusSearchAttribute, runStatusSchema, type RunStatus } from '../contracts';
+import { encryptionKeyIdKey } from '../worker/encryption';
 import { AgentClientError, type AgentClient } from './agent-client';
 import { listQuery, queryLiteral } from './list-query';
 
@@ -9,12 +11,21 @@ export interface RunListEntry {
   readonly workflowId: string;
   readonly runId: string;
   readonly agent: string | null;
-  /** AgentStatus as the run reports it while it runs; the workflow status once it has closed. */
+  /**
+   * The run's own status (AgentStatus) while it runs and after it completed (so a killed run is
+   * `terminated`, not `completed`); Temporal's status in lower case otherwise (failed, reset,
+   * continued as new, terminated from outside).
+   */
   readonly status: string;
   /** Temporal's execution status (RUNNING, COMPLETED, TERMINATED, …). */
   readonly workflowStatus: string;
   readonly startTime: string;
   readonly closeTime: string | null;
+  /**
+   * Set when the run's memo is encrypted with a key this process does not have: the entry then
+   * holds only what the search attributes say (they are never encrypted).
+   */
+  readonly encrypted?: { readonly keyId: string };
 }
 
 /** One session as the visibility store lists it. */
@@ -51,18 +62,60 @@ function memoAgent(info: WorkflowExecutionInfo): string | null {
   return typeof agent === 'string' ? agent : null;
 }
 
-function runEntry(info: WorkflowExecutionInfo): RunListEntry {
+const terminalStatuses: readonly string[] = ['completed', 'failed', 'terminated'] satisfies RunStatus[];
+
+/**
+ * The status a listing shows. While the run runs, what it reports. Once its workflow completed,
+ * the run's own final status: a kill completes the workflow with status `terminated`, which
+ * Temporal lists as COMPLETED. Otherwise (failed, reset, continued as new, terminated or timed
+ * out from outside) Temporal's status is the truth, as it is when the run never reported one.
+ */
+export function listedStatus(workflowStatus: string, reported: string | undefined): string {
+  if (reported !== undefined && runStatusSchema.safeParse(reported).success) {
+    if (workflowStatus === 'RUNNING') return reported;
+    if (workflowStatus === 'COMPLETED' && terminalStatuses.includes(reported)) return reported;
+  }
+  return workflowStatus.toLowerCase();
+}
+
+function runEntry(info: WorkflowExecutionInfo, encrypted?: RunListEntry['encrypted']): RunListEntry {
   return {
     workflowId: info.workflowId,
     runId: info.runId,
     agent: info.typedSearchAttributes.get(agentNameSearchAttribute) ?? memoAgent(info),
-    // The run's own status only while it runs: once closed (completed, reset, continued as new,
-    // terminated), Temporal's status is the truth.
-    status: (info.status.name === 'RUNNING' ? info.typedSearchAttributes.get(agentStatusSearchAttribute) : undefined) ?? info.status.name.toLowerCase(),
+    status: listedStatus(info.status.name, info.typedSearchAttributes.get(agentStatusSearchAttribute)),
     workflowStatus: info.status.name,
     startTime: info.startTime.toISOString(),
     closeTime: info.closeTime?.toISOString() ?? null,
+    ...(encrypted ? { encrypted } : {}),
   };
+}
+
+type RawExecution = temporal.api.workflow.v1.IWorkflowExecutionInfo;
+
+/** The key id an encrypted memo field names (`(unknown)` when it names none). */
+function memoKeyId(raw: RawExecution): string {
+  for (const payload of Object.values(raw.memo?.fields ?? {})) {
+    const id = payload.metadata?.[encryptionKeyIdKey];
+    if (id) return Buffer.from(id).toString('utf8');
+  }
+  return '(unknown)';
+}
+
+/**
+ * One listed execution. A memo this process cannot decode (encrypted with a key it lacks, or
+ * encrypted while it has no keys) never fails the listing: the entry is built without the memo
+ * and marked with the key id, so one encrypted run does not hide every other run.
+ */
+async function decodedExecution<T>(agents: AgentClient, raw: RawExecution, toEntry: (info: WorkflowExecutionInfo, encrypted?: RunListEntry['encrypted']) => T): Promise<T> {
+  const { client } = agents;
+  const decode = (from: RawExecution) => executionInfoFromRaw(from, client.options.loadedDataConverter, from, client.options.namespace);
+  try {
+    return toEntry(await decode(raw));
+  } catch (err) {
+    if (!raw.memo?.fields || Object.keys(raw.memo.fields).length === 0) throw err;
+    return toEntry(await decode({ ...raw, memo: null }), { keyId: memoKeyId(raw) });
+  }
 }
 
 function sessionEntry(info: WorkflowExecutionInfo): SessionListEntry {
@@ -81,7 +134,7 @@ function sessionEntry(info: WorkflowExecutionInfo): SessionListEntry {
  *
  * @throws AgentClientError `invalid_input` for a page token this listing did not answer.
  */
-async function listPage<T>(agents: AgentClient, query: string, options: ListOptions, toEntry: (info: WorkflowExecutionInfo) => T): Promise<ListPage<T>> {
+async function listPage<T>(agents: AgentClient, query: string, options: ListOptions, toEntry: (info: WorkflowExecutionInfo, encrypted?: RunListEntry['encrypted']) => T): Promise<ListPage<T>> {
   const { client } = agents;
   const entries: T[] = [];
   if (options.pageToken !== undefined && !isPageToken(options.pageToken)) throw new AgentClientError('invalid_input', 'pageToken: not a page token of this listing');
@@ -94,7 +147,7 @@ async function listPage<T>(agents: AgentClient, query: string, options: ListOpti
       ...(token ? { nextPageToken: token } : {}),
     });
     for (const raw of response.executions) {
-      entries.push(toEntry(await executionInfoFromRaw(raw, client.options.loadedDataConverter, raw, client.options.namespace)));
+      entries.push(await decodedExecution(agents, raw, toEntry));
     }
     token = response.nextPageToken && response.nextPageToken.length > 0 ? response.nextPageToken : undefined;
     if (!token) break;

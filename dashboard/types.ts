@@ -33,6 +33,8 @@ export interface RunSummary {
   readonly startTime: string;
   readonly closeTime?: string;
   readonly waitingForHuman: boolean;
+  /** Set when the run's memo is encrypted with a key the server lacks. */
+  readonly encrypted?: { readonly keyId: string };
   /** With `details=true`: the turn of a running run. */
   readonly turn?: number;
   /** With `details=true`: tool turns completed. */

@@ -138,13 +138,37 @@ export function encryptionKeysFromEnv(env: NodeJS.ProcessEnv = process.env): Enc
 }
 
 /**
+ * The codec of a process without keys: payloads pass through as they are, and an encrypted one
+ * is refused with an error naming its key id and where keys are configured (Temporal's own
+ * error would only say "Unknown encoding: binary/encrypted").
+ */
+export class EncryptedPayloadGuard implements PayloadCodec {
+  async encode(payloads: Payload[]): Promise<Payload[]> {
+    return payloads;
+  }
+
+  /** @throws Error naming the key id of the first encrypted payload. */
+  async decode(payloads: Payload[]): Promise<Payload[]> {
+    for (const payload of payloads) {
+      const encoding = payload.metadata?.[METADATA_ENCODING_KEY];
+      if (encoding && fromText.decode(encoding) === encryptedEncoding) {
+        const idBytes = payload.metadata?.[encryptionKeyIdKey];
+        throw new Error(`a payload is encrypted with key ${idBytes ? fromText.decode(idBytes) : '(none)'}, and this process has no encryption keys; set DURABLE_AGENTS_ENCRYPTION_KEYS`);
+      }
+    }
+    return payloads;
+  }
+}
+
+/**
  * The data converter of a process that reads or writes agent runs: with the encryption codec
- * when keys are configured, else undefined (Temporal's default). Worker, client, agentctl and
+ * when keys are configured, else with {@link EncryptedPayloadGuard} (payloads as Temporal's
+ * default stores them, and a clear error for an encrypted one). Worker, client, agentctl and
  * the HTTP server all use it, so they agree on what the server stores.
  *
  * @throws Error as {@link encryptionKeysFromEnv} does.
  */
-export function dataConverterFromEnv(env: NodeJS.ProcessEnv = process.env): DataConverter | undefined {
+export function dataConverterFromEnv(env: NodeJS.ProcessEnv = process.env): DataConverter {
   const keys = encryptionKeysFromEnv(env);
-  return keys ? { payloadCodecs: [new EncryptionCodec(keys)] } : undefined;
+  return { payloadCodecs: [keys ? new EncryptionCodec(keys) : new EncryptedPayloadGuard()] };
 }

@@ -71,6 +71,7 @@ export function RunsList() {
                 <td>{run.agent ?? ''}</td>
                 <td>
                   <StatusBadge status={run.status} /> {run.waitingForHuman && <WaitingBadge />}
+                  {run.encrypted && <span class="encrypted" title="set DURABLE_AGENTS_ENCRYPTION_KEYS on the server to read it">encrypted (key id {run.encrypted.keyId})</span>}
                 </td>
                 <td class="turn">{run.turn ?? run.iterations ?? ''}</td>
                 <td class="cost">{costLine(run.cost)}</td>

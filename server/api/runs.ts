@@ -28,6 +28,7 @@ export function runSummary(entry: RunListEntry): RunSummary {
     startTime: entry.startTime,
     ...(entry.closeTime !== null ? { closeTime: entry.closeTime } : {}),
     waitingForHuman: entry.workflowStatus === 'RUNNING' && entry.status === 'awaiting',
+    ...(entry.encrypted ? { encrypted: entry.encrypted } : {}),
   };
 }
 

@@ -38,6 +38,8 @@ export const runSummarySchema = z.object({
   closeTime: z.string().optional(),
   /** Whether the run waits for an approval or an answer right now (status `awaiting`). */
   waitingForHuman: z.boolean(),
+  /** Set when the run's memo is encrypted with a key this server lacks: listed from its search attributes only. */
+  encrypted: z.object({ keyId: z.string() }).optional(),
   /** With `details=true`: the turn of a running run. */
   turn: z.number().int().nonnegative().optional(),
   /** With `details=true`: tool turns completed (running or completed runs). */

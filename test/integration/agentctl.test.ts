@@ -6,6 +6,7 @@ import { eventPageSchema, pauseResultSchema, runEventSchema, runResultSchema, ru
 import { callStep, finalStep, scriptedInput } from '../support/scripts';
 import { agentSuite } from '../support/agent-suite';
 import { lines, runAgentctl } from '../support/agentctl-cli';
+import { startAgentctl } from '../support/agentctl-process';
 import { uniqueTaskQueue } from '../support/test-env';
 import { waitFor } from '../support/wait';
 
@@ -44,6 +45,22 @@ describe('agentctl against a real dev server', () => {
     const pause = await agentctl('pause', workflowId);
     expect(pause.code).toBe(4);
     expect(pause.stderr.trim()).toMatch(new RegExp(`^agentctl: run ${workflowId} has ended`));
+  });
+
+  it('events --follow goes on through a rewind that lands while it waits: prints where the log was replaced, then the new events to the end', async () => {
+    const { workflowId } = await suite.agents.start(scriptedInput([callStep({ name: 'echo', args: { text: 'one' } }), callStep({ name: 'sleep', args: { ms: 8_000 } }), finalStep('after the rewind')]));
+    const follower = startAgentctl(suite, ['events', workflowId, '--follow']);
+    await follower.printed(/ tool_call .*sleep/);
+    // The follower now waits on the run's long poll (nothing happens until the sleep ends); let it get there.
+    await new Promise((r) => setTimeout(r, 1_000));
+    const { runId } = await suite.agents.rewind(workflowId, { toTurn: 1, reason: 'while followed' });
+    const done = await follower.exited;
+    expect(done.stderr).toBe('');
+    expect(done.code).toBe(0);
+    const printed = lines(done.stdout);
+    expect(printed).toContainEqual(expect.stringMatching(new RegExp(`^-- the run was rewound \\(run ${runId}\\): events from seq \\d+ on are replaced --$`)));
+    expect(printed.at(-2)).toMatch(/ final +after the rewind$/);
+    expect(printed.at(-1)).toMatch(/status_changed +running -> completed$/);
   });
 
   it('start of an agent the worker does not have, or with options it refuses, exits 1 with the run\'s reason', async () => {

@@ -5,7 +5,8 @@ import { temporal } from '@temporalio/proto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { AgentClient } from '../../client/agent-client';
-import { EncryptionCodec, encryptedEncoding, encryptionKeyIdKey, type EncryptionKeys } from '../../worker/encryption';
+import { listRuns } from '../../client/run-list';
+import { EncryptionCodec, dataConverterFromEnv, encryptedEncoding, encryptionKeyIdKey, type EncryptionKeys } from '../../worker/encryption';
 import { forkRun } from '../../worker/fork';
 import { DurableAgentsPlugin } from '../../worker/plugin';
 import { testAgents } from '../support/agents';
@@ -130,5 +131,33 @@ describe('payload encryption (AES-256-GCM codec)', () => {
       false,
     );
     await expect(stranger.result(old.workflowId)).rejects.toThrow(/encrypted with key k-2026-10, which this process does not have/);
+  });
+
+  it('one encrypted run never breaks a listing for a client without its key: it is listed from its search attributes, marked with its key id', async () => {
+    const taskQueue = uniqueTaskQueue('enc-list');
+    const { worker, agents } = await encrypted(taskQueue, [newKey]);
+    const keyed = new AgentClient(agents.client, taskQueue, true);
+    const plainClient = (converter?: ConstructorParameters<typeof Client>[0]['dataConverter']) =>
+      new AgentClient(new Client({ connection: env.connection, namespace: env.namespace ?? 'default', ...(converter ? { dataConverter: converter } : {}) }), taskQueue, true);
+    const { secret, plain } = await worker.runUntil(async () => {
+      const secretRunStarted = await keyed.start(secretRun());
+      await keyed.result(secretRunStarted.workflowId);
+      return { secret: secretRunStarted, plain: await plainClient().start(scriptedInput([finalStep('in the clear')])) };
+    });
+    const withoutKeys = plainClient(dataConverterFromEnv({}));
+    const strangers = [plainClient(), withoutKeys, plainClient({ payloadCodecs: [new EncryptionCodec([oldKey])] })];
+    for (const stranger of strangers) {
+      const { entries } = await listRuns(stranger, { agent: 'scripted' }, { limit: 1000 });
+      const listed = entries.find((e) => e.workflowId === secret.workflowId);
+      expect(listed).toMatchObject({ agent: 'scripted', status: 'completed', encrypted: { keyId: newKey.id } });
+      expect(entries.find((e) => e.workflowId === plain.workflowId)).toBeDefined();
+      expect(entries.find((e) => e.workflowId === plain.workflowId)?.encrypted).toBeUndefined();
+    }
+    // The key holder lists it like any run.
+    const own = (await listRuns(keyed, { agent: 'scripted' }, { limit: 1000 })).entries.find((e) => e.workflowId === secret.workflowId);
+    expect(own).toMatchObject({ status: 'completed' });
+    expect(own?.encrypted).toBeUndefined();
+    // Reading it without keys names the key and where keys are set.
+    await expect(withoutKeys.result(secret.workflowId)).rejects.toThrow(/encrypted with key k-2026-11, and this process has no encryption keys; set DURABLE_AGENTS_ENCRYPTION_KEYS/);
   });
 });

@@ -1,6 +1,6 @@
 import { formatEvent } from '../../format';
 import type { Command } from '../command';
-import { UsageError } from '../exit-codes';
+import { ExitCode, UsageError } from '../exit-codes';
 import { followEvents, isUnanswered, printHistoryEntries, queryTimeoutMs } from '../follow';
 import { renderHistoryStatus, renderResult, renderStatus } from '../render';
 
@@ -43,6 +43,12 @@ export const resultCommand: Command = {
     return async (ctx) => {
       const result = await ctx.agents.result(runId);
       ctx.out.emit(result, () => renderResult(result));
+      // A killed run completes its workflow, but it did not succeed: scripts must see that.
+      if (result.status !== 'completed') {
+        ctx.progress?.(`agentctl: run ${runId} ended ${result.status}, not completed`);
+        return ExitCode.failure;
+      }
+      return undefined;
     };
   },
 };

@@ -5,7 +5,7 @@ import { UsageError } from '../exit-codes';
 
 function renderRows(entries: readonly RunListEntry[]): string[] {
   if (entries.length === 0) return ['no runs'];
-  const rows = entries.map((e) => [e.workflowId, e.agent ?? '-', e.status, e.startTime]);
+  const rows = entries.map((e) => [e.workflowId, e.agent ?? '-', e.encrypted ? `${e.status} (encrypted, key id ${e.encrypted.keyId})` : e.status, e.startTime]);
   const header = ['RUN', 'AGENT', 'STATUS', 'STARTED'];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
   return [header, ...rows].map((r) => r.map((cell, i) => (i < r.length - 1 ? cell.padEnd(widths[i] ?? 0) : cell)).join('  '));
