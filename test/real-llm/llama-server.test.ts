@@ -5,8 +5,6 @@
  * approval → tool activity → second model turn → final. It checks the mechanics (the wire
  * format, the activity, the workflow path), not the quality of the model's answers.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import OpenAI from 'openai';
@@ -16,54 +14,56 @@ import type { RunEvent } from '../../contracts';
 import { findTestAgent } from '../support/agents';
 import { allToolImplementations } from '../support/tools';
 import { agentClient, createTestEnv, createTestWorker, uniqueTaskQueue, workflowBundleOption } from '../support/test-env';
+import { launchServer, type LaunchedServer } from './llama-launcher';
 
 const serverPath = process.env.LLAMA_SERVER;
 const modelPath = process.env.LLAMA_MODEL;
 const templatePath = process.env.LLAMA_CHAT_TEMPLATE;
 
-let server: ChildProcess | undefined;
-let serverLog = '';
+let server: LaunchedServer | undefined;
 let env: TestWorkflowEnvironment;
 let worker: Worker;
-let running: Promise<void>;
+let running: Promise<void> | undefined;
 let agents: AgentClient;
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      probe.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
+// Deadlines of the waits on llama-server and the run, far below jest's testTimeout, so a stuck wait
+// fails with a message (and the server's output) instead of the bare timeout.
+const healthyWithinMs = 120_000;
+const approvalWithinMs = 240_000;
+const resultWithinMs = 240_000;
+const shutdownWithinMs = 30_000;
+const envStartWithinMs = 120_000;
 
-/** Waits until llama-server answers /health with 200 (it loads the model first), or exits. */
-async function untilHealthy(baseUrl: string, child: ChildProcess): Promise<void> {
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`llama-server exited with ${child.exitCode}:\n${serverLog}`);
-    const ok = await fetch(`${baseUrl}/health`).then((r) => r.ok, () => false);
-    if (ok) return;
-    await new Promise((resolve) => setTimeout(resolve, 250));
+/** `promise`, or a rejection naming `what` (with how llama-server ended and its last output) after `ms`. */
+async function within<T>(what: string, ms: number, promise: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      const state = server?.ended() ? `llama-server ${server.ended()}` : 'llama-server is running';
+      reject(new Error(`${what} took longer than ${ms / 1000} s (${state}); its last output:\n${server?.logTail() ?? '(none)'}`));
+    }, ms);
+  });
+  try {
+    return await Promise.race([promise, late]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 
 beforeAll(async () => {
   if (!serverPath || !modelPath || !templatePath) throw new Error('LLAMA_SERVER, LLAMA_MODEL and LLAMA_CHAT_TEMPLATE are not set; run `npm run test:real-llm`');
-  const port = await freePort();
   // A ChatML template with tool calls (see the provisioning script): llama-server then parses
   // <tool_call> blocks into streamed tool calls and, with tool_choice required, constrains them
   // by a grammar built from the tool's JSON Schema.
-  const args = ['-m', modelPath, '--host', '127.0.0.1', '--port', String(port), '-c', '4096', '--jinja', '--chat-template-file', templatePath, '-np', '1'];
-  server = spawn(serverPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  const keep = (d: Buffer): void => void (serverLog = (serverLog + d.toString()).slice(-20_000));
-  server.stdout?.on('data', keep);
-  server.stderr?.on('data', keep);
-  const baseUrl = `http://127.0.0.1:${port}`;
-  await untilHealthy(baseUrl, server);
+  server = await launchServer({
+    name: 'llama-server',
+    command: serverPath,
+    args: (port) => ['-m', modelPath, '--host', '127.0.0.1', '--port', String(port), '-c', '4096', '--jinja', '--chat-template-file', templatePath, '-np', '1'],
+    healthyWithinMs,
+  });
+  const baseUrl = server.baseUrl;
 
-  env = await createTestEnv();
+  env = await within('the Temporal dev server start', envStartWithinMs, createTestEnv());
   const openai = new OpenAI({
     baseURL: `${baseUrl}/v1`,
     apiKey: 'none',
@@ -80,19 +80,24 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  worker?.shutdown();
-  await running;
-  await env?.teardown();
-  server?.kill('SIGTERM');
+  try {
+    worker?.shutdown();
+    await within('the worker shutdown', shutdownWithinMs, running ?? Promise.resolve());
+    await within('the test environment teardown', shutdownWithinMs, env?.teardown() ?? Promise.resolve());
+  } finally {
+    await server?.stop();
+  }
 });
 
 async function eventsOf(workflowId: string): Promise<RunEvent[]> {
   return (await agents.events(workflowId, 0, 1000)).events;
 }
 
-/** Waits for the run's first approval request (polling its event log), or fails when the run ends without one. */
+/** Waits for the run's first approval request (polling its event log), or fails when the run ends without one, or at the deadline. */
 async function firstApproval(workflowId: string): Promise<Extract<RunEvent, { type: 'approval_requested' }>> {
+  const deadline = Date.now() + approvalWithinMs;
   for (;;) {
+    if (Date.now() > deadline) throw new Error(`no approval request within ${approvalWithinMs / 1000} s; events: ${JSON.stringify(await eventsOf(workflowId))}; llama-server's last output:\n${server?.logTail()}`);
     const events = await eventsOf(workflowId);
     const approval = events.find((e): e is Extract<RunEvent, { type: 'approval_requested' }> => e.type === 'approval_requested');
     if (approval) return approval;
@@ -122,7 +127,7 @@ describe('a real OpenAI-compatible server (llama-server, SmolLM2-135M)', () => {
     const approval = await firstApproval(workflowId);
     expect(approval.name).toBe('add_symbol');
     await agents.decide(workflowId, { decision: 'approve', toolCallId: approval.toolCallId, by: 'real-llm test' });
-    const result = await agents.result(workflowId);
+    const result = await within('the run', resultWithinMs, agents.result(workflowId));
     const events = await eventsOf(workflowId);
     const kinds = events.map((e) => e.type);
 
