@@ -108,8 +108,9 @@ export function liveRoutes(ctx: ServerContext): AnyRoute[] {
       queryToken: true,
       summary: 'The run as an AI SDK UI message stream (v1)',
       description:
-        'SSE `data: <UIMessageChunk JSON>` parts, header x-vercel-ai-ui-message-stream: v1, ending with `data: [DONE]`: start, start-step/finish-step per turn, ' +
-        'text-start/text-delta/text-end, tool-input-start/-delta/-available, tool-output-available/-error/-denied, tool-approval-request (approvalId = toolCallId), ' +
+        'SSE `data: <UIMessageChunk JSON>` parts (AI SDK 7), header x-vercel-ai-ui-message-stream: v1, ending with `data: [DONE]`: start, start-step/finish-step per turn, ' +
+        'text-start/text-delta/text-end (one text part per answer), tool-input-start/-delta/-available (a call\'s input always before its approval request), tool-output-available/-error, ' +
+        'tool-approval-request (approvalId = toolCallId), tool-approval-response with the decision (approved, reason), a rejected call ending with tool-output-denied and nothing after it, ' +
         'data-<event type> for other events, data-reset-step when a model call is retried, data-reset after a rewind, finish.',
       tags: ['live'],
       query: streamQuerySchema,
