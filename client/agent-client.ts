@@ -59,7 +59,18 @@ import { resolveTracing, tracingClientInterceptors, type AgentTracingOptions } f
 import { checkpointsOf, rewindRun, type Checkpoint, type CorrectionDelivery, type RewindOptions } from './checkpoints';
 import { fetchDecodedHistory } from './decoded-history';
 import { EventLogCursor } from './event-log-cursor';
-import { decideInTree, followTree, pendingInputsTree, runTree, type RunTree, type TreeEvent, type TreePendingInputs } from './run-tree';
+import {
+  decideInTree,
+  followTree,
+  hasPendingInputs,
+  pendingInputsTree,
+  runTree,
+  subRunsWaitingOnCall,
+  type RunPendingInputs,
+  type RunTree,
+  type TreeEvent,
+  type TreePendingInputs,
+} from './run-tree';
 import { exportHistory } from './history';
 import { historyEntries, historySummary, type HistoryEntry, type HistoryStatus } from './history-view';
 import { runWorkerVersion, type RunWorkerVersion } from './worker-version';
@@ -79,6 +90,12 @@ export interface QueryOptions {
    * default (about 30 s when no worker polls the run's task queue).
    */
   readonly timeoutMs?: number;
+}
+
+/** Options of {@link AgentClient.pendingInputs}. */
+export interface PendingInputsOptions extends QueryOptions {
+  /** `false`: ask this run only (one query); its `tree` then lists at most this run. Default true. */
+  readonly subAgents?: boolean;
 }
 
 /** Options of {@link AgentClient.connect}. */
@@ -478,9 +495,24 @@ export class AgentClient {
     return this.guard(workflowId, () => this.handle(workflowId).executeUpdate(killUpdate, { args: [fits('the kill update', request)] }));
   }
 
-  /** Calls waiting for confirmation and the open await barrier. */
-  async pendingInputs(workflowId: string): Promise<PendingInputs> {
-    return this.guard(workflowId, () => this.handle(workflowId).query(pendingInputsQuery));
+  /**
+   * Calls of the run waiting for confirmation and its open await barrier, and in `tree` what the
+   * run and its sub-agent runs wait on, as one list with each run's path (a status query and a
+   * pendingInputs query per open run of the tree).
+   *
+   * @throws AgentClientError `unanswered` when no worker answered within `timeoutMs`.
+   * @example
+   * const { tree } = await agents.pendingInputs(workflowId);
+   * for (const run of tree) console.log(run.path.join('/') || '(this run)', run.approvals.map((a) => a.toolCallId));
+   */
+  async pendingInputs(workflowId: string, options: PendingInputsOptions = {}): Promise<RunPendingInputs> {
+    if (options.subAgents === false) {
+      const own = await this.guard(workflowId, () => this.within(workflowId, options.timeoutMs, () => this.handle(workflowId).query(pendingInputsQuery)));
+      return { ...own, tree: hasPendingInputs(own) ? [{ workflowId, path: [], ...own }] : [] };
+    }
+    const tree = await pendingInputsTree(this, workflowId, undefined, options);
+    const own = tree.find((p) => p.path.length === 0);
+    return { approvals: own?.approvals ?? [], ...(own?.await ? { await: own.await } : {}), tree };
   }
 
   /**
@@ -493,19 +525,33 @@ export class AgentClient {
     return this.guard(workflowId, () => this.handle(workflowId).executeUpdate(answerAwaitUpdate, { args: [fits('the answerAwait update', answer)] }));
   }
 
-  /** Approves, rejects, edits or replaces a call waiting for confirmation. */
+  /**
+   * Approves, rejects, edits or replaces a call waiting for confirmation.
+   *
+   * @throws AgentClientError `rejected` with the run's reason; when the call waits in a sub-agent
+   *   run instead, the message names that run's path (decide it with {@link decideInTree}).
+   */
   async decide(workflowId: string, decision: CallDecision): Promise<PendingInputs> {
-    return this.guard(workflowId, () => this.handle(workflowId).executeUpdate(decideCallUpdate, { args: [fits('the decideCall update', decision)] }));
+    try {
+      return await this.guard(workflowId, () => this.handle(workflowId).executeUpdate(decideCallUpdate, { args: [fits('the decideCall update', decision)] }));
+    } catch (err) {
+      if (!(err instanceof AgentClientError) || err.type !== 'rejected') throw err;
+      const below = await subRunsWaitingOnCall(this, workflowId, decision.toolCallId).catch(() => []);
+      if (below.length === 0) throw err;
+      const where = below.map((p) => `at path ${p.path.join('/')} (${p.workflowId}): decide it there (--path ${p.path.join('/')})`).join('; or ');
+      throw new AgentClientError('rejected', `${err.message}; ${decision.toolCallId} waits in the sub-agent run ${where}`);
+    }
   }
+
 
   /** The run and the sub-agent runs its agent tools started, recursively. */
-  async tree(workflowId: string): Promise<RunTree> {
-    return runTree(this, workflowId);
+  async tree(workflowId: string, options: QueryOptions = {}): Promise<RunTree> {
+    return runTree(this, workflowId, options);
   }
 
-  /** What the runs of a tree wait on from humans, each with its run's workflow id and path. */
-  async pendingInputsTree(workflowId: string): Promise<TreePendingInputs[]> {
-    return pendingInputsTree(this, workflowId);
+  /** What the runs of a tree wait on from humans, each with its run's workflow id and path (the `tree` of {@link pendingInputs}). */
+  async pendingInputsTree(workflowId: string, options: QueryOptions = {}): Promise<TreePendingInputs[]> {
+    return pendingInputsTree(this, workflowId, undefined, options);
   }
 
   /** Decides a call of the run at `path` (call ids from this run down): routed to the run that owns it. */
@@ -563,7 +609,14 @@ export class AgentClient {
     fits('the session input', input);
     const workflowId = AgentClient.sessionWorkflowId(sessionId);
     try {
-      await this.client.workflow.start(agentSessionWorkflowType, { taskQueue: this.taskQueue, workflowId, args: [input], memo: { agent: input.agent } });
+      await this.client.workflow.start(agentSessionWorkflowType, {
+        taskQueue: this.taskQueue,
+        workflowId,
+        args: [input],
+        memo: { agent: input.agent },
+        // The session's runs take AgentName from it (workflows/child-run-labels.ts).
+        ...(this.searchAttributes ? { typedSearchAttributes: [{ key: agentNameSearchAttribute, value: input.agent }] } : {}),
+      });
     } catch (err) {
       if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
     }

@@ -8,7 +8,7 @@
  * const { workflowId } = await agents.start({ agent: 'notes', messages: [{ role: 'user', content: 'Note: buy milk' }] });
  * for await (const event of agents.follow(workflowId)) console.log(event.type);
  */
-export { AgentClient, AgentClientError, type AgentClientErrorType, type StartOptions, type AgentClientConnectOptions, type QueryOptions } from './agent-client';
+export { AgentClient, AgentClientError, type AgentClientErrorType, type StartOptions, type AgentClientConnectOptions, type QueryOptions, type PendingInputsOptions } from './agent-client';
 export { historyEntries, formatHistoryEntry, type HistoryEntry, type HistoryStatus } from './history-view';
 export { checkpointsOf, rewindRun, CheckpointError, type Checkpoint, type RewindOptions, type CorrectionDelivery } from './checkpoints';
 export { exportHistory } from './history';
@@ -20,5 +20,5 @@ export { temporalConfigFromEnv, connectionOptions, defaultTaskQueue, type Tempor
 export { EncryptionCodec, encryptionKeysFromEnv, dataConverterFromEnv, type EncryptionKey, type EncryptionKeys } from '../worker/encryption';
 export { fetchDecodedHistory, decodeHistoryPayloads } from './decoded-history';
 export * from '../contracts';
-export { runTree, pendingInputsTree, decideInTree, answerInTree, flattenTree, followTree, resolveTreePath, type RunTree, type TreePendingInputs, type TreeEvent } from './run-tree';
+export { runTree, pendingInputsTree, decideInTree, answerInTree, flattenTree, followTree, resolveTreePath, type RunTree, type TreePendingInputs, type RunPendingInputs, type TreeEvent } from './run-tree';
 export { type AgentTracingOptions } from '../worker/tracing';

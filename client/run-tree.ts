@@ -1,5 +1,5 @@
 import type { AwaitAnswer, CallDecision, PendingInputs, RunEvent, RunStatus } from '../contracts';
-import type { AgentClient } from './agent-client';
+import type { AgentClient, QueryOptions } from './agent-client';
 
 /** A run and the sub-agent runs its agent tools started, recursively. */
 export interface RunTree {
@@ -19,6 +19,19 @@ export interface TreePendingInputs extends PendingInputs {
   readonly path: readonly string[];
 }
 
+/**
+ * What a run waits on from humans: its own calls and await (the fields of PendingInputs), and
+ * `tree`, everything the run and its sub-agent runs wait on as one list.
+ */
+export interface RunPendingInputs extends PendingInputs {
+  /**
+   * One entry per run of the tree that waits for something (this run first, then its sub-agent
+   * runs depth first), each with its workflow id and path: the call ids from this run down
+   * (empty for this run). Decide or answer an entry of a sub-agent run by that path.
+   */
+  readonly tree: readonly TreePendingInputs[];
+}
+
 /** An event of some run of a tree, with where it happened. */
 export interface TreeEvent {
   readonly workflowId: string;
@@ -27,14 +40,23 @@ export interface TreeEvent {
 }
 
 /** The tree of a run: its sub-agent runs, theirs, and so on (status queries, one per run). */
-export async function runTree(agents: AgentClient, workflowId: string, path: readonly string[] = [], toolCallId?: string): Promise<RunTree> {
-  const report = await agents.status(workflowId);
-  const children = await Promise.all((report.children ?? []).map((c) => runTree(agents, c.workflowId, [...path, c.toolCallId], c.toolCallId)));
+export async function runTree(agents: AgentClient, workflowId: string, options: QueryOptions = {}): Promise<RunTree> {
+  return subTree(agents, workflowId, [], undefined, options);
+}
+
+async function subTree(agents: AgentClient, workflowId: string, path: readonly string[], toolCallId: string | undefined, options: QueryOptions): Promise<RunTree> {
+  const report = await agents.status(workflowId, options);
+  const children = await Promise.all((report.children ?? []).map((c) => subTree(agents, c.workflowId, [...path, c.toolCallId], c.toolCallId, options)));
   return { workflowId, agent: report.agent, status: report.status, path, ...(toolCallId ? { toolCallId } : {}), children };
 }
 
 function flatten(tree: RunTree): RunTree[] {
   return [tree, ...tree.children.flatMap(flatten)];
+}
+
+/** Whether a run waits for a decision or an answer. */
+export function hasPendingInputs(p: PendingInputs): boolean {
+  return p.approvals.length > 0 || p.await !== undefined;
 }
 
 /**
@@ -43,10 +65,24 @@ function flatten(tree: RunTree): RunTree[] {
  *
  * @param tree the tree of `workflowId` when the caller has it already.
  */
-export async function pendingInputsTree(agents: AgentClient, workflowId: string, tree?: RunTree): Promise<TreePendingInputs[]> {
-  const open = flatten(tree ?? (await runTree(agents, workflowId))).filter((r) => !['completed', 'failed', 'terminated'].includes(r.status));
-  const pending = await Promise.all(open.map(async (r) => ({ workflowId: r.workflowId, path: r.path, ...(await agents.pendingInputs(r.workflowId)) })));
-  return pending.filter((p) => p.approvals.length > 0 || p.await !== undefined);
+export async function pendingInputsTree(agents: AgentClient, workflowId: string, tree?: RunTree, options: QueryOptions = {}): Promise<TreePendingInputs[]> {
+  const open = flatten(tree ?? (await runTree(agents, workflowId, options))).filter((r) => !['completed', 'failed', 'terminated'].includes(r.status));
+  const pending = await Promise.all(
+    open.map(async (r) => {
+      const inputs = await agents.pendingInputs(r.workflowId, { ...options, subAgents: false });
+      return { workflowId: r.workflowId, path: r.path, approvals: inputs.approvals, ...(inputs.await ? { await: inputs.await } : {}) };
+    }),
+  );
+  return pending.filter(hasPendingInputs);
+}
+
+/**
+ * The sub-agent runs under `workflowId` where a call with this id waits for a decision, for an
+ * error that says where to decide it instead.
+ */
+export async function subRunsWaitingOnCall(agents: AgentClient, workflowId: string, toolCallId: string): Promise<TreePendingInputs[]> {
+  const { tree } = await agents.pendingInputs(workflowId);
+  return tree.filter((p) => p.path.length > 0 && p.approvals.some((a) => a.toolCallId === toolCallId));
 }
 
 /**

@@ -1,6 +1,9 @@
 import { z } from 'zod';
 import { awaitAnswerSchema, callDecisionSchema, pendingInputsSchema } from '../../contracts';
-import { answerInTree, decideInTree, flattenTree, pendingInputsTree, runTree } from '../../client/run-tree';
+import type { AgentClient } from '../../client/agent-client';
+import { flattenTree, pendingInputsTree, runTree } from '../../client/run-tree';
+import { quoted } from '../../contracts/safe-text';
+import { ApiError } from '../errors';
 import type { ServerContext } from '../context';
 import { route, type AnyRoute } from '../routes';
 
@@ -12,10 +15,35 @@ const treeRunSchema = z.object({
   toolCallId: z.string().optional(),
 });
 
+/** What one run of a tree waits on, with its workflow id and path (call ids from the run asked about down). */
+const treePendingSchema = pendingInputsSchema.unwrap().extend({ workflowId: z.string(), path: z.array(z.string()) });
+
 const treeResponseSchema = z.object({
   runs: z.array(treeRunSchema),
-  pending: z.array(pendingInputsSchema.unwrap().extend({ workflowId: z.string(), path: z.array(z.string()) })),
+  pending: z.array(treePendingSchema),
 });
+
+/** The run's own pending inputs, and `tree`: what it and its sub-agent runs wait on, one list. */
+const runPendingResponseSchema = pendingInputsSchema.unwrap().extend({ tree: z.array(treePendingSchema) });
+
+/** Call ids from a run down to one of its sub-agent runs. */
+const treePathSchema = z.array(z.string().min(1).max(400)).min(1).max(64);
+
+/**
+ * The workflow id of the run at `path` under `workflowId`, as `resolveTreePath` finds it, with
+ * the caller's mistake answered as such.
+ *
+ * @throws ApiError `run_not_found` naming the element of `body.path` that started no sub-agent.
+ */
+async function runAtPath(agents: AgentClient, workflowId: string, path: readonly string[]): Promise<string> {
+  let current = workflowId;
+  for (const [i, toolCallId] of path.entries()) {
+    const child = (await agents.status(current)).children?.find((c) => c.toolCallId === toolCallId);
+    if (!child) throw new ApiError('run_not_found', `body.path.${i}: run ${quoted(current, 100)} has no sub-agent run for call ${quoted(toolCallId, 100)}`);
+    current = child.workflowId;
+  }
+  return current;
+}
 
 /** What a run waits on from humans, and their answers: approvals (decisions) and await items. */
 export function runInputRoutes(ctx: ServerContext): AnyRoute[] {
@@ -26,9 +54,11 @@ export function runInputRoutes(ctx: ServerContext): AnyRoute[] {
       method: 'get',
       path: '/api/runs/:id/pending',
       access: 'viewer',
-      summary: 'Calls waiting for confirmation and the open await barrier',
+      summary: 'Calls waiting for confirmation and the open await barrier, of the run and its sub-agent runs',
+      description:
+        '`approvals` and `await` are the run\'s own; `tree` lists every run of its tree that waits (this run first, path `[]`), each with its workflow id and path. Decide or answer a sub-agent run through the tree routes with that path.',
       tags,
-      response: pendingInputsSchema,
+      response: runPendingResponseSchema,
       handle: ({ params }) => agents.pendingInputs(params.id ?? ''),
     }),
     route({
@@ -63,9 +93,9 @@ export function runInputRoutes(ctx: ServerContext): AnyRoute[] {
       access: 'operator',
       summary: 'Decide a call of a sub-agent run: routed to the run at `path` under this one',
       tags,
-      body: z.object({ path: z.array(z.string().min(1)).min(1), decision: callDecisionSchema }),
+      body: z.object({ path: treePathSchema, decision: callDecisionSchema }),
       response: pendingInputsSchema,
-      handle: ({ params, body, principal }) => decideInTree(agents, params.id ?? '', body.path, { ...body.decision, by: body.decision.by ?? principal.name }),
+      handle: async ({ params, body, principal }) => agents.decide(await runAtPath(agents, params.id ?? '', body.path), { ...body.decision, by: body.decision.by ?? principal.name }),
     }),
     route({
       method: 'post',
@@ -73,9 +103,9 @@ export function runInputRoutes(ctx: ServerContext): AnyRoute[] {
       access: 'operator',
       summary: 'Answer an await item of a sub-agent run: routed to the run at `path` under this one',
       tags,
-      body: z.object({ path: z.array(z.string().min(1)).min(1), answer: awaitAnswerSchema }),
+      body: z.object({ path: treePathSchema, answer: awaitAnswerSchema }),
       response: pendingInputsSchema,
-      handle: ({ params, body }) => answerInTree(agents, params.id ?? '', body.path, body.answer),
+      handle: async ({ params, body }) => agents.answer(await runAtPath(agents, params.id ?? '', body.path), body.answer),
     }),
     route({
       method: 'post',

@@ -1,4 +1,6 @@
-import { pendingInputsSchema, type PendingInputs, type RunResult } from '../../contracts';
+import { startAgentServer } from '../../server';
+import type { RunPendingInputs } from '../../client/run-tree';
+import { pendingInputsSchema, type PendingInputs, type RunInput, type RunResult } from '../../contracts';
 import type { ScriptStep } from '../../workflows/planners/scripted';
 import { addAapl, callStep, contextStep, finalStep, scriptedInput, type Observation, watchlistRun } from '../support/scripts';
 import { agentSuite } from '../support/agent-suite';
@@ -133,5 +135,62 @@ describe('agentctl interactive', () => {
     expect(r.stdout).toMatch(new RegExp(`re-attach: agentctl interactive ${workflowId} --after \\d+\\n$`));
     expect((await suite.agents.pendingInputs(workflowId)).approvals.map((a) => a.toolCallId)).toEqual(['call_0_0']);
     await suite.agents.kill(workflowId, { reason: 'test over' });
+  });
+});
+
+describe('agentctl: pending inputs of a run and its sub-agent runs', () => {
+  /** A delegator whose sub-agent (call `pay`) asks to confirm a transfer. */
+  const delegatorRun = (amount: number): RunInput => ({
+    agent: 'delegator',
+    messages: [{ role: 'user', content: 'delegate' }],
+    plannerOptions: {
+      steps: [
+        { type: 'tool_calls', calls: [{ id: 'pay', name: 'delegate', args: { task: 'pay acme', steps: [callStep({ name: 'transfer', args: { to: 'acme', amount } }), finalStep('paid')] } as never }] },
+        finalStep('parent done'),
+      ],
+    },
+  });
+  const childWaits = (workflowId: string) =>
+    waitFor('the sub-agent approval', async () => {
+      const pending = await suite.agents.pendingInputs(workflowId);
+      return pending.tree.some((p) => p.approvals.length > 0) ? pending : undefined;
+    });
+
+  it('pending ROOT lists what a sub-agent run waits for, with its path; approve without --path names that path', async () => {
+    const { workflowId } = await suite.agents.start(delegatorRun(500));
+    await childWaits(workflowId);
+
+    const [text, json] = await Promise.all([agentctl(['pending', workflowId]), agentctl(['pending', workflowId, '--json'])]);
+    expect(text.code).toBe(0);
+    expect(text.stdout).not.toContain('waits for nothing');
+    expect(text.stdout).toMatch(/^sub-agent run at path pay \(sub-\S+\/pay\), decide with --path pay:\napprovals \(waiting for confirmation\):\n {2}call_0_0 {2}transfer \{"to":"acme","amount":500\}/m);
+    const listed = JSON.parse(json.stdout) as RunPendingInputs;
+    expect(listed.approvals).toEqual([]);
+    expect(listed.tree).toEqual([expect.objectContaining({ path: ['pay'], workflowId: expect.stringMatching(/^sub-.+\/pay$/), approvals: [expect.objectContaining({ toolCallId: 'call_0_0', name: 'transfer' })] })]);
+
+    const withoutPath = await agentctl(['approve', workflowId, '--call', 'call_0_0']);
+    expect(withoutPath.code).toBe(5);
+    expect(withoutPath.stderr).toMatch(/call_0_0 waits in the sub-agent run at path pay \(sub-\S+\/pay\): decide it there \(--path pay\)\n$/);
+
+    const approved = await agentctl(['approve', workflowId, '--path', 'pay', '--call', 'call_0_0']);
+    expect(approved).toMatchObject({ code: 0, stderr: '' });
+    expect((await suite.agents.result(workflowId)).status).toBe('completed');
+  });
+
+  it('GET /api/runs/:id/pending and AgentClient.pendingInputs give the same one list, each run with its path', async () => {
+    const server = await startAgentServer({ agents: suite.agents, auth: { localDev: false, tokens: [{ name: 'vera', role: 'viewer', token: 'viewer-token-0123456789' }] } });
+    try {
+      const { workflowId } = await suite.agents.start(delegatorRun(600));
+      const pending = await childWaits(workflowId);
+      const response = await fetch(`${server.url}/api/runs/${workflowId}/pending`, { headers: { authorization: 'Bearer viewer-token-0123456789' } });
+      expect(response.status).toBe(200);
+      const body = (await response.json()) as RunPendingInputs;
+      expect(body).toEqual(JSON.parse(JSON.stringify(pending)));
+      expect(body.tree.map((p) => p.path)).toEqual([['pay']]);
+      await suite.agents.decideInTree(workflowId, ['pay'], { decision: 'reject', toolCallId: 'call_0_0' });
+      await suite.agents.result(workflowId);
+    } finally {
+      await server.close();
+    }
   });
 });

@@ -1,12 +1,15 @@
 import { jsonObjectSchema } from '../../../contracts';
 import type { Command } from '../command';
 import { answerKindOf, buildAnswer, findOpenItem, type AnswerFlags } from '../hitl/answers';
-import { renderPending, renderRemaining } from '../hitl/render';
+import { renderPendingTree, renderRemaining } from '../hitl/render';
 
-/** `pending RUN`: calls waiting for confirmation and the open await barrier. */
+/** `pending RUN`: calls waiting for confirmation and open await items, of the run and its sub-agent runs. */
 export const pendingCommand: Command = {
   name: 'pending',
-  summary: 'show what a run waits on from humans: calls to approve, open await items',
+  summary: 'show what a run and its sub-agent runs wait on from humans: calls to approve, open await items',
+  details:
+    'A sub-agent run (an agent tool) that waits is listed under its path, the call ids from RUN down;\n' +
+    'decide or answer it from RUN with --path PATH (--json: "tree" lists every run that waits, with its path).',
   positionals: ['RUN'],
   options: {},
   examples: ['pending run-watchlist-k3j9x2ab', 'pending run-watchlist-k3j9x2ab --json'],
@@ -14,7 +17,7 @@ export const pendingCommand: Command = {
     const runId = args.positional(0);
     return async (ctx) => {
       const pending = await ctx.agents.pendingInputs(runId);
-      ctx.out.emit(pending, () => renderPending(runId, pending));
+      ctx.out.emit(pending, () => renderPendingTree(runId, pending));
     };
   },
 };
@@ -62,7 +65,7 @@ export const answerCommand: Command = {
     };
     answerKindOf(flags);
     return async (ctx) => {
-      const { item } = findOpenItem(await ctx.agents.pendingInputs(runId), itemId);
+      const { item } = findOpenItem(await ctx.agents.pendingInputs(runId, { subAgents: false }), itemId);
       const pending = await ctx.agents.answer(runId, buildAnswer(item, flags));
       ctx.out.emit(pending, () => [`answered ${itemId} on ${runId}`, renderRemaining(pending)]);
     };

@@ -1,4 +1,5 @@
 import type { AwaitItem, PendingInputs } from '../../../contracts';
+import type { RunPendingInputs } from '../../run-tree';
 import { openItems } from './answers';
 
 /** One call waiting for confirmation. */
@@ -65,4 +66,18 @@ export function renderRemaining(p: PendingInputs): string {
     ...(open.length ? [`await items: ${open.join(', ')}`] : []),
   ];
   return parts.length ? `still waiting: ${parts.join('; ')}` : 'nothing else waits';
+}
+
+/**
+ * What a run and its sub-agent runs wait on, for people: the run's own inputs as
+ * {@link renderPending} prints them, then each sub-agent run that waits under a heading with
+ * its path (`--path` of approve, reject, edit, replace and answer).
+ */
+export function renderPendingTree(runId: string, p: RunPendingInputs): string[] {
+  if (p.tree.length === 0) return [`${runId} waits for nothing (nor do its sub-agent runs)`];
+  return p.tree.flatMap((run) => {
+    if (run.path.length === 0) return renderPending(runId, run);
+    const path = run.path.join('/');
+    return [`sub-agent run at path ${path} (${run.workflowId}), decide with --path ${path}:`, ...renderPending(run.workflowId, run)];
+  });
 }

@@ -66,7 +66,7 @@ export class InteractiveSession {
   /** Prompts for each call waiting for confirmation, then each unanswered await item, until none is left. */
   async settlePending(): Promise<void> {
     for (;;) {
-      const pending = await this.agents.pendingInputs(this.runId);
+      const pending = await this.agents.pendingInputs(this.runId, { subAgents: false });
       const [approval] = pending.approvals;
       const item = openItems(pending).find((i) => !i.answered);
       const outcome = approval ? await this.settleApproval(approval) : item ? await this.settleItem(item) : 'ended';
@@ -79,7 +79,7 @@ export class InteractiveSession {
       const decision: CallDecision = await askDecision(this.prompter, approval, this.options.by);
       const sent = await this.send(`${done[decision.decision]} ${approval.toolCallId}`, () => this.agents.decide(this.runId, decision));
       if (sent !== 'refused') return sent;
-      const still = (await this.agents.pendingInputs(this.runId)).approvals.some((a) => a.toolCallId === approval.toolCallId);
+      const still = (await this.agents.pendingInputs(this.runId, { subAgents: false })).approvals.some((a) => a.toolCallId === approval.toolCallId);
       if (!still) return 'sent';
     }
   }
@@ -90,7 +90,7 @@ export class InteractiveSession {
       const answer: AwaitAnswer = await askAnswer(this.prompter, item);
       const sent = await this.send(`answered ${item.id}`, () => this.agents.answer(this.runId, answer));
       if (sent !== 'refused') return sent;
-      const open = openItems(await this.agents.pendingInputs(this.runId)).find((i) => i.awaitId === awaitId && i.item.id === item.id);
+      const open = openItems(await this.agents.pendingInputs(this.runId, { subAgents: false })).find((i) => i.awaitId === awaitId && i.item.id === item.id);
       if (!open || open.answered) return 'sent';
     }
   }
