@@ -24,6 +24,7 @@ import { describeIssues } from '../contracts/json';
 import type { Message } from '../contracts/messages';
 import { agentRunWorkflowType } from '../contracts/definitions';
 import type { RunInput, RunResult } from '../contracts/run';
+import { childRunLabels } from './child-run-labels';
 import { rejection } from './failures';
 import { sessionsFollowNewVersions } from './patches';
 
@@ -131,6 +132,7 @@ export async function agentSession(rawInput: SessionInput): Promise<SessionRepor
         ],
         // A run outlives a session that is terminated by force; ops tools can still reach it.
         parentClosePolicy: ParentClosePolicy.ABANDON,
+        ...childRunLabels(state.agent, undefined, { sessionId }),
       });
       state.sessionState = result.sessionState;
       const answer: Message[] = result.final ? [{ role: 'assistant', content: result.final.text }] : [];

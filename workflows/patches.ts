@@ -238,6 +238,14 @@ export const baseline0130 = 'baseline-0.13.0';
 export const patchesInBaseline0130: ReadonlySet<string> = new Set([...patchesInBaseline0120, lightCallGraphs]);
 
 /**
+ * 0.14.0: session runs and sub-agent runs start with the memo (`agent`) and, when the starting
+ * workflow has AgentName (so the namespace has the attributes), the AgentName search attribute
+ * of a plain run, so they mirror their status into AgentStatus and every list, filter and
+ * metric sees them. Runs recorded before started their children without them.
+ */
+export const childRunsListed = 'child-runs-listed';
+
+/**
  * The baseline markers, newest first, with the patches each stands for. A new execution records
  * the first; replay finds the one its history recorded, if any.
  */

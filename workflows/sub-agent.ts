@@ -1,3 +1,4 @@
+import { childRunLabels } from './child-run-labels';
 import { CancellationScope, ChildWorkflowCancellationType, ChildWorkflowFailure, ParentClosePolicy, isCancellation, startChild } from '@temporalio/workflow';
 import { agentRunWorkflowType } from '../contracts/definitions';
 import { jsonByteLength } from '../contracts/json';
@@ -97,7 +98,7 @@ export async function executeSubAgent(host: SubAgentHost, request: ToolRequest, 
       parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
       cancellationType: ChildWorkflowCancellationType.WAIT_CANCELLATION_COMPLETED,
       workflowExecutionTimeout: tool.timeoutMs,
-      memo: { parentWorkflowId: host.workflowId, parentToolCallId: request.toolCallId },
+      ...childRunLabels(spec.agent, { parentWorkflowId: host.workflowId, parentToolCallId: request.toolCallId }),
     });
     host.started(child);
     let result: RunResult;

@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { Client } from '@temporalio/client';
+import type { DataConverter } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
@@ -137,7 +138,7 @@ describe('payload encryption (AES-256-GCM codec)', () => {
     const taskQueue = uniqueTaskQueue('enc-list');
     const { worker, agents } = await encrypted(taskQueue, [newKey]);
     const keyed = new AgentClient(agents.client, taskQueue, true);
-    const plainClient = (converter?: ConstructorParameters<typeof Client>[0]['dataConverter']) =>
+    const plainClient = (converter?: DataConverter) =>
       new AgentClient(new Client({ connection: env.connection, namespace: env.namespace ?? 'default', ...(converter ? { dataConverter: converter } : {}) }), taskQueue, true);
     const { secret, plain } = await worker.runUntil(async () => {
       const secretRunStarted = await keyed.start(secretRun());

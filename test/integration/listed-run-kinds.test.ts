@@ -1,0 +1,55 @@
+/**
+ * Every run kind is a first-class run: a session's runs and a sub-agent's runs carry AgentName
+ * and mirror their status into AgentStatus, so a human finds them in `list --status awaiting`
+ * (and every filter, the dashboard and /metrics, which read the same attributes) while they wait.
+ */
+import type { RunInput } from '../../contracts';
+import { listRuns } from '../../client/run-list';
+import type { ScriptStep } from '../../workflows/planners/scripted';
+import { agentSuite } from '../support/agent-suite';
+import { waitFor } from '../support/wait';
+
+const suite = agentSuite('listed-kinds');
+
+async function listedAwaiting(workflowId: string) {
+  return waitFor(`${workflowId} listed as awaiting`, async () => {
+    const { entries } = await listRuns(suite.agents, { status: 'awaiting' }, { limit: 200 });
+    return entries.find((e) => e.workflowId === workflowId);
+  });
+}
+
+async function memoOf(workflowId: string): Promise<Record<string, unknown> | undefined> {
+  return (await suite.env.client.workflow.getHandle(workflowId).describe()).memo;
+}
+
+describe('session and sub-agent runs in listings', () => {
+  it('a sub-agent run waiting for approval is listed as awaiting under its agent, with the memo of a plain run', async () => {
+    const steps: ScriptStep[] = [
+      { type: 'tool_calls', calls: [{ id: 'pay', name: 'delegate', args: { task: 'pay acme', steps: [{ type: 'tool_calls', calls: [{ name: 'transfer', args: { to: 'acme', amount: 500 } }] }, { type: 'final', text: 'paid' }] } as never }] },
+      { type: 'final', text: 'parent done' },
+    ];
+    const input: RunInput = { agent: 'delegator', messages: [{ role: 'user', content: 'delegate' }], plannerOptions: { steps } };
+    const { workflowId, runId } = await suite.agents.start(input);
+    const childId = `sub-${runId}/pay`;
+    expect(await listedAwaiting(childId)).toMatchObject({ agent: 'scripted', status: 'awaiting' });
+    expect(await memoOf(childId)).toMatchObject({ agent: 'scripted', parentWorkflowId: workflowId, parentToolCallId: 'pay' });
+    await suite.agents.decideInTree(workflowId, ['pay'], { decision: 'approve', toolCallId: 'call_0_0' });
+    expect(await suite.agents.result(workflowId)).toMatchObject({ status: 'completed' });
+    const { entries } = await listRuns(suite.agents, { agent: 'scripted', status: 'completed' }, { limit: 200 });
+    expect(entries.map((e) => e.workflowId)).toContain(childId);
+  });
+
+  it("a session's run waiting for approval is listed as awaiting under the session's agent", async () => {
+    const sessionId = `listed-${Date.now()}`;
+    await suite.agents.openSession(sessionId, { agent: 'watchlist-scripted', sessionState: { watchlist: [] } });
+    const record = await suite.agents.sendMessage(sessionId, {
+      content: 'Add AAPL',
+      plannerOptions: { steps: [{ type: 'tool_calls', calls: [{ name: 'add_to_watchlist', args: { symbols: ['AAPL'] } }] }, { type: 'final', text: 'added' }] },
+    });
+    expect(await listedAwaiting(record.workflowId)).toMatchObject({ agent: 'watchlist-scripted', status: 'awaiting' });
+    expect(await memoOf(record.workflowId)).toMatchObject({ agent: "watchlist-scripted", sessionId: `session-${sessionId}` });
+    await suite.agents.decide(record.workflowId, { decision: 'approve', toolCallId: 'call_0_0' });
+    expect(await suite.agents.result(record.workflowId)).toMatchObject({ status: 'completed' });
+    await suite.agents.closeSession(sessionId);
+  });
+});
