@@ -141,12 +141,14 @@ function toolActivity(tool: ToolImplementation): ToolActivity {
         );
       }
     }
+    const endedAtMs = Date.now();
     const resultBytes = jsonByteLength(result);
     // A compact input comes from a workflow that measures results itself and counts attempts from 1.
     const compact = parsed.data.runId === undefined;
     const { attempt } = info;
     const common = {
       ...(compact && attempt === 1 ? {} : { attempt }),
+      endedAtMs,
       ...(Object.keys(changes).length ? { sessionStateChanges: changes } : {}),
     };
     if (resultBytes > input.resultByteBudget) {

@@ -40,6 +40,8 @@ export function formatEvent(e: RunEvent): string {
       return `${head} ${e.toolset} (${e.server}) v${e.version} [${e.reason}]: ${e.tools.join(', ') || '(none)'}`;
     case 'budget_changed':
       return `${head} ${JSON.stringify(e.change)}`;
+    case 'budget_credited':
+      return `${head} ${e.waitedMs} ms not charged: ${e.reason}`;
     case 'kill_requested':
       return `${head} ${e.reason} (${e.source})`;
     case 'run_terminated':

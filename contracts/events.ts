@@ -76,6 +76,8 @@ export const runEventSchema = builtOnce(() => {
     }),
     z.object({ ...base, type: z.literal('intervention_rejected'), id: z.number().int(), kind: z.string(), reason: z.string() }),
     z.object({ ...base, type: z.literal('budget_changed'), change: z.record(z.string(), z.number()) }),
+    /** A wait that is not work (a rewind's reset, no workflow worker) was not charged to the time budget. */
+    z.object({ ...base, type: z.literal('budget_credited'), waitedMs: z.number().int().nonnegative(), reason: z.string() }),
     z.object({ ...base, type: z.literal('kill_requested'), reason: z.string(), source: z.enum(['operator', 'cancellation']) }),
     z.object({ ...base, type: z.literal('run_terminated'), reason: z.string(), cancelledCalls: z.array(z.string()) }),
     z.object({ ...base, type: z.literal('await_opened'), awaitId: z.string(), turn: z.number().int(), items: z.array(awaitItemSchema()), deadline: z.string().optional() }),

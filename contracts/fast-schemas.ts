@@ -71,6 +71,7 @@ export const toolActivityResultShape: FastShape = {
   attempt: optional(positiveInt),
   sessionStateChanges: optional(record(json)),
   listVersion: optional(anyString),
+  endedAtMs: optional(nonNegativeInt),
 };
 export const fastToolActivityResult = object<ToolActivityResult>(toolActivityResultShape);
 

@@ -331,6 +331,12 @@ export const toolActivityResultSchema = builtOnce(() =>
     sessionStateChanges: z.record(z.string(), jsonValueSchema().nullable()).optional(),
     /** MCP calls: the version of the server's tool list when the call ended (the run refreshes its snapshot when it differs). */
     listVersion: z.string().optional(),
+    /**
+     * When the tool finished (the worker's clock, ms since the epoch). The run does not charge its
+     * time budget for the wait between a turn's last end and the task that records it: a rewind's
+     * reset, or no workflow worker running.
+     */
+    endedAtMs: z.number().int().nonnegative().optional(),
   }),
 );
 export type ToolActivityResult = z.infer<ReturnType<typeof toolActivityResultSchema>>;

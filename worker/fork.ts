@@ -94,6 +94,8 @@ export async function forkRun(client: Client, workflowId: string, options: ForkO
   const carried = await stateAtTurn(upToBoundary, options.toTurn, bundle);
   // The fork has its own log epoch (its run id) and applies the corrections as queued ones.
   delete carried.logEpoch;
+  // Budgets count work, not downtime: the time since the boundary is not the fork's.
+  carried.idleMs += Math.max(0, Date.now() - Date.parse(checkpoint.time));
   let nextId = carried.control.nextInterventionId;
   carried.control.queued.push(...corrections.map((intervention) => ({ id: nextId++, intervention: intervention as CarriedRunState['control']['queued'][number]['intervention'] })));
   carried.control.nextInterventionId = nextId;

@@ -554,6 +554,7 @@ export class CallRunner {
       ...(keys ? { sessionKeys: keys } : {}),
       ...(dependencies?.length ? { dependencies } : {}),
       ...(tool.mcp ? { onListVersion: (version: string) => state.toolsets.observe(tool.mcp?.toolset ?? '', version) } : {}),
+      onCallEnded: state.noteCallEnded,
     };
   }
 }

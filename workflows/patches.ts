@@ -246,6 +246,14 @@ export const patchesInBaseline0130: ReadonlySet<string> = new Set([...patchesInB
 export const childRunsListed = 'child-runs-listed';
 
 /**
+ * 0.14.0: the wait between a tool turn's last tool end and the task that records its outputs
+ * (a rewind's reset re-records them at today's time; a workflow worker outage delays them) is
+ * not charged to the time budget when it is a second or more. Asked only for such a wait, so
+ * runs without one record no marker. Runs recorded before were charged it.
+ */
+export const budgetCountsWork = 'budget-counts-work';
+
+/**
  * The baseline markers, newest first, with the patches each stands for. A new execution records
  * the first; replay finds the one its history recorded, if any.
  */

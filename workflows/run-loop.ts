@@ -231,6 +231,7 @@ export class RunLoop {
       // Runs recorded before `rejectionsAreNotFailures` counted rejections as failures.
       const rejectionsFail = outputs.some((o) => o.error?.type === 'rejected') && !isPatched(rejectionsAreNotFailures);
       state.usage = addToolOutputs(state.usage, outputs, { rejectionsFail });
+      state.creditWaitAfterToolTurn(outputs);
       const afterTool = this.checkpoint('after_tool', { point: 'after_tool', turn: state.turn, outputs });
       return isPending(afterTool) ? afterTool.then(() => outputs) : outputs;
     };

@@ -20,6 +20,7 @@ import type { ToolDefinition } from '../contracts/tool-definition';
 import type { AgentDefinition } from './agent-registry';
 import { costReport, describeCap, emptyUsage, reachedCap, type Usage } from './budget';
 import { workflowNowMs } from './clock';
+import { budgetCountsWork, isPatched } from './patches';
 import { carriedOutputs, withCallGraph } from './call-graph';
 import { assistantToolCalls, toolResultMessage } from './conversation';
 import { EventLog } from './event-log';
@@ -27,6 +28,9 @@ import { HumanInputs } from './human-inputs';
 import { RunControl } from './run-control';
 import { RunToolsets } from './toolsets';
 import { parseRunPolicy } from '../contracts/fast-schemas';
+
+/** The shortest wait after a tool turn that is not charged to the time budget (see RunState.creditWaitAfterToolTurn). */
+export const minUnchargedWaitMs = 1_000;
 
 const terminal: readonly RunStatus[] = ['completed', 'failed', 'terminated'];
 
@@ -191,6 +195,35 @@ export class RunState {
     return this.idleSinceMs !== undefined;
   }
 
+  /** The tool turn in progress: when its calls were planned, and what its tools reported of their ends. */
+  private toolTurnWork = { startedMs: 0, ends: 0, lastEndMs: 0 };
+
+  /** A call's tool finished at `endedAtMs` (its worker's clock); see {@link creditWaitAfterToolTurn}. */
+  readonly noteCallEnded = (endedAtMs: number): void => {
+    this.toolTurnWork.ends += 1;
+    this.toolTurnWork.lastEndMs = Math.max(this.toolTurnWork.lastEndMs, endedAtMs);
+  };
+
+  /**
+   * After a tool turn whose calls all succeeded and reported their ends: the time between the
+   * last end and now (when the run records the outputs) is not work. It is a rewind's reset
+   * (the outputs recorded again, minutes or days later) or a wait for a workflow worker. Such a
+   * wait of {@link minUnchargedWaitMs} or more is not charged to the time budget (since
+   * `budget-counts-work`; asked only then, so other runs record no marker). At most the turn's
+   * own duration is credited, whatever the worker's clock says.
+   */
+  creditWaitAfterToolTurn(outputs: readonly { status: string }[]): void {
+    const work = this.toolTurnWork;
+    this.toolTurnWork = { startedMs: workflowNowMs(), ends: 0, lastEndMs: 0 };
+    if (outputs.length === 0 || work.ends !== outputs.length || outputs.some((o) => o.status !== 'ok')) return;
+    const now = workflowNowMs();
+    const wait = Math.min(now - work.lastEndMs, now - work.startedMs);
+    if (wait < minUnchargedWaitMs || this.isIdle || !isPatched(budgetCountsWork)) return;
+    this.idleMs += wait;
+    this.emit({ type: 'budget_credited', waitedMs: wait, reason: 'no worker recorded the turn\'s results (a rewind, or no workflow worker running)' });
+    this.onClockChange?.();
+  }
+
   /** Run time so far, excluding time spent paused or waiting for humans. */
   elapsedMs(): number {
     const idleNow = this.idleSinceMs !== undefined ? workflowNowMs() - this.idleSinceMs : 0;
@@ -265,6 +298,7 @@ export class RunState {
 
   /** Assigns call ids, opens the calls in the conversation and logs the plan. */
   planCalls(calls: readonly ToolCall[], text?: string): ToolRequest[] {
+    this.toolTurnWork = { startedMs: workflowNowMs(), ends: 0, lastEndMs: 0 };
     const ids = calls.map((call, index) => {
       const base = call.id ?? `call_${this.turn}_${index}`;
       let id = base;

@@ -46,6 +46,8 @@ export interface DispatchContext {
   readonly dependencies?: readonly DependencyOutput[];
   /** MCP calls: receives the server's tool-list version the call reported. */
   readonly onListVersion?: (version: string) => void;
+  /** Receives when a call's tool finished, as its worker reported it (see ToolActivityResult.endedAtMs). */
+  readonly onCallEnded?: (endedAtMs: number) => void;
   /** Send a compact activity input (local tools always get one; MCP calls never). */
   readonly compactInput?: boolean;
 }
@@ -318,6 +320,7 @@ function completedOutput(ctx: DispatchContext, request: ToolRequest, raw: unknow
   }
   const r = parsed.data;
   if (r.listVersion !== undefined) ctx.onListVersion?.(r.listVersion);
+  if (r.endedAtMs !== undefined) ctx.onCallEnded?.(r.endedAtMs);
   return okOutput(request, {
     ...(r.result !== undefined ? { result: r.result } : {}),
     resultBytes: r.resultBytes ?? jsonByteLength(r.result ?? null),

@@ -37,6 +37,8 @@ function describe(event: RunEvent): string {
       return `terminated: ${event.reason}`;
     case 'budget_changed':
       return `budget changed ${short(event.change)}`;
+    case 'budget_credited':
+      return `${Math.round(event.waitedMs / 1000)} s not charged to the time budget`;
     case 'await_opened':
       return `waiting for ${event.items.length} answer(s)`;
     case 'await_answered':

@@ -1,0 +1,52 @@
+/**
+ * Budgets count work, not downtime. A rewind resets a run to a turn boundary, and the task that
+ * records the previous turn's outputs runs again at today's time: the run saw the whole time
+ * since it first ran as spent, so any run older than its time budget could only be rewound into
+ * a forced final answer. A fork starts from the state at the boundary, with the same clock.
+ */
+import type { RunEvent } from '../../contracts';
+import { forkRun } from '../../worker/fork';
+import { agentSuite } from '../support/agent-suite';
+import { callStep, finalStep, scriptedInput } from '../support/scripts';
+import { testWorkflowsPath } from '../support/test-env';
+
+const suite = agentSuite('rewind-budget');
+
+/** Three tool turns and a final answer, with a time budget a few seconds long. */
+const shortBudgetRun = () =>
+  scriptedInput([1, 2, 3].map((n) => callStep({ name: 'echo', args: { text: `t${n}` } })).concat(finalStep('three turns')), { policy: { timeBudgetMs: 4_000 } });
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function credited(events: readonly RunEvent[]): number {
+  return events.filter((e) => e.type === 'budget_credited').length;
+}
+
+describe('a time budget after a rewind or a fork', () => {
+  it('a run rewound after its time budget has passed finishes its turns without a forced final answer; the wait shows as credited', async () => {
+    const { workflowId } = await suite.agents.start(shortBudgetRun());
+    const first = await suite.agents.result(workflowId);
+    expect(first).toMatchObject({ status: 'completed', final: { text: 'three turns' } });
+    await sleep(5_000);
+
+    await suite.agents.rewind(workflowId, { toTurn: 2, reason: 'again, later' });
+    const again = await suite.agents.result(workflowId);
+    expect(again).toMatchObject({ status: 'completed', final: { text: 'three turns' } });
+    expect(again.finalizeReason).toBeUndefined();
+    expect(again.cost.timeMs.used).toBeLessThan(4_000);
+    const { events } = await suite.agents.events(workflowId, 0, 1000);
+    expect(events.some((e) => e.type === 'finalize_requested')).toBe(false);
+    expect(credited(events)).toBe(1);
+  });
+
+  it('a fork of a run older than its time budget starts with the time the run had used at the boundary', async () => {
+    const { workflowId } = await suite.agents.start(shortBudgetRun());
+    await suite.agents.result(workflowId);
+    await sleep(5_000);
+    const fork = await forkRun(suite.agents.client, workflowId, { toTurn: 1, workflowsPath: testWorkflowsPath });
+    const result = await suite.agents.result(fork.workflowId);
+    expect(result).toMatchObject({ status: 'completed', final: { text: 'three turns' } });
+    expect(result.finalizeReason).toBeUndefined();
+    expect(result.cost.timeMs.used).toBeLessThan(4_000);
+  });
+});
