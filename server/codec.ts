@@ -51,8 +51,20 @@ export function codecRoutes(ctx: ServerContext): AnyRoute[] {
       body,
       response: payloadsBodySchema,
       handle: async ({ body: { payloads } }) => {
-        let decoded = payloads.map(fromJson);
-        for (const codec of [...codecsOf(ctx)].reverse()) decoded = await codec.decode(decoded);
+        const codecs = [...codecsOf(ctx)].reverse();
+        // One at a time, so a payload the codecs refuse is named by its index.
+        const decoded = await Promise.all(
+          payloads.map(async (payload, i) => {
+            let out = [fromJson(payload)];
+            try {
+              for (const codec of codecs) out = await codec.decode(out);
+            } catch {
+              // The codec's own message lists the server's key ids: not for callers.
+              throw new ApiError('invalid_input', `body.payloads.${i}: cannot be decoded by this server (encrypted with a key it does not have, truncated or altered)`);
+            }
+            return out[0] as Payload;
+          }),
+        );
         return { payloads: decoded.map(toJson) };
       },
     }),

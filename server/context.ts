@@ -1,5 +1,7 @@
+import { quoted } from '../contracts/safe-text';
 import type { AgentClient } from '../client/agent-client';
 import type { AuthConfig } from './auth';
+import { ApiError } from './errors';
 import type { LiveHub } from './live';
 
 /** What every route of the server shares. */
@@ -10,4 +12,21 @@ export interface ServerContext {
   readonly live: LiveHub;
   /** Your workflows module; enables fork (which replays a run's history in this process). */
   readonly workflowsPath?: string;
+  /**
+   * The agents your workers run, by name: starting a run or session of any other agent is
+   * refused (400). Without it the server cannot know them (every agent runs as the same
+   * workflow type) and such a run starts, then fails with `unknown_agent`.
+   */
+  readonly agentNames?: readonly string[];
+}
+
+/**
+ * @throws ApiError `invalid_input` naming `field` when the server knows its agents and `agent`
+ *   is none of them.
+ */
+export function checkAgentName(ctx: ServerContext, agent: string, field = 'body.agent'): void {
+  const known = ctx.agentNames;
+  if (!known || known.includes(agent)) return;
+  const listed = known.slice(0, 20).map((name) => quoted(name, 100)).join(', ');
+  throw new ApiError('invalid_input', `${field}: unknown agent ${quoted(agent, 100)}; this server runs ${listed || 'no agents'}${known.length > 20 ? ` and ${known.length - 20} more` : ''}`);
 }

@@ -2,6 +2,7 @@ import { WorkflowExecutionAlreadyStartedError, WorkflowFailedError, WorkflowNotF
 import { AgentClientError } from '../client/agent-client';
 import { CheckpointError } from '../client/checkpoints';
 import { isServerUnavailable } from '../client/unavailable';
+import { quoted, wellFormed } from '../contracts/safe-text';
 
 /**
  * Error types of the HTTP API: a closed set, the same as agentctl's exit codes plus the HTTP
@@ -33,13 +34,18 @@ export interface ApiErrorBody {
   readonly error: { readonly type: ApiErrorType; readonly message: string };
 }
 
-/** An error the API answers with its status and a message naming what was wrong. */
+/** Longest error message the API answers; longer ones are cut with a note. */
+const maxMessageChars = 1000;
+/** Longest echo of a request's path parameter in an error message. */
+const maxEchoChars = 100;
+
+/** An error the API answers with its status and a message naming what was wrong (well-formed, bounded). */
 export class ApiError extends Error {
   constructor(
     readonly type: ApiErrorType,
     message: string,
   ) {
-    super(message);
+    super(wellFormed(message.length > maxMessageChars ? `${message.slice(0, maxMessageChars)}… (${message.length - maxMessageChars} more characters)` : message));
     this.name = 'ApiError';
   }
 
@@ -74,4 +80,32 @@ export function toApiError(err: unknown): ApiError {
   if (err instanceof WorkflowFailedError) return new ApiError('failure', `run failed: ${err.cause?.message ?? err.message}`);
   if (isServerUnavailable(err)) return new ApiError('unavailable', `the Temporal server is unavailable: ${(err as Error).message}`);
   return new ApiError('failure', err instanceof Error ? err.message : String(err));
+}
+
+/** gRPC NOT_FOUND, as raw service calls (history reads) report an unknown run. */
+const grpcNotFound = 5;
+
+function isGrpcNotFound(err: unknown): boolean {
+  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    if ((e as { code?: unknown }).code === grpcNotFound) return true;
+  }
+  return false;
+}
+
+/**
+ * The API error of what a route threw, for a request with path parameters `params`: a raw
+ * gRPC NOT_FOUND names the run, and echoes of a parameter longer than 100 characters (a run
+ * id in a client error message) are cut. Answers undefined for a failure of the server (500):
+ * the app's error handler logs those.
+ */
+export function routeError(err: unknown, params: Readonly<Record<string, string>>): ApiError | undefined {
+  const id = params.id;
+  if (!(err instanceof ApiError) && isGrpcNotFound(err)) return new ApiError('run_not_found', id !== undefined ? `no run with id ${quoted(id, maxEchoChars)}` : 'not found');
+  const error = toApiError(err);
+  if (error.type === 'failure') return undefined;
+  let message = error.message;
+  for (const value of Object.values(params)) {
+    if (value.length > maxEchoChars) message = message.split(value).join(`${value.slice(0, maxEchoChars)}…`);
+  }
+  return message === error.message ? error : new ApiError(error.type, message);
 }

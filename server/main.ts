@@ -3,7 +3,7 @@
  * the TEMPORAL_* environment, reads auth from DURABLE_AGENTS_TOKENS / DURABLE_AGENTS_TOKENS_FILE /
  * DURABLE_AGENTS_LOCAL_DEV, listens on DURABLE_AGENTS_HTTP_HOST (default 127.0.0.1) and
  * DURABLE_AGENTS_HTTP_PORT (default 8080). DURABLE_AGENTS_WORKFLOWS (your workflows module)
- * enables fork.
+ * enables fork; DURABLE_AGENTS_AGENT_NAMES (comma-separated) lets it refuse runs of other agents.
  */
 import { resolve } from 'node:path';
 import { AgentClient } from '../client/agent-client';
@@ -26,12 +26,17 @@ async function main(): Promise<void> {
   const config = temporalConfigFromEnv(env);
   const agents = await AgentClient.connect(config);
   const workflows = env.DURABLE_AGENTS_WORKFLOWS?.trim();
+  const agentNames = (env.DURABLE_AGENTS_AGENT_NAMES ?? '')
+    .split(',')
+    .map((name) => name.trim())
+    .filter(Boolean);
   const server = await startAgentServer({
     agents,
     auth,
     host: env.DURABLE_AGENTS_HTTP_HOST?.trim() || '127.0.0.1',
     port,
     ...(workflows ? { workflowsPath: resolve(workflows) } : {}),
+    ...(agentNames.length > 0 ? { agentNames } : {}),
   });
   console.log(`durable-agents API and dashboard at ${server.url} (OpenAPI: ${server.url}/openapi.json)`);
   console.log(`Temporal ${config.address}, namespace ${config.namespace}, task queue ${config.taskQueue}${workflows ? '' : '; fork off (set DURABLE_AGENTS_WORKFLOWS)'}`);

@@ -2,7 +2,7 @@ import type { Context, Hono } from 'hono';
 import { z } from 'zod';
 import { authenticate, authorize, requestToken, type Access, type AuthConfig, type Principal } from './auth';
 import { quoted } from '../contracts/safe-text';
-import { ApiError, apiErrorStatus } from './errors';
+import { ApiError, apiErrorStatus, routeError } from './errors';
 import { defaultMaxBodyBytes, isStreamRequest, readBodyText, requireJson } from './request-guard';
 
 /** What a route handler receives: validated input and who asked. */
@@ -93,6 +93,9 @@ export function principalOf(c: Context, auth: AuthConfig, access: Access, queryT
   return principal;
 }
 
+/** Longest path parameter (a run id): Temporal's default limit of workflow ids. */
+const maxParamChars = 1000;
+
 /** Settings of {@link mountRoutes}. */
 export interface MountOptions {
   /** Largest request body read, in bytes. Default {@link defaultMaxBodyBytes}. */
@@ -111,14 +114,23 @@ export function mountRoutes(app: Hono, auth: AuthConfig, routes: readonly AnyRou
       // The token may come as a query parameter (EventSource, WebSocket); it is no input.
       const query: Record<string, string> = { ...c.req.query() };
       delete query.access_token;
+      const params = c.req.param() as Record<string, string>;
+      for (const [name, value] of Object.entries(params)) {
+        if (value.length > maxParamChars) throw new ApiError('invalid_input', `params.${name}: at most ${maxParamChars} characters (Temporal's limit of ids); got ${value.length}`);
+      }
       const input = {
-        params: c.req.param() as Record<string, string>,
+        params,
         query: parse(spec.query, query, 'query'),
         body: spec.body ? parse(spec.body, await readBody(c, maxBodyBytes), 'body') : undefined,
         principal,
         c,
       };
-      const result = await spec.handle(input);
+      let result: unknown;
+      try {
+        result = await spec.handle(input);
+      } catch (err) {
+        throw routeError(err, input.params) ?? err;
+      }
       if (result instanceof Response) return result;
       if (spec.status === 204) return c.body(null, 204);
       return c.json(result ?? {}, spec.status ?? 200);

@@ -24,6 +24,11 @@ export interface AgentServerOptions {
   /** Your workflows module: enables fork, which replays a run's history in this process. */
   readonly workflowsPath?: string;
   /**
+   * The names of the agents your workers run (e.g. `agents.map((a) => a.name)`): starting a run
+   * or session of another agent is refused with 400. Without it such a run starts and fails.
+   */
+  readonly agentNames?: readonly string[];
+  /**
    * Largest request body read, in bytes (413 beyond, refused before it is read); default
    * `DURABLE_AGENTS_MAX_BODY_BYTES`, else 1 MiB.
    */
@@ -75,7 +80,13 @@ export async function startAgentServer(options: AgentServerOptions): Promise<Age
   }
   const maxBodyBytes = options.maxBodyBytes ?? maxBodyBytesFromEnv(process.env) ?? defaultMaxBodyBytes;
   const live = new LiveHub(options.agents, options.live);
-  const ctx: ServerContext = { agents: options.agents, auth, live, ...(options.workflowsPath ? { workflowsPath: options.workflowsPath } : {}) };
+  const ctx: ServerContext = {
+    agents: options.agents,
+    auth,
+    live,
+    ...(options.workflowsPath ? { workflowsPath: options.workflowsPath } : {}),
+    ...(options.agentNames ? { agentNames: options.agentNames } : {}),
+  };
   const app = createAgentApp(ctx, { corsOrigins: options.corsOrigins ?? corsFromEnv(process.env), maxBodyBytes });
   const host = options.host ?? '127.0.0.1';
   const server = await new Promise<ServerType>((resolve, reject) => {

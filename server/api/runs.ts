@@ -2,7 +2,7 @@ import { ServiceError } from '@temporalio/client';
 import { runResultSchema } from '../../contracts';
 import { AgentClientError } from '../../client/agent-client';
 import { listRuns, type RunListEntry } from '../../client/run-list';
-import type { ServerContext } from '../context';
+import { checkAgentName, type ServerContext } from '../context';
 import { ApiError } from '../errors';
 import { route, type AnyRoute } from '../routes';
 import { runCheckpointRoutes } from './run-checkpoints';
@@ -43,13 +43,14 @@ export function runRoutes(ctx: ServerContext): AnyRoute[] {
       path: '/api/runs',
       access: 'operator',
       summary: 'Start a run',
-      description: 'The body is the run input (agent, messages, sessionState, policy, …) and optionally its workflowId.',
+      description: 'The body is the run input (agent, messages, sessionState, policy, …) and optionally its workflowId. A server given its agents (`agentNames`) refuses others with 400.',
       tags,
       body: startRunBodySchema,
       response: startedRunSchema,
       status: 201,
       handle: ({ body }) => {
         const { workflowId, ...input } = body;
+        checkAgentName(ctx, input.agent);
         return agents.start(input, workflowId !== undefined ? { workflowId } : {});
       },
     }),

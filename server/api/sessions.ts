@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { sessionMessageSchema, sessionReportSchema } from '../../contracts';
 import { listSessions } from '../../client/run-list';
 import { openSessionFor } from '../../client/session-open';
-import type { ServerContext } from '../context';
+import { checkAgentName, type ServerContext } from '../context';
 import { route, type AnyRoute } from '../routes';
 import { listSessionsQuerySchema, openSessionBodySchema, sessionRunRecordSchema, sessionSummarySchema } from './schemas';
 
@@ -23,6 +23,7 @@ export function sessionRoutes(ctx: ServerContext): AnyRoute[] {
       status: 201,
       handle: async ({ body }) => {
         const { sessionId, ...input } = body;
+        checkAgentName(ctx, input.agent);
         return { workflowId: await openSessionFor(agents, sessionId, input) };
       },
     }),

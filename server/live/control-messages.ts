@@ -1,13 +1,17 @@
 import { z } from 'zod';
+import { quoted, wellFormed } from '../../contracts/safe-text';
 import type { AgentClient } from '../../client/agent-client';
 import { awaitAnswerSchema, callDecisionSchema, killRequestSchema, pauseRequestSchema, resumeRequestSchema } from '../../contracts';
 import { authorize, type Access, type Principal } from '../auth';
 import { ApiError, toApiError, type ApiErrorBody } from '../errors';
 
+/** Longest id of a control message (echoed in its result). */
+const maxIdChars = 200;
+
 /** The envelope of a control message sent over a run's WebSocket: `{ id, type, ...payload }`. */
 export const controlEnvelopeSchema = z.looseObject({
   /** Echoed in the result, to match answers to requests. */
-  id: z.union([z.string().max(200), z.number()]).optional(),
+  id: z.union([z.string().max(maxIdChars), z.number()]).optional(),
   type: z.enum(['pause', 'resume', 'kill', 'decide', 'answer']),
 });
 export type ControlType = z.infer<typeof controlEnvelopeSchema>['type'];
@@ -52,6 +56,12 @@ function failure(id: string | number | null, err: unknown): ControlResult {
   return { type: 'result', id, ok: false, body };
 }
 
+/** The id to echo in a result: the message's own when it is a valid one, else null (never a 100 KB string). */
+function echoedId(id: unknown): string | number | null {
+  if (typeof id === 'number' && Number.isFinite(id)) return id;
+  return typeof id === 'string' && id.length <= maxIdChars ? wellFormed(id) : null;
+}
+
 /**
  * Runs one control message of a WebSocket client: parses it (JSON, envelope, payload with
  * the HTTP route's schema), checks the role the HTTP route needs, calls the run, and answers
@@ -62,10 +72,10 @@ export async function handleControlMessage(agents: AgentClient, workflowId: stri
   try {
     message = JSON.parse(raw);
   } catch (err) {
-    return failure(null, new ApiError('invalid_input', `the message is not JSON: ${err instanceof Error ? err.message : String(err)}`));
+    return failure(null, new ApiError('invalid_input', `the message is not JSON: ${err instanceof Error ? quoted(err.message, 100) : 'unreadable'}`));
   }
   const envelope = controlEnvelopeSchema.safeParse(message);
-  const id = typeof (message as { id?: unknown } | null)?.id === 'string' || typeof (message as { id?: unknown } | null)?.id === 'number' ? ((message as { id: string | number }).id) : null;
+  const id = echoedId((message as { id?: unknown } | null)?.id);
   if (!envelope.success) return failure(id, new ApiError('invalid_input', describe(envelope.error)));
   const { type, ...payload } = envelope.data;
   delete payload.id;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { quoted } from '../../contracts/safe-text';
 import { deltaBatchSchema } from '../../contracts/deltas';
 import { eventPageSchema } from '../../contracts';
 import type { ServerContext } from '../context';
@@ -50,7 +51,7 @@ function renderEventFrames(item: FeedItem): SseFrame[] {
 function resumeAfter(lastEventId: string | undefined, after: number): number {
   if (lastEventId === undefined || lastEventId.trim() === '') return after;
   const seq = Number(lastEventId);
-  if (!Number.isInteger(seq) || seq < 0) throw new ApiError('invalid_input', `header Last-Event-ID: expected the seq of the last event seen, got ${JSON.stringify(lastEventId)}`);
+  if (!Number.isInteger(seq) || seq < 0) throw new ApiError('invalid_input', `header Last-Event-ID: expected the seq of the last event seen, got ${quoted(lastEventId, 100)}`);
   return seq;
 }
 

@@ -62,6 +62,21 @@ describe('codec endpoint for the Temporal Web UI', () => {
     expect(((await bad.json()) as { error: { message: string } }).error.message).toMatch(/^body\.payloads: /);
   });
 
+  it('answers 400 naming the payload for garbage, never the key ids of the server', async () => {
+    const [encrypted] = await codec.encode([defaultPayloadConverter.toPayload('x')]);
+    const good = asJson(encrypted!);
+    const unknownKey = { ...good, metadata: { ...good.metadata, 'encryption-key-id': Buffer.from('nope').toString('base64') } };
+    const truncated = { ...good, data: Buffer.from('short').toString('base64') };
+    const altered = { ...good, data: Buffer.from(randomBytes(64)).toString('base64') };
+    for (const [i, garbage] of [unknownKey, truncated, altered].entries()) {
+      const res = await post('/decode', tokens.viewer, { payloads: [good, garbage] });
+      const body = (await res.json()) as { error: { type: string; message: string } };
+      expect({ case: i, status: res.status, type: body.error.type }).toEqual({ case: i, status: 400, type: 'invalid_input' });
+      expect(body.error.message).toMatch(/^body\.payloads\.1: cannot be decoded by this server/);
+      expect(body.error.message).not.toContain('k1');
+    }
+  });
+
   it('answers the Web UI origin preflight with credentials allowed', async () => {
     const res = await app(true).request('/decode', {
       method: 'OPTIONS',
