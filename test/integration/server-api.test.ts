@@ -42,7 +42,8 @@ interface Reply {
 async function call(method: string, path: string, options: { as?: Role; body?: unknown; base?: string } = {}): Promise<Reply> {
   const headers: Record<string, string> = {};
   if (options.as) headers.authorization = `Bearer ${tokens[options.as]}`;
-  if (options.body !== undefined) headers['content-type'] = 'application/json';
+  // Every write says it is JSON, with or without a body (the server refuses others with 415).
+  if (method !== 'GET') headers['content-type'] = 'application/json';
   const response = await fetch(`${options.base ?? server.url}${path}`, {
     method,
     headers,
@@ -277,6 +278,7 @@ describe('sessions', () => {
     expect(listed).toMatchObject({ workflowId: `session-${sessionId}`, status: 'open', startTime: expect.any(String) });
 
     expectError(await call('POST', `/api/sessions/${sessionId}/close`, { as: 'viewer' }), 403, 'forbidden');
+    expectError(await fetch(`${server.url}/api/sessions/${sessionId}/close`, { method: 'POST', headers: { authorization: `Bearer ${tokens.operator}` } }).then(async (r) => ({ status: r.status, body: await r.json() })), 415, 'unsupported_media_type');
     expect(await call('POST', `/api/sessions/${sessionId}/close`, { as: 'operator' })).toEqual({ status: 204, body: undefined });
     await waitFor('the session listed as completed', async () => {
       const { body } = await get('/api/sessions?limit=100');
