@@ -52,6 +52,7 @@ import {
   type RunResult,
   type RunStatusReport,
 } from '../contracts';
+import { jsonDepthExceeds } from '../contracts/json';
 import { connectionOptions, temporalConfigFromEnv, type TemporalConfig } from '../worker/config';
 import { dataConverterFromEnv } from '../worker/encryption';
 import { tracingFromEnv } from '../worker/telemetry';
@@ -81,7 +82,14 @@ import { runWorkerVersion, type RunWorkerVersion } from './worker-version';
  * `unanswered`: no worker answered a query in time, or the run failed before it could register
  * its queries (read its history instead: {@link AgentClient.statusFromHistory}).
  */
-export type AgentClientErrorType = 'invalid_input' | 'run_not_found' | 'run_ended' | 'rejected' | 'start_failed' | 'unanswered';
+/** Deepest result {@link AgentClient.result} reads: a result holds input values (64 levels at most) a few levels down. */
+const maxReadableResultDepth = 128;
+
+/**
+ * Why an AgentClient call failed. `unreadable`: what the run recorded cannot be read safely
+ * (e.g. a result nested thousands of levels deep, from a run started before inputs were bounded).
+ */
+export type AgentClientErrorType = 'invalid_input' | 'run_not_found' | 'run_ended' | 'rejected' | 'start_failed' | 'unanswered' | 'unreadable';
 
 /** Options of the query methods. */
 export interface QueryOptions {
@@ -292,7 +300,14 @@ export class AgentClient {
 
   /** Waits for the run's result. Throws the workflow failure when the run failed. */
   async result(workflowId: string): Promise<RunResult> {
-    return this.guard(workflowId, async () => runResultSchema.parse(await this.handle(workflowId).result()));
+    return this.guard(workflowId, async () => {
+      const raw: unknown = await this.handle(workflowId).result();
+      // The schemas recurse: a value thousands of levels deep would overflow the stack.
+      if (jsonDepthExceeds(raw, maxReadableResultDepth)) {
+        throw new AgentClientError('unreadable', `run ${workflowId}'s result nests deeper than ${maxReadableResultDepth} levels; read its history instead (agentctl history export)`);
+      }
+      return runResultSchema.parse(raw);
+    });
   }
 
   /**

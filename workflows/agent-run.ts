@@ -7,7 +7,7 @@ import {
 } from '@temporalio/workflow';
 import { agentNameSearchAttribute, agentStatusSearchAttribute } from '../contracts/search-attributes';
 import { carriedRunStateSchema, type CarriedRunState } from '../contracts/carried-state';
-import { describeIssues } from '../contracts/json';
+import { describeIssues, jsonDepthExceeds, maxInputJsonDepth } from '../contracts/json';
 import type { RunInput, RunResult } from '../contracts/run';
 import { parseRunInput } from '../contracts/fast-schemas';
 import type { AgentRegistry } from './agent-registry';
@@ -19,7 +19,7 @@ import { logEpoch, RunState } from './run-state';
 import { rejection } from './failures';
 import { quoted } from '../contracts/safe-text';
 import { countRun, countedRun } from './run-metrics';
-import { decidePatchBaseline, flatRunChain, isPatched } from './patches';
+import { boundedInputDepth, decidePatchBaseline, flatRunChain, isPatched } from './patches';
 
 /**
  * Builds the `agentRun` workflow of a bundle over its agents: one agent run as a durable
@@ -85,6 +85,15 @@ function allHandlersAnswered(): Promise<void> | undefined {
 }
 
 /**
+ * The first field of a run input (carried state aside, which only the runtime writes) whose
+ * value nests deeper than {@link maxInputJsonDepth} levels: such a value passes the schemas, but
+ * every reader of the run's result and events would then fail on it.
+ */
+function fieldNestedTooDeep(input: RunInput): string | undefined {
+  return Object.keys(input).find((key) => key !== 'continued' && jsonDepthExceeds(input[key as keyof RunInput], maxInputJsonDepth));
+}
+
+/**
  * Parses the run's input and sets the run up: its agent, its planner, its state and loop, and
  * the run's queries, signals and updates. Throws the run's `invalid_input` and `unknown_agent`
  * failures.
@@ -93,6 +102,11 @@ function prepareRun(registry: AgentRegistry, rawInput: RunInput, options: RunLoo
   const parsed = parseRunInput(rawInput);
   if (!parsed.success) {
     throw rejection(`invalid run input: ${describeIssues(parsed.error)}`, 'invalid_input');
+  }
+  // Asked only for an input that nests too deep, so other runs record no marker.
+  const tooDeep = fieldNestedTooDeep(rawInput);
+  if (tooDeep !== undefined && isPatched(boundedInputDepth)) {
+    throw rejection(`invalid run input: ${tooDeep}: nested deeper than ${maxInputJsonDepth} levels`, 'invalid_input');
   }
   const agent = registry.find(parsed.data.agent);
   if (!agent) {

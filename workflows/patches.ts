@@ -254,6 +254,13 @@ export const childRunsListed = 'child-runs-listed';
 export const budgetCountsWork = 'budget-counts-work';
 
 /**
+ * 0.14.0: a run input with a value nested deeper than 64 levels (`maxInputJsonDepth`, the bound
+ * of every other input) fails the run with `invalid_input` at its start. Asked only for such an
+ * input. Runs recorded before ran with it, and readers of their results failed on it.
+ */
+export const boundedInputDepth = 'bounded-input-depth';
+
+/**
  * The baseline markers, newest first, with the patches each stands for. A new execution records
  * the first; replay finds the one its history recorded, if any.
  */

@@ -98,3 +98,21 @@ describe('oversized payloads', () => {
     expect((await suite.agents.exportHistory(workflowId)).length).toBeLessThan(100_000);
   });
 });
+
+describe('a run input nested too deep', () => {
+  it('a run started through Temporal directly with a 3000-level session state fails with invalid_input naming the field; the worker carries on', async () => {
+    const workflowId = `deep-input-${Date.now()}`;
+    // As any Temporal client (or `temporal workflow start`) can: no AgentClient checks on the way.
+    const handle = await suite.env.client.workflow.start('agentRun', {
+      taskQueue: suite.taskQueue,
+      workflowId,
+      args: [{ ...scriptedInput([finalStep('deep')]), sessionState: { deep: nested(3000) } }],
+    });
+    await expect(suite.agents.result(handle.workflowId)).rejects.toMatchObject({
+      cause: { message: expect.stringContaining('invalid run input: sessionState: nested deeper than 64 levels') },
+    });
+    expect(await workflowTaskFailures(workflowId)).toBe(0);
+    const next = await suite.agents.start(scriptedInput([finalStep('still here')]));
+    expect(await suite.agents.result(next.workflowId)).toMatchObject({ status: 'completed' });
+  });
+});
