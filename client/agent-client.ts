@@ -65,8 +65,10 @@ import {
   followTree,
   hasPendingInputs,
   pendingInputsTree,
+  recordedRunTree,
   runTree,
   subRunsWaitingOnCall,
+  type RecordedRunTree,
   type RunPendingInputs,
   type RunTree,
   type TreeEvent,
@@ -75,6 +77,7 @@ import {
 import { exportHistory } from './history';
 import { historyEntries, historySummary, type HistoryEntry, type HistoryStatus } from './history-view';
 import { runWorkerVersion, type RunWorkerVersion } from './worker-version';
+import { noWorkerPolls, workerPresence, type WorkerPresence } from './worker-presence';
 
 /**
  * Error type strings of the client; match on `type`. `rejected`: the run refused the
@@ -125,6 +128,21 @@ export class AgentClientError extends Error {
 }
 
 /**
+ * An update refused because no worker would take it now (`unanswered`): sent anyway, the server
+ * would hold it unanswered until a worker returns and apply it then, long after the caller gave
+ * up. Its signal twin ({@link AgentClient.signal}) waits in the run's history instead.
+ */
+export class NoWorkerError extends AgentClientError {
+  constructor(
+    readonly presence: WorkerPresence,
+    message: string,
+  ) {
+    super('unanswered', message);
+    this.name = 'NoWorkerError';
+  }
+}
+
+/**
  * Answers `value` when its JSON fits the payload limit the servers enforce.
  *
  * @throws AgentClientError `invalid_input` naming the limit and the actual size.
@@ -139,6 +157,10 @@ function fits<T>(what: string, value: T): T {
 const grpcDeadlineExceeded = 4;
 /** gRPC status CANCELLED: how a call cut by a client-side deadline may also end. */
 const grpcCancelled = 1;
+/** gRPC status FAILED_PRECONDITION: a query of a run whose task queue no worker polled lately. */
+const grpcFailedPrecondition = 9;
+/** How long an update waits for a sign of life of the run's worker (a status query) before it is refused. */
+export const workerProbeMs = 5_000;
 
 /**
  * Failure type of an update whose execution closed before the update completed: a reset (rewind)
@@ -315,13 +337,17 @@ export class AgentClient {
    * back as DEADLINE_EXCEEDED or CANCELLED; both mean no worker answered in time.
    */
   private async within<T>(workflowId: string, timeoutMs: number | undefined, fn: () => Promise<T>): Promise<T> {
-    if (timeoutMs === undefined) return fn();
-    const deadline = Date.now() + timeoutMs;
+    const deadline = timeoutMs === undefined ? undefined : Date.now() + timeoutMs;
     try {
-      return await this.client.connection.withDeadline(deadline, fn);
+      return deadline === undefined ? await fn() : await this.client.connection.withDeadline(deadline, fn);
     } catch (err) {
       const code = err instanceof ServiceError ? (err.cause as { code?: unknown } | undefined)?.code : undefined;
-      if ((code === grpcDeadlineExceeded || code === grpcCancelled) && Date.now() >= deadline) {
+      // What the server answers a query once no worker has polled the run's task queue for a
+      // while (a crashed worker): it does not wait for one.
+      if (code === grpcFailedPrecondition) {
+        throw new AgentClientError('unanswered', `no worker answered a query of run ${workflowId}: the server has seen no worker poll its task queue lately`);
+      }
+      if (deadline !== undefined && (code === grpcDeadlineExceeded || code === grpcCancelled) && Date.now() >= deadline) {
         throw new AgentClientError('unanswered', `no worker answered a query of run ${workflowId} within ${timeoutMs} ms; is a worker running on its task queue?`);
       }
       throw err;
@@ -482,32 +508,75 @@ export class AgentClient {
   }
 
   /**
+   * Whether workers poll the task queue of the run's latest execution, and when one last did
+   * (the server's DescribeTaskQueue). Needs no worker.
+   */
+  async workerPresence(workflowId: string): Promise<WorkerPresence> {
+    const description = await this.guard(workflowId, () => this.handle(workflowId).describe());
+    return workerPresence(this.client, description.taskQueue);
+  }
+
+  /**
+   * Refuses an update no worker would take now. Sent anyway, the server holds an update until a
+   * worker takes it: the caller waits with no answer, and the update may apply minutes later.
+   * A queue no worker polled lately says so at once; a worker that crashed a moment ago still
+   * looks polled, so the run is asked for its status first.
+   *
+   * @throws NoWorkerError naming the task queue and when a worker last polled it.
+   */
+  private async requireWorker(workflowId: string): Promise<void> {
+    const description = await this.guard(workflowId, () => this.handle(workflowId).describe());
+    // A closed run: the update itself says it has ended.
+    if (description.status.name !== 'RUNNING') return;
+    const presence = await workerPresence(this.client, description.taskQueue);
+    if (!presence.polled) throw new NoWorkerError(presence, noWorkerPolls(presence));
+    try {
+      await this.status(workflowId, { timeoutMs: workerProbeMs });
+    } catch (err) {
+      if (!(err instanceof AgentClientError && err.type === 'unanswered')) return;
+      throw new NoWorkerError(
+        presence,
+        `no worker answered run ${workflowId} within ${workerProbeMs / 1000} s (task queue ${presence.taskQueue}, last polled ${presence.lastSeen ?? 'never'})`,
+      );
+    }
+  }
+
+  /** Sends an update once a worker is there to take it ({@link requireWorker}). */
+  private async update<T>(workflowId: string, send: () => Promise<T>): Promise<T> {
+    await this.requireWorker(workflowId);
+    return this.guard(workflowId, send);
+  }
+
+  /**
    * Pauses at the next safe point; resolves once paused (update `pauseRun`).
    *
-   * @throws AgentClientError `rejected` (e.g. `pause_timeout`) or `run_ended`.
+   * @throws AgentClientError `rejected` (e.g. `pause_timeout`) or `run_ended`; NoWorkerError
+   *   when no worker would take the update now (send the `pause` signal to queue it instead).
+   *   The same holds for every update of this client (resume, intervene, setBudget, kill,
+   *   answer, decide): none waits silently for a worker.
    */
   async pause(workflowId: string, request: PauseRequest = {}): Promise<PauseResult> {
-    return this.guard(workflowId, () => this.handle(workflowId).executeUpdate(pauseUpdate, { args: [fits('the pause update', request)] }));
+    return this.update(workflowId, () => this.handle(workflowId).executeUpdate(pauseUpdate, { args: [fits('the pause update', request)] }));
   }
 
   /** Resumes a paused run; rejected when it is not paused. Answers the new status. */
   async resume(workflowId: string, reason?: string): Promise<RunStatusReport> {
-    return this.guard(workflowId, () => this.handle(workflowId).executeUpdate(resumeUpdate, { args: [fits('the resume update', reason ? { reason } : {})] }));
+    return this.update(workflowId, () => this.handle(workflowId).executeUpdate(resumeUpdate, { args: [fits('the resume update', reason ? { reason } : {})] }));
   }
 
   /** Queues or applies an intervention, validated by the run. */
   async intervene(workflowId: string, intervention: Intervention): Promise<InterventionReceipt> {
-    return this.guard(workflowId, () => this.handle(workflowId).executeUpdate(interveneUpdate, { args: [fits('the intervene update', intervention)] }));
+    return this.update(workflowId, () => this.handle(workflowId).executeUpdate(interveneUpdate, { args: [fits('the intervene update', intervention)] }));
   }
 
   /** Changes caps while the run runs; answers the new cost report. */
   async setBudget(workflowId: string, change: BudgetChange): Promise<CostReport> {
-    return this.guard(workflowId, () => this.handle(workflowId).executeUpdate(setBudgetUpdate, { args: [fits('the setBudget update', change)] }));
+    return this.update(workflowId, () => this.handle(workflowId).executeUpdate(setBudgetUpdate, { args: [fits('the setBudget update', change)] }));
   }
 
   /** Ends the run now, cancelling in-flight calls; resolves once it has ended. */
   async kill(workflowId: string, request: KillRequest = {}): Promise<RunStatusReport> {
-    return this.guard(workflowId, () => this.handle(workflowId).executeUpdate(killUpdate, { args: [fits('the kill update', request)] }));
+    return this.update(workflowId, () => this.handle(workflowId).executeUpdate(killUpdate, { args: [fits('the kill update', request)] }));
   }
 
   /**
@@ -537,7 +606,7 @@ export class AgentClient {
    * @throws AgentClientError `rejected` naming what is wrong.
    */
   async answer(workflowId: string, answer: AwaitAnswer): Promise<PendingInputs> {
-    return this.guard(workflowId, () => this.handle(workflowId).executeUpdate(answerAwaitUpdate, { args: [fits('the answerAwait update', answer)] }));
+    return this.update(workflowId, () => this.handle(workflowId).executeUpdate(answerAwaitUpdate, { args: [fits('the answerAwait update', answer)] }));
   }
 
   /**
@@ -548,7 +617,7 @@ export class AgentClient {
    */
   async decide(workflowId: string, decision: CallDecision): Promise<PendingInputs> {
     try {
-      return await this.guard(workflowId, () => this.handle(workflowId).executeUpdate(decideCallUpdate, { args: [fits('the decideCall update', decision)] }));
+      return await this.update(workflowId, () => this.handle(workflowId).executeUpdate(decideCallUpdate, { args: [fits('the decideCall update', decision)] }));
     } catch (err) {
       if (!(err instanceof AgentClientError) || err.type !== 'rejected') throw err;
       const below = await subRunsWaitingOnCall(this, workflowId, decision.toolCallId).catch(() => []);
@@ -562,6 +631,11 @@ export class AgentClient {
   /** The run and the sub-agent runs its agent tools started, recursively. */
   async tree(workflowId: string, options: QueryOptions = {}): Promise<RunTree> {
     return runTree(this, workflowId, options);
+  }
+
+  /** The run and its sub-agent runs as their histories record them (no worker needed). */
+  async treeFromHistory(workflowId: string): Promise<RecordedRunTree> {
+    return recordedRunTree(this, workflowId);
   }
 
   /** What the runs of a tree wait on from humans, each with its run's workflow id and path (the `tree` of {@link pendingInputs}). */

@@ -8,10 +8,11 @@
  * const { workflowId } = await agents.start({ agent: 'notes', messages: [{ role: 'user', content: 'Note: buy milk' }] });
  * for await (const event of agents.follow(workflowId)) console.log(event.type);
  */
-export { AgentClient, AgentClientError, type AgentClientErrorType, type StartOptions, type AgentClientConnectOptions, type QueryOptions, type PendingInputsOptions } from './agent-client';
+export { AgentClient, AgentClientError, NoWorkerError, type AgentClientErrorType, type StartOptions, type AgentClientConnectOptions, type QueryOptions, type PendingInputsOptions } from './agent-client';
 export { historyEntries, formatHistoryEntry, type HistoryEntry, type HistoryStatus } from './history-view';
 export { checkpointsOf, rewindRun, CheckpointError, type Checkpoint, type RewindOptions, type CorrectionDelivery } from './checkpoints';
 export { exportHistory } from './history';
+export { workerPresence, type WorkerPresence } from './worker-presence';
 export { runWorkerVersion, formatWorkerVersion, type RunWorkerVersion } from './worker-version';
 export { listRuns, listSessions, type RunListEntry, type SessionListEntry, type ListPage, type ListOptions } from './run-list';
 export { openSessionFor } from './session-open';
@@ -20,5 +21,5 @@ export { temporalConfigFromEnv, connectionOptions, defaultTaskQueue, type Tempor
 export { EncryptionCodec, encryptionKeysFromEnv, dataConverterFromEnv, type EncryptionKey, type EncryptionKeys } from '../worker/encryption';
 export { fetchDecodedHistory, decodeHistoryPayloads } from './decoded-history';
 export * from '../contracts';
-export { runTree, pendingInputsTree, decideInTree, answerInTree, flattenTree, followTree, resolveTreePath, type RunTree, type TreePendingInputs, type RunPendingInputs, type TreeEvent } from './run-tree';
+export { runTree, recordedRunTree, pendingInputsTree, decideInTree, answerInTree, flattenTree, followTree, resolveTreePath, type RunTree, type TreePendingInputs, type RunPendingInputs, type RecordedRunTree, type TreeEvent } from './run-tree';
 export { type AgentTracingOptions } from '../worker/tracing';

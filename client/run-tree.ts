@@ -1,5 +1,6 @@
 import type { AwaitAnswer, CallDecision, PendingInputs, RunEvent, RunStatus } from '../contracts';
 import type { AgentClient, QueryOptions } from './agent-client';
+import { fetchDecodedHistory } from './decoded-history';
 
 /** A run and the sub-agent runs its agent tools started, recursively. */
 export interface RunTree {
@@ -48,6 +49,35 @@ async function subTree(agents: AgentClient, workflowId: string, path: readonly s
   const report = await agents.status(workflowId, options);
   const children = await Promise.all((report.children ?? []).map((c) => subTree(agents, c.workflowId, [...path, c.toolCallId], c.toolCallId, options)));
   return { workflowId, agent: report.agent, status: report.status, path, ...(toolCallId ? { toolCallId } : {}), children };
+}
+
+/** A run and its sub-agent runs as their histories record them, for when no worker answers. */
+export interface RecordedRunTree {
+  readonly workflowId: string;
+  readonly agent: string | null;
+  /** As last recorded: the run's AgentStatus while it runs, Temporal's status once closed. */
+  readonly status: string;
+  readonly path: readonly string[];
+  readonly toolCallId?: string;
+  readonly children: readonly RecordedRunTree[];
+}
+
+/**
+ * The tree of a run read from histories, with no worker involved: each run's recorded status,
+ * and as its children the sub-agent runs its history started (child workflows, whose ids end
+ * with the call id that started them).
+ */
+export async function recordedRunTree(agents: AgentClient, workflowId: string, path: readonly string[] = [], toolCallId?: string): Promise<RecordedRunTree> {
+  const recorded = await agents.statusFromHistory(workflowId);
+  const { events } = await fetchDecodedHistory(agents.client, workflowId, recorded.runId);
+  const childIds = (events ?? []).flatMap((e) => e.startChildWorkflowExecutionInitiatedEventAttributes?.workflowId ?? []);
+  const children = await Promise.all(
+    childIds.map((id) => {
+      const callId = id.slice(id.lastIndexOf('/') + 1);
+      return recordedRunTree(agents, id, [...path, callId], callId);
+    }),
+  );
+  return { workflowId, agent: recorded.agent, status: recorded.status, path, ...(toolCallId ? { toolCallId } : {}), children };
 }
 
 function flatten(tree: RunTree): RunTree[] {

@@ -2,6 +2,7 @@ import { AgentClientError } from '../agent-client';
 import { formatEvent } from '../format';
 import { formatHistoryEntry } from '../history-view';
 import { isServerUnavailable } from '../unavailable';
+import { noWorkerPolls } from '../worker-presence';
 import type { CommandContext } from './command';
 
 /** Backoff of `--follow` while the Temporal server is unreachable: 0.5 s doubling to 10 s. */
@@ -21,11 +22,26 @@ export function isUnanswered(err: unknown): err is AgentClientError {
 }
 
 /**
+ * Says on stderr why a command shows the run as its history records it: no worker polls the
+ * run's task queue (and when one last did), or none answered in time.
+ */
+export async function showingRecorded(ctx: CommandContext, runId: string): Promise<void> {
+  let why = `no worker answered run ${runId} in time`;
+  try {
+    const presence = await ctx.agents.workerPresence(runId);
+    why = presence.polled ? `${why} (task queue ${presence.taskQueue}, last polled ${presence.lastSeen ?? 'never'})` : noWorkerPolls(presence);
+  } catch {
+    // The reason stays general; what the history says still helps.
+  }
+  ctx.progress?.(`agentctl: ${why}; showing the run as recorded`);
+}
+
+/**
  * Prints the run's steps as its Temporal history records them, after a line on stderr saying
  * why (no worker answered). With `--json`, one `{ source: 'history', ... }` object per step.
  */
-export async function printHistoryEntries(ctx: CommandContext, runId: string, reason: string): Promise<void> {
-  ctx.progress?.(`agentctl: ${reason}; read from history instead (the run's event log needs a worker)`);
+export async function printHistoryEntries(ctx: CommandContext, runId: string): Promise<void> {
+  await showingRecorded(ctx, runId);
   for (const entry of await ctx.agents.historyOf(runId)) ctx.out.emit({ source: 'history', ...entry }, () => formatHistoryEntry(entry));
 }
 
@@ -70,7 +86,7 @@ export async function followEvents(ctx: CommandContext, runId: string, afterSeq 
         continue;
       }
       if (!isUnanswered(err) || printed > 0) throw err;
-      await printHistoryEntries(ctx, runId, err.message);
+      await printHistoryEntries(ctx, runId);
       const { workflowStatus } = await ctx.agents.statusFromHistory(runId);
       if (workflowStatus === 'RUNNING') throw err;
       return last;

@@ -3,6 +3,7 @@ import { validate } from '../args';
 import type { Command } from '../command';
 import { UsageError } from '../exit-codes';
 import { renderCost } from '../render';
+import { updateOrQueue } from '../queued';
 
 /** Budget fields by flag. */
 const budgetFlags = {
@@ -39,8 +40,9 @@ export const budgetCommand: Command = {
     if (Object.keys(change).length === 0) throw new UsageError(`name at least one budget: ${Object.keys(budgetFlags).map((f) => `--${f}`).join(', ')}`);
     validate(budgetChangeSchema, change, flagOf);
     return async (ctx) => {
-      const cost = await ctx.agents.setBudget(runId, change);
-      ctx.out.emit(cost, () => `budget of ${runId}: ${renderCost(cost)}`);
+      await updateOrQueue(ctx, runId, 'budget change', () => ctx.agents.setBudget(runId, change), { name: 'setBudget', payload: change }, (cost) =>
+        ctx.out.emit(cost, () => `budget of ${runId}: ${renderCost(cost)}`),
+      );
     };
   },
 };

@@ -1,8 +1,9 @@
-import { callDecisionSchema, jsonValueSchema, type CallDecision, type JsonValue } from '../../../contracts';
+import { callDecisionSchema, jsonValueSchema, type CallDecision, type JsonValue, type PendingInputs } from '../../../contracts';
 import { validate, type OptionSpecs, type ParsedArgs } from '../args';
 import type { Command } from '../command';
 import { UsageError } from '../exit-codes';
 import { renderRemaining } from '../hitl/render';
+import { updateOrQueue } from '../queued';
 
 /** Decision fields by the flag that sets them, so errors name the flag. */
 const decisionFlags = { toolCallId: '--call', args: '--args', name: '--tool', reason: '--reason', by: '--by' };
@@ -41,9 +42,12 @@ function decisionCommand(spec: {
       validate(callDecisionSchema, decision, decisionFlags);
       const path = args.string('path')?.split('/').filter((p) => p.length > 0) ?? [];
       return async (ctx) => {
-        const pending = path.length ? await ctx.agents.decideInTree(runId, path, decision) : await ctx.agents.decide(runId, decision);
         const always = decision.decision === 'approve' && decision.always ? ' (and every later call of its tool)' : '';
-        ctx.out.emit(pending, () => [`${pastTense[decision.decision]} ${decision.toolCallId}${always} on ${runId}`, renderRemaining(pending)]);
+        const print = (pending: PendingInputs): void =>
+          ctx.out.emit(pending, () => [`${pastTense[decision.decision]} ${decision.toolCallId}${always} on ${runId}`, renderRemaining(pending)]);
+        // A sub-agent run is found through its parents' status, which needs a worker: no queueing there.
+        if (path.length) print(await ctx.agents.decideInTree(runId, path, decision));
+        else await updateOrQueue(ctx, runId, 'decision', () => ctx.agents.decide(runId, decision), { name: 'decide', payload: decision }, print);
       };
     },
   };

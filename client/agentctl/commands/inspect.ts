@@ -1,7 +1,7 @@
 import { formatEvent } from '../../format';
 import type { Command } from '../command';
 import { ExitCode, UsageError } from '../exit-codes';
-import { followEvents, isUnanswered, printHistoryEntries, queryTimeoutMs } from '../follow';
+import { followEvents, isUnanswered, printHistoryEntries, queryTimeoutMs, showingRecorded } from '../follow';
 import { renderHistoryStatus, renderResult, renderStatus } from '../render';
 
 /** `status RUN`: the status query, or the run's history and memo when no worker answers. */
@@ -24,7 +24,7 @@ export const statusCommand: Command = {
       } catch (err) {
         if (!isUnanswered(err)) throw err;
         const report = await ctx.agents.statusFromHistory(runId);
-        ctx.progress?.(`agentctl: ${err.message}; read from history instead`);
+        await showingRecorded(ctx, runId);
         ctx.out.emit(report, () => renderHistoryStatus(report));
       }
     };
@@ -83,7 +83,7 @@ export const eventsCommand: Command = {
         ctx.out.emit(page, () => page.events.map(formatEvent));
       } catch (err) {
         if (!isUnanswered(err)) throw err;
-        await printHistoryEntries(ctx, runId, err.message);
+        await printHistoryEntries(ctx, runId);
       }
     };
   },

@@ -3,6 +3,7 @@ import { validate, type OptionSpecs, type ParsedArgs } from '../args';
 import type { Command } from '../command';
 import { UsageError } from '../exit-codes';
 import { renderReceipt } from '../render';
+import { updateOrQueue } from '../queued';
 
 /** Intervention fields by the flag that sets them, so errors name the flag. */
 const fieldFlags = {
@@ -40,8 +41,9 @@ function interventionCommand(spec: {
       const intervention = spec.build(args);
       validate(interventionSchema, intervention, fieldFlags);
       return async (ctx) => {
-        const receipt = await ctx.agents.intervene(runId, intervention);
-        ctx.out.emit(receipt, () => renderReceipt(runId, receipt));
+        await updateOrQueue(ctx, runId, 'intervention', () => ctx.agents.intervene(runId, intervention), { name: 'intervene', payload: intervention }, (receipt) =>
+          ctx.out.emit(receipt, () => renderReceipt(runId, receipt)),
+        );
       };
     },
   };

@@ -2,6 +2,7 @@ import { killRequestSchema, pauseRequestSchema, resumeRequestSchema, type KillRe
 import { validate, type OptionSpecs, type ParsedArgs } from '../args';
 import type { Command } from '../command';
 import { UsageError } from '../exit-codes';
+import { updateOrQueue } from '../queued';
 import { renderPaused } from '../render';
 
 const signalOption = {
@@ -39,8 +40,10 @@ export const pauseCommand: Command = {
         ctx.out.emit({ workflowId: runId, signal: 'pause', sent: true }, () => `pause requested for ${runId} (signal)`);
         return;
       }
-      const paused = await ctx.agents.pause(runId, request);
-      ctx.out.emit(paused, () => renderPaused(runId, paused));
+      // The signal has no timeout: it waits in the run's history for the next safe point.
+      await updateOrQueue(ctx, runId, 'pause', () => ctx.agents.pause(runId, request), { name: 'pause', payload: reasonOf(args) }, (paused) =>
+        ctx.out.emit(paused, () => renderPaused(runId, paused)),
+      );
     };
   },
 };
@@ -66,8 +69,9 @@ export const resumeCommand: Command = {
         ctx.out.emit({ workflowId: runId, signal: 'resume', sent: true }, () => `resume requested for ${runId} (signal)`);
         return;
       }
-      const report = await ctx.agents.resume(runId, request.reason);
-      ctx.out.emit(report, () => `resumed ${runId}: ${report.status}`);
+      await updateOrQueue(ctx, runId, 'resume', () => ctx.agents.resume(runId, request.reason), { name: 'resume', payload: request }, (report) =>
+        ctx.out.emit(report, () => `resumed ${runId}: ${report.status}`),
+      );
     };
   },
 };
@@ -93,8 +97,9 @@ export const killCommand: Command = {
         ctx.out.emit({ workflowId: runId, signal: 'kill', sent: true }, () => `kill requested for ${runId} (signal)`);
         return;
       }
-      const report = await ctx.agents.kill(runId, request);
-      ctx.out.emit(report, () => `killed ${runId}: ${report.status}`);
+      await updateOrQueue(ctx, runId, 'kill', () => ctx.agents.kill(runId, request), { name: 'kill', payload: request }, (report) =>
+        ctx.out.emit(report, () => `killed ${runId}: ${report.status}`),
+      );
     };
   },
 };

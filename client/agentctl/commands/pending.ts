@@ -1,7 +1,10 @@
 import { jsonObjectSchema } from '../../../contracts';
+import type { RunPendingInputs } from '../../run-tree';
 import type { Command } from '../command';
+import { isUnanswered, queryTimeoutMs, showingRecorded } from '../follow';
 import { answerKindOf, buildAnswer, findOpenItem, type AnswerFlags } from '../hitl/answers';
 import { renderPendingTree, renderRemaining } from '../hitl/render';
+import { renderTree } from './tree';
 
 /** `pending RUN`: calls waiting for confirmation and open await items, of the run and its sub-agent runs. */
 export const pendingCommand: Command = {
@@ -16,7 +19,17 @@ export const pendingCommand: Command = {
   prepare(args) {
     const runId = args.positional(0);
     return async (ctx) => {
-      const pending = await ctx.agents.pendingInputs(runId);
+      let pending: RunPendingInputs;
+      try {
+        pending = await ctx.agents.pendingInputs(runId, { timeoutMs: queryTimeoutMs });
+      } catch (err) {
+        if (!isUnanswered(err)) throw err;
+        // What a run waits on lives in the run (a worker answers it); its history records its status.
+        const recorded = await ctx.agents.treeFromHistory(runId);
+        await showingRecorded(ctx, runId);
+        ctx.out.emit({ source: 'history', tree: recorded }, () => ['what each run waits on needs a worker to read; the runs as recorded:', ...renderTree(recorded)]);
+        return;
+      }
       ctx.out.emit(pending, () => renderPendingTree(runId, pending));
     };
   },
