@@ -4,7 +4,7 @@ import { defaultPayloadConverter } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import Long from 'long';
 import { fetchDecodedHistory } from './decoded-history';
-import { interveneUpdate, interventionSchema, describeIssues, toolCallFromActivity, turnOfToolCallSummary, type Intervention } from '../contracts';
+import { interventionSchema, pauseUpdate, resumeUpdate, describeIssues, toolCallFromActivity, turnOfToolCallSummary, type Intervention } from '../contracts';
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 
@@ -196,6 +196,34 @@ export function checkpointAt(events: readonly HistoryEvent[], workflowId: string
 }
 
 /**
+ * The events of a boundary's task that follow its completion event: the commands it made and
+ * the updates it took (up to the next workflow task). A task that began a turn may have taken a
+ * `resume` then; a replay that stops at the completion event would not see it.
+ */
+export function boundaryTaskEvents(events: readonly HistoryEvent[], checkpoint: Pick<Checkpoint, 'eventId'>): HistoryEvent[] {
+  const after = events.filter((e) => Number(e.eventId) > checkpoint.eventId);
+  const next = after.findIndex((e) => e.workflowTaskScheduledEventAttributes);
+  return next < 0 ? after : after.slice(0, next);
+}
+
+/** Control updates a reset drops although they shaped the boundary (see {@link boundaryTaskEvents}). */
+const boundaryControlUpdates: ReadonlySet<string> = new Set([pauseUpdate.name, resumeUpdate.name]);
+
+/**
+ * The pause and resume updates the boundary's task took, in order, with their decoded argument:
+ * a clean rewind resets to the start of that task and drops them, so the rewound run would hold
+ * where the original went on (or go on where it held). They are sent to the new run again.
+ */
+function boundaryControl(events: readonly HistoryEvent[], checkpoint: Checkpoint): { name: string; arg: unknown }[] {
+  return boundaryTaskEvents(events, checkpoint).flatMap((e) => {
+    const request = e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input;
+    if (!request?.name || !boundaryControlUpdates.has(request.name)) return [];
+    const payload = request.args?.payloads?.[0];
+    return [{ name: request.name, arg: payload ? defaultPayloadConverter.fromPayload<unknown>(payload as temporal.api.common.v1.IPayload) : {} }];
+  });
+}
+
+/**
  * Corrections for the run that goes on from a boundary (rewound or forked), validated. Edits and
  * drops aim at calls that run plans after the boundary, so they are marked `upcoming`.
  *
@@ -227,8 +255,6 @@ export interface RewindOptions {
 export type CorrectionDelivery =
   /** Recorded in the run's history before the reset and re-applied at the reset point: exact. */
   | 'atomic'
-  /** Sent to the new run after the reset (the run had closed): applied at the next matching safe point they reach. */
-  | 'after_reset'
   | 'none';
 
 /**
@@ -258,17 +284,15 @@ export async function rewindRun(
   const history = await fetchDecodedHistory(client, workflowId, runId);
   const checkpoint = checkpointAt(history.events ?? [], workflowId, options.toTurn);
   const open = description.status.name === 'RUNNING';
-  if (!open) {
-    // A closed run's corrections reach the rewound run only after it has gone on from the
-    // boundary, past the calls an edit or drop aims at: refuse them before anything happens.
-    const aimed = corrections.filter((c) => c.kind === 'edit_call' || c.kind === 'drop_call');
-    if (aimed.length > 0) {
-      throw new CheckpointError(
-        'correction_refused',
-        `run ${workflowId} has closed: ${aimed.map((c) => `${c.kind} ${'toolCallId' in c ? c.toolCallId : ''}`.trim()).join(', ')} cannot reach the rewound run before it plans that call again; ` +
-          'edits and drops apply atomically only when the run is rewound while open. Fork the run instead (agentctl fork, forkRun: a new workflow id, where they apply exactly), or rewind without them and correct the run as it goes',
-      );
-    }
+  if (!open && corrections.length > 0) {
+    // A closed run takes no signal, and this server version refuses post-reset operations: a
+    // correction would reach the rewound run only after its first task had planned the turn it
+    // aims at (a correction of the last turn never applied). Refuse before anything happens.
+    throw new CheckpointError(
+      'correction_refused',
+      `run ${workflowId} has closed: ${corrections.map((c) => `${c.kind} ${'toolCallId' in c ? c.toolCallId : ''}`.trim()).join(', ')} cannot reach the rewound run before it plans its next turn; ` +
+        'corrections apply atomically only when the run is rewound while open. Fork the run instead (agentctl fork, forkRun: a new workflow id, where they apply exactly), or rewind without them and correct the run as it goes',
+    );
   }
   if (open) for (const correction of corrections) await client.workflow.getHandle(workflowId, runId).signal('intervene', correction);
   const { ResetReapplyExcludeType } = temporal.api.enums.v1;
@@ -285,19 +309,10 @@ export async function rewindRun(
     ],
   });
   const newRunId = response.runId ?? '';
-  if (!open) {
-    // Sent as validated updates, so a refusal comes back here instead of being a log line.
-    for (const [i, correction] of corrections.entries()) {
-      try {
-        await client.workflow.getHandle(workflowId, newRunId).executeUpdate(interveneUpdate, { args: [correction] });
-      } catch (err) {
-        const cause = err instanceof Error && err.cause instanceof Error ? err.cause.message : err instanceof Error ? err.message : String(err);
-        throw new CheckpointError(
-          'correction_refused',
-          `run ${workflowId} was rewound to turn ${options.toTurn} (new run ${newRunId}) but correction ${i + 1} (${correction.kind}) was refused: ${cause}; the rewound run goes on without it`,
-        );
-      }
+  if (!options.reapply) {
+    for (const { name, arg } of boundaryControl(history.events ?? [], checkpoint)) {
+      await client.workflow.getHandle(workflowId, newRunId).executeUpdate(name, { args: [arg] });
     }
   }
-  return { runId: newRunId, checkpoint, corrections: corrections.length === 0 ? 'none' : open ? 'atomic' : 'after_reset' };
+  return { runId: newRunId, checkpoint, corrections: corrections.length === 0 ? 'none' : 'atomic' };
 }

@@ -3,7 +3,7 @@ import type { Client } from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
 import { fetchDecodedHistory } from '../client/decoded-history';
 import { AgentClient } from '../client/agent-client';
-import { CheckpointError, checkpointAt, correctionsAfterBoundary, type Checkpoint } from '../client/checkpoints';
+import { boundaryTaskEvents, CheckpointError, checkpointAt, correctionsAfterBoundary, type Checkpoint } from '../client/checkpoints';
 import { carriedRunStateSchema, continuationInput, describeIssues, type CarriedRunState, type Intervention, type RunInput } from '../contracts';
 import { durableAgentsSinkName, type DurableAgentsSinks } from '../workflows/bundle-sinks';
 import { quietBundlerLogger } from './create-worker';
@@ -90,7 +90,8 @@ export async function forkRun(client: Client, workflowId: string, options: ForkO
   const input = client.options.loadedDataConverter.payloadConverter.fromPayload<RunInput>(started as never);
 
   const bundle = options.workflowBundle ?? (await bundleForkCapture(options.workflowsPath ?? ''));
-  const upToBoundary = { ...history, events: events.filter((e) => Number(e.eventId) <= checkpoint.eventId) };
+  // With the rest of the boundary's task: a turn that began on a resume is reached only with it.
+  const upToBoundary = { ...history, events: [...events.filter((e) => Number(e.eventId) <= checkpoint.eventId), ...boundaryTaskEvents(events, checkpoint)] };
   const carried = await stateAtTurn(upToBoundary, options.toTurn, bundle);
   // The fork has its own log epoch (its run id) and applies the corrections as queued ones.
   delete carried.logEpoch;

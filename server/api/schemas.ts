@@ -103,7 +103,7 @@ export const rewindBodySchema = z.object({
 });
 
 /** What a rewind answers. */
-export const rewindResultSchema = z.object({ runId: z.string(), checkpoint: checkpointSchema, corrections: z.enum(['atomic', 'after_reset', 'none']) });
+export const rewindResultSchema = z.object({ runId: z.string(), checkpoint: checkpointSchema, corrections: z.enum(['atomic', 'none']) });
 
 /** Body of POST /api/runs/:id/fork. */
 export const forkBodySchema = z.object({

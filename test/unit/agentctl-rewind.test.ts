@@ -97,13 +97,6 @@ describe('agentctl rewind', () => {
     expect(r.stdout).toContain('later signals and updates: dropped (a clean rewind)');
   });
 
-  it('explains corrections sent after the reset of a closed run', async () => {
-    const agents = fakeAgents();
-    agents.rewind.mockResolvedValue({ runId: 'new-run', checkpoint: checkpoint(1, 16), corrections: 'after_reset' as never });
-    const r = await cli(['rewind', 'r1', '--to-turn', '1', '--inject', 'x'], agents);
-    expect(r.stdout.at(-1)).toMatch(/^corrections: 1 correction sent to the new run after the reset: the run had closed, .*next matching safe point/);
-  });
-
   it('--json prints the answer with the workflow id', async () => {
     const r = await cli(['rewind', 'r1', '--to-turn', '1', '--json']);
     expect(JSON.parse(r.stdout.join(''))).toEqual({ workflowId: 'r1', runId: 'new-run', checkpoint: checkpoint(1, 16), corrections: 'none', reapply: false });

@@ -94,12 +94,7 @@ export function renderRewind(
   ];
   const n = `${sent} correction${sent === 1 ? '' : 's'}`;
   if (r.corrections === 'atomic') lines.push(`corrections: ${n} applied at the rewind point, before the next planner turn`);
-  else if (r.corrections === 'after_reset') {
-    lines.push(
-      `corrections: ${n} sent to the new run after the reset: the run had closed, so they could not be recorded at the rewind point; ` +
-        'each takes effect at the next matching safe point the new run reaches',
-    );
-  } else lines.push('corrections: none');
+  else lines.push('corrections: none');
   return lines;
 }
 
@@ -111,8 +106,8 @@ export const rewindCommand: Command = {
     'Works on running, completed, failed and terminated runs (see checkpoints for the turns there are).\n' +
     'The run goes back to the boundary after N completed turns and re-runs turn N+1 onwards.\n' +
     'Corrections (--with, --inject) make the rewind a fork with a fix. On a run that is still open they\n' +
-    'are applied exactly at the rewind point; on a closed run they are sent right after the reset and\n' +
-    'take effect at the next matching safe point (e.g. an edit_call when that call is planned).\n' +
+    'are applied exactly at the rewind point; on a closed run they are refused (exit 5) before anything\n' +
+    'is reset, since they could not arrive before its next turn: fork a closed run to correct it.\n' +
     'A turn the run does not have exits 5, naming the turns there are.',
   positionals: ['RUN'],
   options: {
