@@ -66,6 +66,10 @@ export function formatEvent(e: RunEvent): string {
       return `${head} ${e.name}(${e.toolCallId}): ${e.reason}`;
     case 'output_written':
       return `${head} ${e.path} by ${e.toolCallId}`;
+    case 'model_waiting':
+      return `${head} turn ${e.turn}: waiting for the provider of ${e.model} after ${e.attempts} failed attempt(s), retrying until it answers or the time budget is spent; ${e.errorType}: ${e.error}`;
+    case 'mcp_waiting':
+      return `${head} turn ${e.turn}: waiting for MCP server ${e.server} (toolset ${e.toolset}) after ${e.attempts} failed attempt(s); ${e.error}`;
   }
 }
 

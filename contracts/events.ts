@@ -124,6 +124,14 @@ export const runEventSchema = builtOnce(() => {
       /** `initial`: first fetch; `list_changed`: the server said its list changed; `requested`: an operator asked. */
       reason: z.enum(['initial', 'list_changed', 'requested']),
     }),
+    /**
+     * A model call failed for an outage or rate limits (`errorType`) `attempts` times: the run waits
+     * for the provider, retrying until it answers or the time budget is spent. A `note` (kind
+     * `model_available`) says when it answered again.
+     */
+    z.object({ ...base, type: z.literal('model_waiting'), turn: z.number().int(), model: z.string(), attempts: z.number().int().positive(), errorType: z.string(), error: z.string() }),
+    /** Listing the tools of an MCP toolset failed because its server is unavailable: the run waits for it, as for a model. */
+    z.object({ ...base, type: z.literal('mcp_waiting'), turn: z.number().int(), toolset: z.string(), server: z.string(), attempts: z.number().int().positive(), error: z.string() }),
     z.object({ ...base, type: z.literal('session_state_changed'), toolCallId: z.string(), changes: z.record(z.string(), jsonValueSchema().nullable()) }),
   ]);
 });

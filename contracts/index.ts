@@ -77,6 +77,7 @@ export {
   type CostReport,
   type RunResult,
   type RunStatusReport,
+  type ProviderWait,
 } from './run';
 export { type RunEvent, type RunEventType, type RunEventDraft, type EventPage } from './events';
 export {

@@ -145,6 +145,29 @@ export const childRunSchema = builtOnce(() =>
 );
 export type ChildRun = z.infer<ReturnType<typeof childRunSchema>>;
 
+/**
+ * A model provider or MCP server a run waits for because it is down or rate-limits the run. The
+ * run retries without an attempt limit (backing off up to a minute between attempts, or as the
+ * provider's Retry-After says) until it answers or the run's time budget is spent.
+ */
+export const providerWaitSchema = builtOnce(() =>
+  z.object({
+    kind: z.enum(['model', 'mcp']),
+    /** The model, or the MCP server. */
+    name: z.string(),
+    turn: z.number().int().nonnegative(),
+    /** When the run began to wait (workflow clock, ISO). */
+    since: z.string(),
+    /** Attempts that had failed when the run began to wait (the retries after them happen on the server). */
+    attempts: z.number().int().positive(),
+    /** Type of the last failure seen: `model_unavailable`, `model_rate_limited`, `mcp_unavailable`. */
+    errorType: z.string(),
+    /** Its message, cut to a few hundred characters. */
+    error: z.string(),
+  }),
+);
+export type ProviderWait = z.infer<ReturnType<typeof providerWaitSchema>>;
+
 /** A snapshot of a run for status queries. */
 export const runStatusReportSchema = builtOnce(() =>
   z.object({
@@ -170,6 +193,8 @@ export const runStatusReportSchema = builtOnce(() =>
     children: z.array(childRunSchema()).optional(),
     /** Set when this run is a sub-agent. */
     parent: z.object({ workflowId: z.string(), toolCallId: z.string(), path: z.array(z.string()) }).optional(),
+    /** Set while the run waits for its model provider or an MCP server (an outage or rate limits). */
+    waitingFor: providerWaitSchema().optional(),
   }),
 );
 export type RunStatusReport = z.infer<ReturnType<typeof runStatusReportSchema>>;

@@ -3,6 +3,7 @@ import type { Message } from '../contracts/messages';
 import type { PlannerNote, PlanResult, Termination } from '../contracts/plan';
 import type { ToolOutput, WrittenOutput } from '../contracts/tools';
 import type { ToolsetView } from './toolsets';
+import type { ProviderWaits } from './provider-waits';
 
 /** Per-run key/value storage for planner-local state; durable because it lives in workflow state. */
 export interface AgentState {
@@ -41,6 +42,11 @@ export interface PlannerContext {
    * (absent for agents without toolsets). Planners that offer tools to a model add these names.
    */
   readonly toolsets?: readonly ToolsetView[];
+  /**
+   * For model calls that wait out a provider outage: the time budget left, and the wait's report
+   * (the `model_waiting` event and the status's `waitingFor`). Absent: such calls fail instead.
+   */
+  readonly providerWaits?: ProviderWaits;
   /** Emit a planner note to the run's event log. */
   emitNote(note: PlannerNote): void;
   /**

@@ -45,6 +45,7 @@ import {
 } from './patches';
 import { boundaryConcluderInstalled, TurnBoundaries } from './turn-boundaries';
 import { watchTimeBudget } from './time-budget-watch';
+import { providerWaitsOf } from './provider-waits';
 
 /** Bundle-wide settings of runs (from `createAgentWorkflows`). */
 export interface RunLoopOptions {
@@ -539,6 +540,7 @@ export class RunLoop {
       sessionState: state.sessionState,
       ...(instructions !== undefined ? { instructions: renderTemplate(instructions, state.sessionState) } : {}),
       ...this.openEarlyWindow(),
+      providerWaits: providerWaitsOf(state),
       emitNote: (note) => state.emit({ type: 'note', turn: state.turn, note }),
       recordModelUsage: ({ tokens, modelCalls, tokensUnknown }) => {
         const { usage } = state;

@@ -5,6 +5,7 @@ import {
   defaultRunPolicy,
   type ChildRun,
   type ParsedRunInput,
+  type ProviderWait,
   type RunInput,
   type RunPolicy,
   type RunResult,
@@ -75,6 +76,8 @@ export class RunState {
   private pendingTermination: Termination | undefined;
   turn: number;
   instructionsOverride: string | undefined;
+  /** The model provider or MCP server the run waits for (an outage): the status's `waitingFor` (see provider-waits.ts). */
+  providerWait: ProviderWait | undefined;
   /** Called after every reported status change (the workflow mirrors it to a search attribute). */
   onStatusChange: ((status: RunStatus) => void) | undefined;
   /**
@@ -397,6 +400,7 @@ export class RunState {
       },
       cost: this.cost(),
       lastEventSeq: this.log.lastSeq,
+      ...(this.providerWait ? { waitingFor: this.providerWait } : {}),
     };
   }
 

@@ -19,6 +19,12 @@ export function renderCost(cost: CostReport): string {
   ].join(', ');
 }
 
+/** What a run waits for besides humans: its model provider or an MCP server in an outage. */
+export function waitingText(w: NonNullable<RunStatusReport['waitingFor']>): string {
+  const what = w.kind === 'model' ? `the model provider (${w.name})` : `MCP server ${w.name}`;
+  return `${what} since ${w.since}, turn ${w.turn}, after ${w.attempts} failed attempt(s); retrying until it answers or the time budget is spent; last error ${w.errorType}: ${w.error}`;
+}
+
 /** A status report as aligned `key  value` lines (with the run's worker version when known). */
 export function renderStatus(runId: string, s: RunStatusReport, workerVersion?: RunWorkerVersion): string[] {
   const pause = s.pausedAt ? ` at ${s.pausedAt.point}, turn ${s.pausedAt.turn}${s.pauseReason ? `: ${s.pauseReason}` : ''}` : '';
@@ -29,6 +35,7 @@ export function renderStatus(runId: string, s: RunStatusReport, workerVersion?: 
     ['run', runId],
     ['agent', s.agent],
     ['status', `${s.status}${pause}`],
+    ...(s.waitingFor ? [['waiting for', waitingText(s.waitingFor)] as [string, string]] : []),
     ['turn', `${s.turn} (iterations ${s.iteration})`],
     ['pending', pending || 'none'],
     ['blocked', s.control.blockedTools.join(', ') || 'none'],

@@ -63,6 +63,10 @@ function describe(event: RunEvent): string {
       return `early call ${event.name} discarded: ${event.reason}`;
     case 'output_written':
       return `wrote ${event.path} (${event.toolCallId})`;
+    case 'model_waiting':
+      return `waiting for the model provider (${event.model}) after ${event.attempts} failed attempt(s): ${event.errorType}: ${event.error}`;
+    case 'mcp_waiting':
+      return `waiting for MCP server ${event.server} (toolset ${event.toolset}) after ${event.attempts} failed attempt(s): ${event.error}`;
     case 'tools_updated':
       return `tools of ${event.toolset} (${event.reason}, version ${event.version}): ${event.tools.join(', ') || 'none'}`;
     case 'note':

@@ -62,6 +62,11 @@ export function RunPage({ workflowId, role }: { workflowId: string; role: string
         <p class="meta" data-testid="run-meta">
           agent <b>{report.agent}</b> · turn {report.turn} · {report.iteration} tool turn(s)
           {report.pauseReason && runStatus === 'paused' ? ` · paused: ${report.pauseReason}` : ''}
+          {report.waitingFor && (
+            <span class="waiting-provider" data-testid="waiting-for-provider" title={`${report.waitingFor.errorType}: ${report.waitingFor.error}`}>
+              {` · waiting for ${report.waitingFor.kind === 'model' ? `the model provider (${report.waitingFor.name})` : `MCP server ${report.waitingFor.name}`} since ${report.waitingFor.since.slice(11, 19)}, after ${report.waitingFor.attempts} failed attempt(s)`}
+            </span>
+          )}
           {report.parent && (
             <>
               {' · sub-agent of '}

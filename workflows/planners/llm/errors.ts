@@ -8,6 +8,8 @@ import { builtOnce } from '../../../contracts/lazy';
  * Retryable (the activity's retry policy retries them with backoff):
  * - `model_rate_limited`: the provider answered 429. Wait, or raise the provider quota.
  * - `model_unavailable`: 5xx, 408/409, connection errors. The provider is down or overloaded.
+ *   These two are outages ({@link outageModelErrorTypes}): a run waits them out until its time
+ *   budget is spent, reporting the wait (`model_waiting`, the status's `waitingFor`).
  * - `model_invalid_response`: the stream broke or made no sense. Provider-side; usually transient.
  * - `model_response_incomplete`: the answer ended without a finish reason: a stream cut off or
  *   closed early, or an HTTP 200 with an empty body (llama-server's answer to a context
@@ -60,10 +62,20 @@ export const nonRetryableModelErrorTypes: readonly ModelErrorType[] = [
   'invalid_input',
 ];
 
+/**
+ * Retryable types that mean the provider is down or busy (an outage, 5xx, rate limits). Since
+ * 0.14.0 a run waits them out: it reports that it waits for its provider and retries without an
+ * attempt limit until the provider answers or the run's time budget is spent.
+ */
+export const outageModelErrorTypes: readonly ModelErrorType[] = ['model_unavailable', 'model_rate_limited'];
+
+/** Retryable types that are not outages (broken or incomplete answers): retried a few times, then the run fails. */
+export const limitedModelErrorTypes: readonly ModelErrorType[] = ['model_invalid_response', 'model_response_incomplete', 'model_transcript_unavailable'];
+
 /** What to do about each error type, appended to the run failure message. */
 export const modelErrorAdvice: Readonly<Record<ModelErrorType, string>> = {
-  model_rate_limited: 'the provider kept rate-limiting this worker; wait, lower concurrency or raise the quota',
-  model_unavailable: 'the model endpoint kept failing; check the provider status and OPENAI_BASE_URL',
+  model_rate_limited: 'the provider kept rate-limiting this worker; wait, lower concurrency or raise the quota (or the run\'s time budget, which bounds the wait)',
+  model_unavailable: 'the model endpoint kept failing; check the provider status and OPENAI_BASE_URL (the run\'s time budget bounds how long it waits)',
   model_invalid_response: 'the provider kept sending malformed streams; check the endpoint is OpenAI-compatible',
   model_response_incomplete:
     'the provider kept ending answers without a finish reason; check the server logs (llama-server answers a context overflow with an empty stream) and its context size',

@@ -71,7 +71,7 @@ export function createLlmPlanner(setup: LlmPlannerSetup): Planner {
         finalize: finalize !== undefined,
         ...(config.outputSchema ? { outputSchema: config.outputSchema.name } : {}),
       };
-      const answer = await callModel(input);
+      const answer = await callModel(input, ctx.providerWaits);
       markSent(ctx.state, window, ctx.transcriptEpoch);
       window = sentWindow(window);
       ctx.recordModelUsage({ tokens: answer.usage?.totalTokens ?? 0, modelCalls: 1, ...(answer.usage ? {} : { tokensUnknown: true }) });

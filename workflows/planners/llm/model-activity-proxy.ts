@@ -1,13 +1,17 @@
-import { ActivityFailure, ApplicationFailure, TimeoutFailure, isCancellation, proxyActivities } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, TimeoutFailure, isCancellation, proxyActivities, type ActivityOptions } from '@temporalio/workflow';
 import { describeIssues } from '../../../contracts/json';
-import { defaultModelActivityOptions, type ModelActivityOptions } from './config';
-import { isModelErrorType, modelErrorAdvice, nonRetryableModelErrorTypes, type ModelErrorType } from './errors';
-import { callModelActivityName, modelAnswerSchema, type ModelAnswer, type ModelCallInput } from './model-call';
 import { turnActivityIdPrefix } from '../../../contracts/tools';
-import { isPatched, turnBoundariesInCommands } from '../../patches';
+import { isPatched, turnBoundariesInCommands, waitOutProviderOutages } from '../../patches';
+import { waitErrorText, type ProviderWaits } from '../../provider-waits';
+import { defaultModelActivityOptions, legacyModelActivityOptions, type ModelActivityOptions } from './config';
+import { isModelErrorType, limitedModelErrorTypes, modelErrorAdvice, nonRetryableModelErrorTypes, outageModelErrorTypes, type ModelErrorType } from './errors';
+import { callModelActivityName, modelAnswerSchema, type ModelAnswer, type ModelCallInput } from './model-call';
 
-/** Calls the model once; the planner's only I/O. Injected in unit tests. */
-export type ModelCaller = (input: ModelCallInput) => Promise<ModelAnswer>;
+/**
+ * Calls the model once; the planner's only I/O. Injected in unit tests. `waits`: the run's
+ * provider waits (see PlannerContext.providerWaits); without them an outage fails the call.
+ */
+export type ModelCaller = (input: ModelCallInput, waits?: ProviderWaits) => Promise<ModelAnswer>;
 
 /** A run failure with a model error type, naming the model and what to do. */
 export function modelRunFailure(type: ModelErrorType, model: string, detail: string): ApplicationFailure {
@@ -28,37 +32,145 @@ export function toRunFailure(err: unknown, model: string): unknown {
   return modelRunFailure('model_activity_failed', model, `${message}${retried}`);
 }
 
+type ModelActivity = (input: ModelCallInput) => Promise<unknown>;
+
+function modelActivity(options: ActivityOptions): ModelActivity {
+  const activity = proxyActivities<Record<string, ModelActivity>>(options)[callModelActivityName];
+  if (!activity) throw new Error(`no activity proxy for ${callModelActivityName}`);
+  return activity;
+}
+
+function isOneOf(types: readonly string[], type: string | null | undefined): boolean {
+  return typeof type === 'string' && types.includes(type);
+}
+
+/** The outage type (`model_unavailable`, `model_rate_limited`) of a failed model activity, if it failed for one. */
+function outageOf(err: unknown): ApplicationFailure | undefined {
+  const cause = err instanceof ActivityFailure ? err.cause : undefined;
+  return cause instanceof ApplicationFailure && isOneOf(outageModelErrorTypes, cause.type) ? cause : undefined;
+}
+
+/** Whether a model activity of the waiting phase ran out of time: its schedule-to-close timeout is the time budget. */
+function isOutOfTime(err: unknown): boolean {
+  return err instanceof ActivityFailure && err.cause instanceof TimeoutFailure && err.cause.timeoutType === 'SCHEDULE_TO_CLOSE';
+}
+
+/** Whether a model activity of the waiting phase failed for a retryable error that is not an outage (not retried while waiting). */
+function isLimitedFailure(err: unknown): boolean {
+  const cause = err instanceof ActivityFailure ? err.cause : undefined;
+  return cause instanceof ApplicationFailure && isOneOf(limitedModelErrorTypes, cause.type);
+}
+
+/** Shortest schedule-to-close timeout a waiting call gets, however little of the time budget is left. */
+const minWaitMs = 1_000;
+
+/**
+ * One model call that waits out provider outages (since `wait-out-provider-outages`).
+ *
+ * The call is first scheduled with a short policy (`maximumAttempts`, 3 by default). When it
+ * fails for an outage or rate limits, the run reports the wait (`model_waiting`, the status's
+ * `waitingFor`) and schedules the call again with a policy without an attempt limit, whose
+ * retries happen on the server: an outage costs one failed activity and one workflow task in
+ * history, however long it lasts. That activity's schedule-to-close timeout is what is left of
+ * the time budget (the budget's watch cancels tool turns, not planner turns), so the run gives
+ * up when its budget is spent; a budget raised meanwhile is used by scheduling it again. A
+ * broken answer while waiting goes back to the short policy. Non-retryable failures (refused
+ * request, credentials, unknown model) fail at once in either phase.
+ */
+async function callWaitingOutOutages(o: Required<ModelActivityOptions>, input: ModelCallInput, id: string | undefined, waits: ProviderWaits | undefined): Promise<unknown> {
+  const common = {
+    startToCloseTimeout: o.startToCloseTimeoutMs,
+    heartbeatTimeout: o.heartbeatTimeoutMs,
+    summary: `turn ${input.turn}: ${input.model}${input.finalize ? ' (finalize)' : ''}`,
+  };
+  const backoff = { initialInterval: o.initialIntervalMs, backoffCoefficient: o.backoffCoefficient, maximumInterval: o.maximumIntervalMs };
+  const shortRetry = { ...backoff, maximumAttempts: o.maximumAttempts, nonRetryableErrorTypes: [...nonRetryableModelErrorTypes] };
+  // No maximumAttempts: unlimited.
+  const waitRetry = { ...backoff, nonRetryableErrorTypes: [...nonRetryableModelErrorTypes, ...limitedModelErrorTypes] };
+  let waiting: { attempts: number; errorType: string; error: string } | undefined;
+  const giveUp = (err: unknown, why: string): ApplicationFailure => {
+    waits?.ended();
+    const type = (outageOf(err)?.type ?? waiting?.errorType ?? 'model_unavailable') as ModelErrorType;
+    const last = outageOf(err)?.message ?? waiting?.error ?? (err instanceof Error ? err.message : String(err));
+    return modelRunFailure(type, input.model, `${why}; the last error: ${last}`);
+  };
+  for (let scheduled = 0; ; scheduled++) {
+    // Each activity of the call has an id of its own: `turn-<N>/model-<k>`, then `…/wait-<n>` or `…/again-<n>`.
+    const activityId = id && scheduled > 0 ? `${id}/${waiting ? 'wait' : 'again'}-${scheduled}` : id;
+    const activity = modelActivity({
+      ...common,
+      ...(activityId ? { activityId } : {}),
+      ...(waiting ? { scheduleToCloseTimeout: Math.max(waits?.timeBudgetLeftMs() ?? 0, minWaitMs), retry: waitRetry } : { retry: shortRetry }),
+    });
+    try {
+      const raw = await activity(input);
+      if (waiting) waits?.ended({ type: 'note', turn: input.turn, note: { text: `the model provider of ${input.model} answered again`, labels: { planner: 'llm', kind: 'model_available' } } });
+      return raw;
+    } catch (err) {
+      if (isCancellation(err)) {
+        if (waiting) waits?.ended();
+        throw err;
+      }
+      const outage = outageOf(err);
+      const spent = (waits?.timeBudgetLeftMs() ?? 0) <= 0;
+      if (outage && !waits) throw toRunFailure(err, input.model);
+      if ((outage || (waiting && isOutOfTime(err))) && spent) throw giveUp(err, `the provider was unavailable and the run's time budget is spent`);
+      if (outage && !waiting && waits) {
+        waiting = { attempts: o.maximumAttempts, errorType: outage.type ?? 'model_unavailable', error: waitErrorText(outage.message) };
+        waits.began(
+          { kind: 'model', name: input.model, turn: input.turn, ...waiting },
+          { type: 'model_waiting', turn: input.turn, model: input.model, ...waiting },
+        );
+        continue;
+      }
+      if (waiting && (isOutOfTime(err) || outage)) continue;
+      if (waiting && isLimitedFailure(err)) {
+        // The provider answered, badly: retried a few times like any broken answer.
+        waiting = undefined;
+        waits?.ended();
+        continue;
+      }
+      if (waiting) waits?.ended();
+      throw toRunFailure(err, input.model);
+    }
+  }
+}
+
 /**
  * The model caller used in workflows: the `callModel` activity with timeouts, heartbeats and
- * a retry policy (rate limits and provider outages retry with backoff; other errors do not).
- * Its answer is parsed, and its failures become run failures (see {@link toRunFailure}).
+ * a retry policy (outages and rate limits are waited out, see {@link ModelActivityOptions};
+ * other errors fail after a few attempts or at once). Its answer is parsed, and its failures
+ * become run failures (see {@link toRunFailure}).
  */
 export function modelActivityCaller(options: ModelActivityOptions = {}): ModelCaller {
-  const o = { ...defaultModelActivityOptions, ...options };
   let calls = 0;
-  return async (input) => {
+  return async (input, waits) => {
     calls += 1;
-    const activities = proxyActivities<Record<string, (input: ModelCallInput) => Promise<unknown>>>({
-      // The turn in the id marks the turn's boundary in history (see turn-boundaries.ts).
-      ...(isPatched(turnBoundariesInCommands) ? { activityId: `${turnActivityIdPrefix(input.turn)}model-${calls}` } : {}),
-      startToCloseTimeout: o.startToCloseTimeoutMs,
-      heartbeatTimeout: o.heartbeatTimeoutMs,
-      summary: `turn ${input.turn}: ${input.model}${input.finalize ? ' (finalize)' : ''}`,
-      retry: {
-        maximumAttempts: o.maximumAttempts,
-        initialInterval: o.initialIntervalMs,
-        backoffCoefficient: o.backoffCoefficient,
-        maximumInterval: o.maximumIntervalMs,
-        nonRetryableErrorTypes: [...nonRetryableModelErrorTypes],
-      },
-    });
-    const activity = activities[callModelActivityName];
-    if (!activity) throw new Error(`no activity proxy for ${callModelActivityName}`);
+    // The turn in the id marks the turn's boundary in history (see turn-boundaries.ts).
+    const id = isPatched(turnBoundariesInCommands) ? `${turnActivityIdPrefix(input.turn)}model-${calls}` : undefined;
     let raw: unknown;
-    try {
-      raw = await activity(input);
-    } catch (err) {
-      throw toRunFailure(err, input.model);
+    if (isPatched(waitOutProviderOutages)) {
+      raw = await callWaitingOutOutages({ ...defaultModelActivityOptions, ...options }, input, id, waits);
+    } else {
+      const o = { ...legacyModelActivityOptions, ...options };
+      const activity = modelActivity({
+        ...(id ? { activityId: id } : {}),
+        startToCloseTimeout: o.startToCloseTimeoutMs,
+        heartbeatTimeout: o.heartbeatTimeoutMs,
+        summary: `turn ${input.turn}: ${input.model}${input.finalize ? ' (finalize)' : ''}`,
+        retry: {
+          maximumAttempts: o.maximumAttempts,
+          initialInterval: o.initialIntervalMs,
+          backoffCoefficient: o.backoffCoefficient,
+          maximumInterval: o.maximumIntervalMs,
+          nonRetryableErrorTypes: [...nonRetryableModelErrorTypes],
+        },
+      });
+      try {
+        raw = await activity(input);
+      } catch (err) {
+        throw toRunFailure(err, input.model);
+      }
     }
     const parsed = modelAnswerSchema().safeParse(raw);
     if (!parsed.success) throw modelRunFailure('model_activity_failed', input.model, `the activity returned an invalid answer: ${describeIssues(parsed.error)}`);
