@@ -177,6 +177,25 @@ describe('agentctl: pending inputs of a run and its sub-agent runs', () => {
     expect((await suite.agents.result(workflowId)).status).toBe('completed');
   });
 
+  it('answer without --path names the sub-agent run whose await has the item; with --path it answers there', async () => {
+    const clarify: ScriptStep = { type: 'await', await: { items: [{ kind: 'clarification', id: 'city', question: 'Which city?' }] } };
+    const { workflowId } = await suite.agents.start({
+      agent: 'delegator',
+      messages: [{ role: 'user', content: 'delegate' }],
+      plannerOptions: { steps: [{ type: 'tool_calls', calls: [{ id: 'ask', name: 'delegate', args: { task: 'ask', steps: [clarify, finalStep('asked')] } as never }] }, finalStep('parent done')] },
+    });
+    await waitFor('the sub-agent await', async () => ((await suite.agents.pendingInputs(workflowId)).tree.some((p) => p.await) ? true : undefined));
+
+    const withoutPath = await agentctl(['answer', workflowId, '--item', 'city', '--text', 'Paris']);
+    expect(withoutPath.code).toBe(5);
+    expect(withoutPath.stderr).toMatch(new RegExp(`^agentctl: no open await item "city" on ${workflowId}; it waits in the sub-agent run at path ask \\(sub-\\S+/ask\\): answer it there \\(--path ask\\)\\n$`));
+
+    const answered = await agentctl(['answer', workflowId, '--path', 'ask', '--item', 'city', '--text', 'Paris']);
+    expect(answered).toMatchObject({ code: 0, stderr: '' });
+    expect(answered.stdout).toMatch(/^answered city on sub-\S+\/ask\n/);
+    expect((await suite.agents.result(workflowId)).status).toBe('completed');
+  });
+
   it('GET /api/runs/:id/pending and AgentClient.pendingInputs give the same one list, each run with its path', async () => {
     const server = await startAgentServer({ agents: suite.agents, auth: { localDev: false, tokens: [{ name: 'vera', role: 'viewer', token: 'viewer-token-0123456789' }] } });
     try {

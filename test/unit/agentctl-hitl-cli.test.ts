@@ -2,6 +2,7 @@ import { PassThrough } from 'node:stream';
 import { AgentClientError, type AgentClient } from '../../client/agent-client';
 import { runAgentctl, type CliIo } from '../../client/agentctl/cli';
 import type { Terminal } from '../../client/agentctl/command';
+import type { RunPendingInputs } from '../../client/run-tree';
 import type { PendingInputs, RunEvent } from '../../contracts';
 
 const at = '2025-01-01T00:00:00.000Z';
@@ -11,12 +12,12 @@ const questionsItem = {
   id: 'prefs',
   questions: [{ id: 'color', prompt: 'Colour?', options: [{ id: 'red', label: 'Red' }, { id: 'blue', label: 'Blue' }] }],
 };
-const withAwait: PendingInputs = { approvals: [], await: { awaitId: 'await-1', items: [{ id: 'prefs', kind: 'questions', answered: false, item: questionsItem }] } };
+const withAwait: RunPendingInputs = { approvals: [], await: { awaitId: 'await-1', items: [{ id: 'prefs', kind: 'questions', answered: false, item: questionsItem }] }, tree: [] };
 const cost = { iterations: { used: 1 }, toolCalls: { used: 1 }, consecutiveFailures: { used: 0 }, timeMs: { used: 5 }, tokens: { used: 0 }, modelCalls: { used: 0 }, elapsedMs: 5 };
 
 function fakeAgents() {
   return {
-    pendingInputs: jest.fn(async (): Promise<PendingInputs> => ({ approvals: [approval] })),
+    pendingInputs: jest.fn(async (): Promise<RunPendingInputs> => ({ approvals: [approval], tree: [] })),
     decide: jest.fn(async (): Promise<PendingInputs> => ({ approvals: [] })),
     answer: jest.fn(async (): Promise<PendingInputs> => ({ approvals: [] })),
     events: jest.fn(async () => ({ events: [] as RunEvent[], nextAfterSeq: 0, status: 'running' })),
@@ -51,7 +52,7 @@ describe('pending and decisions', () => {
   it('pending --json prints the pending inputs', async () => {
     const r = await cli(['pending', 'r1', '--json']);
     expect(r.code).toBe(0);
-    expect(JSON.parse(r.stdout.join(''))).toEqual({ approvals: [approval] });
+    expect(JSON.parse(r.stdout.join(''))).toEqual({ approvals: [approval], tree: [] });
   });
 
   it.each([
@@ -118,7 +119,7 @@ describe('interactive', () => {
   it('prompts for a pending call, asks again after a refusal, and prints the result', async () => {
     const agents = fakeAgents();
     agents.events.mockResolvedValueOnce({ events: [requested], nextAfterSeq: 1, status: 'awaiting' });
-    agents.pendingInputs.mockResolvedValueOnce({ approvals: [approval] }).mockResolvedValueOnce({ approvals: [approval] }).mockResolvedValue({ approvals: [] });
+    agents.pendingInputs.mockResolvedValueOnce({ approvals: [approval], tree: [] }).mockResolvedValueOnce({ approvals: [approval], tree: [] }).mockResolvedValue({ approvals: [], tree: [] });
     agents.decide.mockRejectedValueOnce(new AgentClientError('rejected', 'arguments do not match add: a: expected number'));
     agents.follow.mockImplementation(async function* () {
       yield { seq: 2, at, type: 'approval_decided', toolCallId: 'call_0_0', decision: 'approve' } as RunEvent;
@@ -146,7 +147,7 @@ describe('interactive', () => {
 
   it('Ctrl-D on a terminal detaches while following', async () => {
     const agents = fakeAgents();
-    agents.pendingInputs.mockResolvedValue({ approvals: [] });
+    agents.pendingInputs.mockResolvedValue({ approvals: [], tree: [] });
     agents.follow.mockImplementation(async function* () {
       await new Promise(() => undefined);
     });

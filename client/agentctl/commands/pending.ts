@@ -1,5 +1,6 @@
 import { jsonObjectSchema } from '../../../contracts';
-import type { RunPendingInputs } from '../../run-tree';
+import { AgentClientError } from '../../agent-client';
+import { resolveTreePath, type RunPendingInputs } from '../../run-tree';
 import type { Command } from '../command';
 import { isUnanswered, queryTimeoutMs, showingRecorded } from '../follow';
 import { answerKindOf, buildAnswer, findOpenItem, type AnswerFlags } from '../hitl/answers';
@@ -58,6 +59,7 @@ export const answerCommand: Command = {
     },
     result: { type: 'string', multiple: true, value: 'CALLID=JSON', description: 'external tools: the result of a call (CALLID= may be left out for one call)' },
     error: { type: 'string', multiple: true, value: 'CALLID=MESSAGE', description: 'external tools: the call failed with MESSAGE' },
+    path: { type: 'string', value: 'CALL[/CALL...]', description: 'the sub-agent run that owns the item, by call ids from RUN down (see pending)' },
   },
   examples: [
     'answer run-1 --item city --text Paris --fields \'{"city":"Paris"}\'',
@@ -77,10 +79,19 @@ export const answerCommand: Command = {
       errors: args.strings('error'),
     };
     answerKindOf(flags);
+    const path = args.string('path')?.split('/').filter((p) => p.length > 0) ?? [];
     return async (ctx) => {
-      const { item } = findOpenItem(await ctx.agents.pendingInputs(runId, { subAgents: false }), itemId);
-      const pending = await ctx.agents.answer(runId, buildAnswer(item, flags));
-      ctx.out.emit(pending, () => [`answered ${itemId} on ${runId}`, renderRemaining(pending)]);
+      const target = path.length ? await resolveTreePath(ctx.agents, runId, path) : runId;
+      const inputs = await ctx.agents.pendingInputs(target, { subAgents: path.length === 0 });
+      const below = inputs.tree.filter((p) => p.path.length > 0 && p.await?.items.some((i) => i.id === itemId && !i.answered));
+      const open = inputs.await?.items.some((i) => i.id === itemId && !i.answered);
+      if (!open && below.length > 0) {
+        const where = below.map((p) => `at path ${p.path.join('/')} (${p.workflowId}): answer it there (--path ${p.path.join('/')})`).join('; or ');
+        throw new AgentClientError('rejected', `no open await item "${itemId}" on ${runId}; it waits in the sub-agent run ${where}`);
+      }
+      const { item } = findOpenItem(inputs, itemId);
+      const pending = await ctx.agents.answer(target, buildAnswer(item, flags));
+      ctx.out.emit(pending, () => [`answered ${itemId} on ${target}`, renderRemaining(pending)]);
     };
   },
 };
