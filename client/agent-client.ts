@@ -133,11 +133,15 @@ export class AgentClientError extends Error {
  * up. Its signal twin ({@link AgentClient.signal}) waits in the run's history instead.
  */
 export class NoWorkerError extends AgentClientError {
+  /**
+   * @param presence what the server knows of the task queue's workers.
+   * @param reason why no worker would take the update, e.g. `no worker polls task queue q (last seen …)`.
+   */
   constructor(
     readonly presence: WorkerPresence,
-    message: string,
+    readonly reason: string,
   ) {
-    super('unanswered', message);
+    super('unanswered', `${reason}; the request was not sent`);
     this.name = 'NoWorkerError';
   }
 }
@@ -524,14 +528,14 @@ export class AgentClient {
    *
    * @throws NoWorkerError naming the task queue and when a worker last polled it.
    */
-  private async requireWorker(workflowId: string): Promise<void> {
+  private async requireWorker(workflowId: string, probe: () => Promise<unknown>): Promise<void> {
     const description = await this.guard(workflowId, () => this.handle(workflowId).describe());
     // A closed run: the update itself says it has ended.
     if (description.status.name !== 'RUNNING') return;
     const presence = await workerPresence(this.client, description.taskQueue);
     if (!presence.polled) throw new NoWorkerError(presence, noWorkerPolls(presence));
     try {
-      await this.status(workflowId, { timeoutMs: workerProbeMs });
+      await probe();
     } catch (err) {
       if (!(err instanceof AgentClientError && err.type === 'unanswered')) return;
       throw new NoWorkerError(
@@ -541,9 +545,12 @@ export class AgentClient {
     }
   }
 
-  /** Sends an update once a worker is there to take it ({@link requireWorker}). */
-  private async update<T>(workflowId: string, send: () => Promise<T>): Promise<T> {
-    await this.requireWorker(workflowId);
+  /**
+   * Sends an update once a worker is there to take it ({@link requireWorker}); `probe` asks the
+   * workflow something it answers at once (default: an agent run's status).
+   */
+  private async update<T>(workflowId: string, send: () => Promise<T>, probe: () => Promise<unknown> = () => this.status(workflowId, { timeoutMs: workerProbeMs })): Promise<T> {
+    await this.requireWorker(workflowId, probe);
     return this.guard(workflowId, send);
   }
 
@@ -712,10 +719,15 @@ export class AgentClient {
     return workflowId;
   }
 
-  /** Sends the next user message of a session; answers the run that will handle it. */
+  /**
+   * Sends the next user message of a session; answers the run that will handle it.
+   *
+   * @throws NoWorkerError when no worker would take it now (nothing is sent).
+   */
   async sendMessage(sessionId: string, message: SessionMessage): Promise<SessionRunRecord> {
     const workflowId = AgentClient.sessionWorkflowId(sessionId);
-    return this.guard(workflowId, () => this.handle(workflowId).executeUpdate(sendMessageUpdate, { args: [fits('the sendMessage update', message)] }));
+    const probe = () => this.guard(workflowId, () => this.within(workflowId, workerProbeMs, () => this.handle(workflowId).query(sessionQuery)));
+    return this.update(workflowId, () => this.handle(workflowId).executeUpdate(sendMessageUpdate, { args: [fits('the sendMessage update', message)] }), probe);
   }
 
   /** The session's state, history size and runs. */

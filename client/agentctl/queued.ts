@@ -28,8 +28,8 @@ export async function updateOrQueue<T>(
     if (!(err instanceof NoWorkerError)) throw err;
     await ctx.agents.signal(runId, signal.name, signal.payload);
     ctx.out.emit(
-      { workflowId: runId, queued: true, signal: signal.name, reason: err.message },
-      () => `${err.message}; the ${what} is queued and will apply when a worker returns (sent as the ${signal.name} signal; the run checks it then)`,
+      { workflowId: runId, queued: true, signal: signal.name, reason: err.reason },
+      () => `${err.reason}; the ${what} is queued and will apply when a worker returns (sent as the ${signal.name} signal; the run checks it then)`,
     );
     return;
   }

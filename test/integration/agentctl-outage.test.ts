@@ -5,7 +5,7 @@ import { agentSuite } from '../support/agent-suite';
 import { lines } from '../support/agentctl-cli';
 import { startAgentctl } from '../support/agentctl-process';
 import { childWorkerEnv, cleanUpAll, startChildWorker, type ChildWorker } from '../support/child-worker';
-import { addAapl, contextStep, watchlistRun } from '../support/scripts';
+import { addAapl, contextStep, finalStep, scriptedInput, watchlistRun } from '../support/scripts';
 import { uniqueTaskQueue } from '../support/test-env';
 import { waitFor } from '../support/wait';
 
@@ -20,6 +20,28 @@ async function serverSaysNoPoller(workflowId: string): Promise<true | undefined>
     return err instanceof ServiceError && (err.cause as { code?: unknown } | undefined)?.code === 9 ? true : undefined;
   }
 }
+
+describe('agentctl with no worker on the task queue at all', () => {
+  it('a kill is queued in the run\'s history and says so; a session message, which has no signal, is refused at once', async () => {
+    const queue = uniqueTaskQueue('no-worker');
+    const cli = (...args: string[]) => startAgentctl(suite, args, { env: { TEMPORAL_TASK_QUEUE: queue }, limitMs: 60_000 }).exited;
+    const agents = new AgentClient(suite.env.client, queue);
+    const { workflowId } = await agents.start(scriptedInput([finalStep('never')]));
+
+    const kill = await cli('kill', workflowId, '--reason', 'no worker', '--json');
+    expect(kill).toMatchObject({ code: 0, stderr: '' });
+    expect(JSON.parse(kill.stdout)).toEqual({ workflowId, queued: true, signal: 'kill', reason: `no worker polls task queue ${queue} (none seen in the last 5 minutes)` });
+    const history = await suite.env.client.workflow.getHandle(workflowId).fetchHistory();
+    expect(history.events?.filter((e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'kill')).toHaveLength(1);
+
+    const id = `no-worker-${queue.slice(-8)}`;
+    await agents.openSession(id, { agent: 'scripted' });
+    const started = Date.now();
+    const send = await cli('session', 'send', id, '--message', 'hello?');
+    expect(Date.now() - started).toBeLessThan(20_000);
+    expect(send).toMatchObject({ code: 1, stdout: '', stderr: `agentctl: no worker polls task queue ${queue} (none seen in the last 5 minutes); the request was not sent\n` });
+  });
+});
 
 describe('agentctl while the worker of a run has crashed', () => {
   const workers: ChildWorker[] = [];
