@@ -1,6 +1,7 @@
 import type { Client } from '@temporalio/client';
 import type { Payload, PayloadCodec } from '@temporalio/common';
 import type { temporal } from '@temporalio/proto';
+import { readHistory } from './paged-history';
 
 type History = temporal.api.history.v1.IHistory;
 
@@ -36,9 +37,9 @@ export async function decodeHistoryPayloads<H extends History>(history: H, codec
 
 /**
  * A run's history as the server stores it, with its payloads decoded by the client's codecs
- * (payload encryption); identical to `fetchHistory()` when the client has none.
+ * (payload encryption), read page by page ({@link readHistory}).
  */
 export async function fetchDecodedHistory(client: Client, workflowId: string, runId?: string): Promise<History> {
-  const history = await client.workflow.getHandle(workflowId, runId).fetchHistory();
+  const history = await readHistory(client, workflowId, runId);
   return decodeHistoryPayloads(history, client.options.loadedDataConverter.payloadCodecs);
 }

@@ -116,3 +116,24 @@ describe('a run input nested too deep', () => {
     expect(await suite.agents.result(next.workflowId)).toMatchObject({ status: 'completed' });
   });
 });
+
+describe('large signals in a history', () => {
+  it('ten 480 KB signals (over 4 MiB in one page) leave every execution readable: export and checkpoints page through them', async () => {
+    const { workflowId, runId } = await suite.agents.start(
+      scriptedInput([callStep({ name: 'echo', args: { text: 'a' } }), finalStep('read through')], { confirmation: { all: true } }),
+    );
+    await waitFor('the approval request', async () => (await suite.agents.pendingInputs(workflowId)).approvals[0]);
+    const handle = suite.env.client.workflow.getHandle(workflowId);
+    // Under the per-payload limit each, as any client may send; a name the run does not handle.
+    for (let i = 0; i < 10; i++) await handle.signal('note', { text: `${i}`.padEnd(480_000, 'x') });
+    const exported = await suite.agents.exportHistory(workflowId);
+    expect(exported.length).toBeGreaterThan(4_800_000);
+    expect((await suite.agents.checkpoints(workflowId)).map((c) => c.turn)).toEqual([0]);
+    await suite.agents.decide(workflowId, { decision: 'approve', toolCallId: 'call_0_0' });
+    expect(await suite.agents.result(workflowId)).toMatchObject({ status: 'completed', final: { text: 'read through' } });
+    // The history's size may have made the run continue as new: each execution stays readable.
+    expect((await suite.agents.checkpoints(workflowId, runId)).map((c) => c.turn)).toContain(0);
+    expect((await suite.agents.checkpoints(workflowId)).map((c) => c.turn)).toContain(1);
+    expect((await suite.agents.exportHistory(workflowId, runId)).length).toBeGreaterThan(4_800_000);
+  });
+});
