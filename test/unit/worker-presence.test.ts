@@ -1,0 +1,28 @@
+import type { Client } from '@temporalio/client';
+import { noWorkerPolls, pollFreshMs, workerPresence } from '../../client/worker-presence';
+
+const now = Date.parse('2026-01-01T12:00:00.000Z');
+
+/** A client whose DescribeTaskQueue answers pollers last seen `agesMs` ago. */
+function clientWithPollers(...agesMs: number[]): Client {
+  const pollers = agesMs.map((age) => ({ lastAccessTime: { seconds: Math.floor((now - age) / 1000), nanos: ((now - age) % 1000) * 1e6 } }));
+  return { options: { namespace: 'default' }, workflowService: { describeTaskQueue: async () => ({ pollers }) } } as unknown as Client;
+}
+
+describe('workerPresence', () => {
+  it('a poll within the last minute or so counts as a worker that polls', async () => {
+    expect(await workerPresence(clientWithPollers(90_000, 20_000), 'q', now)).toEqual({ taskQueue: 'q', polled: true, lastSeen: '2026-01-01T11:59:40.000Z' });
+  });
+
+  it('only older polls: no worker polls, and the last one is named', async () => {
+    const presence = await workerPresence(clientWithPollers(pollFreshMs + 5_000), 'q', now);
+    expect(presence).toMatchObject({ polled: false, lastSeen: '2026-01-01T11:58:40.000Z' });
+    expect(noWorkerPolls(presence, now)).toBe('no worker polls task queue q (last seen 2026-01-01T11:58:40.000Z, 80 s ago)');
+  });
+
+  it('no pollers at all: none seen in the last five minutes', async () => {
+    const presence = await workerPresence(clientWithPollers(), 'q', now);
+    expect(presence).toEqual({ taskQueue: 'q', polled: false, lastSeen: null });
+    expect(noWorkerPolls(presence, now)).toBe('no worker polls task queue q (none seen in the last 5 minutes)');
+  });
+});
