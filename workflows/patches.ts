@@ -254,14 +254,14 @@ export const childRunsListed = 'child-runs-listed';
 export const budgetCountsWork = 'budget-counts-work';
 
 /**
- * 0.14.0: a model call that fails for an outage or rate limits (`model_unavailable`,
- * `model_rate_limited`) after its first attempts, and a toolset listing whose MCP server is
- * unavailable, wait for the provider: the run logs `model_waiting` / `mcp_waiting`, its status
- * shows the wait, and the call is scheduled again with a retry policy without an attempt limit
- * (backoff capped at a minute, or the provider's Retry-After) whose schedule-to-close timeout is
- * what is left of the time budget. Other retryable failures get 3 attempts instead of 5. Asked
- * at every model call and toolset listing. Runs recorded before failed after 5 attempts (model)
- * or 3 (listing).
+ * 0.14.0: a model call that still fails for an outage or rate limits (`model_unavailable`,
+ * `model_rate_limited`) after its attempts, and a toolset listing whose MCP server is still
+ * unavailable after its attempts, wait for the provider instead of failing the run (or going on
+ * without the toolset): the run logs `model_waiting` / `mcp_waiting`, its status shows the wait,
+ * and the call is scheduled again with a retry policy without an attempt limit (backoff capped at
+ * a minute, or the provider's Retry-After) whose schedule-to-close timeout is what is left of the
+ * time budget. Asked only when such a failure comes back, so runs without an outage record no
+ * marker; the first activity of every call is scheduled as before.
  */
 export const waitOutProviderOutages = 'wait-out-provider-outages';
 

@@ -1,4 +1,4 @@
-import { isCancellation, proxyActivities, ActivityFailure, ApplicationFailure, TimeoutFailure } from '@temporalio/workflow';
+import { isCancellation, proxyActivities, ActivityFailure, ApplicationFailure, TimeoutFailure, type ActivityOptions } from '@temporalio/workflow';
 import { describeIssues } from '../contracts/json';
 import { mcpListToolsActivityName, mcpListToolsResultSchema, type McpListToolsInput, type McpListToolsResult } from '../contracts/mcp';
 import type { McpToolsetDefinition } from '../contracts/mcp-toolset';
@@ -24,45 +24,49 @@ function isOutOfTime(err: unknown): boolean {
   return err instanceof ActivityFailure && err.cause instanceof TimeoutFailure && err.cause.timeoutType === 'SCHEDULE_TO_CLOSE';
 }
 
+/** The retry policy of a listing. */
+const listRetry = { maximumAttempts: 3, initialInterval: 1000, backoffCoefficient: 2, nonRetryableErrorTypes: ['mcp_config', 'invalid_input'] };
+
+/** The retry policy of a listing that waits for its server: no attempt limit (no maximumAttempts), backoff capped at a minute. */
+const waitRetry = { initialInterval: 1000, backoffCoefficient: 2, maximumInterval: 60_000, nonRetryableErrorTypes: ['mcp_config', 'invalid_input'] };
+
+function listToolsActivity(state: RunState, definition: McpToolsetDefinition, more: Omit<ActivityOptions, 'startToCloseTimeout'>): ListTools {
+  const listTools = proxyActivities<Record<string, ListTools>>({
+    startToCloseTimeout: Math.min(definition.timeoutMs, 60_000),
+    summary: `turn ${state.turn}: list tools of ${definition.name} (MCP ${definition.server})`,
+    ...more,
+  })[mcpListToolsActivityName];
+  if (!listTools) throw new Error(`no activity proxy for ${mcpListToolsActivityName}`);
+  return listTools;
+}
+
 /**
- * Lists a toolset's tools, waiting out an outage of its server (since `wait-out-provider-outages`):
- * after 3 failed attempts with `mcp_unavailable` the run logs `mcp_waiting`, its status shows the
- * wait, and the listing is scheduled again without an attempt limit (backoff capped at a minute)
- * and with what is left of the time budget as its schedule-to-close timeout. Runs recorded before
- * gave up after 3 attempts.
+ * The rest of a listing whose first activity failed because the server is unavailable (since
+ * `wait-out-provider-outages`): the run logs `mcp_waiting`, its status shows the wait, and the
+ * listing is scheduled again without an attempt limit (backoff capped at a minute) and with what
+ * is left of the time budget as its schedule-to-close timeout. Runs recorded before went on
+ * without the toolset's tools.
+ *
+ * @throws the last failure when the time budget is spent first, or a failure that is not an outage.
  */
-async function listWaitingOutOutages(state: RunState, definition: McpToolsetDefinition, input: McpListToolsInput): Promise<unknown> {
-  const summary = `turn ${state.turn}: list tools of ${definition.name} (MCP ${definition.server})`;
-  const startToCloseTimeout = Math.min(definition.timeoutMs, 60_000);
-  const retry = { initialInterval: 1000, backoffCoefficient: 2, maximumInterval: 60_000, nonRetryableErrorTypes: ['mcp_config', 'invalid_input'] };
+async function waitOutOutage(state: RunState, definition: McpToolsetDefinition, input: McpListToolsInput, outage: ApplicationFailure): Promise<unknown> {
   const waits = providerWaitsOf(state);
-  let waiting = false;
+  if (waits.timeBudgetLeftMs() <= 0) throw outage;
+  const error = waitErrorText(outage.message);
+  waits.began(
+    { kind: 'mcp', name: definition.server, turn: state.turn, attempts: listRetry.maximumAttempts, errorType: 'mcp_unavailable', error },
+    { type: 'mcp_waiting', turn: state.turn, toolset: definition.name, server: definition.server, attempts: listRetry.maximumAttempts, error },
+  );
   for (;;) {
-    const left = waits.timeBudgetLeftMs();
-    const listTools = proxyActivities<Record<string, ListTools>>({
-      startToCloseTimeout,
-      summary,
-      ...(waiting ? { scheduleToCloseTimeout: Math.max(left, minWaitMs), retry } : { retry: { ...retry, maximumAttempts: 3 } }),
-    })[mcpListToolsActivityName];
-    if (!listTools) throw new Error(`no activity proxy for ${mcpListToolsActivityName}`);
+    const listTools = listToolsActivity(state, definition, { scheduleToCloseTimeout: Math.max(waits.timeBudgetLeftMs(), minWaitMs), retry: waitRetry });
     try {
       const result = await listTools(input);
-      if (waiting) waits.ended({ type: 'note', turn: state.turn, note: { text: `MCP server ${definition.server} answered again`, labels: { kind: 'mcp_available', toolset: definition.name } } });
+      waits.ended({ type: 'note', turn: state.turn, note: { text: `MCP server ${definition.server} answered again`, labels: { kind: 'mcp_available', toolset: definition.name } } });
       return result;
     } catch (err) {
-      const again = (isUnavailable(err) || (waiting && isOutOfTime(err))) && waits.timeBudgetLeftMs() > 0 && !isCancellation(err);
-      if (!again) {
-        if (waiting) waits.ended();
-        throw err;
-      }
-      if (!waiting && isUnavailable(err)) {
-        const error = waitErrorText(err.cause.message);
-        waits.began(
-          { kind: 'mcp', name: definition.server, turn: state.turn, attempts: 3, errorType: 'mcp_unavailable', error },
-          { type: 'mcp_waiting', turn: state.turn, toolset: definition.name, server: definition.server, attempts: 3, error },
-        );
-      }
-      waiting = true;
+      if ((isUnavailable(err) || isOutOfTime(err)) && !isCancellation(err) && waits.timeBudgetLeftMs() > 0) continue;
+      waits.ended();
+      throw err;
     }
   }
 }
@@ -72,7 +76,7 @@ async function listWaitingOutOutages(state: RunState, definition: McpToolsetDefi
  * them as the run's snapshots, logging `tools_updated` when a list changed. A fetch that fails
  * leaves the previous snapshot in place (or none: the toolset's tools are unknown until a later
  * turn fetches them) and says so in a note; it never fails the run. An unavailable server is
- * waited for while the time budget lasts (see {@link listWaitingOutOutages}).
+ * waited for while the time budget lasts (see {@link waitOutOutage}).
  *
  * @throws the cancellation when the run is killed meanwhile.
  */
@@ -88,16 +92,12 @@ export async function syncToolsets(state: RunState): Promise<void> {
     let result: McpListToolsResult;
     try {
       let raw: unknown;
-      if (isPatched(waitOutProviderOutages)) {
-        raw = await listWaitingOutOutages(state, definition, input);
-      } else {
-        const listTools = proxyActivities<Record<string, ListTools>>({
-          startToCloseTimeout: Math.min(definition.timeoutMs, 60_000),
-          retry: { maximumAttempts: 3, initialInterval: 1000, backoffCoefficient: 2, nonRetryableErrorTypes: ['mcp_config', 'invalid_input'] },
-          summary: `turn ${state.turn}: list tools of ${definition.name} (MCP ${definition.server})`,
-        })[mcpListToolsActivityName];
-        if (!listTools) throw new Error(`no activity proxy for ${mcpListToolsActivityName}`);
-        raw = await listTools(input);
+      try {
+        raw = await listToolsActivity(state, definition, { retry: listRetry })(input);
+      } catch (err) {
+        // Runs recorded before 0.14.0 went on without the list. Asked only now, so runs without an outage record no marker.
+        if (!isUnavailable(err) || !isPatched(waitOutProviderOutages)) throw err;
+        raw = await waitOutOutage(state, definition, input, err.cause);
       }
       const parsed = mcpListToolsResultSchema().safeParse(raw);
       if (!parsed.success) throw new Error(`mcp.listTools returned an invalid result: ${describeIssues(parsed.error)}`);

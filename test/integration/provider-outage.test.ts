@@ -146,6 +146,10 @@ async function events(workflowId: string): Promise<RunEvent[]> {
   return (await agents.events(workflowId, 0, 1000)).events;
 }
 
+async function historyLength(workflowId: string): Promise<number> {
+  return (await env.client.workflow.getHandle(workflowId).fetchHistory()).events?.length ?? 0;
+}
+
 /** The model activities a run scheduled (by id), and how many of them failed, from its history. */
 async function modelActivities(workflowId: string): Promise<{ ids: string[]; failed: number }> {
   const history = await env.client.workflow.getHandle(workflowId).fetchHistory();
@@ -158,7 +162,7 @@ async function modelActivities(workflowId: string): Promise<{ ids: string[]; fai
 const unauthorized: FakeStep = { kind: 'error', status: 401, message: 'Incorrect API key provided (fake)', type: 'invalid_request_error', code: 'invalid_api_key' };
 
 describe('provider outages', () => {
-  it('waits out a 20 s outage of the model endpoint mid-run, showing the wait in its status and log, and completes', async () => {
+  it('waits out a 25 s outage of the model endpoint mid-run, showing the wait in its status and log, and completes', async () => {
     fake.script(callTools(toolCall('get_quote', { symbol: 'AAPL' }, 'q1')), say('AAPL is quoted.'));
     // The endpoint goes down right after the first answer: the turn-1 model call finds it down.
     endpoint.downAfter = 1;
@@ -167,16 +171,16 @@ describe('provider outages', () => {
     const waiting = await statusUntil(workflowId, (s) => s.waitingFor !== undefined);
     expect(endpoint.isUp).toBe(false);
     expect(waiting.status).toBe('running');
-    expect(waiting.waitingFor).toMatchObject({ kind: 'model', name: 'gpt-4o-mini', turn: 1, attempts: 3, errorType: 'model_unavailable', error: expect.stringContaining('could not reach the model endpoint') });
+    expect(waiting.waitingFor).toMatchObject({ kind: 'model', name: 'gpt-4o-mini', turn: 1, attempts: 5, errorType: 'model_unavailable', error: expect.stringContaining('could not reach the model endpoint') });
 
-    await sleep(Math.max(0, endpoint.downAt + 20_000 - Date.now()));
+    await sleep(Math.max(0, endpoint.downAt + 25_000 - Date.now()));
     await endpoint.up();
     const result = await agents.result(workflowId);
     expect(result).toMatchObject({ status: 'completed', final: { text: 'AAPL is quoted.' } });
 
     const log = await events(workflowId);
     expect(log.filter((e) => e.type === 'model_waiting')).toEqual([
-      expect.objectContaining({ turn: 1, model: 'gpt-4o-mini', attempts: 3, errorType: 'model_unavailable' }),
+      expect.objectContaining({ turn: 1, model: 'gpt-4o-mini', attempts: 5, errorType: 'model_unavailable' }),
     ]);
     expect(log.some((e) => e.type === 'note' && e.note.labels?.kind === 'model_available')).toBe(true);
     expect(log.some((e) => e.type === 'run_failed')).toBe(false);
@@ -184,27 +188,48 @@ describe('provider outages', () => {
     // The outage cost one failed model activity; its retries were the server's, not the run's history's.
     expect(await modelActivities(workflowId)).toEqual({ ids: ['turn-0/model-1', 'turn-1/model-2', 'turn-1/model-2/wait-1'], failed: 1 });
     expect(fake.chatRequests).toHaveLength(2);
+
+    // The same run without an outage, for the history events the outage added.
+    fake.script(callTools(toolCall('get_quote', { symbol: 'AAPL' }, 'q1')), say('AAPL is quoted.'));
+    const plain = await agents.start(llmInput('Quote AAPL'));
+    await agents.result(plain.workflowId);
+    // The failed first activity (scheduled, started, failed), the workflow task that reacts to
+    // it, and the patch's marker with its search attribute: 8, however long the outage lasts.
+    expect((await historyLength(workflowId)) - (await historyLength(plain.workflowId))).toBe(8);
   });
 
   it('waits out rate limits past the first attempts, honouring the provider retry-after', async () => {
-    fake.script(rateLimited(1), rateLimited(1), rateLimited(1), rateLimited(1), say('Fine after waiting.'));
+    fake.script(...Array.from({ length: 6 }, () => rateLimited(1)), say('Fine after waiting.'));
     const { workflowId } = await agents.start(llmInput('Hello'));
     const result = await agents.result(workflowId);
     expect(result.final?.text).toBe('Fine after waiting.');
-    expect((await events(workflowId)).filter((e) => e.type === 'model_waiting')).toEqual([expect.objectContaining({ attempts: 3, errorType: 'model_rate_limited' })]);
-    expect(fake.chatRequests).toHaveLength(5);
+    expect((await events(workflowId)).filter((e) => e.type === 'model_waiting')).toEqual([expect.objectContaining({ attempts: 5, errorType: 'model_rate_limited' })]);
+    expect(fake.chatRequests).toHaveLength(7);
   });
 
   it('gives up waiting when the run time budget is spent, failing with model_unavailable', async () => {
     await endpoint.down();
-    const { workflowId } = await agents.start(llmInput('Hello', { policy: { timeBudgetMs: 10_000 } }));
+    const { workflowId } = await agents.start(llmInput('Hello', { policy: { timeBudgetMs: 25_000 } }));
     const failure = await runFailure(workflowId);
     expect(failure.type).toBe('model_unavailable');
-    expect(failure.message).toMatch(/time budget is spent/);
+    expect(failure.message).toMatch(/unavailable until the run's time budget was spent/);
     const log = await events(workflowId);
     expect(log.filter((e) => e.type === 'model_waiting')).toHaveLength(1);
     expect(log.filter((e) => e.type === 'run_failed')).toEqual([expect.objectContaining({ errorType: 'model_unavailable' })]);
     expect((await agents.status(workflowId)).waitingFor).toBeUndefined();
+  });
+
+  it('a kill while the run waits for its provider ends the run at once', async () => {
+    await endpoint.down();
+    const { workflowId } = await agents.start(llmInput('Hello'));
+    await statusUntil(workflowId, (s) => s.waitingFor !== undefined);
+    const killed = await agents.kill(workflowId, { reason: 'provider down' });
+    expect(killed.status).toBe('terminated');
+    expect(killed.waitingFor).toBeUndefined();
+    expect(await agents.result(workflowId)).toMatchObject({ status: 'terminated' });
+    // The waiting activity was cancelled, not left retrying.
+    const history = await env.client.workflow.getHandle(workflowId).fetchHistory();
+    expect(history.events?.some((e) => e.activityTaskCancelRequestedEventAttributes)).toBe(true);
   });
 
   it('still fails at once on a refused request (400) and refused credentials (401)', async () => {

@@ -12,12 +12,12 @@ export interface OutputSchemaDefinition {
 }
 
 /**
- * Timeouts and retry policy of the model activity, in JSON-friendly units. A call that fails for
- * an outage or rate limits (`model_unavailable`, `model_rate_limited`) `maximumAttempts` times
- * does not fail the run: the run reports that it waits for its provider (`model_waiting`, the
- * status's `waitingFor`) and retries without an attempt limit, backing off from
- * `initialIntervalMs` up to `maximumIntervalMs` (or as the provider's Retry-After says), until
- * the provider answers or the run's time budget is spent.
+ * Timeouts and retry policy of the model activity, in JSON-friendly units. A call that still
+ * fails for an outage or rate limits (`model_unavailable`, `model_rate_limited`) after
+ * `maximumAttempts` does not fail the run: the run reports that it waits for its provider
+ * (`model_waiting`, the status's `waitingFor`) and retries without an attempt limit, backing off
+ * up to `outageMaximumIntervalMs` (or as the provider's Retry-After says), until the provider
+ * answers or the run's time budget is spent.
  */
 export interface ModelActivityOptions {
   /** Limit of one attempt, streaming included. Default 120 s. */
@@ -26,31 +26,27 @@ export interface ModelActivityOptions {
   readonly heartbeatTimeoutMs?: number;
   /**
    * Attempts including the first. After them a failure that is not an outage (a broken or
-   * incomplete answer, a timeout) fails the run, and an outage makes it wait. Default 3.
+   * incomplete answer, a timeout) fails the run, and an outage makes it wait. Default 5.
    */
   readonly maximumAttempts?: number;
   /** Delay before the first retry (a provider's retry-after overrides it). Default 1 s. */
   readonly initialIntervalMs?: number;
   readonly backoffCoefficient?: number;
-  /** Longest delay between two attempts (a provider's retry-after overrides it). Default 60 s. */
+  /** Longest delay between the first `maximumAttempts`. Default 30 s. */
   readonly maximumIntervalMs?: number;
+  /** Longest delay between two attempts while the run waits for its provider (a provider's retry-after overrides it). Default 60 s. */
+  readonly outageMaximumIntervalMs?: number;
 }
 
 /** Defaults of {@link ModelActivityOptions}. */
 export const defaultModelActivityOptions: Required<ModelActivityOptions> = {
   startToCloseTimeoutMs: 120_000,
   heartbeatTimeoutMs: 30_000,
-  maximumAttempts: 3,
+  maximumAttempts: 5,
   initialIntervalMs: 1_000,
   backoffCoefficient: 2,
-  maximumIntervalMs: 60_000,
-};
-
-/** The defaults of runs recorded before 0.14.0 (patch `wait-out-provider-outages`): every failure fails the run after 5 attempts. */
-export const legacyModelActivityOptions: Required<ModelActivityOptions> = {
-  ...defaultModelActivityOptions,
-  maximumAttempts: 5,
   maximumIntervalMs: 30_000,
+  outageMaximumIntervalMs: 60_000,
 };
 
 /**

@@ -3,7 +3,7 @@ import { describeIssues } from '../../../contracts/json';
 import { turnActivityIdPrefix } from '../../../contracts/tools';
 import { isPatched, turnBoundariesInCommands, waitOutProviderOutages } from '../../patches';
 import { waitErrorText, type ProviderWaits } from '../../provider-waits';
-import { defaultModelActivityOptions, legacyModelActivityOptions, type ModelActivityOptions } from './config';
+import { defaultModelActivityOptions, type ModelActivityOptions } from './config';
 import { isModelErrorType, limitedModelErrorTypes, modelErrorAdvice, nonRetryableModelErrorTypes, outageModelErrorTypes, type ModelErrorType } from './errors';
 import { callModelActivityName, modelAnswerSchema, type ModelAnswer, type ModelCallInput } from './model-call';
 
@@ -64,73 +64,89 @@ function isLimitedFailure(err: unknown): boolean {
 /** Shortest schedule-to-close timeout a waiting call gets, however little of the time budget is left. */
 const minWaitMs = 1_000;
 
-/**
- * One model call that waits out provider outages (since `wait-out-provider-outages`).
- *
- * The call is first scheduled with a short policy (`maximumAttempts`, 3 by default). When it
- * fails for an outage or rate limits, the run reports the wait (`model_waiting`, the status's
- * `waitingFor`) and schedules the call again with a policy without an attempt limit, whose
- * retries happen on the server: an outage costs one failed activity and one workflow task in
- * history, however long it lasts. That activity's schedule-to-close timeout is what is left of
- * the time budget (the budget's watch cancels tool turns, not planner turns), so the run gives
- * up when its budget is spent; a budget raised meanwhile is used by scheduling it again. A
- * broken answer while waiting goes back to the short policy. Non-retryable failures (refused
- * request, credentials, unknown model) fail at once in either phase.
- */
-async function callWaitingOutOutages(o: Required<ModelActivityOptions>, input: ModelCallInput, id: string | undefined, waits: ProviderWaits | undefined): Promise<unknown> {
-  const common = {
+/** Timeouts and summary of every activity of one model call. */
+function commonOptions(o: Required<ModelActivityOptions>, input: ModelCallInput): ActivityOptions {
+  return {
     startToCloseTimeout: o.startToCloseTimeoutMs,
     heartbeatTimeout: o.heartbeatTimeoutMs,
     summary: `turn ${input.turn}: ${input.model}${input.finalize ? ' (finalize)' : ''}`,
   };
-  const backoff = { initialInterval: o.initialIntervalMs, backoffCoefficient: o.backoffCoefficient, maximumInterval: o.maximumIntervalMs };
-  const shortRetry = { ...backoff, maximumAttempts: o.maximumAttempts, nonRetryableErrorTypes: [...nonRetryableModelErrorTypes] };
-  // No maximumAttempts: unlimited.
-  const waitRetry = { ...backoff, nonRetryableErrorTypes: [...nonRetryableModelErrorTypes, ...limitedModelErrorTypes] };
-  let waiting: { attempts: number; errorType: string; error: string } | undefined;
-  const giveUp = (err: unknown, why: string): ApplicationFailure => {
-    waits?.ended();
-    const type = (outageOf(err)?.type ?? waiting?.errorType ?? 'model_unavailable') as ModelErrorType;
-    const last = outageOf(err)?.message ?? waiting?.error ?? (err instanceof Error ? err.message : String(err));
-    return modelRunFailure(type, input.model, `${why}; the last error: ${last}`);
+}
+
+/** The policy of a call's first activity: `maximumAttempts`, refusals not retried. */
+function firstRetry(o: Required<ModelActivityOptions>): ActivityOptions['retry'] {
+  return {
+    maximumAttempts: o.maximumAttempts,
+    initialInterval: o.initialIntervalMs,
+    backoffCoefficient: o.backoffCoefficient,
+    maximumInterval: o.maximumIntervalMs,
+    nonRetryableErrorTypes: [...nonRetryableModelErrorTypes],
   };
-  for (let scheduled = 0; ; scheduled++) {
-    // Each activity of the call has an id of its own: `turn-<N>/model-<k>`, then `…/wait-<n>` or `…/again-<n>`.
-    const activityId = id && scheduled > 0 ? `${id}/${waiting ? 'wait' : 'again'}-${scheduled}` : id;
+}
+
+/**
+ * The rest of a model call whose first activity failed for an outage (since
+ * `wait-out-provider-outages`; `outage` is that failure).
+ *
+ * The run reports the wait (`model_waiting`, the status's `waitingFor`) and schedules the call
+ * again with a policy without an attempt limit, whose retries happen on the server: an outage
+ * costs one failed activity and one workflow task in history, however long it lasts. That
+ * activity's schedule-to-close timeout is what is left of the time budget (the budget's watch
+ * cancels tool turns, not planner turns), so the run gives up when its budget is spent; a budget
+ * raised meanwhile is used by scheduling it again. A broken answer while waiting goes back to the
+ * first policy. Refusals (bad request, credentials, unknown model) fail at once in either phase.
+ */
+async function waitOutOutage(o: Required<ModelActivityOptions>, input: ModelCallInput, id: string | undefined, waits: ProviderWaits, outage: ApplicationFailure): Promise<unknown> {
+  const common = commonOptions(o, input);
+  // No maximumAttempts: without a limit.
+  const waitRetry = {
+    initialInterval: o.initialIntervalMs,
+    backoffCoefficient: o.backoffCoefficient,
+    maximumInterval: o.outageMaximumIntervalMs,
+    nonRetryableErrorTypes: [...nonRetryableModelErrorTypes, ...limitedModelErrorTypes],
+  };
+  let last = { errorType: outage.type ?? 'model_unavailable', error: waitErrorText(outage.message) };
+  const giveUp = (): ApplicationFailure => {
+    waits.ended();
+    return modelRunFailure(last.errorType as ModelErrorType, input.model, `the provider was unavailable until the run's time budget was spent; the last error: ${last.error}`);
+  };
+  const begin = (): void => {
+    const wait = { attempts: o.maximumAttempts, ...last };
+    waits.began({ kind: 'model', name: input.model, turn: input.turn, ...wait }, { type: 'model_waiting', turn: input.turn, model: input.model, ...wait });
+  };
+  if (waits.timeBudgetLeftMs() <= 0) throw giveUp();
+  begin();
+  let waiting = true;
+  for (let n = 1; ; n++) {
+    // Each activity of the call has an id of its own: `turn-<N>/model-<k>/wait-<n>` (or `again-<n>`).
     const activity = modelActivity({
       ...common,
-      ...(activityId ? { activityId } : {}),
-      ...(waiting ? { scheduleToCloseTimeout: Math.max(waits?.timeBudgetLeftMs() ?? 0, minWaitMs), retry: waitRetry } : { retry: shortRetry }),
+      ...(id ? { activityId: `${id}/${waiting ? 'wait' : 'again'}-${n}` } : {}),
+      ...(waiting ? { scheduleToCloseTimeout: Math.max(waits.timeBudgetLeftMs(), minWaitMs), retry: waitRetry } : { retry: firstRetry(o) }),
     });
     try {
       const raw = await activity(input);
-      if (waiting) waits?.ended({ type: 'note', turn: input.turn, note: { text: `the model provider of ${input.model} answered again`, labels: { planner: 'llm', kind: 'model_available' } } });
+      if (waiting) waits.ended({ type: 'note', turn: input.turn, note: { text: `the model provider of ${input.model} answered again`, labels: { planner: 'llm', kind: 'model_available' } } });
       return raw;
     } catch (err) {
       if (isCancellation(err)) {
-        if (waiting) waits?.ended();
+        if (waiting) waits.ended();
         throw err;
       }
-      const outage = outageOf(err);
-      const spent = (waits?.timeBudgetLeftMs() ?? 0) <= 0;
-      if (outage && !waits) throw toRunFailure(err, input.model);
-      if ((outage || (waiting && isOutOfTime(err))) && spent) throw giveUp(err, `the provider was unavailable and the run's time budget is spent`);
-      if (outage && !waiting && waits) {
-        waiting = { attempts: o.maximumAttempts, errorType: outage.type ?? 'model_unavailable', error: waitErrorText(outage.message) };
-        waits.began(
-          { kind: 'model', name: input.model, turn: input.turn, ...waiting },
-          { type: 'model_waiting', turn: input.turn, model: input.model, ...waiting },
-        );
+      const again = outageOf(err);
+      if (again || (waiting && isOutOfTime(err))) {
+        if (again) last = { errorType: again.type ?? 'model_unavailable', error: waitErrorText(again.message) };
+        if (waits.timeBudgetLeftMs() <= 0) throw giveUp();
+        if (!waiting) begin();
+        waiting = true;
         continue;
       }
-      if (waiting && (isOutOfTime(err) || outage)) continue;
+      if (waiting) waits.ended();
+      // The provider answered, badly: such answers get `maximumAttempts` as before the outage.
       if (waiting && isLimitedFailure(err)) {
-        // The provider answered, badly: retried a few times like any broken answer.
-        waiting = undefined;
-        waits?.ended();
+        waiting = false;
         continue;
       }
-      if (waiting) waits?.ended();
       throw toRunFailure(err, input.model);
     }
   }
@@ -139,38 +155,25 @@ async function callWaitingOutOutages(o: Required<ModelActivityOptions>, input: M
 /**
  * The model caller used in workflows: the `callModel` activity with timeouts, heartbeats and
  * a retry policy (outages and rate limits are waited out, see {@link ModelActivityOptions};
- * other errors fail after a few attempts or at once). Its answer is parsed, and its failures
+ * other errors fail after `maximumAttempts` or at once). Its answer is parsed, and its failures
  * become run failures (see {@link toRunFailure}).
  */
 export function modelActivityCaller(options: ModelActivityOptions = {}): ModelCaller {
+  const o = { ...defaultModelActivityOptions, ...options };
   let calls = 0;
   return async (input, waits) => {
     calls += 1;
     // The turn in the id marks the turn's boundary in history (see turn-boundaries.ts).
     const id = isPatched(turnBoundariesInCommands) ? `${turnActivityIdPrefix(input.turn)}model-${calls}` : undefined;
+    const activity = modelActivity({ ...(id ? { activityId: id } : {}), ...commonOptions(o, input), retry: firstRetry(o) });
     let raw: unknown;
-    if (isPatched(waitOutProviderOutages)) {
-      raw = await callWaitingOutOutages({ ...defaultModelActivityOptions, ...options }, input, id, waits);
-    } else {
-      const o = { ...legacyModelActivityOptions, ...options };
-      const activity = modelActivity({
-        ...(id ? { activityId: id } : {}),
-        startToCloseTimeout: o.startToCloseTimeoutMs,
-        heartbeatTimeout: o.heartbeatTimeoutMs,
-        summary: `turn ${input.turn}: ${input.model}${input.finalize ? ' (finalize)' : ''}`,
-        retry: {
-          maximumAttempts: o.maximumAttempts,
-          initialInterval: o.initialIntervalMs,
-          backoffCoefficient: o.backoffCoefficient,
-          maximumInterval: o.maximumIntervalMs,
-          nonRetryableErrorTypes: [...nonRetryableModelErrorTypes],
-        },
-      });
-      try {
-        raw = await activity(input);
-      } catch (err) {
-        throw toRunFailure(err, input.model);
-      }
+    try {
+      raw = await activity(input);
+    } catch (err) {
+      const outage = outageOf(err);
+      // Runs recorded before 0.14.0 failed here. Asked only now, so runs without an outage record no marker.
+      if (!outage || !waits || !isPatched(waitOutProviderOutages)) throw toRunFailure(err, input.model);
+      raw = await waitOutOutage(o, input, id, waits, outage);
     }
     const parsed = modelAnswerSchema().safeParse(raw);
     if (!parsed.success) throw modelRunFailure('model_activity_failed', input.model, `the activity returned an invalid answer: ${describeIssues(parsed.error)}`);
