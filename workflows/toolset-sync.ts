@@ -64,7 +64,9 @@ async function waitOutOutage(state: RunState, definition: McpToolsetDefinition, 
       waits.ended({ type: 'note', turn: state.turn, note: { text: `MCP server ${definition.server} answered again`, labels: { kind: 'mcp_available', toolset: definition.name } } });
       return result;
     } catch (err) {
-      if ((isUnavailable(err) || isOutOfTime(err)) && !isCancellation(err) && waits.timeBudgetLeftMs() > 0) continue;
+      // A timeout with budget left means the budget was raised meanwhile. An outage that comes back
+      // means the server would retry past the budget: give up rather than schedule again at once.
+      if (isOutOfTime(err) && waits.timeBudgetLeftMs() > 0) continue;
       waits.ended();
       throw err;
     }

@@ -134,13 +134,18 @@ async function waitOutOutage(o: Required<ModelActivityOptions>, input: ModelCall
         throw err;
       }
       const again = outageOf(err);
-      if (again || (waiting && isOutOfTime(err))) {
-        if (again) last = { errorType: again.type ?? 'model_unavailable', error: waitErrorText(again.message) };
+      if (again) last = { errorType: again.type ?? 'model_unavailable', error: waitErrorText(again.message) };
+      // Waiting: its schedule-to-close timeout (the budget) passed; budget left means it was raised
+      // meanwhile. Not waiting: the first policy's attempts failed for an outage again.
+      if (waiting ? isOutOfTime(err) : again) {
         if (waits.timeBudgetLeftMs() <= 0) throw giveUp();
         if (!waiting) begin();
         waiting = true;
         continue;
       }
+      // While waiting, an outage comes back only when the server would retry past the budget
+      // (a Retry-After longer than what is left): give up rather than schedule again at once.
+      if (waiting && again) throw giveUp();
       if (waiting) waits.ended();
       // The provider answered, badly: such answers get `maximumAttempts` as before the outage.
       if (waiting && isLimitedFailure(err)) {
