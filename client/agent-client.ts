@@ -45,11 +45,13 @@ import {
   payloadTooLarge,
   runInputSchema,
   runResultSchema,
+  runStatusSchema,
   statusQuery,
   type EventPage,
   type RunEvent,
   type RunInput,
   type RunResult,
+  type RunStatus,
   type RunStatusReport,
 } from '../contracts';
 import { jsonDepthExceeds } from '../contracts/json';
@@ -85,6 +87,9 @@ import { noWorkerPolls, workerPresence, type WorkerPresence } from './worker-pre
  * `unanswered`: no worker answered a query in time, or the run failed before it could register
  * its queries (read its history instead: {@link AgentClient.statusFromHistory}).
  */
+/** Whether a run status is final (a child in any other status still runs, perhaps waiting for a human). */
+const isEnded = (status: RunStatus): boolean => status === 'completed' || status === 'failed' || status === 'terminated';
+
 /** Deepest result {@link AgentClient.result} reads: a result holds input values (64 levels at most) a few levels down. */
 const maxReadableResultDepth = 128;
 
@@ -364,7 +369,30 @@ export class AgentClient {
    * @throws AgentClientError `unanswered` when no worker answered within `timeoutMs`.
    */
   async status(workflowId: string, options: QueryOptions = {}): Promise<RunStatusReport> {
-    return this.guard(workflowId, () => this.within(workflowId, options.timeoutMs, () => this.handle(workflowId).query(statusQuery)));
+    const report = await this.guard(workflowId, () => this.within(workflowId, options.timeoutMs, () => this.handle(workflowId).query(statusQuery)));
+    return this.withChildStatuses(report);
+  }
+
+  /**
+   * The report with each running sub-agent run's own status (its AgentStatus, read from the
+   * server, no worker needed): the parent only knows that the child runs, while a human may be
+   * what it waits for. A child without the attribute (runs before 0.14.0) stays `running`.
+   */
+  private async withChildStatuses(report: RunStatusReport): Promise<RunStatusReport> {
+    const running = (report.children ?? []).filter((c) => c.status === 'running');
+    if (running.length === 0) return report;
+    const own = new Map<string, RunStatus>();
+    await Promise.all(
+      running.map(async (child) => {
+        const reported = await this.client.workflow
+          .getHandle(child.workflowId)
+          .describe()
+          .then((d) => (d.status.name === 'RUNNING' ? d.typedSearchAttributes.get(agentStatusSearchAttribute) : undefined), () => undefined);
+        const parsed = runStatusSchema.safeParse(reported);
+        if (parsed.success) own.set(child.workflowId, parsed.data);
+      }),
+    );
+    return { ...report, children: (report.children ?? []).map((c) => ({ ...c, status: own.get(c.workflowId) ?? c.status })) };
   }
 
   /**
@@ -675,7 +703,7 @@ export class AgentClient {
   async rewind(workflowId: string, options: RewindOptions): Promise<{ runId: string; checkpoint: Checkpoint; corrections: CorrectionDelivery }> {
     // Sub-agent runs of the execution being replaced: a reset leaves them running, and the
     // rewound run starts its own (their ids carry the new log epoch).
-    const children = options.runId ? [] : await this.status(workflowId, { timeoutMs: 5_000 }).then((s) => (s.children ?? []).filter((c) => c.status === 'running'), () => []);
+    const children = options.runId ? [] : await this.status(workflowId, { timeoutMs: 5_000 }).then((s) => (s.children ?? []).filter((c) => !isEnded(c.status)), () => []);
     const rewound = await this.guard(workflowId, () => rewindRun(this.client, workflowId, options));
     // Cancelled, they end like a kill: their own calls are answered.
     await Promise.all(children.map((c) => this.client.workflow.getHandle(c.workflowId).cancel().catch(() => undefined)));

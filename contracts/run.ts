@@ -140,7 +140,11 @@ export const childRunSchema = builtOnce(() =>
     workflowId: z.string(),
     agent: z.string(),
     turn: z.number().int().nonnegative(),
-    status: z.enum(['running', 'completed', 'failed', 'terminated']),
+    /**
+     * The parent records running, completed, failed or terminated; `AgentClient.status` shows a
+     * running child's own status instead (awaiting, paused, …), from its AgentStatus.
+     */
+    status: runStatusSchema(),
   }),
 );
 export type ChildRun = z.infer<ReturnType<typeof childRunSchema>>;

@@ -532,7 +532,7 @@ export class CallRunner {
       ended: (child, usage) => {
         state.children.set(child.toolCallId, child);
         state.usage = { ...state.usage, tokens: state.usage.tokens + usage.tokens, modelCalls: state.usage.modelCalls + usage.modelCalls, toolCalls: state.usage.toolCalls + usage.toolCalls };
-        state.emit({ type: 'child_ended', toolCallId: child.toolCallId, workflowId: child.workflowId, status: child.status === 'running' ? 'failed' : child.status });
+        state.emit({ type: 'child_ended', toolCallId: child.toolCallId, workflowId: child.workflowId, status: child.status === 'completed' || child.status === 'terminated' ? child.status : 'failed' });
       },
     };
   }

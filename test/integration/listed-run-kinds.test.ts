@@ -23,7 +23,7 @@ async function memoOf(workflowId: string): Promise<Record<string, unknown> | und
 }
 
 describe('session and sub-agent runs in listings', () => {
-  it('a sub-agent run waiting for approval is listed as awaiting under its agent, with the memo of a plain run', async () => {
+  it('a sub-agent run waiting for approval is listed as awaiting under its agent, with the memo of a plain run; its parent shows it awaiting', async () => {
     const steps: ScriptStep[] = [
       { type: 'tool_calls', calls: [{ id: 'pay', name: 'delegate', args: { task: 'pay acme', steps: [{ type: 'tool_calls', calls: [{ name: 'transfer', args: { to: 'acme', amount: 500 } }] }, { type: 'final', text: 'paid' }] } as never }] },
       { type: 'final', text: 'parent done' },
@@ -33,6 +33,8 @@ describe('session and sub-agent runs in listings', () => {
     const childId = `sub-${runId}/pay`;
     expect(await listedAwaiting(childId)).toMatchObject({ agent: 'scripted', status: 'awaiting' });
     expect(await memoOf(childId)).toMatchObject({ agent: 'scripted', parentWorkflowId: workflowId, parentToolCallId: 'pay' });
+    // The parent's status shows what its child waits for, not only that it runs.
+    expect((await suite.agents.status(workflowId)).children).toMatchObject([{ workflowId: childId, status: 'awaiting' }]);
     await suite.agents.decideInTree(workflowId, ['pay'], { decision: 'approve', toolCallId: 'call_0_0' });
     expect(await suite.agents.result(workflowId)).toMatchObject({ status: 'completed' });
     const { entries } = await listRuns(suite.agents, { agent: 'scripted', status: 'completed' }, { limit: 200 });
