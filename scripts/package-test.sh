@@ -6,14 +6,18 @@
 # a non-default port, runs the project's worker, and a client script that serves the library's
 # HTTP API and dashboard (durable-agents/server), starts a run, approves the call over HTTP and
 # reads the result; then the project's jest test replays the captured history and
-# catches a deliberately reordered tool call.
+# catches a deliberately reordered tool call. Last, the README's "Build your own agent" section
+# runs as written: its files and commands (test/package/readme-project.ts reads them from the
+# README) with an LLM agent against the library's fake model server.
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 work="$(mktemp -d "${TMPDIR:-/tmp}/durable-agents-package-XXXXXX")"
 port="${PACKAGE_TEST_PORT:-17655}"
 pids=()
+groups=() # process groups (setsid): npx -> tsx -> node -> temporal
 cleanup() {
   for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  for group in "${groups[@]}"; do kill -- "-$group" 2>/dev/null || true; done
   wait 2>/dev/null || true
   rm -rf "$work"
 }
@@ -33,7 +37,7 @@ echo "== a fresh project in $work/project"
 cp -r "$repo/test/package/project" "$work/project"
 cd "$work/project"
 npm install --no-audit --no-fund --loglevel=error "$tarball" "zod@$(version_of zod)" \
-  "typescript@$(version_of typescript)" "@types/node@$(version_of @types/node)" "jest@$(version_of jest)" >/dev/null
+  "typescript@$(version_of typescript)" "@types/node@$(version_of @types/node)" "jest@$(version_of jest)" "tsx@$(version_of tsx)" >/dev/null
 test ! -e node_modules/durable-agents/workflows/index.ts || { echo "the package ships TypeScript sources"; exit 1; }
 # Workflow bundles must take the ES-module copy (module concatenation), not the CommonJS one.
 node -e 'const s = require("./node_modules/durable-agents/dist/worker/workflow-sources.js"); if (!/dist[\\/]esm[\\/]workflows$/.test(s.workflowSourceDir)) { console.error(`workflow bundles would use ${s.workflowSourceDir}, not dist/esm/workflows`); process.exit(1); }'
@@ -54,4 +58,46 @@ effects="$(wc -l <notes.jsonl)"
 
 echo "== the project's own replay test"
 HISTORY_FILE=histories/notes.json npx jest --ci --testTimeout 120000 test 2>&1
+kill "${pids[@]}" 2>/dev/null || true
+
+echo "== the README's \"Build your own agent\", as written"
+readme_started=$SECONDS
+readme_project() { (cd "$repo" && npx tsx test/package/readme-project.ts "$@"); }
+mapfile -t commands < <(readme_project commands README.md)
+unset TEMPORAL_TASK_QUEUE NOTES_FILE OPENAI_API_KEY OPENAI_BASE_URL
+export TEMPORAL_ADDRESS="127.0.0.1:$((port + 1))"
+cd "$work"
+ran=0
+for command in "${commands[@]}"; do
+  echo "\$ $command"
+  ran=$((ran + 1))
+  case "$command" in
+    "mkdir notes-agent && cd notes-agent && npm init -y") eval "$command" >/dev/null ;;
+    # The registry's durable-agents is not this build: the project gets the packages installed above.
+    "npm install durable-agents zod && npm install --save-dev tsx") ln -s "$work/project/node_modules" node_modules ;;
+    "mkdir -p src test/histories") eval "$command" && readme_project files README.md "$PWD" ;;
+    "npx tsx src/dev.ts")
+      setsid $command >dev.log 2>dev.err </dev/null &
+      groups+=($!)
+      for _ in $(seq 1 120); do grep -q '^OPENAI_BASE_URL=' dev.log && break; sleep 0.5; done
+      grep -q '^OPENAI_BASE_URL=' dev.log || { cat dev.log dev.err; echo "src/dev.ts did not print OPENAI_BASE_URL"; exit 1; } ;;
+    "OPENAI_BASE_URL=http://127.0.0.1:<port>/v1 npx tsx src/worker.ts")
+      model_port="$(sed -n 's#^OPENAI_BASE_URL=http://127.0.0.1:\([0-9]*\)/v1$#\1#p' dev.log)"
+      setsid bash -c "${command/<port>/$model_port}" >worker.log 2>&1 </dev/null &
+      groups+=($!) ;;
+    "npx tsx src/client.ts")
+      timeout 120 $command >client.log 2>&1 </dev/null || { cat client.log worker.log dev.err; exit 1; }
+      cat client.log
+      grep -qx 'Saved: milk.' client.log || { echo 'the client did not print "Saved: milk."'; exit 1; }
+      [ "$(wc -l <notes.jsonl)" -eq 1 ] || { echo "add_note did not run exactly once"; exit 1; } ;;
+    "npx tsx --test test/replay.test.ts") timeout 120 $command </dev/null ;;
+    *) echo "the package test does not know this README command; teach scripts/package-test.sh to run it"; exit 1 ;;
+  esac
+done
+[ "$ran" -eq 7 ] || { echo "the README's section has $ran commands, the package test runs 7; update scripts/package-test.sh"; exit 1; }
+typecheck="npx tsc --noEmit --strict --skipLibCheck --module node16 --target es2022 --types node src/*.ts test/*.ts"
+grep -qF "\`$typecheck\`" "$repo/README.md" || { echo "the README's type-check line changed; update scripts/package-test.sh"; exit 1; }
+echo "\$ $typecheck"
+$typecheck
+echo "the README's section ran in $((SECONDS - readme_started)) s"
 echo "package test passed"
