@@ -69,7 +69,7 @@ describe('createActivities: one activity per agent tool', () => {
     expect(seen[1]).toEqual({ toolCallId: 'call_0_0', turn: 0, runId: 'run-1', agent: 'a', idempotencyKey: 'wf/e2/call_0_0', watchlist: null });
     // The default budget applies when a compact input leaves it out; the answer leaves out attempt 1.
     expect(full).toMatchObject({ resultOmitted: true, resultBytes: 70 * 1024 + 2, attempt: 1 });
-    expect(compact).toEqual({ resultOmitted: true, resultOmittedReason: 'workflow_budget', resultBytes: 70 * 1024 + 2, resultPreview: expect.any(String) });
+    expect(compact).toEqual({ resultOmitted: true, resultOmittedReason: 'workflow_budget', resultBytes: 70 * 1024 + 2, resultPreview: expect.any(String), endedAtMs: expect.any(Number) });
 
     // Without an epoch, the epoch is the execution's run id (a run that has not continued as new);
     // an empty one (a run without a log epoch) makes the key workflow id + call id. Session state comes when there is some.
