@@ -74,7 +74,7 @@ describe('createActivities: one activity per agent tool', () => {
     // Without an epoch, the epoch is the execution's run id (a run that has not continued as new);
     // an empty one (a run without a log epoch) makes the key workflow id + call id. Session state comes when there is some.
     const later = new MockActivityEnvironment({ activityType: 'a/note', activityId: 'turn-3/call_3_1', workflowExecution: { workflowId: 'wf', runId: 'run-2' } });
-    expect(await later.run(activities['a/note']!, { request: { args: {} }, sessionState: { watchlist: ['AAPL'] } })).toEqual({ result: { ok: true } });
+    expect(await later.run(activities['a/note']!, { request: { args: {} }, sessionState: { watchlist: ['AAPL'] } })).toEqual({ result: { ok: true }, endedAtMs: expect.any(Number) });
     expect(seen[2]).toEqual({ toolCallId: 'call_3_1', turn: 3, runId: 'run-2', agent: 'a', idempotencyKey: 'wf/run-2/call_3_1', watchlist: ['AAPL'] });
     await later.run(activities['a/note']!, { request: { args: {} }, epoch: '' });
     expect(seen[3]).toMatchObject({ idempotencyKey: 'wf/call_3_1' });
