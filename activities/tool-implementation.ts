@@ -41,7 +41,11 @@ export interface ToolImplementation<I extends z.ZodType = z.ZodType> {
  * Binds an implementation to a tool definition.
  *
  * @example
- * implementTool(addToWatchlist, async ({ symbol }, ctx) => { ... return { added: symbol }; });
+ * import { addNote } from './agent';
+ * implementTool(addNote, async ({ text }, ctx) => {
+ *   // save the note, keyed by ctx.idempotencyKey (the same on every retry of this call)
+ *   return { saved: text };
+ * });
  */
 export function implementTool<I extends z.ZodType>(
   definition: ToolDefinition<I>,

@@ -212,6 +212,8 @@ export class AgentClient {
    *
    * @throws Error when a TEMPORAL_* or tracing variable is malformed, or the server is unreachable.
    * @example
+   * import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
+   * declare const spanProcessor: SpanProcessor;
    * const agents = await AgentClient.connect(undefined, { tracing: { spanProcessor } });
    */
   static async connect(config: TemporalConfig = temporalConfigFromEnv(), options: AgentClientConnectOptions = {}): Promise<AgentClient> {
@@ -440,6 +442,7 @@ export class AgentClient {
    * whether it is pinned to it; all null for a run of unversioned workers. Needs no worker.
    *
    * @example
+   * declare const agents: AgentClient, workflowId: string;
    * const v = await agents.workerVersion(workflowId); // { deploymentName: 'agents', buildId: 'v1', behavior: 'PINNED', override: null }
    */
   async workerVersion(workflowId: string): Promise<RunWorkerVersion> {
@@ -621,6 +624,7 @@ export class AgentClient {
    *
    * @throws AgentClientError `unanswered` when no worker answered within `timeoutMs`.
    * @example
+   * declare const agents: AgentClient, workflowId: string;
    * const { tree } = await agents.pendingInputs(workflowId);
    * for (const run of tree) console.log(run.path.join('/') || '(this run)', run.approvals.map((a) => a.toolCallId));
    */

@@ -49,7 +49,7 @@ const prefixPattern = /^[a-zA-Z][a-zA-Z0-9_-]{0,31}$/;
  * @example
  * const files = mcpToolset({ server: 'files', include: ['read_*', 'list_directory'],
  *   approval: { tools: { write_file: true } }, timeoutMs: 30_000 });
- * defineAgent({ name: 'assistant', tools: [localTool], toolsets: [files], ... });
+ * defineAgent({ name: 'assistant', description: 'Works with files', tools: [], toolsets: [files], createPlanner: createScriptedPlanner });
  */
 export function mcpToolset(options: McpToolsetOptions): McpToolsetDefinition {
   const name = options.name ?? options.server;

@@ -175,6 +175,7 @@ export const reservedActivityNames: readonly string[] = ['callModel', 'mcp.listT
  *
  * @throws Error when the name is not a valid identifier or is reserved.
  * @example
+ * import { z } from 'zod';
  * const addToWatchlist = defineTool({
  *   name: 'add_to_watchlist',
  *   description: 'Add a stock symbol to the watchlist',

@@ -4,8 +4,8 @@
  *
  * @example
  * const server = await startDevServer({ port: 17233, dbFile: null });
- * const model = await FakeOpenAIServer.start([callTools(toolCall('add_note', { text: 'hi' })), say('done')]);
- * // ... worker with openai: new OpenAI({ baseURL: model.baseURL, apiKey: 'test' }) ...
+ * const model = (await FakeOpenAIServer.start()).script(callTools(toolCall('add_note', { text: 'hi' })), say('done'));
+ * // a worker with OPENAI_BASE_URL=model.baseURL (or createAgentWorker({ openai: new OpenAI({ baseURL: model.baseURL, apiKey: 'test' }) }))
  * const results = await replayAgentHistories('test/histories', { workflowsPath: require.resolve('../src/workflows') });
  */
 export { startDevServer, PortInUseError, devServerSafetyArgs, searchAttributeArgs, type DevServer, type DevServerOptions } from '../worker/dev-server';

@@ -13,6 +13,7 @@ export interface PlannerContextOptions extends Partial<Omit<PlannerContext, 'sta
  * `planner.planStart(input, plannerContext({ sessionState }))` and assert on the plan.
  *
  * @example
+ * declare const myPlanner: Planner;
  * const plan = await myPlanner.planStart({ messages: [{ role: 'user', content: 'Add AAPL' }] }, plannerContext({ sessionState: { watchlist: [] } }));
  */
 export function plannerContext(options: PlannerContextOptions = {}): PlannerContext {

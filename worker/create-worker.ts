@@ -43,6 +43,8 @@ export interface AgentWorkerOptions extends DurableAgentsPluginOptions {
  *
  * @throws Error when neither `workflowsPath` nor `workflowBundle` is given, or a tool has no implementation.
  * @example
+ * import { notesAgent } from './agent';
+ * declare const addNoteImpl: ToolImplementation; // implementTool(addNote, …)
  * const worker = await createAgentWorker({
  *   workflowsPath: require.resolve('./workflows'), agents: [notesAgent], tools: [addNoteImpl],
  *   // Optional worker versioning (default: DURABLE_AGENTS_DEPLOYMENT_NAME / _BUILD_ID, if set).

@@ -35,8 +35,10 @@ const fromText = new TextDecoder();
  * kept) old runs stay readable. Payloads that were never encrypted pass through on decode.
  *
  * @example
+ * import { randomBytes } from 'node:crypto';
+ * import { Client, Connection } from '@temporalio/client';
  * const codec = new EncryptionCodec([{ id: '2026-11', key: randomBytes(32) }]);
- * const client = new Client({ connection, dataConverter: { payloadCodecs: [codec] } });
+ * const client = new Client({ connection: await Connection.connect(), dataConverter: { payloadCodecs: [codec] } });
  */
 export class EncryptionCodec implements PayloadCodec {
   private readonly byId: ReadonlyMap<string, Uint8Array>;

@@ -4,6 +4,7 @@
  *
  * @example
  * import { createAgentWorker, implementTool } from 'durable-agents/worker';
+ * import { addNote, notesAgent } from './agent';
  * const worker = await createAgentWorker({
  *   workflowsPath: require.resolve('./workflows'), agents: [notesAgent],
  *   tools: [implementTool(addNote, async ({ text }) => ({ saved: text }))],

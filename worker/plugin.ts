@@ -164,8 +164,11 @@ function workerSinks(log: (message: string) => void): InjectedSinks<DurableAgent
  *
  * @throws Error (at construction) when an agent's tool has no implementation, or a toolset names an MCP server `mcpServers` does not configure.
  * @example
+ * import { NativeConnection, Worker } from '@temporalio/worker';
+ * import { notesAgent } from './agent';
+ * declare const addNoteImpl: ToolImplementation; // implementTool(addNote, …)
  * const worker = await Worker.create({
- *   connection, taskQueue: 'agents', workflowsPath: require.resolve('./workflows'),
+ *   connection: await NativeConnection.connect(), taskQueue: 'agents', workflowsPath: require.resolve('./workflows'),
  *   plugins: [new DurableAgentsPlugin({ agents: [notesAgent], tools: [addNoteImpl] })],
  * });
  */

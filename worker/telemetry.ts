@@ -80,7 +80,7 @@ export interface TelemetryOptions {
  * @throws Error when a runtime is installed already, or the address is malformed.
  * @example
  * installTelemetry({ prometheus: '127.0.0.1:9464' }); // or DURABLE_AGENTS_PROMETHEUS=9464
- * const worker = await createAgentWorker({ ... });
+ * const worker = await createAgentWorker({ workflowsPath: require.resolve('./workflows'), agents: [], tools: [] });
  */
 export function installTelemetry(options: TelemetryOptions = {}, env: NodeJS.ProcessEnv = process.env): { prometheus?: string } {
   const prometheus = options.prometheus === undefined ? prometheusFromEnv(env) : options.prometheus === null ? undefined : parseBindAddress(options.prometheus, 'prometheus');

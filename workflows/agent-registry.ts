@@ -38,6 +38,7 @@ const agentNamePattern = /^[a-zA-Z][a-zA-Z0-9_-]{0,63}$/;
  *
  * @throws Error when the name is not an identifier, two tools share a name or two toolsets do.
  * @example
+ * declare const addNote: ToolDefinition; // defineTool({ name: 'add_note', … })
  * export const notesAgent = defineAgent({
  *   name: 'notes', description: 'Keeps notes', tools: [addNote],
  *   createPlanner: createScriptedPlanner,

@@ -60,7 +60,8 @@ function serverFailure(server: string, err: unknown, what: string): ApplicationF
  *   `list_changed` notification.
  *
  * @example
- * createActivities({ agents, tools, runtime: { ...createModelActivities(), ...createMcpActivities(pool) } });
+ * declare const pool: McpClientPool;
+ * new DurableAgentsPlugin({ agents: [], tools: [], runtime: { ...createModelActivities(), ...createMcpActivities(pool) } });
  */
 export function createMcpActivities(pool: McpClientPool): McpActivities {
   const listTools = async (raw: unknown): Promise<McpListToolsResult> => {

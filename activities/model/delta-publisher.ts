@@ -45,7 +45,7 @@ export interface DeltaPublisherStats {
  *
  * @example
  * const deltas = new HttpDeltaPublisher({ url: 'http://127.0.0.1:8080', token: process.env.PUBLISHER_TOKEN });
- * createModelActivities({ openai, deltas });
+ * createModelActivities({ openai: openAIFromEnv(), deltas });
  */
 export class HttpDeltaPublisher implements DeltaSink {
   readonly stats: DeltaPublisherStats = { published: 0, sent: 0, dropped: 0, failedPosts: 0 };

@@ -115,7 +115,7 @@ function deltaSource(workflowId: string, turn: number): { workflowId: string; ac
  * `model_auth`, `model_not_found`, `model_context_length`); see workflows/planners/llm/errors.ts.
  *
  * @example
- * createActivities({ tools, runtime: createModelActivities({ openai: openAIFromEnv() }) });
+ * new DurableAgentsPlugin({ agents: [], tools: [], runtime: createModelActivities({ openai: openAIFromEnv() }) });
  */
 export function createModelActivities(deps: ModelActivityDependencies = {}): ModelActivities {
   const cache = deps.cache ?? new TranscriptCache();

@@ -33,6 +33,7 @@ function sendJson(res: ServerResponse, status: number, body: unknown, headers: R
  * the problem in `errors`, which tests assert is empty.
  *
  * @example
+ * import OpenAI from 'openai';
  * const fake = await FakeOpenAIServer.start();
  * fake.script(callTools(toolCall('get_quote', { symbol: 'AAPL' })), say('AAPL is 123'));
  * const openai = new OpenAI({ baseURL: fake.baseURL, apiKey: 'test', maxRetries: 0 });

@@ -91,7 +91,7 @@ export function fnv1a64(text: string, from: string = emptyDigest): string {
  * Extends the digest of a transcript prefix by more messages.
  *
  * @throws Error when `digest` is not a valid digest.
- * @example chainDigest(emptyDigest, messages) // digest of messages [0, messages.length)
+ * @example chainDigest(emptyDigest, [{ role: 'user', content: 'hi' }]) // digest of that one-message prefix
  */
 export function chainDigest(digest: string, messages: readonly Message[]): string {
   const state = parseDigest(digest);

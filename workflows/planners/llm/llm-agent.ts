@@ -13,12 +13,14 @@ export interface LlmAgentDefinition extends AgentDefinition {
 export type LlmAgentOptions = Omit<AgentDefinition, 'createPlanner'> & { readonly llm: LlmPlannerConfig };
 
 /**
- * Defines an agent whose planner is the LLM planner. Register it with `registerAgent` as usual.
+ * Defines an agent whose planner is the LLM planner. Pass it to `createAgentWorkflows` and to the
+ * worker like any other agent.
  *
  * @throws Error when the config is invalid or a tool takes the name of an enabled human tool.
  * @example
- * registerAgent(defineLlmAgent({ name: 'watchlist-llm', description: '…', instructions: 'The watchlist is: {watchlist}',
- *   tools: [addToWatchlistTool], llm: { model: 'gpt-4o-mini', humanTools: { clarification: true } } }));
+ * declare const addToWatchlist: ToolDefinition; // defineTool({ name: 'add_to_watchlist', … })
+ * export const watchlistLlmAgent = defineLlmAgent({ name: 'watchlist-llm', description: '…', instructions: 'The watchlist is: {watchlist}',
+ *   tools: [addToWatchlist], llm: { model: 'gpt-4o-mini', humanTools: { clarification: true } } });
  */
 export function defineLlmAgent(options: LlmAgentOptions): LlmAgentDefinition {
   assertValidLlmConfig(options.name, options.llm);
