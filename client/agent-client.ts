@@ -55,6 +55,7 @@ import {
   type RunStatusReport,
 } from '../contracts';
 import { jsonDepthExceeds } from '../contracts/json';
+import { isTerminalRunStatus } from '../contracts/run';
 import { connectionOptions, temporalConfigFromEnv, type TemporalConfig } from '../worker/config';
 import { dataConverterFromEnv } from '../worker/encryption';
 import { tracingFromEnv } from '../worker/telemetry';
@@ -87,9 +88,6 @@ import { noWorkerPolls, workerPresence, type WorkerPresence } from './worker-pre
  * `unanswered`: no worker answered a query in time, or the run failed before it could register
  * its queries (read its history instead: {@link AgentClient.statusFromHistory}).
  */
-/** Whether a run status is final (a child in any other status still runs, perhaps waiting for a human). */
-const isEnded = (status: RunStatus): boolean => status === 'completed' || status === 'failed' || status === 'terminated';
-
 /** Deepest result {@link AgentClient.result} reads: a result holds input values (64 levels at most) a few levels down. */
 const maxReadableResultDepth = 128;
 
@@ -371,8 +369,12 @@ export class AgentClient {
    * @throws AgentClientError `unanswered` when no worker answered within `timeoutMs`.
    */
   async status(workflowId: string, options: QueryOptions = {}): Promise<RunStatusReport> {
-    const report = await this.guard(workflowId, () => this.within(workflowId, options.timeoutMs, () => this.handle(workflowId).query(statusQuery)));
-    return this.withChildStatuses(report);
+    return this.withChildStatuses(await this.queryStatus(workflowId, options));
+  }
+
+  /** The status query as the run answers it (its children as the parent recorded them). */
+  private queryStatus(workflowId: string, options: QueryOptions): Promise<RunStatusReport> {
+    return this.guard(workflowId, () => this.within(workflowId, options.timeoutMs, () => this.handle(workflowId).query(statusQuery)));
   }
 
   /**
@@ -580,7 +582,7 @@ export class AgentClient {
    * Sends an update once a worker is there to take it ({@link requireWorker}); `probe` asks the
    * workflow something it answers at once (default: an agent run's status).
    */
-  private async update<T>(workflowId: string, send: () => Promise<T>, probe: () => Promise<unknown> = () => this.status(workflowId, { timeoutMs: workerProbeMs })): Promise<T> {
+  private async update<T>(workflowId: string, send: () => Promise<T>, probe: () => Promise<unknown> = () => this.queryStatus(workflowId, { timeoutMs: workerProbeMs })): Promise<T> {
     await this.requireWorker(workflowId, probe);
     return this.guard(workflowId, send);
   }
@@ -707,7 +709,7 @@ export class AgentClient {
   async rewind(workflowId: string, options: RewindOptions): Promise<{ runId: string; checkpoint: Checkpoint; corrections: CorrectionDelivery }> {
     // Sub-agent runs of the execution being replaced: a reset leaves them running, and the
     // rewound run starts its own (their ids carry the new log epoch).
-    const children = options.runId ? [] : await this.status(workflowId, { timeoutMs: 5_000 }).then((s) => (s.children ?? []).filter((c) => !isEnded(c.status)), () => []);
+    const children = options.runId ? [] : await this.queryStatus(workflowId, { timeoutMs: 5_000 }).then((s) => (s.children ?? []).filter((c) => !isTerminalRunStatus(c.status)), () => []);
     const rewound = await this.guard(workflowId, () => rewindRun(this.client, workflowId, options));
     // Cancelled, they end like a kill: their own calls are answered.
     await Promise.all(children.map((c) => this.client.workflow.getHandle(c.workflowId).cancel().catch(() => undefined)));

@@ -2,6 +2,7 @@ import type { WorkflowExecutionInfo } from '@temporalio/client';
 import { executionInfoFromRaw } from '@temporalio/client/lib/helpers';
 import type { temporal } from '@temporalio/proto';
 import { agentNameSearchAttribute, agentSessionWorkflowType, agentStatusSearchAttribute, runStatusSchema, type RunStatus } from '../contracts';
+import { isTerminalRunStatus } from '../contracts/run';
 import { encryptionKeyIdKey } from '../worker/encryption';
 import { AgentClientError, type AgentClient } from './agent-client';
 import { listQuery, queryLiteral } from './list-query';
@@ -62,8 +63,6 @@ function memoAgent(info: WorkflowExecutionInfo): string | null {
   return typeof agent === 'string' ? agent : null;
 }
 
-const terminalStatuses: readonly string[] = ['completed', 'failed', 'terminated'] satisfies RunStatus[];
-
 /**
  * The status a listing shows. While the run runs, what it reports. Once its workflow completed,
  * the run's own final status: a kill completes the workflow with status `terminated`, which
@@ -73,7 +72,7 @@ const terminalStatuses: readonly string[] = ['completed', 'failed', 'terminated'
 export function listedStatus(workflowStatus: string, reported: string | undefined): string {
   if (reported !== undefined && runStatusSchema.safeParse(reported).success) {
     if (workflowStatus === 'RUNNING') return reported;
-    if (workflowStatus === 'COMPLETED' && terminalStatuses.includes(reported)) return reported;
+    if (workflowStatus === 'COMPLETED' && isTerminalRunStatus(reported)) return reported;
   }
   return workflowStatus.toLowerCase();
 }

@@ -115,16 +115,31 @@ export async function subRunsWaitingOnCall(agents: AgentClient, workflowId: stri
   return tree.filter((p) => p.path.length > 0 && p.approvals.some((a) => a.toolCallId === toolCallId));
 }
 
+/** A tree path naming a call that started no sub-agent run in the run it reached. */
+export class TreePathError extends Error {
+  constructor(
+    /** The position in the path of the call that started no sub-agent run. */
+    readonly index: number,
+    /** The run that has no sub-agent run for that call. */
+    readonly workflowId: string,
+    readonly toolCallId: string,
+    path: readonly string[],
+  ) {
+    super(`run ${workflowId} has no sub-agent run for call ${toolCallId} (path ${path.slice(0, index + 1).join('/')})`);
+    this.name = 'TreePathError';
+  }
+}
+
 /**
  * The workflow id of the run at `path` under `workflowId` (call ids from that run down).
  *
- * @throws Error naming the first call id of the path that started no sub-agent.
+ * @throws TreePathError naming the first call id of the path that started no sub-agent.
  */
 export async function resolveTreePath(agents: AgentClient, workflowId: string, path: readonly string[]): Promise<string> {
   let current = workflowId;
   for (const [i, toolCallId] of path.entries()) {
     const child = (await agents.status(current)).children?.find((c) => c.toolCallId === toolCallId);
-    if (!child) throw new Error(`run ${current} has no sub-agent run for call ${toolCallId} (path ${path.slice(0, i + 1).join('/')})`);
+    if (!child) throw new TreePathError(i, current, toolCallId, path);
     current = child.workflowId;
   }
   return current;

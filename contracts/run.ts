@@ -92,6 +92,11 @@ export const runStatusSchema = builtOnce(() =>
 );
 export type RunStatus = z.infer<ReturnType<typeof runStatusSchema>>;
 
+/** Whether a run status is final: completed, failed or terminated (any other still runs, perhaps waiting for a human). */
+export function isTerminalRunStatus(status: string): boolean {
+  return status === 'completed' || status === 'failed' || status === 'terminated';
+}
+
 /** Used / max / remaining of one budget. `max` is absent when the budget is unlimited. */
 export const budgetLineSchema = builtOnce(() =>
   z.object({

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { awaitAnswerSchema, callDecisionSchema, pendingInputsSchema } from '../../contracts';
 import type { AgentClient } from '../../client/agent-client';
-import { flattenTree, pendingInputsTree, runTree } from '../../client/run-tree';
+import { flattenTree, pendingInputsTree, resolveTreePath, runTree, TreePathError } from '../../client/run-tree';
 import { quoted } from '../../contracts/safe-text';
 import { ApiError } from '../errors';
 import type { ServerContext } from '../context';
@@ -30,19 +30,18 @@ const runPendingResponseSchema = pendingInputsSchema.unwrap().extend({ tree: z.a
 const treePathSchema = z.array(z.string().min(1).max(400)).min(1).max(64);
 
 /**
- * The workflow id of the run at `path` under `workflowId`, as `resolveTreePath` finds it, with
- * the caller's mistake answered as such.
+ * The workflow id of the run at `path` under `workflowId` (`resolveTreePath`), with the caller's
+ * mistake answered as such.
  *
  * @throws ApiError `run_not_found` naming the element of `body.path` that started no sub-agent.
  */
 async function runAtPath(agents: AgentClient, workflowId: string, path: readonly string[]): Promise<string> {
-  let current = workflowId;
-  for (const [i, toolCallId] of path.entries()) {
-    const child = (await agents.status(current)).children?.find((c) => c.toolCallId === toolCallId);
-    if (!child) throw new ApiError('run_not_found', `body.path.${i}: run ${quoted(current, 100)} has no sub-agent run for call ${quoted(toolCallId, 100)}`);
-    current = child.workflowId;
+  try {
+    return await resolveTreePath(agents, workflowId, path);
+  } catch (err) {
+    if (!(err instanceof TreePathError)) throw err;
+    throw new ApiError('run_not_found', `body.path.${err.index}: run ${quoted(err.workflowId, 100)} has no sub-agent run for call ${quoted(err.toolCallId, 100)}`);
   }
-  return current;
 }
 
 /** What a run waits on from humans, and their answers: approvals (decisions) and await items. */

@@ -12,6 +12,17 @@ export interface CliRun {
   stderr: string;
 }
 
+/** The environment of an agentctl subprocess against a suite's dev server and task queue. */
+export function agentctlEnv(suite: AgentSuite, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    TEMPORAL_ADDRESS: suite.env.address,
+    TEMPORAL_NAMESPACE: suite.env.namespace ?? 'default',
+    TEMPORAL_TASK_QUEUE: suite.taskQueue,
+    ...extra,
+  };
+}
+
 /**
  * Runs the real agentctl as a child process against a suite's dev server and task queue,
  * with `stdin` piped in (empty by default).
@@ -23,12 +34,7 @@ export function runAgentctl(suite: AgentSuite, args: readonly string[], stdin = 
       ['--import', 'tsx', mainPath, ...args],
       {
         cwd: repoRoot,
-        env: {
-          ...process.env,
-          TEMPORAL_ADDRESS: suite.env.address,
-          TEMPORAL_NAMESPACE: suite.env.namespace ?? 'default',
-          TEMPORAL_TASK_QUEUE: suite.taskQueue,
-        },
+        env: agentctlEnv(suite),
         timeout: 60_000,
       },
       (error, stdout, stderr) => done({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr }),

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import type { AgentSuite } from './agent-suite';
-import type { CliRun } from './agentctl-cli';
+import { agentctlEnv, type CliRun } from './agentctl-cli';
 
 const repoRoot = resolve(__dirname, '../..');
 
@@ -20,13 +20,7 @@ export interface AgentctlProcess {
 export function startAgentctl(suite: AgentSuite, args: readonly string[], options: { env?: Record<string, string>; limitMs?: number } = {}): AgentctlProcess {
   const child = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'client/agentctl/main.ts'), ...args], {
     cwd: repoRoot,
-    env: {
-      ...process.env,
-      TEMPORAL_ADDRESS: suite.env.address,
-      TEMPORAL_NAMESPACE: suite.env.namespace ?? 'default',
-      TEMPORAL_TASK_QUEUE: suite.taskQueue,
-      ...options.env,
-    },
+    env: agentctlEnv(suite, options.env),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
