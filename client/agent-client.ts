@@ -58,7 +58,7 @@ import { jsonDepthExceeds } from '../contracts/json';
 import { isTerminalRunStatus } from '../contracts/run';
 import { connectionOptions, temporalConfigFromEnv, type TemporalConfig } from '../worker/config';
 import { dataConverterFromEnv } from '../worker/encryption';
-import { tracingFromEnv } from '../worker/telemetry';
+import { tracingFromEnv } from '../worker/telemetry-env';
 import { resolveTracing, tracingClientInterceptors, type AgentTracingOptions } from '../worker/tracing';
 import { checkpointsOf, rewindRun, type Checkpoint, type CorrectionDelivery, type RewindOptions } from './checkpoints';
 import { fetchDecodedHistory } from './decoded-history';

@@ -1,0 +1,24 @@
+// A service that only starts and follows runs (a web backend, a script) imports
+// durable-agents/client: it must not pay for the worker's native runtime (the Rust core
+// bridge of @temporalio/worker). Each entry below is required in a fresh Node process (the
+// sources, compiled on the fly by tsx; scripts/package-test.sh checks the packed package the
+// same way) and the modules it loaded are listed.
+import { execFileSync } from 'node:child_process';
+import { resolve } from 'node:path';
+
+const repo = resolve(__dirname, '../..');
+const nativeFree = { client: 'client/index.ts', workflow: 'workflows/index.ts' };
+
+function loadedModules(source: string): string[] {
+  const script = `require(${JSON.stringify(resolve(repo, source))}); process.stdout.write(JSON.stringify(Object.keys(require.cache)));`;
+  const output = execFileSync(process.execPath, ['--require', require.resolve('tsx/cjs'), '-e', script], { cwd: repo, encoding: 'utf8' });
+  return JSON.parse(output) as string[];
+}
+
+describe('entry points without native modules', () => {
+  it.each(Object.entries(nativeFree))('durable-agents/%s loads neither @temporalio/worker nor the core bridge', (_entry, source) => {
+    const modules = loadedModules(source);
+    expect(modules.some((path) => path.includes(resolve(repo, source)))).toBe(true);
+    expect(modules.filter((path) => /[\\/]@temporalio[\\/](worker|core-bridge)[\\/]|\.node$/.test(path))).toEqual([]);
+  });
+});
