@@ -1,4 +1,7 @@
-/** Jest projects: `unit` needs no server; `integration` starts a real Temporal dev server per file. */
+/**
+ * Jest projects: `unit` needs no server; `integration` runs against one real Temporal dev server
+ * that global setup starts and global teardown stops (files that restart a server start their own).
+ */
 const transform = { '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022' } }] };
 // Inside this repository the examples and tests import the library by its entry points, as users
 // do; these map them to the sources (the published package maps them to dist/).
@@ -8,6 +11,7 @@ const moduleNameMapper = {
   '^durable-agents/client$': '<rootDir>/client/index.ts',
   '^durable-agents/testing$': '<rootDir>/testing/index.ts',
   '^durable-agents/server$': '<rootDir>/server/index.ts',
+  '^durable-agents/protocol$': '<rootDir>/protocol/index.ts',
 };
 
 /** @type {import('jest').Config} */
@@ -29,6 +33,7 @@ module.exports = {
       moduleNameMapper,
       testMatch: ['<rootDir>/test/integration/**/*.test.ts', '<rootDir>/test/replay/**/*.test.ts', '<rootDir>/examples/**/*.integration.test.ts'],
       globalSetup: '<rootDir>/test/support/global-setup.ts',
+      globalTeardown: '<rootDir>/test/support/global-teardown.ts',
     },
   ],
 };

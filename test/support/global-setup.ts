@@ -3,10 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { provisionTemporalCli, temporalCliVersion } from '../../worker/temporal-cli';
 import { buildTestBundle } from './test-bundle';
+import { createOwnTestEnv, existingTestServer } from './test-env';
+import { sharedServerKey } from './global-teardown';
 
 /**
- * Runs once before the integration tests: provisions the Temporal CLI and builds the
- * workflow bundle, which every test file then loads from disk instead of rebuilding.
+ * Runs once before the integration tests: provisions the Temporal CLI, builds the workflow
+ * bundle, which every test file then loads from disk instead of rebuilding, and starts the dev
+ * server the files share (unless DURABLE_AGENTS_TEST_SERVER names a server to use instead);
+ * global teardown stops it.
  */
 export default async function globalSetup(): Promise<void> {
   const cli = provisionTemporalCli();
@@ -16,10 +20,14 @@ export default async function globalSetup(): Promise<void> {
   } else {
     process.stderr.write('\nno Temporal CLI available; the SDK will download one\n');
   }
-  const bundle = await buildTestBundle();
+  const [bundle, server] = await Promise.all([buildTestBundle(), existingTestServer() ? undefined : createOwnTestEnv()]);
   const dir = join(tmpdir(), `durable-agents-test-${process.pid}`);
   mkdirSync(dir, { recursive: true });
   const codePath = join(dir, 'workflow-bundle.js');
   writeFileSync(codePath, bundle.code);
   process.env.DURABLE_AGENTS_TEST_BUNDLE = codePath;
+  if (server) {
+    (globalThis as Record<symbol, unknown>)[sharedServerKey] = server;
+    process.env.DURABLE_AGENTS_SHARED_TEST_SERVER = server.address;
+  }
 }

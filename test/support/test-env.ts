@@ -33,14 +33,35 @@ export function existingTestServer(env: NodeJS.ProcessEnv = process.env): { addr
 }
 
 /**
+ * The dev server that jest's global setup started for the integration files that can share one
+ * (`DURABLE_AGENTS_SHARED_TEST_SERVER=host:port`, namespace `default`). Files never share task
+ * queues ({@link uniqueTaskQueue}), so they can run against it side by side.
+ */
+export function sharedTestServer(env: NodeJS.ProcessEnv = process.env): { address: string; namespace: string } | undefined {
+  const address = env.DURABLE_AGENTS_SHARED_TEST_SERVER?.trim();
+  return address ? { address, namespace: 'default' } : undefined;
+}
+
+/**
  * A real Temporal server for one test file: the existing server of {@link existingTestServer},
- * else a dev server of the official CLI (TEMPORAL_CLI_PATH, set by global setup) on loopback,
- * with the version check off. Falls back to the SDK download.
+ * else the dev server global setup shares ({@link sharedTestServer}), else one of the file's own
+ * ({@link createOwnTestEnv}). Its `teardown` closes the file's connections and leaves a shared
+ * server running.
  */
 export async function createTestEnv(): Promise<TestWorkflowEnvironment> {
   quietRuntime();
-  const existing = existingTestServer();
-  if (existing) return TestWorkflowEnvironment.createFromExistingServer(existing);
+  const server = existingTestServer() ?? sharedTestServer();
+  if (server) return TestWorkflowEnvironment.createFromExistingServer(server);
+  return createOwnTestEnv();
+}
+
+/**
+ * A dev server of the official CLI (TEMPORAL_CLI_PATH, set by global setup) on loopback, with
+ * the version check off, for one test file (or global setup); `teardown` stops it. Falls back
+ * to the SDK download.
+ */
+export async function createOwnTestEnv(): Promise<TestWorkflowEnvironment> {
+  quietRuntime();
   const cliPath = process.env.TEMPORAL_CLI_PATH;
   return TestWorkflowEnvironment.createLocal({
     server: {
