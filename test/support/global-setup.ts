@@ -3,8 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { provisionTemporalCli, temporalCliVersion } from '../../worker/temporal-cli';
 import { buildTestBundle } from './test-bundle';
-import { createOwnTestEnv, existingTestServer } from './test-env';
-import { sharedServerKey } from './global-teardown';
+import { createOwnTestEnv, existingTestServer, sharedServerKey } from './test-server';
 
 /**
  * Runs once before the integration tests: provisions the Temporal CLI, builds the workflow

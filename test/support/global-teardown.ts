@@ -1,7 +1,5 @@
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-
-/** Where global setup keeps the shared dev server for global teardown (same process). */
-export const sharedServerKey = Symbol.for('durable-agents.shared-test-server');
+import { sharedServerKey } from './test-server';
 
 /** Runs once after the integration tests: stops the dev server global setup started. */
 export default async function globalTeardown(): Promise<void> {

@@ -1,0 +1,59 @@
+import { DefaultLogger, Runtime } from '@temporalio/worker';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { devServerSafetyArgs, searchAttributeArgs } from '../../worker/dev-server';
+
+/*
+ * The Temporal servers the integration tests run against. Like ./test-bundle, this module imports
+ * no agent: jest's global setup loads it without the `durable-agents/*` module mapping.
+ */
+
+let runtimeInstalled = false;
+
+/** Keeps SDK logs to warnings so test output stays readable. */
+export function quietRuntime(): void {
+  if (runtimeInstalled) return;
+  runtimeInstalled = true;
+  Runtime.install({ logger: new DefaultLogger('WARN') });
+}
+
+/**
+ * An existing Temporal server to run the tests against instead of a dev server per file
+ * (`DURABLE_AGENTS_TEST_SERVER=host:port`, namespace `DURABLE_AGENTS_TEST_NAMESPACE`, default
+ * `default`), e.g. a cluster on PostgreSQL. The namespace needs the AgentName / AgentStatus
+ * search attributes (deploy/temporal/setup-namespace.sh registers them).
+ */
+export function existingTestServer(env: NodeJS.ProcessEnv = process.env): { address: string; namespace: string } | undefined {
+  const address = env.DURABLE_AGENTS_TEST_SERVER?.trim();
+  if (!address) return undefined;
+  return { address, namespace: env.DURABLE_AGENTS_TEST_NAMESPACE?.trim() || 'default' };
+}
+
+/**
+ * The dev server that jest's global setup started for the integration files that can share one
+ * (`DURABLE_AGENTS_SHARED_TEST_SERVER=host:port`, namespace `default`). Files never share task
+ * queues (uniqueTaskQueue in ./test-env), so they can run against it side by side.
+ */
+export function sharedTestServer(env: NodeJS.ProcessEnv = process.env): { address: string; namespace: string } | undefined {
+  const address = env.DURABLE_AGENTS_SHARED_TEST_SERVER?.trim();
+  return address ? { address, namespace: 'default' } : undefined;
+}
+
+/**
+ * A dev server of the official CLI (TEMPORAL_CLI_PATH, set by global setup) on loopback, with
+ * the version check off, for one test file (or global setup); `teardown` stops it. Falls back
+ * to the SDK download.
+ */
+export async function createOwnTestEnv(): Promise<TestWorkflowEnvironment> {
+  quietRuntime();
+  const cliPath = process.env.TEMPORAL_CLI_PATH;
+  return TestWorkflowEnvironment.createLocal({
+    server: {
+      ...(cliPath ? { executable: { type: 'existing-path', path: cliPath } } : {}),
+      ip: '127.0.0.1',
+      extraArgs: [...devServerSafetyArgs, ...searchAttributeArgs],
+    },
+  });
+}
+
+/** Where global setup keeps the shared dev server for global teardown (the same process). */
+export const sharedServerKey = Symbol.for('durable-agents.shared-test-server');
