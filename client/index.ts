@@ -20,6 +20,15 @@ export { formatEvent } from './format';
 export { temporalConfigFromEnv, connectionOptions, defaultTaskQueue, type TemporalConfig, type TemporalTlsConfig } from '../worker/config';
 export { EncryptionCodec, encryptionKeysFromEnv, dataConverterFromEnv, type EncryptionKey, type EncryptionKeys } from '../worker/encryption';
 export { fetchDecodedHistory, decodeHistoryPayloads } from './decoded-history';
-export * from '../contracts';
 export { runTree, recordedRunTree, pendingInputsTree, decideInTree, answerInTree, flattenTree, followTree, resolveTreePath, type RunTree, type TreePendingInputs, type RunPendingInputs, type RecordedRunTree, type TreeEvent } from './run-tree';
 export { type AgentTracingOptions } from '../worker/tracing';
+// What runs take and report, as a client script names them. Their schemas and the signal,
+// update and query definitions are in `durable-agents/protocol`; the types a planner or a
+// tool handles (Message, PlanResult, ToolCall, …) in `durable-agents/workflow`.
+export type { RunInput, RunStatus, RunStatusReport, RunResult, ChildRun, CostReport, BudgetLine, ProviderWait } from '../contracts/run';
+export type { InputMessage } from '../contracts/messages';
+export type { FinalizeReason, Termination } from '../contracts/plan';
+export type { RunEvent, RunEventType, EventPage } from '../contracts/events';
+export type { AwaitAnswer, CallDecision, ConfirmationPolicy, PendingInputs } from '../contracts/hitl';
+export type { Intervention, PauseRequest, ResumeRequest, KillRequest, BudgetChange, PauseResult, InterventionReceipt } from '../contracts/control';
+export type { SessionInput, SessionMessage, SessionReport, SessionRunRecord } from '../contracts/session';

@@ -4,7 +4,7 @@
  * (api/<entry>.api.md), scripts/count-exports.ts and the unit test that checks the report.
  */
 import { readFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import ts from 'typescript';
 
 export const repoRoot = resolve(__dirname, '..');
@@ -23,6 +23,8 @@ export interface ExportedName {
   readonly kind: string;
   /** The declaration as a user sees it, one or more lines, without comments or bodies. */
   readonly signature: string;
+  /** The file that declares it, relative to the repository (`contracts/run.ts`). */
+  readonly declaredIn: string;
 }
 
 /** The entry points package.json exports (`./package.json` aside), with their source modules. */
@@ -109,12 +111,12 @@ export function entryExports(root = repoRoot): Map<string, ExportedName[]> {
     const names = checker.getExportsOfModule(moduleSymbol).map((exported): ExportedName => {
       const symbol = exported.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(exported) : exported;
       const declaration = symbol.declarations?.[0];
-      if (!declaration) return { name: exported.name, kind: 'unknown', signature: exported.name };
+      if (!declaration) return { name: exported.name, kind: 'unknown', signature: exported.name, declaredIn: '' };
       const kind = declarationKind(declaration);
       const signature = signatureOf(checker, symbol, declaration, exported.name, kind)
         .split(root + '/').join('')
         .split(dirname(root) + '/').join('');
-      return { name: exported.name, kind, signature };
+      return { name: exported.name, kind, signature, declaredIn: relative(root, declaration.getSourceFile().fileName) };
     });
     result.set(entry.name, names.sort((a, b) => a.name.localeCompare(b.name)));
   }

@@ -41,6 +41,8 @@ npm install --no-audit --no-fund --loglevel=error "$tarball" "zod@$(version_of z
 test ! -e node_modules/durable-agents/workflows/index.ts || { echo "the package ships TypeScript sources"; exit 1; }
 # Workflow bundles must take the ES-module copy (module concatenation), not the CommonJS one.
 node -e 'const s = require("./node_modules/durable-agents/dist/worker/workflow-sources.js"); if (!/dist[\\/]esm[\\/]workflows$/.test(s.workflowSourceDir)) { console.error(`workflow bundles would use ${s.workflowSourceDir}, not dist/esm/workflows`); process.exit(1); }'
+# A client loads no native module: a web backend that only starts runs does not pay for the worker's core bridge.
+node -e 'for (const entry of ["client", "protocol"]) require(`durable-agents/${entry}`); const native = Object.keys(require.cache).filter((p) => /[\\/]@temporalio[\\/](worker|core-bridge)[\\/]|\.node$/.test(p)); if (native.length) { console.error(`durable-agents/client or /protocol loads native modules: ${native.join(", ")}`); process.exit(1); }'
 npm run --silent build
 
 echo "== dev server on 127.0.0.1:$port, the project's worker, its client script"

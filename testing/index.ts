@@ -14,5 +14,4 @@ export { provisionTemporalCli, findTemporalCli, pinnedTemporalCli, type Temporal
 export { plannerContext, type PlannerContextOptions } from './planner-context';
 export { findHistoryFiles } from './history-files';
 export { replayAgentHistories, type HistoryReplay, type ReplayHistoriesOptions } from './replay-histories';
-export { replayHistoryJson, explainNondeterminism, type ReplayOutcome, type ReplayBundle } from '../worker/replay';
 export * from './fake-model';

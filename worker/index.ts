@@ -15,13 +15,11 @@ export { implementTool, ToolFailure, type ToolContext, type ToolImplementation, 
 export { DurableAgentsPlugin, configureAgentBundler, type AgentBundlerOptions, type DurableAgentsPluginOptions } from './plugin';
 export { createAgentWorker, bundleAgentWorkflows, type AgentWorkerOptions } from './create-worker';
 export { deploymentFromEnv, workerDeploymentOptions, checkDeployment, defaultAgentVersioningBehavior, type AgentDeployment, type AgentVersioningBehavior } from './deployment';
-export { temporalConfigFromEnv, connectionOptions, defaultTaskQueue, type TemporalConfig, type TemporalTlsConfig } from './config';
-export { EncryptionCodec, encryptionKeysFromEnv, dataConverterFromEnv, type EncryptionKey, type EncryptionKeys } from './encryption';
 export { createModelActivities, openAIFromEnv, TranscriptCache, HttpDeltaPublisher, deltaPublisherFromEnv, type ModelActivityDependencies, type OpenAIEnv, type DeltaSink, type HttpDeltaPublisherOptions } from '../activities/model';
 export { McpClientPool, createMcpActivities, mcpModelTools, idempotencyMetaKey, type McpServerConfig, type ServerToolList } from '../activities/mcp';
 export { replayHistoryJson, replayHistoriesJson, explainNondeterminism, type ReplayOutcome, type ReplayBundle } from './replay';
 export { forkRun, bundleForkCapture, stateAtTurn, type ForkOptions } from './fork';
 export { installTelemetry, tracingFromEnv, prometheusFromEnv, type TelemetryOptions } from './telemetry';
-export { workflowTracingModule, type AgentTracingOptions } from './tracing';
+export { workflowTracingModule } from './tracing';
 export { activityMetricNames } from './agent-activity-metrics';
 export { runMetricNames } from '../workflows/run-metrics';

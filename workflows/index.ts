@@ -29,7 +29,6 @@ export {
   type ModelActivityOptions,
   type ModelRequestSettings,
 } from './planners/llm';
-export { namespacedToolActivities } from './patches';
 export { builtOnce } from '../contracts/lazy';
 export { mcpToolset, type McpToolsetDefinition, type McpToolsetOptions, type ToolsetApprovalPolicy, type ToolApproval } from '../contracts/mcp-toolset';
 export type { ToolsetSnapshot, McpToolSpec } from '../contracts/mcp';
@@ -45,8 +44,8 @@ export {
 } from '../contracts/tool-definition';
 export { toolActivityType } from '../contracts/tool-activity-type';
 export type { JsonValue, JsonObject } from '../contracts/json';
-export type { Message, InputMessage } from '../contracts/messages';
+export type { Message } from '../contracts/messages';
 export type { PlanResult, FinalResponse, Await, AwaitItem } from '../contracts/plan';
 export type { ToolCall, ToolRequest, ToolOutput, RetryHint } from '../contracts/tools';
-export type { ChildRun, RunInput, RunResult, RunPolicy, RunStatus } from '../contracts/run';
+export type { RunPolicy } from '../contracts/run';
 export type { InterventionPoint } from '../contracts/points';

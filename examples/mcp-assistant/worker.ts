@@ -5,7 +5,8 @@
  * HTTP instead. TEMPORAL_* and OPENAI_* come from the environment.
  */
 import type { Worker } from '@temporalio/worker';
-import { createAgentWorker, implementTool, openAIFromEnv, temporalConfigFromEnv, type McpServerConfig, type TemporalConfig } from 'durable-agents/worker';
+import { temporalConfigFromEnv, type TemporalConfig } from 'durable-agents/client';
+import { createAgentWorker, implementTool, openAIFromEnv, type McpServerConfig } from 'durable-agents/worker';
 import { mcpAssistantAgents, rememberTool } from './agent';
 
 const remember = implementTool(rememberTool, ({ fact }, ctx) => {

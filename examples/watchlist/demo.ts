@@ -9,10 +9,10 @@
  * With OPENAI_API_KEY or OPENAI_BASE_URL set, the demo runs `watchlist-llm` instead, planned by
  * that model endpoint (OPENAI_MODEL picks the model; default the agent's).
  */
-import { AgentClient, formatEvent } from 'durable-agents/client';
+import { AgentClient, formatEvent, temporalConfigFromEnv } from 'durable-agents/client';
 import { devServerPort, startDevServer, withoutPortFlag, type DevServer } from 'durable-agents/testing';
 import { authFromEnv, authModeLine, startAgentServer, type AgentServer } from 'durable-agents/server';
-import { openAIFromEnv, temporalConfigFromEnv, type DeltaSink } from 'durable-agents/worker';
+import { openAIFromEnv, type DeltaSink } from 'durable-agents/worker';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { createWatchlistWorker } from './worker';
 

@@ -5,7 +5,8 @@
  */
 import type { Worker } from '@temporalio/worker';
 import type OpenAI from 'openai';
-import { createAgentWorker, deploymentFromEnv, installTelemetry, openAIFromEnv, temporalConfigFromEnv, type DeltaSink, type TemporalConfig } from 'durable-agents/worker';
+import { temporalConfigFromEnv, type TemporalConfig } from 'durable-agents/client';
+import { createAgentWorker, deploymentFromEnv, installTelemetry, openAIFromEnv, type DeltaSink } from 'durable-agents/worker';
 import { watchlistAgents } from './agent';
 import { watchlistImplementations } from './tools';
 

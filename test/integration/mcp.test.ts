@@ -12,7 +12,7 @@ import OpenAI from 'openai';
 import { callTools, FakeOpenAIServer, say, toolCall } from 'durable-agents/testing';
 import { AgentClient } from 'durable-agents/client';
 import { bundleAgentWorkflows, createAgentWorker, implementTool, replayHistoryJson, type McpServerConfig } from 'durable-agents/worker';
-import type { RunInput } from 'durable-agents/workflow';
+import type { RunInput } from 'durable-agents/client';
 import type { RunEvent } from '../../contracts';
 import { noteTool } from '../support/mcp/agents';
 import { eventSummary } from '../support/histories';

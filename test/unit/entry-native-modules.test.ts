@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { resolve } from 'node:path';
 
 const repo = resolve(__dirname, '../..');
-const nativeFree = { client: 'client/index.ts', workflow: 'workflows/index.ts' };
+const nativeFree = { client: 'client/index.ts', protocol: 'protocol/index.ts', workflow: 'workflows/index.ts' };
 
 function loadedModules(source: string): string[] {
   const script = `require(${JSON.stringify(resolve(repo, source))}); process.stdout.write(JSON.stringify(Object.keys(require.cache)));`;

@@ -1,4 +1,5 @@
-import { createAgentWorker, temporalConfigFromEnv } from 'durable-agents/worker';
+import { temporalConfigFromEnv } from 'durable-agents/client';
+import { createAgentWorker } from 'durable-agents/worker';
 import { notesAgent } from './agent';
 import { tools } from './tools';
 

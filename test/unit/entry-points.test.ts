@@ -1,0 +1,53 @@
+// The public surface is designed, not accumulated: every name belongs to one entry point, and
+// none of them exports the library's internals (patch ids, the builders the workflow and the
+// activities share, test vocabulary outside durable-agents/testing). The names are read with
+// the TypeScript compiler from the entry points package.json exports (scripts/entry-exports.ts).
+import { entryExports, type ExportedName } from '../../scripts/entry-exports';
+
+/** Internals that once leaked through an entry point: each has a reason to stay inside. */
+const internalNames = [
+  // the contracts' builders and helpers, shared by the workflow and the activities
+  'lazySchema', 'continuationInput', 'resolveToolActivityInput', 'toolCallFromActivity', 'turnOfToolCallSummary', 'turnActivityIdPrefix',
+  'toolIdempotencyKey', 'describeIssues', 'isPlainJson', 'jsonByteLength', 'payloadTooLarge', 'maxPayloadBytes', 'warnPayloadBytes',
+  // activity names and internal signals: the worker registers them, nobody calls them by name
+  'mcpListToolsActivityName', 'mcpCallToolActivityName', 'earlyToolCallSignal', 'reservedActivityNames',
+  // versions of durable state: the library's to bump
+  'carriedRunStateVersion', 'sessionSchemaVersion', 'carriedRunStateSchema',
+];
+
+let exportsByEntry: Map<string, ExportedName[]>;
+beforeAll(() => {
+  exportsByEntry = entryExports();
+}, 60000);
+
+describe('entry points', () => {
+  it('export every name from one entry point only', () => {
+    const homes = new Map<string, string[]>();
+    for (const [entry, names] of exportsByEntry) for (const { name } of names) homes.set(name, [...(homes.get(name) ?? []), entry]);
+    const twice = [...homes].filter(([, entries]) => entries.length > 1).map(([name, entries]) => `${name} (${entries.join(', ')})`);
+    expect(twice).toEqual([]);
+  });
+
+  it('export no internal name', () => {
+    const leaked = [...exportsByEntry].flatMap(([entry, names]) => names.filter((exported) => internalNames.includes(exported.name)).map((exported) => `${entry}: ${exported.name}`));
+    expect(leaked).toEqual([]);
+  });
+
+  it('export no patch id', () => {
+    const patches = [...exportsByEntry].flatMap(([entry, names]) => names.filter((exported) => exported.declaredIn === 'workflows/patches.ts').map((exported) => `${entry}: ${exported.name}`));
+    expect(patches).toEqual([]);
+  });
+
+  it('keep test vocabulary in durable-agents/testing', () => {
+    const elsewhere = [...exportsByEntry]
+      .filter(([entry]) => entry !== 'testing')
+      .flatMap(([entry, names]) => names.filter((exported) => /^(testing|test)\//.test(exported.declaredIn)).map((exported) => `${entry}: ${exported.name}`));
+    expect(elsewhere).toEqual([]);
+  });
+
+  it('keep durable-agents/protocol to the wire: workflow types, definitions, search attributes and schemas', () => {
+    const protocol = exportsByEntry.get('protocol') ?? [];
+    expect(protocol.length).toBeGreaterThan(0);
+    expect(protocol.filter((exported) => !/(WorkflowType|Query|Signal|Update|SearchAttribute|Schema)$/.test(exported.name)).map((exported) => exported.name)).toEqual([]);
+  });
+});
