@@ -50,10 +50,10 @@ function eventTime(event: HistoryEvent): string {
 /**
  * Patch ids after which activities mark turn boundaries: workflows/patches.ts
  * `turnBoundariesInCommands` (0.6.0), and the baseline markers that stand for it and every other
- * patch in runs since 0.9.0 (`baseline090` to `baseline0130`). The client does not
+ * patch in runs since 0.9.0 (the `releases` of workflows/patches.ts). The client does not
  * import workflow code; the corpus test of the histories since 0.6.0 fails if they part.
  */
-const boundariesByCommandsPatchIds: readonly string[] = ['turn-boundaries-in-commands', 'baseline-0.9.0', 'baseline-0.10.0', 'baseline-0.11.0', 'baseline-0.12.0', 'baseline-0.13.0'];
+const boundariesByCommandsPatchIds: readonly string[] = ['turn-boundaries-in-commands', 'baseline-0.9.0', 'baseline-0.10.0', 'baseline-0.11.0', 'baseline-0.12.0', 'baseline-0.13.0', 'baseline-1.0.0'];
 
 /** Whether the event is the marker of a patch with one of these ids. */
 function isPatchMarker(event: HistoryEvent, patchIds: readonly string[]): boolean {

@@ -19,7 +19,7 @@ import { logEpoch, RunState } from './run-state';
 import { rejection } from './failures';
 import { quoted } from '../contracts/safe-text';
 import { countRun, countedRun } from './run-metrics';
-import { boundedInputDepth, decidePatchBaseline, flatRunChain, isPatched } from './patches';
+import { boundedInputDepth, decideRunBaseline, flatRunChain, isPatched } from './patches';
 
 /**
  * Builds the `agentRun` workflow of a bundle over its agents: one agent run as a durable
@@ -28,11 +28,14 @@ import { boundedInputDepth, decidePatchBaseline, flatRunChain, isPatched } from 
  * turn boundary, carrying their state in `continued`.
  *
  * The workflow throws ApplicationFailure `invalid_input` | `unknown_agent` | `planner_failed` | `invalid_plan`.
+ * On replay of a run recorded before the support window, its workflow task fails with
+ * OutsideSupportWindowError (see patches.ts, {@link decideRunBaseline}).
  */
 export function createAgentRun(registry: AgentRegistry, options: RunLoopOptions = {}): (input: RunInput) => Promise<RunResult> {
   return (rawInput) => {
     // First, before any code can ask for a patch: one baseline marker, not one marker per patch.
-    decidePatchBaseline();
+    // A run recorded before the support window has none and is refused here, before it diverges.
+    decideRunBaseline();
     if (isPatched(flatRunChain)) return runAgent(registry, rawInput, options);
     return countedRun(registry, rawInput, () => runAgentNested(registry, rawInput, options));
   };

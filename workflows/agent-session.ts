@@ -6,7 +6,6 @@ import {
   continueAsNew,
   executeChild,
   makeContinueAsNewFunc,
-  patched,
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
@@ -26,7 +25,7 @@ import { agentRunWorkflowType } from '../contracts/definitions';
 import type { RunInput, RunResult } from '../contracts/run';
 import { childRunLabels } from './child-run-labels';
 import { rejection } from './failures';
-import { sessionsFollowNewVersions } from './patches';
+import { decidePatchBaseline, refuseSessionWithoutFollowMarker } from './patches';
 
 /** The worker version (`deployment.buildId`) running this workflow task, if versioned. */
 function currentVersion(): string | undefined {
@@ -39,12 +38,15 @@ function currentVersion(): string | undefined {
  * target changed, and the session did not just come from this very version (a move that could
  * not leave it, e.g. an operator's pinned override, is not retried in a loop). Always false on
  * unversioned workers, so their sessions record no patch marker.
+ *
+ * @throws OutsideSupportWindowError on replay of a session recorded before 0.5.0 that got here.
  */
 function shouldFollowNewVersion(state: ParsedSessionInput): boolean {
   if (!workflowInfo().targetWorkerDeploymentVersionChanged) return false;
   const here = currentVersion();
   if (here === undefined || state.movedFrom === here) return false;
-  return patched(sessionsFollowNewVersions);
+  refuseSessionWithoutFollowMarker();
+  return true;
 }
 
 /** Continues the session as new on the deployment's current version (worker versioning). */
@@ -61,9 +63,15 @@ function continueOnCurrentVersion(input: ParsedSessionInput): Promise<never> {
  * a new version becomes current, the session continues as new onto it before its next run
  * (runs already started finish where they are).
  *
+ * A session started on 1.0.0 or later records the release's baseline marker first, as a run
+ * does. Older sessions recorded none: they ask each patch, and are refused only where the code
+ * of the releases before the support window took another branch (see
+ * {@link refuseSessionWithoutFollowMarker}).
+ *
  * @throws ApplicationFailure `invalid_input` when the input does not parse.
  */
 export async function agentSession(rawInput: SessionInput): Promise<SessionReport> {
+  decidePatchBaseline();
   const parsed = sessionInputSchema().safeParse(rawInput);
   if (!parsed.success) throw rejection(`invalid session input: ${describeIssues(parsed.error)}`, 'invalid_input');
   const state: ParsedSessionInput = parsed.data;

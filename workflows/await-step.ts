@@ -1,6 +1,5 @@
 import type { Await } from '../contracts/plan';
 import type { ToolOutput } from '../contracts/tools';
-import { isPatched, uniqueAwaitCallIds } from './patches';
 import { workflowNowMs } from './clock';
 import { answersToTranscript, boundCalls } from './human-inputs';
 import { RunTerminated } from './run-terminated';
@@ -21,8 +20,7 @@ export interface AwaitHost {
  */
 export async function runAwait(state: RunState, host: AwaitHost, planned: Await): Promise<ToolOutput[]> {
   const awaitId = `await_${state.turn}`;
-  // Runs recorded before `uniqueAwaitCallIds` kept a repeated id (and their answers name it).
-  const unique = planned.items.some((item) => boundCalls(item).length > 0) && isPatched(uniqueAwaitCallIds);
+  const unique = planned.items.some((item) => boundCalls(item).length > 0);
   const spec = (unique && state.uniqueAwaitCallIds(planned)) || planned;
   const bound = spec.items.flatMap(boundCalls);
   if (unique) state.markCallIdsUsed(bound.map((c) => c.toolCallId));

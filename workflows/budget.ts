@@ -26,14 +26,14 @@ export function emptyUsage(): Usage {
  * refused by the cap itself excepted), failures extend the consecutive-failure streak in
  * call order and a success resets it; rejections (human, operator, block) do neither.
  */
-export function addToolOutputs(usage: Usage, outputs: readonly ToolOutput[], options: { rejectionsFail?: boolean } = {}): Usage {
+export function addToolOutputs(usage: Usage, outputs: readonly ToolOutput[]): Usage {
   let { toolCalls, consecutiveFailures } = usage;
   for (const output of outputs) {
     if (output.error?.type === 'tool_cap') continue;
     toolCalls += 1;
     if (output.status === 'ok') consecutiveFailures = 0;
     // A call a human rejected or an operator dropped or blocked did not fail: it was refused.
-    else if (output.status === 'error' && (output.error?.type !== 'rejected' || options.rejectionsFail)) consecutiveFailures += 1;
+    else if (output.status === 'error' && output.error?.type !== 'rejected') consecutiveFailures += 1;
   }
   return { ...usage, toolCalls, consecutiveFailures, iterations: usage.iterations + 1 };
 }

@@ -14,7 +14,7 @@ import { UntimedScope } from './untimed-scope';
 import { rethrow, settleSteps, waitOn, type CallStep } from './call-steps';
 import { executeSubAgent, type SubAgentHost } from './sub-agent';
 import { rejection } from './failures';
-import { callSettlesInOneStep, cancelledTurnAnswersCalls, isPatched, lightCallGraphs, parallelCallsJoin, pauseHoldsEveryCall } from './patches';
+import { isPatched, lightCallGraphs, parallelCallsJoin } from './patches';
 
 /** The output of a call the run ended (kill, cancellation) before it was dispatched. */
 function endedBeforeDispatch(request: ToolRequest, hint: RetryHint | undefined): ToolOutput {
@@ -58,8 +58,6 @@ interface CallInProgress {
   readonly graph: GraphCallOptions | undefined;
   /** Records the call's output (through the graph's `settle` in a dependency-aware plan). */
   readonly finish: (output: ToolOutput) => ToolOutput;
-  /** Since 0.8.0 (`call-settles-in-one-step`): the activity's own step records the output. */
-  readonly settleInActivityStep: boolean;
   /**
    * Where the call reports its end ({@link ToolTurnHost.reportCall}), while its first step runs:
    * a call that reaches its activity in that step reports from the activity's step and sets
@@ -146,10 +144,10 @@ export class CallRunner {
   ) {}
 
   /**
-   * Runs a turn's calls; returns their outputs in call order, already in the transcript. With
-   * `then`, the outputs go through it in the step that ends the turn, not in a step of its own.
+   * Runs a turn's calls; their outputs, in call order and already in the transcript, go through
+   * `then` in the step that ends the turn, not in a step of its own.
    */
-  runTurn(requests: readonly ToolRequest[], then?: (outputs: ToolOutput[]) => ToolOutput[] | Promise<ToolOutput[]>): Promise<ToolOutput[]> {
+  runTurn(requests: readonly ToolRequest[], then: (outputs: ToolOutput[]) => ToolOutput[] | Promise<ToolOutput[]>): Promise<ToolOutput[]> {
     const { state } = this;
     // Early calls the plan does not contain stop now; the turn's calls claim the others.
     for (const [id, call] of this.early) {
@@ -159,8 +157,6 @@ export class CallRunner {
       call.scope.cancel();
     }
     const allowed = Math.max(0, state.policy.maxToolCalls - state.usage.toolCalls);
-    // Since 0.8.0 a call's output is recorded in its activity's step (see the patch).
-    const settleInActivityStep = isPatched(callSettlesInOneStep);
     const commit = (outputs: ToolOutput[]): ToolOutput[] | Promise<ToolOutput[]> => {
       // Results enter the transcript in call order, whatever order they finished in.
       state.commit(outputs);
@@ -175,8 +171,8 @@ export class CallRunner {
       get lightCallGraphs() {
         return isPatched(lightCallGraphs);
       },
-      runCall: (request, index, cancelHint, graph) => this.runCall(request, index < allowed, settleInActivityStep, cancelHint, graph),
-      reportCall: (request, index, cancelHint, report) => this.reportCall(request, index < allowed, settleInActivityStep, cancelHint, report),
+      runCall: (request, index, cancelHint, graph) => this.runCall(request, index < allowed, cancelHint, graph),
+      reportCall: (request, index, cancelHint, report) => this.reportCall(request, index < allowed, cancelHint, report),
       closeCall: (request, type, message, hint) => state.record(closedOutput(request, type, message, hint)),
       writtenOutput: (path) => state.outputs.get(path),
       writeOutput: (path, output) => state.writeOutput(path, output),
@@ -184,7 +180,6 @@ export class CallRunner {
       setToolScope: (scope) => this.host.setToolScope(scope),
       turnScope: () => this.turnScope(),
     };
-    if (!then) return runToolTurn(requests, host).then(commit);
     return runToolTurn(requests, host, (outputs) => {
       const committed = commit(outputs);
       return isPending(committed) ? committed.then(then) : then(committed);
@@ -216,11 +211,11 @@ export class CallRunner {
    * that awaits exactly where the old one did (see call-steps.ts). Either way every step runs in the same
    * microtask as before, so the commands of concurrent calls keep their order in history.
    */
-  private runCall(planned: ToolRequest, withinCap: boolean, settleInActivityStep: boolean, cancelHint: () => RetryHint | undefined, graph?: GraphCallOptions): Promise<ToolOutput> {
+  private runCall(planned: ToolRequest, withinCap: boolean, cancelHint: () => RetryHint | undefined, graph?: GraphCallOptions): Promise<ToolOutput> {
     let step: CallStep;
     try {
       const finish = (output: ToolOutput): ToolOutput => this.state.record(graph ? graph.settle(output) : output);
-      step = this.callStart({ request: planned, cancelHint, graph, finish, settleInActivityStep }, withinCap);
+      step = this.callStart({ request: planned, cancelHint, graph, finish }, withinCap);
     } catch (err) {
       return Promise.reject(err);
     }
@@ -228,8 +223,8 @@ export class CallRunner {
   }
 
   /** {@link runCall} for a call that reports its end (see ToolTurnHost.reportCall); never part of a dependency-aware plan. */
-  private reportCall(planned: ToolRequest, withinCap: boolean, settleInActivityStep: boolean, cancelHint: () => RetryHint | undefined, report: CallReport): Promise<ToolOutput> | undefined {
-    const call: CallInProgress = { request: planned, cancelHint, graph: undefined, finish: (output) => this.state.record(output), settleInActivityStep, report };
+  private reportCall(planned: ToolRequest, withinCap: boolean, cancelHint: () => RetryHint | undefined, report: CallReport): Promise<ToolOutput> | undefined {
+    const call: CallInProgress = { request: planned, cancelHint, graph: undefined, finish: (output) => this.state.record(output), report };
     let step: CallStep;
     try {
       step = this.callStart(call, withinCap);
@@ -291,7 +286,7 @@ export class CallRunner {
     // Only calls that are ready to run (valid, not blocked) are presented for confirmation.
     if (prepared.type === 'dispatch' && this.needsConfirmation(prepared.tool, prepared.args)) {
       // The turn was cancelled (time budget) before this call's turn came: no approval can matter now.
-      if (CancellationScope.current().consideredCancelled && isPatched(cancelledTurnAnswersCalls)) {
+      if (CancellationScope.current().consideredCancelled) {
         return { output: call.finish(closedOutput(call.request, 'cancelled', 'not run: its turn was cancelled before this call was dispatched', call.cancelHint())) };
       }
       const { graph } = call;
@@ -323,7 +318,7 @@ export class CallRunner {
     }
     call.request = prepared.request;
     // A call approved while the run is paused (or pausing) starts only after resume.
-    if (state.control.isPauseRequested && isPatched(pauseHoldsEveryCall)) {
+    if (state.control.isPauseRequested) {
       const ended = endedBeforeDispatchStep(call);
       let held: Promise<void>;
       try {
@@ -361,17 +356,14 @@ export class CallRunner {
   /** Starts the call's activity (or child run); its output is the call's last step. */
   private dispatch(call: CallInProgress, prepared: Extract<PreparedCall, { type: 'dispatch' }>): CallStep {
     const { state } = this;
-    const { request, graph } = call;
+    const { request } = call;
     state.emit({ type: 'tool_call', turn: request.turn, toolCallId: request.toolCallId, name: request.name, args: request.args });
     state.pending.set(request.toolCallId, { request, dispatched: true });
     this.dispatched += 1;
-    if (!prepared.tool.subAgent && call.settleInActivityStep) return this.settledInActivityStep(call, prepared);
+    if (!prepared.tool.subAgent) return this.settledInActivityStep(call, prepared);
     let running: Promise<ToolOutput>;
     try {
-      running = prepared.tool.subAgent
-        ? executeSubAgent(this.subAgentHost(), request, prepared.tool, prepared.args)
-        : // Built per call: sequential calls see session changes of the calls before them.
-          executeCall(this.dispatchContext(prepared.tool, graph?.dependencies), prepared, call.cancelHint, graph?.cancelMessage);
+      running = executeSubAgent(this.subAgentHost(), request, prepared.tool, prepared.args);
     } catch (err) {
       this.dispatched -= 1;
       throw err;
@@ -394,8 +386,8 @@ export class CallRunner {
   }
 
   /**
-   * The last step of a dispatched tool call since 0.8.0: the activity's own step records the
-   * output and frees the slot, so the step's promise is the call's output as it is.
+   * The last step of a dispatched tool call: the activity's own step records the output and
+   * frees the slot, so the step's promise is the call's output as it is.
    */
   private settledInActivityStep(call: CallInProgress, prepared: Extract<PreparedCall, { type: 'dispatch' }>): CallStep {
     const { report } = call;

@@ -41,7 +41,6 @@ import { withinBytes } from './event-log';
 import type { RunLoop } from './run-loop';
 import type { RunState } from './run-state';
 import { rejection } from './failures';
-import { isPatched, strictCallModifications } from './patches';
 import { quoted } from '../contracts/safe-text';
 
 const transcriptArgsSchema = builtOnce(() => z.object({ from: z.number().int().nonnegative().default(0), to: z.number().int().nonnegative().optional() }));
@@ -267,7 +266,7 @@ export function registerRunHandlers(loop: RunLoop): void {
     guardedSignal(run, 'intervene', () => {
       rejectIfEnded(run, 'intervene');
       const intervention = parse('intervene', interventionSchema(), payload);
-      validateIntervention(run, intervention, isCallModification(intervention) && isPatched(strictCallModifications));
+      validateIntervention(run, intervention, isCallModification(intervention));
       intervene(run, intervention);
     }),
   );

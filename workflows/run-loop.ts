@@ -32,17 +32,7 @@ import { forkCapture } from './fork-capture';
 import { syncToolsets } from './toolset-sync';
 import { reportBoundary } from './bundle-sinks';
 import { rejection } from './failures';
-import {
-  awaitTurnsCount,
-  boundedCarriedState,
-  cancellationEndsLikeKill,
-  isPatched,
-  oneBoundaryPerTask,
-  pauseHoldsEveryCall,
-  rejectionsAreNotFailures,
-  turnBoundariesInCommands,
-  turnSettlesInOneStep,
-} from './patches';
+import { isPatched, oneBoundaryPerTask } from './patches';
 import { boundaryConcluderInstalled, TurnBoundaries } from './turn-boundaries';
 import { watchTimeBudget } from './time-budget-watch';
 import { providerWaitsOf } from './provider-waits';
@@ -84,7 +74,7 @@ export class RunLoop {
     private readonly rootScope: CancellationScope,
     options: RunLoopOptions = {},
   ) {
-    const byCommands = boundaryConcluderInstalled() && isPatched(turnBoundariesInCommands);
+    const byCommands = boundaryConcluderInstalled();
     this.boundaries = new TurnBoundaries(byCommands, byCommands && isPatched(oneBoundaryPerTask));
     this.calls = new CallRunner(state, {
       checkpoint: (point, event, tool) => this.checkpoint(point, event, tool),
@@ -166,7 +156,7 @@ export class RunLoop {
           : await this.runToolCalls(plan.calls, plan.text);
       // An await is a planner turn like any other: it counts toward the iteration cap, so a
       // planner that keeps asking cannot loop forever.
-      if (plan.type === 'await' && isPatched(awaitTurnsCount)) state.usage = { ...state.usage, iterations: state.usage.iterations + 1 };
+      if (plan.type === 'await') state.usage = { ...state.usage, iterations: state.usage.iterations + 1 };
       state.turn += 1;
       this.markBoundary({ reportToFork: true });
       const boundary = this.checkpoint('task_boundary');
@@ -229,26 +219,20 @@ export class RunLoop {
   private runToolCalls(calls: readonly ToolCall[], text: string | undefined): Promise<ToolOutput[]> {
     const { state } = this;
     const counted = (outputs: ToolOutput[]): ToolOutput[] | Promise<ToolOutput[]> => {
-      // Runs recorded before `rejectionsAreNotFailures` counted rejections as failures.
-      const rejectionsFail = outputs.some((o) => o.error?.type === 'rejected') && !isPatched(rejectionsAreNotFailures);
-      state.usage = addToolOutputs(state.usage, outputs, { rejectionsFail });
+      state.usage = addToolOutputs(state.usage, outputs);
       state.creditWaitAfterToolTurn(outputs);
       const afterTool = this.checkpoint('after_tool', { point: 'after_tool', turn: state.turn, outputs });
       return isPending(afterTool) ? afterTool.then(() => outputs) : outputs;
     };
-    let turn: Promise<ToolOutput[]>;
     try {
       const requests = state.planCalls(calls, text);
       const afterLlm = this.checkpoint('after_llm', { point: 'after_llm', turn: state.turn, calls: requests });
-      // Since 0.7.0 the turn's bookkeeping runs in the step that ends its calls (see the patch).
-      const oneStep = isPatched(turnSettlesInOneStep);
-      const run = (): Promise<ToolOutput[]> => (oneStep ? this.calls.runTurn(requests, counted) : this.calls.runTurn(requests));
-      turn = isPending(afterLlm) ? afterLlm.then(run) : run();
-      if (oneStep) return turn;
+      // The turn's bookkeeping runs in the step that ends its calls, not in steps of its own.
+      const run = (): Promise<ToolOutput[]> => this.calls.runTurn(requests, counted);
+      return isPending(afterLlm) ? afterLlm.then(run) : run();
     } catch (err) {
       return Promise.reject(err);
     }
-    return turn.then(counted);
   }
 
   /**
@@ -302,8 +286,7 @@ export class RunLoop {
 
   /**
    * Waits here while a pause is requested. The first branch to arrive marks the run paused at
-   * this point; a parallel branch arriving while it is paused waits as well (runs recorded
-   * before `pauseHoldsEveryCall` let it go on).
+   * this point; a parallel branch arriving while it is paused waits as well.
    *
    * @throws RunTerminated when a kill arrives while waiting.
    */
@@ -312,7 +295,7 @@ export class RunLoop {
     if (!control.isPauseRequested) return;
     if (!control.isPaused) {
       await this.waitWhilePaused(point);
-    } else if (isPatched(pauseHoldsEveryCall)) {
+    } else {
       await this.untilResumedOrKilled();
     }
     if (this.terminationRequested()) throw new RunTerminated();
@@ -449,8 +432,7 @@ export class RunLoop {
       if (isCancellation(err) && this.terminationRequested()) {
         // Temporal's cancel ends the run like a kill: the wait ends unfulfilled and the run
         // closes at its next safe point, after the turn's other calls are answered.
-        if (isPatched(cancellationEndsLikeKill)) return done();
-        throw new RunTerminated();
+        return done();
       }
       throw err;
     }
@@ -594,20 +576,17 @@ export class RunLoop {
   private async continueAsNew(): Promise<void> {
     const { state } = this;
     const next = state.continuedInput();
-    let input = next.input;
+    const { input } = next;
     if (input === undefined) {
-      if (isPatched(boundedCarriedState)) {
-        if (!this.carryRefused) {
-          this.carryRefused = true;
-          state.emit({
-            type: 'note',
-            turn: state.turn,
-            note: { text: `not continued as new: the carried state would be ${next.bytes} bytes, over the ${carriedInputMaxBytes}-byte bound (session state ${jsonByteLength(state.sessionState)} bytes, planner state ${jsonByteLength(state.plannerState)} bytes); the run goes on in this execution` },
-          });
-        }
-        return;
+      if (!this.carryRefused) {
+        this.carryRefused = true;
+        state.emit({
+          type: 'note',
+          turn: state.turn,
+          note: { text: `not continued as new: the carried state would be ${next.bytes} bytes, over the ${carriedInputMaxBytes}-byte bound (session state ${jsonByteLength(state.sessionState)} bytes, planner state ${jsonByteLength(state.plannerState)} bytes); the run goes on in this execution` },
+        });
       }
-      input = { ...state.input, continued: state.toCarried() };
+      return;
     }
     this.closing = true;
     await condition(allHandlersFinished);

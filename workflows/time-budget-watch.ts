@@ -5,7 +5,7 @@
  * `cancelled`; the planner then gets its Finalize turn (reason `time_budget`) from the cap check.
  */
 import { type CancellationScope, condition, isCancellation, sleep } from '@temporalio/workflow';
-import { budgetWatchOnChanges, budgetWatchWithoutRace, isPatched } from './patches';
+import { budgetWatchOnChanges, isPatched } from './patches';
 import type { RunState } from './run-state';
 import { UntimedScope } from './untimed-scope';
 
@@ -29,10 +29,8 @@ export function watchTimeBudget(host: TimeBudgetHost): void {
     const waits = new ChangeWaits(host.scope);
     host.state.onClockChange = waits.changed;
     armTimeBudget(host, waits);
-  } else if (isPatched(budgetWatchWithoutRace)) {
-    armTimeBudget(host, conditionWaits);
   } else {
-    watchTimeBudgetInLoop(host);
+    armTimeBudget(host, conditionWaits);
   }
 }
 
@@ -91,7 +89,7 @@ function ignoreCancellation(err: unknown): void {
 }
 
 /**
- * Since 0.9.0: each step arms the next when its wait ends. The timer is a `sleep` in a scope of
+ * Each step arms the next when its wait ends. The timer is a `sleep` in a scope of
  * its own beside the wait, which saves the race, the cancellable scope and the async loop of
  * `condition(fn, timeout)`. When the run ends, its timer is left to close with it instead of
  * being cancelled first (one command and one event less per run).
@@ -127,32 +125,4 @@ function armTimeBudget(host: TimeBudgetHost, waits: Waits): void {
       next();
     },
   );
-}
-
-/** The watch of runs recorded before 0.9.0: an async loop over `condition(fn, timeout)`. */
-function watchTimeBudgetInLoop(host: TimeBudgetHost): void {
-  const { state } = host;
-  // Entered without the SDK's async wrapper: only when the watcher's own promise settles
-  // changes, and nothing waits for that but the catch below.
-  new UntimedScope()
-    .run(async () => {
-      for (;;) {
-        if (state.isTerminal) return;
-        const budget = state.policy.timeBudgetMs;
-        const turns = host.toolTurns();
-        if (state.isIdle) {
-          await condition(() => !state.isIdle || state.isTerminal);
-          continue;
-        }
-        const remaining = budget - state.elapsedMs();
-        if (remaining <= 0) {
-          host.cancelToolTurn();
-          // Spent: wait for something that matters (a new tool turn, a new budget, idling).
-          await condition(() => host.toolTurns() !== turns || state.policy.timeBudgetMs !== budget || state.isIdle || state.isTerminal);
-          continue;
-        }
-        await condition(() => state.policy.timeBudgetMs !== budget || state.isIdle || state.isTerminal, remaining);
-      }
-    })
-    .catch(ignoreCancellation);
 }

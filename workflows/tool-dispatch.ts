@@ -25,9 +25,8 @@ import type { ToolDefinition } from '../contracts/tool-definition';
 import { parseToolActivityResult } from '../contracts/fast-schemas';
 import { workflowNowMs } from './clock';
 import { errorOutput, okOutput } from './outputs';
-import { runToolActivityType } from './tool-activity-type';
+import { toolActivityType } from '../contracts/tool-activity-type';
 import { mcpCallToolActivityName } from '../contracts/mcp';
-import { isPatched, toolsStopBeforeCancelled } from './patches';
 import type { CallReport } from './tool-turn';
 
 /** Run-level facts every tool activity receives. */
@@ -283,7 +282,7 @@ function toolActivityProxy(ctx: DispatchContext, request: ToolRequest, tool: Too
     : proxyActivities<Record<string, ToolActivity>>({
         startToCloseTimeout: tool.timeoutMs,
         // "cancelled" means the tool stopped: the call is answered once the tool acknowledged.
-        cancellationType: isPatched(toolsStopBeforeCancelled) ? ActivityCancellationType.WAIT_CANCELLATION_COMPLETED : ActivityCancellationType.TRY_CANCEL,
+        cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
         ...(tool.heartbeatTimeoutMs ? { heartbeatTimeout: tool.heartbeatTimeoutMs } : {}),
         activityId: `${turnActivityIdPrefix(request.turn)}${request.toolCallId}`,
         // The id (`turn-<N>/<call id>`) and type (`<agent>/<tool>`) already name the call; only
@@ -292,7 +291,7 @@ function toolActivityProxy(ctx: DispatchContext, request: ToolRequest, tool: Too
         retry,
       });
   // MCP tools share one activity type: the worker's pool knows each server, not each tool.
-  const activityType = tool.mcp ? mcpCallToolActivityName : runToolActivityType(ctx.agent, tool.name);
+  const activityType = tool.mcp ? mcpCallToolActivityName : toolActivityType(ctx.agent, tool.name);
   const activity = activities[activityType];
   if (!activity) throw new Error(`no activity proxy for ${activityType}`);
   return activity;

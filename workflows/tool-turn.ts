@@ -62,11 +62,9 @@ export interface ToolTurnHost {
  * Runs the calls of one plan, concurrently or one by one, in a scope the run can cancel:
  * cancelled calls come back as `cancelled` outputs, so every call is answered. Outputs are
  * in call order. A plan with dependencies or output paths runs as a graph ({@link runCallGraph}).
+ * The outputs go through `then` in the same step that ends the turn (no promise of its own).
  */
-export function runToolTurn(requests: readonly ToolRequest[], host: ToolTurnHost): Promise<ToolOutput[]>;
-/** With `then`: the outputs go through it in the same step that ends the turn (no promise of its own). */
-export function runToolTurn<R>(requests: readonly ToolRequest[], host: ToolTurnHost, then: (outputs: ToolOutput[]) => R | Promise<R>): Promise<R>;
-export function runToolTurn<R>(requests: readonly ToolRequest[], host: ToolTurnHost, then?: (outputs: ToolOutput[]) => R | Promise<R>): Promise<ToolOutput[] | R> {
+export function runToolTurn<R>(requests: readonly ToolRequest[], host: ToolTurnHost, then: (outputs: ToolOutput[]) => R | Promise<R>): Promise<R> {
   const calls = host.turnScope();
   host.setToolScope(calls);
   const settled = (): void => host.setToolScope(undefined);
@@ -88,7 +86,7 @@ export function runToolTurn<R>(requests: readonly ToolRequest[], host: ToolTurnH
     (outputs) => {
       settled();
       const all = Array.isArray(outputs) ? outputs : [outputs];
-      return then ? then(all) : all;
+      return then(all);
     },
     (err: unknown) => {
       settled();

@@ -371,7 +371,7 @@ describe('local tools', () => {
   });
 });
 
-describe('the commands of a new run (0.13.0 baseline)', () => {
+describe('the commands of a new run (1.0.0 baseline)', () => {
   /** The ids of the run's patch markers, in history order. */
   function patchIds(events: readonly { markerRecordedEventAttributes?: { markerName?: string | null; details?: Record<string, { payloads?: { data?: Uint8Array | null }[] | null }> | null } | null }[]): string[] {
     return events
@@ -392,7 +392,7 @@ describe('the commands of a new run (0.13.0 baseline)', () => {
     );
     expect(result.status).toBe('completed');
     const events = (await suite.env.client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
-    expect(patchIds(events)).toEqual(['baseline-0.13.0']);
+    expect(patchIds(events)).toEqual(['baseline-1.0.0']);
     // The baseline is the first command of the run's first task.
     const firstCommandEvent = events.find((e) => Number(e.eventId) > 4);
     expect(firstCommandEvent?.markerRecordedEventAttributes?.markerName).toBe('core_patch');

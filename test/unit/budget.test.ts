@@ -36,8 +36,6 @@ describe('budget', () => {
     const usage = addToolOutputs({ ...emptyUsage(), consecutiveFailures: 2 }, [output('error', 'rejected'), output('error', 'rejected'), output('error', 'rejected')]);
     expect(usage.consecutiveFailures).toBe(2);
     expect(usage.toolCalls).toBe(3);
-    // Runs recorded before 0.3.0 counted them (their histories replay that way).
-    expect(addToolOutputs(emptyUsage(), [output('error', 'rejected')], { rejectionsFail: true }).consecutiveFailures).toBe(1);
   });
 
   it('reports no cap for a fresh run', () => {

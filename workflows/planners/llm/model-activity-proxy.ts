@@ -1,7 +1,7 @@
 import { ActivityFailure, ApplicationFailure, TimeoutFailure, isCancellation, proxyActivities, type ActivityOptions } from '@temporalio/workflow';
 import { describeIssues } from '../../../contracts/json';
 import { turnActivityIdPrefix } from '../../../contracts/tools';
-import { isPatched, turnBoundariesInCommands, waitOutProviderOutages } from '../../patches';
+import { isPatched, waitOutProviderOutages } from '../../patches';
 import { waitErrorText, type ProviderWaits } from '../../provider-waits';
 import { defaultModelActivityOptions, type ModelActivityOptions } from './config';
 import { isModelErrorType, limitedModelErrorTypes, modelErrorAdvice, nonRetryableModelErrorTypes, outageModelErrorTypes, type ModelErrorType } from './errors';
@@ -96,7 +96,7 @@ function firstRetry(o: Required<ModelActivityOptions>): ActivityOptions['retry']
  * raised meanwhile is used by scheduling it again. A broken answer while waiting goes back to the
  * first policy. Refusals (bad request, credentials, unknown model) fail at once in either phase.
  */
-async function waitOutOutage(o: Required<ModelActivityOptions>, input: ModelCallInput, id: string | undefined, waits: ProviderWaits, outage: ApplicationFailure): Promise<unknown> {
+async function waitOutOutage(o: Required<ModelActivityOptions>, input: ModelCallInput, id: string, waits: ProviderWaits, outage: ApplicationFailure): Promise<unknown> {
   const common = commonOptions(o, input);
   // No maximumAttempts: without a limit.
   const waitRetry = {
@@ -121,7 +121,7 @@ async function waitOutOutage(o: Required<ModelActivityOptions>, input: ModelCall
     // Each activity of the call has an id of its own: `turn-<N>/model-<k>/wait-<n>` (or `again-<n>`).
     const activity = modelActivity({
       ...common,
-      ...(id ? { activityId: `${id}/${waiting ? 'wait' : 'again'}-${n}` } : {}),
+      activityId: `${id}/${waiting ? 'wait' : 'again'}-${n}`,
       ...(waiting ? { scheduleToCloseTimeout: Math.max(waits.timeBudgetLeftMs(), minWaitMs), retry: waitRetry } : { retry: firstRetry(o) }),
     });
     try {
@@ -169,8 +169,8 @@ export function modelActivityCaller(options: ModelActivityOptions = {}): ModelCa
   return async (input, waits) => {
     calls += 1;
     // The turn in the id marks the turn's boundary in history (see turn-boundaries.ts).
-    const id = isPatched(turnBoundariesInCommands) ? `${turnActivityIdPrefix(input.turn)}model-${calls}` : undefined;
-    const activity = modelActivity({ ...(id ? { activityId: id } : {}), ...commonOptions(o, input), retry: firstRetry(o) });
+    const id = `${turnActivityIdPrefix(input.turn)}model-${calls}`;
+    const activity = modelActivity({ activityId: id, ...commonOptions(o, input), retry: firstRetry(o) });
     let raw: unknown;
     try {
       raw = await activity(input);
