@@ -14,7 +14,12 @@ export interface ToolContext {
   readonly agent: string;
   readonly toolCallId: string;
   readonly turn: number;
-  /** Workflow id + call id: stable across retries and worker restarts; use it to make side effects idempotent. */
+  /**
+   * `<workflowId>/<epoch>/<callId>` (`<workflowId>/<callId>` in runs recorded without a log epoch):
+   * the same on every attempt and across worker restarts, new after a rewind (a new epoch), so a
+   * re-run or corrected call is never deduplicated into the effect of the call it replaces. Use it
+   * to make side effects idempotent.
+   */
   readonly idempotencyKey: string;
   /** 1 on the first attempt. */
   readonly attempt: number;

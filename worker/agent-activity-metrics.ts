@@ -4,7 +4,7 @@ import type { ActivityExecuteInput, ActivityInboundCallsInterceptor, ActivityInt
 import { callModelActivityName } from '../workflows/planners/llm/model-call';
 import { toolCallFromActivity } from '../contracts/tools';
 
-/** Names of the agents' activity metrics (README, "Tracing and metrics"). */
+/** Names of the agents' activity metrics (docs/observability.md). */
 export const activityMetricNames = {
   modelLatency: 'durable_agents_model_call_latency_ms',
   modelTokens: 'durable_agents_model_tokens',

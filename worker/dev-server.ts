@@ -24,7 +24,7 @@ export const payloadLimitArgs = [
  * per shard, and the dev server has one shard). At the default, every workflow or activity task
  * a run schedules waits for the next allowed read: about 40 ms per workflow task, the floor of a
  * turn's latency whatever the worker does. Idle, the queue is read on notifications and a long
- * poll interval, not at this rate, so the setting costs no idle CPU (see README, benchmarks).
+ * poll interval, not at this rate, so the setting costs no idle CPU (see docs/performance.md and bench/README.md).
  */
 export const transferQueueArgs = ['--dynamic-config-value', 'history.transferProcessorMaxPollRPS=10000'];
 

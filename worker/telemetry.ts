@@ -19,7 +19,7 @@ export interface TelemetryOptions {
 /**
  * Installs the Temporal SDK runtime of this process with metrics in Prometheus format: the
  * SDK's own (`temporal_*`: workflow and activity task latencies, slots, polls, …) and the
- * agents' (`durable_agents_*`, see README). Call it once, first thing, before any connection or
+ * agents' (`durable_agents_*`, see docs/observability.md). Call it once, first thing, before any connection or
  * worker is created (they would install a runtime without metrics).
  *
  * @returns the address the metrics are served on, if any.

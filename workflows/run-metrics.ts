@@ -4,7 +4,7 @@ import type { RunInput, RunResult } from '../contracts/run';
 import type { AgentRegistry } from './agent-registry';
 
 /**
- * Run counters of the agents' metrics (README, "Tracing and metrics"). Workflow metrics are
+ * Run counters of the agents' metrics (docs/observability.md). Workflow metrics are
  * emitted by the worker that runs the task live and never on replay, so a run is counted once
  * whichever worker replays it; they emit no command and leave a run's history unchanged.
  */

@@ -3,7 +3,7 @@ import { builtOnce, createScriptedPlanner, defineAgent, defineAgentTool, defineL
 
 // Tool schemas are given as builders (defineTool calls one when the schema is first read):
 // workflow code is evaluated again for every run, and a run builds only the schemas of the
-// tools it calls (README, "Tools"). transferInput is shared with requiresConfirmation, so it
+// tools it calls (docs/agents-and-tools.md, "Tools"). transferInput is shared with requiresConfirmation, so it
 // is built once (builtOnce) and both use that one schema.
 
 /** Returns its text. */

@@ -14,7 +14,7 @@ import {
 
 // Tool schemas are given as builders (defineTool calls one when the schema is first read):
 // workflow code is evaluated again for every run, and a run builds only the schemas it uses
-// (README, "Tools"). The ticker is shared by three tools, so it is built once (builtOnce); the
+// (docs/agents-and-tools.md, "Tools"). The ticker is shared by three tools, so it is built once (builtOnce); the
 // structured-output schema below is a z.lazy for the same reason as the builders.
 const symbolSchema = builtOnce(() => z.string().regex(/^[A-Z]{1,5}$/, 'a ticker is 1-5 capital letters, e.g. AAPL'));
 

@@ -14,7 +14,7 @@ export interface ReadmeProject {
 
 export const sectionHeading = '## Build your own agent';
 
-/** The section's text, from its heading to the next heading (its `###` subsections are guides of their own). */
+/** The section's text, from its heading to the next heading of any level. */
 export function readmeSection(markdown: string): string {
   const start = markdown.indexOf(`\n${sectionHeading}\n`);
   if (start < 0) throw new Error(`README has no "${sectionHeading}" section`);
