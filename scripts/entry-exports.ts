@@ -57,12 +57,12 @@ function classSignature(declaration: ts.ClassDeclaration, name: string): string 
   });
   const stripped = members.map((member) => {
     if (ts.isMethodDeclaration(member)) return ts.factory.updateMethodDeclaration(member, member.modifiers, member.asteriskToken, member.name, member.questionToken, member.typeParameters, member.parameters, member.type, undefined);
-    if (ts.isConstructorDeclaration(member)) return ts.factory.updateConstructorDeclaration(member, member.modifiers, member.parameters.map((parameter) => ts.factory.updateParameterDeclaration(parameter, parameter.modifiers?.filter((modifier) => modifier.kind !== ts.SyntaxKind.PrivateKeyword && modifier.kind !== ts.SyntaxKind.ReadonlyKeyword && modifier.kind !== ts.SyntaxKind.PublicKeyword), parameter.dotDotDotToken, parameter.name, parameter.questionToken, parameter.type, parameter.initializer)), undefined);
+    if (ts.isConstructorDeclaration(member)) return ts.factory.updateConstructorDeclaration(member, member.modifiers, member.parameters, undefined);
     if (ts.isGetAccessorDeclaration(member)) return ts.factory.updateGetAccessorDeclaration(member, member.modifiers, member.name, member.parameters, member.type, undefined);
     if (ts.isPropertyDeclaration(member)) return ts.factory.updatePropertyDeclaration(member, member.modifiers, member.name, member.questionToken ?? member.exclamationToken, member.type, undefined);
     return member;
   });
-  const heritage = declaration.heritageClauses?.map((clause) => printer.printNode(ts.EmitHint.Unspecified, clause, declaration.getSourceFile())).join(' ');
+  const heritage = declaration.heritageClauses?.map((clause) => printer.printNode(ts.EmitHint.Unspecified, clause, declaration.getSourceFile()).trim()).join(' ');
   const body = stripped.map((member) => `  ${printer.printNode(ts.EmitHint.Unspecified, member, declaration.getSourceFile()).replace(/\n\s*/g, ' ')}`);
   return [`class ${name}${heritage ? ` ${heritage}` : ''} {`, ...body, '}'].join('\n');
 }
@@ -118,7 +118,7 @@ export function entryExports(root = repoRoot): Map<string, ExportedName[]> {
         .split(dirname(root) + '/').join('');
       return { name: exported.name, kind, signature, declaredIn: relative(root, declaration.getSourceFile().fileName) };
     });
-    result.set(entry.name, names.sort((a, b) => a.name.localeCompare(b.name)));
+    result.set(entry.name, names.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)));
   }
   return result;
 }

@@ -2,6 +2,9 @@
 // none of them exports the library's internals (patch ids, the builders the workflow and the
 // activities share, test vocabulary outside durable-agents/testing). The names are read with
 // the TypeScript compiler from the entry points package.json exports (scripts/entry-exports.ts).
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { apiReportCommand, apiReportDir, apiReports } from '../../scripts/api-report';
 import { entryExports, type ExportedName } from '../../scripts/entry-exports';
 
 /** Internals that once leaked through an entry point: each has a reason to stay inside. */
@@ -49,5 +52,16 @@ describe('entry points', () => {
     const protocol = exportsByEntry.get('protocol') ?? [];
     expect(protocol.length).toBeGreaterThan(0);
     expect(protocol.filter((exported) => !/(WorkflowType|Query|Signal|Update|SearchAttribute|Schema)$/.test(exported.name)).map((exported) => exported.name)).toEqual([]);
+  });
+
+  // The committed reports are what reviewers read: a change to the public surface must show in them.
+  it(`match the committed API reports in api/ (update them with \`${apiReportCommand}\` and review the diff)`, () => {
+    const reports = apiReports(exportsByEntry);
+    const committed = existsSync(apiReportDir) ? readdirSync(apiReportDir).filter((file) => file.endsWith('.api.md')) : [];
+    const stale = [
+      ...[...reports].filter(([file, text]) => !committed.includes(file) || readFileSync(join(apiReportDir, file), 'utf8') !== text).map(([file]) => `api/${file}`),
+      ...committed.filter((file) => !reports.has(file)).map((file) => `api/${file} (no such entry point)`),
+    ];
+    if (stale.length > 0) throw new Error(`the API report is stale: ${stale.join(', ')}. Run \`${apiReportCommand}\`, review the diff of api/ and commit it with the change.`);
   });
 });
