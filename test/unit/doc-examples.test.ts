@@ -22,7 +22,7 @@ import ts from 'typescript';
 import { readmeProject, readmeSection } from '../package/readme-project';
 
 const repo = resolve(__dirname, '../..');
-const sourceFolders = ['workflows', 'worker', 'client', 'testing', 'server', 'activities', 'contracts'];
+const sourceFolders = ['workflows', 'worker', 'client', 'protocol', 'testing', 'server', 'activities', 'contracts'];
 const docFolders = ['docs'];
 /**
  * Markdown files whose blocks are not checked yet, each with why. docs/rolling-out.md: its worker
@@ -243,7 +243,7 @@ describe('code in the docs', () => {
 
   it('finds the examples of the public entry points', () => {
     const where = checked.examples.map((e) => e.where);
-    for (const entry of ['workflows/index.ts', 'worker/index.ts', 'client/index.ts', 'testing/index.ts', 'server/index.ts']) {
+    for (const entry of ['workflows/index.ts', 'worker/index.ts', 'client/index.ts', 'protocol/index.ts', 'testing/index.ts', 'server/index.ts']) {
       expect(where.some((w) => w.startsWith(`${entry}:`))).toBe(true);
     }
   });
