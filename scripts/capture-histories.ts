@@ -21,7 +21,7 @@ import { createModelActivities } from '../activities/model';
 import { FakeOpenAIServer } from '../testing/fake-model';
 import { findTestAgent, testAgents } from '../test/support/agents';
 import { allToolImplementations } from '../test/support/tools';
-import { corpusName, historiesDir, manifestPath, readManifest, sha256File } from '../test/support/histories';
+import { corpusName, historiesDir, isRetired, manifestPath, readManifest, readRetired, sha256File } from '../test/support/histories';
 import { openScenarios, scenarios, type Scenario } from '../test/support/scenarios';
 import { agentClient, createTestEnv, uniqueTaskQueue, workflowBundleOption } from '../test/support/test-env';
 import { waitFor } from '../test/support/wait';
@@ -49,6 +49,7 @@ function toJson(history: History): string {
 
 async function main(): Promise<void> {
   const version = versionArg();
+  if (isRetired(version, readRetired())) throw new Error(`${version} is retired (test/histories/RETIRED): a retired version is never recorded again`);
   const outDir = join(historiesDir, version);
   const all: { scenario: Scenario; open: boolean }[] = [...scenarios.map((scenario) => ({ scenario, open: false })), ...openScenarios.map((scenario) => ({ scenario, open: true }))];
   // Continue-as-new scenarios also write `<name>-continued.json`.

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { replayAgentHistories } from 'durable-agents/testing';
 
 const histories = join(__dirname, '..', '..', 'test', 'histories');
-const watchlistRuns = ['0.1.0/watchlist.json', '0.1.0/llm-watchlist.json', '0.1.0/open-watchlist-approval.json'].map((f) => join(histories, f));
+const watchlistRuns = ['0.13.0/watchlist.json', '0.13.0/llm-watchlist.json', '0.13.0/open-watchlist-approval.json'].map((f) => join(histories, f));
 
 test('recorded watchlist runs replay on the example\'s own workflows module', async () => {
   const results = await replayAgentHistories(watchlistRuns, { workflowsPath: require.resolve('./workflows') });
@@ -14,6 +14,6 @@ test('recorded watchlist runs replay on the example\'s own workflows module', as
 });
 
 test('a run of another agent is reported as not in this bundle', async () => {
-  const [result] = await replayAgentHistories(join(histories, '0.1.0', 'basic.json'), { workflowsPath: require.resolve('./workflows') });
+  const [result] = await replayAgentHistories(join(histories, '0.13.0', 'basic.json'), { workflowsPath: require.resolve('./workflows') });
   expect(result?.outcome).toMatchObject({ ok: false, kind: 'unknown_agent' });
 });

@@ -1,9 +1,11 @@
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
 import type { temporal } from '@temporalio/proto';
+import { Worker, type WorkflowBundleOption } from '@temporalio/worker';
 import { findHistoryFiles } from '../../testing/history-files';
 
 /**
@@ -17,6 +19,15 @@ export const mutatedHistoriesDir = join(historiesDir, 'mutated');
 
 /** `sha256  path` of every history file ever committed, in the order they were added. */
 export const manifestPath = join(historiesDir, 'MANIFEST');
+
+/** The corpus paths retired from replay (whole version folders), with the release and the reason. */
+export const retiredPath = join(historiesDir, 'RETIRED');
+
+/**
+ * Histories recorded before the support window, copied byte for byte from the corpus before it
+ * retired them: the refusal tests replay them.
+ */
+export const outsideWindowDir = join(__dirname, '..', 'fixtures', 'outside-window');
 
 /** A history file of the corpus. */
 export interface CorpusHistory {
@@ -69,6 +80,62 @@ export function parseManifest(text: string): ManifestEntry[] {
   return entries;
 }
 
+/** One line of RETIRED. */
+export interface RetiredEntry {
+  /** A corpus path: a version folder (`0.1.0`) or one file. */
+  readonly path: string;
+  /** The release whose code no longer replays it. */
+  readonly release: string;
+  readonly reason: string;
+}
+
+/**
+ * Parses RETIRED (`<path>  <release>  <why>` per line; `#` starts a comment).
+ *
+ * @throws Error naming the line that is not such an entry, or has no reason.
+ */
+export function parseRetired(text: string): RetiredEntry[] {
+  const entries: RetiredEntry[] = [];
+  text.split('\n').forEach((line, i) => {
+    if (!line.trim() || line.startsWith('#')) return;
+    const m = /^(\S+) {2}(\d+\.\d+\.\d+) {2}(\S.*)$/.exec(line);
+    if (!m?.[1] || !m[2] || !m[3]) throw new Error(`RETIRED line ${i + 1} is not "<path>  <release>  <why>": ${JSON.stringify(line)}`);
+    entries.push({ path: m[1].replace(/\/$/, ''), release: m[2], reason: m[3] });
+  });
+  return entries;
+}
+
+/** The committed RETIRED list, or none. */
+export function readRetired(): RetiredEntry[] {
+  return existsSync(retiredPath) ? parseRetired(readFileSync(retiredPath, 'utf8')) : [];
+}
+
+/** Whether a corpus path is, or is below, one of the retired paths. */
+export function isRetired(name: string, retired: readonly RetiredEntry[]): boolean {
+  return retired.some((r) => name === r.path || name.startsWith(`${r.path}/`));
+}
+
+/**
+ * The histories of a retired version folder, read from git as of the last commit that had them (readers of old runs, like the checkpoint reader, are still tested on them);
+ * undefined outside a git checkout.
+ */
+export function retiredHistories(version: string): { name: string; json: unknown }[] | undefined {
+  const git = (...args: string[]): string => execFileSync('git', args, { cwd: join(historiesDir, '..', '..'), encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  try {
+    const lastChange = git('rev-list', '-1', 'HEAD', '--', `test/histories/${version}`).trim();
+    if (!lastChange) return undefined;
+    // The last commit that touched the folder removed it (or, before that is committed, still has it).
+    const present = (commit: string): boolean => git('ls-tree', '--name-only', `${commit}:test/histories`).split('\n').includes(version);
+    const tree = `${present(lastChange) ? lastChange : `${lastChange}^`}:test/histories/${version}`;
+    return git('ls-tree', '--name-only', tree)
+      .split('\n')
+      .filter((f) => f.endsWith('.json'))
+      .map((f) => ({ name: `${version}/${f}`, json: JSON.parse(git('show', `${tree}/${f}`)) as unknown }));
+  } catch {
+    return undefined;
+  }
+}
+
 /** The committed manifest, or no entries when it does not exist yet. */
 export function readManifest(): ManifestEntry[] {
   return existsSync(manifestPath) ? parseManifest(readFileSync(manifestPath, 'utf8')) : [];
@@ -78,4 +145,21 @@ export function readManifest(): ManifestEntry[] {
 export function eventSummary(event: temporal.api.history.v1.IHistoryEvent): string | undefined {
   const payload = event.userMetadata?.summary;
   return payload ? defaultPayloadConverter.fromPayload<string>(payload) : undefined;
+}
+
+/**
+ * Replays histories in ONE replay worker (one reusable context, as a worker runs them) and
+ * returns every failure by history name, and how many replayed.
+ */
+export async function replayCorpus(histories: readonly CorpusHistory[], workflowBundle: WorkflowBundleOption, prefix: string): Promise<{ failed: string[]; replayed: number }> {
+  async function* all() {
+    for (const h of histories) yield { workflowId: `${prefix}-${h.name}`, history: h.history };
+  }
+  const failed: string[] = [];
+  let replayed = 0;
+  for await (const result of Worker.runReplayHistories({ workflowBundle }, all())) {
+    replayed += 1;
+    if (result.error) failed.push(`${result.workflowId.slice(prefix.length + 1)}: ${result.error.name}: ${result.error.message}`);
+  }
+  return { failed, replayed };
 }

@@ -6,6 +6,7 @@ import type { temporal } from '@temporalio/proto';
 import Long from 'long';
 import { checkpointAt, checkpointsOf } from '../../client/checkpoints';
 import { concludeBoundaries, TurnBoundaries } from '../../workflows/turn-boundaries';
+import { retiredHistories } from '../support/histories';
 
 const corpus = join(__dirname, '../histories');
 
@@ -46,7 +47,10 @@ const memosOf = (commands: ReturnType<typeof concludeBoundaries>): number[] =>
 
 describe('turn boundaries', () => {
   it('in runs recorded before 0.6.0, the boundaries are their memo changes, the first of each workflow task', () => {
-    const histories = recordedHistories((v) => ['0.1.0', '0.2.0', '0.3.0', '0.4.0', '0.5.0'].includes(v));
+    // Retired from the corpus (test/histories/RETIRED), read from git: such runs can still be open on 0.13.x workers.
+    const retired = ['0.1.0', '0.2.0', '0.3.0', '0.4.0', '0.5.0'].map(retiredHistories);
+    if (retired.some((v) => v === undefined)) return console.warn('not a git checkout: the histories before 0.6.0 are not read');
+    const histories = retired.flatMap((v) => v ?? []).map(({ name, json }) => ({ name, events: historyFromJSON(json).events ?? [] }));
     expect(histories.length).toBeGreaterThan(100);
     let shared = 0;
     for (const { name, events } of histories) {
