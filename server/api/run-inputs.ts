@@ -44,7 +44,10 @@ async function runAtPath(agents: AgentClient, workflowId: string, path: readonly
   }
 }
 
-/** What a run waits on from humans, and their answers: approvals (decisions) and await items. */
+/**
+ * What a run and its sub-agent runs wait on from humans, and answers routed down the tree. A run's
+ * own decisions and answers are operations (server/operations.ts).
+ */
 export function runInputRoutes(ctx: ServerContext): AnyRoute[] {
   const { agents } = ctx;
   const tags = ['human inputs'];
@@ -59,17 +62,6 @@ export function runInputRoutes(ctx: ServerContext): AnyRoute[] {
       tags,
       response: runPendingResponseSchema,
       handle: ({ params }) => agents.pendingInputs(params.id ?? ''),
-    }),
-    route({
-      method: 'post',
-      path: '/api/runs/:id/decisions',
-      access: 'operator',
-      summary: 'Approve, reject, edit or replace a call waiting for confirmation',
-      description: "`by` defaults to the token holder's name. Answers what still waits.",
-      tags,
-      body: callDecisionSchema,
-      response: pendingInputsSchema,
-      handle: ({ params, body, principal }) => agents.decide(params.id ?? '', { ...body, by: body.by ?? principal.name }),
     }),
     route({
       method: 'get',
@@ -105,17 +97,6 @@ export function runInputRoutes(ctx: ServerContext): AnyRoute[] {
       body: z.object({ path: treePathSchema, answer: awaitAnswerSchema }),
       response: pendingInputsSchema,
       handle: async ({ params, body }) => agents.answer(await runAtPath(agents, params.id ?? '', body.path), body.answer),
-    }),
-    route({
-      method: 'post',
-      path: '/api/runs/:id/answers',
-      access: 'operator',
-      summary: 'Answer one item of the open await (clarification, questions, external tool results)',
-      description: 'The run checks the answer against the item; answers what still waits.',
-      tags,
-      body: awaitAnswerSchema,
-      response: pendingInputsSchema,
-      handle: ({ params, body }) => agents.answer(params.id ?? '', body),
     }),
   ];
 }

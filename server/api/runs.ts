@@ -7,7 +7,7 @@ import { ApiError } from '../errors';
 import { route, type AnyRoute } from '../routes';
 import { runCheckpointRoutes } from './run-checkpoints';
 import { RunDetails } from './run-details';
-import { runControlRoutes } from './run-control';
+import { runOperationRoutes } from './run-operations';
 import { runInputRoutes } from './run-inputs';
 import { historyJsonSchema, listRunsQuerySchema, runIdQuerySchema, runListSchema, runStatusResponseSchema, startRunBodySchema, startedRunSchema, type RunSummary } from './schemas';
 
@@ -119,7 +119,7 @@ export function runRoutes(ctx: ServerContext): AnyRoute[] {
         return c.body(json, 200, { 'Content-Type': 'application/json; charset=utf-8' });
       },
     }),
-    ...runControlRoutes(ctx),
+    ...runOperationRoutes(ctx),
     ...runInputRoutes(ctx),
     ...runCheckpointRoutes(ctx),
   ];

@@ -1,18 +1,21 @@
 import { z } from 'zod';
 import { quoted, wellFormed } from '../../contracts/safe-text';
 import type { AgentClient } from '../../client/agent-client';
-import { awaitAnswerSchema, callDecisionSchema, killRequestSchema, pauseRequestSchema, resumeRequestSchema } from '../../contracts';
-import { authorize, type Access, type Principal } from '../auth';
+import { authorize, type Principal } from '../auth';
+import { runOperationNamed, runOperations } from '../operations';
 import { ApiError, toApiError, type ApiErrorBody } from '../errors';
 
 /** Longest id of a control message (echoed in its result). */
 const maxIdChars = 200;
 
-/** The envelope of a control message sent over a run's WebSocket: `{ id, type, ...payload }`. */
+/**
+ * The envelope of a control message sent over a run's WebSocket: `{ id, type, ...payload }`,
+ * where `type` names an operation of {@link runOperations}.
+ */
 export const controlEnvelopeSchema = z.looseObject({
   /** Echoed in the result, to match answers to requests. */
   id: z.union([z.string().max(maxIdChars), z.number()]).optional(),
-  type: z.enum(['pause', 'resume', 'kill', 'decide', 'answer']),
+  type: z.enum(runOperations.map((op) => op.name) as [string, ...string[]]),
 });
 export type ControlType = z.infer<typeof controlEnvelopeSchema>['type'];
 
@@ -24,25 +27,6 @@ export interface ControlResult {
   /** What the HTTP route answers: the result, or `{ error: { type, message } }`. */
   readonly body: unknown;
 }
-
-interface ControlAction {
-  readonly access: Access;
-  readonly schema: z.ZodType;
-  run(agents: AgentClient, workflowId: string, payload: never, principal: Principal): Promise<unknown>;
-}
-
-/** The same payloads, roles and client calls as the HTTP control routes. */
-const actions: Record<ControlType, ControlAction> = {
-  pause: { access: 'operator', schema: pauseRequestSchema, run: (a, id, p: z.output<typeof pauseRequestSchema>) => a.pause(id, p) },
-  resume: { access: 'operator', schema: resumeRequestSchema, run: (a, id, p: z.output<typeof resumeRequestSchema>) => a.resume(id, p.reason) },
-  kill: { access: 'admin', schema: killRequestSchema, run: (a, id, p: z.output<typeof killRequestSchema>) => a.kill(id, p) },
-  decide: {
-    access: 'operator',
-    schema: callDecisionSchema,
-    run: (a, id, p: z.output<typeof callDecisionSchema>, principal) => a.decide(id, { ...p, by: p.by ?? principal.name }),
-  },
-  answer: { access: 'operator', schema: awaitAnswerSchema, run: (a, id, p: z.output<typeof awaitAnswerSchema>) => a.answer(id, p) },
-};
 
 function describe(error: z.ZodError): string {
   return error.issues
@@ -63,8 +47,8 @@ function echoedId(id: unknown): string | number | null {
 }
 
 /**
- * Runs one control message of a WebSocket client: parses it (JSON, envelope, payload with
- * the HTTP route's schema), checks the role the HTTP route needs, calls the run, and answers
+ * Runs one control message of a WebSocket client: parses it (JSON, envelope, payload with the
+ * operation's schema), checks the role the operation needs (as its HTTP route does), performs it, and answers
  * `{ type: 'result', id, ok, body }` with the route's result or its JSON error. Never throws.
  */
 export async function handleControlMessage(agents: AgentClient, workflowId: string, principal: Principal, raw: string): Promise<ControlResult> {
@@ -79,12 +63,12 @@ export async function handleControlMessage(agents: AgentClient, workflowId: stri
   if (!envelope.success) return failure(id, new ApiError('invalid_input', describe(envelope.error)));
   const { type, ...payload } = envelope.data;
   delete payload.id;
-  const action = actions[type];
+  const operation = runOperationNamed(type)!;
   try {
-    authorize(principal, action.access);
-    const parsed = action.schema.safeParse(payload);
+    authorize(principal, operation.access);
+    const parsed = operation.body.safeParse(payload);
     if (!parsed.success) throw new ApiError('invalid_input', describe(parsed.error));
-    const body = await action.run(agents, workflowId, parsed.data as never, principal);
+    const body = await operation.perform(agents, workflowId, parsed.data, principal);
     return { type: 'result', id, ok: true, body };
   } catch (err) {
     return failure(id, err);

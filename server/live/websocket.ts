@@ -29,7 +29,8 @@ function outOf(item: FeedItem): WebSocketOut {
 
 /**
  * Upgrades a request to the run's WebSocket: the feed goes out (`event`, `delta`, `reset`,
- * `end`, from after `afterSeq`), control messages come in (`pause`, `resume`, `kill`,
+ * `end`, from after `afterSeq`), control messages come in (`{ type, ...payload }`, one per
+ * operation of server/operations.ts: `pause`, `resume`, `kill`, `intervene`, `setBudget`,
  * `decide`, `answer`) and are answered with `result`. The socket stays open after `end` for
  * control answers until the client closes it; closing it never stops the run.
  *
