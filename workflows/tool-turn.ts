@@ -1,7 +1,7 @@
 import { CancellationScope, condition } from '@temporalio/workflow';
 import type { DependencyOutput, RetryHint, ToolError, ToolOutput, ToolRequest, WrittenOutput } from '../contracts/tools';
-import { describeEnding, graphProblems, usesCallGraph } from './call-graph';
-import { errorOutput } from './outputs';
+import { usesCallGraph } from './call-graph';
+import { allAnswered, decideCall, graphSchedule, lostMessage, mayConsider, pathWon, recordClosed, recordEnded, recordStarted, settleAlternative } from './call-schedule';
 import { UntimedScope } from './untimed-scope';
 
 /** What a call of a dependency-aware plan gets from its turn. */
@@ -135,30 +135,11 @@ async function runInOrder(requests: readonly ToolRequest[], host: ToolTurnHost):
   return outputs;
 }
 
-type Decision =
-  | { kind: 'wait' }
-  | { kind: 'close'; type: ToolError['type']; message: string }
-  | { kind: 'run'; dependencies: DependencyOutput[] };
-
-function dependencyOutput(named: string, source: ToolOutput, outputPath: string | undefined): DependencyOutput {
-  return {
-    toolCallId: named,
-    fromToolCallId: source.toolCallId,
-    name: source.name,
-    ...(outputPath ? { outputPath } : {}),
-    ...(source.result !== undefined ? { result: source.result } : {}),
-    ...(source.resultOmitted ? { resultOmitted: true } : {}),
-    ...(source.resultPreview !== undefined ? { resultPreview: source.resultPreview } : {}),
-  };
-}
-
 /**
- * Runs a dependency-aware plan: each call starts as soon as the calls it depends on have
- * succeeded (in plan order when several become ready at once; one at a time when the run's
- * calls are sequential), and gets their outputs. A call whose dependency did not succeed is
- * answered `dependency_failed` without running. Calls sharing an output path are alternatives:
- * the first success writes the path and the others are cancelled (or not started). Every
- * decision is taken in workflow code from recorded results, so it replays exactly.
+ * Runs a dependency-aware plan: the driver of the turn's schedule (call-schedule.ts), which takes every decision
+ * (which call starts, which is answered without running, which alternative wins an output path)
+ * from recorded results, so it replays exactly. This loop only starts calls, cancels the
+ * alternatives that lost, and waits for calls to end.
  *
  * `light` (since 0.13.0, `light-call-graphs`): only calls with an output path (the alternatives,
  * which the turn may cancel one by one) get a scope of their own, an {@link UntimedScope}; the
@@ -170,68 +151,9 @@ function dependencyOutput(named: string, source: ToolOutput, outputPath: string 
  * keep the old way.
  */
 async function runCallGraph(requests: readonly ToolRequest[], host: ToolTurnHost, light: boolean): Promise<ToolOutput[]> {
-  const problems = graphProblems(requests);
-  const byId = new Map(requests.map((r) => [r.toolCallId, r]));
-  const outputs = new Map<string, ToolOutput>();
-  /** Output path -> the call of this turn that won it. */
-  const winners = new Map<string, string>();
-  /** Call -> the alternative that won its output path instead. */
-  const lostTo = new Map<string, string>();
+  const schedule = graphSchedule(requests, host.parallel);
   const scopes = new Map<string, CancellationScope>();
-  const started = new Set<string>();
-  const limit = host.parallel ? Number.POSITIVE_INFINITY : 1;
-  let running = 0;
-  let settled = 0;
-
   const turn = CancellationScope.current();
-  const decide = (r: ToolRequest): Decision => {
-    if (turn.consideredCancelled) return { kind: 'close', type: 'cancelled', message: 'not run: its turn was cancelled before it could start' };
-    const problem = problems.get(r.toolCallId);
-    if (problem) return { kind: 'close', type: 'dependency_failed', message: `not run: ${problem}` };
-    const path = r.outputPath;
-    if (path !== undefined) {
-      const winner = winners.get(path);
-      if (winner !== undefined) {
-        lostTo.set(r.toolCallId, winner);
-        return { kind: 'close', type: 'cancelled', message: `not run: its alternative ${winner} already wrote output path ${path}` };
-      }
-      const earlier = host.writtenOutput(path);
-      if (earlier) {
-        return { kind: 'close', type: 'output_conflict', message: `not run: output path ${path} was already written by call ${earlier.toolCallId} (turn ${earlier.turn}); output paths are write-once` };
-      }
-    }
-    const dependencies: DependencyOutput[] = [];
-    for (const d of r.dependsOn ?? []) {
-      const ended = outputs.get(d);
-      if (!ended) return { kind: 'wait' };
-      const from = ended.status === 'ok' ? d : lostTo.get(d);
-      const source = from !== undefined ? outputs.get(from) : undefined;
-      if (!source || source.status !== 'ok') {
-        return { kind: 'close', type: 'dependency_failed', message: `not run: it depends on ${d} (${ended.name}), which ${describeEnding(ended)}` };
-      }
-      dependencies.push(dependencyOutput(d, source, byId.get(from!)?.outputPath));
-    }
-    return { kind: 'run', dependencies };
-  };
-
-  const settle = (r: ToolRequest, output: ToolOutput): ToolOutput => {
-    const path = r.outputPath;
-    if (output.status !== 'ok' || path === undefined) return output;
-    const winner = winners.get(path);
-    if (winner === undefined) {
-      winners.set(path, r.toolCallId);
-      return output;
-    }
-    // Its cancellation came too late: the tool ran, but the path keeps the first success.
-    lostTo.set(r.toolCallId, winner);
-    const conflict = errorOutput(
-      r,
-      { type: 'output_conflict', message: `finished after its alternative ${winner} had written output path ${path}; its result was not written` },
-      undefined,
-      output.telemetry.durationMs,
-    );
-    return output.sessionStateChanges ? { ...conflict, sessionStateChanges: output.sessionStateChanges } : conflict;
-  };
 
   // The light loop's wait: resolved by the next call that ends (or fails).
   let wake: (() => void) | undefined;
@@ -248,44 +170,32 @@ async function runCallGraph(requests: readonly ToolRequest[], host: ToolTurnHost
   };
 
   const finished = (r: ToolRequest, output: ToolOutput): void => {
-    outputs.set(r.toolCallId, output);
-    running -= 1;
-    settled += 1;
+    recordEnded(schedule, r, output);
     if (light) woken();
-    const path = r.outputPath;
-    if (path === undefined || winners.get(path) !== r.toolCallId || output.status !== 'ok') return;
-    host.writeOutput(path, output);
-    // The alternatives still running lose: cancel them (the ones not started are closed when reached).
-    for (const other of requests) {
-      if (other.outputPath !== path || other === r || !started.has(other.toolCallId) || outputs.has(other.toolCallId)) continue;
-      lostTo.set(other.toolCallId, r.toolCallId);
-      scopes.get(other.toolCallId)?.cancel();
-    }
+    const won = pathWon(schedule, r, output);
+    if (!won) return;
+    host.writeOutput(won.path, output);
+    for (const loser of won.losers) scopes.get(loser)?.cancel();
   };
 
   const inFlight: Promise<void>[] = [];
   const index = new Map(requests.map((r, i) => [r.toolCallId, i]));
-  while (outputs.size < requests.length) {
-    const before = settled;
+  while (!allAnswered(schedule)) {
+    const before = schedule.settled;
     for (const r of requests) {
-      if (started.has(r.toolCallId) || running >= limit) continue;
-      const decision = decide(r);
+      if (!mayConsider(schedule, r)) continue;
+      const decision = decideCall(schedule, r, turn.consideredCancelled, (path) => host.writtenOutput(path));
       if (decision.kind === 'wait') continue;
-      started.add(r.toolCallId);
       if (decision.kind === 'close') {
         const hint = decision.type === 'cancelled' && turn.consideredCancelled ? host.cancelHint() : undefined;
-        outputs.set(r.toolCallId, host.closeCall(r, decision.type, decision.message, hint));
-        settled += 1;
+        recordClosed(schedule, r, host.closeCall(r, decision.type, decision.message, hint));
         continue;
       }
-      running += 1;
+      recordStarted(schedule, r);
       const options: GraphCallOptions = {
         dependencies: decision.dependencies,
-        cancelMessage: () => {
-          const winner = lostTo.get(r.toolCallId);
-          return winner !== undefined ? `cancelled: its alternative ${winner} wrote output path ${r.outputPath} first` : undefined;
-        },
-        settle: (output) => settle(r, output),
+        cancelMessage: () => lostMessage(schedule, r),
+        settle: (output) => settleAlternative(schedule, r, output),
       };
       const call = (): Promise<ToolOutput> => host.runCall(r, index.get(r.toolCallId)!, () => host.cancelHint(), options);
       if (!light) {
@@ -314,14 +224,14 @@ async function runCallGraph(requests: readonly ToolRequest[], host: ToolTurnHost
       );
     }
     if (failure) throw failure.err;
-    if (outputs.size >= requests.length) break;
+    if (allAnswered(schedule)) break;
     // A call closed during the scan may unblock calls earlier in plan order: scan again at once.
-    if (settled !== before) continue;
+    if (schedule.settled !== before) continue;
     // Waiting for our own calls must not be cut short: a cancelled turn still answers every call.
     if (light) await new Promise<void>((resolve) => (wake = resolve));
-    else await CancellationScope.nonCancellable(() => condition(() => settled !== before));
+    else await CancellationScope.nonCancellable(() => condition(() => schedule.settled !== before));
   }
   if (failure) throw failure.err;
   await Promise.all(inFlight);
-  return requests.map((r) => outputs.get(r.toolCallId)!);
+  return requests.map((r) => schedule.outputs.get(r.toolCallId)!);
 }
