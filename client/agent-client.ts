@@ -56,8 +56,8 @@ import {
 } from '../contracts';
 import { jsonDepthExceeds } from '../contracts/json';
 import { isTerminalRunStatus } from '../contracts/run';
-import { connectionOptions, temporalConfigFromEnv, type TemporalConfig } from '../worker/config';
-import { dataConverterFromEnv } from '../worker/encryption';
+import { connectionOptions, defaultTaskQueue, temporalConfigFromEnv, type TemporalConfig } from '../worker/config';
+import { dataConverterFromEnv, EncryptedPayloadGuard } from '../worker/encryption';
 import { tracingFromEnv } from '../worker/telemetry-env';
 import { resolveTracing, tracingClientInterceptors, type AgentTracingOptions } from '../worker/tracing';
 import { checkpointsOf, rewindRun, type Checkpoint, type CorrectionDelivery, type RewindOptions } from './checkpoints';
@@ -114,9 +114,32 @@ export interface PendingInputsOptions extends QueryOptions {
 
 /** Options of {@link AgentClient.connect}. */
 export interface AgentClientConnectOptions {
+  /**
+   * Payload converter and codecs, e.g. `dataConverterFromEnv()` (the encryption of
+   * DURABLE_AGENTS_ENCRYPTION_KEYS). Default: payloads as Temporal stores them, and a clear
+   * error naming the key of an encrypted one.
+   */
   readonly dataConverter?: DataConverter;
-  /** OpenTelemetry tracing of the client's calls. Default: from DURABLE_AGENTS_TRACING; `null` turns it off. */
+  /** OpenTelemetry tracing of the client's calls (`tracingFromEnv()` reads DURABLE_AGENTS_TRACING). Absent or `null`: none. */
   readonly tracing?: AgentTracingOptions | null;
+}
+
+/** Where {@link AgentClient.connect} goes without a config: a local dev server's defaults. */
+const localConfig: TemporalConfig = { address: '127.0.0.1:7233', namespace: 'default', taskQueue: defaultTaskQueue };
+
+/**
+ * The client options the environment sets: the data converter of DURABLE_AGENTS_ENCRYPTION_KEYS
+ * (/ _FILE) and the tracing of DURABLE_AGENTS_TRACING, for `AgentClient.connect(config, …)`
+ * in a process whose configuration lives there (`AgentClient.fromEnv()` takes the config from
+ * there too).
+ *
+ * @throws Error naming the variable whose value is malformed.
+ * @example
+ * const agents = await AgentClient.connect({ ...temporalConfigFromEnv(), taskQueue: 'notes' }, clientOptionsFromEnv());
+ */
+export function clientOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): AgentClientConnectOptions {
+  const tracing = tracingFromEnv(env);
+  return { dataConverter: dataConverterFromEnv(env), ...(tracing ? { tracing } : {}) };
 }
 
 /** A caller mistake (bad input, unknown run), with a message naming what was wrong. */
@@ -187,7 +210,7 @@ export interface StartOptions {
  * Typed client of agent runs: start, result, status, events, follow.
  *
  * @example
- * const agents = await AgentClient.connect();
+ * const agents = await AgentClient.fromEnv();
  * const { workflowId } = await agents.start({ agent: 'watchlist', messages: [{ role: 'user', content: 'Add AAPL' }] });
  * for await (const event of agents.follow(workflowId)) console.log(event.type);
  */
@@ -203,22 +226,22 @@ export class AgentClient {
   ) {}
 
   /**
-   * Connects with a config (default: the TEMPORAL_* environment variables) and a data converter
-   * (default: the payload encryption of DURABLE_AGENTS_ENCRYPTION_KEYS, when set). With tracing
-   * (default: DURABLE_AGENTS_TRACING), each start, signal, update and query is a span whose
-   * context travels to the run, so a run's spans are children of the client span that started it.
+   * Connects with a config (default: a local dev server, 127.0.0.1:7233, namespace `default`,
+   * task queue `durable-agents`) and options; it reads no environment variable
+   * ({@link AgentClient.fromEnv} does). With tracing, each start, signal, update and query is a
+   * span whose context travels to the run, so a run's spans are children of the client span
+   * that started it.
    *
-   * @throws Error when a TEMPORAL_* or tracing variable is malformed, or the server is unreachable.
+   * @throws Error when the server is unreachable.
    * @example
    * import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
    * declare const spanProcessor: SpanProcessor;
-   * const agents = await AgentClient.connect(undefined, { tracing: { spanProcessor } });
+   * const agents = await AgentClient.connect({ address: 'temporal:7233', namespace: 'agents', taskQueue: 'notes' }, { tracing: { spanProcessor } });
    */
-  static async connect(config: TemporalConfig = temporalConfigFromEnv(), options: AgentClientConnectOptions = {}): Promise<AgentClient> {
-    const tracingOptions = options.tracing === undefined ? tracingFromEnv() : (options.tracing ?? undefined);
-    const tracing = tracingOptions ? resolveTracing(tracingOptions) : undefined;
+  static async connect(config: TemporalConfig = localConfig, options: AgentClientConnectOptions = {}): Promise<AgentClient> {
+    const tracing = options.tracing ? resolveTracing(options.tracing) : undefined;
     const connection = await Connection.connect(connectionOptions(config));
-    const dataConverter = options.dataConverter ?? dataConverterFromEnv();
+    const dataConverter = options.dataConverter ?? { payloadCodecs: [new EncryptedPayloadGuard()] };
     return new AgentClient(
       new Client({
         connection,
@@ -228,6 +251,20 @@ export class AgentClient {
       }),
       config.taskQueue,
     );
+  }
+
+  /**
+   * Connects as the environment says: the Temporal connection of the TEMPORAL_* variables (and
+   * the Temporal config file's profile, see `temporalConfigFromEnv`), the encryption keys of
+   * DURABLE_AGENTS_ENCRYPTION_KEYS and the tracing of DURABLE_AGENTS_TRACING
+   * ({@link clientOptionsFromEnv}).
+   *
+   * @throws Error naming a malformed variable, or when the server is unreachable.
+   * @example
+   * const agents = await AgentClient.fromEnv(); // TEMPORAL_ADDRESS=127.0.0.1:7233 TEMPORAL_TASK_QUEUE=notes
+   */
+  static fromEnv(env: NodeJS.ProcessEnv = process.env): Promise<AgentClient> {
+    return AgentClient.connect(temporalConfigFromEnv(env), clientOptionsFromEnv(env));
   }
 
   /**

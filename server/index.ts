@@ -6,7 +6,7 @@
  * @example
  * import { AgentClient } from 'durable-agents/client';
  * import { startAgentServer } from 'durable-agents/server';
- * const server = await startAgentServer({ agents: await AgentClient.connect(), port: 8080 });
+ * const server = await startAgentServer({ agents: await AgentClient.fromEnv(), port: 8080 });
  * console.log(`API and dashboard at ${server.url}`);
  */
 export { startAgentServer, type AgentServer, type AgentServerOptions } from './start';

@@ -6,7 +6,7 @@
  * enables fork; DURABLE_AGENTS_AGENT_NAMES (comma-separated) lets it refuse runs of other agents.
  */
 import { resolve } from 'node:path';
-import { AgentClient } from '../client/agent-client';
+import { AgentClient, clientOptionsFromEnv } from '../client/agent-client';
 import { temporalConfigFromEnv } from '../worker/config';
 import { authFromEnv } from './auth';
 import { authModeLine } from './auth-mode';
@@ -24,7 +24,7 @@ async function main(): Promise<void> {
   const auth = authFromEnv(env);
   const port = portFromEnv(env);
   const config = temporalConfigFromEnv(env);
-  const agents = await AgentClient.connect(config);
+  const agents = await AgentClient.connect(config, clientOptionsFromEnv(env));
   const workflows = env.DURABLE_AGENTS_WORKFLOWS?.trim();
   const agentNames = (env.DURABLE_AGENTS_AGENT_NAMES ?? '')
     .split(',')

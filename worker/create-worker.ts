@@ -1,5 +1,6 @@
 import { NativeConnection, Worker, bundleWorkflowCode, type WorkerOptions, type WorkflowBundleOption, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import { connectionOptions, temporalConfigFromEnv, type TemporalConfig } from './config';
+import { connectionOptions, type TemporalConfig } from './config';
+import { withWorkerEnvDefaults } from './config-worker';
 import { configureAgentBundler, DurableAgentsPlugin, type AgentBundlerOptions, type DurableAgentsPluginOptions } from './plugin';
 import { workflowTracingModule } from './tracing';
 
@@ -39,7 +40,10 @@ export interface AgentWorkerOptions extends DurableAgentsPluginOptions {
 
 /**
  * Creates a worker for your agents: your workflows module, one activity per tool of each agent,
- * and the model activity of LLM agents, on the task queue of `config` (default from env).
+ * and the model activity of LLM agents, on the task queue of `config`. The one-call factory reads
+ * what its options leave out from the environment, as `workerConfigFromEnv()` does (the
+ * Temporal connection, OPENAI_*, encryption keys, tracing, deployment, token deltas); `null`
+ * keeps a feature off. `DurableAgentsPlugin` reads nothing by itself.
  *
  * @throws Error when neither `workflowsPath` nor `workflowBundle` is given, or a tool has no implementation.
  * @example
@@ -54,9 +58,10 @@ export interface AgentWorkerOptions extends DurableAgentsPluginOptions {
  */
 export async function createAgentWorker(options: AgentWorkerOptions): Promise<Worker> {
   if (!options.workflowBundle && !options.workflowsPath) throw new Error('createAgentWorker: give workflowsPath (your workflows module) or workflowBundle');
-  const config = options.config ?? temporalConfigFromEnv();
+  const resolved = withWorkerEnvDefaults(options);
+  const config = resolved.config;
   const connection = options.connection ?? (await NativeConnection.connect(connectionOptions(config)));
-  const plugin = new DurableAgentsPlugin(options);
+  const plugin = new DurableAgentsPlugin(resolved);
   return Worker.create({
     connection,
     namespace: config.namespace,

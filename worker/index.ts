@@ -14,6 +14,7 @@
 export { implementTool, ToolFailure, type ToolContext, type ToolImplementation, type SessionStateAccess } from '../activities';
 export { DurableAgentsPlugin, configureAgentBundler, type AgentBundlerOptions, type DurableAgentsPluginOptions } from './plugin';
 export { createAgentWorker, bundleAgentWorkflows, type AgentWorkerOptions } from './create-worker';
+export { workerConfigFromEnv, type WorkerEnvConfig } from './config-worker';
 export { deploymentFromEnv, workerDeploymentOptions, checkDeployment, defaultAgentVersioningBehavior, type AgentDeployment, type AgentVersioningBehavior } from './deployment';
 export { createModelActivities, openAIFromEnv, TranscriptCache, HttpDeltaPublisher, deltaPublisherFromEnv, type ModelActivityDependencies, type OpenAIEnv, type DeltaSink, type HttpDeltaPublisherOptions } from '../activities/model';
 export { McpClientPool, createMcpActivities, mcpModelTools, idempotencyMetaKey, type McpServerConfig, type ServerToolList } from '../activities/mcp';

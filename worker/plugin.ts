@@ -2,37 +2,43 @@ import { SimplePlugin } from '@temporalio/plugin';
 import type { BundleOptions, InjectedSinks, ReplayWorkerOptions, Worker, WorkerOptions } from '@temporalio/worker';
 import type OpenAI from 'openai';
 import { createActivities, type ActivityDependencies, type ToolImplementation } from '../activities';
-import { createModelActivities, deltaPublisherFromEnv, openAIFromEnv, type ModelActivityDependencies } from '../activities/model';
+import { createModelActivities, type ModelActivityDependencies } from '../activities/model';
 import type { AgentDefinition } from '../workflows/agent-registry';
 import { durableAgentsSinkName, type DurableAgentsSinks } from '../workflows/bundle-sinks';
 import { createMcpActivities, mcpModelTools, McpClientPool, type McpServerConfig } from '../activities/mcp';
 import { compileOwnSourcesAtEs2022 } from './bundle-target';
-import { deploymentFromEnv, workerDeploymentOptions, type AgentDeployment } from './deployment';
+import { workerDeploymentOptions, type AgentDeployment } from './deployment';
 import { agentActivityInterceptors } from './agent-activity-metrics';
 import { wellFormedActivityInterceptors } from './well-formed-activity';
-import { EncryptionCodec, encryptionKeysFromEnv, type EncryptionKeys } from './encryption';
-import { tracingFromEnv } from './telemetry';
+import { EncryptionCodec, type EncryptionKeys } from './encryption';
 import { resolveTracing, tracingActivityInterceptors, tracingClientInterceptors, tracingSinks, workflowTracingModule, type AgentTracingOptions, type ResolvedTracing } from './tracing';
 import { workflowSourceModule } from './workflow-sources';
 
-/** Options of {@link DurableAgentsPlugin}. */
+/**
+ * Options of {@link DurableAgentsPlugin}. The plugin reads no environment variable: what is not
+ * given here is off. `workerConfigFromEnv()` reads the environment for you (spread it first).
+ */
 export interface DurableAgentsPluginOptions {
   /** The agents this worker serves: the same definitions its workflows module passes to `createAgentWorkflows`. */
   readonly agents: readonly AgentDefinition[];
   /** Implementations of the agents' tools (`implementTool`). */
   readonly tools: readonly ToolImplementation[];
   /**
-   * Client of the model endpoint for LLM agents. Default: from OPENAI_API_KEY / OPENAI_BASE_URL
-   * (model calls fail with `model_config` when neither is set). `null` disables model calls.
+   * Client of the model endpoint for LLM agents (`openAIFromEnv()` reads OPENAI_API_KEY /
+   * OPENAI_BASE_URL). Absent or `null`: model calls fail with `model_config`.
    */
   readonly openai?: Pick<OpenAI, 'chat'> | null;
-  /** Further model-activity settings (transcript cache, heartbeat period, token deltas). */
+  /**
+   * Further model-activity settings (transcript cache, heartbeat period, token deltas: absent
+   * `deltas` publishes none; `deltaPublisherFromEnv()` reads DURABLE_AGENTS_DELTAS_URL / _TOKEN).
+   */
   readonly model?: Omit<ModelActivityDependencies, 'openai' | 'findAgent'>;
   /** Replaces the runtime activities (`callModel`) altogether, e.g. with a test double. */
   readonly runtime?: ActivityDependencies['runtime'];
   /**
    * Encrypts every payload with AES-256-GCM ({@link EncryptionCodec}); the first key encrypts,
-   * all decrypt. Default: from DURABLE_AGENTS_ENCRYPTION_KEYS(_FILE); `null` turns it off.
+   * all decrypt (`encryptionKeysFromEnv()` reads DURABLE_AGENTS_ENCRYPTION_KEYS(_FILE)).
+   * Absent or `null`: payloads are not encrypted.
    */
   readonly encryption?: EncryptionKeys | null;
   /**
@@ -44,8 +50,8 @@ export interface DurableAgentsPluginOptions {
   /**
    * Worker versioning: the Worker Deployment and build id this worker serves, and how its runs
    * move between versions (default `PINNED`: a run finishes on the version it started on).
-   * Default: from DURABLE_AGENTS_DEPLOYMENT_NAME / DURABLE_AGENTS_BUILD_ID /
-   * DURABLE_AGENTS_VERSIONING_BEHAVIOR, unversioned when they are unset; `null` turns it off.
+   * `deploymentFromEnv()` reads DURABLE_AGENTS_DEPLOYMENT_NAME / DURABLE_AGENTS_BUILD_ID /
+   * DURABLE_AGENTS_VERSIONING_BEHAVIOR. Absent or `null`: unversioned.
    * A worker option `workerDeploymentOptions` of your own takes precedence.
    */
   readonly deployment?: AgentDeployment | null;
@@ -54,8 +60,8 @@ export interface DurableAgentsPluginOptions {
    * per scheduled and executed activity (`StartActivity:…`, `RunActivity:<agent>/<tool>`,
    * `RunActivity:callModel`), per signal, update and query, children of the client's span that
    * started the run. Adds the workflow interceptor module to the bundle (a prebuilt bundle needs
-   * `bundleAgentWorkflows(path, { tracing: true })`). Default: from DURABLE_AGENTS_TRACING
-   * (`otlp`); `null` turns it off.
+   * `bundleAgentWorkflows(path, { tracing: true })`). `tracingFromEnv()` reads
+   * DURABLE_AGENTS_TRACING (`otlp`). Absent or `null`: no tracing.
    */
   readonly tracing?: AgentTracingOptions | null;
   /**
@@ -64,12 +70,6 @@ export interface DurableAgentsPluginOptions {
    * takes it from `bundleAgentWorkflows(path, { shareZod })`.
    */
   readonly bundler?: AgentBundlerOptions;
-}
-
-function withDeltas(model: DurableAgentsPluginOptions['model']): DurableAgentsPluginOptions['model'] {
-  if (model?.deltas) return model;
-  const deltas = deltaPublisherFromEnv();
-  return deltas ? { ...model, deltas } : model;
 }
 
 /** Heartbeat throttle of workers serving agents (unless the worker options set one). */
@@ -190,20 +190,19 @@ export class DurableAgentsPlugin extends SimplePlugin {
         }
       }
     }
-    const openai = options.openai === undefined ? openAIFromEnv() : (options.openai ?? undefined);
+    const openai = options.openai ?? undefined;
     const runtime =
       options.runtime ??
       createModelActivities({
-        // Token deltas: DURABLE_AGENTS_DELTAS_URL / _TOKEN unless `model.deltas` is given.
-        ...withDeltas(options.model),
+        ...options.model,
         ...(openai ? { openai } : {}),
         findAgent: (name) => agents.find((a) => a.name === name),
         ...(pool ? { mcpTools: mcpModelTools(pool) } : {}),
       });
     const activities = createActivities({ agents, tools: options.tools, runtime: pool ? { ...runtime, ...createMcpActivities(pool) } : runtime });
-    const keys = options.encryption === undefined ? encryptionKeysFromEnv() : (options.encryption ?? undefined);
+    const keys = options.encryption ?? undefined;
     const codec = keys ? new EncryptionCodec(keys) : undefined;
-    const tracingOptions = options.tracing === undefined ? tracingFromEnv() : (options.tracing ?? undefined);
+    const tracingOptions = options.tracing ?? undefined;
     const tracing = tracingOptions ? resolveTracing(tracingOptions) : undefined;
     super({
       name: 'durable-agents',
@@ -224,7 +223,7 @@ export class DurableAgentsPlugin extends SimplePlugin {
     this.mcpPool = pool;
     this.tracing = tracing;
     this.bundler = options.bundler ?? {};
-    const deployment = options.deployment === undefined ? deploymentFromEnv() : (options.deployment ?? undefined);
+    const deployment = options.deployment ?? undefined;
     this.deploymentOptions = deployment ? workerDeploymentOptions(deployment) : undefined;
   }
 

@@ -1,4 +1,4 @@
-import { AgentClient } from '../agent-client';
+import { AgentClient, clientOptionsFromEnv } from '../agent-client';
 import type { TemporalConfig } from '../../worker/config';
 import { parseCommandArgs, splitCommand } from './args';
 import type { Command, Terminal } from './command';
@@ -34,7 +34,7 @@ export interface CliIo {
 export async function connectAgents(config: TemporalConfig): Promise<Connected> {
   let agents: AgentClient;
   try {
-    agents = await AgentClient.connect(config);
+    agents = await AgentClient.connect(config, clientOptionsFromEnv());
   } catch (err) {
     const reason = err instanceof Error ? err.message : String(err);
     throw new Error(

@@ -9,7 +9,7 @@
  * With OPENAI_API_KEY or OPENAI_BASE_URL set, the demo runs `watchlist-llm` instead, planned by
  * that model endpoint (OPENAI_MODEL picks the model; default the agent's).
  */
-import { AgentClient, formatEvent, temporalConfigFromEnv } from 'durable-agents/client';
+import { AgentClient, clientOptionsFromEnv, formatEvent, temporalConfigFromEnv } from 'durable-agents/client';
 import { devServerPort, startDevServer, withoutPortFlag, type DevServer } from 'durable-agents/testing';
 import { authFromEnv, authModeLine, startAgentServer, type AgentServer } from 'durable-agents/server';
 import { openAIFromEnv, type DeltaSink } from 'durable-agents/worker';
@@ -60,7 +60,7 @@ async function main(): Promise<void> {
   const worker = await createWatchlistWorker(config, openai, { publish: (delta) => deltaTarget?.publish(delta) });
   try {
     await worker.runUntil(async () => {
-      const agents = await AgentClient.connect(config);
+      const agents = await AgentClient.connect(config, clientOptionsFromEnv());
       const api = await startApi(agents, httpPort);
       // Worker and server share this process: token deltas go straight to the server's live hub.
       deltaTarget = api.live;
