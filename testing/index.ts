@@ -14,4 +14,6 @@ export { provisionTemporalCli, findTemporalCli, pinnedTemporalCli, type Temporal
 export { plannerContext, type PlannerContextOptions } from './planner-context';
 export { findHistoryFiles } from './history-files';
 export { replayAgentHistories, type HistoryReplay, type ReplayHistoriesOptions } from './replay-histories';
+export { assertInSupportWindow } from '../worker/replay';
+export { OutsideSupportWindowError } from '../workflows/support-window';
 export * from './fake-model';

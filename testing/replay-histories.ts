@@ -23,8 +23,10 @@ export interface HistoryReplay {
 /**
  * Replays recorded histories (files, or directories walked for `*.json`) against your
  * workflows module, for your jest or vitest tests. Never throws on a bad history: each
- * outcome says whether it replayed, and if not, which event and command differed, or that
- * its agent is not in the bundle.
+ * outcome says whether it replayed, and if not, which event and command differed, that its
+ * agent is not in the bundle, or that it was recorded before this version's support window
+ * (`outside_support_window`, found before replay: finish such runs on a worker of the release
+ * line the message names; {@link assertInSupportWindow} throws OutsideSupportWindowError for one).
  *
  * @throws Error when neither `workflowsPath` nor `workflowBundle` is given, or a path does not exist.
  * @example

@@ -2,12 +2,69 @@ import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
 import { DeterminismViolationError } from '@temporalio/workflow';
 import { Worker, type InjectedSinks, type WorkflowBundleOption } from '@temporalio/worker';
 import { durableAgentsSinkName, type DurableAgentsSinks } from '../workflows/bundle-sinks';
+import { agentRunWorkflowType } from '../contracts/definitions';
+import { releases } from '../workflows/patches';
+import { OutsideSupportWindowError, outsideSupportWindowMarker, supportWindow } from '../workflows/support-window';
 import { dataConverterFromEnv } from './encryption';
 
 /** Outcome of replaying a history against the current workflow code. */
 export type ReplayOutcome =
   | { readonly ok: true; readonly events: number }
-  | { readonly ok: false; readonly kind: 'nondeterminism' | 'unknown_agent' | 'failure'; readonly problem: string; readonly detail: string };
+  | {
+      readonly ok: false;
+      readonly kind: 'nondeterminism' | 'unknown_agent' | 'outside_support_window' | 'failure';
+      readonly problem: string;
+      readonly detail: string;
+    };
+
+type History = ReturnType<typeof historyFromJSON>;
+
+/** The ids of a history's patch markers, in order (a marker whose data cannot be read is skipped). */
+function patchMarkerIds(history: History): string[] {
+  return (history.events ?? []).flatMap((event) => {
+    const marker = event.markerRecordedEventAttributes;
+    if (marker?.markerName !== 'core_patch') return [];
+    return Object.values(marker.details ?? {}).flatMap((payloads) =>
+      (payloads.payloads ?? []).flatMap((payload) => {
+        try {
+          const value = JSON.parse(Buffer.from(payload.data ?? new Uint8Array()).toString('utf8')) as unknown;
+          return typeof value === 'object' && value !== null && 'id' in value && typeof value.id === 'string' ? [value.id] : [];
+        } catch {
+          return [];
+        }
+      }),
+    );
+  });
+}
+
+/**
+ * Why a history is outside this version's support window, or undefined when it is inside (or
+ * cannot be told from its events: the workflow code then decides as it replays). Every `agentRun`
+ * of the window's releases recorded a baseline marker at its start; one without was started
+ * before the window. Sessions recorded no baseline before 1.0.0: the session workflow refuses
+ * an old one where its code would part from the history.
+ */
+export function supportWindowProblem(history: History): string | undefined {
+  const events = history.events ?? [];
+  const type = events[0]?.workflowExecutionStartedEventAttributes?.workflowType?.name;
+  if (type !== agentRunWorkflowType) return undefined;
+  // A history cut before its first workflow task completed has recorded no command yet.
+  if (!events.some((e) => e.workflowTaskCompletedEventAttributes)) return undefined;
+  const baselines = new Set(releases.map((r) => r.baseline));
+  return patchMarkerIds(history).some((id) => baselines.has(id)) ? undefined : supportWindow.noBaselineReason;
+}
+
+/**
+ * Refuses a history (JSON, as exported) recorded before this version's support window, before
+ * any replay.
+ *
+ * @throws OutsideSupportWindowError naming the window and the release line that replays the run.
+ * @throws Error when the JSON is not a workflow history.
+ */
+export function assertInSupportWindow(json: unknown): void {
+  const problem = supportWindowProblem(historyFromJSON(json));
+  if (problem) throw new OutsideSupportWindowError(problem);
+}
 
 /** Turns the SDK's nondeterminism message into plain words: which event, which command differed. */
 export function explainNondeterminism(message: string): string {
@@ -32,7 +89,8 @@ export type ReplayBundle = WorkflowBundleOption;
 /**
  * Replays a history (JSON, as exported) against a workflow bundle and reports a determinism
  * problem in plain words instead of throwing. A history whose agent is not in the bundle is
- * reported as `unknown_agent` ("agent X is not in this bundle"), never as nondeterminism.
+ * reported as `unknown_agent` ("agent X is not in this bundle"), and one recorded before the
+ * support window as `outside_support_window` (checked before replay), never as nondeterminism.
  */
 export async function replayHistoryJson(json: unknown, workflowBundle: ReplayBundle): Promise<ReplayOutcome> {
   const [outcome] = await replayHistoriesJson([json], workflowBundle);
@@ -50,7 +108,10 @@ export async function replayHistoriesJson(jsons: readonly unknown[], workflowBun
   const histories: { workflowId: string; history: ReturnType<typeof historyFromJSON>; index: number }[] = [];
   jsons.forEach((json, index) => {
     try {
-      histories.push({ workflowId: `replay-${index}`, history: historyFromJSON(json), index });
+      const history = historyFromJSON(json);
+      const outside = supportWindowProblem(history);
+      if (outside) outcomes[index] = outsideWindow(new OutsideSupportWindowError(outside).message);
+      else histories.push({ workflowId: `replay-${index}`, history, index });
     } catch (err) {
       const problem = `not a workflow history: ${err instanceof Error ? err.message : String(err)}`;
       outcomes[index] = { ok: false, kind: 'failure', problem, detail: problem };
@@ -95,7 +156,14 @@ function failed(err: unknown): ReplayOutcome {
   if (err instanceof DeterminismViolationError) {
     return { ok: false, kind: 'nondeterminism', problem: explainNondeterminism(message), detail: message };
   }
+  // The workflow code refused the run (a workflow task failure whose message names the window).
+  const refusal = new RegExp(`message: "([^"]*${outsideSupportWindowMarker}[^"]*)"`).exec(message);
+  if (refusal?.[1]) return outsideWindow(refusal[1], message);
   return { ok: false, kind: 'failure', problem: message, detail: message };
+}
+
+function outsideWindow(problem: string, detail = problem): ReplayOutcome {
+  return { ok: false, kind: 'outside_support_window', problem, detail };
 }
 
 function unknownAgent({ agent, known }: { agent: string; known: string[] }): ReplayOutcome {

@@ -4,11 +4,13 @@
  * zod evaluated per execution) replay it in `npm run test:replay-variants` (CONTRIBUTING.md).
  */
 import { DeterminismViolationError } from '@temporalio/workflow';
+import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { ReplayError, Worker } from '@temporalio/worker';
 import { corpusHistories, loadHistories, mutatedHistoriesDir, outsideWindowDir, replayCorpus } from '../support/histories';
 import { quietRuntime, workflowBundleOption } from '../support/test-env';
 import { supportWindow } from '../../workflows/support-window';
+import { assertInSupportWindow, OutsideSupportWindowError, replayAgentHistories } from '../../testing';
 
 const corpus = corpusHistories();
 const mutated = loadHistories(mutatedHistoriesDir);
@@ -93,5 +95,25 @@ describe('the bundle the corpus replays on', () => {
     const code = await bundleCode(await workflowBundleOption());
     expect(code).toContain(';// ./workflows/run-loop.ts');
     expect(code).not.toContain('/***/ "./workflows/run-loop.ts"');
+  });
+});
+
+describe('the replay tools users call refuse a history from before the window before replaying it', () => {
+  const files = outsideWindow.map((h) => h.file);
+
+  it('replayAgentHistories reports it as outside_support_window, with the window in its problem', async () => {
+    const results = await replayAgentHistories(files, { workflowBundle: await workflowBundleOption() });
+    expect(results.map((r) => r.outcome)).toEqual(
+      files.map(() => ({ ok: false, kind: 'outside_support_window', problem: expect.stringContaining('outside this version\'s support window (≥ 0.9.0)'), detail: expect.any(String) })),
+    );
+  });
+
+  it('assertInSupportWindow throws OutsideSupportWindowError for it, and nothing for a history inside the window', () => {
+    for (const file of files) {
+      const json = JSON.parse(readFileSync(file, 'utf8')) as unknown;
+      expect(() => assertInSupportWindow(json)).toThrow(OutsideSupportWindowError);
+      expect(() => assertInSupportWindow(json)).toThrow('recorded by a release before 0.9.0 (no baseline marker), outside this version\'s support window (≥ 0.9.0); finish it on a worker running ≤ 0.13.x');
+    }
+    for (const h of corpus.slice(0, 10)) expect(() => assertInSupportWindow(JSON.parse(readFileSync(h.file, 'utf8')) as unknown)).not.toThrow();
   });
 });
