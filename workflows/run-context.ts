@@ -1,4 +1,4 @@
-import { workflowInfo } from '@temporalio/workflow';
+import { inWorkflowContext, workflowInfo } from '@temporalio/workflow';
 
 /**
  * The state of one workflow execution that lives outside its run objects: the patch baseline it
@@ -33,9 +33,12 @@ export interface BoundaryState {
  */
 let current: RunContext | undefined;
 
-/** The context of the execution in progress, created on its first use in the execution. */
+/**
+ * The context of the execution in progress, created on its first use in the execution. Outside
+ * a workflow (unit tests of the pure parts) there is one context, under the run id `''`.
+ */
 export function runContext(): RunContext {
-  const { runId } = workflowInfo();
+  const runId = inWorkflowContext() ? workflowInfo().runId : '';
   if (current?.runId !== runId) {
     current = { runId, baseline: undefined, boundaries: { pending: [], concluderInstalled: false, firstPerTask: false, markedTask: undefined } };
   }

@@ -19,32 +19,25 @@
  * `configureAgentBundler`) looks at the commands of each activation and adds the memo change for
  * every boundary no activity marks. A bundle built without it keeps writing memo changes.
  *
- * Module state is per run: the workflow sandbox evaluates this module for each execution.
+ * What an activation's code leaves for its commands lives in the execution's run context
+ * (run-context.ts), not in this module.
  */
 import { defaultPayloadConverter } from '@temporalio/common';
 import type { coresdk } from '@temporalio/proto';
 import { upsertMemo } from '@temporalio/workflow';
 import { turnActivityIdPrefix } from '../contracts/tools';
+import { runContext } from './run-context';
 
 type Command = coresdk.workflow_commands.IWorkflowCommand;
 
-/** Boundaries marked in the activation in progress that wait for its commands. */
-const pending: number[] = [];
-/** Set by the interceptor factory when the bundle has it (see boundary-interceptors.ts). */
-let concluderInstalled = false;
-/** Whether only a task's first boundary is marked (`one-boundary-per-task`). */
-let firstPerTask = false;
-/** The task (by its history length) whose first boundary is marked, once one is. */
-let markedTask: number | undefined;
-
 /** Called once per run by the interceptors of `boundary-interceptors.ts`. */
 export function installBoundaryConcluder(): void {
-  concluderInstalled = true;
+  runContext().boundaries.concluderInstalled = true;
 }
 
 /** Whether this run's bundle checks activations for unmarked boundaries. */
 export function boundaryConcluderInstalled(): boolean {
-  return concluderInstalled;
+  return runContext().boundaries.concluderInstalled;
 }
 
 /** The memo change runs recorded before the patch write at every boundary. */
@@ -61,14 +54,15 @@ function memoCommand(turn: number): Command {
  * @param task the history length of the activation's workflow task (asked only when a boundary waits).
  */
 export function concludeBoundaries(commands: Command[], task: () => number): Command[] {
-  if (pending.length === 0) return commands;
-  const turns = pending.splice(0);
+  const state = runContext().boundaries;
+  if (state.pending.length === 0) return commands;
+  const turns = state.pending.splice(0);
   const isMarked = (turn: number): boolean => commands.some((c) => c.scheduleActivity?.activityId?.startsWith(turnActivityIdPrefix(turn)));
-  if (firstPerTask) {
+  if (state.firstPerTask) {
     const current = task();
     // A later boundary of a marked task shares its reset point: nothing names it.
-    if (current === markedTask) return commands;
-    markedTask = current;
+    if (current === state.markedTask) return commands;
+    state.markedTask = current;
     const first = turns[0]!;
     return isMarked(first) ? commands : [memoCommand(first), ...commands];
   }
@@ -87,11 +81,11 @@ export class TurnBoundaries {
     readonly byCommands: boolean,
     onePerTask = false,
   ) {
-    firstPerTask = byCommands && onePerTask;
+    runContext().boundaries.firstPerTask = byCommands && onePerTask;
   }
 
   mark(turn: number): void {
-    if (this.byCommands) pending.push(turn);
+    if (this.byCommands) runContext().boundaries.pending.push(turn);
     else upsertMemo({ turnBoundary: turn });
   }
 }
