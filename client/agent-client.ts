@@ -4,6 +4,7 @@ import {
   agentNameSearchAttribute,
   agentStatusSearchAttribute,
   agentRunWorkflowType,
+  agentRunStartAttributes,
   agentSessionWorkflowType,
   closeSessionSignal,
   sendMessageUpdate,
@@ -60,8 +61,8 @@ import { connectionOptions, defaultTaskQueue, temporalConfigFromEnv, type Tempor
 import { dataConverterFromEnv, EncryptedPayloadGuard } from '../worker/encryption';
 import { tracingFromEnv } from '../worker/telemetry-env';
 import { resolveTracing, tracingClientInterceptors, type AgentTracingOptions } from '../worker/tracing';
-import { checkpointsOf, rewindRun, type Checkpoint, type CorrectionDelivery, type RewindOptions } from './checkpoints';
-import { fetchDecodedHistory } from './decoded-history';
+import { checkpointsOf, rewindRun, type Checkpoint, type CorrectionDelivery, type RewindOptions } from '../history/checkpoints';
+import { fetchDecodedHistory } from '../history/decoded-history';
 import { EventLogCursor } from './event-log-cursor';
 import {
   decideInTree,
@@ -281,8 +282,7 @@ export class AgentClient {
       taskQueue: this.taskQueue,
       workflowId,
       args: [input],
-      ...(this.searchAttributes ? { typedSearchAttributes: [{ key: agentNameSearchAttribute, value: parsed.data.agent }] } : {}),
-      memo: { agent: parsed.data.agent, ...(parsed.data.sessionId ? { sessionId: parsed.data.sessionId } : {}) },
+      ...agentRunStartAttributes(parsed.data, this.searchAttributes),
     });
     return { workflowId, runId: handle.firstExecutionRunId };
   }

@@ -2,7 +2,7 @@ import { defaultPayloadConverter } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import type { RunWorkerVersion } from './worker-version';
 import { runResultSchema, toolActivityInputSchema, toolCallFromActivity, type RunResult } from '../contracts';
-import { turnsBegun } from './checkpoints';
+import { turnsBegun } from '../history/checkpoints';
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 type Payloads = temporal.api.common.v1.IPayloads | null | undefined;

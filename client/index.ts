@@ -10,7 +10,7 @@
  */
 export { AgentClient, AgentClientError, NoWorkerError, clientOptionsFromEnv, type AgentClientErrorType, type StartOptions, type AgentClientConnectOptions, type QueryOptions, type PendingInputsOptions } from './agent-client';
 export { historyEntries, formatHistoryEntry, type HistoryEntry, type HistoryStatus } from './history-view';
-export { checkpointsOf, rewindRun, CheckpointError, type Checkpoint, type RewindOptions, type CorrectionDelivery } from './checkpoints';
+export { checkpointsOf, rewindRun, CheckpointError, type Checkpoint, type RewindOptions, type CorrectionDelivery } from '../history/checkpoints';
 export { exportHistory } from './history';
 export { workerPresence, type WorkerPresence } from './worker-presence';
 export { runWorkerVersion, formatWorkerVersion, type RunWorkerVersion } from './worker-version';
@@ -19,7 +19,7 @@ export { openSessionFor } from './session-open';
 export { formatEvent } from './format';
 export { temporalConfigFromEnv, connectionOptions, defaultTaskQueue, type TemporalConfig, type TemporalTlsConfig } from '../worker/config';
 export { EncryptionCodec, encryptionKeysFromEnv, dataConverterFromEnv, type EncryptionKey, type EncryptionKeys } from '../worker/encryption';
-export { fetchDecodedHistory, decodeHistoryPayloads } from './decoded-history';
+export { fetchDecodedHistory, decodeHistoryPayloads } from '../history/decoded-history';
 export { runTree, recordedRunTree, pendingInputsTree, decideInTree, answerInTree, flattenTree, followTree, resolveTreePath, type RunTree, type TreePendingInputs, type RunPendingInputs, type RecordedRunTree, type TreeEvent } from './run-tree';
 export { type AgentTracingOptions } from '../worker/tracing';
 // What runs take and report, as a client script names them. Their schemas and the signal,

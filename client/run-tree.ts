@@ -1,6 +1,6 @@
 import type { AwaitAnswer, CallDecision, PendingInputs, RunEvent, RunStatus } from '../contracts';
 import type { AgentClient, QueryOptions } from './agent-client';
-import { fetchDecodedHistory } from './decoded-history';
+import { fetchDecodedHistory } from '../history/decoded-history';
 
 /** A run and the sub-agent runs its agent tools started, recursively. */
 export interface RunTree {

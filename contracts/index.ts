@@ -116,7 +116,7 @@ export {
   type InterventionReceipt,
   type WaitForEventsRequest,
 } from './control';
-export { agentNameSearchAttribute, agentStatusSearchAttribute } from './search-attributes';
+export { agentNameSearchAttribute, agentStatusSearchAttribute, agentRunStartAttributes } from './search-attributes';
 export {
   agentSessionWorkflowType,
   sessionSchemaVersion,

@@ -7,3 +7,16 @@ import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/commo
  */
 export const agentNameSearchAttribute = defineSearchAttributeKey('AgentName', SearchAttributeType.KEYWORD);
 export const agentStatusSearchAttribute = defineSearchAttributeKey('AgentStatus', SearchAttributeType.KEYWORD);
+
+/**
+ * The search attribute and memo an agent run starts with, however it is started
+ * (`AgentClient.start`, `forkRun`): lists, filters and metrics find runs by them.
+ *
+ * @param searchAttributes false on a namespace without AgentName registered (memo only).
+ */
+export function agentRunStartAttributes(input: { readonly agent: string; readonly sessionId?: string | undefined }, searchAttributes = true) {
+  return {
+    ...(searchAttributes ? { typedSearchAttributes: [{ key: agentNameSearchAttribute, value: input.agent }] } : {}),
+    memo: { agent: input.agent, ...(input.sessionId ? { sessionId: input.sessionId } : {}) },
+  };
+}

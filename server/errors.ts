@@ -1,6 +1,6 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowFailedError, WorkflowNotFoundError } from '@temporalio/client';
 import { AgentClientError } from '../client/agent-client';
-import { CheckpointError } from '../client/checkpoints';
+import { CheckpointError } from '../history/checkpoints';
 import { isServerUnavailable } from '../client/unavailable';
 import { quoted, wellFormed } from '../contracts/safe-text';
 

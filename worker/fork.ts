@@ -1,10 +1,9 @@
 import { bundleWorkflowCode, Worker, type InjectedSinks, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { Client } from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
-import { fetchDecodedHistory } from '../client/decoded-history';
-import { AgentClient } from '../client/agent-client';
-import { boundaryTaskEvents, CheckpointError, checkpointAt, correctionsAfterBoundary, type Checkpoint } from '../client/checkpoints';
-import { carriedRunStateSchema, continuationInput, describeIssues, type CarriedRunState, type Intervention, type RunInput } from '../contracts';
+import { fetchDecodedHistory } from '../history/decoded-history';
+import { boundaryTaskEvents, CheckpointError, checkpointAt, correctionsAfterBoundary, type Checkpoint } from '../history/checkpoints';
+import { agentRunStartAttributes, agentRunWorkflowType, carriedRunStateSchema, continuationInput, describeIssues, payloadTooLarge, runInputSchema, type CarriedRunState, type Intervention, type RunInput } from '../contracts';
 import { durableAgentsSinkName, type DurableAgentsSinks } from '../workflows/bundle-sinks';
 import { quietBundlerLogger } from './create-worker';
 import { configureAgentBundler } from './plugin';
@@ -103,7 +102,16 @@ export async function forkRun(client: Client, workflowId: string, options: ForkO
 
   const forkId = options.workflowId ?? `${workflowId}-fork-${Math.random().toString(36).slice(2, 8)}`;
   const forkInput = continuationInput(input, carried, `forked from ${workflowId} at turn ${options.toTurn}; the conversation continues in the carried state`);
-  const agents = new AgentClient(client, options.taskQueue ?? description.taskQueue);
-  const { runId } = await agents.start(forkInput, { workflowId: forkId });
-  return { workflowId: forkId, runId, checkpoint };
+  const parsed = runInputSchema.safeParse(forkInput);
+  if (!parsed.success) throw new CheckpointError('invalid_input', `invalid fork input: ${describeIssues(parsed.error)}`);
+  const tooLarge = payloadTooLarge('the fork input', forkInput);
+  if (tooLarge) throw new CheckpointError('invalid_input', tooLarge);
+  // Started as AgentClient.start starts a run (search attribute and memo), without the client.
+  const handle = await client.workflow.start(agentRunWorkflowType, {
+    taskQueue: options.taskQueue ?? description.taskQueue,
+    workflowId: forkId,
+    args: [forkInput],
+    ...agentRunStartAttributes(forkInput),
+  });
+  return { workflowId: forkId, runId: handle.firstExecutionRunId, checkpoint };
 }

@@ -1,6 +1,6 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowFailedError, WorkflowNotFoundError } from '@temporalio/client';
 import { AgentClientError } from '../agent-client';
-import { CheckpointError } from '../checkpoints';
+import { CheckpointError } from '../../history/checkpoints';
 
 /** Process exit codes of `agentctl`; scripts can branch on them. */
 export const ExitCode = {

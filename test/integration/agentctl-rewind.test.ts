@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Checkpoint } from '../../client/checkpoints';
+import type { Checkpoint } from '../../history/checkpoints';
 import { runResultSchema } from '../../contracts';
 import { callStep, finalStep, scriptedInput } from '../support/scripts';
 import { agentSuite } from '../support/agent-suite';

@@ -5,7 +5,7 @@ import type { AgentClient } from '../../client/agent-client';
 import { parseCommandArgs } from '../../client/agentctl/args';
 import { runAgentctl, type CliIo } from '../../client/agentctl/cli';
 import { rewindCommand, rewindCorrections, renderCheckpoints } from '../../client/agentctl/commands/rewind';
-import { CheckpointError, type Checkpoint } from '../../client/checkpoints';
+import { CheckpointError, type Checkpoint } from '../../history/checkpoints';
 import { replayHistory } from '../../client/agentctl/replay';
 import type { ReplayOutcome } from '../../worker/replay';
 

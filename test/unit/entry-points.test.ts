@@ -65,3 +65,16 @@ describe('entry points', () => {
     if (stale.length > 0) throw new Error(`the API report is stale: ${stale.join(', ')}. Run \`${apiReportCommand}\`, review the diff of api/ and commit it with the change.`);
   });
 });
+
+describe('layers', () => {
+  // The worker side sits below the client: what both need (reading and cutting histories,
+  // contracts, connection settings) lives in folders under both, never in client/.
+  it('worker/ imports nothing from client/', () => {
+    const folder = join(__dirname, '../../worker');
+    const upward = readdirSync(folder)
+      .filter((file) => file.endsWith('.ts'))
+      .filter((file) => /from '\.\.\/client\//.test(readFileSync(join(folder, file), 'utf8')))
+      .map((file) => `worker/${file}`);
+    expect(upward).toEqual([]);
+  });
+});

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
 import { AgentClient, AgentClientError } from '../../client/agent-client';
-import { CheckpointError } from '../../client/checkpoints';
+import { CheckpointError } from '../../history/checkpoints';
 import { apiVersion, createAgentApp } from '../../server/app';
 import { authenticate, authFromEnv, authorize, isAllowed, requestToken, type AuthConfig, type Principal } from '../../server/auth';
 import { authModeLine } from '../../server/auth-mode';

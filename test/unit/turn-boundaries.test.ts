@@ -4,7 +4,7 @@ import { defaultPayloadConverter } from '@temporalio/common';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
 import type { temporal } from '@temporalio/proto';
 import Long from 'long';
-import { checkpointAt, checkpointsOf } from '../../client/checkpoints';
+import { checkpointAt, checkpointsOf } from '../../history/checkpoints';
 import { concludeBoundaries, TurnBoundaries } from '../../workflows/turn-boundaries';
 import { retiredHistories } from '../support/histories';
 

@@ -1,4 +1,4 @@
-import type { Checkpoint, CorrectionDelivery } from '../../checkpoints';
+import type { Checkpoint, CorrectionDelivery } from '../../../history/checkpoints';
 import { interventionSchema, type Intervention } from '../../../contracts';
 import { parseJsonValue, validate, type OptionSpecs, type ParsedArgs } from '../args';
 import type { Command } from '../command';
