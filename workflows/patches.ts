@@ -11,8 +11,9 @@ import { OutsideSupportWindowError, supportWindow } from './support-window';
  * marker at its start, which stands for every patch of its release and the releases before.
  *
  * The rule since 1.0: a change that only saves work (fewer promises, fewer events) gets no patch
- * of its own; it rides on the next release's baseline. A change of behaviour a user can see gets
- * a patch, listed in the `patches` of the release that brings it.
+ * of its own; it rides on the next release's baseline ({@link isInBaseline}). A change of
+ * behaviour a user can see gets a patch ({@link isPatched}). Either id is listed in the
+ * `patches` of the release that brings it.
  */
 
 // ---- the patches still asked, by the release that brought them ----------------------------
@@ -168,6 +169,15 @@ export function decideRunBaseline(): void {
  */
 export function isPatched(id: string): boolean {
   return runContext().baseline?.has(id) === true || patched(id);
+}
+
+/**
+ * Whether this run's baseline includes `id`, never asking a marker: the condition of a change
+ * that only saves work, which rides on a release's baseline instead of a patch of its own. Runs
+ * of older baselines keep the old path for their whole life, and record nothing for it.
+ */
+export function isInBaseline(id: string): boolean {
+  return runContext().baseline?.has(id) === true;
 }
 
 /**
