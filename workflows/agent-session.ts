@@ -37,7 +37,8 @@ function currentVersion(): string | undefined {
  * Whether the session should continue as new onto its deployment's new current version: the
  * target changed, and the session did not just come from this very version (a move that could
  * not leave it, e.g. an operator's pinned override, is not retried in a loop). Always false on
- * unversioned workers, so their sessions record no patch marker.
+ * unversioned workers. A session of 1.0.0 or later takes `sessions-follow-new-versions` from its
+ * baseline; an older one asks it here, where its marker was recorded.
  *
  * @throws OutsideSupportWindowError on replay of a session recorded before 0.5.0 that got here.
  */
