@@ -5,6 +5,8 @@ import { fetchDecodedHistory } from '../history/decoded-history';
 import { boundaryTaskEvents, CheckpointError, checkpointAt, correctionsAfterBoundary, type Checkpoint } from '../history/checkpoints';
 import { agentRunStartAttributes, agentRunWorkflowType, carriedRunStateSchema, continuationInput, describeIssues, payloadTooLarge, runInputSchema, type CarriedRunState, type Intervention, type RunInput } from '../contracts';
 import { durableAgentsSinkName, type DurableAgentsSinks } from '../workflows/bundle-sinks';
+import { OutsideSupportWindowError } from '../workflows/support-window';
+import { supportWindowProblem } from './replay';
 import { quietBundlerLogger } from './create-worker';
 import { configureAgentBundler } from './plugin';
 import { workflowSourceModule } from './workflow-sources';
@@ -24,6 +26,7 @@ export function bundleForkCapture(workflowsPath: string): Promise<WorkflowBundle
  * The state a run carried at the boundary after `turn` completed turns: its history up to that
  * boundary replayed with a {@link bundleForkCapture} bundle.
  *
+ * @throws OutsideSupportWindowError when the run was recorded before this version's support window.
  * @throws Error when the replay never reached that boundary.
  */
 export async function stateAtTurn(history: temporal.api.history.v1.IHistory, turn: number, bundle: WorkflowBundleWithSourceMap): Promise<CarriedRunState> {
@@ -39,6 +42,8 @@ export async function stateAtTurn(history: temporal.api.history.v1.IHistory, tur
       },
     },
   };
+  const outside = supportWindowProblem(history);
+  if (outside) throw new OutsideSupportWindowError(outside);
   await Worker.runReplayHistory({ workflowBundle: bundle, sinks, replayName: 'fork' }, history);
   if (captured === undefined) throw new Error(`the replay did not reach the boundary after turn ${turn}`);
   const parsed = carriedRunStateSchema.safeParse(captured);

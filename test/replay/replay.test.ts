@@ -11,6 +11,8 @@ import { corpusHistories, loadHistories, mutatedHistoriesDir, outsideWindowDir, 
 import { quietRuntime, workflowBundleOption } from '../support/test-env';
 import { supportWindow } from '../../workflows/support-window';
 import { assertInSupportWindow, OutsideSupportWindowError, replayAgentHistories } from '../../testing';
+import { bundleForkCapture, stateAtTurn } from '../../worker/fork';
+import { testWorkflowsPath } from '../support/test-bundle';
 
 const corpus = corpusHistories();
 const mutated = loadHistories(mutatedHistoriesDir);
@@ -115,5 +117,10 @@ describe('the replay tools users call refuse a history from before the window be
       expect(() => assertInSupportWindow(json)).toThrow('recorded by a release before 0.9.0 (no baseline marker), outside this version\'s support window (≥ 0.9.0); finish it on a worker running ≤ 0.13.x');
     }
     for (const h of corpus.slice(0, 10)) expect(() => assertInSupportWindow(JSON.parse(readFileSync(h.file, 'utf8')) as unknown)).not.toThrow();
+  });
+
+  it('a fork (stateAtTurn) of such a run is refused with OutsideSupportWindowError before it is replayed', async () => {
+    const bundle = await bundleForkCapture(testWorkflowsPath);
+    for (const h of outsideWindow) await expect(stateAtTurn(h.history, 1, bundle)).rejects.toThrow(OutsideSupportWindowError);
   });
 });
