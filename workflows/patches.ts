@@ -120,6 +120,7 @@ export interface Release {
  * without a branch (its patches were retired, see docs/internals/patches.md).
  */
 export const releases: readonly Release[] = [
+  // sessions-follow-new-versions came in 0.5.0; sessions record a baseline from 1.0.0 on, so it is first in this one.
   { release: '1.0.0', baseline: 'baseline-1.0.0', patches: [childRunsListed, budgetCountsWork, waitOutProviderOutages, boundedInputDepth, sessionsFollowNewVersions] },
   { release: '0.13.0', baseline: 'baseline-0.13.0', patches: [lightCallGraphs] },
   { release: '0.12.0', baseline: 'baseline-0.12.0', patches: [parallelCallsJoin] },
@@ -135,9 +136,6 @@ function patchesFrom(index: number): ReadonlySet<string> {
 
 /** The baseline markers, newest first, with the patches each stands for. */
 const baselines: readonly (readonly [id: string, patches: ReadonlySet<string>])[] = releases.map((r, i) => [r.baseline, patchesFrom(i)]);
-
-/** The baseline marker a new execution of this code records. */
-export const currentBaseline = releases[0]!.baseline;
 
 /**
  * Decides, once at the start of an execution, which baseline it runs with: the newest for a new
