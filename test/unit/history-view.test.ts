@@ -2,10 +2,16 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
 import { formatHistoryEntry, historyEntries, historySummary } from '../../client/history-view';
+import { retiredHistories } from '../support/histories';
 
-/** A recorded history of the replay corpus (read only). */
+/**
+ * A history of 0.2.0 (full tool inputs), retired from the replay corpus (test/histories/RETIRED)
+ * and read from git: such runs can still be open on 0.13.x workers, and tools still read them.
+ */
 function recorded(name: string) {
-  return historyFromJSON(JSON.parse(readFileSync(join(__dirname, '../histories/0.2.0', `${name}.json`), 'utf8'))).events ?? [];
+  const json = retiredHistories('0.2.0')?.find((h) => h.name === `0.2.0/${name}.json`)?.json;
+  if (json === undefined) throw new Error(`0.2.0/${name}.json: not in git history (this test needs a git checkout)`);
+  return historyFromJSON(json).events ?? [];
 }
 
 describe('a run read from its history (no worker to answer queries)', () => {
