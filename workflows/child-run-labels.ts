@@ -8,7 +8,7 @@ import { childRunsListed, isPatched } from './patches';
  * AgentName itself (proof that the namespace has the attributes; setting an unknown one would
  * fail the start), AgentName, which makes the run mirror its status into AgentStatus.
  *
- * @param memo what the caller gave before 0.14.0; runs recorded before it keep exactly that.
+ * @param memo what the caller gave before 1.0.0; runs recorded before it keep exactly that.
  * @param more memo fields a client gives such a run too (e.g. `sessionId`).
  */
 export function childRunLabels(

@@ -67,17 +67,17 @@ function rejectIfEnded(run: RunState, operation: string): void {
   }
 }
 
-/** Whether an intervention edits or drops a call (the kinds `strictCallModifications` guards). */
+/** Whether an intervention edits or drops a call. */
 function isCallModification(intervention: ParsedIntervention): intervention is Extract<ParsedIntervention, { kind: 'edit_call' | 'drop_call' }> {
   return intervention.kind === 'edit_call' || intervention.kind === 'drop_call';
 }
 
 /**
- * Validates an intervention against what the run knows now. With `strict`, an edit or drop must
- * address a call that is planned and waiting to run: one that finished, runs, waits for a human
- * decision or does not exist yet is refused with the reason (never queued for a future call).
+ * Validates an intervention against what the run knows now. An edit or drop must address a call
+ * that is planned and waiting to run: one that finished, runs, waits for a human decision or does
+ * not exist yet is refused with the reason (never queued for a future call).
  */
-function validateIntervention(run: RunState, intervention: ParsedIntervention, strict: boolean): void {
+function validateIntervention(run: RunState, intervention: ParsedIntervention): void {
   if (intervention.kind === 'refresh_tools') {
     const names = run.toolsets.definitions.map((d) => d.name);
     if (!names.length) throw rejection(`agent ${run.agent.name} has no MCP toolsets to refresh`, 'invalid_payload');
@@ -93,7 +93,7 @@ function validateIntervention(run: RunState, intervention: ParsedIntervention, s
   }
   const pending = run.pending.get(id);
   if (pending?.dispatched) throw rejection(`call ${id} is already running; only calls not yet dispatched can be changed`, 'call_running');
-  if (strict && !pending && !(intervention.upcoming && !run.hasPlannedCall(id))) {
+  if (!pending && !(intervention.upcoming && !run.hasPlannedCall(id))) {
     const waiting = [...run.pending.values()].filter((p) => !p.dispatched).map((p) => p.request.toolCallId);
     throw rejection(
       `call ${quoted(id)} is not planned and waiting to run (it finished, or no such call exists yet); ` +
@@ -102,7 +102,7 @@ function validateIntervention(run: RunState, intervention: ParsedIntervention, s
       'call_not_pending',
     );
   }
-  if (strict && pending && run.human.approvals.has(id)) {
+  if (pending && run.human.approvals.has(id)) {
     throw rejection(`call ${id} waits for a human decision; decide it instead (approve, reject, edit or replace)`, 'call_awaiting_decision');
   }
   if (pending && intervention.kind === 'edit_call') {
@@ -266,7 +266,7 @@ export function registerRunHandlers(loop: RunLoop): void {
     guardedSignal(run, 'intervene', () => {
       rejectIfEnded(run, 'intervene');
       const intervention = parse('intervene', interventionSchema(), payload);
-      validateIntervention(run, intervention, isCallModification(intervention));
+      validateIntervention(run, intervention);
       intervene(run, intervention);
     }),
   );
@@ -332,7 +332,7 @@ export function registerRunHandlers(loop: RunLoop): void {
   setHandler(interveneUpdate, (payload) => intervene(run, parse('intervene', interventionSchema(), payload)), {
     validator: (payload) => {
       rejectIfEnded(run, 'intervene');
-      validateIntervention(run, parse('intervene', interventionSchema(), payload), true);
+      validateIntervention(run, parse('intervene', interventionSchema(), payload));
     },
   });
   setHandler(

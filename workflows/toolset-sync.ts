@@ -97,7 +97,7 @@ export async function syncToolsets(state: RunState): Promise<void> {
       try {
         raw = await listToolsActivity(state, definition, { retry: listRetry })(input);
       } catch (err) {
-        // Runs recorded before 0.14.0 went on without the list. Asked only now, so runs without an outage record no marker.
+        // Runs recorded before 1.0.0 went on without the list. Asked only now, so runs without an outage record no marker.
         if (!isUnavailable(err) || !isPatched(waitOutProviderOutages)) throw err;
         raw = await waitOutOutage(state, definition, input, err.cause);
       }

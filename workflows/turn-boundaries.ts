@@ -2,11 +2,11 @@
  * Turn boundaries in a run's history, without an event per turn.
  *
  * A rewind resets a run to the workflow task that began a turn, so that task must be findable
- * in history. Runs recorded before the `turn-boundaries-in-commands` patch mark every boundary
- * with a memo change (`turnBoundary`), an event of its own and a visibility write on the server
- * for each turn. Newer runs mark a boundary only by what the task does anyway when it schedules
- * an activity of the turn (`turn-<N>/…`: a tool call, or a model call): the reader
- * (client/checkpoints.ts) takes the task before the first such activity. When the task that
+ * in history. A run marks a boundary by what the task does anyway when it schedules an activity
+ * of the turn (`turn-<N>/…`: a tool call, or a model call): the reader (history/checkpoints.ts)
+ * takes the task before the first such activity. (Runs of releases before 0.6.0, now outside the
+ * support window, and runs of a bundle without the concluder below write a memo change,
+ * `turnBoundary`, at every boundary: an event and a visibility write per turn.) When the task that
  * began the turn schedules none (the turn waits for a human, for a pause, or its planner has no
  * activity), the memo change is written in that task as before.
  *
@@ -40,7 +40,7 @@ export function boundaryConcluderInstalled(): boolean {
   return runContext().boundaries.concluderInstalled;
 }
 
-/** The memo change runs recorded before the patch write at every boundary. */
+/** The memo change that marks a boundary no activity of its task marks. */
 function memoCommand(turn: number): Command {
   return { modifyWorkflowProperties: { upsertedMemo: { fields: { turnBoundary: defaultPayloadConverter.toPayload(turn) } } } };
 }

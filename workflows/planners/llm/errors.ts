@@ -64,7 +64,7 @@ export const nonRetryableModelErrorTypes: readonly ModelErrorType[] = [
 
 /**
  * Retryable types that mean the provider is down or busy (an outage, 5xx, rate limits). Since
- * 0.14.0 a run waits them out: it reports that it waits for its provider and retries without an
+ * 1.0.0 a run waits them out: it reports that it waits for its provider and retries without an
  * attempt limit until the provider answers or the run's time budget is spent.
  */
 export const outageModelErrorTypes: readonly ModelErrorType[] = ['model_unavailable', 'model_rate_limited'];

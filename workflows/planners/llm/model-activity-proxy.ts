@@ -176,7 +176,7 @@ export function modelActivityCaller(options: ModelActivityOptions = {}): ModelCa
       raw = await activity(input);
     } catch (err) {
       const outage = outageOf(err);
-      // Runs recorded before 0.14.0 failed here. Asked only now, so runs without an outage record no marker.
+      // Runs recorded before 1.0.0 failed here. Asked only now, so runs without an outage record no marker.
       if (!outage || !waits || !isPatched(waitOutProviderOutages)) throw toRunFailure(err, input.model);
       raw = await waitOutOutage(o, input, id, waits, outage);
     }
