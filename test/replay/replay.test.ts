@@ -5,6 +5,7 @@
  */
 import { DeterminismViolationError } from '@temporalio/workflow';
 import { readFileSync } from 'node:fs';
+import { basename } from 'node:path';
 import { readFile } from 'node:fs/promises';
 import { ReplayError, Worker } from '@temporalio/worker';
 import { corpusHistories, loadHistories, mutatedHistoriesDir, outsideWindowDir, replayCorpus } from '../support/histories';
@@ -48,7 +49,7 @@ describe('every recorded history inside the support window replays on the curren
 });
 
 describe('a history recorded before the support window is refused, never reported as nondeterminism', () => {
-  it.each(outsideWindow.map((h) => [h.name, h.history] as const))(
+  it.each(outsideWindow.map((h) => [`outside-window/${basename(h.file)}`, h.history] as const))(
     '%s: the workflow task fails with the window in its message (Worker.runReplayHistory reports a ReplayError)',
     async (name, history) => {
       const replay = Worker.runReplayHistory({ workflowBundle: await workflowBundleOption() }, history, `replay-${name}`);
