@@ -34,7 +34,8 @@ let fake: FakeOpenAIServer;
 let tracedBundle: { code: string };
 
 beforeAll(async () => {
-  env = await createTestEnv();
+  // A server of its own: the API server's metrics count every open run of the namespace.
+  env = await createTestEnv({ ownServer: true });
   fake = await FakeOpenAIServer.start();
   tracedBundle = { code: (await bundleAgentWorkflows(testWorkflowsPath, { tracing: true })).code };
 });

@@ -13,11 +13,15 @@ export interface AgentSuite {
 }
 
 /**
- * Registers beforeAll / afterAll for one integration test file: a real dev server, one
- * worker for the file's task queue (running until the file ends) and a client. Fields are
- * readable inside tests.
+ * Registers beforeAll / afterAll for one integration test file: a real Temporal server (the
+ * shared one, or with `ownServer` one of the file's own: see createTestEnv), one worker for the
+ * file's task queue (running until the file ends) and a client. Fields are readable inside tests.
  */
-export function agentSuite(prefix: string, tools: () => readonly ToolImplementation[] = () => allToolImplementations()): AgentSuite {
+export function agentSuite(
+  prefix: string,
+  tools: () => readonly ToolImplementation[] = () => allToolImplementations(),
+  options: { readonly ownServer?: boolean } = {},
+): AgentSuite {
   let env: TestWorkflowEnvironment | undefined;
   let worker: Worker | undefined;
   let running: Promise<void> | undefined;
@@ -25,7 +29,7 @@ export function agentSuite(prefix: string, tools: () => readonly ToolImplementat
   const taskQueue = uniqueTaskQueue(prefix);
 
   beforeAll(async () => {
-    env = await createTestEnv();
+    env = await createTestEnv(options);
     worker = await createTestWorker(env, taskQueue, tools());
     running = worker.run();
     agents = agentClient(env, taskQueue);

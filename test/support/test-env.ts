@@ -16,11 +16,13 @@ export { createOwnTestEnv, existingTestServer, quietRuntime, sharedTestServer } 
  * A real Temporal server for one test file: the existing server of {@link existingTestServer},
  * else the dev server global setup shares ({@link sharedTestServer}), else one of the file's own
  * ({@link createOwnTestEnv}). Its `teardown` closes the file's connections and leaves a shared
- * server running.
+ * server running. `ownServer`: a dev server of the file's own even when one is shared, for files
+ * whose assertions cover the whole namespace (every waiting run in a list, in metrics), which
+ * other files' runs would change while they run.
  */
-export async function createTestEnv(): Promise<TestWorkflowEnvironment> {
+export async function createTestEnv(options: { readonly ownServer?: boolean } = {}): Promise<TestWorkflowEnvironment> {
   quietRuntime();
-  const server = existingTestServer() ?? sharedTestServer();
+  const server = existingTestServer() ?? (options.ownServer ? undefined : sharedTestServer());
   if (server) return TestWorkflowEnvironment.createFromExistingServer(server);
   return createOwnTestEnv();
 }
