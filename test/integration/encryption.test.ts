@@ -140,11 +140,14 @@ describe('payload encryption (AES-256-GCM codec)', () => {
     const keyed = new AgentClient(agents.client, taskQueue, true);
     const plainClient = (converter?: DataConverter) =>
       new AgentClient(new Client({ connection: env.connection, namespace: env.namespace ?? 'default', ...(converter ? { dataConverter: converter } : {}) }), taskQueue, true);
-    const { secret, plain } = await worker.runUntil(async () => {
+    const secret = await worker.runUntil(async () => {
       const secretRunStarted = await keyed.start(secretRun());
       await keyed.result(secretRunStarted.workflowId);
-      return { secret: secretRunStarted, plain: await plainClient().start(scriptedInput([finalStep('in the clear')])) };
+      return secretRunStarted;
     });
+    // Started once the worker has stopped: a worker with the key that picked it up would write
+    // its memo encrypted.
+    const plain = await plainClient().start(scriptedInput([finalStep('in the clear')]));
     const withoutKeys = plainClient(dataConverterFromEnv({}));
     const strangers = [plainClient(), withoutKeys, plainClient({ payloadCodecs: [new EncryptionCodec([oldKey])] })];
     for (const stranger of strangers) {
