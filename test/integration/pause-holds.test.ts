@@ -13,9 +13,14 @@ async function events(workflowId: string) {
   return (await suite.agents.events(workflowId, 0, 1000)).events;
 }
 
-async function settle(): Promise<void> {
-  // Time for anything that would (wrongly) start to show up in the events.
-  await new Promise((r) => setTimeout(r, 1500));
+/**
+ * Nothing started while the run was paused: in the finished run's events, no tool call comes
+ * before the (only) resume. Holds for the whole pause, not just for a moment after it began.
+ */
+function noCallBeforeResume(all: Awaited<ReturnType<typeof events>>): void {
+  const resumed = all.findIndex((e) => e.type === 'resumed');
+  expect(resumed).toBeGreaterThan(all.findIndex((e) => e.type === 'paused'));
+  expect(all.slice(0, resumed).filter((e) => e.type === 'tool_call')).toEqual([]);
 }
 
 describe('a pause holds every call', () => {
@@ -24,13 +29,13 @@ describe('a pause holds every call', () => {
       scriptedInput([callStep(echo('a'), echo('b'), echo('c')), finalStep('done')], { breakpoints: [{ point: 'before_tool', once: true }] }),
     );
     await waitFor('paused', async () => ((await suite.agents.status(workflowId)).status === 'paused' ? true : undefined));
-    await settle();
     expect((await events(workflowId)).filter((e) => e.type === 'tool_call')).toEqual([]);
     expect((await suite.agents.status(workflowId)).pendingCalls.every((c) => !c.dispatched)).toBe(true);
     await expect(suite.agents.intervene(workflowId, { kind: 'edit_call', toolCallId: 'call_0_2', args: { text: 'edited' } })).resolves.toMatchObject({ state: 'queued' });
 
     await suite.agents.resume(workflowId);
     expect(await suite.agents.result(workflowId)).toMatchObject({ status: 'completed' });
+    noCallBeforeResume(await events(workflowId));
     const calls = (await events(workflowId)).filter((e) => e.type === 'tool_call');
     expect(calls.map((e) => (e as unknown as { args: { text: string } }).args.text).sort()).toEqual(['a', 'b', 'edited']);
   });
@@ -41,11 +46,11 @@ describe('a pause holds every call', () => {
     await suite.agents.signal(workflowId, 'pause', { reason: 'hold everything' });
     await suite.agents.decide(workflowId, { decision: 'approve', toolCallId: 'call_0_0' });
     await waitFor('paused', async () => ((await suite.agents.status(workflowId)).status === 'paused' ? true : undefined));
-    await settle();
     expect((await events(workflowId)).filter((e) => e.type === 'tool_call')).toEqual([]);
 
     await suite.agents.resume(workflowId);
     expect(await suite.agents.result(workflowId)).toMatchObject({ status: 'completed' });
+    noCallBeforeResume(await events(workflowId));
     expect((await events(workflowId)).filter((e) => e.type === 'tool_call')).toHaveLength(1);
   });
 
