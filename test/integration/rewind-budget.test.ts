@@ -12,9 +12,12 @@ import { testWorkflowsPath } from '../support/test-env';
 
 const suite = agentSuite('rewind-budget');
 
-/** Three tool turns and a final answer, with a time budget a few seconds long. */
+/** The time budget of the runs: their three echo turns take a fraction of it, even on a busy machine. */
+const budgetMs = 10_000;
+
+/** Three tool turns and a final answer, with a time budget some seconds long. */
 const shortBudgetRun = () =>
-  scriptedInput([1, 2, 3].map((n) => callStep({ name: 'echo', args: { text: `t${n}` } })).concat(finalStep('three turns')), { policy: { timeBudgetMs: 4_000 } });
+  scriptedInput([1, 2, 3].map((n) => callStep({ name: 'echo', args: { text: `t${n}` } })).concat(finalStep('three turns')), { policy: { timeBudgetMs: budgetMs } });
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -22,31 +25,49 @@ function credited(events: readonly RunEvent[]): number {
   return events.filter((e) => e.type === 'budget_credited').length;
 }
 
+/**
+ * Both tests' runs, started together so that they grow older than their budget during one wait:
+ * each test first waits until its run is older than the budget.
+ */
+let runs: { readonly workflowId: string; readonly startedBy: number }[] = [];
+beforeAll(async () => {
+  runs = await Promise.all(
+    [0, 1].map(async () => {
+      const { workflowId } = await suite.agents.start(shortBudgetRun());
+      return { workflowId, startedBy: Date.now() };
+    }),
+  );
+});
+
+/** The run of test `index` once it is older than its time budget, after its first result. */
+async function olderThanBudget(index: number): Promise<string> {
+  const { workflowId, startedBy } = runs[index] as (typeof runs)[number];
+  const first = await suite.agents.result(workflowId);
+  expect(first).toMatchObject({ status: 'completed', final: { text: 'three turns' } });
+  await sleep(Math.max(0, startedBy + budgetMs + 1_000 - Date.now()));
+  return workflowId;
+}
+
 describe('a time budget after a rewind or a fork', () => {
   it('a run rewound after its time budget has passed finishes its turns without a forced final answer; the wait shows as credited', async () => {
-    const { workflowId } = await suite.agents.start(shortBudgetRun());
-    const first = await suite.agents.result(workflowId);
-    expect(first).toMatchObject({ status: 'completed', final: { text: 'three turns' } });
-    await sleep(5_000);
+    const workflowId = await olderThanBudget(0);
 
     await suite.agents.rewind(workflowId, { toTurn: 2, reason: 'again, later' });
     const again = await suite.agents.result(workflowId);
     expect(again).toMatchObject({ status: 'completed', final: { text: 'three turns' } });
     expect(again.finalizeReason).toBeUndefined();
-    expect(again.cost.timeMs.used).toBeLessThan(4_000);
+    expect(again.cost.timeMs.used).toBeLessThan(budgetMs);
     const { events } = await suite.agents.events(workflowId, 0, 1000);
     expect(events.some((e) => e.type === 'finalize_requested')).toBe(false);
     expect(credited(events)).toBe(1);
   });
 
   it('a fork of a run older than its time budget starts with the time the run had used at the boundary', async () => {
-    const { workflowId } = await suite.agents.start(shortBudgetRun());
-    await suite.agents.result(workflowId);
-    await sleep(5_000);
+    const workflowId = await olderThanBudget(1);
     const fork = await forkRun(suite.agents.client, workflowId, { toTurn: 1, workflowsPath: testWorkflowsPath });
     const result = await suite.agents.result(fork.workflowId);
     expect(result).toMatchObject({ status: 'completed', final: { text: 'three turns' } });
     expect(result.finalizeReason).toBeUndefined();
-    expect(result.cost.timeMs.used).toBeLessThan(4_000);
+    expect(result.cost.timeMs.used).toBeLessThan(budgetMs);
   });
 });
