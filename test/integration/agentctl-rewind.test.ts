@@ -18,7 +18,7 @@ function agentctlWithin(ms: number, ...args: string[]): Promise<{ code: number |
   return new Promise((done) => {
     const child = execFile(
       process.execPath,
-      ['--import', 'tsx', join(__dirname, '../../client/agentctl/main.ts'), ...args],
+      ['--import', 'tsx', join(__dirname, '../../cli/main.ts'), ...args],
       { env: { ...process.env, TEMPORAL_ADDRESS: suite.env.address, TEMPORAL_NAMESPACE: suite.env.namespace ?? 'default', TEMPORAL_TASK_QUEUE: suite.taskQueue }, timeout: ms, killSignal: 'SIGKILL' },
       (_error, _stdout, stderr) => done({ code: child.exitCode, signal: child.signalCode, stderr, ms: Date.now() - started }),
     );

@@ -67,7 +67,7 @@ describe('durability across a server restart', () => {
     );
 
     // An operator follows the run with the official ops CLI across the outage.
-    const follower = spawn(process.execPath, ['--import', 'tsx', resolve(__dirname, '../../client/agentctl/main.ts'), 'events', workflowId, '--follow', '--json'], {
+    const follower = spawn(process.execPath, ['--import', 'tsx', resolve(__dirname, '../../cli/main.ts'), 'events', workflowId, '--follow', '--json'], {
       cwd: resolve(__dirname, '../..'),
       env: { ...process.env, TEMPORAL_ADDRESS: server.address, TEMPORAL_NAMESPACE: 'default', TEMPORAL_TASK_QUEUE: taskQueue },
     });

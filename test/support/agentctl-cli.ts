@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path';
 import type { AgentSuite } from './agent-suite';
 
 const repoRoot = resolve(__dirname, '../..');
-const mainPath = join(repoRoot, 'client/agentctl/main.ts');
+const mainPath = join(repoRoot, 'cli/main.ts');
 
 /** What one agentctl invocation printed and returned. */
 export interface CliRun {

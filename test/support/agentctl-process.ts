@@ -18,7 +18,7 @@ export interface AgentctlProcess {
  * `env`); SIGKILLed after `limitMs` so a command that hangs fails the test instead of the run.
  */
 export function startAgentctl(suite: AgentSuite, args: readonly string[], options: { env?: Record<string, string>; limitMs?: number } = {}): AgentctlProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'client/agentctl/main.ts'), ...args], {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'cli/main.ts'), ...args], {
     cwd: repoRoot,
     env: agentctlEnv(suite, options.env),
     stdio: ['ignore', 'pipe', 'pipe'],

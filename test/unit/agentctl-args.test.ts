@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { parseCommandArgs, parseJsonValue, splitCommand, validate } from '../../client/agentctl/args';
-import { UsageError } from '../../client/agentctl/exit-codes';
+import { parseCommandArgs, parseJsonValue, splitCommand, validate } from '../../cli/args';
+import { UsageError } from '../../cli/exit-codes';
 import { listQuery, queryLiteral } from '../../client/list-query';
 
 const options = {

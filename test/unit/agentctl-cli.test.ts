@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AgentClientError, type AgentClient } from '../../client/agent-client';
-import { runAgentctl, type CliIo } from '../../client/agentctl/cli';
+import { runAgentctl, type CliIo } from '../../cli/cli';
 import type { TemporalConfig } from '../../worker/config';
 
 /** The AgentClient methods the CLI calls, as jest mocks. */

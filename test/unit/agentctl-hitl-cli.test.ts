@@ -1,7 +1,7 @@
 import { PassThrough } from 'node:stream';
 import { AgentClientError, type AgentClient } from '../../client/agent-client';
-import { runAgentctl, type CliIo } from '../../client/agentctl/cli';
-import type { Terminal } from '../../client/agentctl/command';
+import { runAgentctl, type CliIo } from '../../cli/cli';
+import type { Terminal } from '../../cli/command';
 import type { RunPendingInputs } from '../../client/run-tree';
 import type { PendingInputs, RunEvent } from '../../contracts';
 

@@ -1,7 +1,7 @@
 import { AgentClientError } from '../../client/agent-client';
-import { UsageError } from '../../client/agentctl/exit-codes';
-import { answerKindOf, buildAnswer, findOpenItem, parseChoose, parseExternalResults, type AnswerFlags } from '../../client/agentctl/hitl/answers';
-import { renderPending, renderRemaining } from '../../client/agentctl/hitl/render';
+import { UsageError } from '../../cli/exit-codes';
+import { answerKindOf, buildAnswer, findOpenItem, parseChoose, parseExternalResults, type AnswerFlags } from '../../cli/hitl/answers';
+import { renderPending, renderRemaining } from '../../cli/hitl/render';
 import type { AwaitItem, PendingInputs } from '../../contracts';
 
 const questions: AwaitItem = {

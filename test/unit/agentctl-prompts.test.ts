@@ -1,7 +1,7 @@
 import { PassThrough } from 'node:stream';
-import { askAnswer, fieldValue, parseSelection } from '../../client/agentctl/interactive/answer-prompts';
-import { askDecision } from '../../client/agentctl/interactive/decision-prompt';
-import { EndOfInput, LineReader, linePrompter, type Prompter } from '../../client/agentctl/interactive/prompter';
+import { askAnswer, fieldValue, parseSelection } from '../../cli/interactive/answer-prompts';
+import { askDecision } from '../../cli/interactive/decision-prompt';
+import { EndOfInput, LineReader, linePrompter, type Prompter } from '../../cli/interactive/prompter';
 import type { AwaitItem } from '../../contracts';
 
 /** A prompter that answers from a list and records everything shown. */

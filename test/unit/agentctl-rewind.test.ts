@@ -2,14 +2,14 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AgentClient } from '../../client/agent-client';
-import { parseCommandArgs } from '../../client/agentctl/args';
-import { runAgentctl, type CliIo } from '../../client/agentctl/cli';
-import { rewindCommand, rewindCorrections, renderCheckpoints } from '../../client/agentctl/commands/rewind';
+import { parseCommandArgs } from '../../cli/args';
+import { runAgentctl, type CliIo } from '../../cli/cli';
+import { rewindCommand, rewindCorrections, renderCheckpoints } from '../../cli/commands/rewind';
 import { CheckpointError, type Checkpoint } from '../../history/checkpoints';
-import { replayHistory } from '../../client/agentctl/replay';
+import { replayHistory } from '../../cli/replay';
 import type { ReplayOutcome } from '../../worker/replay';
 
-jest.mock('../../client/agentctl/replay', () => ({ replayHistory: jest.fn() }));
+jest.mock('../../cli/replay', () => ({ replayHistory: jest.fn() }));
 const replayMock = replayHistory as jest.MockedFunction<typeof replayHistory>;
 
 const checkpoint = (turn: number, eventId: number, summary: Partial<Checkpoint['summary']> = {}): Checkpoint => ({

@@ -1,0 +1,134 @@
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { z } from 'zod';
+import { AgentClientError, type AgentClient } from '../../client/agent-client';
+import { parseJsonValue } from '../args';
+import type { Command, OutputContext } from '../command';
+import { ExitCode, UsageError } from '../exit-codes';
+import { replayHistory } from '../replay';
+
+const runIdOption = { type: 'string', value: 'ID', description: 'execution (run id) to export (default: the latest)' } as const;
+
+/** The least a history JSON needs for replay: its events (the rest is the SDK's business). */
+const historyJsonSchema = z.looseObject({ events: z.array(z.unknown()).min(1, 'a history has at least one event') });
+type HistoryJson = z.output<typeof historyJsonSchema>;
+
+/** `history export RUN`: the run's history as JSON, to a file or stdout. */
+export const historyCommand: Command = {
+  name: 'history',
+  summary: "history export RUN: write a run's history as JSON (to --out FILE or stdout)",
+  details:
+    'The only subcommand is export. The JSON is the format of `temporal workflow show --output json`;\n' +
+    "replay it with 'agentctl replay FILE' or the SDK's replay tools.",
+  positionals: ['export', 'RUN'],
+  optionalPositionals: 2,
+  options: {
+    'run-id': runIdOption,
+    out: { type: 'string', value: 'FILE', description: 'write the JSON to FILE (default: stdout)' },
+  },
+  examples: ['history export run-watchlist-k3j9x2ab --out run.json', 'history export run-watchlist-k3j9x2ab > run.json'],
+  prepare(args) {
+    const [sub, workflowId] = args.positionals;
+    if (sub === undefined) throw new UsageError("missing subcommand; use 'history export RUN'");
+    if (sub !== 'export') throw new UsageError(`unknown history subcommand '${sub}'; use 'history export RUN'`);
+    if (workflowId === undefined) throw new UsageError('missing RUN');
+    const runId = args.string('run-id');
+    const out = args.string('out');
+    if (out !== undefined && out.trim() === '') throw new UsageError('--out must not be empty');
+    return async (ctx) => {
+      const json = await ctx.agents.exportHistory(workflowId, runId);
+      if (out === undefined) {
+        ctx.out.text(json);
+        return;
+      }
+      writeFileSync(out, json.endsWith('\n') ? json : `${json}\n`);
+      const events = historyJsonSchema.safeParse(JSON.parse(json)).data?.events.length ?? 0;
+      ctx.out.emit({ workflowId, file: out, events }, () => `wrote ${events} events of ${workflowId} to ${out}`);
+    };
+  },
+};
+
+function isFile(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
+
+function readHistoryFile(path: string): HistoryJson {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new UsageError(`cannot read ${path} (${err instanceof Error ? err.message : String(err)})`);
+  }
+  return parseJsonValue(path, text, historyJsonSchema);
+}
+
+async function exportedHistory(agents: AgentClient, target: string, runId: string | undefined): Promise<HistoryJson> {
+  try {
+    return parseJsonValue(`history of ${target}`, await agents.exportHistory(target, runId), historyJsonSchema);
+  } catch (err) {
+    if (err instanceof AgentClientError && err.type === 'run_not_found') {
+      throw new AgentClientError('run_not_found', `${target} is neither a file nor a run id`);
+    }
+    throw err;
+  }
+}
+
+/** The workflows module to bundle: `--workflows`, else $DURABLE_AGENTS_WORKFLOWS; it must exist. */
+export function workflowsModule(option: string | undefined, command = 'replay'): string {
+  const path = option ?? process.env.DURABLE_AGENTS_WORKFLOWS;
+  if (!path) throw new UsageError(`${command} needs your workflows module: --workflows PATH (or DURABLE_AGENTS_WORKFLOWS)`);
+  const resolved = resolve(path);
+  if (!existsSync(resolved)) throw new UsageError(`--workflows ${path}: no such file`);
+  return resolved;
+}
+
+/** Replays a history JSON and reports the outcome; nondeterminism is an outcome (exit 6), not an error. */
+async function replay(history: HistoryJson, source: string, workflowsPath: string, ctx: OutputContext): Promise<ExitCode> {
+  ctx.progress?.(`replaying ${history.events.length} events of ${source} against ${workflowsPath} (building the workflow bundle first)…`);
+  const outcome = await replayHistory(history, workflowsPath, (line) => ctx.progress?.(line));
+  if (outcome.ok) {
+    ctx.out.emit({ ok: true, events: outcome.events }, () => `replayed ${outcome.events} events: deterministic`);
+    return ExitCode.ok;
+  }
+  if (outcome.kind === 'nondeterminism') {
+    ctx.out.emit(outcome, () => [`nondeterministic: ${outcome.problem}`, `detail: ${outcome.detail.replace(/\s*\n\s*/g, ' ').trim()}`]);
+    return ExitCode.nondeterministic;
+  }
+  if (outcome.kind === 'unknown_agent') throw new UsageError(outcome.problem);
+  throw new Error(`replay failed: ${outcome.problem}`);
+}
+
+/** `replay FILE|RUN`: replays a history against the current workflow code. */
+export const replayCommand: Command = {
+  name: 'replay',
+  summary: 'replay a history (a file, or a run exported now) against your workflows module',
+  details:
+    'An argument naming an existing file (or ending in .json) is read as history JSON (see history\n' +
+    'export) and needs no server; anything else is a run id whose history is exported first. --workflows names\n' +
+    'your workflows module (the worker\'s workflowsPath; default $DURABLE_AGENTS_WORKFLOWS). Building the workflow bundle\n' +
+    'takes a few seconds. Exits 0 when the history replays ("deterministic") and 6 when the current\n' +
+    'code would act differently, naming which event and which command differed, with the SDK\'s\n' +
+    'message on the next line. A history whose agent is not in that bundle is reported as such (exit 2).',
+  positionals: ['FILE|RUN'],
+  options: {
+    'run-id': { type: 'string', value: 'ID', description: 'execution to replay when replaying a run (default: the latest)' },
+    workflows: { type: 'string', value: 'PATH', description: 'your workflows module (default $DURABLE_AGENTS_WORKFLOWS)' },
+  },
+  examples: ['replay run.json --workflows src/workflows.ts', 'replay run-watchlist-k3j9x2ab --workflows dist/workflows.js --json'],
+  prepare(args) {
+    const target = args.positional(0);
+    const runId = args.string('run-id');
+    const workflowsPath = workflowsModule(args.string('workflows'));
+    if (isFile(target)) {
+      if (runId !== undefined) throw new UsageError(`--run-id applies to a run, and ${target} is a file`);
+      const history = readHistoryFile(target);
+      return { offline: (ctx) => replay(history, target, workflowsPath, ctx) };
+    }
+    if (target.endsWith('.json')) throw new UsageError(`cannot read ${target}: no such file (an argument ending in .json is a file)`);
+    return async (ctx) => replay(await exportedHistory(ctx.agents, target, runId), target, workflowsPath, ctx);
+  },
+};

@@ -1,0 +1,159 @@
+import { WorkflowNotFoundError } from '@temporalio/client';
+import { jsonObjectSchema, jsonValueSchema, runPolicySchema, type SessionReport } from '../../contracts';
+import { AgentClient } from '../../client/agent-client';
+import { openSessionFor } from '../../client/session-open';
+import type { ParsedArgs } from '../args';
+import type { Action, Command, CommandContext } from '../command';
+import { UsageError } from '../exit-codes';
+import { followEvents } from '../follow';
+import { listSessions, type SessionListEntry } from '../../client/run-list';
+import { renderResult } from '../render';
+import { readScript } from './start';
+
+const subcommands = ['open', 'send', 'state', 'list', 'close'] as const;
+type Subcommand = (typeof subcommands)[number];
+
+function isSubcommand(name: string): name is Subcommand {
+  return (subcommands as readonly string[]).includes(name);
+}
+
+/** Options each subcommand takes; any other command option is a usage error. */
+const optionsOf: Record<Subcommand, readonly string[]> = {
+  open: ['agent', 'session-state', 'policy'],
+  send: ['message', 'planner-options', 'script', 'follow'],
+  state: [],
+  list: ['limit'],
+  close: [],
+};
+
+function renderSession(sessionId: string, s: SessionReport): string[] {
+  const rows: [string, string][] = [
+    ['session', sessionId],
+    ['agent', s.agent],
+    ['open', s.open ? 'yes' : 'no'],
+    ['history', `${s.historyLength} messages`],
+    ['state', JSON.stringify(s.sessionState)],
+  ];
+  const runs = s.runs.map((r) => `  #${r.runNumber} ${r.workflowId} ${r.status}${r.final !== undefined ? `: ${r.final}` : ''}${r.error !== undefined ? `: ${r.error}` : ''}`);
+  return [...rows.map(([k, v]) => `${k.padEnd(12)}${v}`), `runs${runs.length ? '' : '        none'}`, ...runs];
+}
+
+function renderList(entries: readonly SessionListEntry[]): string[] {
+  if (entries.length === 0) return ['no sessions'];
+  const rows = entries.map((e) => [e.sessionId, e.agent ?? '-', e.workflowStatus === 'RUNNING' ? 'open' : e.workflowStatus.toLowerCase(), e.startTime]);
+  const header = ['SESSION', 'AGENT', 'STATUS', 'STARTED'];
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  return [header, ...rows].map((r) => r.map((cell, i) => (i < r.length - 1 ? cell.padEnd(widths[i] ?? 0) : cell)).join('  '));
+}
+
+/** Waits until the run a message was queued for has started (earlier runs of the session go first). */
+async function runStarted(ctx: CommandContext, workflowId: string): Promise<void> {
+  for (;;) {
+    try {
+      await ctx.agents.client.workflow.getHandle(workflowId).describe();
+      return;
+    } catch (err) {
+      if (!(err instanceof WorkflowNotFoundError)) throw err;
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+function sessionIdOf(args: ParsedArgs, sub: Subcommand): string {
+  const sessionId = args.positionals[1];
+  if (sessionId === undefined) throw new UsageError(`missing SESSION; use 'session ${sub} SESSION'`);
+  if (sessionId.trim() === '') throw new UsageError('SESSION must not be empty');
+  return sessionId;
+}
+
+function prepareSession(args: ParsedArgs, sub: Subcommand): Action {
+  if (sub === 'list') {
+    if (args.positionals.length > 1) throw new UsageError(`unexpected argument '${args.positionals[1]}'`);
+    const limit = args.int('limit') ?? 50;
+    return async (ctx) => {
+      const { entries } = await listSessions(ctx.agents, { limit });
+      ctx.out.emit(entries, () => renderList(entries));
+    };
+  }
+  const sessionId = sessionIdOf(args, sub);
+  switch (sub) {
+    case 'open': {
+      const agent = args.requiredString('agent');
+      const sessionState = args.json('session-state', jsonObjectSchema);
+      const policy = args.json('policy', runPolicySchema.unwrap().partial().strict());
+      return async (ctx) => {
+        // Opening an open session is a no-op; it fails when that session has another agent.
+        const workflowId = await openSessionFor(ctx.agents, sessionId, { agent, ...(sessionState ? { sessionState } : {}), ...(policy ? { policy } : {}) });
+        ctx.out.emit({ sessionId, workflowId }, () => `session ${sessionId} open (${workflowId})`);
+      };
+    }
+    case 'send': {
+      const content = args.requiredString('message');
+      if (args.string('planner-options') !== undefined && args.string('script') !== undefined) {
+        throw new UsageError('give --planner-options or --script, not both');
+      }
+      const script = args.string('script');
+      const plannerOptions = script !== undefined ? readScript(script) : args.json('planner-options', jsonValueSchema);
+      const follow = args.flag('follow');
+      return async (ctx) => {
+        const record = await ctx.agents.sendMessage(sessionId, { content, ...(plannerOptions !== undefined ? { plannerOptions } : {}) });
+        ctx.out.emit(record, () => `run #${record.runNumber} of session ${sessionId}: ${record.workflowId} (${record.status})`);
+        if (!follow) return;
+        await runStarted(ctx, record.workflowId);
+        await followEvents(ctx, record.workflowId);
+        const result = await ctx.agents.result(record.workflowId);
+        ctx.out.emit({ result }, () => renderResult(result));
+      };
+    }
+    case 'state':
+      return async (ctx) => {
+        const report = await ctx.agents.session(sessionId);
+        ctx.out.emit(report, () => renderSession(sessionId, report));
+      };
+    case 'close':
+      return async (ctx) => {
+        await ctx.agents.closeSession(sessionId);
+        ctx.out.emit({ sessionId, closing: true }, () => `session ${sessionId} closes after its queued runs`);
+      };
+  }
+}
+
+/** `session open|send|state|list|close`: conversations of many runs (the agentSession workflow). */
+export const sessionCommand: Command = {
+  name: 'session',
+  summary: 'session open|send|state|list|close: a conversation whose runs share state and history',
+  details:
+    `A session is one long-lived workflow (${AgentClient.sessionWorkflowId('ID')}); each 'send' queues the next user\n` +
+    'message as a run that starts from the state and history the earlier runs left. Runs of a\n' +
+    "session are sequential: 'send' answers the run's id at once, '--follow' prints it once it starts.",
+  positionals: ['SUBCOMMAND', 'SESSION'],
+  optionalPositionals: 2,
+  options: {
+    agent: { type: 'string', value: 'NAME', description: 'open: the agent of every run of the session (required)' },
+    'session-state': { type: 'string', value: 'JSON', description: 'open: initial session state (a JSON object)' },
+    policy: { type: 'string', value: 'JSON', description: 'open: policy overrides of every run, e.g. {"maxToolCalls":10}' },
+    message: { type: 'string', value: 'TEXT', description: 'send: the user message (required; one per send)' },
+    'planner-options': { type: 'string', value: 'JSON', description: "send: planner options of this message's run" },
+    script: { type: 'string', value: 'FILE', description: 'send: planner options from a JSON file (scripted agent)' },
+    follow: { type: 'boolean', description: "send: print the run's events once it starts, then its result" },
+    limit: { type: 'string', value: 'N', description: 'list: at most N sessions (default 50)' },
+  },
+  examples: [
+    'session open shop-42 --agent watchlist',
+    'session send shop-42 --message "Add AAPL" --follow',
+    'session state shop-42 --json',
+    'session list',
+    'session close shop-42',
+  ],
+  prepare(args) {
+    const sub = args.positionals[0];
+    if (sub === undefined) throw new UsageError(`missing subcommand; use one of ${subcommands.join(', ')}`);
+    if (!isSubcommand(sub)) throw new UsageError(`unknown session subcommand '${sub}'; use one of ${subcommands.join(', ')}`);
+    const subcommand = sub;
+    for (const name of Object.keys(sessionCommand.options)) {
+      const given = args.string(name) !== undefined || args.flag(name);
+      if (given && !optionsOf[subcommand].includes(name)) throw new UsageError(`--${name} is not an option of 'session ${subcommand}'`);
+    }
+    return prepareSession(args, subcommand);
+  },
+};

@@ -1,0 +1,85 @@
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+import { jsonObjectSchema, jsonValueSchema, runInputSchema, runPolicySchema, type RunInput } from '../../contracts';
+import { parseJsonValue, validate } from '../args';
+import type { Command } from '../command';
+import { UsageError } from '../exit-codes';
+import { followEvents } from '../follow';
+import { renderResult } from '../render';
+
+/** A script file: `{ steps: [...] }` (scripted planner options) or just the array of steps. */
+const scriptFileSchema = z.union([z.array(jsonValueSchema).transform((steps) => ({ steps })), z.record(z.string(), jsonValueSchema)]);
+
+/**
+ * Planner options from a script file (`--script FILE`).
+ *
+ * @throws UsageError when the file cannot be read or is not a script.
+ */
+export function readScript(path: string): z.output<typeof scriptFileSchema> {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new UsageError(`--script: cannot read ${path} (${err instanceof Error ? err.message : String(err)})`);
+  }
+  return parseJsonValue(`--script ${path}`, text, scriptFileSchema);
+}
+
+/** `start`: starts a run; prints its id, and with `--follow` its events and result. */
+export const startCommand: Command = {
+  name: 'start',
+  summary: 'start a run and print its id',
+  positionals: [],
+  options: {
+    agent: { type: 'string', value: 'NAME', description: 'registered agent name (required)' },
+    message: { type: 'string', multiple: true, value: 'TEXT', description: 'a user message (repeatable; at least one)' },
+    'session-state': { type: 'string', value: 'JSON', description: 'initial session state (a JSON object)' },
+    policy: { type: 'string', value: 'JSON', description: 'policy overrides, e.g. {"maxToolCalls":10}' },
+    'planner-options': { type: 'string', value: 'JSON', description: 'agent-specific planner options' },
+    script: { type: 'string', value: 'FILE', description: 'planner options from a JSON file (scripted agent: {"steps":[...]} or [...])' },
+    id: { type: 'string', value: 'ID', description: 'workflow id (default: run-<agent>-<random>)' },
+    follow: { type: 'boolean', description: 'print events until the run ends, then its result' },
+    'confirm-ms': {
+      type: 'string',
+      value: 'MS',
+      description: 'wait this long for a worker to start the run, failing with its reason if it cannot start (default 10000; 0: do not wait)',
+    },
+  },
+  examples: ['start --agent watchlist --message "Add AAPL to my watchlist" --follow'],
+  prepare(args) {
+    if (args.string('planner-options') !== undefined && args.string('script') !== undefined) {
+      throw new UsageError('give --planner-options or --script, not both');
+    }
+    const messages = args.strings('message').map((content) => ({ role: 'user' as const, content }));
+    if (messages.length === 0) throw new UsageError('missing --message (give at least one)');
+    const script = args.string('script');
+    const plannerOptions = script !== undefined ? readScript(script) : args.json('planner-options', jsonValueSchema);
+    const sessionState = args.json('session-state', jsonObjectSchema);
+    const policy = args.json('policy', runPolicySchema.unwrap().partial().strict());
+    const input: RunInput = {
+      agent: args.requiredString('agent'),
+      messages,
+      ...(sessionState !== undefined ? { sessionState } : {}),
+      ...(policy !== undefined ? { policy } : {}),
+      ...(plannerOptions !== undefined ? { plannerOptions } : {}),
+    };
+    validate(runInputSchema, input, { agent: '--agent', messages: '--message' });
+    const workflowId = args.string('id');
+    const follow = args.flag('follow');
+    const confirmMs = args.int('confirm-ms', 0) ?? 10_000;
+    return async (ctx) => {
+      const started = await ctx.agents.start(input, workflowId !== undefined ? { workflowId } : {});
+      // An agent the worker does not have, or options it refuses, fail the run's first task:
+      // say so (non-zero exit) instead of printing an id as if all were well.
+      const state = confirmMs > 0 ? await ctx.agents.confirmStarted(started.workflowId, confirmMs) : undefined;
+      if (state === 'not_picked_up') {
+        process.stderr.write(`agentctl: no worker has started run ${started.workflowId} within ${confirmMs} ms; it stays queued on its task queue\n`);
+      }
+      ctx.out.emit(started, () => started.workflowId);
+      if (!follow) return;
+      await followEvents(ctx, started.workflowId);
+      const result = await ctx.agents.result(started.workflowId);
+      ctx.out.emit({ result }, () => renderResult(result));
+    };
+  },
+};

@@ -1,5 +1,0 @@
-export { runAgentctl, connectAgents, type CliIo, type Connected } from './cli';
-export { commands, findCommand } from './commands';
-export { ExitCode, UsageError, exitCodeFor, errorMessage } from './exit-codes';
-export { listQuery, queryLiteral } from '../list-query';
-export type { Command, CommandContext, OutputContext, Action, OfflineAction } from './command';
