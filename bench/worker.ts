@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { implementTool } from '../activities/tool-implementation';
 import { benchAgents, localEchoTool } from './agents';
 import { MemorySideEffectSink, toolboxImplementations } from '../examples/toolbox/tools';
-import type { TemporalConfig } from '../worker/config';
+import type { TemporalConfig } from '../config/temporal';
 import { createAgentWorker } from '../worker/create-worker';
 
 /** Worker options a benchmark may override to experiment with tuning (`--worker-options`). */

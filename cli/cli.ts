@@ -1,5 +1,5 @@
 import { AgentClient, clientOptionsFromEnv } from '../client/agent-client';
-import type { TemporalConfig } from '../worker/config';
+import type { TemporalConfig } from '../config/temporal';
 import { parseCommandArgs, splitCommand } from './args';
 import type { Command, Terminal } from './command';
 import { commands, findCommand } from './commands';

@@ -1,4 +1,4 @@
-import { temporalConfigFromEnv, type TemporalConfig } from '../worker/config';
+import { temporalConfigFromEnv, type TemporalConfig } from '../config/temporal';
 import type { ParsedArgs } from './args';
 import { UsageError } from './exit-codes';
 

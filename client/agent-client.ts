@@ -57,10 +57,10 @@ import {
 } from '../contracts';
 import { jsonDepthExceeds } from '../contracts/json';
 import { isTerminalRunStatus } from '../contracts/run';
-import { connectionOptions, defaultTaskQueue, temporalConfigFromEnv, type TemporalConfig } from '../worker/config';
-import { dataConverterFromEnv, EncryptedPayloadGuard } from '../worker/encryption';
-import { tracingFromEnv } from '../worker/telemetry-env';
-import { resolveTracing, tracingClientInterceptors, type AgentTracingOptions } from '../worker/tracing';
+import { connectionOptions, defaultTaskQueue, temporalConfigFromEnv, type TemporalConfig } from '../config/temporal';
+import { dataConverterFromEnv, EncryptedPayloadGuard } from '../config/encryption';
+import { tracingFromEnv } from '../config/telemetry-env';
+import { resolveTracing, tracingClientInterceptors, type AgentTracingOptions } from '../config/tracing';
 import { checkpointsOf, rewindRun, type Checkpoint, type CorrectionDelivery, type RewindOptions } from '../history/checkpoints';
 import { fetchDecodedHistory } from '../history/decoded-history';
 import { EventLogCursor } from './event-log-cursor';

@@ -17,11 +17,11 @@ export { runWorkerVersion, formatWorkerVersion, type RunWorkerVersion } from './
 export { listRuns, listSessions, type RunListEntry, type SessionListEntry, type ListPage, type ListOptions } from './run-list';
 export { openSessionFor } from './session-open';
 export { formatEvent } from './format';
-export { temporalConfigFromEnv, connectionOptions, defaultTaskQueue, type TemporalConfig, type TemporalTlsConfig } from '../worker/config';
-export { EncryptionCodec, encryptionKeysFromEnv, dataConverterFromEnv, type EncryptionKey, type EncryptionKeys } from '../worker/encryption';
+export { temporalConfigFromEnv, connectionOptions, defaultTaskQueue, type TemporalConfig, type TemporalTlsConfig } from '../config/temporal';
+export { EncryptionCodec, encryptionKeysFromEnv, dataConverterFromEnv, type EncryptionKey, type EncryptionKeys } from '../config/encryption';
 export { fetchDecodedHistory, decodeHistoryPayloads } from '../history/decoded-history';
 export { runTree, recordedRunTree, pendingInputsTree, decideInTree, answerInTree, flattenTree, followTree, resolveTreePath, type RunTree, type TreePendingInputs, type RunPendingInputs, type RecordedRunTree, type TreeEvent } from './run-tree';
-export { type AgentTracingOptions } from '../worker/tracing';
+export { type AgentTracingOptions } from '../config/tracing';
 // What runs take and report, as a client script names them. Their schemas and the signal,
 // update and query definitions are in `durable-agents/protocol`; the types a planner or a
 // tool handles (Message, PlanResult, ToolCall, …) in `durable-agents/workflow`.

@@ -3,7 +3,7 @@ import { executionInfoFromRaw } from '@temporalio/client/lib/helpers';
 import type { temporal } from '@temporalio/proto';
 import { agentNameSearchAttribute, agentSessionWorkflowType, agentStatusSearchAttribute, runStatusSchema, type RunStatus } from '../contracts';
 import { isTerminalRunStatus } from '../contracts/run';
-import { encryptionKeyIdKey } from '../worker/encryption';
+import { encryptionKeyIdKey } from '../config/encryption';
 import { AgentClientError, type AgentClient } from './agent-client';
 import { listQuery, queryLiteral } from './list-query';
 

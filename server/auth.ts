@@ -1,6 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
-import { readJsonArrayFile } from '../worker/json-array-file';
+import { readJsonArrayFile } from '../config/json-array-file';
 import { ApiError } from './errors';
 
 /**

@@ -7,7 +7,7 @@
  */
 import { resolve } from 'node:path';
 import { AgentClient, clientOptionsFromEnv } from '../client/agent-client';
-import { temporalConfigFromEnv } from '../worker/config';
+import { temporalConfigFromEnv } from '../config/temporal';
 import { authFromEnv } from './auth';
 import { authModeLine } from './auth-mode';
 import { startAgentServer } from './start';

@@ -1,10 +1,10 @@
 import type OpenAI from 'openai';
 import { deltaPublisherFromEnv, openAIFromEnv, type DeltaSink } from '../activities/model';
-import { temporalConfigFromEnv, type TemporalConfig } from './config';
+import { temporalConfigFromEnv, type TemporalConfig } from '../config/temporal';
 import { deploymentFromEnv, type AgentDeployment } from './deployment';
-import { encryptionKeysFromEnv, type EncryptionKeys } from './encryption';
-import { tracingFromEnv } from './telemetry-env';
-import type { AgentTracingOptions } from './tracing';
+import { encryptionKeysFromEnv, type EncryptionKeys } from '../config/encryption';
+import { tracingFromEnv } from '../config/telemetry-env';
+import type { AgentTracingOptions } from '../config/tracing';
 
 /**
  * A worker's settings as its environment gives them: options of `createAgentWorker` and of

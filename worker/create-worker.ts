@@ -1,5 +1,5 @@
 import { NativeConnection, Worker, bundleWorkflowCode, type WorkerOptions, type WorkflowBundleOption, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import { connectionOptions, type TemporalConfig } from './config';
+import { connectionOptions, type TemporalConfig } from '../config/temporal';
 import { withWorkerEnvDefaults } from './config-worker';
 import { configureAgentBundler, DurableAgentsPlugin, type AgentBundlerOptions, type DurableAgentsPluginOptions } from './plugin';
 import { workflowTracingModule } from './tracing';

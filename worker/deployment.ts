@@ -1,6 +1,6 @@
 import type { WorkerDeploymentOptions } from '@temporalio/worker';
 import { z } from 'zod';
-import { nameVariable } from './config-env';
+import { nameVariable } from '../config/temporal-env';
 
 /**
  * How runs started on a worker version move between versions (Temporal's versioning behavior):

@@ -10,8 +10,9 @@ import { compileOwnSourcesAtEs2022 } from './bundle-target';
 import { workerDeploymentOptions, type AgentDeployment } from './deployment';
 import { agentActivityInterceptors } from './agent-activity-metrics';
 import { wellFormedActivityInterceptors } from './well-formed-activity';
-import { EncryptionCodec, type EncryptionKeys } from './encryption';
-import { resolveTracing, tracingActivityInterceptors, tracingClientInterceptors, tracingSinks, workflowTracingModule, type AgentTracingOptions, type ResolvedTracing } from './tracing';
+import { EncryptionCodec, type EncryptionKeys } from '../config/encryption';
+import { resolveTracing, tracingClientInterceptors, type AgentTracingOptions, type ResolvedTracing } from '../config/tracing';
+import { tracingActivityInterceptors, tracingSinks, workflowTracingModule } from './tracing';
 import { workflowSourceModule } from './workflow-sources';
 
 /**

@@ -5,7 +5,7 @@ import { durableAgentsSinkName, type DurableAgentsSinks } from '../workflows/bun
 import { agentRunWorkflowType } from '../contracts/definitions';
 import { releases } from '../workflows/patches';
 import { OutsideSupportWindowError, outsideSupportWindowMarker, supportWindow } from '../workflows/support-window';
-import { dataConverterFromEnv } from './encryption';
+import { dataConverterFromEnv } from '../config/encryption';
 
 /** Outcome of replaying a history against the current workflow code. */
 export type ReplayOutcome =

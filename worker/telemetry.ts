@@ -1,7 +1,7 @@
 import { Runtime, type Logger } from '@temporalio/worker';
-import { parseBindAddress, prometheusFromEnv } from './telemetry-env';
+import { parseBindAddress, prometheusFromEnv } from '../config/telemetry-env';
 
-export { parseBindAddress, prometheusFromEnv, tracingFromEnv } from './telemetry-env';
+export { parseBindAddress, prometheusFromEnv, tracingFromEnv } from '../config/telemetry-env';
 
 /** Options of {@link installTelemetry}. */
 export interface TelemetryOptions {

@@ -1,70 +1,17 @@
-import { trace, type Tracer } from '@opentelemetry/api';
-import { Resource } from '@opentelemetry/resources';
-import { BasicTracerProvider, BatchSpanProcessor, type SpanExporter, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry/lib/client';
 import { makeWorkflowExporter, OpenTelemetryActivityInboundInterceptor, OpenTelemetryActivityOutboundInterceptor } from '@temporalio/interceptors-opentelemetry/lib/worker';
-import type { WorkflowClientInterceptor } from '@temporalio/client';
 import type { ActivityInterceptorsFactory, InjectedSinks } from '@temporalio/worker';
 import type { OpenTelemetrySinks } from '@temporalio/interceptors-opentelemetry/lib/workflow/definitions';
-import { ensureOtelGlobals } from './otel-context';
+import type { ResolvedTracing } from '../config/tracing';
 import { workflowSourceModule } from './workflow-sources';
 
-/**
- * Tracing of agent runs through Temporal's OpenTelemetry interceptors. Give where spans go
- * (`spanProcessor`, or an `exporter` that gets a batching processor), or a `tracer` of an
- * OpenTelemetry SDK the application set up itself (client side; workers also need the processor
- * for the spans workflows emit).
- */
-export interface AgentTracingOptions {
-  /** Where the spans go, e.g. `new BatchSpanProcessor(new OTLPTraceExporter())`. */
-  readonly spanProcessor?: SpanProcessor;
-  /** Shorthand: spans go to this exporter through a `BatchSpanProcessor`. */
-  readonly exporter?: SpanExporter;
-  /** `service.name` of the spans. Default `durable-agents`. Ignored when `resource` is given. */
-  readonly serviceName?: string;
-  /** Resource attributes of the spans (overrides `serviceName`). */
-  readonly resource?: Resource;
-  /** A tracer of your own OpenTelemetry SDK; default one of a provider over `spanProcessor`. */
-  readonly tracer?: Tracer;
-}
-
-/** Tracing resolved to what the interceptors need. */
-export interface ResolvedTracing {
-  readonly tracer: Tracer;
-  readonly resource: Resource;
-  /** Absent when only a tracer was given: workflow spans then have nowhere to go. */
-  readonly spanProcessor?: SpanProcessor;
-}
+// The worker's side of tracing: the workflow interceptor module, activity spans, and the sink that
+// exports the spans workflows emit. Options and the client's side are in config/tracing.ts.
 
 /**
  * The workflow interceptor module that traces runs (added to the workflow bundle): Temporal's
  * OpenTelemetry interceptors without their update wrapper (see workflows/tracing-interceptors.ts).
  */
 export const workflowTracingModule = workflowSourceModule('tracing-interceptors');
-
-/** Name of the tracer (instrumentation scope) of the spans of clients and activities. */
-export const tracerName = 'durable-agents';
-
-/**
- * Resolves tracing options: the span processor, a resource, a tracer over them; also installs
- * the context manager and W3C propagator this process needs (see `ensureOtelGlobals`).
- *
- * @throws Error when neither `spanProcessor`, `exporter` nor `tracer` is given, or both of the first two are.
- */
-export function resolveTracing(options: AgentTracingOptions): ResolvedTracing {
-  if (options.spanProcessor && options.exporter) throw new Error('tracing: give spanProcessor or exporter, not both');
-  const spanProcessor = options.spanProcessor ?? (options.exporter ? new BatchSpanProcessor(options.exporter) : undefined);
-  if (!spanProcessor && !options.tracer) throw new Error('tracing: give a spanProcessor, an exporter or a tracer');
-  const resource = options.resource ?? new Resource({ 'service.name': options.serviceName ?? 'durable-agents' });
-  ensureOtelGlobals();
-  const tracer = options.tracer ?? (spanProcessor ? new BasicTracerProvider({ resource, spanProcessors: [spanProcessor] }).getTracer(tracerName) : trace.getTracer(tracerName));
-  return { tracer, resource, ...(spanProcessor ? { spanProcessor } : {}) };
-}
-
-/** The client interceptor that opens a span per start, signal, update and query and passes its context to the run. */
-export function tracingClientInterceptors(tracing: ResolvedTracing): WorkflowClientInterceptor[] {
-  return [new OpenTelemetryWorkflowClientInterceptor({ tracer: tracing.tracer })];
-}
 
 /** The activity interceptors that open a span per activity, as a child of the workflow's span that scheduled it. */
 export function tracingActivityInterceptors(tracing: ResolvedTracing): ActivityInterceptorsFactory {

@@ -18,7 +18,7 @@ import { createModelActivities } from '../../activities/model';
 import { AgentClient } from '../../client/agent-client';
 import type { RunEvent, RunInput, RunResult } from '../../contracts';
 import { callTools, FakeOpenAIServer, say, toolCall } from '../../testing/fake-model';
-import { EncryptionCodec } from '../../worker/encryption';
+import { EncryptionCodec } from '../../config/encryption';
 import { forkRun } from '../../worker/fork';
 import { DurableAgentsPlugin } from '../../worker/plugin';
 import type { ScriptStep } from '../../workflows/planners/scripted';

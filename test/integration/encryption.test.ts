@@ -7,7 +7,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { AgentClient } from '../../client/agent-client';
 import { listRuns } from '../../client/run-list';
-import { EncryptionCodec, dataConverterFromEnv, encryptedEncoding, encryptionKeyIdKey, type EncryptionKeys } from '../../worker/encryption';
+import { EncryptionCodec, dataConverterFromEnv, encryptedEncoding, encryptionKeyIdKey, type EncryptionKeys } from '../../config/encryption';
 import { forkRun } from '../../worker/fork';
 import { DurableAgentsPlugin } from '../../worker/plugin';
 import { testAgents } from '../support/agents';

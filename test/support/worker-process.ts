@@ -11,7 +11,7 @@ import { createModelActivities, openAIFromEnv } from '../../activities/model';
 import { DurableAgentsPlugin } from '../../worker/plugin';
 import { findTestAgent, testAgents } from './agents';
 import { allToolImplementations } from './tools';
-import { temporalConfigFromEnv } from '../../worker/config';
+import { temporalConfigFromEnv } from '../../config/temporal';
 import { installTelemetry } from '../../worker/telemetry';
 import { FileSideEffectSink } from './file-side-effects';
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AgentClientError, type AgentClient } from '../../client/agent-client';
 import { runAgentctl, type CliIo } from '../../cli/cli';
-import type { TemporalConfig } from '../../worker/config';
+import type { TemporalConfig } from '../../config/temporal';
 
 /** The AgentClient methods the CLI calls, as jest mocks. */
 function fakeAgents() {

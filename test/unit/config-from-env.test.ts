@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { clientOptionsFromEnv } from '../../client/agent-client';
 import { withWorkerEnvDefaults, workerConfigFromEnv } from '../../worker/config-worker';
-import { EncryptedPayloadGuard, EncryptionCodec } from '../../worker/encryption';
+import { EncryptedPayloadGuard, EncryptionCodec } from '../../config/encryption';
 import { DurableAgentsPlugin } from '../../worker/plugin';
 
 const key = `k1:${randomBytes(32).toString('base64')}`;

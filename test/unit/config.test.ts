@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { maxPayloadBytes, payloadTooLarge, warnPayloadBytes } from '../../contracts';
 import { devServerSafetyArgs } from '../../worker/dev-server';
-import { connectionOptions, temporalConfigFromEnv } from '../../worker/config';
+import { connectionOptions, temporalConfigFromEnv } from '../../config/temporal';
 
 describe('temporal config from env', () => {
   it('defaults to the local dev server', () => {

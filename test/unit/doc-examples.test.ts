@@ -22,7 +22,7 @@ import ts from 'typescript';
 import { readmeProject, readmeSection } from '../package/readme-project';
 
 const repo = resolve(__dirname, '../..');
-const sourceFolders = ['workflows', 'worker', 'client', 'protocol', 'testing', 'server', 'activities', 'contracts'];
+const sourceFolders = ['workflows', 'worker', 'client', 'protocol', 'testing', 'server', 'activities', 'contracts', 'config', 'history', 'cli'];
 const docFolders = ['docs'];
 /**
  * Markdown files whose blocks are not checked yet, each with why. docs/rolling-out.md: its worker

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { defaultPayloadConverter } from '@temporalio/common';
-import { EncryptionCodec, encryptionKeysFromEnv } from '../../worker/encryption';
+import { EncryptionCodec, encryptionKeysFromEnv } from '../../config/encryption';
 
 const a = { id: 'a', key: randomBytes(32) };
 const b = { id: 'b', key: randomBytes(32) };

@@ -3,7 +3,7 @@ import { Client, Connection } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { AgentClient } from '../../client/agent-client';
 import { createAgentApp, LiveHub } from '../../server';
-import { EncryptionCodec } from '../../worker/encryption';
+import { EncryptionCodec } from '../../config/encryption';
 
 const tokens = { viewer: 'v'.repeat(24), operator: 'o'.repeat(24) };
 const auth = { tokens: [{ name: 'vera', role: 'viewer' as const, token: tokens.viewer }, { name: 'otto', role: 'operator' as const, token: tokens.operator }], localDev: false };

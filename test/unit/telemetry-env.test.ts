@@ -1,5 +1,5 @@
 import { parseBindAddress, prometheusFromEnv, tracingFromEnv } from '../../worker/telemetry';
-import { resolveTracing } from '../../worker/tracing';
+import { resolveTracing } from '../../config/tracing';
 
 describe('DURABLE_AGENTS_PROMETHEUS', () => {
   it('binds a bare port on loopback', () => {

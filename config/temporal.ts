@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { loadClientConfigProfile, type ClientConfigProfile, type ConfigDataSource } from '@temporalio/envconfig';
-import { parseTemporalEnv, type TemporalEnv } from './config-env';
+import { parseTemporalEnv, type TemporalEnv } from './temporal-env';
 
 /** TLS settings of a connection: a server CA, a server name, a client certificate for mTLS. */
 export interface TemporalTlsConfig {
