@@ -42,7 +42,7 @@ export default tseslint.config(
       ],
       'no-restricted-syntax': [
         'error',
-        { selector: "CallExpression[callee.object.name='Date'][callee.property.name='now']", message: 'use workflowNowMs() from workflows/clock' },
+        { selector: "CallExpression[callee.object.name='Date'][callee.property.name='now']", message: 'use workflowNowMs() from workflows/run/clock' },
         { selector: "CallExpression[callee.object.name='Math'][callee.property.name='random']", message: 'no randomness in deterministic code' },
         { selector: "CallExpression[callee.name='setTimeout']", message: 'use workflow sleep()/condition() timers' },
       ],

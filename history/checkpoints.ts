@@ -48,9 +48,9 @@ function eventTime(event: HistoryEvent): string {
 }
 
 /**
- * Patch ids after which activities mark turn boundaries: workflows/patches.ts
+ * Patch ids after which activities mark turn boundaries: workflows/versioning/patches.ts
  * `turnBoundariesInCommands` (0.6.0), and the baseline markers that stand for it and every other
- * patch in runs since 0.9.0 (the `releases` of workflows/patches.ts). The client does not
+ * patch in runs since 0.9.0 (the `releases` of workflows/versioning/patches.ts). The client does not
  * import workflow code; the corpus test of the histories since 0.6.0 fails if they part.
  */
 const boundariesByCommandsPatchIds: readonly string[] = ['turn-boundaries-in-commands', 'baseline-0.9.0', 'baseline-0.10.0', 'baseline-0.11.0', 'baseline-0.12.0', 'baseline-0.13.0', 'baseline-1.0.0'];
@@ -81,7 +81,7 @@ function activityTurn(event: HistoryEvent): number | undefined {
  * Turn boundaries of one execution, from its history. A boundary is the workflow task that
  * began the turn, marked by a memo change (`turnBoundary`) in that task, or, in runs since
  * 0.6.0, by the turn's first activity (`turn-<N>/…`) when that task scheduled one
- * (workflows/turn-boundaries.ts writes the memo change whenever it did not).
+ * (workflows/run/turn-boundaries.ts writes the memo change whenever it did not).
  *
  * A reset goes back to the start of a task, so a task is one boundary: that of the first turn
  * that began in it. A later turn of the same task (local tools run many turns in one task) has

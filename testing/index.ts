@@ -15,5 +15,5 @@ export { plannerContext, type PlannerContextOptions } from './planner-context';
 export { findHistoryFiles } from './history-files';
 export { replayAgentHistories, type HistoryReplay, type ReplayHistoriesOptions } from './replay-histories';
 export { assertInSupportWindow } from '../worker/replay';
-export { OutsideSupportWindowError } from '../workflows/support-window';
+export { OutsideSupportWindowError } from '../workflows/versioning/support-window';
 export * from './fake-model';

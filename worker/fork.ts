@@ -4,8 +4,8 @@ import type { temporal } from '@temporalio/proto';
 import { fetchDecodedHistory } from '../history/decoded-history';
 import { boundaryTaskEvents, CheckpointError, checkpointAt, correctionsAfterBoundary, type Checkpoint } from '../history/checkpoints';
 import { agentRunStartAttributes, agentRunWorkflowType, carriedRunStateSchema, continuationInput, describeIssues, payloadTooLarge, runInputSchema, type CarriedRunState, type Intervention, type RunInput } from '../contracts';
-import { durableAgentsSinkName, type DurableAgentsSinks } from '../workflows/bundle-sinks';
-import { OutsideSupportWindowError } from '../workflows/support-window';
+import { durableAgentsSinkName, type DurableAgentsSinks } from '../workflows/bundle/bundle-sinks';
+import { OutsideSupportWindowError } from '../workflows/versioning/support-window';
 import { supportWindowProblem } from './replay';
 import { quietBundlerLogger } from './create-worker';
 import { configureAgentBundler } from './plugin';
@@ -14,11 +14,11 @@ import { workflowSourceModule } from './workflow-sources';
 
 /**
  * A bundle of the user's workflows module that reports the state at each turn boundary when it
- * replays a history (the module `workflows/fork-capture` swapped for `fork-capture-on`). Only
+ * replays a history (the module `workflows/run/fork-capture` swapped for `fork-capture-on`). Only
  * for {@link stateAtTurn}; workers never run it.
  */
 export function bundleForkCapture(workflowsPath: string): Promise<WorkflowBundleWithSourceMap> {
-  const flag = workflowSourceModule('fork-capture-on');
+  const flag = workflowSourceModule('run/fork-capture-on');
   return bundleWorkflowCode(configureAgentBundler({ workflowsPath, logger: quietBundlerLogger }, { './fork-capture': flag }));
 }
 

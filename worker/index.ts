@@ -23,4 +23,4 @@ export { forkRun, bundleForkCapture, stateAtTurn, type ForkOptions } from './for
 export { installTelemetry, tracingFromEnv, prometheusFromEnv, type TelemetryOptions } from './telemetry';
 export { workflowTracingModule } from './tracing';
 export { activityMetricNames } from './agent-activity-metrics';
-export { runMetricNames } from '../workflows/run-metrics';
+export { runMetricNames } from '../workflows/run/run-metrics';

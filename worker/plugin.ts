@@ -3,8 +3,8 @@ import type { BundleOptions, InjectedSinks, ReplayWorkerOptions, Worker, WorkerO
 import type OpenAI from 'openai';
 import { createActivities, type ActivityDependencies, type ToolImplementation } from '../activities';
 import { createModelActivities, type ModelActivityDependencies } from '../activities/model';
-import type { AgentDefinition } from '../workflows/agent-registry';
-import { durableAgentsSinkName, type DurableAgentsSinks } from '../workflows/bundle-sinks';
+import type { AgentDefinition } from '../workflows/agents/agent-registry';
+import { durableAgentsSinkName, type DurableAgentsSinks } from '../workflows/bundle/bundle-sinks';
 import { createMcpActivities, mcpModelTools, McpClientPool, type McpServerConfig } from '../activities/mcp';
 import { compileOwnSourcesAtEs2022 } from './bundle-target';
 import { workerDeploymentOptions, type AgentDeployment } from './deployment';
@@ -87,17 +87,17 @@ const workflowEntry = workflowSourceModule('index');
 
 /**
  * Interceptors every durable-agents bundle needs: they write the memo change of a turn boundary
- * that no activity marks (workflows/turn-boundaries.ts). A run must replay on a bundle that has
+ * that no activity marks (workflows/run/turn-boundaries.ts). A run must replay on a bundle that has
  * them if it was recorded with them, as with any change to the commands.
  */
-const boundaryInterceptorsModule = workflowSourceModule('boundary-interceptors');
+const boundaryInterceptorsModule = workflowSourceModule('run/boundary-interceptors');
 
 /**
- * Preloaded into each reusable workflow context (see workflows/zod-preload.ts): zod evaluated
+ * Preloaded into each reusable workflow context (see workflows/bundle/zod-preload.ts): zod evaluated
  * once per worker thread rather than once per execution. The SDK deep-freezes preloaded modules;
  * that module makes zod's lazy global-config writes before the freeze.
  */
-const zodPreloadModule = workflowSourceModule('zod-preload');
+const zodPreloadModule = workflowSourceModule('bundle/zod-preload');
 
 /** Options of {@link configureAgentBundler}. */
 export interface AgentBundlerOptions {

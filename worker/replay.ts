@@ -1,10 +1,10 @@
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
 import { DeterminismViolationError } from '@temporalio/workflow';
 import { Worker, type InjectedSinks, type WorkflowBundleOption } from '@temporalio/worker';
-import { durableAgentsSinkName, type DurableAgentsSinks } from '../workflows/bundle-sinks';
+import { durableAgentsSinkName, type DurableAgentsSinks } from '../workflows/bundle/bundle-sinks';
 import { agentRunWorkflowType } from '../contracts/definitions';
-import { releases } from '../workflows/patches';
-import { OutsideSupportWindowError, outsideSupportWindowMarker, supportWindow } from '../workflows/support-window';
+import { releases } from '../workflows/versioning/patches';
+import { OutsideSupportWindowError, outsideSupportWindowMarker, supportWindow } from '../workflows/versioning/support-window';
 import { dataConverterFromEnv } from '../config/encryption';
 
 /** Outcome of replaying a history against the current workflow code. */

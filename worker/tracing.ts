@@ -9,9 +9,9 @@ import { workflowSourceModule } from './workflow-sources';
 
 /**
  * The workflow interceptor module that traces runs (added to the workflow bundle): Temporal's
- * OpenTelemetry interceptors without their update wrapper (see workflows/tracing-interceptors.ts).
+ * OpenTelemetry interceptors without their update wrapper (see workflows/bundle/tracing-interceptors.ts).
  */
-export const workflowTracingModule = workflowSourceModule('tracing-interceptors');
+export const workflowTracingModule = workflowSourceModule('bundle/tracing-interceptors');
 
 /** The activity interceptors that open a span per activity, as a child of the workflow's span that scheduled it. */
 export function tracingActivityInterceptors(tracing: ResolvedTracing): ActivityInterceptorsFactory {

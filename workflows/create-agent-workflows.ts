@@ -1,8 +1,8 @@
 import type { RunInput, RunResult } from '../contracts/run';
 import type { SessionInput, SessionReport } from '../contracts/session';
-import { createAgentRegistry, type AgentDefinition } from './agent-registry';
-import { createAgentRun } from './agent-run';
-import { agentSession } from './agent-session';
+import { createAgentRegistry, type AgentDefinition } from './agents/agent-registry';
+import { createAgentRun } from './run/agent-run';
+import { agentSession } from './sessions/agent-session';
 
 /** Options of {@link createAgentWorkflows}. */
 export interface AgentWorkflowsOptions {

@@ -10,9 +10,9 @@
  * export const { agentRun, agentSession } = createAgentWorkflows({ agents: [notesAgent] });
  */
 export { createAgentWorkflows, type AgentWorkflows, type AgentWorkflowsOptions } from './create-agent-workflows';
-export { defineAgent, createAgentRegistry, type AgentDefinition, type AgentRegistry } from './agent-registry';
-export type { AgentHooks, HookAction, HookEvent } from './agent-hooks';
-export type { Planner, PlannerContext, PlanStartInput, PlanResumeInput, AgentState } from './planner';
+export { defineAgent, createAgentRegistry, type AgentDefinition, type AgentRegistry } from './agents/agent-registry';
+export type { AgentHooks, HookAction, HookEvent } from './agents/agent-hooks';
+export type { Planner, PlannerContext, PlanStartInput, PlanResumeInput, AgentState } from './planners/planner';
 export { createScriptedPlanner, scriptedPlannerOptionsSchema, scriptStepSchema, type ScriptStep, type ScriptedPlannerOptions } from './planners/scripted';
 export {
   defineLlmAgent,
@@ -32,7 +32,7 @@ export {
 export { builtOnce } from '../contracts/lazy';
 export { mcpToolset, type McpToolsetDefinition, type McpToolsetOptions, type ToolsetApprovalPolicy, type ToolApproval } from '../contracts/mcp-toolset';
 export type { ToolsetSnapshot, McpToolSpec } from '../contracts/mcp';
-export type { ToolsetView } from './toolsets';
+export type { ToolsetView } from './agents/toolsets';
 export {
   defineTool,
   defineAgentTool,

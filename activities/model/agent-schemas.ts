@@ -2,7 +2,7 @@ import { ApplicationFailure } from '@temporalio/activity';
 import type { ChatCompletionFunctionTool } from 'openai/resources/chat/completions';
 import type { ResponseFormatJSONSchema } from 'openai/resources/shared';
 import { z } from 'zod';
-import type { AgentDefinition } from '../../workflows/agent-registry';
+import type { AgentDefinition } from '../../workflows/agents/agent-registry';
 import { enabledHumanTools, isLlmAgent, type LlmAgentDefinition, type ModelRequestSettings } from '../../workflows/planners/llm';
 
 /** What the provider is told about an agent: its function tools, its output format and its request settings. */

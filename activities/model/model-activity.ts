@@ -2,7 +2,7 @@ import { activityInfo, ApplicationFailure, cancellationSignal, heartbeat, log } 
 import type OpenAI from 'openai';
 import type { ChatCompletionFunctionTool } from 'openai/resources/chat/completions';
 import { describeIssues } from '../../contracts';
-import type { AgentDefinition } from '../../workflows/agent-registry';
+import type { AgentDefinition } from '../../workflows/agents/agent-registry';
 import { callModelActivityName, modelCallInputSchema, type ModelAnswer } from '../../workflows/planners/llm';
 import { AgentModelSpecs } from './agent-schemas';
 import type { DeltaSink } from './delta-publisher';

@@ -155,7 +155,7 @@ describe('tracing', () => {
       expect(span.attributes).toMatchObject({ 'durable_agents.agent': agent, 'durable_agents.tool': tool, 'durable_agents.tool_call_id': callId, 'durable_agents.turn': 0 });
     }
 
-    // The approval is the client's update span (updates are not traced inside the run: see workflows/tracing-interceptors.ts).
+    // The approval is the client's update span (updates are not traced inside the run: see workflows/bundle/tracing-interceptors.ts).
     expect(named('StartWorkflowUpdate:decideCall')).toHaveLength(1);
     expect(spans.filter((s) => s.name.startsWith('HandleUpdate:'))).toEqual([]);
 

@@ -10,7 +10,7 @@ import { readFile } from 'node:fs/promises';
 import { ReplayError, Worker } from '@temporalio/worker';
 import { corpusHistories, loadHistories, mutatedHistoriesDir, outsideWindowDir, replayCorpus } from '../support/histories';
 import { quietRuntime, workflowBundleOption } from '../support/test-env';
-import { supportWindow } from '../../workflows/support-window';
+import { supportWindow } from '../../workflows/versioning/support-window';
 import { assertInSupportWindow, OutsideSupportWindowError, replayAgentHistories } from '../../testing';
 import { bundleForkCapture, stateAtTurn } from '../../worker/fork';
 import { testWorkflowsPath } from '../support/test-bundle';
@@ -84,7 +84,7 @@ function compareVersions(a: string, b: string): number {
 }
 
 describe('the bundle the corpus replays on', () => {
-  it('preloads zod (workflows/zod-preload.ts): zod is evaluated once per worker thread and shared by executions', async () => {
+  it('preloads zod (workflows/bundle/zod-preload.ts): zod is evaluated once per worker thread and shared by executions', async () => {
     expect(preloadedModules(await bundleCode(await workflowBundleOption()))).toMatch(/zod-preload/);
   });
 
@@ -96,8 +96,8 @@ describe('the bundle the corpus replays on', () => {
 
   it('concatenates its modules (one scope per group, no per-module function)', async () => {
     const code = await bundleCode(await workflowBundleOption());
-    expect(code).toContain(';// ./workflows/run-loop.ts');
-    expect(code).not.toContain('/***/ "./workflows/run-loop.ts"');
+    expect(code).toContain(';// ./workflows/run/run-loop.ts');
+    expect(code).not.toContain('/***/ "./workflows/run/run-loop.ts"');
   });
 });
 

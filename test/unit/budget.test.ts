@@ -1,5 +1,5 @@
 import { defaultRunPolicy, type ToolOutput } from '../../contracts';
-import { addToolOutputs, costReport, describeCap, emptyUsage, reachedCap } from '../../workflows/budget';
+import { addToolOutputs, costReport, describeCap, emptyUsage, reachedCap } from '../../workflows/run/budget';
 
 const output = (status: ToolOutput['status'], errorType?: NonNullable<ToolOutput['error']>['type']): ToolOutput => ({
   toolCallId: 'c',

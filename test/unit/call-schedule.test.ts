@@ -1,5 +1,5 @@
 import type { ToolOutput, ToolRequest, WrittenOutput } from '../../contracts/tools';
-import { withCallGraph } from '../../workflows/call-graph';
+import { withCallGraph } from '../../workflows/calls/call-graph';
 import {
   allAnswered,
   decideCall,
@@ -12,8 +12,8 @@ import {
   recordStarted,
   settleAlternative,
   type GraphSchedule,
-} from '../../workflows/call-schedule';
-import { closedOutput, errorOutput, okOutput } from '../../workflows/outputs';
+} from '../../workflows/calls/call-schedule';
+import { closedOutput, errorOutput, okOutput } from '../../workflows/calls/outputs';
 
 const call = (id: string, dependsOn?: string[], outputPath?: string) => ({ id, name: `tool_${id}`, args: {}, ...(dependsOn ? { dependsOn } : {}), ...(outputPath ? { outputPath } : {}) });
 
@@ -54,7 +54,7 @@ function end(s: GraphSchedule, id: string, output: (r: ToolRequest) => ToolOutpu
   return { settled, won: pathWon(s, r, settled) };
 }
 
-describe('the scheduler of a dependency-aware turn (workflows/call-schedule.ts)', () => {
+describe('the scheduler of a dependency-aware turn (workflows/calls/call-schedule.ts)', () => {
   it('starts ready calls in plan order, and a dependent once its dependency succeeded, with its output', () => {
     const s = graphSchedule(plan(call('fetch'), call('summarize', ['fetch']), call('lookup')), true);
     expect(scan(s)).toEqual(['run fetch', 'run lookup']);

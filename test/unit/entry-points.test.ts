@@ -37,7 +37,7 @@ describe('entry points', () => {
   });
 
   it('export no patch id', () => {
-    const patches = [...exportsByEntry].flatMap(([entry, names]) => names.filter((exported) => exported.declaredIn === 'workflows/patches.ts').map((exported) => `${entry}: ${exported.name}`));
+    const patches = [...exportsByEntry].flatMap(([entry, names]) => names.filter((exported) => exported.declaredIn === 'workflows/versioning/patches.ts').map((exported) => `${entry}: ${exported.name}`));
     expect(patches).toEqual([]);
   });
 

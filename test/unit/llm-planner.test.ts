@@ -1,8 +1,8 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { z } from 'zod';
 import type { JsonValue, Message, PlannerNote } from '../../contracts';
-import { recordAgentState } from '../../workflows/agent-state';
-import type { PlannerContext } from '../../workflows/planner';
+import { recordAgentState } from '../../workflows/run/agent-state';
+import type { PlannerContext } from '../../workflows/planners/planner';
 import {
   chainDigest,
   createLlmPlanner,

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { carriedRunStateSchema, isToolSelected, matchesToolPattern, mcpToolset, toolApproval, type McpListToolsResult } from '../../contracts';
 import { callResultToJson, errorResultText, toolListVersion, checkMcpServers } from '../../activities/mcp';
-import { inputSchemaOf, RunToolsets, toolFromSpec } from '../../workflows/toolsets';
+import { inputSchemaOf, RunToolsets, toolFromSpec } from '../../workflows/agents/toolsets';
 import { defineAgent, defineTool } from '../../workflows';
 import { createScriptedPlanner } from '../../workflows/planners/scripted';
 import { DurableAgentsPlugin } from '../../worker/plugin';

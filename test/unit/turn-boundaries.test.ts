@@ -5,7 +5,7 @@ import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
 import type { temporal } from '@temporalio/proto';
 import Long from 'long';
 import { checkpointAt, checkpointsOf } from '../../history/checkpoints';
-import { concludeBoundaries, TurnBoundaries } from '../../workflows/turn-boundaries';
+import { concludeBoundaries, TurnBoundaries } from '../../workflows/run/turn-boundaries';
 import { retiredHistories } from '../support/histories';
 
 const corpus = join(__dirname, '../histories');

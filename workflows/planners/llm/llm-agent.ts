@@ -1,4 +1,4 @@
-import type { AgentDefinition } from '../../agent-registry';
+import type { AgentDefinition } from '../../agents/agent-registry';
 import type { LlmPlannerConfig } from './config';
 import { assertValidLlmConfig } from './config';
 import { enabledHumanTools } from './human-tools';

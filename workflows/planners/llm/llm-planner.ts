@@ -1,7 +1,7 @@
 import { describeIssues, type JsonValue } from '../../../contracts/json';
 import type { Message } from '../../../contracts/messages';
 import type { PlanResult, Termination } from '../../../contracts/plan';
-import type { Planner, PlannerContext } from '../../planner';
+import type { Planner, PlannerContext } from '../planner';
 import { answerToStep, finalizeNotice, type AnswerContext } from './answer-to-plan';
 import { defaultMaxRepairTurns, llmRunOptionsSchema, type LlmPlannerConfig } from './config';
 import { enabledHumanTools } from './human-tools';

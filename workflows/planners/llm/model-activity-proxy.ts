@@ -1,8 +1,8 @@
 import { ActivityFailure, ApplicationFailure, TimeoutFailure, isCancellation, proxyActivities, type ActivityOptions } from '@temporalio/workflow';
 import { describeIssues } from '../../../contracts/json';
 import { turnActivityIdPrefix } from '../../../contracts/tools';
-import { isPatched, waitOutProviderOutages } from '../../patches';
-import { waitErrorText, type ProviderWaits } from '../../provider-waits';
+import { isPatched, waitOutProviderOutages } from '../../versioning/patches';
+import { waitErrorText, type ProviderWaits } from '../../run/provider-waits';
 import { defaultModelActivityOptions, type ModelActivityOptions } from './config';
 import { isModelErrorType, limitedModelErrorTypes, modelErrorAdvice, nonRetryableModelErrorTypes, outageModelErrorTypes, type ModelErrorType } from './errors';
 import { callModelActivityName, modelAnswerSchema, type ModelAnswer, type ModelCallInput } from './model-call';

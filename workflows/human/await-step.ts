@@ -1,0 +1,57 @@
+import type { Await } from '../../contracts/plan';
+import type { ToolOutput } from '../../contracts/tools';
+import { workflowNowMs } from '../run/clock';
+import { answersToTranscript, boundCalls } from './human-inputs';
+import { RunTerminated } from '../run/run-terminated';
+import type { RunState } from '../run/run-state';
+
+/** What an await step needs from the loop. */
+export interface AwaitHost {
+  waitFor(done: () => boolean, timeoutMs?: number): Promise<boolean>;
+  fail(errorType: string, message: string): never;
+}
+
+/**
+ * Opens an await barrier, waits once until every item is answered (or the timeout passes,
+ * handled by the barrier's `onTimeout` policy), and returns the outputs that close the calls
+ * the items were bound to. Unbound answers enter the conversation as user messages.
+ *
+ * @throws RunTerminated on a kill while waiting.
+ */
+export async function runAwait(state: RunState, host: AwaitHost, planned: Await): Promise<ToolOutput[]> {
+  const awaitId = `await_${state.turn}`;
+  const unique = planned.items.some((item) => boundCalls(item).length > 0);
+  const spec = (unique && state.uniqueAwaitCallIds(planned)) || planned;
+  const bound = spec.items.flatMap(boundCalls);
+  if (unique) state.markCallIdsUsed(bound.map((c) => c.toolCallId));
+  if (bound.length) {
+    state.messages.push({ role: 'assistant', toolCalls: bound.map((c) => ({ id: c.toolCallId, name: c.name, args: c.args })) });
+    for (const c of bound) {
+      state.pending.set(c.toolCallId, { request: { toolCallId: c.toolCallId, name: c.name, args: c.args, turn: state.turn }, dispatched: false });
+    }
+  }
+  const deadline = spec.timeoutMs !== undefined ? new Date(workflowNowMs() + spec.timeoutMs).toISOString() : undefined;
+  state.human.openAwait(awaitId, spec, state.turn, deadline);
+  state.emit({ type: 'plan', turn: state.turn, decision: 'await' });
+  state.emit({ type: 'await_opened', awaitId, turn: state.turn, items: spec.items, ...(deadline ? { deadline } : {}) });
+  state.refreshStatus();
+
+  const answered = await host.waitFor(() => state.human.allAnswered, spec.timeoutMs);
+  if (answered) {
+    state.emit({ type: 'await_closed', awaitId, outcome: 'answered' });
+  } else {
+    state.emit({ type: 'await_closed', awaitId, outcome: state.control.kill ? 'cancelled' : 'timed_out' });
+    if (state.control.kill) throw new RunTerminated();
+    if (spec.onTimeout === 'fail') host.fail('await_timeout', `await ${awaitId} timed out after ${spec.timeoutMs} ms without all answers`);
+    if (spec.onTimeout === 'finalize') state.requestFinalize('await_timeout');
+    state.human.answerByDefault();
+  }
+  const answers = state.human.open?.answers ?? new Map();
+  state.human.open = undefined;
+  state.refreshStatus();
+  const { outputs, messages } = answersToTranscript(spec, answers, state.turn);
+  for (const output of outputs) state.record(output);
+  state.commit(outputs);
+  state.messages.push(...messages);
+  return outputs;
+}

@@ -1,0 +1,143 @@
+import {
+  CancellationScope,
+  allHandlersFinished,
+  condition,
+  upsertSearchAttributes,
+  workflowInfo,
+} from '@temporalio/workflow';
+import { agentNameSearchAttribute, agentStatusSearchAttribute } from '../../contracts/search-attributes';
+import { carriedRunStateSchema, type CarriedRunState } from '../../contracts/carried-state';
+import { describeIssues, jsonDepthExceeds, maxInputJsonDepth } from '../../contracts/json';
+import type { RunInput, RunResult } from '../../contracts/run';
+import { parseRunInput } from '../../contracts/fast-schemas';
+import type { AgentRegistry } from '../agents/agent-registry';
+import { reportUnknownAgent } from '../bundle/bundle-sinks';
+import type { Planner } from '../planners/planner';
+import { registerRunHandlers } from './run-handlers';
+import { RunLoop, type RunLoopOptions } from './run-loop';
+import { logEpoch, RunState } from './run-state';
+import { rejection } from './failures';
+import { quoted } from '../../contracts/safe-text';
+import { countRun, countedRun } from './run-metrics';
+import { boundedInputDepth, decideRunBaseline, flatRunChain, isPatched } from '../versioning/patches';
+
+/**
+ * Builds the `agentRun` workflow of a bundle over its agents: one agent run as a durable
+ * workflow. The workflow parses its input, registers the run's queries, signals and updates,
+ * and delegates to {@link RunLoop} over a {@link RunState}. Long runs continue as new at a
+ * turn boundary, carrying their state in `continued`.
+ *
+ * The workflow throws ApplicationFailure `invalid_input` | `unknown_agent` | `planner_failed` | `invalid_plan`.
+ * On replay of a run recorded before the support window, its workflow task fails with
+ * OutsideSupportWindowError (see patches.ts, {@link decideRunBaseline}).
+ */
+export function createAgentRun(registry: AgentRegistry, options: RunLoopOptions = {}): (input: RunInput) => Promise<RunResult> {
+  return (rawInput) => {
+    // First, before any code can ask for a patch: one baseline marker, not one marker per patch.
+    // A run recorded before the support window has none and is refused here, before it diverges.
+    decideRunBaseline();
+    if (isPatched(flatRunChain)) return runAgent(registry, rawInput, options);
+    return countedRun(registry, rawInput, () => runAgentNested(registry, rawInput, options));
+  };
+}
+
+/**
+ * One run, counted in its metrics, in one async step (since 0.10.0, `flat-run-chain`): the
+ * loop's promise is awaited here, and a failure goes to the loop's {@link RunLoop.afterFailure}.
+ */
+async function runAgent(registry: AgentRegistry, rawInput: RunInput, options: RunLoopOptions): Promise<RunResult> {
+  const ended = countRun(registry, rawInput);
+  let result: RunResult;
+  try {
+    const loop = prepareRun(registry, rawInput, options);
+    try {
+      result = await loop.start();
+    } catch (err) {
+      result = await loop.afterFailure(err);
+    } finally {
+      const answered = allHandlersAnswered();
+      if (answered) await answered;
+    }
+  } catch (error) {
+    ended({ error });
+    throw error;
+  }
+  ended({ result });
+  return result;
+}
+
+/** One run, as runs recorded before 0.10.0 take it: three nested async steps. */
+async function runAgentNested(registry: AgentRegistry, rawInput: RunInput, options: RunLoopOptions): Promise<RunResult> {
+  const loop = prepareRun(registry, rawInput, options);
+  try {
+    return await loop.execute();
+  } finally {
+    const answered = allHandlersAnswered();
+    if (answered) await answered;
+  }
+}
+
+/**
+ * Lets update handlers (kill, pause, long polls) answer before the run closes; this must work
+ * even when the run ended because Temporal cancelled it. Checked first: with no handler
+ * running, no other code can emit a command before the run closes, and the wait would only cost
+ * a scope's and a condition's promises.
+ */
+function allHandlersAnswered(): Promise<void> | undefined {
+  return allHandlersFinished() ? undefined : CancellationScope.nonCancellable(() => condition(allHandlersFinished));
+}
+
+/**
+ * The first field of a run input (carried state aside, which only the runtime writes) whose
+ * value nests deeper than {@link maxInputJsonDepth} levels: such a value passes the schemas, but
+ * every reader of the run's result and events would then fail on it.
+ */
+function fieldNestedTooDeep(input: RunInput): string | undefined {
+  return Object.keys(input).find((key) => key !== 'continued' && jsonDepthExceeds(input[key as keyof RunInput], maxInputJsonDepth));
+}
+
+/**
+ * Parses the run's input and sets the run up: its agent, its planner, its state and loop, and
+ * the run's queries, signals and updates. Throws the run's `invalid_input` and `unknown_agent`
+ * failures.
+ */
+function prepareRun(registry: AgentRegistry, rawInput: RunInput, options: RunLoopOptions): RunLoop {
+  const parsed = parseRunInput(rawInput);
+  if (!parsed.success) {
+    throw rejection(`invalid run input: ${describeIssues(parsed.error)}`, 'invalid_input');
+  }
+  // Asked only for an input that nests too deep, so other runs record no marker.
+  const tooDeep = fieldNestedTooDeep(rawInput);
+  if (tooDeep !== undefined && isPatched(boundedInputDepth)) {
+    throw rejection(`invalid run input: ${tooDeep}: nested deeper than ${maxInputJsonDepth} levels`, 'invalid_input');
+  }
+  const agent = registry.find(parsed.data.agent);
+  if (!agent) {
+    const known = registry.names();
+    reportUnknownAgent(parsed.data.agent, known);
+    throw rejection(
+      `agent ${quoted(parsed.data.agent, 80)} is not in this bundle; its agents: ${known.join(', ') || '(none)'}`,
+      'unknown_agent',
+    );
+  }
+  let carried: CarriedRunState | undefined;
+  if (parsed.data.continued !== undefined) {
+    const check = carriedRunStateSchema().safeParse(parsed.data.continued);
+    if (!check.success) throw rejection(`invalid carried run state: ${describeIssues(check.error)}`, 'invalid_input');
+    carried = check.data;
+  }
+  let planner: Planner;
+  try {
+    planner = agent.createPlanner(parsed.data.plannerOptions);
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    throw rejection(`invalid planner options for agent ${agent.name}: ${message}`, 'invalid_input');
+  }
+  const state = new RunState(parsed.data, agent, carried, logEpoch);
+  if (workflowInfo().typedSearchAttributes.get(agentNameSearchAttribute) !== undefined) {
+    state.onStatusChange = (status) => upsertSearchAttributes([{ key: agentStatusSearchAttribute, value: status }]);
+  }
+  const loop = new RunLoop(state, planner, CancellationScope.current(), options);
+  registerRunHandlers(loop);
+  return loop;
+}

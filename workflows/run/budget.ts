@@ -1,0 +1,94 @@
+import type { BudgetLine, CostReport, RunPolicy } from '../../contracts/run';
+import type { FinalizeReason } from '../../contracts/plan';
+import type { ToolOutput } from '../../contracts/tools';
+
+/** What a run has consumed so far. Plain JSON so it can be carried across continue-as-new. */
+export interface Usage {
+  iterations: number;
+  toolCalls: number;
+  consecutiveFailures: number;
+  tokens: number;
+  modelCalls: number;
+  /**
+   * Model calls whose provider reported no token usage: their tokens are not in `tokens`, so
+   * the token budget is a lower bound. Absent (0) in runs recorded before it existed.
+   */
+  tokensUnknownCalls?: number;
+}
+
+/** Usage of a run that has not done anything yet. */
+export function emptyUsage(): Usage {
+  return { iterations: 0, toolCalls: 0, consecutiveFailures: 0, tokens: 0, modelCalls: 0 };
+}
+
+/**
+ * Folds one turn's tool outputs into usage: each call counts toward the tool cap (calls
+ * refused by the cap itself excepted), failures extend the consecutive-failure streak in
+ * call order and a success resets it; rejections (human, operator, block) do neither.
+ */
+export function addToolOutputs(usage: Usage, outputs: readonly ToolOutput[]): Usage {
+  let { toolCalls, consecutiveFailures } = usage;
+  for (const output of outputs) {
+    if (output.error?.type === 'tool_cap') continue;
+    toolCalls += 1;
+    if (output.status === 'ok') consecutiveFailures = 0;
+    // A call a human rejected or an operator dropped or blocked did not fail: it was refused.
+    else if (output.status === 'error' && output.error?.type !== 'rejected') consecutiveFailures += 1;
+  }
+  return { ...usage, toolCalls, consecutiveFailures, iterations: usage.iterations + 1 };
+}
+
+/**
+ * The first cap the run has reached, or undefined. Checked at every safe point before a
+ * planner turn; order decides which reason is reported when several hold at once.
+ */
+export function reachedCap(usage: Usage, policy: RunPolicy, elapsedMs: number): FinalizeReason | undefined {
+  if (elapsedMs >= policy.timeBudgetMs) return 'time_budget';
+  if (policy.maxTokens !== undefined && usage.tokens >= policy.maxTokens) return 'token_budget';
+  if (policy.maxModelCalls !== undefined && usage.modelCalls >= policy.maxModelCalls) return 'token_budget';
+  if (usage.consecutiveFailures >= policy.maxConsecutiveFailures) return 'failure_cap';
+  if (usage.toolCalls >= policy.maxToolCalls) return 'tool_cap';
+  if (usage.iterations >= policy.maxIterations) return 'iteration_cap';
+  return undefined;
+}
+
+/** A human-readable explanation of a finalize reason, shown to the planner. */
+export function describeCap(reason: FinalizeReason, usage: Usage, policy: RunPolicy): string {
+  switch (reason) {
+    case 'time_budget':
+      return `time budget of ${policy.timeBudgetMs} ms is spent`;
+    case 'token_budget':
+      return `model budget is spent (${usage.tokens} tokens${usage.tokensUnknownCalls ? ` counted, ${usage.tokensUnknownCalls} call(s) of unknown usage` : ''}, ${usage.modelCalls} model calls)`;
+    case 'failure_cap':
+      return `${usage.consecutiveFailures} consecutive tool failures (cap ${policy.maxConsecutiveFailures})`;
+    case 'tool_cap':
+      return `tool-call cap of ${policy.maxToolCalls} reached`;
+    case 'iteration_cap':
+      return `iteration cap of ${policy.maxIterations} reached`;
+    case 'await_timeout':
+      return 'nobody answered in time';
+  }
+}
+
+function line(used: number, max: number | undefined): BudgetLine {
+  return max === undefined ? { used } : { used, max, remaining: Math.max(0, max - used) };
+}
+
+/** The token line: what was counted, and how many calls reported no usage (so `used` is a lower bound). */
+function tokensLine(usage: Usage, max: number | undefined): BudgetLine {
+  const counted = line(usage.tokens, max);
+  return usage.tokensUnknownCalls ? { ...counted, unknownCalls: usage.tokensUnknownCalls } : counted;
+}
+
+/** Used / max / remaining per budget. */
+export function costReport(usage: Usage, policy: RunPolicy, elapsedMs: number): CostReport {
+  return {
+    iterations: line(usage.iterations, policy.maxIterations),
+    toolCalls: line(usage.toolCalls, policy.maxToolCalls),
+    consecutiveFailures: line(usage.consecutiveFailures, policy.maxConsecutiveFailures),
+    timeMs: line(elapsedMs, policy.timeBudgetMs),
+    tokens: tokensLine(usage, policy.maxTokens),
+    modelCalls: line(usage.modelCalls, policy.maxModelCalls),
+    elapsedMs,
+  };
+}

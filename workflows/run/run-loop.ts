@@ -1,0 +1,595 @@
+import {
+  ApplicationFailure,
+  CancellationScope,
+  allHandlersFinished,
+  condition,
+  continueAsNew,
+  getExternalWorkflowHandle,
+  isCancellation,
+  workflowInfo,
+} from '@temporalio/workflow';
+import { describeIssues, jsonByteLength } from '../../contracts/json';
+import type { FinalResponse, ParsedPlanResult, PlanResult, Termination } from '../../contracts/plan';
+import type { InterventionPoint } from '../../contracts/control';
+import type { RetryHint, ToolCall, ToolOutput, EarlyToolCall } from '../../contracts/tools';
+import type { RunInput, RunResult } from '../../contracts/run';
+import { pauseSignal, resumeSignal } from '../../contracts/definitions';
+import { parsePlanResult } from '../../contracts/fast-schemas';
+import type { HookAction, HookEvent } from '../agents/agent-hooks';
+import { recordAgentState } from './agent-state';
+import { runAwait } from '../human/await-step';
+import { addToolOutputs, describeCap } from './budget';
+import { CallRunner } from '../calls/call-runner';
+import { workflowNowMs } from './clock';
+import { closedOutput } from '../calls/outputs';
+import type { Planner, PlannerContext } from '../planners/planner';
+import { renderTemplate } from './render';
+import { carriedInputMaxBytes } from './carry';
+import type { RunState } from './run-state';
+import { RunTerminated } from './run-terminated';
+import { isPending } from './safe-point';
+import { forkCapture } from './fork-capture';
+import { syncToolsets } from './toolset-sync';
+import { reportBoundary } from '../bundle/bundle-sinks';
+import { rejection } from './failures';
+import { isPatched, oneBoundaryPerTask } from '../versioning/patches';
+import { boundaryConcluderInstalled, TurnBoundaries } from './turn-boundaries';
+import { watchTimeBudget } from './time-budget-watch';
+import { providerWaitsOf } from './provider-waits';
+
+/** Bundle-wide settings of runs (from `createAgentWorkflows`). */
+export interface RunLoopOptions {
+  /** See AgentWorkflowsOptions.compactToolInputs. */
+  readonly compactToolInputs?: boolean;
+}
+
+const timeBudgetHint: RetryHint = { reason: 'timeout', message: 'the run time budget ran out while this call was running' };
+
+/**
+ * The Think-Act-Observe loop of one run: planner turns, tool turns and awaits, with safe
+ * points between them where control requests take effect. Deterministic; its only I/O is
+ * activities scheduled by planners and tools.
+ */
+export class RunLoop {
+  /** Scope of the planner turn in progress (a kill cancels it). */
+  private plannerScope: CancellationScope | undefined;
+  /** Set while a planner turn takes early calls (early dispatch): its turn and tools. */
+  private earlyWindow: { turn: number; tools: string[] } | undefined;
+  /** Scope of the tool turn in progress (a kill or the time budget cancels it). */
+  private toolScope: CancellationScope | undefined;
+  /** Counts tool turns, so the time-budget watch notices a new one. */
+  private toolTurns = 0;
+  /** Why the current tool turn's calls were cancelled. */
+  private toolCancelHint: RetryHint | undefined;
+  private readonly calls: CallRunner;
+  private readonly boundaries: TurnBoundaries;
+  /** Set when the run is about to continue as new: long polls answer so handlers can finish. */
+  closing = false;
+  /** Set once this execution found its state too large to carry (reported once). */
+  private carryRefused = false;
+
+  constructor(
+    readonly state: RunState,
+    private readonly planner: Planner,
+    private readonly rootScope: CancellationScope,
+    options: RunLoopOptions = {},
+  ) {
+    const byCommands = boundaryConcluderInstalled();
+    this.boundaries = new TurnBoundaries(byCommands, byCommands && isPatched(oneBoundaryPerTask));
+    this.calls = new CallRunner(state, {
+      checkpoint: (point, event, tool) => this.checkpoint(point, event, tool),
+      waitFor: (done) => this.waitFor(done),
+      holdWhilePaused: () => this.holdWhilePaused('before_tool'),
+      cancelHint: () => this.toolCancelHint,
+      compactToolInputs: options.compactToolInputs ?? false,
+      setToolScope: (scope) => {
+        this.toolScope = scope;
+        if (scope) {
+          this.toolTurns += 1;
+          this.toolCancelHint = undefined;
+        }
+      },
+    });
+  }
+
+  /**
+   * Runs the loop to a final response, to termination by kill / cancellation, or continues as new.
+   * Runs recorded before 0.10.0 (`flat-run-chain`); since, the workflow function awaits
+   * {@link start} itself and hands a failure to {@link afterFailure}.
+   */
+  async execute(): Promise<RunResult> {
+    try {
+      return await this.start();
+    } catch (err) {
+      if (this.endsByTermination(err)) {
+        await this.calls.discardEarly('the run was terminated');
+        return this.terminate();
+      }
+      throw err;
+    }
+  }
+
+  /** Starts the run's loop: the run's result, or its failure for {@link afterFailure}. */
+  start(): Promise<RunResult> {
+    const { state } = this;
+    if (state.generation === 0) state.emit({ type: 'run_started', agent: state.agent.name, messageCount: state.messages.length });
+    watchTimeBudget({ state, toolTurns: () => this.toolTurns, cancelToolTurn: () => this.cancelToolTurnForBudget(), scope: this.rootScope });
+    return this.loop();
+  }
+
+  /** The result of a run whose loop failed: terminated when a kill or a cancellation ended it; otherwise the failure. */
+  async afterFailure(err: unknown): Promise<RunResult> {
+    if (!this.endsByTermination(err)) throw err;
+    await this.calls.discardEarly('the run was terminated');
+    return this.terminate();
+  }
+
+  private endsByTermination(err: unknown): boolean {
+    return err instanceof RunTerminated || (isCancellation(err) && this.terminationRequested());
+  }
+
+  private async loop(): Promise<RunResult> {
+    const { state } = this;
+    let plan: ParsedPlanResult;
+    if (state.generation === 0) {
+      this.markBoundary();
+      const beforeLlm = this.checkpoint('before_llm');
+      if (isPending(beforeLlm)) await beforeLlm;
+      const first = this.plan(() => this.withToolsets(() => this.planner.planStart({ messages: state.messages }, this.plannerContext())));
+      plan = isPending(first) ? await first : first;
+    } else {
+      // A continued execution picks up at the turn boundary where the previous one stopped;
+      // since 0.6.0 that boundary is marked here too, so a rewind can go back to it.
+      if (this.boundaries.byCommands) this.markBoundary({ reportToFork: true });
+      const resumed = this.resumeTurn(state.toolOutputs.filter((o) => o.turn === state.turn - 1));
+      plan = isPending(resumed) ? await resumed : resumed;
+    }
+    for (;;) {
+      if (plan.type === 'final') return this.complete(plan.response);
+      if (state.finalizeReason) {
+        // The planner ignored the Finalize turn; end the run rather than loop past a cap.
+        return this.complete({ text: `Run ended: ${describeCap(state.finalizeReason, state.usage, state.policy)}.` });
+      }
+      const lastOutputs =
+        plan.type === 'await'
+          ? await runAwait(state, { waitFor: (done, timeoutMs) => this.waitFor(done, timeoutMs), fail: (t, m) => this.fail(t, m) }, plan.await)
+          : await this.runToolCalls(plan.calls, plan.text);
+      // An await is a planner turn like any other: it counts toward the iteration cap, so a
+      // planner that keeps asking cannot loop forever.
+      if (plan.type === 'await') state.usage = { ...state.usage, iterations: state.usage.iterations + 1 };
+      state.turn += 1;
+      this.markBoundary({ reportToFork: true });
+      const boundary = this.checkpoint('task_boundary');
+      if (isPending(boundary)) await boundary;
+      if (state.shouldContinueAsNew()) await this.continueAsNew();
+      const next = this.resumeTurn(lastOutputs);
+      plan = isPending(next) ? await next : next;
+    }
+  }
+
+  /** Cancels the tool turn in progress, if any, because the time budget is spent. */
+  private cancelToolTurnForBudget(): void {
+    if (this.toolScope && !this.toolCancelHint) {
+      this.toolCancelHint = timeBudgetHint;
+      this.toolScope.cancel();
+    }
+  }
+
+  /** The planner's next turn, with the Finalize request when a cap was reached. */
+  private resumeTurn(lastOutputs: readonly ToolOutput[]): Promise<ParsedPlanResult> | ParsedPlanResult {
+    const { state } = this;
+    const termination = state.takeTermination();
+    const atSafePoint = this.checkpoint('before_llm');
+    if (isPending(atSafePoint)) return atSafePoint.then(() => this.planResume(lastOutputs, termination));
+    return this.planResume(lastOutputs, termination);
+  }
+
+  private planResume(lastOutputs: readonly ToolOutput[], termination: Termination | undefined): Promise<ParsedPlanResult> | ParsedPlanResult {
+    const { state } = this;
+    return this.plan(() =>
+      this.withToolsets(() =>
+        this.planner.planResume(
+          {
+            messages: state.messages,
+            toolOutputs: state.toolOutputs,
+            lastOutputs,
+            ...(termination ? { finalize: termination } : {}),
+            ...(state.outputs.size ? { outputs: Object.fromEntries(state.outputs) } : {}),
+          },
+          this.plannerContext(),
+        ),
+      ),
+    );
+  }
+
+  /**
+   * Runs a planner turn after fetching the tool lists of MCP toolsets that need it (first use, a
+   * list change a call reported, an operator's refresh). Agents without toolsets (and turns with
+   * nothing to fetch) call the planner directly, so their commands are the same as ever.
+   */
+  private withToolsets(turn: () => Promise<PlanResult> | PlanResult): Promise<PlanResult> | PlanResult {
+    if (this.state.toolsets.due().length === 0) return turn();
+    return syncToolsets(this.state).then(turn);
+  }
+
+  /**
+   * One tool turn: plan the calls, let operators see them, run them, count them. Chained
+   * promises rather than an async function: one promise less per turn (see runToolTurn).
+   */
+  private runToolCalls(calls: readonly ToolCall[], text: string | undefined): Promise<ToolOutput[]> {
+    const { state } = this;
+    const counted = (outputs: ToolOutput[]): ToolOutput[] | Promise<ToolOutput[]> => {
+      state.usage = addToolOutputs(state.usage, outputs);
+      state.creditWaitAfterToolTurn(outputs);
+      const afterTool = this.checkpoint('after_tool', { point: 'after_tool', turn: state.turn, outputs });
+      return isPending(afterTool) ? afterTool.then(() => outputs) : outputs;
+    };
+    try {
+      const requests = state.planCalls(calls, text);
+      const afterLlm = this.checkpoint('after_llm', { point: 'after_llm', turn: state.turn, calls: requests });
+      // The turn's bookkeeping runs in the step that ends its calls, not in steps of its own.
+      const run = (): Promise<ToolOutput[]> => this.calls.runTurn(requests, counted);
+      return isPending(afterLlm) ? afterLlm.then(run) : run();
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+
+  /**
+   * Names the turn boundary in history, so tools can map "turn N" to an event id and reset the
+   * run there: by the turn's first activity, or by a memo change (see turn-boundaries.ts).
+   */
+  private markBoundary(options: { reportToFork?: boolean } = {}): void {
+    const { state } = this;
+    this.boundaries.mark(state.turn);
+    // A copy: sinks run after the activation, when this turn's planner has changed the state.
+    if (options.reportToFork && forkCapture) reportBoundary(state.turn, JSON.parse(JSON.stringify(state.toCarried())));
+  }
+
+  // ---- safe points -------------------------------------------------------------------
+
+  private terminationRequested(): boolean {
+    const { control } = this.state;
+    if (!control.kill && this.rootScope.consideredCancelled) {
+      control.kill = { reason: 'cancellation requested through Temporal', source: 'cancellation' };
+      this.state.emit({ type: 'kill_requested', reason: control.kill.reason, source: 'cancellation' });
+    }
+    return control.kill !== undefined;
+  }
+
+  /**
+   * A safe point: ends the run if a kill is pending, runs the agent's hook and applies
+   * queued modifications for this point, and waits here while the run is paused. Returns at
+   * once (no promise) when there is nothing to wait for, which is almost always: callers
+   * await only a returned promise.
+   *
+   * @throws RunTerminated when the run must end.
+   */
+  private checkpoint(point: InterventionPoint, hookEvent?: HookEvent, tool?: string): Promise<HookAction | undefined> | HookAction | undefined {
+    const { state } = this;
+    if (this.terminationRequested()) throw new RunTerminated();
+    const event = hookEvent ?? (point === 'before_llm' || point === 'task_boundary' ? { point, turn: state.turn, messages: state.messages } : undefined);
+    const action = event ? this.runHook(event) : undefined;
+    if (action?.type === 'pause') this.requestPause(action.reason);
+    if (state.control.hitBreakpoint(point, tool)) this.requestPause(`breakpoint at ${point}${tool ? ` (${tool})` : ''}`);
+    if (state.control.isPauseRequested) return this.holdAtCheckpoint(point, action);
+    if (point === 'before_llm') this.applyConversationModifications();
+    return action;
+  }
+
+  private async holdAtCheckpoint(point: InterventionPoint, action: HookAction | undefined): Promise<HookAction | undefined> {
+    await this.holdWhilePaused(point);
+    if (this.terminationRequested()) throw new RunTerminated();
+    if (point === 'before_llm') this.applyConversationModifications();
+    return action;
+  }
+
+  /**
+   * Waits here while a pause is requested. The first branch to arrive marks the run paused at
+   * this point; a parallel branch arriving while it is paused waits as well.
+   *
+   * @throws RunTerminated when a kill arrives while waiting.
+   */
+  private async holdWhilePaused(point: InterventionPoint): Promise<void> {
+    const { control } = this.state;
+    if (!control.isPauseRequested) return;
+    if (!control.isPaused) {
+      await this.waitWhilePaused(point);
+    } else {
+      await this.untilResumedOrKilled();
+    }
+    if (this.terminationRequested()) throw new RunTerminated();
+  }
+
+  /** Waits (cancellably) until the pause is lifted or a kill arrives. */
+  private async untilResumedOrKilled(): Promise<void> {
+    const { control } = this.state;
+    try {
+      await CancellationScope.cancellable(() => condition(() => !control.isPauseRequested || control.kill !== undefined));
+    } catch (err) {
+      if (!isCancellation(err)) throw err;
+    }
+  }
+
+  private async waitWhilePaused(point: InterventionPoint): Promise<void> {
+    const { state } = this;
+    const { control } = state;
+    control.pausedAt = { point, turn: state.turn, sinceMs: workflowNowMs(), historyLength: workflowInfo().historyLength };
+    state.emit({ type: 'paused', point, turn: state.turn, reason: control.pauseReason ?? 'paused' });
+    state.refreshStatus();
+    await this.untilResumedOrKilled();
+    const pausedMs = workflowNowMs() - (control.pausedAt?.sinceMs ?? workflowNowMs());
+    control.pausedAt = undefined;
+    if (!this.terminationRequested()) state.emit({ type: 'resumed', pausedMs });
+    state.refreshStatus();
+  }
+
+  /** Asks the run to pause at its next safe point. */
+  requestPause(reason: string): void {
+    const { state } = this;
+    if (state.control.isPauseRequested) return;
+    state.control.pauseReason = reason;
+    state.emit({ type: 'pause_requested', reason });
+    state.refreshStatus();
+    this.signalChildren(pauseSignal, { reason: `parent paused: ${reason}` });
+  }
+
+  /** Passes pause and resume on to the sub-agent runs in flight (no command when there are none). */
+  private signalChildren(signal: typeof pauseSignal | typeof resumeSignal, payload: { reason: string }): void {
+    for (const child of this.state.children.values()) {
+      if (child.status !== 'running') continue;
+      // A child that already ended (or refuses) is no reason to fail the parent.
+      getExternalWorkflowHandle(child.workflowId).signal(signal, payload).catch(() => undefined);
+    }
+  }
+
+  /** Lets a paused (or pausing) run go on. */
+  resume(reason: string | undefined): void {
+    const { state } = this;
+    state.control.pauseReason = undefined;
+    if (!state.control.isPaused) state.emit({ type: 'resumed', pausedMs: 0, ...(reason ? { reason } : {}) });
+    state.refreshStatus();
+    this.signalChildren(resumeSignal, { reason: reason ? `parent resumed: ${reason}` : 'parent resumed' });
+  }
+
+  /** Ends the run at once: cancels in-flight calls; the loop records them and terminates. */
+  requestKill(reason: string): void {
+    const { state } = this;
+    if (state.control.kill || state.isTerminal) return;
+    state.control.kill = { reason, source: 'operator' };
+    state.emit({ type: 'kill_requested', reason, source: 'operator' });
+    this.plannerScope?.cancel();
+    this.toolScope?.cancel();
+    this.calls.cancelEarly();
+  }
+
+  /**
+   * Tools whose calls may start while the model still answers this turn: the policy allows it,
+   * nothing may need to see the plan first (no pause, no after_llm or before_tool breakpoint or
+   * hook), and the tool is `startEarly`, needs no confirmation and is not blocked.
+   */
+  private earlyTools(): string[] {
+    const { state } = this;
+    const { control, agent } = state;
+    if (!state.policy.earlyDispatch || control.isPauseRequested || control.kill) return [];
+    if (agent.hooks?.after_llm || agent.hooks?.before_tool) return [];
+    if (control.breakpointList.some((b) => b.point === 'after_llm' || b.point === 'before_tool')) return [];
+    const confirmation = state.input.confirmation;
+    return agent.tools
+      .filter((t) => t.startEarly && t.requiresConfirmation === false && !confirmation?.all && !confirmation?.tools?.includes(t.name) && !control.blockReason(t.name))
+      .map((t) => t.name);
+  }
+
+  /** A call the model activity reported early: started if this planner turn still takes it. */
+  acceptEarlyCall(call: EarlyToolCall): void {
+    const { state } = this;
+    const window = this.earlyWindow;
+    if (!window || window.turn !== call.turn || !window.tools.includes(call.name) || state.control.isPauseRequested || state.control.kill) return;
+    if (state.usage.toolCalls + this.calls.earlyCount >= state.policy.maxToolCalls) return;
+    this.calls.startEarly({ toolCallId: call.toolCallId, name: call.name, args: call.args, turn: state.turn });
+  }
+
+  private runHook(event: HookEvent): HookAction | undefined {
+    const hook = this.state.agent.hooks?.[event.point] as ((e: HookEvent) => HookAction | undefined) | undefined;
+    let action: HookAction | undefined;
+    try {
+      action = hook?.(event);
+    } catch (err) {
+      // A bug in agent code: retrying the workflow task would fail the same way forever.
+      throw rejection(`agent ${this.state.agent.name}: its ${event.point} hook threw: ${err instanceof Error ? err.message : String(err)}`, 'hook_failed');
+    }
+    if (action) this.state.emit({ type: 'intervention_applied', source: 'hook', kind: action.type, point: event.point, detail: `agent hook: ${action.type}` });
+    return action;
+  }
+
+  private applyConversationModifications(): void {
+    const { state } = this;
+    const items = state.control.take((q) => q.intervention.kind === 'inject_message' || q.intervention.kind === 'override_system_prompt');
+    for (const { id, intervention } of items) {
+      if (intervention.kind === 'inject_message') {
+        state.messages.push({ role: intervention.role, content: intervention.content });
+        state.emit({ type: 'intervention_applied', id, source: 'operator', kind: intervention.kind, point: 'before_llm', detail: `${intervention.role} message injected` });
+      } else if (intervention.kind === 'override_system_prompt') {
+        state.instructionsOverride = intervention.content;
+        state.emit({ type: 'intervention_applied', id, source: 'operator', kind: intervention.kind, point: 'before_llm', detail: 'system prompt overridden' });
+      }
+    }
+  }
+
+  /**
+   * Waits (cancellably) for `done`, a kill, or the timeout. Returns whether `done` holds.
+   *
+   * @throws RunTerminated when a cancellation request arrives while waiting.
+   */
+  private async waitFor(done: () => boolean, timeoutMs?: number): Promise<boolean> {
+    const stop = (): boolean => done() || this.state.control.kill !== undefined;
+    try {
+      await CancellationScope.cancellable(async () => {
+        if (timeoutMs === undefined) await condition(stop);
+        else await condition(stop, timeoutMs);
+      });
+    } catch (err) {
+      if (isCancellation(err) && this.terminationRequested()) {
+        // Temporal's cancel ends the run like a kill: the wait ends unfulfilled and the run
+        // closes at its next safe point, after the turn's other calls are answered.
+        return done();
+      }
+      throw err;
+    }
+    return done();
+  }
+
+  // ---- planner turns -----------------------------------------------------------------
+
+  /**
+   * Calls the planner in a cancellable scope, validates its result and logs notes. A planner
+   * that declares itself synchronous (and a turn with no toolset lists to fetch first) is called
+   * directly: no scope, no promise, when it keeps its word. Either way the same commands follow.
+   */
+  private plan(call: () => Promise<PlanResult> | PlanResult): Promise<ParsedPlanResult> | ParsedPlanResult {
+    if (!this.planner.synchronous || this.state.toolsets.due().length > 0) return this.planInScope(call);
+    let raw: Promise<PlanResult> | PlanResult;
+    try {
+      raw = call();
+    } catch (err) {
+      return this.plannerFailed(err);
+    } finally {
+      this.earlyWindow = undefined;
+    }
+    return isPending(raw) ? raw.then((r) => this.checkPlan(r), (err: unknown) => this.plannerFailed(err)) : this.checkPlan(raw);
+  }
+
+  private async planInScope(call: () => Promise<PlanResult> | PlanResult): Promise<ParsedPlanResult> {
+    let raw: PlanResult;
+    try {
+      raw = await CancellationScope.cancellable(async () => {
+        this.plannerScope = CancellationScope.current();
+        try {
+          return await call();
+        } finally {
+          this.plannerScope = undefined;
+          this.earlyWindow = undefined;
+        }
+      });
+    } catch (err) {
+      return this.plannerFailed(err);
+    }
+    return this.checkPlan(raw);
+  }
+
+  /** Ends the run for a planner that threw (a cancellation that is a kill ends it as killed). */
+  private plannerFailed(err: unknown): never {
+    if (isCancellation(err) && this.terminationRequested()) throw new RunTerminated();
+    if (isCancellation(err)) throw err;
+    // A planner's business failure (e.g. a model error) keeps its type, and is logged.
+    if (err instanceof ApplicationFailure) return this.fail(err.type ?? 'planner_failed', err.message);
+    const message = err instanceof Error ? err.message : String(err);
+    return this.fail('planner_failed', `planner of ${this.state.agent.name} failed at turn ${this.state.turn}: ${message}`);
+  }
+
+  /** Validates a planner's result and logs its notes. */
+  private checkPlan(raw: PlanResult): Promise<ParsedPlanResult> | ParsedPlanResult {
+    const { state } = this;
+    const parsed = parsePlanResult(raw);
+    if (!parsed.success) return this.fail('invalid_plan', `planner returned an invalid PlanResult at turn ${state.turn}: ${describeIssues(parsed.error)}`);
+    for (const note of parsed.data.notes ?? []) state.emit({ type: 'note', turn: state.turn, note });
+    if (parsed.data.type !== 'tool_calls' && this.calls.earlyCount) {
+      return this.calls.discardEarly(`the final answer has no tool calls (${parsed.data.type})`).then(() => parsed.data);
+    }
+    return parsed.data;
+  }
+
+  /** Opens this planner turn to early calls when any tool may start early; the context names them. */
+  private openEarlyWindow(): { earlyTools?: string[] } {
+    const tools = this.earlyTools();
+    if (!tools.length) return {};
+    this.earlyWindow = { turn: this.state.turn, tools };
+    return { earlyTools: tools };
+  }
+
+  private plannerContext(): PlannerContext {
+    const { state } = this;
+    const info = workflowInfo();
+    const instructions = state.instructionsOverride ?? state.agent.instructions;
+    return {
+      runId: info.runId,
+      workflowId: info.workflowId,
+      agent: state.agent.name,
+      turn: state.turn,
+      transcriptEpoch: state.transcriptEpoch,
+      ...(state.toolsets.isEmpty ? {} : { toolsets: state.toolsets.views() }),
+      state: recordAgentState(state.plannerState),
+      sessionState: state.sessionState,
+      ...(instructions !== undefined ? { instructions: renderTemplate(instructions, state.sessionState) } : {}),
+      ...this.openEarlyWindow(),
+      providerWaits: providerWaitsOf(state),
+      emitNote: (note) => state.emit({ type: 'note', turn: state.turn, note }),
+      recordModelUsage: ({ tokens, modelCalls, tokensUnknown }) => {
+        const { usage } = state;
+        state.usage = {
+          ...usage,
+          tokens: usage.tokens + tokens,
+          modelCalls: usage.modelCalls + modelCalls,
+          ...(tokensUnknown ? { tokensUnknownCalls: (usage.tokensUnknownCalls ?? 0) + 1 } : {}),
+        };
+      },
+    };
+  }
+
+  // ---- endings -----------------------------------------------------------------------
+
+  private async complete(proposed: FinalResponse): Promise<RunResult> {
+    const { state } = this;
+    const atSafePoint = this.checkpoint('before_commit', { point: 'before_commit', turn: state.turn, response: proposed });
+    const action = isPending(atSafePoint) ? await atSafePoint : atSafePoint;
+    const response = action?.type === 'replace_response' ? action.response : proposed;
+    state.emit({ type: 'plan', turn: state.turn, decision: 'final' });
+    state.messages.push({ role: 'assistant', content: response.text });
+    state.emit({ type: 'final', response });
+    state.end('completed');
+    return state.result('completed', response);
+  }
+
+  private terminate(): RunResult {
+    const { state } = this;
+    const cancelled = state.toolOutputs.filter((o) => o.status === 'cancelled' && o.turn === state.turn).map((o) => o.toolCallId);
+    // Planned calls that never reached dispatch are closed too, so the transcript stays consistent.
+    const closing = [...state.pending.values()].map(({ request }) => state.record(closedOutput(request, 'cancelled', 'the run was terminated before this call ran')));
+    state.commit(closing);
+    cancelled.push(...closing.map((o) => o.toolCallId));
+    state.emit({ type: 'run_terminated', reason: state.control.kill?.reason ?? 'terminated', cancelledCalls: cancelled });
+    state.end('terminated');
+    return state.result('terminated');
+  }
+
+  fail(errorType: string, message: string): never {
+    this.state.emit({ type: 'run_failed', errorType, message });
+    this.state.end('failed');
+    throw rejection(message, errorType);
+  }
+
+  /**
+   * Continues as new at this turn boundary, carrying compacted state within a byte bound;
+   * invisible to clients. When even the most compacted state passes the bound (the session or
+   * planner state alone is too large), the run goes on in this execution and says so once.
+   */
+  private async continueAsNew(): Promise<void> {
+    const { state } = this;
+    const next = state.continuedInput();
+    const { input } = next;
+    if (input === undefined) {
+      if (!this.carryRefused) {
+        this.carryRefused = true;
+        state.emit({
+          type: 'note',
+          turn: state.turn,
+          note: { text: `not continued as new: the carried state would be ${next.bytes} bytes, over the ${carriedInputMaxBytes}-byte bound (session state ${jsonByteLength(state.sessionState)} bytes, planner state ${jsonByteLength(state.plannerState)} bytes); the run goes on in this execution` },
+        });
+      }
+      return;
+    }
+    this.closing = true;
+    await condition(allHandlersFinished);
+    return continueAsNew<(input: RunInput) => Promise<RunResult>>(input);
+  }
+}

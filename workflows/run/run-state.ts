@@ -1,0 +1,472 @@
+import { workflowInfo } from '@temporalio/workflow';
+import { carriedInputMaxBytes, carryLevels, compactTranscript, type CarryLevel } from './carry';
+import { carriedRunStateVersion, continuationInput, type CarriedRunState } from '../../contracts/carried-state';
+import {
+  defaultRunPolicy,
+  type ChildRun,
+  type ParsedRunInput,
+  type ProviderWait,
+  type RunInput,
+  type RunPolicy,
+  type RunResult,
+  type RunStatus,
+  type RunStatusReport,
+} from '../../contracts/run';
+import { jsonByteLength, type JsonValue } from '../../contracts/json';
+import type { FinalizeReason, FinalResponse, Await, AwaitItem, Termination } from '../../contracts/plan';
+import type { Message } from '../../contracts/messages';
+import type { RunEventDraft } from '../../contracts/events';
+import type { ToolCall, ToolOutput, ToolRequest, WrittenOutput } from '../../contracts/tools';
+import type { ToolDefinition } from '../../contracts/tool-definition';
+import type { AgentDefinition } from '../agents/agent-registry';
+import { costReport, describeCap, emptyUsage, reachedCap, type Usage } from './budget';
+import { workflowNowMs } from './clock';
+import { budgetCountsWork, isPatched } from '../versioning/patches';
+import { carriedOutputs, withCallGraph } from '../calls/call-graph';
+import { assistantToolCalls, toolResultMessage } from './conversation';
+import { EventLog } from './event-log';
+import { HumanInputs } from '../human/human-inputs';
+import { RunControl } from './run-control';
+import { RunToolsets } from '../agents/toolsets';
+import { parseRunPolicy } from '../../contracts/fast-schemas';
+
+/** The shortest wait after a tool turn that is not charged to the time budget (see RunState.creditWaitAfterToolTurn). */
+export const minUnchargedWaitMs = 1_000;
+
+const terminal: readonly RunStatus[] = ['completed', 'failed', 'terminated'];
+
+/** The run's policy: defaults, then the agent's, then the run's; throws zod's error when invalid. */
+function effectivePolicy(merged: unknown): RunPolicy {
+  const parsed = parseRunPolicy(merged);
+  if (!parsed.success) throw parsed.error;
+  return parsed.data;
+}
+
+/**
+ * The log epoch of the current execution: a rewind (Temporal reset) starts a new one, named by
+ * the reset run's id; continue-as-new keeps the carried one. Not used in commands.
+ */
+export function logEpoch(carried: string | undefined): string {
+  const info = workflowInfo();
+  const reset = info.runId !== info.originalExecutionRunId;
+  return reset ? info.runId : (carried ?? info.runId);
+}
+
+/**
+ * The durable state of one run and its bookkeeping: conversation, outputs, budgets used,
+ * status, the event log, and what operators and humans have asked for. No awaits here: the
+ * loop (run-loop.ts) acts on this state, message handlers change it.
+ */
+export class RunState {
+  readonly log: EventLog;
+  readonly control = new RunControl();
+  readonly human = new HumanInputs();
+  /** The agent's MCP toolsets: their snapshots and pending refreshes. */
+  readonly toolsets: RunToolsets;
+  policy: RunPolicy;
+  readonly messages: Message[];
+  readonly toolOutputs: ToolOutput[];
+  readonly plannerState: Record<string, JsonValue>;
+  readonly sessionState: Record<string, JsonValue>;
+  /** Calls of the current plan: planned (not yet dispatched) or in flight. */
+  readonly pending = new Map<string, { request: ToolRequest; dispatched: boolean }>();
+  usage: Usage;
+  finalizeReason: FinalizeReason | undefined;
+  /** A finalize decided but not yet handed to the planner. */
+  private pendingTermination: Termination | undefined;
+  turn: number;
+  instructionsOverride: string | undefined;
+  /** The model provider or MCP server the run waits for (an outage): the status's `waitingFor` (see provider-waits.ts). */
+  providerWait: ProviderWait | undefined;
+  /** Called after every reported status change (the workflow mirrors it to a search attribute). */
+  onStatusChange: ((status: RunStatus) => void) | undefined;
+  /**
+   * Called after a change the time-budget watch may wait for: idling, the run's end, a budget
+   * change (set by the watch since 0.10.0).
+   */
+  onClockChange: (() => void) | undefined;
+  private readonly usedCallIds = new Set<string>();
+  /** Sub-agent runs started by agent tools, by call id. */
+  readonly children = new Map<string, ChildRun>();
+  /** Write-once output paths written so far (see ToolCall.outputPath). */
+  readonly outputs: Map<string, WrittenOutput>;
+  private readonly startedAtMs: number;
+  private idleMs: number;
+  private idleSinceMs: number | undefined;
+  private baseStatus: RunStatus = 'running';
+  private reportedStatus: RunStatus = 'running';
+  readonly generation: number;
+  readonly transcriptEpoch: number;
+
+  /**
+   * @param epochOf the log epoch of this execution from the carried one (see {@link logEpoch});
+   *   omitted outside a workflow (tests), where the log has no epoch.
+   */
+  constructor(
+    readonly input: ParsedRunInput,
+    readonly agent: AgentDefinition,
+    carried?: CarriedRunState,
+    epochOf?: (carried: string | undefined) => string,
+  ) {
+    this.policy = carried?.policy ?? effectivePolicy({ ...defaultRunPolicy, ...agent.policy, ...input.policy });
+    this.messages = carried?.messages ?? [...input.history, ...input.messages].map((m) => ({ ...m }));
+    this.toolOutputs = carried?.toolOutputs ?? [];
+    this.plannerState = carried?.plannerState ?? {};
+    this.sessionState = carried?.sessionState ?? { ...input.sessionState };
+    this.usage = carried?.usage ?? emptyUsage();
+    this.finalizeReason = carried?.finalizeReason;
+    this.pendingTermination = carried?.pendingTermination;
+    this.turn = carried?.turn ?? 0;
+    this.instructionsOverride = carried?.instructionsOverride;
+    this.startedAtMs = carried ? Date.parse(carried.startedAt) : workflowNowMs();
+    this.idleMs = carried?.idleMs ?? 0;
+    this.generation = carried?.generation ?? 0;
+    this.transcriptEpoch = carried?.transcriptEpoch ?? 0;
+    this.outputs = new Map(Object.entries(carried?.outputs ?? {}));
+    this.toolsets = new RunToolsets(agent.toolsets ?? [], agent.tools, carried);
+    this.log = new EventLog(carried?.nextSeq ?? 1, carried?.events ?? [], epochOf?.(carried?.logEpoch));
+    for (const m of this.messages) if (m.role === 'assistant') for (const c of m.toolCalls ?? []) this.usedCallIds.add(c.id);
+    const breakpoints = carried?.control.breakpoints ?? input.breakpoints;
+    for (const b of breakpoints) this.control.setBreakpoint(b.point, b.tool, b.once);
+    if (carried) {
+      this.control.pauseReason = carried.control.pauseReason;
+      for (const b of carried.control.blockedTools) this.control.block(b.name, b.reason);
+      this.control.restoreQueue(carried.control.queued, carried.control.nextInterventionId);
+      for (const name of carried.alwaysApproved) this.human.alwaysApproved.add(name);
+    }
+  }
+
+  /** The tools calls may use now: the agent's own, then those of its MCP toolsets' snapshots. */
+  tools(): readonly ToolDefinition[] {
+    return this.toolsets.tools();
+  }
+
+  // ---- status ------------------------------------------------------------------------
+
+  get status(): RunStatus {
+    return this.reportedStatus;
+  }
+
+  get isTerminal(): boolean {
+    return terminal.includes(this.baseStatus);
+  }
+
+  /** Marks the run completed / failed / terminated. */
+  end(status: 'completed' | 'failed' | 'terminated'): void {
+    this.baseStatus = status;
+    this.refreshStatus();
+  }
+
+  /** Recomputes the reported status (pause and human waits layered over the lifecycle) and logs a change. */
+  refreshStatus(): void {
+    const to: RunStatus = this.isTerminal
+      ? this.baseStatus
+      : this.control.isPaused && this.control.isPauseRequested
+        ? 'paused'
+        : this.control.isPauseRequested
+          ? 'pausing'
+          : this.human.isWaiting
+            ? 'awaiting'
+            : this.baseStatus;
+    this.trackIdle(!this.isTerminal && (to === 'paused' || to === 'awaiting' || this.control.isPaused));
+    if (to !== this.reportedStatus) {
+      const from = this.reportedStatus;
+      this.reportedStatus = to;
+      this.emit({ type: 'status_changed', from, to });
+      this.onStatusChange?.(to);
+    }
+    this.onClockChange?.();
+  }
+
+  emit(draft: RunEventDraft): void {
+    this.log.append(draft);
+  }
+
+  // ---- time --------------------------------------------------------------------------
+
+  private trackIdle(idle: boolean): void {
+    const now = workflowNowMs();
+    if (idle && this.idleSinceMs === undefined) this.idleSinceMs = now;
+    if (!idle && this.idleSinceMs !== undefined) {
+      this.idleMs += now - this.idleSinceMs;
+      this.idleSinceMs = undefined;
+    }
+  }
+
+  /** Paused, or waiting for a human: the time budget stands still. */
+  get isIdle(): boolean {
+    return this.idleSinceMs !== undefined;
+  }
+
+  /** The tool turn in progress: when its calls were planned, and what its tools reported of their ends. */
+  private toolTurnWork = { startedMs: 0, ends: 0, lastEndMs: 0 };
+
+  /** A call's tool finished at `endedAtMs` (its worker's clock); see {@link creditWaitAfterToolTurn}. */
+  readonly noteCallEnded = (endedAtMs: number): void => {
+    this.toolTurnWork.ends += 1;
+    this.toolTurnWork.lastEndMs = Math.max(this.toolTurnWork.lastEndMs, endedAtMs);
+  };
+
+  /**
+   * After a tool turn whose calls all succeeded and reported their ends: the time between the
+   * last end and now (when the run records the outputs) is not work. It is a rewind's reset
+   * (the outputs recorded again, minutes or days later) or a wait for a workflow worker. Such a
+   * wait of {@link minUnchargedWaitMs} or more is not charged to the time budget (since
+   * `budget-counts-work`; asked only then, so other runs record no marker). At most the turn's
+   * own duration is credited, whatever the worker's clock says.
+   */
+  creditWaitAfterToolTurn(outputs: readonly { status: string }[]): void {
+    const work = this.toolTurnWork;
+    this.toolTurnWork = { startedMs: workflowNowMs(), ends: 0, lastEndMs: 0 };
+    if (outputs.length === 0 || work.ends !== outputs.length || outputs.some((o) => o.status !== 'ok')) return;
+    const now = workflowNowMs();
+    const wait = Math.min(now - work.lastEndMs, now - work.startedMs);
+    if (wait < minUnchargedWaitMs || this.isIdle || !isPatched(budgetCountsWork)) return;
+    this.idleMs += wait;
+    this.emit({ type: 'budget_credited', waitedMs: wait, reason: 'no worker recorded the turn\'s results (a rewind, or no workflow worker running)' });
+    this.onClockChange?.();
+  }
+
+  /** Run time so far, excluding time spent paused or waiting for humans. */
+  elapsedMs(): number {
+    const idleNow = this.idleSinceMs !== undefined ? workflowNowMs() - this.idleSinceMs : 0;
+    return workflowNowMs() - this.startedAtMs - this.idleMs - idleNow;
+  }
+
+  // ---- budgets -----------------------------------------------------------------------
+
+  /** Applies an operator's change of caps (fields left out keep their value) and logs it. */
+  changeBudget(change: Record<string, number>): void {
+    this.policy = { ...this.policy, ...change };
+    this.emit({ type: 'budget_changed', change });
+    this.onClockChange?.();
+  }
+
+  /** Hands a decided finalize to the planner exactly once; decides one when a cap is reached. */
+  takeTermination(): Termination | undefined {
+    if (!this.finalizeReason) {
+      const reason = reachedCap(this.usage, this.policy, this.elapsedMs());
+      if (reason) this.requestFinalize(reason);
+    }
+    const termination = this.pendingTermination;
+    this.pendingTermination = undefined;
+    return termination;
+  }
+
+  requestFinalize(reason: FinalizeReason): void {
+    if (this.finalizeReason) return;
+    this.finalizeReason = reason;
+    const message = describeCap(reason, this.usage, this.policy);
+    this.emit({ type: 'finalize_requested', reason, message });
+    this.pendingTermination = { reason, message };
+  }
+
+  cost() {
+    return costReport(this.usage, this.policy, this.elapsedMs());
+  }
+
+  // ---- conversation ------------------------------------------------------------------
+
+  /** Whether a call of this id was ever planned in this run. */
+  hasPlannedCall(toolCallId: string): boolean {
+    return this.usedCallIds.has(toolCallId);
+  }
+
+  /**
+   * The call ids an await binds, made unique in the run the way planned calls are (`id#2`):
+   * a planner that reuses an id (or binds one twice) would otherwise put two calls of one id in
+   * the transcript, which model APIs refuse. Undefined when no id needed changing.
+   */
+  uniqueAwaitCallIds(spec: Await): Await | undefined {
+    const taken = new Set(this.usedCallIds);
+    let changed = false;
+    const unique = (id: string): string => {
+      let next = id;
+      for (let n = 2; taken.has(next); n++) next = `${id}#${n}`;
+      taken.add(next);
+      if (next !== id) changed = true;
+      return next;
+    };
+    const items = spec.items.map((item): AwaitItem => {
+      if (item.kind === 'external_tools') return { ...item, calls: item.calls.map((c) => ({ ...c, toolCallId: unique(c.toolCallId) })) };
+      return item.toolCallId === undefined ? item : { ...item, toolCallId: unique(item.toolCallId) };
+    });
+    return changed ? { ...spec, items } : undefined;
+  }
+
+  /** Remembers call ids bound by an await, so later calls never reuse them. */
+  markCallIdsUsed(ids: readonly string[]): void {
+    for (const id of ids) this.usedCallIds.add(id);
+  }
+
+  /** Assigns call ids, opens the calls in the conversation and logs the plan. */
+  planCalls(calls: readonly ToolCall[], text?: string): ToolRequest[] {
+    this.toolTurnWork = { startedMs: workflowNowMs(), ends: 0, lastEndMs: 0 };
+    const ids = calls.map((call, index) => {
+      const base = call.id ?? `call_${this.turn}_${index}`;
+      let id = base;
+      for (let n = 2; this.usedCallIds.has(id); n++) id = `${base}#${n}`;
+      this.usedCallIds.add(id);
+      return id;
+    });
+    const requests = withCallGraph(calls, ids, this.turn);
+    for (const request of requests) this.pending.set(request.toolCallId, { request, dispatched: false });
+    // The assistant message opens the calls now, so every later ending can close them.
+    this.messages.push(assistantToolCalls(requests, text));
+    const toolCalls = requests.map((r) => ({
+      toolCallId: r.toolCallId,
+      name: r.name,
+      ...(r.dependsOn ? { dependsOn: r.dependsOn } : {}),
+      ...(r.outputPath ? { outputPath: r.outputPath } : {}),
+    }));
+    this.emit({ type: 'plan', turn: this.turn, decision: 'tool_calls', toolCalls });
+    return requests;
+  }
+
+  /** Records an output as it arrives: applies its session changes and logs the result. */
+  record(output: ToolOutput): ToolOutput {
+    this.pending.delete(output.toolCallId);
+    for (const [key, value] of Object.entries(output.sessionStateChanges ?? {})) {
+      if (value === null) delete this.sessionState[key];
+      else this.sessionState[key] = value;
+    }
+    if (output.sessionStateChanges) this.emit({ type: 'session_state_changed', toolCallId: output.toolCallId, changes: output.sessionStateChanges });
+    this.emit({
+      type: 'tool_result',
+      turn: output.turn,
+      toolCallId: output.toolCallId,
+      name: output.name,
+      status: output.status,
+      resultBytes: output.resultBytes,
+      ...(output.resultOmitted ? { resultOmitted: true } : {}),
+      ...(output.error ? { error: output.error } : {}),
+      ...(output.retryHint ? { retryHint: output.retryHint } : {}),
+      durationMs: output.telemetry.durationMs,
+    });
+    return output;
+  }
+
+  /** Writes a write-once output path with a successful call's result (the caller checked it is free). */
+  writeOutput(path: string, output: ToolOutput): void {
+    this.outputs.set(path, {
+      toolCallId: output.toolCallId,
+      turn: output.turn,
+      ...(output.result !== undefined ? { value: output.result } : { valueOmitted: true }),
+    });
+    this.emit({ type: 'output_written', turn: output.turn, path, toolCallId: output.toolCallId });
+  }
+
+  /** Puts recorded outputs into the transcript, in call order. */
+  commit(outputs: readonly ToolOutput[]): void {
+    for (const output of outputs) {
+      this.toolOutputs.push(output);
+      this.messages.push(toolResultMessage(output));
+    }
+  }
+
+  // ---- reports -----------------------------------------------------------------------
+
+  /** The run's result once it ended. */
+  result(status: 'completed' | 'terminated', response?: FinalResponse): RunResult {
+    return {
+      status,
+      ...(response ? { final: response } : {}),
+      ...(this.finalizeReason ? { finalizeReason: this.finalizeReason } : {}),
+      iterations: this.usage.iterations,
+      cost: this.cost(),
+      sessionState: this.sessionState,
+      lastEventSeq: this.log.lastSeq,
+    };
+  }
+
+  /** Snapshot for the status query. */
+  statusReport(): RunStatusReport {
+    return {
+      status: this.status,
+      agent: this.agent.name,
+      iteration: this.usage.iterations,
+      turn: this.turn,
+      pendingCalls: [...this.pending.values()].map(({ request, dispatched }) => ({ toolCallId: request.toolCallId, name: request.name, dispatched })),
+      ...(this.children.size ? { children: [...this.children.values()] } : {}),
+      ...(this.input.parent ? { parent: this.input.parent } : {}),
+      ...(this.finalizeReason ? { finalizeReason: this.finalizeReason } : {}),
+      ...(this.control.pausedAt ? { pausedAt: { point: this.control.pausedAt.point, turn: this.control.pausedAt.turn } } : {}),
+      ...(this.control.pauseReason ? { pauseReason: this.control.pauseReason } : {}),
+      sessionState: this.sessionState,
+      control: {
+        blockedTools: this.control.blockedTools,
+        breakpoints: this.control.breakpointList,
+        queuedInterventions: this.control.queued.map((q) => ({ id: q.id, kind: q.intervention.kind })),
+      },
+      cost: this.cost(),
+      lastEventSeq: this.log.lastSeq,
+      ...(this.providerWait ? { waitingFor: this.providerWait } : {}),
+    };
+  }
+
+  /** True when history is long enough that the run should continue as new at this boundary. */
+  shouldContinueAsNew(): boolean {
+    const info = workflowInfo();
+    return info.continueAsNewSuggested || info.historyLength >= this.policy.continueAsNewAfterEvents;
+  }
+
+  /**
+   * The input of the next execution, within `maxBytes`: the run's input without its
+   * conversation and session state (the carried state has them), and the carried state at the
+   * first level of {@link carryLevels} that fits. Undefined when even the smallest does not fit
+   * (the session or planner state alone is too large).
+   */
+  continuedInput(maxBytes = carriedInputMaxBytes): { input: RunInput | undefined; bytes: number } {
+    let bytes = 0;
+    for (const carry of carryLevels) {
+      const input = continuationInput(this.input, this.toCarried(carry));
+      bytes = jsonByteLength(input);
+      if (bytes <= maxBytes) return { input, bytes };
+    }
+    return { input: undefined, bytes };
+  }
+
+  /**
+   * The state to carry into the next execution. Old turns' results are compacted: the
+   * transcript keeps what the planner saw, outputs older than the last turns drop their result.
+   */
+  toCarried(carry: CarryLevel = carryLevels[0]!): CarriedRunState {
+    const oldest = this.turn - carry.keptTurns;
+    const transcript = compactTranscript(this.messages, carry.transcriptBytes, carry.messageChars);
+    const toolOutputs = this.toolOutputs.slice(-carry.outputs).map((o) =>
+      o.turn >= oldest || o.result === undefined
+        ? o
+        : (({ result: _dropped, ...rest }) => ({ ...rest, resultOmitted: true, resultOmittedReason: 'compacted' as const }))(o),
+    );
+    return {
+      schemaVersion: carriedRunStateVersion,
+      policy: this.policy,
+      messages: transcript.messages,
+      toolOutputs,
+      plannerState: this.plannerState,
+      sessionState: this.sessionState,
+      usage: this.usage,
+      ...(this.finalizeReason ? { finalizeReason: this.finalizeReason } : {}),
+      ...(this.pendingTermination ? { pendingTermination: this.pendingTermination } : {}),
+      turn: this.turn,
+      startedAt: new Date(this.startedAtMs).toISOString(),
+      idleMs: this.idleMs,
+      ...(this.instructionsOverride !== undefined ? { instructionsOverride: this.instructionsOverride } : {}),
+      control: {
+        ...(this.control.pauseReason !== undefined ? { pauseReason: this.control.pauseReason } : {}),
+        breakpoints: this.control.breakpointList,
+        blockedTools: this.control.blockedList,
+        queued: this.control.queued.map((q) => ({ id: q.id, intervention: q.intervention })),
+        nextInterventionId: this.control.peekNextId,
+      },
+      alwaysApproved: [...this.human.alwaysApproved],
+      events: this.log.tail(carry.events, carry.eventBytes),
+      nextSeq: this.log.lastSeq + 1,
+      generation: this.generation + 1,
+      transcriptEpoch: this.transcriptEpoch + (transcript.dropped > 0 ? 1 : 0),
+      ...(this.log.epoch ? { logEpoch: this.log.epoch } : {}),
+      ...(this.outputs.size ? { outputs: carriedOutputs(this.outputs, oldest) } : {}),
+      ...this.toolsets.toCarried(),
+    };
+  }
+}

@@ -1,0 +1,128 @@
+/**
+ * The watch over a run's time budget: one timer for the whole run, re-armed only when the budget
+ * changes or the run goes idle (paused, waiting for a human: that time does not count). When the
+ * budget is spent while tools run, the run loop cancels their turn and the calls come back as
+ * `cancelled`; the planner then gets its Finalize turn (reason `time_budget`) from the cap check.
+ */
+import { type CancellationScope, condition, isCancellation, sleep } from '@temporalio/workflow';
+import { budgetWatchOnChanges, isPatched } from '../versioning/patches';
+import type { RunState } from './run-state';
+import { UntimedScope } from './untimed-scope';
+
+/** What the watch needs of the run loop. */
+export interface TimeBudgetHost {
+  readonly state: RunState;
+  /** Tool turns begun so far: a spent budget waits for a new one. */
+  toolTurns(): number;
+  /** Cancels the tool turn in progress, if any, because the budget is spent. */
+  cancelToolTurn(): void;
+  /**
+   * The scope the watch's timers and waits belong to: the run's root scope. Since 0.10.0 the
+   * watch can step inside the code that reported a change, and must outlive that code's scope.
+   */
+  readonly scope: CancellationScope;
+}
+
+/** Starts the watch of the run's time budget (called once per execution, as its loop starts). */
+export function watchTimeBudget(host: TimeBudgetHost): void {
+  if (isPatched(budgetWatchOnChanges)) {
+    const waits = new ChangeWaits(host.scope);
+    host.state.onClockChange = waits.changed;
+    armTimeBudget(host, waits);
+  } else {
+    armTimeBudget(host, conditionWaits);
+  }
+}
+
+/** How the watch waits. Each calls `then` once `ready()` holds; one wait is pending at a time. */
+interface Waits {
+  /** The wait beside a running timer: where every run starts. */
+  whileArmed(ready: () => boolean, then: () => void): void;
+  /** The waits of an idle run and of a spent budget. */
+  otherwise(ready: () => boolean, then: () => void): void;
+  /** The timer fired, or something the wait beside it tests may have changed. */
+  changed(): void;
+}
+
+/** A `condition`, tested by the SDK after the task's other work. */
+function afterCondition(ready: () => boolean, then: () => void): void {
+  condition(ready).then(then, ignoreCancellation);
+}
+
+/** 0.9.0: conditions only. */
+const conditionWaits: Waits = { whileArmed: afterCondition, otherwise: afterCondition, changed: () => {} };
+
+/**
+ * Since 0.10.0 (patch `budget-watch-on-changes`): the wait beside the timer is tested when the
+ * run reports a change ({@link RunState.onClockChange}: idling, its end, a budget change) and
+ * when the timer fires; it creates no promise, where a `condition` creates four at every run's
+ * start. The other waits stay conditions: they are rare, and a condition re-arms only after the
+ * task's other work, so a run that ends in the task that ended its wait arms no new timer.
+ */
+class ChangeWaits implements Waits {
+  private pending: { ready: () => boolean; then: () => void } | undefined;
+  /** Where the conditions run: a change can be reported from a call's code, whose scope can be cancelled. */
+  private conditionScope: UntimedScope | undefined;
+
+  constructor(private readonly runScope: CancellationScope) {}
+
+  whileArmed(ready: () => boolean, then: () => void): void {
+    this.pending = { ready, then };
+  }
+
+  otherwise(ready: () => boolean, then: () => void): void {
+    this.conditionScope ??= new UntimedScope({ cancellable: true, parent: this.runScope });
+    this.conditionScope.run(() => condition(ready)).then(then, ignoreCancellation);
+  }
+
+  readonly changed = (): void => {
+    const wait = this.pending;
+    if (!wait?.ready()) return;
+    this.pending = undefined;
+    wait.then();
+  };
+}
+
+/** Rejection handler of the watch's promises: a cancelled scope ends the watch; anything else fails the task. */
+function ignoreCancellation(err: unknown): void {
+  if (!isCancellation(err)) throw err;
+}
+
+/**
+ * Each step arms the next when its wait ends. The timer is a `sleep` in a scope of
+ * its own beside the wait, which saves the race, the cancellable scope and the async loop of
+ * `condition(fn, timeout)`. When the run ends, its timer is left to close with it instead of
+ * being cancelled first (one command and one event less per run).
+ */
+function armTimeBudget(host: TimeBudgetHost, waits: Waits): void {
+  const { state } = host;
+  if (state.isTerminal) return;
+  const budget = state.policy.timeBudgetMs;
+  const next = (): void => armTimeBudget(host, waits);
+  if (state.isIdle) {
+    waits.otherwise(() => !state.isIdle || state.isTerminal, next);
+    return;
+  }
+  const remaining = budget - state.elapsedMs();
+  if (remaining <= 0) {
+    const turns = host.toolTurns();
+    host.cancelToolTurn();
+    // Spent: wait for something that matters (a new tool turn, a new budget, idling).
+    waits.otherwise(() => host.toolTurns() !== turns || state.policy.timeBudgetMs !== budget || state.isIdle || state.isTerminal, next);
+    return;
+  }
+  const timer = new UntimedScope({ cancellable: true, parent: host.scope });
+  let fired = false;
+  timer.run(() => sleep(remaining)).then(() => {
+    fired = true;
+    waits.changed();
+  }, ignoreCancellation);
+  waits.whileArmed(
+    () => fired || state.policy.timeBudgetMs !== budget || state.isIdle || state.isTerminal,
+    () => {
+      if (state.isTerminal) return; // the timer closes with the run
+      if (!fired) timer.cancel();
+      next();
+    },
+  );
+}

@@ -1,0 +1,168 @@
+import {
+  ChildWorkflowFailure,
+  ParentClosePolicy,
+  allHandlersFinished,
+  condition,
+  continueAsNew,
+  executeChild,
+  makeContinueAsNewFunc,
+  setHandler,
+  workflowInfo,
+} from '@temporalio/workflow';
+import {
+  closeSessionSignal,
+  sendMessageUpdate,
+  sessionInputSchema,
+  sessionMessageSchema,
+  sessionQuery,
+  type ParsedSessionInput,
+  type SessionInput,
+  type SessionReport,
+} from '../../contracts/session';
+import { describeIssues } from '../../contracts/json';
+import type { Message } from '../../contracts/messages';
+import { agentRunWorkflowType } from '../../contracts/definitions';
+import type { RunInput, RunResult } from '../../contracts/run';
+import { childRunLabels } from './child-run-labels';
+import { rejection } from '../run/failures';
+import { decidePatchBaseline, refuseSessionWithoutFollowMarker } from '../versioning/patches';
+
+/** The worker version (`deployment.buildId`) running this workflow task, if versioned. */
+function currentVersion(): string | undefined {
+  const version = workflowInfo().currentDeploymentVersion;
+  return version ? `${version.deploymentName}.${version.buildId}` : undefined;
+}
+
+/**
+ * Whether the session should continue as new onto its deployment's new current version: the
+ * target changed, and the session did not just come from this very version (a move that could
+ * not leave it, e.g. an operator's pinned override, is not retried in a loop). Always false on
+ * unversioned workers. A session of 1.0.0 or later takes `sessions-follow-new-versions` from its
+ * baseline; an older one asks it here, where its marker was recorded.
+ *
+ * @throws OutsideSupportWindowError on replay of a session recorded before 0.5.0 that got here.
+ */
+function shouldFollowNewVersion(state: ParsedSessionInput): boolean {
+  if (!workflowInfo().targetWorkerDeploymentVersionChanged) return false;
+  const here = currentVersion();
+  if (here === undefined || state.movedFrom === here) return false;
+  refuseSessionWithoutFollowMarker();
+  return true;
+}
+
+/** Continues the session as new on the deployment's current version (worker versioning). */
+function continueOnCurrentVersion(input: ParsedSessionInput): Promise<never> {
+  return makeContinueAsNewFunc<typeof agentSession>({ initialVersioningBehavior: 'AUTO_UPGRADE' })(input);
+}
+
+/**
+ * A conversation as one long-lived workflow: each user message becomes a child `agentRun`
+ * that starts from the session state and history the previous runs left. Runs of a session
+ * are sequential; the session continues as new every `runsPerExecution` runs (or when
+ * Temporal suggests it), carrying its compacted state, so a session can last indefinitely.
+ * On versioned workers a session is pinned like a run, and its runs start on its version; when
+ * a new version becomes current, the session continues as new onto it before its next run
+ * (runs already started finish where they are).
+ *
+ * A session started on 1.0.0 or later records the release's baseline marker first, as a run
+ * does. Older sessions recorded none: they ask each patch, and are refused only where the code
+ * of the releases before the support window took another branch (see
+ * {@link refuseSessionWithoutFollowMarker}).
+ *
+ * @throws ApplicationFailure `invalid_input` when the input does not parse.
+ */
+export async function agentSession(rawInput: SessionInput): Promise<SessionReport> {
+  decidePatchBaseline();
+  const parsed = sessionInputSchema().safeParse(rawInput);
+  if (!parsed.success) throw rejection(`invalid session input: ${describeIssues(parsed.error)}`, 'invalid_input');
+  const state: ParsedSessionInput = parsed.data;
+  const sessionId = workflowInfo().workflowId;
+  let closed = false;
+  let runsThisExecution = 0;
+
+  const report = (): SessionReport => ({
+    agent: state.agent,
+    open: !closed,
+    sessionState: state.sessionState,
+    historyLength: state.history.length,
+    runs: state.runs.slice(-50),
+  });
+
+  setHandler(sessionQuery, report);
+  setHandler(closeSessionSignal, () => {
+    closed = true;
+  });
+  setHandler(
+    sendMessageUpdate,
+    (payload) => {
+      const message = sessionMessageSchema().parse(payload);
+      const runNumber = state.nextRunNumber++;
+      const record = { runNumber, workflowId: `${sessionId}/run-${runNumber}`, status: 'queued' as const };
+      state.queue.push({ runNumber, workflowId: record.workflowId, content: message.content, ...(message.plannerOptions !== undefined ? { plannerOptions: message.plannerOptions } : {}) });
+      state.runs.push(record);
+      return record;
+    },
+    {
+      validator: (payload) => {
+        if (closed) throw rejection('the session is closed', 'session_closed');
+        const check = sessionMessageSchema().safeParse(payload);
+        if (!check.success) throw rejection(`invalid message: ${describeIssues(check.error)}`, 'invalid_payload');
+      },
+    },
+  );
+
+  for (;;) {
+    await condition(() => state.queue.length > 0 || closed);
+    if (!closed && state.queue.length > 0 && shouldFollowNewVersion(state)) {
+      // Between runs, nothing of the session's own code is in flight: the queued messages carry over.
+      await condition(allHandlersFinished);
+      await continueOnCurrentVersion({ ...state, runs: state.runs.slice(-50), movedFrom: currentVersion() });
+    }
+    const next = state.queue.shift();
+    if (!next) break;
+    const record = state.runs.find((r) => r.runNumber === next.runNumber);
+    if (record) record.status = 'running';
+    const userMessage: Message = { role: 'user', content: next.content };
+    try {
+      const result = await executeChild<(input: RunInput) => Promise<RunResult>>(agentRunWorkflowType, {
+        workflowId: next.workflowId,
+        args: [
+          {
+            agent: state.agent,
+            sessionId,
+            messages: [userMessage],
+            history: state.history,
+            sessionState: state.sessionState,
+            labels: state.labels,
+            ...(state.policy ? { policy: state.policy } : {}),
+            ...(state.confirmation ? { confirmation: state.confirmation } : {}),
+            ...(next.plannerOptions !== undefined ? { plannerOptions: next.plannerOptions } : {}),
+          },
+        ],
+        // A run outlives a session that is terminated by force; ops tools can still reach it.
+        parentClosePolicy: ParentClosePolicy.ABANDON,
+        ...childRunLabels(state.agent, undefined, { sessionId }),
+      });
+      state.sessionState = result.sessionState;
+      const answer: Message[] = result.final ? [{ role: 'assistant', content: result.final.text }] : [];
+      state.history = [...state.history, userMessage, ...answer].slice(-state.maxHistoryMessages);
+      if (record) {
+        record.status = result.status;
+        if (result.final) record.final = result.final.text;
+      }
+    } catch (err) {
+      if (!(err instanceof ChildWorkflowFailure)) throw err;
+      if (record) {
+        record.status = 'failed';
+        record.error = err.cause?.message ?? err.message;
+      }
+    }
+    runsThisExecution += 1;
+    if (!closed && (runsThisExecution >= state.runsPerExecution || workflowInfo().continueAsNewSuggested)) {
+      await condition(allHandlersFinished);
+      await continueAsNew<typeof agentSession>({ ...state, runs: state.runs.slice(-50) });
+    }
+  }
+  await condition(allHandlersFinished);
+  return report();
+}

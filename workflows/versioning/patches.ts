@@ -1,0 +1,192 @@
+import { patched } from '@temporalio/workflow';
+import { runContext } from '../run/run-context';
+import { OutsideSupportWindowError, supportWindow } from './support-window';
+
+/**
+ * The versioning of the workflow code: the patches it still asks, the releases and the baseline
+ * marker each release records, and the support window (which recorded runs this code replays).
+ * How to add a patch and how to retire one: docs/internals/patches.md.
+ *
+ * Workflow code asks {@link isPatched}, never `patched()` directly: a run records one baseline
+ * marker at its start, which stands for every patch of its release and the releases before.
+ *
+ * The rule since 1.0: a change that only saves work (fewer promises, fewer events) gets no patch
+ * of its own; it rides on the next release's baseline ({@link isInBaseline}). A change of
+ * behaviour a user can see gets a patch ({@link isPatched}). Either id is listed in the
+ * `patches` of the release that brings it.
+ */
+
+// ---- the patches still asked, by the release that brought them ----------------------------
+
+/**
+ * 0.10.0: the wait beside the time-budget timer (where every run starts) is tested when the run
+ * reports a change (idling, its end, a budget change) or the timer fires, instead of being a
+ * `condition`. Its step runs in the code that made the change instead of after the task's
+ * microtasks, so its timer commands can come in another order against the task's other
+ * commands. Runs of 0.9.0 take the condition.
+ */
+export const budgetWatchOnChanges = 'budget-watch-on-changes';
+
+/**
+ * 0.10.0: the workflow function, the run metrics and the run loop's error handling are one async
+ * step instead of three nested async functions, so the run's end reaches the SDK a few
+ * microtasks sooner, which can order its completion differently against a handler running in
+ * the same task. Runs of 0.9.0 take the nested steps.
+ */
+export const flatRunChain = 'flat-run-chain';
+
+/**
+ * 0.11.0: a workflow task marks only the first turn boundary in it. Turns that begin in a task
+ * an earlier turn began (local tools run many turns in one task) share that turn's reset point.
+ * Runs of 0.9.0 and 0.10.0 wrote a memo change for each.
+ */
+export const oneBoundaryPerTask = 'one-boundary-per-task';
+
+/**
+ * 0.12.0: a turn of parallel calls joins them by the calls reporting their ends from the step
+ * that records each output, instead of `Promise.all` over their promises: the turn goes on one
+ * microtask sooner after its last call, which can order the next turn's commands differently
+ * against a handler running in the same task. Runs of 0.9.0 to 0.11.0 join with `Promise.all`.
+ */
+export const parallelCallsJoin = 'parallel-calls-join';
+
+/**
+ * 0.13.0: a dependency-aware plan gives a scope of its own only to calls with an output path
+ * (alternatives the turn may cancel one by one), and its loop is woken by the calls' own steps
+ * instead of a non-cancellable `condition`; a call that fails fails the turn at once. The steps
+ * after a call's end come at other microtasks. Runs of 0.9.0 to 0.12.0 keep the scope per call
+ * and the condition.
+ */
+export const lightCallGraphs = 'light-call-graphs';
+
+/**
+ * 1.0.0: session runs and sub-agent runs start with the memo (`agent`) and, when the starting
+ * workflow has AgentName (so the namespace has the attributes), the AgentName search attribute
+ * of a plain run, so they mirror their status into AgentStatus and every list, filter and
+ * metric sees them. Runs recorded before started their children without them.
+ */
+export const childRunsListed = 'child-runs-listed';
+
+/**
+ * 1.0.0: the wait between a tool turn's last tool end and the task that records its outputs
+ * (a rewind's reset re-records them at today's time; a workflow worker outage delays them) is
+ * not charged to the time budget when it is a second or more. Asked only for such a wait, so
+ * runs without one record no marker. Runs recorded before were charged it.
+ */
+export const budgetCountsWork = 'budget-counts-work';
+
+/**
+ * 1.0.0: a model call that still fails for an outage or rate limits after its attempts, and a
+ * toolset listing whose MCP server is still unavailable after its attempts, wait for the
+ * provider instead of failing the run (or going on without the toolset): the run logs
+ * `model_waiting` / `mcp_waiting`, its status shows the wait, and the call is scheduled again
+ * with a retry policy without an attempt limit whose schedule-to-close timeout is what is left
+ * of the time budget. Asked only when such a failure comes back, so runs without an outage
+ * record no marker.
+ */
+export const waitOutProviderOutages = 'wait-out-provider-outages';
+
+/**
+ * 1.0.0: a run input with a value nested deeper than 64 levels (`maxInputJsonDepth`) fails the
+ * run with `invalid_input` at its start. Asked only for such an input. Runs recorded before ran
+ * with it.
+ */
+export const boundedInputDepth = 'bounded-input-depth';
+
+/**
+ * 0.5.0: on versioned workers, a session whose deployment has a new current version continues as
+ * new onto it before its next run. Its old branch (not following) was taken only by sessions
+ * recorded before 0.5.0, which are outside the support window: a session without the marker at
+ * that point is refused ({@link refuseSessionWithoutFollowMarker}). Sessions record no baseline
+ * before 1.0.0, so this marker is what tells them apart there.
+ */
+export const sessionsFollowNewVersions = 'sessions-follow-new-versions';
+
+// ---- the releases -------------------------------------------------------------------------
+
+/** A release whose runs this code replays, and what its baseline marker stands for. */
+export interface Release {
+  readonly release: string;
+  /** The marker a run started on this release records first. */
+  readonly baseline: string;
+  /** The patches this release brought; its baseline stands for them and all older releases'. */
+  readonly patches: readonly string[];
+}
+
+/**
+ * Every release inside the support window, newest first. A new execution records the first
+ * row's baseline and nothing else; replay finds the row whose baseline its history recorded. The
+ * last row is the window's oldest release: everything that came before it is in the code
+ * without a branch (its patches were retired, see docs/internals/patches.md).
+ */
+export const releases: readonly Release[] = [
+  // sessions-follow-new-versions came in 0.5.0; sessions record a baseline from 1.0.0 on, so it is first in this one.
+  { release: '1.0.0', baseline: 'baseline-1.0.0', patches: [childRunsListed, budgetCountsWork, waitOutProviderOutages, boundedInputDepth, sessionsFollowNewVersions] },
+  { release: '0.13.0', baseline: 'baseline-0.13.0', patches: [lightCallGraphs] },
+  { release: '0.12.0', baseline: 'baseline-0.12.0', patches: [parallelCallsJoin] },
+  { release: '0.11.0', baseline: 'baseline-0.11.0', patches: [oneBoundaryPerTask] },
+  { release: '0.10.0', baseline: 'baseline-0.10.0', patches: [budgetWatchOnChanges, flatRunChain] },
+  { release: supportWindow.oldest, baseline: 'baseline-0.9.0', patches: [] },
+];
+
+/** The patches the baseline of `releases[index]` stands for: its own and every older release's. */
+function patchesFrom(index: number): ReadonlySet<string> {
+  return new Set(releases.slice(index).flatMap((r) => r.patches));
+}
+
+/** The baseline markers, newest first, with the patches each stands for. */
+const baselines: readonly (readonly [id: string, patches: ReadonlySet<string>])[] = releases.map((r, i) => [r.baseline, patchesFrom(i)]);
+
+/**
+ * Decides, once at the start of an execution, which baseline it runs with: the newest for a new
+ * execution (recording its marker), and on replay the one its history recorded. `patched()` of a
+ * marker the history lacks is false on replay and records nothing, so asking newest first is
+ * safe. Returns false when the history recorded none.
+ */
+export function decidePatchBaseline(): boolean {
+  const found = baselines.find(([id]) => patched(id));
+  runContext().baseline = found?.[1];
+  return found !== undefined;
+}
+
+/**
+ * Decides the baseline of an `agentRun` execution. Every `agentRun` of the window's releases
+ * recorded a baseline at its start, so one without it was started by an older release: its
+ * workflow task fails with {@link OutsideSupportWindowError} (retried until a worker of a release
+ * that still replays it takes the run), instead of diverging from its history.
+ *
+ * @throws OutsideSupportWindowError on replay of a run recorded before the window.
+ */
+export function decideRunBaseline(): void {
+  if (!decidePatchBaseline()) throw new OutsideSupportWindowError(supportWindow.noBaselineReason);
+}
+
+/**
+ * Whether this run takes the patched branch of `id`: true when the run's baseline includes it,
+ * otherwise `patched(id)` (a marker the first time it is true in a new execution).
+ */
+export function isPatched(id: string): boolean {
+  return runContext().baseline?.has(id) === true || patched(id);
+}
+
+/**
+ * Whether this run's baseline includes `id`, never asking a marker: the condition of a change
+ * that only saves work, which rides on a release's baseline instead of a patch of its own. Runs
+ * of older baselines keep the old path for their whole life, and record nothing for it.
+ */
+export function isInBaseline(id: string): boolean {
+  return runContext().baseline?.has(id) === true;
+}
+
+/**
+ * At the point where a session follows a new worker version: a session of 1.0.0 or later has
+ * the patch in its baseline; an older one takes it by its marker (recorded whenever a session of
+ * 0.5.0 or later got here). Without either, the session was recorded before 0.5.0.
+ *
+ * @throws OutsideSupportWindowError on replay of a session recorded before 0.5.0.
+ */
+export function refuseSessionWithoutFollowMarker(): void {
+  if (!isPatched(sessionsFollowNewVersions)) {
+    throw new OutsideSupportWindowError(`a session recorded by a release before 0.5.0 (no ${sessionsFollowNewVersions} marker where its worker version changed)`);
+  }
+}
