@@ -182,8 +182,8 @@ function implementationOf(agent: AgentTools, definition: ToolDefinition, tools: 
 /**
  * Builds the activity functions of a worker: one per tool of each agent, typed
  * `<agent>/<tool>` (see `toolActivityType`), so two agents may each have a tool of the same
- * name. Runs recorded before namespacing (0.1.0) schedule the bare tool name; it is registered
- * too for every tool name that only one implementation uses, so such runs still complete.
+ * name. (Runs of 0.1.0 scheduled the bare tool name; they are outside the support window and
+ * finish on 0.13.x workers, which register it.)
  *
  * @throws Error when an agent's tool has no implementation, or a tool takes a reserved name.
  */
@@ -207,8 +207,5 @@ export function createActivities(deps: ActivityDependencies): Record<string, (in
       activities[toolActivityType(agent.name, definition.name)] = toolActivity(implementationOf(agent, definition, deps.tools, claimed));
     }
   }
-  const byName = new Map<string, ToolImplementation[]>();
-  for (const tool of deps.tools) byName.set(tool.definition.name, [...(byName.get(tool.definition.name) ?? []), tool]);
-  for (const [name, impls] of byName) if (impls.length === 1 && impls[0]) activities[name] = toolActivity(impls[0]);
   return activities;
 }

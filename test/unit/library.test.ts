@@ -38,9 +38,9 @@ describe('createActivities: one activity per agent tool', () => {
   const impl = implementTool(lookup, () => 'a');
   const otherImpl = implementTool(otherLookup, () => 'b');
 
-  it('registers <agent>/<tool>, plus the bare tool name where one implementation has it (runs recorded by 0.1.0)', () => {
+  it('registers <agent>/<tool> only: the bare tool names of 0.1.0 runs are outside the support window', () => {
     const activities = createActivities({ agents: [agent('a'), agent('b', [otherLookup, note])], tools: [impl, otherImpl, implementTool(note, () => null)] });
-    expect(Object.keys(activities).sort()).toEqual(['a/lookup', 'b/lookup', 'b/note', 'note']);
+    expect(Object.keys(activities).sort()).toEqual(['a/lookup', 'b/lookup', 'b/note']);
   });
 
   it('matches a tool by its definition, so two agents\' same-named tools keep their own implementations', async () => {
