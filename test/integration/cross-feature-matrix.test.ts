@@ -23,7 +23,7 @@ import { forkRun } from '../../worker/fork';
 import { DurableAgentsPlugin } from '../../worker/plugin';
 import type { ScriptStep } from '../../workflows/planners/scripted';
 import { findTestAgent, testAgents } from '../support/agents';
-import { createTestEnv, createTestWorker, testWorkflowsPath, uniqueTaskQueue, workflowBundleOption } from '../support/test-env';
+import { createTestEnv, createTestWorker, forkBundleOption, uniqueTaskQueue, workflowBundleOption } from '../support/test-env';
 import { allToolImplementations } from '../support/tools';
 import { waitFor } from '../support/wait';
 
@@ -219,7 +219,7 @@ async function cell(kind: Kind, operation: Operation): Promise<void> {
     case 'fork': {
       expect(await agents.result(workflowId)).toMatchObject({ status: 'completed' });
       if (olderThanBudget) await sleep(shortBudgetMs + 500);
-      const fork = await forkRun(agents.client, workflowId, { toTurn: await laterTurn(subject), workflowsPath: testWorkflowsPath });
+      const fork = await forkRun(agents.client, workflowId, { toTurn: await laterTurn(subject), ...(await forkBundleOption()) });
       const result = await agents.result(fork.workflowId);
       expect(result).toMatchObject({ status: 'completed', final: { text: finalText(kind) } });
       expect(result.finalizeReason).toBeUndefined();

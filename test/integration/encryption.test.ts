@@ -12,7 +12,7 @@ import { forkRun } from '../../worker/fork';
 import { DurableAgentsPlugin } from '../../worker/plugin';
 import { testAgents } from '../support/agents';
 import { callStep, finalStep, scriptedInput } from '../support/scripts';
-import { createTestEnv, testWorkflowsPath, uniqueTaskQueue, workflowBundleOption } from '../support/test-env';
+import { createTestEnv, forkBundleOption, uniqueTaskQueue, workflowBundleOption } from '../support/test-env';
 import { allToolImplementations } from '../support/tools';
 
 let env: TestWorkflowEnvironment;
@@ -97,7 +97,7 @@ describe('payload encryption (AES-256-GCM codec)', () => {
     expect((await agents.statusFromHistory(workflowId)).turns).toBe(2);
 
     // A fork replays the decrypted history and starts from the state after turn 1.
-    const fork = await forkRun(agents.client, workflowId, { toTurn: 1, workflowsPath: testWorkflowsPath });
+    const fork = await forkRun(agents.client, workflowId, { toTurn: 1, ...(await forkBundleOption()) });
     const forkWorker = (await encrypted(taskQueue, [oldKey])).worker;
     await forkWorker.runUntil(async () => {
       expect(await agents.result(fork.workflowId)).toMatchObject({ status: 'completed', final: { text: secrets.final }, sessionState: { note: secrets.state } });

@@ -8,7 +8,7 @@ import type { RunEvent } from '../../contracts';
 import { forkRun } from '../../worker/fork';
 import { agentSuite } from '../support/agent-suite';
 import { callStep, finalStep, scriptedInput } from '../support/scripts';
-import { testWorkflowsPath } from '../support/test-env';
+import { forkBundleOption } from '../support/test-env';
 
 const suite = agentSuite('rewind-budget');
 
@@ -64,7 +64,7 @@ describe('a time budget after a rewind or a fork', () => {
 
   it('a fork of a run older than its time budget starts with the time the run had used at the boundary', async () => {
     const workflowId = await olderThanBudget(1);
-    const fork = await forkRun(suite.agents.client, workflowId, { toTurn: 1, workflowsPath: testWorkflowsPath });
+    const fork = await forkRun(suite.agents.client, workflowId, { toTurn: 1, ...(await forkBundleOption()) });
     const result = await suite.agents.result(fork.workflowId);
     expect(result).toMatchObject({ status: 'completed', final: { text: 'three turns' } });
     expect(result.finalizeReason).toBeUndefined();

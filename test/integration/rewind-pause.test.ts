@@ -7,7 +7,7 @@
 import { forkRun } from '../../worker/fork';
 import { agentSuite } from '../support/agent-suite';
 import { callStep, finalStep, scriptedInput } from '../support/scripts';
-import { testWorkflowsPath } from '../support/test-env';
+import { forkBundleOption } from '../support/test-env';
 import { waitFor } from '../support/wait';
 
 const suite = agentSuite('rewind-pause');
@@ -33,7 +33,7 @@ describe('rewind and fork of a run that was paused and resumed', () => {
 
   it('a fork at that turn starts and completes', async () => {
     const workflowId = await pausedAndResumedRun();
-    const fork = await forkRun(suite.agents.client, workflowId, { toTurn: 1, workflowsPath: testWorkflowsPath });
+    const fork = await forkRun(suite.agents.client, workflowId, { toTurn: 1, ...(await forkBundleOption()) });
     expect(await suite.agents.result(fork.workflowId)).toMatchObject({ status: 'completed', final: { text: 'done' } });
   });
 });

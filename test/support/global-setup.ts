@@ -2,12 +2,13 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { provisionTemporalCli, temporalCliVersion } from '../../worker/temporal-cli';
-import { buildTestBundle } from './test-bundle';
+import { buildTestBundle, buildTestForkBundle } from './test-bundle';
 import { createOwnTestEnv, existingTestServer, sharedServerKey } from './test-server';
 
 /**
  * Runs once before the integration tests: provisions the Temporal CLI, builds the workflow
- * bundle, which every test file then loads from disk instead of rebuilding, and starts the dev
+ * bundles (for workers, and for forkRun), which every test file then loads from disk instead of
+ * rebuilding, and starts the dev
  * server the files share (unless DURABLE_AGENTS_TEST_SERVER names a server to use instead);
  * global teardown stops it.
  */
@@ -19,12 +20,15 @@ export default async function globalSetup(): Promise<void> {
   } else {
     process.stderr.write('\nno Temporal CLI available; the SDK will download one\n');
   }
-  const [bundle, server] = await Promise.all([buildTestBundle(), existingTestServer() ? undefined : createOwnTestEnv()]);
+  const [bundle, forkBundle, server] = await Promise.all([buildTestBundle(), buildTestForkBundle(), existingTestServer() ? undefined : createOwnTestEnv()]);
   const dir = join(tmpdir(), `durable-agents-test-${process.pid}`);
   mkdirSync(dir, { recursive: true });
   const codePath = join(dir, 'workflow-bundle.js');
   writeFileSync(codePath, bundle.code);
   process.env.DURABLE_AGENTS_TEST_BUNDLE = codePath;
+  const forkBundlePath = join(dir, 'fork-bundle.json');
+  writeFileSync(forkBundlePath, JSON.stringify(forkBundle));
+  process.env.DURABLE_AGENTS_TEST_FORK_BUNDLE = forkBundlePath;
   if (server) {
     (globalThis as Record<symbol, unknown>)[sharedServerKey] = server;
     process.env.DURABLE_AGENTS_SHARED_TEST_SERVER = server.address;

@@ -1,4 +1,5 @@
 import { bundleAgentWorkflows } from '../../worker/create-worker';
+import { bundleForkCapture } from '../../worker/fork';
 
 /**
  * The test suite's workflows module (both examples' agents, and the test agents). This module
@@ -10,4 +11,9 @@ export const testWorkflowsPath = require.resolve('./workflows');
 /** Bundles the test suite's workflows module. */
 export function buildTestBundle(): ReturnType<typeof bundleAgentWorkflows> {
   return bundleAgentWorkflows(testWorkflowsPath);
+}
+
+/** Bundles the test suite's workflows module for forkRun (its `workflowBundle` option). */
+export function buildTestForkBundle(): ReturnType<typeof bundleForkCapture> {
+  return bundleForkCapture(testWorkflowsPath);
 }

@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { Worker, type WorkerOptions } from '@temporalio/worker';
+import { readFile } from 'node:fs/promises';
+import { Worker, type WorkerOptions, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Client } from '@temporalio/client';
 import type { ActivityDependencies, ToolImplementation } from '../../activities';
 import { DurableAgentsPlugin } from '../../worker/plugin';
 import { AgentClient } from '../../client/agent-client';
-import { buildTestBundle } from './test-bundle';
+import { buildTestBundle, buildTestForkBundle } from './test-bundle';
 import { testAgents } from './agents';
 import { createOwnTestEnv, existingTestServer, quietRuntime, sharedTestServer } from './test-server';
 
@@ -33,6 +34,18 @@ export async function workflowBundleOption(): Promise<{ codePath: string } | { c
   if (codePath) return { codePath };
   const bundle = await buildTestBundle();
   return { code: bundle.code };
+}
+
+let forkBundle: Promise<WorkflowBundleWithSourceMap> | undefined;
+
+/**
+ * forkRun's option for the test suite's workflows: the bundle global setup built (or one built
+ * now, once per file, when run without it). With `workflowsPath`, every fork bundles anew.
+ */
+export function forkBundleOption(): Promise<{ workflowBundle: WorkflowBundleWithSourceMap }> {
+  const path = process.env.DURABLE_AGENTS_TEST_FORK_BUNDLE;
+  forkBundle ??= path ? readFile(path, 'utf8').then((json) => JSON.parse(json) as WorkflowBundleWithSourceMap) : buildTestForkBundle();
+  return forkBundle.then((workflowBundle) => ({ workflowBundle }));
 }
 
 /** A fresh task queue name, so test cases never share workers. */
