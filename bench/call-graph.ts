@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { RunEvent, RunInput, ToolCall } from '../contracts';
-import { provisionTemporalCli } from '../worker/temporal-cli';
+import { provisionTemporalCli } from '../testing/temporal-cli';
 import { allToolImplementations } from '../test/support/tools';
 import { agentClient, buildTestBundle, createTestEnv, createTestWorker, uniqueTaskQueue } from '../test/support/test-env';
 import { finalStep, scriptedInput } from '../test/support/scripts';

@@ -14,7 +14,7 @@ import OpenAI from 'openai';
 import type { temporal } from '@temporalio/proto';
 import { createModelActivities } from '../activities/model';
 import { callTools, FakeOpenAIServer, paced, say, toolCall } from '../testing/fake-model';
-import { provisionTemporalCli } from '../worker/temporal-cli';
+import { provisionTemporalCli } from '../testing/temporal-cli';
 import { findTestAgent } from '../test/support/agents';
 import { allToolImplementations } from '../test/support/tools';
 import { agentClient, buildTestBundle, createTestEnv, createTestWorker, uniqueTaskQueue } from '../test/support/test-env';

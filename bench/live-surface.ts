@@ -28,7 +28,7 @@ import { findTestAgent } from '../test/support/agents';
 import { SseClient } from '../test/support/sse-client';
 import { agentClient, buildTestBundle, createTestEnv, createTestWorker, uniqueTaskQueue } from '../test/support/test-env';
 import { allToolImplementations } from '../test/support/tools';
-import { provisionTemporalCli } from '../worker/temporal-cli';
+import { provisionTemporalCli } from '../testing/temporal-cli';
 import { percentile } from './stats';
 
 const viewerToken = 'bench-viewer-token-0123456789';

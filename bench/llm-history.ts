@@ -22,7 +22,7 @@ import { AgentClient } from '../client/agent-client';
 import { jsonByteLength, transcriptQuery, type Message } from '../contracts';
 import { callTools, FakeOpenAIServer, say, toolCall, type RecordedRequest } from '../testing/fake-model';
 import { buildTestBundle } from '../test/support/test-env';
-import { startDevServer } from '../worker/dev-server';
+import { startDevServer } from '../testing/dev-server';
 
 const port = 7533;
 const taskQueue = 'bench-llm-history';

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { cpus, loadavg, platform, release, totalmem } from 'node:os';
 import { resolve } from 'node:path';
 import { z } from 'zod';
-import { findTemporalCli, temporalCliVersion } from '../worker/temporal-cli';
+import { findTemporalCli, temporalCliVersion } from '../testing/temporal-cli';
 
 /** Facts about the machine and the software a benchmark ran on. */
 export interface MachineFacts {

@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { stickyTaskTimeout } from '../worker/plugin';
-import { provisionTemporalCli } from '../worker/temporal-cli';
+import { provisionTemporalCli } from '../testing/temporal-cli';
 import { startChildWorker, childWorkerEnv, type ChildWorker } from '../test/support/child-worker';
 import { agentClient, buildTestBundle, createTestEnv, uniqueTaskQueue } from '../test/support/test-env';
 import { finalStep, scriptedInput } from '../test/support/scripts';

@@ -1,7 +1,7 @@
 import { rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { existingTestServer } from '../test/support/test-env';
-import { isPortTaken, startDevServer, type DevServer } from '../worker/dev-server';
+import { isPortTaken, startDevServer, type DevServer } from '../testing/dev-server';
 
 /** Where the benchmark's results and its dev server's SQLite file live (git-ignored). */
 export const resultsDir = resolve(__dirname, 'results');

@@ -25,7 +25,7 @@ import { corpusName, historiesDir, isRetired, manifestPath, readManifest, readRe
 import { openScenarios, scenarios, type Scenario } from '../test/support/scenarios';
 import { agentClient, createTestEnv, uniqueTaskQueue, workflowBundleOption } from '../test/support/test-env';
 import { waitFor } from '../test/support/wait';
-import { provisionTemporalCli } from '../worker/temporal-cli';
+import { provisionTemporalCli } from '../testing/temporal-cli';
 
 type History = temporal.api.history.v1.IHistory;
 

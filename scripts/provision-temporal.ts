@@ -4,7 +4,7 @@
  * its version. Exits 0 even when none is installable: the SDK then downloads the CLI itself
  * (machines with internet only).
  */
-import { pinnedTemporalCli, provisionTemporalCli, temporalCliVersion } from '../worker/temporal-cli';
+import { pinnedTemporalCli, provisionTemporalCli, temporalCliVersion } from '../testing/temporal-cli';
 
 const cli = provisionTemporalCli();
 if (cli) {

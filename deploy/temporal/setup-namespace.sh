@@ -1,7 +1,7 @@
 #!/bin/sh
 # One-shot (temporalio/admin-tools, official `temporal` CLI): waits until the server is healthy,
 # registers the namespace if missing, and registers the search attributes that durable-agents
-# writes (AgentName, AgentStatus: Keyword), as worker/dev-server.ts does for the dev server.
+# writes (AgentName, AgentStatus: Keyword), as testing/dev-server.ts does for the dev server.
 # Safe to re-run: an existing namespace is kept and re-adding an attribute of the same type is a no-op.
 set -eu
 

@@ -6,7 +6,7 @@ import { join, resolve } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { AgentClient } from '../../client/agent-client';
 import type { RunEvent } from '../../contracts';
-import { startDevServer, type DevServer } from '../../worker/dev-server';
+import { startDevServer, type DevServer } from '../../testing/dev-server';
 import { cleanUpAll, childWorkerEnv, startChildWorker, type ChildWorker } from '../support/child-worker';
 import { readSideEffects, sideEffectCounts } from '../support/file-side-effects';
 import { callStep, finalStep, scriptedInput } from '../support/scripts';

@@ -236,7 +236,7 @@ describe('worker versioning: a new release rolls out while a run waits', () => {
     expect(await replayHistoryJson(history, { code: bundles.v2.code })).toMatchObject({ ok: false, kind: 'nondeterminism' });
   });
 
-  // Our dev server reports drainage within seconds (worker/dev-server.ts, drainageStatusArgs); a
+  // Our dev server reports drainage within seconds (testing/dev-server.ts, drainageStatusArgs); a
   // server of its own (DURABLE_AGENTS_TEST_SERVER) may take Temporal's default minutes.
   const onOurDevServer = existingTestServer() ? it.skip : it;
 

@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { provisionTemporalCli, temporalCliVersion } from '../../worker/temporal-cli';
+import { provisionTemporalCli, temporalCliVersion } from '../../testing/temporal-cli';
 import { buildTestBundle, buildTestForkBundle } from './test-bundle';
 import { createOwnTestEnv, existingTestServer, sharedServerKey } from './test-server';
 

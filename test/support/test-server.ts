@@ -1,6 +1,6 @@
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { devServerSafetyArgs, searchAttributeArgs } from '../../worker/dev-server';
+import { devServerSafetyArgs, searchAttributeArgs } from '../../testing/dev-server';
 
 /*
  * The Temporal servers the integration tests run against. Like ./test-bundle, this module imports

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { maxPayloadBytes, payloadTooLarge, warnPayloadBytes } from '../../contracts';
-import { devServerSafetyArgs } from '../../worker/dev-server';
+import { devServerSafetyArgs } from '../../testing/dev-server';
 import { connectionOptions, temporalConfigFromEnv } from '../../config/temporal';
 
 describe('temporal config from env', () => {

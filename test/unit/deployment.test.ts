@@ -1,4 +1,4 @@
-import { devServerSafetyArgs } from '../../worker/dev-server';
+import { devServerSafetyArgs } from '../../testing/dev-server';
 import { DurableAgentsPlugin } from '../../worker/plugin';
 import { checkDeployment, deploymentFromEnv, workerDeploymentOptions } from '../../worker/deployment';
 import { formatWorkerVersion, runWorkerVersion } from '../../client/worker-version';

