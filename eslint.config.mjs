@@ -9,7 +9,7 @@ const nodeBuiltins = [
 ];
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'dist/**', '.temporal/**', '.tools/**', 'bench/results/**', 'test/package/project/**', '*.config.js'] },
+  { ignores: ['node_modules/**', 'dist/**', '.temporal/**', '.tools/**', '.test-build/**', 'bench/results/**', 'test/package/project/**', '*.config.js'] },
   ...tseslint.configs.recommended,
   {
     files: ['**/*.ts', '**/*.tsx'],

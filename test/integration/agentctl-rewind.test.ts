@@ -7,6 +7,7 @@ import { runResultSchema } from '../../contracts';
 import { callStep, finalStep, scriptedInput } from '../support/scripts';
 import { agentSuite } from '../support/agent-suite';
 import { lines, runAgentctl } from '../support/agentctl-cli';
+import { agentctlNodeArgs } from '../support/agentctl-build';
 import { testWorkflowsPath } from '../support/test-env';
 
 const suite = agentSuite('agentctl-rewind');
@@ -18,7 +19,7 @@ function agentctlWithin(ms: number, ...args: string[]): Promise<{ code: number |
   return new Promise((done) => {
     const child = execFile(
       process.execPath,
-      ['--import', 'tsx', join(__dirname, '../../cli/main.ts'), ...args],
+      [...agentctlNodeArgs(), ...args],
       { env: { ...process.env, TEMPORAL_ADDRESS: suite.env.address, TEMPORAL_NAMESPACE: suite.env.namespace ?? 'default', TEMPORAL_TASK_QUEUE: suite.taskQueue }, timeout: ms, killSignal: 'SIGKILL' },
       (_error, _stdout, stderr) => done({ code: child.exitCode, signal: child.signalCode, stderr, ms: Date.now() - started }),
     );

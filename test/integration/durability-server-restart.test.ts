@@ -8,6 +8,7 @@ import { AgentClient } from '../../client/agent-client';
 import type { RunEvent } from '../../contracts';
 import { startDevServer, type DevServer } from '../../testing/dev-server';
 import { cleanUpAll, childWorkerEnv, startChildWorker, type ChildWorker } from '../support/child-worker';
+import { agentctlNodeArgs } from '../support/agentctl-build';
 import { readSideEffects, sideEffectCounts } from '../support/file-side-effects';
 import { callStep, finalStep, scriptedInput } from '../support/scripts';
 import { quietRuntime, uniqueTaskQueue } from '../support/test-env';
@@ -67,7 +68,7 @@ describe('durability across a server restart', () => {
     );
 
     // An operator follows the run with the official ops CLI across the outage.
-    const follower = spawn(process.execPath, ['--import', 'tsx', resolve(__dirname, '../../cli/main.ts'), 'events', workflowId, '--follow', '--json'], {
+    const follower = spawn(process.execPath, [...agentctlNodeArgs(), 'events', workflowId, '--follow', '--json'], {
       cwd: resolve(__dirname, '../..'),
       env: { ...process.env, TEMPORAL_ADDRESS: server.address, TEMPORAL_NAMESPACE: 'default', TEMPORAL_TASK_QUEUE: taskQueue },
     });

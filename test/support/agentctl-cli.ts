@@ -1,9 +1,9 @@
 import { execFile } from 'node:child_process';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import type { AgentSuite } from './agent-suite';
+import { agentctlNodeArgs } from './agentctl-build';
 
 const repoRoot = resolve(__dirname, '../..');
-const mainPath = join(repoRoot, 'cli/main.ts');
 
 /** What one agentctl invocation printed and returned. */
 export interface CliRun {
@@ -31,7 +31,7 @@ export function runAgentctl(suite: AgentSuite, args: readonly string[], stdin = 
   return new Promise((done) => {
     const child = execFile(
       process.execPath,
-      ['--import', 'tsx', mainPath, ...args],
+      [...agentctlNodeArgs(), ...args],
       {
         cwd: repoRoot,
         env: agentctlEnv(suite),

@@ -1,7 +1,8 @@
 import { spawn } from 'node:child_process';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import type { AgentSuite } from './agent-suite';
 import { agentctlEnv, type CliRun } from './agentctl-cli';
+import { agentctlNodeArgs } from './agentctl-build';
 
 const repoRoot = resolve(__dirname, '../..');
 
@@ -18,7 +19,7 @@ export interface AgentctlProcess {
  * `env`); SIGKILLed after `limitMs` so a command that hangs fails the test instead of the run.
  */
 export function startAgentctl(suite: AgentSuite, args: readonly string[], options: { env?: Record<string, string>; limitMs?: number } = {}): AgentctlProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'cli/main.ts'), ...args], {
+  const child = spawn(process.execPath, [...agentctlNodeArgs(), ...args], {
     cwd: repoRoot,
     env: agentctlEnv(suite, options.env),
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -2,13 +2,14 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { provisionTemporalCli, temporalCliVersion } from '../../testing/temporal-cli';
+import { buildAgentctl } from './agentctl-build';
 import { buildTestBundle, buildTestForkBundle } from './test-bundle';
 import { createOwnTestEnv, existingTestServer, sharedServerKey } from './test-server';
 
 /**
  * Runs once before the integration tests: provisions the Temporal CLI, builds the workflow
  * bundles (for workers, and for forkRun), which every test file then loads from disk instead of
- * rebuilding, and starts the dev
+ * rebuilding, compiles agentctl once for the tests that launch it, and starts the dev
  * server the files share (unless DURABLE_AGENTS_TEST_SERVER names a server to use instead);
  * global teardown stops it.
  */
@@ -20,7 +21,13 @@ export default async function globalSetup(): Promise<void> {
   } else {
     process.stderr.write('\nno Temporal CLI available; the SDK will download one\n');
   }
-  const [bundle, forkBundle, server] = await Promise.all([buildTestBundle(), buildTestForkBundle(), existingTestServer() ? undefined : createOwnTestEnv()]);
+  const [bundle, forkBundle, server, agentctl] = await Promise.all([
+    buildTestBundle(),
+    buildTestForkBundle(),
+    existingTestServer() ? undefined : createOwnTestEnv(),
+    buildAgentctl(),
+  ]);
+  process.env.DURABLE_AGENTS_TEST_AGENTCTL = agentctl;
   const dir = join(tmpdir(), `durable-agents-test-${process.pid}`);
   mkdirSync(dir, { recursive: true });
   const codePath = join(dir, 'workflow-bundle.js');
