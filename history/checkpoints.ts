@@ -4,6 +4,7 @@ import { defaultPayloadConverter } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import Long from 'long';
 import { fetchDecodedHistory } from './decoded-history';
+import { patchMarkerIds } from './patch-markers';
 import { interventionSchema, pauseUpdate, resumeUpdate, describeIssues, toolCallFromActivity, turnOfToolCallSummary, type Intervention } from '../contracts';
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
@@ -57,18 +58,7 @@ const boundariesByCommandsPatchIds: readonly string[] = ['turn-boundaries-in-com
 
 /** Whether the event is the marker of a patch with one of these ids. */
 function isPatchMarker(event: HistoryEvent, patchIds: readonly string[]): boolean {
-  const marker = event.markerRecordedEventAttributes;
-  if (marker?.markerName !== 'core_patch') return false;
-  return Object.values(marker.details ?? {}).some((payloads) =>
-    (payloads.payloads ?? []).some((payload) => {
-      try {
-        const value = defaultPayloadConverter.fromPayload<unknown>(payload as temporal.api.common.v1.IPayload);
-        return typeof value === 'object' && value !== null && 'id' in value && typeof value.id === 'string' && patchIds.includes(value.id);
-      } catch {
-        return false;
-      }
-    }),
-  );
+  return patchMarkerIds(event).some((id) => patchIds.includes(id));
 }
 
 /** The turn an activity id names (`turn-<N>/…`: tool calls, and model calls of newer runs). */

@@ -5,8 +5,7 @@ import { fetchDecodedHistory } from '../history/decoded-history';
 import { boundaryTaskEvents, CheckpointError, checkpointAt, correctionsAfterBoundary, type Checkpoint } from '../history/checkpoints';
 import { agentRunStartAttributes, agentRunWorkflowType, carriedRunStateSchema, continuationInput, describeIssues, payloadTooLarge, runInputSchema, type CarriedRunState, type Intervention, type RunInput } from '../contracts';
 import { durableAgentsSinkName, type DurableAgentsSinks } from '../workflows/bundle/bundle-sinks';
-import { OutsideSupportWindowError } from '../workflows/versioning/support-window';
-import { supportWindowProblem } from './replay';
+import { refuseOutsideSupportWindow } from './replay';
 import { quietBundlerLogger } from './create-worker';
 import { configureAgentBundler } from './plugin';
 import { workflowSourceModule } from './workflow-sources';
@@ -26,7 +25,7 @@ export function bundleForkCapture(workflowsPath: string): Promise<WorkflowBundle
  * The state a run carried at the boundary after `turn` completed turns: its history up to that
  * boundary replayed with a {@link bundleForkCapture} bundle.
  *
- * @throws OutsideSupportWindowError when the run was recorded before this version's support window.
+ * @throws OutsideSupportWindowError (from {@link refuseOutsideSupportWindow}) when the run was recorded before this version's support window.
  * @throws Error when the replay never reached that boundary.
  */
 export async function stateAtTurn(history: temporal.api.history.v1.IHistory, turn: number, bundle: WorkflowBundleWithSourceMap): Promise<CarriedRunState> {
@@ -42,8 +41,7 @@ export async function stateAtTurn(history: temporal.api.history.v1.IHistory, tur
       },
     },
   };
-  const outside = supportWindowProblem(history);
-  if (outside) throw new OutsideSupportWindowError(outside);
+  refuseOutsideSupportWindow(history);
   await Worker.runReplayHistory({ workflowBundle: bundle, sinks, replayName: 'fork' }, history);
   if (captured === undefined) throw new Error(`the replay did not reach the boundary after turn ${turn}`);
   const parsed = carriedRunStateSchema.safeParse(captured);

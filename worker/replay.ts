@@ -6,6 +6,7 @@ import { agentRunWorkflowType } from '../contracts/definitions';
 import { releases } from '../workflows/versioning/patches';
 import { OutsideSupportWindowError, outsideSupportWindowMarker, supportWindow } from '../workflows/versioning/support-window';
 import { dataConverterFromEnv } from '../config/encryption';
+import { patchMarkerIds } from '../history/patch-markers';
 
 /** Outcome of replaying a history against the current workflow code. */
 export type ReplayOutcome =
@@ -18,24 +19,6 @@ export type ReplayOutcome =
     };
 
 type History = ReturnType<typeof historyFromJSON>;
-
-/** The ids of a history's patch markers, in order (a marker whose data cannot be read is skipped). */
-function patchMarkerIds(history: History): string[] {
-  return (history.events ?? []).flatMap((event) => {
-    const marker = event.markerRecordedEventAttributes;
-    if (marker?.markerName !== 'core_patch') return [];
-    return Object.values(marker.details ?? {}).flatMap((payloads) =>
-      (payloads.payloads ?? []).flatMap((payload) => {
-        try {
-          const value = JSON.parse(Buffer.from(payload.data ?? new Uint8Array()).toString('utf8')) as unknown;
-          return typeof value === 'object' && value !== null && 'id' in value && typeof value.id === 'string' ? [value.id] : [];
-        } catch {
-          return [];
-        }
-      }),
-    );
-  });
-}
 
 /**
  * Why a history is outside this version's support window, or undefined when it is inside (or
@@ -51,7 +34,7 @@ export function supportWindowProblem(history: History): string | undefined {
   // A history cut before its first workflow task completed has recorded no command yet.
   if (!events.some((e) => e.workflowTaskCompletedEventAttributes)) return undefined;
   const baselines = new Set(releases.map((r) => r.baseline));
-  return patchMarkerIds(history).some((id) => baselines.has(id)) ? undefined : supportWindow.noBaselineReason;
+  return events.flatMap(patchMarkerIds).some((id) => baselines.has(id)) ? undefined : supportWindow.noBaselineReason;
 }
 
 /**
@@ -62,7 +45,16 @@ export function supportWindowProblem(history: History): string | undefined {
  * @throws Error when the JSON is not a workflow history.
  */
 export function assertInSupportWindow(json: unknown): void {
-  const problem = supportWindowProblem(historyFromJSON(json));
+  refuseOutsideSupportWindow(historyFromJSON(json));
+}
+
+/**
+ * Refuses a parsed history recorded before this version's support window ({@link supportWindowProblem}).
+ *
+ * @throws OutsideSupportWindowError naming the window and the release line that replays the run.
+ */
+export function refuseOutsideSupportWindow(history: History): void {
+  const problem = supportWindowProblem(history);
   if (problem) throw new OutsideSupportWindowError(problem);
 }
 
