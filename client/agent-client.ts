@@ -16,22 +16,15 @@ import {
   type SessionRunRecord,
   describeIssues,
   answerAwaitUpdate,
-  answerSignal,
   decideCallUpdate,
-  decideSignal,
   pendingInputsQuery,
   type AwaitAnswer,
   type CallDecision,
   type PendingInputs,
-  interveneSignal,
   interveneUpdate,
-  killSignal,
   killUpdate,
-  pauseSignal,
   pauseUpdate,
-  resumeSignal,
   resumeUpdate,
-  setBudgetSignal,
   setBudgetUpdate,
   waitForEventsUpdate,
   type BudgetChange,
@@ -56,6 +49,7 @@ import {
   type RunStatusReport,
 } from '../contracts';
 import { jsonDepthExceeds } from '../contracts/json';
+import { runOperationMessages, type RunOperationName } from '../contracts/operations';
 import { isTerminalRunStatus } from '../contracts/run';
 import { connectionOptions, defaultTaskQueue, temporalConfigFromEnv, type TemporalConfig } from '../config/temporal';
 import { dataConverterFromEnv, EncryptedPayloadGuard } from '../config/encryption';
@@ -817,21 +811,11 @@ export class AgentClient {
    * Sends a control signal (fire-and-forget; bad payloads become `signal_rejected` events).
    * The same as `temporal workflow signal --name <name> --input '<json>'`.
    */
-  async signal(
-    workflowId: string,
-    name: 'pause' | 'resume' | 'kill' | 'intervene' | 'setBudget' | 'answer' | 'decide',
-    payload: unknown = {},
-  ): Promise<void> {
-    const defs = {
-      pause: pauseSignal,
-      resume: resumeSignal,
-      kill: killSignal,
-      intervene: interveneSignal,
-      setBudget: setBudgetSignal,
-      answer: answerSignal,
-      decide: decideSignal,
-    };
+  async signal(workflowId: string, name: RunOperationName, payload: unknown = {}): Promise<void> {
+    const definition = runOperationMessages[name]?.signal;
+    if (!definition) throw new AgentClientError('invalid_input', `no operation ${JSON.stringify(name)}; operations: ${Object.keys(runOperationMessages).join(', ')}`);
     fits(`the ${name} signal`, payload);
-    await this.guard(workflowId, () => this.handle(workflowId).signal(defs[name], payload));
+    await this.guard(workflowId, () => this.handle(workflowId).signal(definition, payload));
   }
+
 }

@@ -42,6 +42,7 @@ export {
   answerAwaitUpdate,
   decideCallUpdate,
 } from '../contracts/definitions';
+export { runOperationMessages, type RunOperationName } from '../contracts/operations';
 export { agentSessionWorkflowType, sendMessageUpdate, sessionQuery, closeSessionSignal } from '../contracts/session';
 export { agentNameSearchAttribute, agentStatusSearchAttribute } from '../contracts/search-attributes';
 export {

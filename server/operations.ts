@@ -1,33 +1,20 @@
 import type { z } from 'zod';
 import type { AgentClient } from '../client/agent-client';
 import {
-  answerAwaitUpdate,
-  answerSignal,
   awaitAnswerSchema,
   budgetChangeSchema,
   callDecisionSchema,
   costReportSchema,
-  decideCallUpdate,
-  decideSignal,
-  interveneSignal,
-  interveneUpdate,
   interventionReceiptSchema,
   interventionSchema,
   killRequestSchema,
-  killSignal,
-  killUpdate,
   pauseRequestSchema,
   pauseResultSchema,
-  pauseSignal,
-  pauseUpdate,
   pendingInputsSchema,
   resumeRequestSchema,
-  resumeSignal,
-  resumeUpdate,
   runStatusReportSchema,
-  setBudgetSignal,
-  setBudgetUpdate,
 } from '../contracts';
+import { runOperationMessages, type RunOperationName } from '../contracts/operations';
 import type { Access, Principal } from './auth';
 
 /**
@@ -40,7 +27,7 @@ import type { Access, Principal } from './auth';
  */
 export interface RunOperation<B extends z.ZodType = z.ZodType> {
   /** The WebSocket message type and the workflow signal's name. */
-  readonly name: string;
+  readonly name: RunOperationName;
   /** The HTTP route under `/api/runs/:id/`. */
   readonly path: string;
   readonly access: Access;
@@ -50,15 +37,16 @@ export interface RunOperation<B extends z.ZodType = z.ZodType> {
   /** The payload, parsed once here at the edge (and once more in the workflow). */
   readonly body: B;
   readonly response: z.ZodType;
-  /** The workflow's own definitions of the operation (the signal's name is {@link name}). */
+  /** The workflow's own definitions of the operation, from the protocol's table (the signal's name is {@link name}). */
   readonly signal: { readonly name: string };
   readonly update: { readonly name: string };
   perform(agents: AgentClient, workflowId: string, body: z.output<B>, principal: Principal): Promise<unknown>;
 }
 
-/** Declares an operation; the identity function, for type inference of `perform`'s payload. */
-function operation<B extends z.ZodType>(spec: RunOperation<B>): RunOperation<B> {
-  return spec;
+/** Declares an operation; its signal and update come from the protocol's table (contracts/operations.ts). */
+function operation<B extends z.ZodType>(spec: Omit<RunOperation<B>, 'signal' | 'update'>): RunOperation<B> {
+  const { signal, update } = runOperationMessages[spec.name];
+  return { ...spec, signal, update };
 }
 
 const control = ['control'];
@@ -78,8 +66,6 @@ export const runOperations: readonly AnyRunOperation[] = [
     tags: control,
     body: pauseRequestSchema,
     response: pauseResultSchema,
-    signal: pauseSignal,
-    update: pauseUpdate,
     perform: (agents, id, body) => agents.pause(id, body),
   }),
   operation({
@@ -90,8 +76,6 @@ export const runOperations: readonly AnyRunOperation[] = [
     tags: control,
     body: resumeRequestSchema,
     response: runStatusReportSchema,
-    signal: resumeSignal,
-    update: resumeUpdate,
     perform: (agents, id, body) => agents.resume(id, body.reason),
   }),
   operation({
@@ -102,8 +86,6 @@ export const runOperations: readonly AnyRunOperation[] = [
     tags: control,
     body: killRequestSchema,
     response: runStatusReportSchema,
-    signal: killSignal,
-    update: killUpdate,
     perform: (agents, id, body) => agents.kill(id, body),
   }),
   operation({
@@ -114,8 +96,6 @@ export const runOperations: readonly AnyRunOperation[] = [
     tags: control,
     body: interventionSchema,
     response: interventionReceiptSchema,
-    signal: interveneSignal,
-    update: interveneUpdate,
     perform: (agents, id, body) => agents.intervene(id, body),
   }),
   operation({
@@ -126,8 +106,6 @@ export const runOperations: readonly AnyRunOperation[] = [
     tags: control,
     body: budgetChangeSchema,
     response: costReportSchema,
-    signal: setBudgetSignal,
-    update: setBudgetUpdate,
     perform: (agents, id, body) => agents.setBudget(id, body),
   }),
   operation({
@@ -139,8 +117,6 @@ export const runOperations: readonly AnyRunOperation[] = [
     tags: humanInputs,
     body: callDecisionSchema,
     response: pendingInputsSchema,
-    signal: decideSignal,
-    update: decideCallUpdate,
     perform: (agents, id, body, principal) => agents.decide(id, { ...body, by: body.by ?? principal.name }),
   }),
   operation({
@@ -152,8 +128,6 @@ export const runOperations: readonly AnyRunOperation[] = [
     tags: humanInputs,
     body: awaitAnswerSchema,
     response: pendingInputsSchema,
-    signal: answerSignal,
-    update: answerAwaitUpdate,
     perform: (agents, id, body) => agents.answer(id, body),
   }),
 ];

@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import type { JsonValue, RunEvent, RunResult, RunStatusReport } from '../../contracts';
+import { runOperationMessages, type RunOperationName } from '../../contracts/operations';
 import { callStep, finalStep, scriptedInput, type Observation } from '../support/scripts';
 import { agentSuite } from '../support/agent-suite';
 import { waitFor } from '../support/wait';
@@ -249,6 +250,42 @@ describe('bad input is rejected without harming the run', () => {
     const rejected = (await events(workflowId)).filter((e) => e.type === 'signal_rejected');
     expect(rejected.map((e) => (e as { signal: string }).signal)).toEqual(['pause', 'intervene']);
     expect((rejected[0] as { reason: string }).reason).toContain('reason');
+  });
+
+  it("each operation's signal and update refuse the same input for the same reason (one table, one check)", async () => {
+    const { workflowId } = await suite.agents.start(scriptedInput([callStep(sleep(60_000)), finalStep()]));
+    await eventOf(workflowId, 'tool_call');
+    const handle = suite.env.client.workflow.getHandle(workflowId);
+    // A payload each operation's schema refuses, and one the run refuses as it stands now.
+    const refused: [RunOperationName, unknown][] = [
+      ['pause', { timeoutMs: -5 }],
+      ['resume', {}],
+      ['kill', { reason: 7 }],
+      ['intervene', { kind: 'teleport' }],
+      ['intervene', { kind: 'edit_call', toolCallId: 'call_0_0', args: { ms: 1 } }],
+      ['setBudget', { maxToolCalls: 'many' }],
+      ['decide', { decision: 'approve', toolCallId: 'call_9_9' }],
+      ['answer', { kind: 'clarification', itemId: 'nothing-open', answer: 'x' }],
+    ];
+    const updateReasons: string[] = [];
+    for (const [name, payload] of refused) {
+      const failure = await handle.executeUpdate(runOperationMessages[name].update, { args: [payload] }).then(
+        () => undefined,
+        (err: { cause?: Error }) => err.cause?.message,
+      );
+      expect(failure).toBeDefined();
+      updateReasons.push(failure!);
+      await suite.agents.signal(workflowId, name, payload);
+    }
+    const rejected = await waitFor('a signal_rejected event per refused signal', async () => {
+      const found = (await events(workflowId)).filter((e): e is Extract<RunEvent, { type: 'signal_rejected' }> => e.type === 'signal_rejected');
+      return found.length === refused.length ? found : undefined;
+    });
+    expect(rejected.map((e) => e.signal)).toEqual(refused.map(([name]) => name));
+    expect(rejected.map((e) => e.reason)).toEqual(updateReasons);
+    // Nothing was applied: the run still runs its call, unpaused.
+    expect((await suite.agents.status(workflowId)).status).toBe('running');
+    await suite.agents.kill(workflowId, { reason: 'done' });
   });
 
   it('invalid updates are rejected by their validators and leave no trace in history', async () => {

@@ -11,6 +11,8 @@ import { startAgentServer, type AgentServer } from '../../server';
 import type { AuthConfig, Principal } from '../../server/auth';
 import { handleControlMessage } from '../../server/live/control-messages';
 import { runOperations } from '../../server/operations';
+import { runOperationMessages } from '../../contracts/operations';
+import type { z } from 'zod';
 
 /** An AgentClient that records what it was asked to do. */
 class RecordingAgents extends AgentClient {
@@ -65,6 +67,17 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 describe('one table of run operations', () => {
+  it("derives every operation from the protocol's table: the same payload schema, signal and update", () => {
+    expect(runOperations.map((op) => op.name).sort()).toEqual(Object.keys(runOperationMessages).sort());
+    for (const op of runOperations) {
+      const messages = runOperationMessages[op.name];
+      expect(op.signal).toBe(messages.signal);
+      expect(op.update).toBe(messages.update);
+      // The HTTP body is the public (lazy) schema of the very builder the workflow parses with.
+      expect((op.body as z.ZodLazy).unwrap()).toBe(messages.payload());
+    }
+  });
+
   it("names each operation after the run's signal, and its update is a definition of the workflow", () => {
     const signals = Object.values(definitions).filter((d) => (d as { type?: string }).type === 'signal').map((d) => (d as { name: string }).name);
     const updates = Object.values(definitions).filter((d) => (d as { type?: string }).type === 'update').map((d) => (d as { name: string }).name);
