@@ -269,7 +269,7 @@ describe('bad input is rejected without harming the run', () => {
     ];
     const updateReasons: string[] = [];
     for (const [name, payload] of refused) {
-      const failure = await handle.executeUpdate(runOperationMessages[name].update, { args: [payload] }).then(
+      const failure = await handle.executeUpdate(runOperationMessages[name].update.name, { args: [payload] }).then(
         () => undefined,
         (err: { cause?: Error }) => err.cause?.message,
       );

@@ -1,5 +1,5 @@
 import { defaultRunPolicy, type ToolOutput } from '../../contracts';
-import { addToolOutputs, costReport, describeCap, emptyUsage, reachedCap } from '../../workflows/run/budget';
+import { addToolOutputs, costReport, describeCap, emptyUsage, reachedCap, timeBudgetStep, timeBudgetStepEnds, type WatchedRun } from '../../workflows/run/budget';
 
 const output = (status: ToolOutput['status'], errorType?: NonNullable<ToolOutput['error']>['type']): ToolOutput => ({
   toolCallId: 'c',
@@ -68,5 +68,46 @@ describe('budget', () => {
     const usage = { ...emptyUsage(), tokens: 30, modelCalls: 3, tokensUnknownCalls: 2 };
     expect(costReport(usage, { ...defaultRunPolicy, maxTokens: 100 }, 0).tokens).toEqual({ used: 30, max: 100, remaining: 70, unknownCalls: 2 });
     expect(describeCap('token_budget', usage, defaultRunPolicy)).toContain('2 call(s) of unknown usage');
+  });
+});
+
+describe('the time-budget watch decides from the run as it stands', () => {
+  const running: WatchedRun = { isTerminal: false, isIdle: false, timeBudgetMs: 10_000, toolTurns: 3 };
+
+  it('arms a timer for what is left, and reads the elapsed time only for a running run', () => {
+    expect(timeBudgetStep(running, () => 4_000)).toEqual({ kind: 'arm', timerMs: 6_000 });
+    const neverRead = (): number => {
+      throw new Error('elapsed time read');
+    };
+    expect(timeBudgetStep({ ...running, isTerminal: true }, neverRead)).toEqual({ kind: 'ended' });
+    expect(timeBudgetStep({ ...running, isIdle: true }, neverRead)).toEqual({ kind: 'idle' });
+  });
+
+  it('finds the budget spent at and past its end, also after it was lowered below the elapsed time', () => {
+    expect(timeBudgetStep(running, () => 10_000)).toEqual({ kind: 'spent' });
+    expect(timeBudgetStep({ ...running, timeBudgetMs: 1_000 }, () => 4_000)).toEqual({ kind: 'spent' });
+  });
+
+  it('an idle run is looked at again when it goes on or ends, not when its budget changes', () => {
+    const idle = { ...running, isIdle: true };
+    expect(timeBudgetStepEnds('idle', idle, { ...idle, timeBudgetMs: 20_000 })).toBe(false);
+    expect(timeBudgetStepEnds('idle', idle, running)).toBe(true);
+    expect(timeBudgetStepEnds('idle', idle, { ...idle, isTerminal: true })).toBe(true);
+  });
+
+  it('a spent budget waits for a new tool turn, a new budget, idling or the end', () => {
+    expect(timeBudgetStepEnds('spent', running, running)).toBe(false);
+    expect(timeBudgetStepEnds('spent', running, { ...running, toolTurns: 4 })).toBe(true);
+    expect(timeBudgetStepEnds('spent', running, { ...running, timeBudgetMs: 60_000 })).toBe(true);
+    expect(timeBudgetStepEnds('spent', running, { ...running, isIdle: true })).toBe(true);
+    expect(timeBudgetStepEnds('spent', running, { ...running, isTerminal: true })).toBe(true);
+  });
+
+  it('an armed timer is re-armed when it fires or the budget changes, not for a new tool turn', () => {
+    expect(timeBudgetStepEnds('arm', running, { ...running, toolTurns: 9 })).toBe(false);
+    expect(timeBudgetStepEnds('arm', running, running, true)).toBe(true);
+    expect(timeBudgetStepEnds('arm', running, { ...running, timeBudgetMs: 5_000 })).toBe(true);
+    expect(timeBudgetStepEnds('arm', running, { ...running, isIdle: true })).toBe(true);
+    expect(timeBudgetStepEnds('ended', running, { ...running, isIdle: true })).toBe(false);
   });
 });

@@ -10,9 +10,9 @@ import { isPending } from '../run/safe-point';
 import type { RunState } from '../run/run-state';
 import { executeCall, prepareCall, type DispatchContext, type PreparedCall } from './tool-dispatch';
 import { runToolTurn, type CallReport, type GraphCallOptions, type ToolTurnHost } from './tool-turn';
-import { UntimedScope } from '../run/untimed-scope';
 import { rethrow, settleSteps, waitOn, type CallStep } from './call-steps';
 import { executeSubAgent, type SubAgentHost } from './sub-agent';
+import type { ToolTurns } from './tool-turns';
 import { rejection } from '../run/failures';
 import { isPatched, lightCallGraphs, parallelCallsJoin } from '../versioning/patches';
 
@@ -29,9 +29,6 @@ export interface CallRunnerHost {
   waitFor(done: () => boolean): Promise<boolean>;
   /** Waits while a pause is requested (marking the run paused if no branch has); throws RunTerminated on a kill. */
   holdWhilePaused(): Promise<void>;
-  setToolScope(scope: CancellationScope | undefined): void;
-  /** Why the current turn's calls were cancelled, if the run cancelled them. */
-  cancelHint(): RetryHint | undefined;
   /** Tool activities get compact inputs (see AgentWorkflowsOptions.compactToolInputs). */
   readonly compactToolInputs: boolean;
 }
@@ -51,10 +48,12 @@ function sameCall(a: ToolRequest, b: ToolRequest): boolean {
   return a.toolCallId === b.toolCallId && a.name === b.name && JSON.stringify(a.args) === JSON.stringify(b.args);
 }
 
-/** A call on its way through {@link CallRunner}'s steps; `request` changes as edits apply. */
-interface CallInProgress {
+/**
+ * One call in flight: the record that goes through {@link CallRunner}'s steps, from the plan to
+ * its output. `request` changes as hooks, operators and humans edit the call.
+ */
+interface CallInFlight {
   request: ToolRequest;
-  readonly cancelHint: () => RetryHint | undefined;
   readonly graph: GraphCallOptions | undefined;
   /** Records the call's output (through the graph's `settle` in a dependency-aware plan). */
   readonly finish: (output: ToolOutput) => ToolOutput;
@@ -67,19 +66,6 @@ interface CallInProgress {
   reported?: boolean;
 }
 
-/**
- * The `catch` of a wait before dispatch: a kill or cancellation answers the call as ended before
- * dispatch (the request as it stands then); anything else is rethrown.
- */
-function endedBeforeDispatchStep(call: CallInProgress): (err: unknown) => CallStep {
-  return (err) => {
-    if (err instanceof RunTerminated || isCancellation(err)) return { output: call.finish(endedBeforeDispatch(call.request, call.cancelHint())) };
-    throw err;
-  };
-}
-
-/** Tool turns that share one cancellation scope before it is renewed (see ToolTurnHost.turnScope). */
-const toolScopeMaxTurns = 64;
 
 export class CallRunner {
   /** Tool activities of the current turn in flight (bounded by the policy's maxConcurrentToolCalls). */
@@ -88,9 +74,6 @@ export class CallRunner {
   private readonly early = new Map<string, EarlyCall>();
   /** Early calls the plan did not claim: cancelled, answered once they stopped. */
   private orphans: EarlyCall[] = [];
-  /** The scope tool turns run their calls in (see ToolTurnHost.turnScope), and how many turns used it. */
-  private toolScope: CancellationScope | undefined;
-  private toolScopeTurns = 0;
 
   /** How many calls were started early in the current planner turn. */
   get earlyCount(): number {
@@ -109,7 +92,7 @@ export class CallRunner {
     if (prepared.type !== 'dispatch' || !prepared.tool.startEarly || this.needsConfirmation(prepared.tool, prepared.args)) return false;
     state.emit({ type: 'tool_call', turn: request.turn, toolCallId: request.toolCallId, name: request.name, args: request.args, early: true });
     const scope = new CancellationScope();
-    const promise = scope.run(() => executeCall(this.dispatchContext(prepared.tool), prepared, () => undefined));
+    const promise = scope.run(() => executeCall(this.dispatchContext(prepared.tool), prepared));
     this.early.set(request.toolCallId, { request, scope, promise });
     return true;
   }
@@ -140,6 +123,7 @@ export class CallRunner {
 
   constructor(
     private readonly state: RunState,
+    private readonly turns: ToolTurns,
     private readonly host: CallRunnerHost,
   ) {}
 
@@ -171,33 +155,17 @@ export class CallRunner {
       get lightCallGraphs() {
         return isPatched(lightCallGraphs);
       },
-      runCall: (request, index, cancelHint, graph) => this.runCall(request, index < allowed, cancelHint, graph),
-      reportCall: (request, index, cancelHint, report) => this.reportCall(request, index < allowed, cancelHint, report),
+      turns: this.turns,
+      runCall: (request, index, graph) => this.runCall(request, index < allowed, graph),
+      reportCall: (request, index, report) => this.reportCall(request, index < allowed, report),
       closeCall: (request, type, message, hint) => state.record(closedOutput(request, type, message, hint)),
       writtenOutput: (path) => state.outputs.get(path),
       writeOutput: (path, output) => state.writeOutput(path, output),
-      cancelHint: () => this.host.cancelHint(),
-      setToolScope: (scope) => this.host.setToolScope(scope),
-      turnScope: () => this.turnScope(),
     };
     return runToolTurn(requests, host, (outputs) => {
       const committed = commit(outputs);
       return isPending(committed) ? committed.then(then) : then(committed);
     });
-  }
-
-  /**
-   * The scope of this turn's calls (see ToolTurnHost.turnScope). Renewed now and then too: each
-   * activity scheduled in a scope leaves a cancellation handler on it until the scope settles,
-   * so one scope per run would hold them all.
-   */
-  private turnScope(): CancellationScope {
-    if (!this.toolScope || this.toolScope.consideredCancelled || this.toolScopeTurns >= toolScopeMaxTurns) {
-      this.toolScope = new UntimedScope();
-      this.toolScopeTurns = 0;
-    }
-    this.toolScopeTurns += 1;
-    return this.toolScope;
   }
 
   /**
@@ -211,11 +179,11 @@ export class CallRunner {
    * that awaits exactly where the old one did (see call-steps.ts). Either way every step runs in the same
    * microtask as before, so the commands of concurrent calls keep their order in history.
    */
-  private runCall(planned: ToolRequest, withinCap: boolean, cancelHint: () => RetryHint | undefined, graph?: GraphCallOptions): Promise<ToolOutput> {
+  private runCall(planned: ToolRequest, withinCap: boolean, graph?: GraphCallOptions): Promise<ToolOutput> {
     let step: CallStep;
     try {
       const finish = (output: ToolOutput): ToolOutput => this.state.record(graph ? graph.settle(output) : output);
-      step = this.callStart({ request: planned, cancelHint, graph, finish }, withinCap);
+      step = this.callStart({ request: planned, graph, finish }, withinCap);
     } catch (err) {
       return Promise.reject(err);
     }
@@ -223,8 +191,8 @@ export class CallRunner {
   }
 
   /** {@link runCall} for a call that reports its end (see ToolTurnHost.reportCall); never part of a dependency-aware plan. */
-  private reportCall(planned: ToolRequest, withinCap: boolean, cancelHint: () => RetryHint | undefined, report: CallReport): Promise<ToolOutput> | undefined {
-    const call: CallInProgress = { request: planned, cancelHint, graph: undefined, finish: (output) => this.state.record(output), report };
+  private reportCall(planned: ToolRequest, withinCap: boolean, report: CallReport): Promise<ToolOutput> | undefined {
+    const call: CallInFlight = { request: planned, graph: undefined, finish: (output) => this.state.record(output), report };
     let step: CallStep;
     try {
       step = this.callStart(call, withinCap);
@@ -241,7 +209,7 @@ export class CallRunner {
     return call.reported ? undefined : settleSteps(step);
   }
 
-  private callStart(call: CallInProgress, withinCap: boolean): CallStep {
+  private callStart(call: CallInFlight, withinCap: boolean): CallStep {
     const { state } = this;
     const planned = call.request;
     const early = this.early.get(planned.toolCallId);
@@ -252,7 +220,7 @@ export class CallRunner {
       return waitOn(early.promise, (output) => ({ output: call.finish(output) }), rethrow, true);
     }
     if (!withinCap) return { output: state.record(closedOutput(planned, 'tool_cap', `not run: the tool-call cap of ${state.policy.maxToolCalls} is reached`)) };
-    const ended = endedBeforeDispatchStep(call);
+    const ended = this.endedBeforeDispatchStep(call);
     const act = (action: HookAction | undefined): CallStep => {
       let closed: CallStep | undefined;
       try {
@@ -272,8 +240,19 @@ export class CallRunner {
     return isPending(atSafePoint) ? waitOn(atSafePoint, act, ended) : act(atSafePoint);
   }
 
+  /**
+   * The `catch` of a wait before dispatch: a kill or cancellation answers the call as ended before
+   * dispatch (the request as it stands then); anything else is rethrown.
+   */
+  private endedBeforeDispatchStep(call: CallInFlight): (err: unknown) => CallStep {
+    return (err) => {
+      if (err instanceof RunTerminated || isCancellation(err)) return { output: call.finish(endedBeforeDispatch(call.request, this.turns.cancelHint)) };
+      throw err;
+    };
+  }
+
   /** After the safe point: operator modifications, blocks, validation, then confirmation if needed. */
-  private callChecked(call: CallInProgress): CallStep {
+  private callChecked(call: CallInFlight): CallStep {
     const { state } = this;
     const modified = this.applyCallModifications(call.request);
     if (modified.type === 'closed') return { output: call.finish(modified.output) };
@@ -287,13 +266,13 @@ export class CallRunner {
     if (prepared.type === 'dispatch' && this.needsConfirmation(prepared.tool, prepared.args)) {
       // The turn was cancelled (time budget) before this call's turn came: no approval can matter now.
       if (CancellationScope.current().consideredCancelled) {
-        return { output: call.finish(closedOutput(call.request, 'cancelled', 'not run: its turn was cancelled before this call was dispatched', call.cancelHint())) };
+        return { output: call.finish(closedOutput(call.request, 'cancelled', 'not run: its turn was cancelled before this call was dispatched', this.turns.cancelHint)) };
       }
       const { graph } = call;
       const unconfirmed = (err: unknown): CallStep => {
         // In a dependency-aware plan the turn cancels a call whose alternative won, also while it waits for a human.
         if (!graph || !isCancellation(err)) throw err;
-        return { output: call.finish(closedOutput(call.request, 'cancelled', graph.cancelMessage() ?? 'the call was cancelled while it waited for confirmation', call.cancelHint())) };
+        return { output: call.finish(closedOutput(call.request, 'cancelled', graph.cancelMessage() ?? 'the call was cancelled while it waited for confirmation', this.turns.cancelHint)) };
       };
       let decision: Promise<PreparedCall>;
       try {
@@ -307,7 +286,7 @@ export class CallRunner {
   }
 
   /** A confirmed (or unconfirmed-needed) call: refused, or held while paused, then dispatched. */
-  private callConfirmed(call: CallInProgress, prepared: PreparedCall): CallStep {
+  private callConfirmed(call: CallInFlight, prepared: PreparedCall): CallStep {
     const { state } = this;
     if (prepared.type === 'refused') {
       const error = prepared.output.error?.type;
@@ -319,7 +298,7 @@ export class CallRunner {
     call.request = prepared.request;
     // A call approved while the run is paused (or pausing) starts only after resume.
     if (state.control.isPauseRequested) {
-      const ended = endedBeforeDispatchStep(call);
+      const ended = this.endedBeforeDispatchStep(call);
       let held: Promise<void>;
       try {
         held = this.host.holdWhilePaused();
@@ -332,12 +311,12 @@ export class CallRunner {
   }
 
   /** Waits for a free slot when the policy limits concurrent calls, then dispatches. */
-  private callWithinLimit(call: CallInProgress, prepared: Extract<PreparedCall, { type: 'dispatch' }>): CallStep {
+  private callWithinLimit(call: CallInFlight, prepared: Extract<PreparedCall, { type: 'dispatch' }>): CallStep {
     const limit = this.state.policy.maxConcurrentToolCalls;
     if (limit === undefined) return this.dispatch(call, prepared);
     const cancelled = (err: unknown): CallStep => {
       if (!isCancellation(err)) throw err;
-      return { output: call.finish(closedOutput(call.request, 'cancelled', call.graph?.cancelMessage() ?? 'the call was cancelled while it waited to be dispatched', call.cancelHint())) };
+      return { output: call.finish(closedOutput(call.request, 'cancelled', call.graph?.cancelMessage() ?? 'the call was cancelled while it waited to be dispatched', this.turns.cancelHint)) };
     };
     // Every waiter wakes when a slot frees: each checks again, so only one takes it.
     const next = (): CallStep => {
@@ -354,7 +333,7 @@ export class CallRunner {
   }
 
   /** Starts the call's activity (or child run); its output is the call's last step. */
-  private dispatch(call: CallInProgress, prepared: Extract<PreparedCall, { type: 'dispatch' }>): CallStep {
+  private dispatch(call: CallInFlight, prepared: Extract<PreparedCall, { type: 'dispatch' }>): CallStep {
     const { state } = this;
     const { request } = call;
     state.emit({ type: 'tool_call', turn: request.turn, toolCallId: request.toolCallId, name: request.name, args: request.args });
@@ -389,7 +368,7 @@ export class CallRunner {
    * The last step of a dispatched tool call: the activity's own step records the output and
    * frees the slot, so the step's promise is the call's output as it is.
    */
-  private settledInActivityStep(call: CallInProgress, prepared: Extract<PreparedCall, { type: 'dispatch' }>): CallStep {
+  private settledInActivityStep(call: CallInFlight, prepared: Extract<PreparedCall, { type: 'dispatch' }>): CallStep {
     const { report } = call;
     let recorded = false;
     const settle = (output: ToolOutput): ToolOutput => {
@@ -414,7 +393,12 @@ export class CallRunner {
     let running: Promise<ToolOutput>;
     try {
       // Built per call: sequential calls see session changes of the calls before them.
-      running = executeCall(this.dispatchContext(prepared.tool, call.graph?.dependencies), prepared, call.cancelHint, call.graph?.cancelMessage, settle, report);
+      running = executeCall(this.dispatchContext(prepared.tool, call.graph?.dependencies), prepared, {
+        cancelHint: () => this.turns.cancelHint,
+        cancelMessage: call.graph?.cancelMessage,
+        settle,
+        report,
+      });
     } catch (err) {
       free();
       throw err;

@@ -199,6 +199,18 @@ function toolActivityInput(ctx: DispatchContext, request: ToolRequest, tool: Too
   };
 }
 
+/** How a dispatched call ends: what its output says when it was cancelled, and who sees the output first. */
+export interface CallEnding {
+  /** Why the run cancelled the call, once it did (the time budget). */
+  readonly cancelHint?: () => RetryHint | undefined;
+  /** What a cancelled call's output says instead of the default (a dependency-aware plan's losing alternative). */
+  readonly cancelMessage?: () => string | undefined;
+  /** Sees the output in the step that ends the call; an error it throws rejects the call's promise. */
+  readonly settle?: (output: ToolOutput) => ToolOutput;
+  /** Where a call that reports its end sends it (see ToolTurnHost.reportCall). */
+  readonly report?: CallReport;
+}
+
 /**
  * Runs one validated call as an activity whose type is the tool name, and always returns a
  * ToolOutput: failures, timeouts and cancellation become outputs, never exceptions.
@@ -206,22 +218,20 @@ function toolActivityInput(ctx: DispatchContext, request: ToolRequest, tool: Too
  * Written as a `then` on the activity's promise rather than an async function that awaits it:
  * the output settles in the same microtask as it would after an `await` (so commands keep
  * their order), with one promise less per call, and each promise in workflow code costs the
- * SDK's promise hook a stack capture. `settle` sees the output in that same step (the caller's
- * bookkeeping, without a step of its own); an error it throws rejects the promise.
+ * SDK's promise hook a stack capture. `ending.settle` sees the output in that same step (the
+ * caller's bookkeeping, without a step of its own); an error it throws rejects the promise.
  *
- * With `report` (a call that reports its end, see ToolTurnHost.reportCall), `settle` reports the
+ * With `ending.report` (a call that reports its end, see ToolTurnHost.reportCall), `settle` reports the
  * output and nothing reacts to the promise: an error in the step goes to `report.fail` and the
  * promise does not reject, and an error before the activity is scheduled is thrown.
  */
 export function executeCall(
   ctx: DispatchContext,
   prepared: Extract<PreparedCall, { type: 'dispatch' }>,
-  cancelHint: () => RetryHint | undefined,
-  cancelMessage?: () => string | undefined,
-  settle: (output: ToolOutput) => ToolOutput = (output) => output,
-  report?: CallReport,
+  ending: CallEnding = {},
 ): Promise<ToolOutput> {
   const { request, tool } = prepared;
+  const { cancelHint, cancelMessage, settle = (output: ToolOutput): ToolOutput => output, report } = ending;
   let activity: ToolActivity;
   try {
     activity = toolActivityProxy(ctx, request, tool);
@@ -230,7 +240,7 @@ export function executeCall(
     return Promise.reject(err);
   }
   const started = workflowNowMs();
-  const failedOutput = (err: unknown): ToolOutput => settle(failureToOutput(request, err, workflowNowMs() - started, cancelHint(), cancelMessage?.()));
+  const failedOutput = (err: unknown): ToolOutput => settle(failureToOutput(request, err, workflowNowMs() - started, cancelHint?.(), cancelMessage?.()));
   const failed = !report
     ? failedOutput
     : (err: unknown): ToolOutput => {

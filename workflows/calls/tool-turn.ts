@@ -1,5 +1,6 @@
 import { CancellationScope, condition } from '@temporalio/workflow';
 import type { DependencyOutput, RetryHint, ToolError, ToolOutput, ToolRequest, WrittenOutput } from '../../contracts/tools';
+import type { ToolTurns } from './tool-turns';
 import { usesCallGraph } from './call-graph';
 import { allAnswered, decideCall, graphSchedule, lostMessage, mayConsider, pathWon, recordClosed, recordEnded, recordStarted, settleAlternative } from './call-schedule';
 import { UntimedScope } from '../run/untimed-scope';
@@ -29,8 +30,10 @@ export interface ToolTurnHost {
   readonly joinsCalls: boolean;
   /** Since 0.13.0 (`light-call-graphs`): see {@link runCallGraph}. */
   readonly lightCallGraphs: boolean;
+  /** The run's tool turns: this turn begins and ends there, and a kill or the time budget cancels it there. */
+  readonly turns: ToolTurns;
   /** Runs one call through its safe point, checks and dispatch; always yields an output. */
-  runCall(request: ToolRequest, index: number, cancelHint: () => RetryHint | undefined, graph?: GraphCallOptions): Promise<ToolOutput>;
+  runCall(request: ToolRequest, index: number, graph?: GraphCallOptions): Promise<ToolOutput>;
   /**
    * Runs one call like {@link runCall}, but a call that ends without a promise of its own (closed
    * at once, or dispatched without waiting before its activity) reports to `report` in the step
@@ -38,24 +41,13 @@ export interface ToolTurnHost {
    * caller reacts to as to {@link runCall}'s (an error before the call's first step ends is a
    * rejected promise, as there).
    */
-  reportCall(request: ToolRequest, index: number, cancelHint: () => RetryHint | undefined, report: CallReport): Promise<ToolOutput> | undefined;
+  reportCall(request: ToolRequest, index: number, report: CallReport): Promise<ToolOutput> | undefined;
   /** Answers a call the turn does not run (its dependency failed, its output path is taken); records it. */
   closeCall(request: ToolRequest, type: ToolError['type'], message: string, retryHint?: RetryHint): ToolOutput;
   /** The run's record of a written output path, if it was written in an earlier turn or this one. */
   writtenOutput(path: string): WrittenOutput | undefined;
   /** Writes an output path with a successful call's output. */
   writeOutput(path: string, output: ToolOutput): void;
-  /** Why this turn's calls were cancelled, once they were (the time budget ran out). */
-  cancelHint(): RetryHint | undefined;
-  /** Called with the scope of in-flight calls, so a kill or the time budget can cancel it. */
-  setToolScope(scope: CancellationScope | undefined): void;
-  /**
-   * The scope this turn's calls run in: shared by the run's turns until it is cancelled (a kill,
-   * the time budget) or has served a number of turns; then a new one. Only one turn runs at a
-   * time, so cancelling it cancels exactly the calls in flight, as a scope per turn would;
-   * sharing it saves each turn the promises of a new scope.
-   */
-  turnScope(): CancellationScope;
 }
 
 /**
@@ -65,17 +57,16 @@ export interface ToolTurnHost {
  * The outputs go through `then` in the same step that ends the turn (no promise of its own).
  */
 export function runToolTurn<R>(requests: readonly ToolRequest[], host: ToolTurnHost, then: (outputs: ToolOutput[]) => R | Promise<R>): Promise<R> {
-  const calls = host.turnScope();
-  host.setToolScope(calls);
-  const settled = (): void => host.setToolScope(undefined);
+  const calls = host.turns.begin();
+  const settled = (): void => host.turns.end();
   // No async wrappers where a promise will do: every promise a workflow creates costs a stack
   // capture in the SDK, and a turn of one call is the common case.
   let turn: Promise<ToolOutput | ToolOutput[]>;
   try {
     turn = calls.run((): Promise<ToolOutput | ToolOutput[]> => {
       if (usesCallGraph(requests)) return runCallGraph(requests, host, host.lightCallGraphs);
-      if (requests.length === 1) return host.runCall(requests[0]!, 0, () => host.cancelHint());
-      if (host.parallel) return host.joinsCalls ? joinCalls(requests, host) : Promise.all(requests.map((r, i) => host.runCall(r, i, () => host.cancelHint())));
+      if (requests.length === 1) return host.runCall(requests[0]!, 0);
+      if (host.parallel) return host.joinsCalls ? joinCalls(requests, host) : Promise.all(requests.map((r, i) => host.runCall(r, i)));
       return runInOrder(requests, host);
     });
   } catch (err) {
@@ -121,17 +112,16 @@ function joinCalls(requests: readonly ToolRequest[], host: ToolTurnHost): Promis
     },
     fail: reject,
   });
-  const cancelHint = (): RetryHint | undefined => host.cancelHint();
   for (const [i, r] of requests.entries()) {
     const ended = report(i);
-    host.reportCall(r, i, cancelHint, ended)?.then(ended.done, ended.fail);
+    host.reportCall(r, i, ended)?.then(ended.done, ended.fail);
   }
   return all;
 }
 
 async function runInOrder(requests: readonly ToolRequest[], host: ToolTurnHost): Promise<ToolOutput[]> {
   const outputs: ToolOutput[] = [];
-  for (const [i, r] of requests.entries()) outputs.push(await host.runCall(r, i, () => host.cancelHint()));
+  for (const [i, r] of requests.entries()) outputs.push(await host.runCall(r, i));
   return outputs;
 }
 
@@ -187,7 +177,7 @@ async function runCallGraph(requests: readonly ToolRequest[], host: ToolTurnHost
       const decision = decideCall(schedule, r, turn.consideredCancelled, (path) => host.writtenOutput(path));
       if (decision.kind === 'wait') continue;
       if (decision.kind === 'close') {
-        const hint = decision.type === 'cancelled' && turn.consideredCancelled ? host.cancelHint() : undefined;
+        const hint = decision.type === 'cancelled' && turn.consideredCancelled ? host.turns.cancelHint : undefined;
         recordClosed(schedule, r, host.closeCall(r, decision.type, decision.message, hint));
         continue;
       }
@@ -197,7 +187,7 @@ async function runCallGraph(requests: readonly ToolRequest[], host: ToolTurnHost
         cancelMessage: () => lostMessage(schedule, r),
         settle: (output) => settleAlternative(schedule, r, output),
       };
-      const call = (): Promise<ToolOutput> => host.runCall(r, index.get(r.toolCallId)!, () => host.cancelHint(), options);
+      const call = (): Promise<ToolOutput> => host.runCall(r, index.get(r.toolCallId)!, options);
       if (!light) {
         const scope = new CancellationScope();
         scopes.set(r.toolCallId, scope);

@@ -92,3 +92,46 @@ export function costReport(usage: Usage, policy: RunPolicy, elapsedMs: number): 
     elapsedMs,
   };
 }
+
+/** What the time-budget watch sees of a run (time-budget-watch.ts). */
+export interface WatchedRun {
+  readonly isTerminal: boolean;
+  /** Paused, or waiting for a human: that time does not count. */
+  readonly isIdle: boolean;
+  readonly timeBudgetMs: number;
+  /** Tool turns begun so far. */
+  readonly toolTurns: number;
+}
+
+/**
+ * The watch's next step: nothing once the run has ended; wait while it is idle; cancel the tool
+ * turn in progress when the budget is spent; otherwise a timer for what is left. `elapsedMs` is
+ * read only when it matters (a running run).
+ */
+export type TimeBudgetStep = { readonly kind: 'ended' } | { readonly kind: 'idle' } | { readonly kind: 'spent' } | { readonly kind: 'arm'; readonly timerMs: number };
+
+export function timeBudgetStep(run: WatchedRun, elapsedMs: () => number): TimeBudgetStep {
+  if (run.isTerminal) return { kind: 'ended' };
+  if (run.isIdle) return { kind: 'idle' };
+  const remaining = run.timeBudgetMs - elapsedMs();
+  return remaining <= 0 ? { kind: 'spent' } : { kind: 'arm', timerMs: remaining };
+}
+
+/**
+ * Whether the run changed, since the step taken when it looked like `then`, in a way that calls
+ * for the next step: an idle run goes on (or ends); a spent budget sees a new tool turn, a new
+ * budget, idling or the end; an armed timer fired, or the budget changed, or the run went idle
+ * or ended.
+ */
+export function timeBudgetStepEnds(step: TimeBudgetStep['kind'], then: WatchedRun, now: WatchedRun, timerFired = false): boolean {
+  switch (step) {
+    case 'ended':
+      return false;
+    case 'idle':
+      return !now.isIdle || now.isTerminal;
+    case 'spent':
+      return now.toolTurns !== then.toolTurns || now.timeBudgetMs !== then.timeBudgetMs || now.isIdle || now.isTerminal;
+    case 'arm':
+      return timerFired || now.timeBudgetMs !== then.timeBudgetMs || now.isIdle || now.isTerminal;
+  }
+}

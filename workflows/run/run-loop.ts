@@ -11,7 +11,7 @@ import {
 import { describeIssues, jsonByteLength } from '../../contracts/json';
 import type { FinalResponse, ParsedPlanResult, PlanResult, Termination } from '../../contracts/plan';
 import type { InterventionPoint } from '../../contracts/control';
-import type { RetryHint, ToolCall, ToolOutput, EarlyToolCall } from '../../contracts/tools';
+import type { ToolCall, ToolOutput, EarlyToolCall } from '../../contracts/tools';
 import type { RunInput, RunResult } from '../../contracts/run';
 import { pauseSignal, resumeSignal } from '../../contracts/definitions';
 import { parsePlanResult } from '../../contracts/fast-schemas';
@@ -20,6 +20,7 @@ import { recordAgentState } from './agent-state';
 import { runAwait } from '../human/await-step';
 import { addToolOutputs, describeCap } from './budget';
 import { CallRunner } from '../calls/call-runner';
+import { ToolTurns } from '../calls/tool-turns';
 import { workflowNowMs } from './clock';
 import { closedOutput } from '../calls/outputs';
 import type { Planner, PlannerContext } from '../planners/planner';
@@ -27,7 +28,7 @@ import { renderTemplate } from './render';
 import { carriedInputMaxBytes } from './carry';
 import type { RunState } from './run-state';
 import { RunTerminated } from './run-terminated';
-import { isPending } from './safe-point';
+import { isPending, pauseHold } from './safe-point';
 import { forkCapture } from './fork-capture';
 import { syncToolsets } from './toolset-sync';
 import { reportBoundary } from '../bundle/bundle-sinks';
@@ -43,8 +44,6 @@ export interface RunLoopOptions {
   readonly compactToolInputs?: boolean;
 }
 
-const timeBudgetHint: RetryHint = { reason: 'timeout', message: 'the run time budget ran out while this call was running' };
-
 /**
  * The Think-Act-Observe loop of one run: planner turns, tool turns and awaits, with safe
  * points between them where control requests take effect. Deterministic; its only I/O is
@@ -55,12 +54,8 @@ export class RunLoop {
   private plannerScope: CancellationScope | undefined;
   /** Set while a planner turn takes early calls (early dispatch): its turn and tools. */
   private earlyWindow: { turn: number; tools: string[] } | undefined;
-  /** Scope of the tool turn in progress (a kill or the time budget cancels it). */
-  private toolScope: CancellationScope | undefined;
-  /** Counts tool turns, so the time-budget watch notices a new one. */
-  private toolTurns = 0;
-  /** Why the current tool turn's calls were cancelled. */
-  private toolCancelHint: RetryHint | undefined;
+  /** The tool turn in progress (a kill or the time budget cancels its calls), shared with the calls and the budget watch. */
+  private readonly toolTurns = new ToolTurns();
   private readonly calls: CallRunner;
   private readonly boundaries: TurnBoundaries;
   /** Set when the run is about to continue as new: long polls answer so handlers can finish. */
@@ -76,19 +71,11 @@ export class RunLoop {
   ) {
     const byCommands = boundaryConcluderInstalled();
     this.boundaries = new TurnBoundaries(byCommands, byCommands && isPatched(oneBoundaryPerTask));
-    this.calls = new CallRunner(state, {
+    this.calls = new CallRunner(state, this.toolTurns, {
       checkpoint: (point, event, tool) => this.checkpoint(point, event, tool),
       waitFor: (done) => this.waitFor(done),
       holdWhilePaused: () => this.holdWhilePaused('before_tool'),
-      cancelHint: () => this.toolCancelHint,
       compactToolInputs: options.compactToolInputs ?? false,
-      setToolScope: (scope) => {
-        this.toolScope = scope;
-        if (scope) {
-          this.toolTurns += 1;
-          this.toolCancelHint = undefined;
-        }
-      },
     });
   }
 
@@ -113,7 +100,7 @@ export class RunLoop {
   start(): Promise<RunResult> {
     const { state } = this;
     if (state.generation === 0) state.emit({ type: 'run_started', agent: state.agent.name, messageCount: state.messages.length });
-    watchTimeBudget({ state, toolTurns: () => this.toolTurns, cancelToolTurn: () => this.cancelToolTurnForBudget(), scope: this.rootScope });
+    watchTimeBudget({ state, toolTurns: this.toolTurns, scope: this.rootScope });
     return this.loop();
   }
 
@@ -164,14 +151,6 @@ export class RunLoop {
       if (state.shouldContinueAsNew()) await this.continueAsNew();
       const next = this.resumeTurn(lastOutputs);
       plan = isPending(next) ? await next : next;
-    }
-  }
-
-  /** Cancels the tool turn in progress, if any, because the time budget is spent. */
-  private cancelToolTurnForBudget(): void {
-    if (this.toolScope && !this.toolCancelHint) {
-      this.toolCancelHint = timeBudgetHint;
-      this.toolScope.cancel();
     }
   }
 
@@ -291,9 +270,9 @@ export class RunLoop {
    * @throws RunTerminated when a kill arrives while waiting.
    */
   private async holdWhilePaused(point: InterventionPoint): Promise<void> {
-    const { control } = this.state;
-    if (!control.isPauseRequested) return;
-    if (!control.isPaused) {
+    const hold = pauseHold(this.state.control);
+    if (hold === 'go') return;
+    if (hold === 'pause_here') {
       await this.waitWhilePaused(point);
     } else {
       await this.untilResumedOrKilled();
@@ -359,7 +338,7 @@ export class RunLoop {
     state.control.kill = { reason, source: 'operator' };
     state.emit({ type: 'kill_requested', reason, source: 'operator' });
     this.plannerScope?.cancel();
-    this.toolScope?.cancel();
+    this.toolTurns.cancel();
     this.calls.cancelEarly();
   }
 

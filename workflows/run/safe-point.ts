@@ -6,3 +6,15 @@
 export function isPending<T>(value: Promise<T> | T): value is Promise<T> {
   return typeof (value as { then?: unknown } | undefined)?.then === 'function';
 }
+
+/**
+ * What a branch of the run (the loop, or one of a turn's calls) does about a pause when it
+ * reaches a safe point: go on; become the branch that marks the run paused at this point (the
+ * first to arrive); or wait beside the branch that already did, until resume or kill.
+ */
+export type PauseHold = 'go' | 'pause_here' | 'wait';
+
+export function pauseHold(control: { readonly isPauseRequested: boolean; readonly isPaused: boolean }): PauseHold {
+  if (!control.isPauseRequested) return 'go';
+  return control.isPaused ? 'wait' : 'pause_here';
+}

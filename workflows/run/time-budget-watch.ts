@@ -7,15 +7,15 @@
 import { type CancellationScope, condition, isCancellation, sleep } from '@temporalio/workflow';
 import { budgetWatchOnChanges, isPatched } from '../versioning/patches';
 import type { RunState } from './run-state';
+import type { ToolTurns } from '../calls/tool-turns';
+import { timeBudgetStep, timeBudgetStepEnds, type WatchedRun } from './budget';
 import { UntimedScope } from './untimed-scope';
 
 /** What the watch needs of the run loop. */
 export interface TimeBudgetHost {
   readonly state: RunState;
-  /** Tool turns begun so far: a spent budget waits for a new one. */
-  toolTurns(): number;
-  /** Cancels the tool turn in progress, if any, because the budget is spent. */
-  cancelToolTurn(): void;
+  /** The run's tool turns: a spent budget cancels the one in progress, and waits for a new one. */
+  readonly toolTurns: ToolTurns;
   /**
    * The scope the watch's timers and waits belong to: the run's root scope. Since 0.10.0 the
    * watch can step inside the code that reported a change, and must outlive that code's scope.
@@ -95,30 +95,33 @@ function ignoreCancellation(err: unknown): void {
  * being cancelled first (one command and one event less per run).
  */
 function armTimeBudget(host: TimeBudgetHost, waits: Waits): void {
-  const { state } = host;
-  if (state.isTerminal) return;
-  const budget = state.policy.timeBudgetMs;
+  const { state, toolTurns } = host;
+  const watched = (): WatchedRun => ({ isTerminal: state.isTerminal, isIdle: state.isIdle, timeBudgetMs: state.policy.timeBudgetMs, toolTurns: toolTurns.begun });
+  const then = watched();
+  const step = timeBudgetStep(then, () => state.elapsedMs());
   const next = (): void => armTimeBudget(host, waits);
-  if (state.isIdle) {
-    waits.otherwise(() => !state.isIdle || state.isTerminal, next);
-    return;
-  }
-  const remaining = budget - state.elapsedMs();
-  if (remaining <= 0) {
-    const turns = host.toolTurns();
-    host.cancelToolTurn();
-    // Spent: wait for something that matters (a new tool turn, a new budget, idling).
-    waits.otherwise(() => host.toolTurns() !== turns || state.policy.timeBudgetMs !== budget || state.isIdle || state.isTerminal, next);
-    return;
+  switch (step.kind) {
+    case 'ended':
+      return;
+    case 'idle':
+      waits.otherwise(() => timeBudgetStepEnds('idle', then, watched()), next);
+      return;
+    case 'spent':
+      toolTurns.cancelForTimeBudget();
+      // Wait for something that matters (a new tool turn, a new budget, idling).
+      waits.otherwise(() => timeBudgetStepEnds('spent', then, watched()), next);
+      return;
+    case 'arm':
+      break;
   }
   const timer = new UntimedScope({ cancellable: true, parent: host.scope });
   let fired = false;
-  timer.run(() => sleep(remaining)).then(() => {
+  timer.run(() => sleep(step.timerMs)).then(() => {
     fired = true;
     waits.changed();
   }, ignoreCancellation);
   waits.whileArmed(
-    () => fired || state.policy.timeBudgetMs !== budget || state.isIdle || state.isTerminal,
+    () => timeBudgetStepEnds('arm', then, watched(), fired),
     () => {
       if (state.isTerminal) return; // the timer closes with the run
       if (!fired) timer.cancel();

@@ -5,7 +5,7 @@ import { CancellationScope } from '@temporalio/workflow';
  * that wrapper only arms a scope's own timeout, and adds two promises (each costs the SDK a
  * stack capture) and two microtasks before the scope's promise settles. The body runs at the
  * same moment either way. Used for the scope of a run's tool turns (see
- * ToolTurnHost.turnScope) and of its time-budget watcher.
+ * ToolTurns.begin) and of its time-budget watcher.
  */
 export class UntimedScope extends CancellationScope {
   protected override runInContext<T>(fn: () => Promise<T>): Promise<T> {
