@@ -15,6 +15,8 @@ export const ExitCode = {
   rejected: 5,
   /** `replay`: the history does not replay against the current workflow code. */
   nondeterministic: 6,
+  /** `replay`: the history was recorded by a release before the support window; finish it on an older worker. */
+  outsideSupportWindow: 7,
 } as const;
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 

@@ -98,6 +98,10 @@ async function replay(history: HistoryJson, source: string, workflowsPath: strin
     ctx.out.emit(outcome, () => [`nondeterministic: ${outcome.problem}`, `detail: ${outcome.detail.replace(/\s*\n\s*/g, ' ').trim()}`]);
     return ExitCode.nondeterministic;
   }
+  if (outcome.kind === 'outside_support_window') {
+    ctx.out.emit(outcome, () => `outside the support window: ${outcome.problem}`);
+    return ExitCode.outsideSupportWindow;
+  }
   if (outcome.kind === 'unknown_agent') throw new UsageError(outcome.problem);
   throw new Error(`replay failed: ${outcome.problem}`);
 }
@@ -112,7 +116,9 @@ export const replayCommand: Command = {
     'your workflows module (the worker\'s workflowsPath; default $DURABLE_AGENTS_WORKFLOWS). Building the workflow bundle\n' +
     'takes a few seconds. Exits 0 when the history replays ("deterministic") and 6 when the current\n' +
     'code would act differently, naming which event and which command differed, with the SDK\'s\n' +
-    'message on the next line. A history whose agent is not in that bundle is reported as such (exit 2).',
+    'message on the next line. A history recorded by a release before this version\'s support window\n' +
+    'exits 7 naming the window and the release to finish it on; one whose agent is not in that bundle\n' +
+    'is reported as such (exit 2).',
   positionals: ['FILE|RUN'],
   options: {
     'run-id': { type: 'string', value: 'ID', description: 'execution to replay when replaying a run (default: the latest)' },

@@ -74,6 +74,14 @@ describe('agentctl checkpoints, rewind, history export and replay', () => {
     expect(detail).toMatch(/^detail: .*Nondeterminism/i);
   });
 
+  it('a history from before the support window is reported as such (exit 7), never as nondeterminism', async () => {
+    const fixture = join(__dirname, '..', 'fixtures', 'outside-window', '0.8.0-basic.json');
+    const r = await agentctl('replay', fixture, '--workflows', testWorkflowsPath);
+    expect(r.code).toBe(7);
+    expect(r.stdout).toMatch(/^outside the support window: .*recorded by a release before 0\.9\.0 .*outside this version's support window \(≥ 0\.9\.0\); finish it on a worker running ≤ 0\.13\.x\n$/);
+    expect(r.stdout).not.toMatch(/nondetermin/i);
+  });
+
   it('rewind to a turn the run lacks exits 5 naming the turns there are', async () => {
     const r = await agentctl('rewind', workflowId, '--to-turn', '9');
     expect(r).toMatchObject({ code: 5, stdout: '' });
