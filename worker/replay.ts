@@ -3,6 +3,7 @@ import { DeterminismViolationError } from '@temporalio/workflow';
 import { Worker, type InjectedSinks, type WorkflowBundleOption } from '@temporalio/worker';
 import { durableAgentsSinkName, type DurableAgentsSinks } from '../workflows/bundle/bundle-sinks';
 import { agentRunWorkflowType } from '../contracts/definitions';
+import { agentSessionWorkflowType } from '../contracts/session';
 import { releases } from '../workflows/versioning/patches';
 import { OutsideSupportWindowError, outsideSupportWindowMarker, supportWindow } from '../workflows/versioning/support-window';
 import { dataConverterFromEnv } from '../config/encryption';
@@ -35,6 +36,23 @@ export function supportWindowProblem(history: History): string | undefined {
   if (!events.some((e) => e.workflowTaskCompletedEventAttributes)) return undefined;
   const baselines = new Set(releases.map((r) => r.baseline));
   return events.flatMap(patchMarkerIds).some((id) => baselines.has(id)) ? undefined : supportWindow.noBaselineReason;
+}
+
+/**
+ * The workflow id to replay a history under: `fallback`, except for a session. A session names its
+ * runs after its own workflow id (`<session id>/run-<n>`), so replayed under another id it starts
+ * children the history did not: its id is read from its first run's start. A session that started
+ * no run replays under `fallback` (nothing it recorded depends on its id).
+ */
+export function replayWorkflowId(history: History, fallback: string): string {
+  const events = history.events ?? [];
+  if (events[0]?.workflowExecutionStartedEventAttributes?.workflowType?.name !== agentSessionWorkflowType) return fallback;
+  for (const event of events) {
+    const child = event.startChildWorkflowExecutionInitiatedEventAttributes;
+    const sessionId = child?.workflowType?.name === agentRunWorkflowType ? /^(.+)\/run-\d+$/.exec(child.workflowId ?? '')?.[1] : undefined;
+    if (sessionId) return sessionId;
+  }
+  return fallback;
 }
 
 /**
@@ -103,7 +121,7 @@ export async function replayHistoriesJson(jsons: readonly unknown[], workflowBun
       const history = historyFromJSON(json);
       const outside = supportWindowProblem(history);
       if (outside) outcomes[index] = outsideWindow(new OutsideSupportWindowError(outside).message);
-      else histories.push({ workflowId: `replay-${index}`, history, index });
+      else histories.push({ workflowId: replayWorkflowId(history, `replay-${index}`), history, index });
     } catch (err) {
       const problem = `not a workflow history: ${err instanceof Error ? err.message : String(err)}`;
       outcomes[index] = { ok: false, kind: 'failure', problem, detail: problem };
@@ -123,16 +141,18 @@ export async function replayHistoriesJson(jsons: readonly unknown[], workflowBun
     // Bundles with the tracing interceptors export spans through this sink (never on replay).
     exporter: { export: { fn: () => undefined } },
   } as InjectedSinks<DurableAgentsSinks>;
-  const byId = new Map(histories.map((h) => [h.workflowId, h]));
   if (histories.length) {
     // An exported history of an encrypted deployment needs its keys (DURABLE_AGENTS_ENCRYPTION_KEYS).
     const dataConverter = dataConverterFromEnv();
     try {
       const results = Worker.runReplayHistories({ workflowBundle, sinks, ...(dataConverter ? { dataConverter } : {}) }, histories);
+      // One history at a time, answered in order (two executions of one session share its id).
+      let next = 0;
       for await (const { workflowId, error } of results) {
-        const replayed = byId.get(workflowId);
+        const replayed = histories[next++];
         if (!replayed) continue;
         const missing = missingAgents.get(workflowId);
+        missingAgents.delete(workflowId);
         outcomes[replayed.index] = missing ? unknownAgent(missing) : error ? failed(error) : { ok: true, events: replayed.history.events?.length ?? 0 };
       }
     } catch (err) {

@@ -7,6 +7,7 @@ import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
 import type { temporal } from '@temporalio/proto';
 import { Worker, type WorkflowBundleOption } from '@temporalio/worker';
 import { findHistoryFiles } from '../../testing/history-files';
+import { replayWorkflowId } from '../../worker/replay';
 
 /**
  * The replay corpus: `test/histories/<version>/*.json`, one folder per released workflow
@@ -149,17 +150,25 @@ export function eventSummary(event: temporal.api.history.v1.IHistoryEvent): stri
 
 /**
  * Replays histories in ONE replay worker (one reusable context, as a worker runs them) and
- * returns every failure by history name, and how many replayed.
+ * returns every failure by history name, and the names replayed, in order. A session replays
+ * under its recorded workflow id (its runs' ids derive from it: `replayWorkflowId`), any other
+ * history under `<prefix>-<name>`.
  */
-export async function replayCorpus(histories: readonly CorpusHistory[], workflowBundle: WorkflowBundleOption, prefix: string): Promise<{ failed: string[]; replayed: number }> {
+export async function replayCorpus(
+  histories: readonly CorpusHistory[],
+  workflowBundle: WorkflowBundleOption,
+  prefix: string,
+): Promise<{ failed: string[]; replayed: number; names: string[] }> {
   async function* all() {
-    for (const h of histories) yield { workflowId: `${prefix}-${h.name}`, history: h.history };
+    for (const h of histories) yield { workflowId: replayWorkflowId(h.history, `${prefix}-${h.name}`), history: h.history };
   }
   const failed: string[] = [];
-  let replayed = 0;
+  const names: string[] = [];
+  // The replay worker answers one history at a time, in order.
   for await (const result of Worker.runReplayHistories({ workflowBundle }, all())) {
-    replayed += 1;
-    if (result.error) failed.push(`${result.workflowId.slice(prefix.length + 1)}: ${result.error.name}: ${result.error.message}`);
+    const name = histories[names.length]?.name ?? result.workflowId;
+    names.push(name);
+    if (result.error) failed.push(`${name}: ${result.error.name}: ${result.error.message}`);
   }
-  return { failed, replayed };
+  return { failed, replayed: names.length, names };
 }
