@@ -8,12 +8,14 @@ import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { readFile } from 'node:fs/promises';
 import { ReplayError, Worker } from '@temporalio/worker';
-import { corpusHistories, loadHistories, mutatedHistoriesDir, outsideWindowDir, replayCorpus } from '../support/histories';
+import { corpusHistories, loadHistories, mutatedHistoriesDir, outsideWindowDir, replayCorpus, type CorpusHistory } from '../support/histories';
 import { quietRuntime, workflowBundleOption } from '../support/test-env';
 import { supportWindow } from '../../workflows/versioning/support-window';
 import { assertInSupportWindow, OutsideSupportWindowError, replayAgentHistories } from '../../testing';
+import { replayHistoriesJson } from '../../worker/replay';
 import { bundleForkCapture, stateAtTurn } from '../../worker/fork';
 import { testWorkflowsPath } from '../support/test-bundle';
+import { patchMarkerIds } from '../../history/patch-markers';
 
 const corpus = corpusHistories();
 const mutated = loadHistories(mutatedHistoriesDir);
@@ -35,10 +37,33 @@ describe('every recorded history inside the support window replays on the curren
     expect(corpus.filter((h) => /\/open-/.test(h.name)).length).toBeGreaterThanOrEqual(5);
   });
 
+  it('the corpus holds sessions (agentSession) of the window, open ones and ones that followed a new worker version included', () => {
+    const sessions = corpus.filter((h) => workflowType(h) === 'agentSession');
+    const versions = new Set(sessions.map((h) => h.name.split('/')[0]));
+    expect(versions).toContain(supportWindow.oldest);
+    expect(versions).toContain('0.13.0');
+    expect(sessions.filter((h) => /\/open-session-/.test(h.name)).length).toBeGreaterThanOrEqual(2);
+    // Recorded before 1.0.0: no baseline marker; the ones that moved recorded sessions-follow-new-versions.
+    expect(sessions.filter((h) => (h.history.events ?? []).flatMap(patchMarkerIds).some((id) => id.startsWith('baseline-')))).toEqual([]);
+    expect(sessions.filter((h) => (h.history.events ?? []).flatMap(patchMarkerIds).includes('sessions-follow-new-versions')).length).toBeGreaterThanOrEqual(2);
+  });
+
   it('the whole corpus replays, once, in one replay worker; a failure names its history', async () => {
-    const { failed, replayed } = await replayCorpus(corpus, await workflowBundleOption(), 'corpus');
+    const { failed, replayed, names } = await replayCorpus(corpus, await workflowBundleOption(), 'corpus');
     expect(failed).toEqual([]);
     expect(replayed).toBe(corpus.length);
+    // Sessions among them, each under its own name (a session replays under its recorded workflow id).
+    expect(names).toEqual(corpus.map((h) => h.name));
+    expect(names.filter((n) => /\/(open-)?session-/.test(n)).length).toBeGreaterThan(0);
+  }, corpusTimeoutMs);
+
+  it("the users' replay tool (replayHistoriesJson) replays the sessions too, under their recorded workflow ids", async () => {
+    const sessions = corpus.filter((h) => workflowType(h) === 'agentSession');
+    const outcomes = await replayHistoriesJson(
+      sessions.map((h) => JSON.parse(readFileSync(h.file, 'utf8')) as unknown),
+      await workflowBundleOption(),
+    );
+    expect(sessions.map((h, i) => [h.name, outcomes[i]?.ok])).toEqual(sessions.map((h) => [h.name, true]));
   }, corpusTimeoutMs);
 
   it.each(mutated.map((h) => [h.name, h.history] as const))('mutated %s fails with a determinism violation', async (name, history) => {
@@ -74,6 +99,11 @@ async function bundleCode(option: { codePath: string } | { code: string }): Prom
 /** The body of the bundle's `preloadModules` function: the modules each reusable context preloads. */
 function preloadedModules(code: string): string {
   return /preloadModules = function preloadModules\(\) \{([^}]*)\}/.exec(code)?.[1] ?? '';
+}
+
+/** The workflow type a history ran. */
+function workflowType(h: CorpusHistory): string | undefined {
+  return h.history.events?.[0]?.workflowExecutionStartedEventAttributes?.workflowType?.name ?? undefined;
 }
 
 /** Orders `a.b.c` release numbers. */

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { explainNondeterminism, replayHistoriesJson } from '../../worker/replay';
+import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
+import { explainNondeterminism, replayHistoriesJson, replayWorkflowId } from '../../worker/replay';
 
 describe('nondeterminism in plain words', () => {
   it('names the event and the command, in both of core\'s phrasings', () => {
@@ -29,5 +30,20 @@ describe('replaying histories that cannot be replayed', () => {
     expect(outcomes).toHaveLength(2);
     expect(outcomes[0]).toMatchObject({ ok: false, kind: 'failure', problem: expect.stringMatching(/^not a workflow history: /) });
     expect(outcomes[1]).toMatchObject({ ok: false, kind: 'failure' });
+  });
+});
+
+describe('the workflow id a history replays under', () => {
+  const read = (name: string) => historyFromJSON(JSON.parse(readFileSync(join(__dirname, '../histories', name), 'utf8')));
+
+  it("is a session's own id, read from its first run's start (its runs are named after it), in each of its executions", () => {
+    expect(replayWorkflowId(read('0.13.0/session-two-runs.json'), 'replay-0')).toBe('session-two-runs');
+    expect(replayWorkflowId(read('0.13.0/session-continue-as-new-continued.json'), 'replay-0')).toBe('session-continue-as-new');
+    expect(replayWorkflowId(read('0.9.0/open-session-awaiting-approval.json'), 'replay-0')).toBe('session-awaiting-approval');
+  });
+
+  it('is the fallback for a run, a session run included', () => {
+    expect(replayWorkflowId(read('0.13.0/basic.json'), 'replay-3')).toBe('replay-3');
+    expect(replayWorkflowId(read('0.13.0/session-two-runs-run-1.json'), 'replay-3')).toBe('replay-3');
   });
 });
