@@ -58,6 +58,7 @@ import { resolveTracing, tracingClientInterceptors, type AgentTracingOptions } f
 import { checkpointsOf, rewindRun, type Checkpoint, type CorrectionDelivery, type RewindOptions } from '../history/checkpoints';
 import { fetchDecodedHistory } from '../history/decoded-history';
 import { EventLogCursor } from './event-log-cursor';
+import { PollPacing } from './poll-pacing';
 import {
   decideInTree,
   followTree,
@@ -76,6 +77,9 @@ import { exportHistory } from './history';
 import { historyEntries, historySummary, type HistoryEntry, type HistoryStatus } from './history-view';
 import { runWorkerVersion, type RunWorkerVersion } from './worker-version';
 import { noWorkerPolls, workerPresence, type WorkerPresence } from './worker-presence';
+
+/** Quiet reads of a follower between two checks whether the run's execution has closed. */
+const closedCheckEvery = 3;
 
 /**
  * Error type strings of the client; match on `type`. `rejected`: the run refused the
@@ -513,8 +517,12 @@ export class AgentClient {
 
   /**
    * Yields every event from `afterSeq` on, until the run ends. Reconnect by passing the last
-   * seq seen. `mode: 'long-poll'` (default) waits on the waitForEvents update, so followers
-   * do not spin; `mode: 'poll'` uses only queries, which add nothing to history.
+   * seq seen. Reads only the events query, which adds nothing to the run's history: soon again
+   * after news, then less often while the run is quiet (up to `pollMs`, default 1 s; see
+   * PollPacing). `mode: 'long-poll'` waits on the `waitForEvents` update instead: no wait
+   * between an event and its delivery, but every wait writes to the run's history and counts
+   * toward Temporal's limit of updates per execution, so a run watched that way for long can no
+   * longer take the operators' updates; prefer the default.
    *
    * A rewind replaces the events after its turn under the same seqs (the log's epoch changes).
    * The follower notices, calls `onRewind` with the first replaced seq, and goes on with the
@@ -534,7 +542,9 @@ export class AgentClient {
     } = {},
   ): AsyncGenerator<RunEvent> {
     let afterSeq = options.afterSeq ?? 0;
-    const longPoll = (options.mode ?? 'long-poll') === 'long-poll';
+    const longPoll = options.mode === 'long-poll';
+    const pacing = new PollPacing({ maxMs: options.pollMs ?? 1_000 });
+    let quietReads = 0;
     const queryOptions = options.queryTimeoutMs !== undefined ? { timeoutMs: options.queryTimeoutMs } : {};
     const read = (after: number, limit: number): Promise<EventPage> => this.events(workflowId, after, limit, queryOptions);
     const cursor = new EventLogCursor();
@@ -554,7 +564,11 @@ export class AgentClient {
         yield event;
       }
       afterSeq = page.nextAfterSeq;
-      if (page.events.length > 0) continue;
+      if (page.events.length > 0) {
+        pacing.news();
+        quietReads = 0;
+        continue;
+      }
       // A run that failed (a bug in agent code, an agent the worker lacks) ends without a
       // terminal event in its log: the closed execution ends the follow, after a last read.
       if (terminalStatuses.has(page.status) || closed) return;
@@ -569,8 +583,10 @@ export class AgentClient {
           },
         );
       } else {
-        await new Promise((r) => setTimeout(r, options.pollMs ?? 250));
-        closed = await this.isClosed(workflowId);
+        await pacing.wait();
+        // Asked only now and then once the run is quiet: a closed run says so in its events
+        // (terminal status) unless it failed by a bug in agent code.
+        closed = pacing.quiet && ++quietReads % closedCheckEvery === 0 ? await this.isClosed(workflowId) : false;
       }
     }
   }

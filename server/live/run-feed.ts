@@ -4,13 +4,20 @@ import type { EventPage, RunEvent } from '../../contracts';
 import type { TokenDelta } from '../../contracts/deltas';
 import { terminalRunStatuses, type FeedItem } from './feed-item';
 import { Subscription, type SubscriptionOptions } from './subscription';
+import { PollPacing } from '../../client/poll-pacing';
+
+/** Quiet reads of a feed between two checks whether the run's execution has closed. */
+const closedCheckEvery = 3;
 
 /** Settings of a {@link RunFeed}. */
 export interface RunFeedOptions {
   /** Events kept for subscribers that join (older ones are read from the events query). Default 500. */
   readonly recentEvents?: number;
-  /** How long one long poll of the run waits. Default 30 s. */
-  readonly longPollMs?: number;
+  /**
+   * The longest wait between two reads of a quiet run's events query. Default 1 s; a read that
+   * brings events is followed by another soon, and {@link RunFeed.wake} ends a wait at once.
+   */
+  readonly maxPollMs?: number;
   /**
    * How long an events query waits for a worker before the feed tries again. Default 5 s: a query
    * that lands just as a run completes can go unanswered until Temporal's own 30 s deadline.
@@ -30,9 +37,10 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
  * The one follower of a run in this process, fanned out to every subscriber: it reads the
- * run's events (one long poll at a time, however many subscribe), notices rewinds (the log's
- * epoch changes) and the run's end, and hands each item to every subscriber in order. It
- * follows the workflow id, so a run that continues as new goes on in the same feed.
+ * run's events query (one read at a time, however many subscribe; a query adds nothing to the
+ * run's history), notices rewinds (the log's epoch changes) and the run's end, and hands each
+ * item to every subscriber in order. It follows the workflow id, so a run that continues as new
+ * goes on in the same feed.
  */
 export class RunFeed {
   private readonly subscribers = new Set<Subscription>();
@@ -46,12 +54,15 @@ export class RunFeed {
   /** Cancels the feed's Temporal calls in flight when it stops. */
   private readonly abort = new AbortController();
   private running: Promise<void> = Promise.resolve();
+  private readonly pacing: PollPacing;
 
   constructor(
     private readonly agents: AgentClient,
     readonly workflowId: string,
     private readonly options: RunFeedOptions = {},
-  ) {}
+  ) {
+    this.pacing = new PollPacing({ maxMs: options.maxPollMs ?? 1_000 });
+  }
 
   /** Starts following (reads the log from its start). */
   start(): void {
@@ -88,6 +99,11 @@ export class RunFeed {
     for (const delta of this.options.currentDeltas?.() ?? []) sub.push({ type: 'delta', delta });
     if (this.ended !== undefined) sub.push({ type: 'end', status: this.ended });
     return sub;
+  }
+
+  /** Something announced new events of the run (a worker, through the hub): read them now. */
+  wake(): void {
+    this.pacing.wake();
   }
 
   /** Hands a token delta to every subscriber. */
@@ -164,25 +180,29 @@ export class RunFeed {
 
   private async follow(): Promise<void> {
     let failures = 0;
+    let quietReads = 0;
     while (!this.stopped) {
       try {
         const page = await this.events(this.lastSeq, 500);
         if (!(await this.apply(page))) continue;
-        if (page.events.length > 0) continue;
+        failures = 0;
+        if (page.events.length > 0) {
+          this.pacing.news();
+          quietReads = 0;
+          continue;
+        }
         if (terminalRunStatuses.has(page.status)) return this.end(page.status);
-        const waited = await this.call(() => this.agents.waitForEvents(this.workflowId, this.lastSeq, this.options.longPollMs ?? 30_000));
+        await this.pacing.wait(this.abort.signal);
         if (this.stopped) return;
-        if (!(await this.apply(waited))) continue;
-        // Nothing new: the wait timed out, the run continued as new, or it closed without a
-        // terminal event in its log (a bug in agent code); only the last ends the feed.
-        if (waited.events.length === 0 && !terminalRunStatuses.has(waited.status)) {
+        // Nothing new for a while: now and then, check whether the run closed without a terminal
+        // event in its log (a bug in agent code), which ends the feed.
+        if (this.pacing.quiet && ++quietReads % closedCheckEvery === 0) {
           const closed = await this.isClosed();
           if (closed) {
             const last = await this.events(this.lastSeq, 1000);
             if (await this.apply(last)) return this.end(terminalRunStatuses.has(last.status) ? last.status : closed);
           }
         }
-        failures = 0;
       } catch (err) {
         if (this.stopped) return;
         if (err instanceof AgentClientError && err.type === 'run_not_found') return this.end('not_found');

@@ -1,0 +1,92 @@
+/**
+ * Watching a run writes nothing to it. A run waiting for a human is followed through every kind
+ * of follower at once (the API server's SSE events stream, its tree stream, the AI SDK UI
+ * stream and the WebSocket, which the dashboard uses too; `AgentClient.follow`; `agentctl events
+ * --follow`) for a stretch longer than several reads: its history length does not change. Then
+ * the approval arrives and every follower sees the rest of the run.
+ */
+import WebSocket from 'ws';
+import type { RunEvent } from '../../contracts';
+import { startAgentServer, type AgentServer } from '../../server';
+import { agentSuite } from '../support/agent-suite';
+import { startAgentctl } from '../support/agentctl-process';
+import { callStep, finalStep, scriptedInput } from '../support/scripts';
+import { SseClient } from '../support/sse-client';
+import { waitFor } from '../support/wait';
+
+const suite = agentSuite('watching');
+const tokens = { viewer: 'viewer-token-0123456789', operator: 'operator-token-0123456789' };
+let server: AgentServer;
+
+beforeAll(async () => {
+  server = await startAgentServer({
+    agents: suite.agents,
+    auth: { localDev: false, tokens: [{ name: 'viewer', role: 'viewer', token: tokens.viewer }, { name: 'operator', role: 'operator', token: tokens.operator }] },
+  });
+});
+afterAll(() => server?.close());
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function historyLength(workflowId: string): Promise<number> {
+  return (await suite.env.client.workflow.getHandle(workflowId).describe()).historyLength;
+}
+
+function webSocketEvents(workflowId: string): { events: RunEvent[]; opened: Promise<void>; close: () => void } {
+  const ws = new WebSocket(`${server.url.replace(/^http/, 'ws')}/api/runs/${workflowId}/ws?access_token=${tokens.viewer}`);
+  const events: RunEvent[] = [];
+  ws.on('message', (data) => {
+    const message = JSON.parse(String(data)) as { type: string; event?: RunEvent };
+    if (message.type === 'event' && message.event) events.push(message.event);
+  });
+  const opened = new Promise<void>((resolve, reject) => {
+    ws.once('open', () => resolve());
+    ws.once('error', reject);
+  });
+  return { events, opened, close: () => ws.close() };
+}
+
+describe('watching is free', () => {
+  it('a waiting run followed by every kind of follower keeps its history length; the followers still see the rest', async () => {
+    const { workflowId } = await suite.agents.start(scriptedInput([callStep({ name: 'echo', args: { text: 'watched' } }), finalStep('seen')], { confirmation: { all: true } }));
+    const approval = await waitFor('the approval request', async () => (await suite.agents.pendingInputs(workflowId)).approvals[0]);
+
+    const sse = new SseClient(`${server.url}/api/runs/${workflowId}/events?access_token=${tokens.viewer}`);
+    const tree = new SseClient(`${server.url}/api/runs/${workflowId}/tree/events?access_token=${tokens.viewer}`);
+    const ui = new SseClient(`${server.url}/api/runs/${workflowId}/ui-stream?access_token=${tokens.viewer}`);
+    const socket = webSocketEvents(workflowId);
+    const followed: RunEvent[] = [];
+    const following = (async () => {
+      for await (const event of suite.agents.follow(workflowId)) followed.push(event);
+    })();
+    const agentctl = startAgentctl(suite, ['events', workflowId, '--follow']);
+    await socket.opened;
+    await Promise.all([
+      sse.until('the approval request', () => sse.data<RunEvent>('run-event').some((e) => e.type === 'approval_requested')),
+      tree.until('the approval request', () => tree.messages.some((m) => m.data.includes('approval_requested'))),
+      ui.until('the approval request part', () => ui.messages.some((m) => m.data.includes('tool-approval-request'))),
+      waitFor('the follower at the approval request', async () => followed.some((e) => e.type === 'approval_requested')),
+      waitFor('the socket at the approval request', async () => socket.events.some((e) => e.type === 'approval_requested')),
+      agentctl.printed(/approval_requested/),
+    ]);
+
+    // Several reads of every follower (each reads at least once a second while the run is quiet).
+    const before = await historyLength(workflowId);
+    await sleep(12_000);
+    expect(await historyLength(workflowId)).toBe(before);
+
+    await suite.agents.decide(workflowId, { decision: 'approve', toolCallId: approval.toolCallId });
+    expect((await suite.agents.result(workflowId)).status).toBe('completed');
+    const all = (await suite.agents.events(workflowId, 0, 1000)).events.map((e) => e.seq);
+    await Promise.all([sse.done, tree.done, ui.done, following]);
+    expect(sse.data<RunEvent>('run-event').map((e) => e.seq)).toEqual(all);
+    expect(followed.map((e) => e.seq)).toEqual(all);
+    expect(ui.messages.at(-1)?.data).toBe('[DONE]');
+    expect(tree.messages.some((m) => m.data.includes('"type":"final"'))).toBe(true);
+    await waitFor('the socket at the run end', async () => socket.events.some((e) => e.type === 'final'));
+    socket.close();
+    const printed = await agentctl.exited;
+    expect(printed.code).toBe(0);
+    expect(printed.stdout).toMatch(/final/);
+  });
+});
