@@ -4,24 +4,20 @@ import { join, resolve } from 'node:path';
 const repoRoot = resolve(__dirname, '../..');
 
 /**
- * Where global setup writes agentctl compiled once, for the integration tests' many launches. It
- * must sit one folder below the repository root: the CLI finds the workflow sources (for `fork`)
- * relative to its own file, as the published `dist/cli/main.js` does.
+ * Compiles one entry point into `.test-build/<name>.cjs`, a single CommonJS file, with esbuild
+ * (the compiler tsx uses), dependencies left as they are. A process the tests launch from it skips
+ * tsx's start and compiling its modules one by one: a second of CPU or more each launch. The file
+ * sits one folder below the repository root, as the sources do: code that finds the workflow
+ * sources relative to its own file (`fork` in agentctl, the bundler's own-source rule) finds them.
  */
-const builtPath = join(repoRoot, '.test-build', 'agentctl.cjs');
-
-/**
- * Compiles agentctl (`cli/main.ts`) into one CommonJS file with esbuild, the compiler tsx uses,
- * dependencies left as they are. A launch then skips tsx's start and compiling about a hundred
- * modules: a second of CPU less each, and the tests launch it about eighty times.
- */
-export async function buildAgentctl(): Promise<string> {
+export async function compileForTests(entry: string, name: string): Promise<string> {
   const esbuild = await import('esbuild');
+  const builtPath = join(repoRoot, '.test-build', `${name}.cjs`);
   mkdirSync(join(repoRoot, '.test-build'), { recursive: true });
   // Written aside and renamed: two test runs in one checkout never see half a file.
   const partial = `${builtPath}.${process.pid}`;
   await esbuild.build({
-    entryPoints: [join(repoRoot, 'cli/main.ts')],
+    entryPoints: [join(repoRoot, entry)],
     outfile: partial,
     bundle: true,
     platform: 'node',
@@ -33,6 +29,14 @@ export async function buildAgentctl(): Promise<string> {
   });
   renameSync(partial, builtPath);
   return builtPath;
+}
+
+/**
+ * Compiles agentctl (`cli/main.ts`) once, where global setup keeps it for the integration tests'
+ * many launches (about eighty).
+ */
+export function buildAgentctl(): Promise<string> {
+  return compileForTests('cli/main.ts', 'agentctl');
 }
 
 /**

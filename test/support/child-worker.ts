@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { compileForTests } from './agentctl-build';
 
 /** A worker process started by a test. */
 export interface ChildWorker {
@@ -25,9 +26,23 @@ function waitExit(child: ChildProcess): Promise<void> {
   });
 }
 
+/** Compiles test/support/worker-process.ts once (global setup), for every worker process the tests start. */
+export function buildWorkerProcess(): Promise<string> {
+  return compileForTests('test/support/worker-process.ts', 'worker-process');
+}
+
+/**
+ * The node arguments that start a worker process: the file global setup compiled
+ * (DURABLE_AGENTS_TEST_WORKER_PROCESS), else the sources through tsx (a test file run on its own).
+ */
+function workerProcessNodeArgs(): string[] {
+  const built = process.env.DURABLE_AGENTS_TEST_WORKER_PROCESS;
+  return built ? ['--enable-source-maps', built] : ['--import', 'tsx', join(__dirname, 'worker-process.ts')];
+}
+
 /** Starts test/support/worker-process.ts and waits until it polls. */
 export async function startChildWorker(env: Record<string, string>): Promise<ChildWorker> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(__dirname, 'worker-process.ts')], {
+  const child = spawn(process.execPath, workerProcessNodeArgs(), {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

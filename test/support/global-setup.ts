@@ -3,15 +3,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { provisionTemporalCli, temporalCliVersion } from '../../testing/temporal-cli';
 import { buildAgentctl } from './agentctl-build';
+import { buildWorkerProcess } from './child-worker';
 import { buildTestBundle, buildTestForkBundle } from './test-bundle';
 import { createOwnTestEnv, existingTestServer, sharedServerKey } from './test-server';
 
 /**
  * Runs once before the integration tests: provisions the Temporal CLI, builds the workflow
  * bundles (for workers, and for forkRun), which every test file then loads from disk instead of
- * rebuilding, compiles agentctl once for the tests that launch it, and starts the dev
- * server the files share (unless DURABLE_AGENTS_TEST_SERVER names a server to use instead);
- * global teardown stops it.
+ * rebuilding, compiles agentctl and the worker process once for the tests that launch them, and
+ * starts the dev server the files share (unless DURABLE_AGENTS_TEST_SERVER names a server to use
+ * instead); global teardown stops it.
  */
 export default async function globalSetup(): Promise<void> {
   const cli = provisionTemporalCli();
@@ -21,13 +22,15 @@ export default async function globalSetup(): Promise<void> {
   } else {
     process.stderr.write('\nno Temporal CLI available; the SDK will download one\n');
   }
-  const [bundle, forkBundle, server, agentctl] = await Promise.all([
+  const [bundle, forkBundle, server, agentctl, workerProcess] = await Promise.all([
     buildTestBundle(),
     buildTestForkBundle(),
     existingTestServer() ? undefined : createOwnTestEnv(),
     buildAgentctl(),
+    buildWorkerProcess(),
   ]);
   process.env.DURABLE_AGENTS_TEST_AGENTCTL = agentctl;
+  process.env.DURABLE_AGENTS_TEST_WORKER_PROCESS = workerProcess;
   const dir = join(tmpdir(), `durable-agents-test-${process.pid}`);
   mkdirSync(dir, { recursive: true });
   const codePath = join(dir, 'workflow-bundle.js');
