@@ -29,9 +29,24 @@ export const tokenDeltaSchema = z.object({
 });
 export type TokenDelta = z.infer<typeof tokenDeltaSchema>;
 
+/**
+ * A worker's word that a run's event log grew: followers read the events query at once instead
+ * of waiting for their next paced read. Travels beside the workflow like deltas; a lost one only
+ * delays a follower until its next read.
+ */
+export const eventsAnnouncementSchema = z.object({
+  /** The run's workflow id. */
+  workflowId: z.string().min(1).max(1000),
+  /** The seq of its newest event. */
+  lastSeq: z.number().int().nonnegative(),
+});
+export type EventsAnnouncement = z.infer<typeof eventsAnnouncementSchema>;
+
 /** What a worker posts to `POST /api/deltas`. */
 export const deltaBatchSchema = z.object({
   deltas: z.array(tokenDeltaSchema).max(10_000),
+  /** Runs whose event logs grew (one per run, the newest seq). */
+  events: z.array(eventsAnnouncementSchema).max(10_000).optional(),
   /** Deltas this publisher dropped so far (buffer full, server slow or away). */
   dropped: z.number().int().nonnegative().optional(),
 });

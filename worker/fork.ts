@@ -39,6 +39,7 @@ export async function stateAtTurn(history: temporal.api.history.v1.IHistory, tur
         },
         callDuringReplay: true,
       },
+      eventsAppended: { fn: () => undefined },
     },
   };
   refuseOutsideSupportWindow(history);

@@ -2,7 +2,7 @@ import { SimplePlugin } from '@temporalio/plugin';
 import type { BundleOptions, InjectedSinks, ReplayWorkerOptions, Worker, WorkerOptions } from '@temporalio/worker';
 import type OpenAI from 'openai';
 import { createActivities, type ActivityDependencies, type ToolImplementation } from '../activities';
-import { createModelActivities, type ModelActivityDependencies } from '../activities/model';
+import { createModelActivities, type DeltaSink, type ModelActivityDependencies } from '../activities/model';
 import type { AgentDefinition } from '../workflows/agents/agent-registry';
 import { durableAgentsSinkName, type DurableAgentsSinks } from '../workflows/bundle/bundle-sinks';
 import { createMcpActivities, mcpModelTools, McpClientPool, type McpServerConfig } from '../activities/mcp';
@@ -149,11 +149,16 @@ export function configureAgentBundler(options: BundleOptions, aliases: Record<st
 }
 
 /** Sinks of the bundle on a normal worker: an unknown agent is logged, the run fails by itself. */
-function workerSinks(log: (message: string) => void): InjectedSinks<DurableAgentsSinks> {
+/**
+ * The bundle's sinks on a worker: a missing agent is logged, and a run whose event log grew is
+ * announced where its followers listen (`announce`: the deltas publisher's, if any).
+ */
+function workerSinks(log: (message: string) => void, announce?: DeltaSink['announce']): InjectedSinks<DurableAgentsSinks> {
   return {
     [durableAgentsSinkName]: {
       unknownAgent: { fn: (info, agent, known) => log(`run ${info.workflowId} asked for agent ${JSON.stringify(agent)}; this bundle has: ${known.join(', ') || '(none)'}`) },
       boundary: { fn: () => undefined },
+      eventsAppended: { fn: (info, lastSeq) => announce?.({ workflowId: info.workflowId, lastSeq }) },
     },
   };
 }
@@ -180,6 +185,8 @@ export class DurableAgentsPlugin extends SimplePlugin {
   private readonly deploymentOptions: WorkerOptions['workerDeploymentOptions'];
   private readonly tracing: ResolvedTracing | undefined;
   private readonly bundler: AgentBundlerOptions;
+  /** Where runs' new events are announced (the model activity's deltas publisher). */
+  private readonly announce: DeltaSink['announce'];
 
   constructor(options: DurableAgentsPluginOptions) {
     const agents = options.agents;
@@ -224,6 +231,8 @@ export class DurableAgentsPlugin extends SimplePlugin {
     this.mcpPool = pool;
     this.tracing = tracing;
     this.bundler = options.bundler ?? {};
+    const deltas = options.model?.deltas;
+    this.announce = deltas?.announce ? (announcement) => deltas.announce?.(announcement) : undefined;
     const deployment = options.deployment ?? undefined;
     this.deploymentOptions = deployment ? workerDeploymentOptions(deployment) : undefined;
   }
@@ -262,7 +271,7 @@ export class DurableAgentsPlugin extends SimplePlugin {
       // runs stall ~10 s after a crash although a standby worker was idle; the price of a short
       // wait is a replay (CPU) on another worker when the caching one is merely slow.
       stickyQueueScheduleToStartTimeout: configured.stickyQueueScheduleToStartTimeout ?? stickyTaskTimeout,
-      sinks: { ...workerSinks(log), ...this.traceSinks(), ...configured.sinks },
+      sinks: { ...workerSinks(log, this.announce), ...this.traceSinks(), ...configured.sinks },
       ...(this.deploymentOptions && !configured.workerDeploymentOptions ? { workerDeploymentOptions: this.deploymentOptions } : {}),
     };
   }

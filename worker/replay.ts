@@ -137,6 +137,7 @@ export async function replayHistoriesJson(jsons: readonly unknown[], workflowBun
         callDuringReplay: true,
       },
       boundary: { fn: () => undefined },
+      eventsAppended: { fn: () => undefined },
     },
     // Bundles with the tracing interceptors export spans through this sink (never on replay).
     exporter: { export: { fn: () => undefined } },

@@ -1,4 +1,4 @@
-import type { TokenDelta } from '../../contracts/deltas';
+import type { EventsAnnouncement, TokenDelta } from '../../contracts/deltas';
 
 /**
  * Where the model activity sends token deltas. Implementations must never throw and never
@@ -14,6 +14,12 @@ export interface DeltaSink {
    * answer is complete, so subscribers see the last deltas before the answer lands as events.
    */
   flush?(timeoutMs: number): Promise<void>;
+  /**
+   * Takes a worker's word that a run's event log grew (the bundle's `eventsAppended` sink), so
+   * the run's followers read its events now rather than at their next paced read. Best effort
+   * like deltas: a lost one only delays a follower by at most its longest wait.
+   */
+  announce?(announcement: EventsAnnouncement): void;
 }
 
 /** Options of {@link HttpDeltaPublisher}. */
@@ -50,6 +56,8 @@ export interface DeltaPublisherStats {
 export class HttpDeltaPublisher implements DeltaSink {
   readonly stats: DeltaPublisherStats = { published: 0, sent: 0, dropped: 0, failedPosts: 0 };
   private buffer: TokenDelta[] = [];
+  /** Runs whose logs grew since the last batch: the newest seq of each. */
+  private announced = new Map<string, number>();
   private timer: NodeJS.Timeout | undefined;
   private inFlight: Promise<void> | undefined;
   private readonly endpoint: string;
@@ -66,6 +74,18 @@ export class HttpDeltaPublisher implements DeltaSink {
       return;
     }
     this.buffer.push(delta);
+    this.sendSoon();
+  }
+
+  announce(announcement: EventsAnnouncement): void {
+    const { workflowId, lastSeq } = announcement;
+    if (!this.announced.has(workflowId) && this.announced.size >= (this.options.maxBuffered ?? 5000)) return;
+    this.announced.set(workflowId, Math.max(lastSeq, this.announced.get(workflowId) ?? 0));
+    this.sendSoon();
+  }
+
+  /** Posts the buffer once the batch interval has passed. */
+  private sendSoon(): void {
     this.timer ??= setTimeout(() => {
       this.timer = undefined;
       void this.send();
@@ -92,21 +112,23 @@ export class HttpDeltaPublisher implements DeltaSink {
   /** Posts the buffer (after the POST in flight, if any). */
   private async send(): Promise<void> {
     while (this.inFlight) await this.inFlight;
-    if (this.buffer.length === 0) return;
+    if (this.buffer.length === 0 && this.announced.size === 0) return;
     const deltas = this.buffer;
+    const events = [...this.announced].map(([workflowId, lastSeq]) => ({ workflowId, lastSeq }));
     this.buffer = [];
-    this.inFlight = this.post(deltas).finally(() => {
+    this.announced = new Map();
+    this.inFlight = this.post(deltas, events).finally(() => {
       this.inFlight = undefined;
     });
     await this.inFlight;
   }
 
-  private async post(deltas: TokenDelta[]): Promise<void> {
+  private async post(deltas: TokenDelta[], events: EventsAnnouncement[]): Promise<void> {
     try {
       const response = await fetch(this.endpoint, {
         method: 'POST',
         headers: { 'content-type': 'application/json', ...(this.options.token ? { authorization: `Bearer ${this.options.token}` } : {}) },
-        body: JSON.stringify({ deltas, dropped: this.stats.dropped }),
+        body: JSON.stringify({ deltas, dropped: this.stats.dropped, ...(events.length ? { events } : {}) }),
         signal: AbortSignal.timeout(this.options.timeoutMs ?? 2000),
       });
       await response.body?.cancel();

@@ -1,5 +1,5 @@
 import type { AgentClient } from '../../client/agent-client';
-import type { TokenDelta } from '../../contracts/deltas';
+import type { EventsAnnouncement, TokenDelta } from '../../contracts/deltas';
 import type { DeltaSink } from '../../activities/model/delta-publisher';
 import { DeltaStore, type DeltaStoreOptions } from './delta-store';
 import type { FeedItem } from './feed-item';
@@ -33,6 +33,9 @@ export interface LiveHubStats {
   deltaBytes: number;
   /** Deltas workers said they dropped (their buffer was full or the server slow). */
   deltasDroppedByPublishers: number;
+  /** Workers' announcements of new events, and those that woke a feed of this process. */
+  announcementsReceived: number;
+  announcementsWaking: number;
 }
 
 /**
@@ -48,7 +51,7 @@ export class LiveHub implements DeltaSink {
   private closed = false;
   /** Connections to end on close (WebSockets outlive their feed's `end`). */
   private readonly connections = new Set<() => void>();
-  private readonly counters = { feedsStarted: 0, deltasReceived: 0, deltasStale: 0, deltasRefused: 0, deltasDroppedByPublishers: 0 };
+  private readonly counters = { feedsStarted: 0, deltasReceived: 0, deltasStale: 0, deltasRefused: 0, deltasDroppedByPublishers: 0, announcementsReceived: 0, announcementsWaking: 0 };
   private readonly openRuns: OpenRuns;
 
   constructor(
@@ -118,6 +121,19 @@ export class LiveHub implements DeltaSink {
     this.counters.deltasRefused += deltas.length - taken.length;
     this.publishBatch(taken, droppedByPublisher);
     return [...refused];
+  }
+
+  /**
+   * Takes a worker's word that a run's log grew: its feed in this process, if any, reads at once.
+   * Needs no check of the run: an announcement only makes a feed read sooner, and a run nobody
+   * follows here has no feed.
+   */
+  announce(announcement: EventsAnnouncement): void {
+    this.counters.announcementsReceived += 1;
+    const feed = this.feeds.get(announcement.workflowId);
+    if (!feed) return;
+    this.counters.announcementsWaking += 1;
+    feed.wake();
   }
 
   /** The kept deltas of a run's current model call. */

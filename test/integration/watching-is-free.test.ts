@@ -3,28 +3,59 @@
  * of follower at once (the API server's SSE events stream, its tree stream, the AI SDK UI
  * stream and the WebSocket, which the dashboard uses too; `AgentClient.follow`; `agentctl events
  * --follow`) for a stretch longer than several reads: its history length does not change. Then
- * the approval arrives and every follower sees the rest of the run.
+ * the approval arrives and every follower sees the rest of the run. The worker announces the
+ * run's new events to the API server (through its deltas publisher), which wakes the server's
+ * follower of the run: also without a trace in history.
  */
+import { Worker } from '@temporalio/worker';
 import WebSocket from 'ws';
+import { HttpDeltaPublisher } from '../../activities/model';
 import type { RunEvent } from '../../contracts';
 import { startAgentServer, type AgentServer } from '../../server';
-import { agentSuite } from '../support/agent-suite';
+import { DurableAgentsPlugin } from '../../worker/plugin';
+import type { AgentSuite } from '../support/agent-suite';
+import { testAgents } from '../support/agents';
 import { startAgentctl } from '../support/agentctl-process';
 import { callStep, finalStep, scriptedInput } from '../support/scripts';
 import { SseClient } from '../support/sse-client';
+import { agentClient, createTestEnv, uniqueTaskQueue, workflowBundleOption } from '../support/test-env';
+import { allToolImplementations } from '../support/tools';
 import { waitFor } from '../support/wait';
 
-const suite = agentSuite('watching');
-const tokens = { viewer: 'viewer-token-0123456789', operator: 'operator-token-0123456789' };
+const tokens = { viewer: 'viewer-token-0123456789', operator: 'operator-token-0123456789', publisher: 'publisher-token-0123456789' };
+let suite: AgentSuite;
 let server: AgentServer;
+let worker: Worker;
+let running: Promise<void>;
 
 beforeAll(async () => {
+  const env = await createTestEnv();
+  const taskQueue = uniqueTaskQueue('watching');
+  suite = { env, taskQueue, agents: agentClient(env, taskQueue) };
   server = await startAgentServer({
     agents: suite.agents,
-    auth: { localDev: false, tokens: [{ name: 'viewer', role: 'viewer', token: tokens.viewer }, { name: 'operator', role: 'operator', token: tokens.operator }] },
+    auth: {
+      localDev: false,
+      tokens: (['viewer', 'operator', 'publisher'] as const).map((role) => ({ name: role, role, token: tokens[role] })),
+    },
   });
+  // The worker a user runs beside API servers: its deltas publisher also carries the announcements.
+  const deltas = new HttpDeltaPublisher({ url: server.url, token: tokens.publisher });
+  worker = await Worker.create({
+    connection: env.nativeConnection,
+    namespace: env.namespace ?? 'default',
+    taskQueue,
+    workflowBundle: await workflowBundleOption(),
+    plugins: [new DurableAgentsPlugin({ agents: testAgents, tools: allToolImplementations(), runtime: {}, model: { deltas } })],
+  });
+  running = worker.run();
 });
-afterAll(() => server?.close());
+afterAll(async () => {
+  await server?.close();
+  worker?.shutdown();
+  await running;
+  await suite?.env.teardown();
+});
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -75,6 +106,7 @@ describe('watching is free', () => {
     await sleep(12_000);
     expect(await historyLength(workflowId)).toBe(before);
 
+    const announced = server.live.stats().announcementsWaking;
     await suite.agents.decide(workflowId, { decision: 'approve', toolCallId: approval.toolCallId });
     expect((await suite.agents.result(workflowId)).status).toBe('completed');
     const all = (await suite.agents.events(workflowId, 0, 1000)).events.map((e) => e.seq);
@@ -88,5 +120,7 @@ describe('watching is free', () => {
     const printed = await agentctl.exited;
     expect(printed.code).toBe(0);
     expect(printed.stdout).toMatch(/final/);
+    // The worker announced the approval's events, and the announcements woke the server's follower.
+    expect(server.live.stats().announcementsWaking).toBeGreaterThan(announced);
   });
 });

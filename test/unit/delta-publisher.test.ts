@@ -42,6 +42,26 @@ describe('HttpDeltaPublisher', () => {
     expect(publisher.stats).toMatchObject({ published: 5, sent: 5, dropped: 0 });
   });
 
+  it("carries workers' announcements of new events in its batches: one per run, its newest seq", async () => {
+    received.length = 0;
+    const publisher = new HttpDeltaPublisher({ url, intervalMs: 10_000 });
+    publisher.announce({ workflowId: 'a', lastSeq: 3 });
+    publisher.announce({ workflowId: 'b', lastSeq: 1 });
+    publisher.announce({ workflowId: 'a', lastSeq: 7 });
+    publisher.publish(delta(0));
+    await publisher.flush(2_000);
+    expect(received).toHaveLength(1);
+    expect(received[0]?.batch.events).toEqual([
+      { workflowId: 'a', lastSeq: 7 },
+      { workflowId: 'b', lastSeq: 1 },
+    ]);
+    expect(received[0]?.batch.deltas.map((d) => d.seq)).toEqual([0]);
+    // Announcements alone are sent too.
+    publisher.announce({ workflowId: 'c', lastSeq: 2 });
+    await publisher.flush(2_000);
+    expect(received[1]?.batch).toMatchObject({ deltas: [], events: [{ workflowId: 'c', lastSeq: 2 }] });
+  });
+
   it('drops (and counts) what does not fit its buffer, and what an absent server cannot take, without throwing', async () => {
     const bounded = new HttpDeltaPublisher({ url, maxBuffered: 3, intervalMs: 10_000 });
     for (let i = 0; i < 10; i++) bounded.publish(delta(i));

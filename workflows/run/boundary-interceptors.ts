@@ -1,10 +1,12 @@
 /**
  * The workflow interceptors every durable-agents bundle loads (`configureAgentBundler` lists this
  * module): after each activation, boundaries that no activity of the activation marks get their
- * memo change (see turn-boundaries.ts).
+ * memo change (see turn-boundaries.ts), and a run whose event log grew tells the worker
+ * (event-announcements.ts).
  */
 import { workflowInfo, type WorkflowInterceptors } from '@temporalio/workflow';
 import { concludeBoundaries, installBoundaryConcluder } from './turn-boundaries';
+import { announceNewEvents } from './event-announcements';
 
 const taskHistoryLength = (): number => workflowInfo().historyLength;
 
@@ -12,6 +14,13 @@ const taskHistoryLength = (): number => workflowInfo().historyLength;
 export const interceptors = (): WorkflowInterceptors => {
   installBoundaryConcluder();
   return {
-    internals: [{ concludeActivation: (input, next) => next({ commands: concludeBoundaries(input.commands, taskHistoryLength) }) }],
+    internals: [
+      {
+        concludeActivation: (input, next) => {
+          announceNewEvents();
+          return next({ commands: concludeBoundaries(input.commands, taskHistoryLength) });
+        },
+      },
+    ],
   };
 };

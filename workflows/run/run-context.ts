@@ -12,6 +12,8 @@ export interface RunContext {
   baseline: ReadonlySet<string> | undefined;
   /** Turn boundaries, see turn-boundaries.ts. */
   readonly boundaries: BoundaryState;
+  /** The run's event log and the newest seq announced to the worker (see event-announcements.ts). */
+  readonly events: { log: { readonly lastSeq: number } | undefined; announcedSeq: number };
 }
 
 /** What turn-boundaries.ts keeps between an activation's code and its commands. */
@@ -40,7 +42,12 @@ let current: RunContext | undefined;
 export function runContext(): RunContext {
   const runId = inWorkflowContext() ? workflowInfo().runId : '';
   if (current?.runId !== runId) {
-    current = { runId, baseline: undefined, boundaries: { pending: [], concluderInstalled: false, firstPerTask: false, markedTask: undefined } };
+    current = {
+      runId,
+      baseline: undefined,
+      boundaries: { pending: [], concluderInstalled: false, firstPerTask: false, markedTask: undefined },
+      events: { log: undefined, announcedSeq: 0 },
+    };
   }
   return current;
 }

@@ -1,3 +1,4 @@
+import { announceEventsOf } from './event-announcements';
 import { workflowInfo } from '@temporalio/workflow';
 import { carriedInputMaxBytes, carryLevels, compactTranscript, type CarryLevel } from './carry';
 import { carriedRunStateVersion, continuationInput, type CarriedRunState } from '../../contracts/carried-state';
@@ -125,6 +126,7 @@ export class RunState {
     this.outputs = new Map(Object.entries(carried?.outputs ?? {}));
     this.toolsets = new RunToolsets(agent.toolsets ?? [], agent.tools, carried);
     this.log = new EventLog(carried?.nextSeq ?? 1, carried?.events ?? [], epochOf?.(carried?.logEpoch));
+    announceEventsOf(this.log);
     for (const m of this.messages) if (m.role === 'assistant') for (const c of m.toolCalls ?? []) this.usedCallIds.add(c.id);
     const breakpoints = carried?.control.breakpoints ?? input.breakpoints;
     for (const b of breakpoints) this.control.setBreakpoint(b.point, b.tool, b.once);
