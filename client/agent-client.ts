@@ -59,6 +59,7 @@ import { checkpointsOf, rewindRun, type Checkpoint, type CorrectionDelivery, typ
 import { fetchDecodedHistory } from '../history/decoded-history';
 import { EventLogCursor } from './event-log-cursor';
 import { PollPacing } from './poll-pacing';
+import { sendUntilProcessed } from './unprocessed-update';
 import {
   decideInTree,
   followTree,
@@ -77,6 +78,7 @@ import { exportHistory } from './history';
 import { historyEntries, historySummary, type HistoryEntry, type HistoryStatus } from './history-view';
 import { runWorkerVersion, type RunWorkerVersion } from './worker-version';
 import { noWorkerPolls, workerPresence, type WorkerPresence } from './worker-presence';
+
 
 /** Quiet reads of a follower between two checks whether the run's execution has closed. */
 const closedCheckEvery = 3;
@@ -631,7 +633,7 @@ export class AgentClient {
    */
   private async update<T>(workflowId: string, send: () => Promise<T>, probe: () => Promise<unknown> = () => this.queryStatus(workflowId, { timeoutMs: workerProbeMs })): Promise<T> {
     await this.requireWorker(workflowId, probe);
-    return this.guard(workflowId, send);
+    return this.guard(workflowId, () => sendUntilProcessed(send));
   }
 
   /**
