@@ -14,6 +14,7 @@ import { testAgents } from '../support/agents';
 import { callStep, finalStep, scriptedInput } from '../support/scripts';
 import { createTestEnv, forkBundleOption, uniqueTaskQueue, workflowBundleOption } from '../support/test-env';
 import { allToolImplementations } from '../support/tools';
+import { waitFor } from '../support/wait';
 
 let env: TestWorkflowEnvironment;
 beforeAll(async () => {
@@ -148,6 +149,11 @@ describe('payload encryption (AES-256-GCM codec)', () => {
     // Started once the worker has stopped: a worker with the key that picked it up would write
     // its memo encrypted.
     const plain = await plainClient().start(scriptedInput([finalStep('in the clear')]));
+    // Listings read Temporal's visibility store, which sees a new run a moment after its start.
+    await waitFor('both runs in the listing', async () => {
+      const { entries } = await listRuns(keyed, { agent: 'scripted' }, { limit: 1000 });
+      return [secret.workflowId, plain.workflowId].every((id) => entries.some((e) => e.workflowId === id)) || undefined;
+    });
     const withoutKeys = plainClient(dataConverterFromEnv({}));
     const strangers = [plainClient(), withoutKeys, plainClient({ payloadCodecs: [new EncryptionCodec([oldKey])] })];
     for (const stranger of strangers) {
