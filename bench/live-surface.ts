@@ -10,7 +10,11 @@
  * duplicated events must both be 0. Delta latency is the time from the model activity's
  * publish to a subscriber's receipt (one clock: everything runs in this process), over the
  * final answer's text deltas. Deltas are best effort: a subscriber that connects after a model
- * call's result landed does not get that call's deltas (it gets its events).
+ * call's result landed does not get that call's deltas (it gets its events). Event latency is
+ * the time from the workflow task that logged an event (its `at`) to a subscriber's receipt,
+ * over events logged once the subscriber was connected: with the worker announcing new events
+ * (the default), and in a last scenario with a worker that does not, so followers find events
+ * only by their paced reads.
  * Figures only, never assertions (shared machines are noisy). `--smoke`: small numbers.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -18,7 +22,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import OpenAI from 'openai';
-import { createModelActivities, HttpDeltaPublisher } from '../activities/model';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { Worker } from '@temporalio/worker';
+import type { ActivityDependencies } from '../activities';
+import { createModelActivities, HttpDeltaPublisher, type DeltaSink } from '../activities/model';
+import { DurableAgentsPlugin } from '../worker/plugin';
+import { testAgents } from '../test/support/agents';
 import type { AgentClient } from '../client/agent-client';
 import type { RunEvent, RunInput } from '../contracts';
 import type { TokenDelta } from '../contracts/deltas';
@@ -26,7 +35,7 @@ import { startAgentServer, type AgentServer } from '../server';
 import { callTools, dynamic, FakeOpenAIServer, say, toolCall, type FakeStep, type RecordedRequest } from '../testing/fake-model';
 import { findTestAgent } from '../test/support/agents';
 import { SseClient } from '../test/support/sse-client';
-import { agentClient, buildTestBundle, createTestEnv, createTestWorker, uniqueTaskQueue } from '../test/support/test-env';
+import { agentClient, buildTestBundle, createTestEnv, uniqueTaskQueue, workflowBundleOption } from '../test/support/test-env';
 import { allToolImplementations } from '../test/support/tools';
 import { provisionTemporalCli } from '../testing/temporal-cli';
 import { percentile } from './stats';
@@ -42,7 +51,10 @@ interface Tally {
   duplicated: number;
   deltas: number;
   latencies: number[];
+  eventLatencies: number[];
 }
+
+const emptyTally = (): Tally => ({ streams: 0, expected: 0, missed: 0, duplicated: 0, deltas: 0, latencies: [], eventLatencies: [] });
 
 /** A model that quotes AAPL `turns` times, then answers with text. */
 function modelStep(turns: number): FakeStep {
@@ -62,6 +74,12 @@ async function followRun(server: AgentServer, agents: AgentClient, input: RunInp
     tally.expected += log.length;
     const counts = new Map<number, number>();
     for (const event of client.data<RunEvent>('run-event')) counts.set(event.seq, (counts.get(event.seq) ?? 0) + 1);
+    const connectedAt = client.messages[0]?.receivedAt ?? Number.POSITIVE_INFINITY;
+    for (const message of client.messages) {
+      if (message.event !== 'run-event') continue;
+      const loggedAt = Date.parse((JSON.parse(message.data) as RunEvent).at);
+      if (loggedAt > connectedAt) tally.eventLatencies.push(message.receivedAt - loggedAt);
+    }
     for (const event of log) if (!counts.has(event.seq)) tally.missed += 1;
     for (const n of counts.values()) if (n > 1) tally.duplicated += n - 1;
     for (const message of client.messages) {
@@ -77,11 +95,24 @@ async function followRun(server: AgentServer, agents: AgentClient, input: RunInp
 
 function report(label: string, tally: Tally, ms: number): void {
   const lat = tally.latencies;
+  const ev = tally.eventLatencies;
   const figures =
-    lat.length > 0 ? `deltas ${tally.deltas}; answer text publish->receipt p50 ${percentile(lat, 0.5).toFixed(0)} ms p99 ${percentile(lat, 0.99).toFixed(0)} ms (${lat.length})` : 'no deltas';
+    (lat.length > 0 ? `deltas ${tally.deltas}; answer text publish->receipt p50 ${percentile(lat, 0.5).toFixed(0)} ms p99 ${percentile(lat, 0.99).toFixed(0)} ms (${lat.length})` : 'no deltas') +
+    (ev.length > 0 ? `; events logged->receipt p50 ${percentile(ev, 0.5).toFixed(0)} ms p99 ${percentile(ev, 0.99).toFixed(0)} ms (${ev.length})` : '');
   process.stdout.write(
     `${label.padEnd(34)} streams ${String(tally.streams).padStart(4)}  events ${String(tally.expected).padStart(6)}  missed ${tally.missed}  duplicated ${tally.duplicated}  ${figures}  ${(ms / 1000).toFixed(1)} s\n`,
   );
+}
+
+/** The test worker, with the model activities given; `announce`: where it announces runs' new events. */
+async function liveWorker(env: TestWorkflowEnvironment, taskQueue: string, runtime: ActivityDependencies['runtime'], announce?: DeltaSink): Promise<Worker> {
+  return Worker.create({
+    connection: env.nativeConnection,
+    namespace: env.namespace ?? 'default',
+    taskQueue,
+    workflowBundle: await workflowBundleOption(),
+    plugins: [new DurableAgentsPlugin({ agents: testAgents, tools: allToolImplementations(), runtime, ...(announce ? { model: { deltas: announce } } : {}) })],
+  });
 }
 
 async function main(): Promise<void> {
@@ -105,28 +136,42 @@ async function main(): Promise<void> {
   });
   const publisher = new HttpDeltaPublisher({ url: server.url, token: publisherToken });
   const openai = new OpenAI({ baseURL: fake.baseURL, apiKey: 'bench', maxRetries: 0 });
-  const worker = await createTestWorker(env, taskQueue, allToolImplementations(), createModelActivities({ openai, findAgent: findTestAgent, deltas: publisher }));
+  const worker = await liveWorker(env, taskQueue, createModelActivities({ openai, findAgent: findTestAgent, deltas: publisher }), publisher);
+  // A worker that does not announce new events: its runs' followers find them by paced reads.
+  const quietQueue = uniqueTaskQueue('bench-live-quiet');
+  const quietAgents = agentClient(env, quietQueue);
+  const quietWorker = await liveWorker(env, quietQueue, createModelActivities({ openai, findAgent: findTestAgent, deltas: publisher }));
   const input: RunInput = { agent: 'watchlist-llm', messages: [{ role: 'user', content: 'Quote AAPL' }], sessionState: { watchlist: ['AAPL'] } };
   try {
+    const quietRunning = quietWorker.run();
     await worker.runUntil(async () => {
       process.stdout.write(`live surface: ${scale.turns} tool turns + a ${answer.length}-character streamed answer per run\n`);
       fake.script(...Array.from({ length: scale.turns + 1 }, () => modelStep(scale.turns)));
-      const one: Tally = { streams: 0, expected: 0, missed: 0, duplicated: 0, deltas: 0, latencies: [] };
+      const one = emptyTally();
       let started = performance.now();
       await followRun(server, agents, input, scale.subscribers, one);
       report(`1 run x ${scale.subscribers} subscribers`, one, performance.now() - started);
 
       fake.script(...Array.from({ length: scale.runs * (scale.turns + 1) }, () => modelStep(scale.turns)));
-      const many: Tally = { streams: 0, expected: 0, missed: 0, duplicated: 0, deltas: 0, latencies: [] };
+      const many = emptyTally();
       started = performance.now();
       await Promise.all(Array.from({ length: scale.runs }, () => followRun(server, agents, input, scale.perRun, many)));
       report(`${scale.runs} runs x ${scale.perRun} subscribers`, many, performance.now() - started);
 
+      const quietRuns = Math.max(2, Math.round(scale.runs / 5));
+      fake.script(...Array.from({ length: quietRuns * (scale.turns + 1) }, () => modelStep(scale.turns)));
+      const quiet = emptyTally();
+      started = performance.now();
+      await Promise.all(Array.from({ length: quietRuns }, () => followRun(server, quietAgents, input, scale.perRun, quiet)));
+      report(`${quietRuns} runs x ${scale.perRun}, no announcements`, quiet, performance.now() - started);
+
       const stats = server.live.stats();
       process.stdout.write(
-        `followers started ${stats.feedsStarted} for ${1 + scale.runs} runs; deltas received ${stats.deltasReceived}, dropped by the publisher ${publisher.stats.dropped}; fake model errors ${fake.errors.length}\n`,
+        `followers started ${stats.feedsStarted}; announcements of new events received ${stats.announcementsReceived}, ${stats.announcementsWaking} woke a follower; deltas received ${stats.deltasReceived}, dropped by the publisher ${publisher.stats.dropped}; fake model errors ${fake.errors.length}\n`,
       );
     });
+    quietWorker.shutdown();
+    await quietRunning;
   } finally {
     await server.close();
     await fake.close();
