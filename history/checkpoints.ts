@@ -56,6 +56,12 @@ function eventTime(event: HistoryEvent): string {
  */
 const boundariesByCommandsPatchIds: readonly string[] = ['turn-boundaries-in-commands', 'baseline-0.9.0', 'baseline-0.10.0', 'baseline-0.11.0', 'baseline-0.12.0', 'baseline-0.13.0', 'baseline-1.0.0'];
 
+/**
+ * Baseline markers of runs whose first task begins turn 0 without a mark of its own:
+ * workflows/versioning/patches.ts `firstTaskBeginsRun` (1.0.0, in its baseline).
+ */
+const firstTaskBeginsRunPatchIds: readonly string[] = ['baseline-1.0.0'];
+
 /** Whether the event is the marker of a patch with one of these ids. */
 function isPatchMarker(event: HistoryEvent, patchIds: readonly string[]): boolean {
   return patchMarkerIds(event).some((id) => patchIds.includes(id));
@@ -68,10 +74,28 @@ function activityTurn(event: HistoryEvent): number | undefined {
 }
 
 /**
+ * The first task of a run since 1.0.0 when it names no turn (no memo change, no turn activity):
+ * the run's turn 0 boundary, which the run no longer marks. A continued or forked execution
+ * names the turn its first task begins, and gets none.
+ */
+function unmarkedFirstTask(events: readonly HistoryEvent[]): HistoryEvent | undefined {
+  if (events[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId) return undefined;
+  if (!events.some((e) => isPatchMarker(e, firstTaskBeginsRunPatchIds))) return undefined;
+  const first = events.findIndex((e) => e.workflowTaskCompletedEventAttributes);
+  if (first < 0) return undefined;
+  for (const event of events.slice(first + 1)) {
+    if (event.workflowTaskScheduledEventAttributes) break;
+    if (decodeMemo(event) !== undefined || activityTurn(event) !== undefined) return undefined;
+  }
+  return events[first];
+}
+
+/**
  * Turn boundaries of one execution, from its history. A boundary is the workflow task that
  * began the turn, marked by a memo change (`turnBoundary`) in that task, or, in runs since
  * 0.6.0, by the turn's first activity (`turn-<N>/…`) when that task scheduled one
- * (workflows/run/turn-boundaries.ts writes the memo change whenever it did not).
+ * (workflows/run/turn-boundaries.ts writes the memo change whenever it did not). Since 1.0.0 a
+ * run's first task begins turn 0 unmarked.
  *
  * A reset goes back to the start of a task, so a task is one boundary: that of the first turn
  * that began in it. A later turn of the same task (local tools run many turns in one task) has
@@ -89,8 +113,10 @@ export function checkpointsOf(events: readonly HistoryEvent[]): Checkpoint[] {
     if (checkpoints.at(-1)?.eventId === Number(task.eventId)) return;
     checkpoints.push({ turn, eventId: Number(task.eventId), time: eventTime(task), summary: { toolCalls: [], modelCalls: 0, signals: [], updates: [] } });
   };
+  const firstTask = unmarkedFirstTask(events);
   for (const event of events) {
     if (event.workflowTaskCompletedEventAttributes) lastTaskCompleted = event;
+    if (event === firstTask) begin(0, event);
     if (!byCommands && isPatchMarker(event, boundariesByCommandsPatchIds)) byCommands = true;
     const memoTurn = decodeMemo(event);
     if (memoTurn !== undefined && lastTaskCompleted) {
@@ -147,7 +173,7 @@ function taskNaming(events: readonly HistoryEvent[], turn: number): number | und
  * tool calls name, boundaries of their own or not.
  */
 export function turnsBegun(events: readonly HistoryEvent[]): number {
-  const turns = new Set<number>();
+  const turns = new Set<number>(unmarkedFirstTask(events) ? [0] : []);
   for (const event of events) {
     const turn = namedTurn(event);
     if (turn !== undefined) turns.add(turn);

@@ -4,8 +4,9 @@ import { defaultPayloadConverter } from '@temporalio/common';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
 import type { temporal } from '@temporalio/proto';
 import Long from 'long';
-import { checkpointAt, checkpointsOf } from '../../history/checkpoints';
+import { checkpointAt, checkpointsOf, turnsBegun } from '../../history/checkpoints';
 import { concludeBoundaries, TurnBoundaries } from '../../workflows/run/turn-boundaries';
+import { runContext } from '../../workflows/run/run-context';
 import { retiredHistories } from '../support/histories';
 
 const corpus = join(__dirname, '../histories');
@@ -138,6 +139,20 @@ describe('turn boundaries', () => {
     boundaries.mark(7);
     expect(memosOf(concludeBoundaries([timer], task))).toEqual([6]);
   });
+
+  it('since first-task-begins-run, the run\'s first task begins turn 0 unmarked, and the turns after it in that task share it', () => {
+    const boundaries = new TurnBoundaries(true, true);
+    let historyLength = 3;
+    const task = () => historyLength;
+    boundaries.beginWithTask(0);
+    expect(concludeBoundaries([timer], task)).toEqual([timer]);
+    boundaries.mark(1);
+    expect(concludeBoundaries([timer], task)).toEqual([timer]);
+    historyLength = 9;
+    boundaries.mark(2);
+    expect(memosOf(concludeBoundaries([timer], task))).toEqual([2]);
+    runContext().boundaries.taskBegun = undefined;
+  });
 });
 
 describe('checkpoints of a history', () => {
@@ -147,8 +162,10 @@ describe('checkpoints of a history', () => {
   const taskCompleted = (): Event => event({ workflowTaskCompletedEventAttributes: {} });
   const memo = (turn: number): Event => event({ workflowPropertiesModifiedEventAttributes: { upsertedMemo: { fields: { turnBoundary: defaultPayloadConverter.toPayload(turn) } } } });
   const activity = (activityId: string): Event => event({ activityTaskScheduledEventAttributes: { activityId, activityType: { name: 'scripted/echo' } } });
-  const baseline = (): Event =>
-    event({ markerRecordedEventAttributes: { markerName: 'core_patch', details: { patch_data: { payloads: [defaultPayloadConverter.toPayload({ id: 'baseline-0.11.0', deprecated: false })] } } } });
+  const baseline = (release = '0.11.0'): Event =>
+    event({ markerRecordedEventAttributes: { markerName: 'core_patch', details: { patch_data: { payloads: [defaultPayloadConverter.toPayload({ id: `baseline-${release}`, deprecated: false })] } } } });
+  const started = (continuedExecutionRunId?: string): Event => event({ workflowExecutionStartedEventAttributes: continuedExecutionRunId ? { continuedExecutionRunId } : {} });
+  const taskScheduled = (): Event => event({ workflowTaskScheduledEventAttributes: {} });
 
   it('a task is one boundary: the turns that began in it after the first have none of their own', () => {
     id = 0;
@@ -175,5 +192,22 @@ describe('checkpoints of a history', () => {
     expect(checkpoints[2]?.summary.toolCalls).toEqual(['echo']);
     expect(() => checkpointAt(events, 'wf', 1)).toThrow(/turn 1 began in the workflow task that began turn 0 .* rewind to 0 instead; available: 0, 3\.\.4/);
     expect(() => checkpointAt(events, 'wf', 9)).toThrow(/no boundary after 9 turns in this execution; available: 0, 3\.\.4$/);
+  });
+
+  it('since 1.0.0 a run\'s first task begins turn 0 without a mark; a continued execution\'s first task names its turn', () => {
+    id = 0;
+    const fresh = [started(), taskScheduled(), taskCompleted(), baseline('1.0.0'), taskScheduled(), taskCompleted(), activity('turn-3/a')];
+    expect(checkpointsOf(fresh).map((c) => [c.turn, c.eventId])).toEqual([
+      [0, 3],
+      [3, 6],
+    ]);
+    expect(turnsBegun(fresh)).toBe(2);
+    id = 0;
+    const continued = [started('previous-run'), taskScheduled(), taskCompleted(), baseline('1.0.0'), memo(7)];
+    expect(checkpointsOf(continued).map((c) => [c.turn, c.eventId])).toEqual([[7, 3]]);
+    id = 0;
+    // Before 1.0.0 an unmarked first task is no boundary.
+    const older = [started(), taskScheduled(), taskCompleted(), baseline('0.13.0')];
+    expect(checkpointsOf(older)).toEqual([]);
   });
 });

@@ -26,6 +26,8 @@ export interface BoundaryState {
   firstPerTask: boolean;
   /** The task (by its history length) whose first boundary is marked, once one is. */
   markedTask: number | undefined;
+  /** A boundary its task marks by itself: turn 0, in a run's first task (`first-task-begins-run`). */
+  taskBegun: number | undefined;
 }
 
 /**
@@ -45,7 +47,7 @@ export function runContext(): RunContext {
     current = {
       runId,
       baseline: undefined,
-      boundaries: { pending: [], concluderInstalled: false, firstPerTask: false, markedTask: undefined },
+      boundaries: { pending: [], concluderInstalled: false, firstPerTask: false, markedTask: undefined, taskBegun: undefined },
       events: { log: undefined, announcedSeq: 0 },
     };
   }

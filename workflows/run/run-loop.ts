@@ -33,7 +33,7 @@ import { forkCapture } from './fork-capture';
 import { syncToolsets } from './toolset-sync';
 import { reportBoundary } from '../bundle/bundle-sinks';
 import { rejection } from './failures';
-import { isPatched, oneBoundaryPerTask } from '../versioning/patches';
+import { firstTaskBeginsRun, isInBaseline, isPatched, oneBoundaryPerTask } from '../versioning/patches';
 import { boundaryConcluderInstalled, TurnBoundaries } from './turn-boundaries';
 import { watchTimeBudget } from './time-budget-watch';
 import { providerWaitsOf } from './provider-waits';
@@ -119,7 +119,9 @@ export class RunLoop {
     const { state } = this;
     let plan: ParsedPlanResult;
     if (state.generation === 0) {
-      this.markBoundary();
+      // Since 1.0.0 the run's first task is its turn 0 boundary for the reader, unmarked.
+      if (isInBaseline(firstTaskBeginsRun)) this.boundaries.beginWithTask(state.turn);
+      else this.markBoundary();
       const beforeLlm = this.checkpoint('before_llm');
       if (isPending(beforeLlm)) await beforeLlm;
       const first = this.plan(() => this.withToolsets(() => this.planner.planStart({ messages: state.messages }, this.plannerContext())));

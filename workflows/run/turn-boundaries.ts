@@ -19,6 +19,9 @@
  * `configureAgentBundler`) looks at the commands of each activation and adds the memo change for
  * every boundary no activity marks. A bundle built without it keeps writing memo changes.
  *
+ * Since 1.0.0 (`first-task-begins-run`) a run does not mark its turn 0: its first task is that
+ * boundary, and the reader knows it. Later turns that begin in that task share it, as above.
+ *
  * What an activation's code leaves for its commands lives in the execution's run context
  * (run-context.ts), not in this module.
  */
@@ -64,9 +67,9 @@ export function concludeBoundaries(commands: Command[], task: () => number): Com
     if (current === state.markedTask) return commands;
     state.markedTask = current;
     const first = turns[0]!;
-    return isMarked(first) ? commands : [memoCommand(first), ...commands];
+    return isMarked(first) || first === state.taskBegun ? commands : [memoCommand(first), ...commands];
   }
-  const unmarked = turns.filter((turn) => !isMarked(turn));
+  const unmarked = turns.filter((turn) => !isMarked(turn) && turn !== state.taskBegun);
   return unmarked.length ? [...unmarked.map(memoCommand), ...commands] : commands;
 }
 
@@ -87,5 +90,16 @@ export class TurnBoundaries {
   mark(turn: number): void {
     if (this.byCommands) runContext().boundaries.pending.push(turn);
     else upsertMemo({ turnBoundary: turn });
+  }
+
+  /**
+   * The run's first task begins `turn` (0): a boundary the reader finds without a mark. Later
+   * boundaries of the task share it (`first-task-begins-run`).
+   */
+  beginWithTask(turn: number): void {
+    if (!this.byCommands) return;
+    const state = runContext().boundaries;
+    state.taskBegun = turn;
+    state.pending.push(turn);
   }
 }

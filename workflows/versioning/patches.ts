@@ -94,6 +94,15 @@ export const waitOutProviderOutages = 'wait-out-provider-outages';
 export const boundedInputDepth = 'bounded-input-depth';
 
 /**
+ * 1.0.0, work saving (in the baseline, never a marker of its own): a run's first workflow task is
+ * its turn 0 boundary, which the history reader finds by itself (history/checkpoints.ts), so the
+ * run no longer marks it. When that task scheduled no activity of turn 0 (local tools, a planner
+ * in workflow code, a first turn that waits), the mark was a memo change: an event and a
+ * visibility write per run. Runs of older baselines keep marking it.
+ */
+export const firstTaskBeginsRun = 'first-task-begins-run';
+
+/**
  * 0.5.0: on versioned workers, a session whose deployment has a new current version continues as
  * new onto it before its next run. Its old branch (not following) was taken only by sessions
  * recorded before 0.5.0, which are outside the support window: a session without the marker at
@@ -121,7 +130,7 @@ export interface Release {
  */
 export const releases: readonly Release[] = [
   // sessions-follow-new-versions came in 0.5.0; sessions record a baseline from 1.0.0 on, so it is first in this one.
-  { release: '1.0.0', baseline: 'baseline-1.0.0', patches: [childRunsListed, budgetCountsWork, waitOutProviderOutages, boundedInputDepth, sessionsFollowNewVersions] },
+  { release: '1.0.0', baseline: 'baseline-1.0.0', patches: [childRunsListed, budgetCountsWork, waitOutProviderOutages, boundedInputDepth, sessionsFollowNewVersions, firstTaskBeginsRun] },
   { release: '0.13.0', baseline: 'baseline-0.13.0', patches: [lightCallGraphs] },
   { release: '0.12.0', baseline: 'baseline-0.12.0', patches: [parallelCallsJoin] },
   { release: '0.11.0', baseline: 'baseline-0.11.0', patches: [oneBoundaryPerTask] },
