@@ -49,8 +49,9 @@ describe('checkpoints and rewind', () => {
     const first = await waitFor('the approval request', approval);
     await suite.agents.decide(workflowId, { decision: 'approve', toolCallId: first.toolCallId });
     await suite.agents.result(workflowId);
-    // The task that began turn 0 scheduled no activity (the call waited): a memo change marks it.
-    expect(await memoBoundaries(workflowId)).toEqual([0, 1]);
+    // The task that began turn 0 scheduled no activity (the call waited): it is the run's first
+    // task, which the reader knows as turn 0's boundary without a memo change (first-task-begins-run).
+    expect(await memoBoundaries(workflowId)).toEqual([1]);
     const checkpoints = await suite.agents.checkpoints(workflowId);
     expect(checkpoints.map((c) => c.turn)).toEqual([0, 1]);
     expect(checkpoints[0]?.summary).toMatchObject({ toolCalls: ['add_to_watchlist'], updates: ['decideCall'] });
@@ -173,7 +174,7 @@ describe('checkpoints and rewind', () => {
     await expect(suite.agents.rewind(workflowId, { toTurn: 0, with: [{ kind: 'teleport' } as never] })).rejects.toMatchObject({ type: 'invalid_input' });
   });
 
-  it('turns of local tools that run in one workflow task share its boundary: one memo change, and a rewind to a later turn says where to go', async () => {
+  it('turns of local tools that run in one workflow task share its boundary: no memo change, and a rewind to a later turn says where to go', async () => {
     const quick = (text: string) => callStep({ name: 'quick', args: { text } });
     const { workflowId } = await suite.agents.start({ ...scriptedInput([quick('a'), quick('b'), quick('c'), quick('d'), finalStep('local done')]), agent: 'faulty' });
     await suite.agents.result(workflowId);
@@ -183,8 +184,9 @@ describe('checkpoints and rewind', () => {
     const localCalls = events.filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity');
     expect(localCalls.every((e) => Number(e.markerRecordedEventAttributes?.workflowTaskCompletedEventId) === tasks[0])).toBe(true);
     expect(localCalls).toHaveLength(4);
-    // One boundary for that task (turn 0), where 0.10.0 wrote a memo change for each of the five turns.
-    expect(await memoBoundaries(workflowId)).toEqual([0]);
+    // One boundary for that task (turn 0), where 0.10.0 wrote a memo change for each of the five
+    // turns and 0.11.0–0.13.0 one; since first-task-begins-run the run's first task needs none.
+    expect(await memoBoundaries(workflowId)).toEqual([]);
     expect((await suite.agents.checkpoints(workflowId)).map((c) => [c.turn, c.eventId])).toEqual([[0, tasks[0]]]);
     // The history still tells how many turns began (the local calls name theirs).
     expect((await suite.agents.statusFromHistory(workflowId)).turns).toBe(4);
