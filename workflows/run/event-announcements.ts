@@ -4,6 +4,7 @@
  * (the bundle's internals interceptor, boundary-interceptors.ts), a run whose log grew tells the
  * worker through a sink: no command, nothing in history, and not called on replay.
  */
+import { workflowInfo } from '@temporalio/workflow';
 import { announceEvents } from '../bundle/bundle-sinks';
 import { runContext } from './run-context';
 
@@ -14,11 +15,15 @@ export function announceEventsOf(log: { readonly lastSeq: number }): void {
   events.announcedSeq = log.lastSeq;
 }
 
-/** Announces the log's newest seq if it grew since the last announcement. */
+/**
+ * Announces the log's newest seq if it grew since the last announcement. Not while replaying:
+ * nobody waits for those events, and a replay worker built without this bundle's sinks (the
+ * SDK's own replay functions) would log every call as an unregistered sink.
+ */
 export function announceNewEvents(): void {
   const { events } = runContext();
   const lastSeq = events.log?.lastSeq ?? 0;
   if (lastSeq <= events.announcedSeq) return;
   events.announcedSeq = lastSeq;
-  announceEvents(lastSeq);
+  if (!workflowInfo().unsafe.isReplaying) announceEvents(lastSeq);
 }
