@@ -60,6 +60,7 @@ import { fetchDecodedHistory } from '../history/decoded-history';
 import { EventLogCursor } from './event-log-cursor';
 import { PollPacing } from './poll-pacing';
 import { sendUntilProcessed } from './unprocessed-update';
+import { ServerUnreachableError } from './unavailable';
 import {
   decideInTree,
   followTree,
@@ -394,9 +395,20 @@ export class AgentClient {
         throw new AgentClientError('unanswered', `no worker answered a query of run ${workflowId}: the server has seen no worker poll its task queue lately`);
       }
       if (deadline !== undefined && (code === grpcDeadlineExceeded || code === grpcCancelled) && Date.now() >= deadline) {
+        // A query also times out when the server itself is away: ask it something no worker answers.
+        await this.requireServer(err);
         throw new AgentClientError('unanswered', `no worker answered a query of run ${workflowId} within ${timeoutMs} ms; is a worker running on its task queue?`);
       }
       throw err;
+    }
+  }
+
+  /** @throws ServerUnreachableError when the Temporal server does not answer within 2 s. */
+  private async requireServer(cause: unknown): Promise<void> {
+    try {
+      await this.client.connection.withDeadline(Date.now() + 2_000, () => this.client.workflowService.getSystemInfo({}));
+    } catch {
+      throw new ServerUnreachableError(`the Temporal server did not answer within 2 s`, { cause });
     }
   }
 
