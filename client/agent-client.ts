@@ -81,8 +81,6 @@ import { runWorkerVersion, type RunWorkerVersion } from './worker-version';
 import { noWorkerPolls, workerPresence, type WorkerPresence } from './worker-presence';
 
 
-/** Quiet reads of a follower between two checks whether the run's execution has closed. */
-const closedCheckEvery = 3;
 
 /**
  * Error type strings of the client; match on `type`. `rejected`: the run refused the
@@ -558,7 +556,6 @@ export class AgentClient {
     let afterSeq = options.afterSeq ?? 0;
     const longPoll = options.mode === 'long-poll';
     const pacing = new PollPacing({ maxMs: options.pollMs ?? 1_000 });
-    let quietReads = 0;
     const queryOptions = options.queryTimeoutMs !== undefined ? { timeoutMs: options.queryTimeoutMs } : {};
     const read = (after: number, limit: number): Promise<EventPage> => this.events(workflowId, after, limit, queryOptions);
     const cursor = new EventLogCursor();
@@ -580,7 +577,6 @@ export class AgentClient {
       afterSeq = page.nextAfterSeq;
       if (page.events.length > 0) {
         pacing.news();
-        quietReads = 0;
         continue;
       }
       // A run that failed (a bug in agent code, an agent the worker lacks) ends without a
@@ -600,7 +596,7 @@ export class AgentClient {
         await pacing.wait();
         // Asked only now and then once the run is quiet: a closed run says so in its events
         // (terminal status) unless it failed by a bug in agent code.
-        closed = pacing.quiet && ++quietReads % closedCheckEvery === 0 ? await this.isClosed(workflowId) : false;
+        closed = pacing.dueForClosedCheck ? await this.isClosed(workflowId) : false;
       }
     }
   }

@@ -18,6 +18,8 @@ export class PollPacing {
   private delayMs: number;
   private wakeUp: (() => void) | undefined;
   private woken = false;
+  /** Waits at the longest delay since the last news. */
+  private quietWaits = 0;
 
   constructor(options: PollPacingOptions = {}) {
     this.minMs = Math.max(1, options.minMs ?? 100);
@@ -30,9 +32,18 @@ export class PollPacing {
     return this.delayMs >= this.maxMs;
   }
 
+  /**
+   * Whether it is time to ask what no event says (has the run's execution closed without a
+   * terminal event, e.g. by a bug in agent code?): every third wait once the run is quiet.
+   */
+  get dueForClosedCheck(): boolean {
+    return this.quietWaits > 0 && this.quietWaits % 3 === 0;
+  }
+
   /** A read brought events: the next wait is short again. */
   news(): void {
     this.delayMs = this.minMs;
+    this.quietWaits = 0;
   }
 
   /**
@@ -41,6 +52,7 @@ export class PollPacing {
    */
   wait(signal?: AbortSignal): Promise<void> {
     const delay = this.delayMs;
+    if (this.quiet) this.quietWaits += 1;
     this.delayMs = Math.min(this.maxMs, this.delayMs * 2);
     if (this.woken || signal?.aborted) {
       this.woken = false;

@@ -6,8 +6,6 @@ import { terminalRunStatuses, type FeedItem } from './feed-item';
 import { Subscription, type SubscriptionOptions } from './subscription';
 import { PollPacing } from '../../client/poll-pacing';
 
-/** Quiet reads of a feed between two checks whether the run's execution has closed. */
-const closedCheckEvery = 3;
 
 /** Settings of a {@link RunFeed}. */
 export interface RunFeedOptions {
@@ -180,7 +178,6 @@ export class RunFeed {
 
   private async follow(): Promise<void> {
     let failures = 0;
-    let quietReads = 0;
     while (!this.stopped) {
       try {
         const page = await this.events(this.lastSeq, 500);
@@ -188,7 +185,6 @@ export class RunFeed {
         failures = 0;
         if (page.events.length > 0) {
           this.pacing.news();
-          quietReads = 0;
           continue;
         }
         if (terminalRunStatuses.has(page.status)) return this.end(page.status);
@@ -196,7 +192,7 @@ export class RunFeed {
         if (this.stopped) return;
         // Nothing new for a while: now and then, check whether the run closed without a terminal
         // event in its log (a bug in agent code), which ends the feed.
-        if (this.pacing.quiet && ++quietReads % closedCheckEvery === 0) {
+        if (this.pacing.dueForClosedCheck) {
           const closed = await this.isClosed();
           if (closed) {
             const last = await this.events(this.lastSeq, 1000);

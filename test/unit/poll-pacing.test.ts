@@ -10,10 +10,15 @@ describe('a follower paces its reads', () => {
       waited.push(performance.now() - started);
     }
     expect(pacing.quiet).toBe(true);
+    // Waits at the longest delay so far: the 4th and 5th; the closed check comes every third.
+    expect(pacing.dueForClosedCheck).toBe(false);
     // 5, 10, 20, 40, 40 ms: each at least its delay (timers never fire early).
     expect(waited.map((ms, i) => ms >= [5, 10, 20, 40, 40][i]! - 1)).toEqual([true, true, true, true, true]);
+    await pacing.wait();
+    expect(pacing.dueForClosedCheck).toBe(true);
     pacing.news();
     expect(pacing.quiet).toBe(false);
+    expect(pacing.dueForClosedCheck).toBe(false);
   });
 
   it('a wake ends the wait in progress at once, and one that comes between waits ends the next', async () => {
