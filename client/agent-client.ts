@@ -100,8 +100,8 @@ export type AgentClientErrorType = 'invalid_input' | 'run_not_found' | 'run_ende
 /** Options of the query methods. */
 export interface QueryOptions {
   /**
-   * Give up after this long (an AgentClientError `unanswered`) instead of waiting the server's
-   * default (about 30 s when no worker polls the run's task queue).
+   * Give up after this long (an AgentClientError `unanswered`), in one try. Default: three tries
+   * of 5, 10 and 20 s, since a worker can lose a query of a closed run when several arrive at once.
    */
   readonly timeoutMs?: number;
 }
@@ -189,6 +189,14 @@ const grpcDeadlineExceeded = 4;
 const grpcCancelled = 1;
 /** gRPC status FAILED_PRECONDITION: a query of a run whose task queue no worker polled lately. */
 const grpcFailedPrecondition = 9;
+/**
+ * The deadlines of a query's tries when the caller sets none. A query changes nothing, so one
+ * that no worker answered is asked again. A worker answers a query of a closed run by replaying
+ * the run's history, and of several such queries at once it can lose one (seen with Temporal's
+ * TypeScript SDK 1.24 when all the followers of a run read its end together); the later tries wait
+ * longer, for long histories.
+ */
+const defaultQueryTriesMs = [5_000, 10_000, 20_000];
 /** How long an update waits for a sign of life of the run's worker (a status query) before it is refused. */
 export const workerProbeMs = 5_000;
 
@@ -378,26 +386,31 @@ export class AgentClient {
   }
 
   /**
-   * Runs a query with a deadline when `timeoutMs` is given. A call cut by that deadline comes
-   * back as DEADLINE_EXCEEDED or CANCELLED; both mean no worker answered in time.
+   * Runs a query within `timeoutMs`, or else within {@link defaultQueryTriesMs}. A call cut by
+   * its deadline comes back as DEADLINE_EXCEEDED or CANCELLED; both mean no worker answered in
+   * time.
    */
   private async within<T>(workflowId: string, timeoutMs: number | undefined, fn: () => Promise<T>): Promise<T> {
-    const deadline = timeoutMs === undefined ? undefined : Date.now() + timeoutMs;
-    try {
-      return deadline === undefined ? await fn() : await this.client.connection.withDeadline(deadline, fn);
-    } catch (err) {
-      const code = err instanceof ServiceError ? (err.cause as { code?: unknown } | undefined)?.code : undefined;
-      // What the server answers a query once no worker has polled the run's task queue for a
-      // while (a crashed worker): it does not wait for one.
-      if (code === grpcFailedPrecondition) {
-        throw new AgentClientError('unanswered', `no worker answered a query of run ${workflowId}: the server has seen no worker poll its task queue lately`);
-      }
-      if (deadline !== undefined && (code === grpcDeadlineExceeded || code === grpcCancelled) && Date.now() >= deadline) {
+    const tries = timeoutMs === undefined ? defaultQueryTriesMs : [timeoutMs];
+    for (let attempt = 0; ; attempt++) {
+      const deadline = Date.now() + (tries[attempt] as number);
+      try {
+        return await this.client.connection.withDeadline(deadline, fn);
+      } catch (err) {
+        const code = err instanceof ServiceError ? (err.cause as { code?: unknown } | undefined)?.code : undefined;
+        // What the server answers a query once no worker has polled the run's task queue for a
+        // while (a crashed worker): it does not wait for one.
+        if (code === grpcFailedPrecondition) {
+          throw new AgentClientError('unanswered', `no worker answered a query of run ${workflowId}: the server has seen no worker poll its task queue lately`);
+        }
+        if (!((code === grpcDeadlineExceeded || code === grpcCancelled) && Date.now() >= deadline)) throw err;
         // A query also times out when the server itself is away: ask it something no worker answers.
         await this.requireServer(err);
-        throw new AgentClientError('unanswered', `no worker answered a query of run ${workflowId} within ${timeoutMs} ms; is a worker running on its task queue?`);
+        if (attempt + 1 < tries.length) continue;
+        const waited = tries.reduce((sum, ms) => sum + ms, 0);
+        const how = tries.length > 1 ? `in ${tries.length} tries over ${waited / 1000} s` : `within ${waited} ms`;
+        throw new AgentClientError('unanswered', `no worker answered a query of run ${workflowId} ${how}; is a worker running on its task queue?`);
       }
-      throw err;
     }
   }
 

@@ -123,4 +123,13 @@ describe('watching is free', () => {
     // The worker announced the approval's events, and the announcements woke the server's follower.
     expect(server.live.stats().announcementsWaking).toBeGreaterThan(announced);
   });
+
+  it('every follower reading the end of closed runs at once gets it', async () => {
+    // A worker answers a query of a closed run by replaying it, and of several at once it can
+    // lose one; the client asks again instead of failing after the server's 30 s.
+    const runs = await Promise.all(Array.from({ length: 8 }, () => suite.agents.start(scriptedInput([finalStep('read at the end')]))));
+    await Promise.all(runs.map(({ workflowId }) => suite.agents.result(workflowId)));
+    const pages = await Promise.all(runs.flatMap(({ workflowId }) => Array.from({ length: 6 }, () => suite.agents.events(workflowId))));
+    for (const page of pages) expect(page.events.map((e) => e.type)).toContain('final');
+  });
 });
