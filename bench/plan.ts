@@ -3,7 +3,7 @@ import type { RunShape } from './workload';
 
 /** Sizes of one benchmark invocation. */
 export interface BenchPlan {
-  readonly mode: 'full' | 'smoke';
+  readonly mode: 'full' | 'latency' | 'smoke';
   /**
    * Runs before measuring, interleaved across systems: worker start-up is not counted, and each
    * system's code runs often enough for V8 to optimise it, as it is in a worker that has been up
@@ -55,3 +55,9 @@ export const smokePlan: BenchPlan = {
   replayCost: { shortTurns: 1, longTurns: 3, replays: 3, minLongReplays: 3, rounds: 1, fanOutReplays: 2 },
   cachedHeapRuns: 5,
 };
+
+/**
+ * `--latency`: S1 and S2 at full size (with the full warm-up), everything else at smoke size.
+ * For before/after pairs of a change on the run path: about a third of the full benchmark.
+ */
+export const latencyPlan: BenchPlan = { ...smokePlan, mode: 'latency', warmup: fullPlan.warmup, s1: fullPlan.s1, s2: fullPlan.s2 };

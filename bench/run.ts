@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --smoke] [-- --worker-options '{"maxCachedWorkflows":100}']`
+ * `npm run bench [-- --smoke | --latency] [-- --worker-options '{"maxCachedWorkflows":100}']`
  *
  * Starts its own Temporal dev server (port 7433, SQLite under bench/results/) and an
  * in-process worker, runs synthetic agent loops with the `scripted` agent and the no-op
@@ -16,7 +16,7 @@ import { measureCachedHeap } from './cached-heap';
 import { historyMarginal, recordHistory, replayRecorded, summarizeHistory, type HistorySize, type RecordedHistory } from './history';
 import { loadAverages, machineFacts } from './machine';
 import { measureReplayCosts } from './replay-cost';
-import { fullPlan, smokePlan, type BenchPlan } from './plan';
+import { fullPlan, latencyPlan, smokePlan, type BenchPlan } from './plan';
 import { renderFacts, renderTable, writeResults } from './report';
 import { buildRows, type BenchResults, type SystemResults } from './results';
 import { complete, measureLatency, measureThroughput, warmUp, type BenchContext } from './scenarios';
@@ -39,12 +39,13 @@ function progress(line: string): void {
 function parseCli(argv: readonly string[]): { plan: BenchPlan; tuning: WorkerTuning } {
   const { values } = parseArgs({
     args: [...argv],
-    options: { smoke: { type: 'boolean', default: false }, 'worker-options': { type: 'string' } },
+    options: { smoke: { type: 'boolean', default: false }, latency: { type: 'boolean', default: false }, 'worker-options': { type: 'string' } },
     strict: true,
   });
   const tuning = workerTuningSchema.safeParse(JSON.parse(values['worker-options'] ?? '{}'));
   if (!tuning.success) throw new Error(`--worker-options: ${tuning.error.message}`);
-  return { plan: values.smoke ? smokePlan : fullPlan, tuning: tuning.data };
+  if (values.smoke && values.latency) throw new Error('--smoke and --latency: choose one');
+  return { plan: values.smoke ? smokePlan : values.latency ? latencyPlan : fullPlan, tuning: tuning.data };
 }
 
 async function runScenarios(ctx: BenchContext, plan: BenchPlan): Promise<Record<SystemName, SystemResults>> {
