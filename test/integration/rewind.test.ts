@@ -5,13 +5,16 @@ import { allToolImplementations } from '../support/tools';
 import type { RunEvent } from '../../contracts';
 import { replayHistoriesJson, replayHistoryJson } from '../../worker/replay';
 import { addAapl, callStep, finalStep, observations, scriptedInput, watchlistRun, type Observation } from '../support/scripts';
-import { testWorkflowsPath, workflowBundleOption } from '../support/test-env';
+import { forkBundleOption, workflowBundleOption } from '../support/test-env';
 import { forkRun } from '../../worker/fork';
 import { bundleAgentWorkflows } from '../../worker/create-worker';
 import { agentSuite } from '../support/agent-suite';
 import { waitFor } from '../support/wait';
 
 const sink = new MemorySideEffectSink();
+let watchlistOnly: ReturnType<typeof bundleAgentWorkflows> | undefined;
+/** The watchlist example's own bundle (only the watchlist agents), built once for this file. */
+const watchlistOnlyBundle = () => (watchlistOnly ??= bundleAgentWorkflows(require.resolve('../../examples/watchlist/workflows')));
 const suite = agentSuite('rewind', () => allToolImplementations({ sideEffects: sink }));
 
 const fiveTurns = () =>
@@ -209,7 +212,7 @@ describe('fork to a new workflow id', () => {
     await suite.agents.result(workflowId);
     const fork = await forkRun(suite.env.client, workflowId, {
       toTurn: 2,
-      workflowsPath: testWorkflowsPath,
+      ...(await forkBundleOption()),
       with: [{ kind: 'edit_call', toolCallId: 'call_2_0', args: { label: 't3-fixed' } }],
     });
     expect(fork.workflowId).not.toBe(workflowId);
@@ -231,11 +234,11 @@ describe('fork to a new workflow id', () => {
   it('names the turns there are when asked for one the run lacks', async () => {
     const { workflowId } = await suite.agents.start(scriptedInput([finalStep('quick')]));
     await suite.agents.result(workflowId);
-    await expect(forkRun(suite.env.client, workflowId, { toTurn: 3, workflowsPath: testWorkflowsPath })).rejects.toMatchObject({
+    await expect(forkRun(suite.env.client, workflowId, { toTurn: 3, ...(await forkBundleOption()) })).rejects.toMatchObject({
       type: 'no_such_turn',
       message: expect.stringMatching(/available: 0$/),
     });
-    await expect(forkRun(suite.env.client, workflowId, { toTurn: 0, workflowsPath: testWorkflowsPath })).rejects.toMatchObject({
+    await expect(forkRun(suite.env.client, workflowId, { toTurn: 0, ...(await forkBundleOption()) })).rejects.toMatchObject({
       type: 'invalid_input',
       message: expect.stringContaining('a fork keeps at least one turn'),
     });
@@ -265,8 +268,7 @@ describe('history export and replay', () => {
     await suite.agents.result(workflowId);
     const json: unknown = JSON.parse(await suite.agents.exportHistory(workflowId));
     // The watchlist example's own bundle knows only the watchlist agents, not `scripted`.
-    const watchlistOnly = await bundleAgentWorkflows(require.resolve('../../examples/watchlist/workflows'));
-    const outcome = await replayHistoryJson(json, watchlistOnly);
+    const outcome = await replayHistoryJson(json, await watchlistOnlyBundle());
     expect(outcome).toMatchObject({ ok: false, kind: 'unknown_agent' });
     expect(outcome.ok ? '' : outcome.problem).toMatch(/^agent "scripted" is not in this bundle \(its agents: watchlist, watchlist-llm, watchlist-llm-report, watchlist-scripted\)/);
   });
@@ -279,7 +281,7 @@ describe('history export and replay', () => {
     const scheduled = changed.events.find((e) => e.activityTaskScheduledEventAttributes);
     if (scheduled?.activityTaskScheduledEventAttributes) scheduled.activityTaskScheduledEventAttributes.activityType.name = 'echo';
     const watchlist: unknown = JSON.parse(readFileSync(join(__dirname, '../histories/0.11.0/watchlist.json'), 'utf8'));
-    const outcomes = await replayHistoriesJson([good, changed, { events: 'not a history' }, watchlist, good], await bundleAgentWorkflows(require.resolve('../../examples/watchlist/workflows')));
+    const outcomes = await replayHistoriesJson([good, changed, { events: 'not a history' }, watchlist, good], await watchlistOnlyBundle());
     // The watchlist bundle lacks `scripted`: its runs are unknown_agent, whatever else is wrong with them.
     expect(outcomes.map((o) => (o.ok ? 'ok' : o.kind))).toEqual(['unknown_agent', 'unknown_agent', 'failure', 'ok', 'unknown_agent']);
     const mixed = await replayHistoriesJson([good, changed, good], await workflowBundleOption());

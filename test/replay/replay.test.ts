@@ -9,12 +9,11 @@ import { basename } from 'node:path';
 import { readFile } from 'node:fs/promises';
 import { ReplayError, Worker } from '@temporalio/worker';
 import { corpusHistories, loadHistories, mutatedHistoriesDir, outsideWindowDir, replayCorpus, type CorpusHistory } from '../support/histories';
-import { quietRuntime, workflowBundleOption } from '../support/test-env';
+import { forkBundleOption, quietRuntime, workflowBundleOption } from '../support/test-env';
 import { supportWindow } from '../../workflows/versioning/support-window';
 import { assertInSupportWindow, OutsideSupportWindowError, replayAgentHistories } from '../../testing';
 import { replayHistoriesJson } from '../../worker/replay';
-import { bundleForkCapture, stateAtTurn } from '../../worker/fork';
-import { testWorkflowsPath } from '../support/test-bundle';
+import { stateAtTurn } from '../../worker/fork';
 import { patchMarkerIds } from '../../history/patch-markers';
 
 const corpus = corpusHistories();
@@ -151,7 +150,7 @@ describe('the replay tools users call refuse a history from before the window be
   });
 
   it('a fork (stateAtTurn) of such a run is refused with OutsideSupportWindowError before it is replayed', async () => {
-    const bundle = await bundleForkCapture(testWorkflowsPath);
+    const { workflowBundle: bundle } = await forkBundleOption();
     for (const h of outsideWindow) await expect(stateAtTurn(h.history, 1, bundle)).rejects.toThrow(OutsideSupportWindowError);
   });
 });
