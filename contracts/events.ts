@@ -51,6 +51,11 @@ export const runEventSchema = builtOnce(() => {
       status: z.enum(['ok', 'error', 'cancelled']),
       resultBytes: z.number().int(),
       resultOmitted: z.boolean().optional(),
+      /** The result, when its JSON is at most 2,000 characters (contracts/result-in-event.ts). */
+      result: jsonValueSchema().optional(),
+      /** Else the start of its JSON; `resultCut` says it goes on (`resultBytes` in all). */
+      resultPreview: z.string().optional(),
+      resultCut: z.literal(true).optional(),
       error: toolErrorSchema().optional(),
       retryHint: retryHintSchema().optional(),
       durationMs: z.number(),

@@ -14,6 +14,7 @@ import {
   type RunStatusReport,
 } from '../../contracts/run';
 import { jsonByteLength, type JsonValue } from '../../contracts/json';
+import { resultInEvent } from '../../contracts/result-in-event';
 import type { FinalizeReason, FinalResponse, Await, AwaitItem, Termination } from '../../contracts/plan';
 import type { Message } from '../../contracts/messages';
 import type { RunEventDraft } from '../../contracts/events';
@@ -341,6 +342,7 @@ export class RunState {
       status: output.status,
       resultBytes: output.resultBytes,
       ...(output.resultOmitted ? { resultOmitted: true } : {}),
+      ...(output.status === 'ok' ? resultInEvent(output.result, output.resultPreview) : {}),
       ...(output.error ? { error: output.error } : {}),
       ...(output.retryHint ? { retryHint: output.retryHint } : {}),
       durationMs: output.telemetry.durationMs,
