@@ -25,6 +25,8 @@ export interface StreamFeedOptions {
   readonly keepAliveMs?: number;
   /** Frames waiting to be written at most before a slow client is cut off. Default 20,000. */
   readonly maxPending?: number;
+  /** Asked after each rendered item: true ends the response there, with the closing frames. */
+  readonly stopAfter?: () => boolean;
 }
 
 /** The text of one frame on the wire. */
@@ -80,12 +82,18 @@ export function streamFeed(c: Context, hub: LiveHub, workflowId: string, afterSe
     enqueue(options.opening?.() ?? []);
     // Items may arrive while subscribing (kept events are sent at once).
     let subscription: Subscription | undefined = undefined;
+    let stopped = false;
     subscription = hub.subscribe(
       workflowId,
       afterSeq,
       (item) => {
+        if (stopped) return;
         enqueue(options.render(item));
-        if (pending > (options.maxPending ?? 20_000)) subscription?.close('slow');
+        if (options.stopAfter?.()) {
+          stopped = true;
+          enqueue(options.closing?.() ?? []);
+          subscription?.close('closed');
+        } else if (pending > (options.maxPending ?? 20_000)) subscription?.close('slow');
       },
       {
         onClose: (reason) => {
@@ -95,6 +103,8 @@ export function streamFeed(c: Context, hub: LiveHub, workflowId: string, afterSe
         },
       },
     );
+    // Stopped while subscribing, before `subscription` was set.
+    if (stopped) subscription.close('closed');
     const keepAlive = setInterval(() => enqueue([{ comment: 'ping' }]), options.keepAliveMs ?? 15_000);
     stream.onAbort(() => subscription?.close('closed'));
     await done;

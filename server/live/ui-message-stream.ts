@@ -23,8 +23,20 @@ export type UiMessageChunk =
   | { type: 'tool-output-error'; toolCallId: string; errorText: string }
   | { type: 'tool-output-denied'; toolCallId: string }
   | { type: 'error'; errorText: string }
+  | { type: 'message-metadata'; messageMetadata: unknown }
   | { type: 'finish' }
-  | { type: `data-${string}`; id?: string; data: unknown };
+  | { type: `data-${string}`; id?: string; data: unknown; transient?: boolean };
+
+/**
+ * A successful call's output part: its result, or when the result is long the start of its JSON
+ * (`{ resultPreview, resultCut: true, resultBytes }`), or when the run kept none
+ * (`{ resultOmitted: true, resultBytes }`).
+ */
+function toolOutput(event: Extract<RunEvent, { type: 'tool_result' }>): unknown {
+  if (event.result !== undefined) return event.result;
+  if (event.resultPreview !== undefined) return { resultPreview: event.resultPreview, ...(event.resultCut ? { resultCut: true } : {}), resultBytes: event.resultBytes };
+  return { ...(event.resultOmitted ? { resultOmitted: true } : {}), resultBytes: event.resultBytes };
+}
 
 /** A tool call as the stream has shown it: in which step its part is, and the input sent. */
 interface ShownCall {
@@ -90,6 +102,28 @@ export class UiMessageProjection {
         this.gate.clear();
         return [...this.closeStep(), { type: 'data-end', data: { status: item.status } }, { type: 'finish' }];
     }
+  }
+
+  /**
+   * Takes in an item a client already has (a chat continuing its message) without sending it.
+   * {@link continueAfterPause} ends the catch-up.
+   */
+  takeIn(item: FeedItem): void {
+    this.item(item);
+  }
+
+  /** After the catch-up: the pause that ended the client's last response closed its step. */
+  continueAfterPause(): void {
+    this.closeStep();
+  }
+
+  /**
+   * Ends the response where the run waits for people (a chat's turn ends at its approval
+   * requests: the client answers them in its next request, which continues the message).
+   */
+  pause(): UiMessageChunk[] {
+    this.finished = true;
+    return [...this.closeStep(), { type: 'finish' }];
   }
 
   /** A rewind: the run's turns and calls start over (their ids recur). */
@@ -226,7 +260,7 @@ export class UiMessageProjection {
     const shown = this.calls.get(event.toolCallId) as ShownCall;
     if (this.unseenRejections.has(event.toolCallId)) return [...parts, ...this.decision(event.toolCallId, shown, false, this.unseenRejections.get(event.toolCallId))];
     if (event.status === 'ok') {
-      parts.push({ type: 'tool-output-available', toolCallId: event.toolCallId, output: { status: 'ok', resultBytes: event.resultBytes, ...(event.resultOmitted ? { resultOmitted: true } : {}) } });
+      parts.push({ type: 'tool-output-available', toolCallId: event.toolCallId, output: toolOutput(event) });
     } else {
       parts.push({ type: 'tool-output-error', toolCallId: event.toolCallId, errorText: event.error ? `${event.error.type}: ${event.error.message}` : event.status });
     }
@@ -234,7 +268,8 @@ export class UiMessageProjection {
   }
 
   private event(event: RunEvent): UiMessageChunk[] {
-    const data: UiMessageChunk = { type: `data-${event.type}`, id: String(event.seq), data: event };
+    // Progress, not part of the answer: handed to the client's onData, not kept in the message.
+    const data: UiMessageChunk = { type: `data-${event.type}`, id: String(event.seq), data: event, transient: true };
     switch (event.type) {
       case 'plan':
         this.gate.plan(event.turn, (event.toolCalls ?? []).map((c) => c.toolCallId));

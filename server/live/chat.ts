@@ -1,0 +1,177 @@
+/**
+ * The AI SDK chat protocol over a run: a `Chat` of the `ai` package (`useChat`, or `AbstractChat`
+ * without a framework) with `DefaultChatTransport({ api: '<server>/api/chat' })` and the run's
+ * workflow id as the chat id follows the run as one assistant message, and answers its
+ * approvals in the protocol's own way (`addToolApprovalResponse`, sent with the message).
+ *
+ * - `GET /api/chat/:id/stream` (the transport's resume): the run's UI message stream from its
+ *   start, up to the point where it waits for people or to its end.
+ * - `POST /api/chat`: applies the approval responses of the message as decisions, then
+ *   continues the message from where its last response ended, to the next such point.
+ *
+ * A response ends where the run's open turn waits for approvals ({@link ApprovalPause}), as a
+ * model's response ends at its approval requests. Each ends with message metadata
+ * `{ durableAgents: { lastSeq } }`: the last event the message shows, where the next response
+ * continues.
+ */
+import { z } from 'zod';
+import { quoted } from '../../contracts/safe-text';
+import type { ServerContext } from '../context';
+import { ApiError } from '../errors';
+import { runOperationNamed } from '../operations';
+import { route, type AnyRoute } from '../routes';
+import { ApprovalPause } from './approval-pause';
+import type { FeedItem } from './feed-item';
+import { streamFeed, type SseFrame } from './sse';
+import { UiMessageProjection, type UiMessageChunk } from './ui-message-stream';
+
+/** A message of the chat, as the client sends it; parts are read only where they answer approvals. */
+const chatMessageSchema = z.object({
+  id: z.string().max(1_000),
+  role: z.enum(['system', 'user', 'assistant']),
+  metadata: z.unknown().optional(),
+  parts: z.array(z.object({ type: z.string() }).passthrough()).max(100_000),
+});
+
+/** The body `DefaultChatTransport` posts. */
+export const chatRequestSchema = z
+  .object({
+    /** The chat id: the run's workflow id. */
+    id: z.string().min(1).max(1_000),
+    messages: z.array(chatMessageSchema).min(1).max(100_000),
+    trigger: z.enum(['submit-message', 'regenerate-message']).optional(),
+    messageId: z.string().max(1_000).optional(),
+  })
+  .passthrough();
+type ChatRequest = z.infer<typeof chatRequestSchema>;
+
+/** A tool part the user answered (`addToolApprovalResponse`): state `approval-responded`. */
+const respondedPartSchema = z.object({
+  state: z.literal('approval-responded'),
+  approval: z.object({ id: z.string().min(1).max(1_000), approved: z.boolean(), reason: z.string().max(10_000).optional() }),
+});
+
+/** The approval responses of a message, by approval id (= the call's id). */
+export function approvalResponses(message: z.infer<typeof chatMessageSchema>): { toolCallId: string; approved: boolean; reason?: string }[] {
+  return message.parts.flatMap((part) => {
+    if (!(part.type.startsWith('tool-') || part.type === 'dynamic-tool')) return [];
+    const responded = respondedPartSchema.safeParse(part);
+    if (!responded.success) return [];
+    const { id, approved, reason } = responded.data.approval;
+    return [{ toolCallId: id, approved, ...(reason ? { reason } : {}) }];
+  });
+}
+
+/** The last event a message shows, from the metadata the previous response ended with. */
+function shownUpTo(metadata: unknown): number {
+  const lastSeq = (metadata as { durableAgents?: { lastSeq?: unknown } } | undefined)?.durableAgents?.lastSeq;
+  return typeof lastSeq === 'number' && Number.isInteger(lastSeq) && lastSeq >= 0 ? lastSeq : 0;
+}
+
+/** The message a request continues: `messageId`'s, else the last one; an assistant message. */
+function continuedMessage(body: ChatRequest): z.infer<typeof chatMessageSchema> {
+  if (body.trigger === 'regenerate-message') {
+    throw new ApiError('invalid_input', 'a run does not regenerate a response: rewind it instead (POST /api/runs/:id/fork)');
+  }
+  const message = body.messageId === undefined ? body.messages.at(-1) : body.messages.find((m) => m.id === body.messageId);
+  if (!message) throw new ApiError('invalid_input', `body.messageId: no message ${quoted(body.messageId ?? '')} in body.messages`);
+  if (message.role !== 'assistant') {
+    throw new ApiError('invalid_input', `body.messages: the chat continues the run's assistant message, got a ${message.role} message; start a run with POST /api/runs`);
+  }
+  return message;
+}
+
+/**
+ * The SSE frames of one chat response: the feed's items after `shownSeq` as UI message chunks,
+ * the ones up to it taken in silently (the message has them), until the run waits for people.
+ * `answered`: the approvals this request answered, which wait no more even before the feed shows
+ * their decisions.
+ */
+function chatResponse(messageId: string, shownSeq: number, answered: readonly string[] = []): { opening: () => SseFrame[]; render: (item: FeedItem) => SseFrame[]; stopAfter: () => boolean; closing: () => SseFrame[] } {
+  const projection = new UiMessageProjection(messageId);
+  const pause = new ApprovalPause(answered);
+  let lastSeq = shownSeq;
+  let live = shownSeq === 0;
+  let paused = false;
+  const frames = (chunks: readonly UiMessageChunk[]): SseFrame[] => chunks.map((chunk) => ({ data: JSON.stringify(chunk) }));
+  const metadata = (): UiMessageChunk => ({ type: 'message-metadata', messageMetadata: { durableAgents: { lastSeq } } });
+  return {
+    opening: () => frames(projection.start()),
+    render: (item) => {
+      if (item.type === 'event') pause.see(item.event);
+      if (item.type === 'reset') pause.reset();
+      if (!live) {
+        if (item.type !== 'event' || item.event.seq <= shownSeq) {
+          projection.takeIn(item);
+          return [];
+        }
+        live = true;
+        projection.continueAfterPause();
+      }
+      if (item.type === 'event') lastSeq = item.event.seq;
+      if (item.type === 'end') return frames([metadata(), ...projection.item(item)]);
+      const chunks = projection.item(item);
+      if (item.type !== 'event' || !pause.waitingForPeople) return frames(chunks);
+      paused = true;
+      return frames([...chunks, metadata(), ...projection.pause()]);
+    },
+    stopAfter: () => paused,
+    closing: () => [{ data: '[DONE]' }],
+  };
+}
+
+/** The chat routes (AI SDK `DefaultChatTransport` with `api: '/api/chat'`). */
+export function chatRoutes(ctx: ServerContext): AnyRoute[] {
+  const decide = runOperationNamed('decide');
+  if (!decide) throw new Error('the decide operation is missing from the operations table');
+  const headers = { 'x-vercel-ai-ui-message-stream': 'v1' };
+  return [
+    route({
+      method: 'get',
+      path: '/api/chat/:id/stream',
+      access: 'viewer',
+      queryToken: true,
+      summary: 'An AI SDK chat resuming the run (chat id = workflow id): its UI message stream up to where it waits for people',
+      description:
+        'What `DefaultChatTransport` reads on resume: the run\'s UI message stream (as /api/runs/:id/ui-stream) from its start, ending where every call of the open turn ' +
+        'has ended or waits for an approval, or at the run\'s end; with message metadata { durableAgents: { lastSeq } } before finish.',
+      tags: ['live'],
+      streams: 'text/event-stream',
+      handle: async ({ params, c }) => {
+        const workflowId = params.id as string;
+        await ctx.agents.client.workflow.getHandle(workflowId).describe();
+        return streamFeed(c, ctx.live, workflowId, 0, { headers, ...chatResponse(workflowId, 0) });
+      },
+    }),
+    route({
+      method: 'post',
+      path: '/api/chat',
+      access: 'operator',
+      summary: 'An AI SDK chat answering the run\'s approvals (chat id = workflow id), then continuing its message',
+      description:
+        'The body `DefaultChatTransport` posts: { id: workflowId, messages, trigger, messageId }. Tool parts of the continued (last assistant) message in state ' +
+        '`approval-responded` become decisions (approved → approve, else reject with the reason), by the token holder; responses to approvals no longer pending are ' +
+        'ignored (a resent request, or decided elsewhere). The response continues the message after the lastSeq of its metadata, to the next point where the run waits ' +
+        'for people or to its end. A user message is refused: runs start with POST /api/runs.',
+      tags: ['live', 'human inputs'],
+      body: chatRequestSchema,
+      streams: 'text/event-stream',
+      handle: async ({ body, c, principal }) => {
+        const workflowId = body.id;
+        const message = continuedMessage(body);
+        const responses = approvalResponses(message);
+        if (responses.length > 0) {
+          const pending = new Set((await ctx.agents.pendingInputs(workflowId, { subAgents: false })).approvals.map((a) => a.toolCallId));
+          for (const { toolCallId, approved, reason } of responses) {
+            if (!pending.has(toolCallId)) continue;
+            await decide.perform(ctx.agents, workflowId, decide.body.parse({ decision: approved ? 'approve' : 'reject', toolCallId, ...(reason ? { reason } : {}) }), principal);
+          }
+        } else {
+          await ctx.agents.client.workflow.getHandle(workflowId).describe();
+        }
+        const answered = responses.map((r) => r.toolCallId);
+        return streamFeed(c, ctx.live, workflowId, 0, { headers, ...chatResponse(message.id, shownUpTo(message.metadata), answered) });
+      },
+    }),
+  ];
+}

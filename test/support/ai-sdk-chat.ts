@@ -1,0 +1,58 @@
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+
+/** A UI message as the AI SDK's chat keeps it. */
+export interface ChatMessage {
+  id: string;
+  role: string;
+  metadata?: unknown;
+  parts: { type: string; state?: string; toolCallId?: string; output?: unknown; text?: string; approval?: { id: string; approved?: boolean; reason?: string }; [key: string]: unknown }[];
+}
+
+/** What a chat of the real `ai` package made of a run. */
+export interface ChatOutcome {
+  messages: ChatMessage[];
+  /** Types of the data parts the chat handed to `onData` (transient ones included). */
+  dataParts: string[];
+  /** The HTTP requests of its transport. */
+  requests: { method: string; url: string }[];
+  errors: string[];
+}
+
+const chatScript = join(__dirname, 'ai-sdk-chat-process.mjs');
+
+/**
+ * Follows a run as a chat of the real `ai` package (AbstractChat, DefaultChatTransport) in a
+ * child process (the package is an ES module only) and answers its approvals by tool name
+ * (`approved: true` for a tool not named).
+ */
+export function chatWithAiSdk(options: {
+  api: string;
+  chatId: string;
+  headers: Record<string, string>;
+  answers: Record<string, { approved: boolean; reason?: string }>;
+  maxResponses?: number;
+  timeoutMs?: number;
+}): Promise<ChatOutcome> {
+  const child = spawn(process.execPath, [chatScript], { stdio: ['pipe', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (text: string) => (stdout += text));
+  child.stderr.setEncoding('utf8').on('data', (text: string) => (stderr += text));
+  const timeoutMs = options.timeoutMs ?? 60_000;
+  const outcome = new Promise<ChatOutcome>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`the AI SDK chat did not finish within ${timeoutMs} ms`));
+    }, timeoutMs);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      if (code === 0) resolve(JSON.parse(stdout) as ChatOutcome);
+      else reject(new Error(`the AI SDK chat exited with ${code}: ${stderr.slice(0, 3000)}`));
+    });
+  });
+  const { api, chatId, headers, answers } = options;
+  child.stdin.end(JSON.stringify({ api, chatId, headers, answers, maxResponses: options.maxResponses ?? 10 }));
+  return outcome;
+}
