@@ -6,25 +6,49 @@
  * The message it keeps holds the answer, each call with its result (a long one cut, with its
  * size) and no progress parts: those are transient and reach `onData` only.
  */
+import type { Worker } from '@temporalio/worker';
+import OpenAI from 'openai';
+import { createModelActivities, HttpDeltaPublisher } from '../../activities/model';
 import { startAgentServer, type AgentServer } from '../../server';
 import type { RunEvent } from '../../contracts';
-import { agentSuite } from '../support/agent-suite';
+import { callTools, FakeOpenAIServer, say, toolCall } from '../../testing/fake-model';
+import type { AgentSuite } from '../support/agent-suite';
 import { chatWithAiSdk, type ChatMessage } from '../support/ai-sdk-chat';
+import { findTestAgent } from '../support/agents';
 import { callStep, finalStep, scriptedInput } from '../support/scripts';
+import { agentClient, createTestEnv, createTestWorker, uniqueTaskQueue } from '../support/test-env';
 import { allToolImplementations } from '../support/tools';
 
-const tokens = { viewer: 'viewer-token-0123456789', operator: 'operator-token-0123456789' };
-const suite = agentSuite('ai-sdk-chat', () => allToolImplementations());
+const tokens = { viewer: 'viewer-token-0123456789', operator: 'operator-token-0123456789', publisher: 'publisher-token-0123456789' };
+const answer = 'Your watchlist now has AAPL, and this answer streams in several pieces.';
+let suite: AgentSuite;
+let fake: FakeOpenAIServer;
 let server: AgentServer;
+let worker: Worker;
+let running: Promise<void>;
 
 beforeAll(async () => {
+  const env = await createTestEnv();
+  const taskQueue = uniqueTaskQueue('ai-sdk-chat');
+  suite = { env, taskQueue, agents: agentClient(env, taskQueue) };
+  fake = await FakeOpenAIServer.start();
+  fake.respondWith((request) => (request.body?.messages.at(-1)?.role === 'tool' ? say(answer) : callTools(toolCall('add_to_watchlist', { symbols: ['AAPL'] }))));
   server = await startAgentServer({
     agents: suite.agents,
-    auth: { localDev: false, tokens: (['viewer', 'operator'] as const).map((role) => ({ name: `${role}-user`, role, token: tokens[role] })) },
+    auth: { localDev: false, tokens: (['viewer', 'operator', 'publisher'] as const).map((role) => ({ name: `${role}-user`, role, token: tokens[role] })) },
   });
+  // Token deltas reach the server over HTTP, as a remote worker's do.
+  const openai = new OpenAI({ baseURL: fake.baseURL, apiKey: 'test-key', maxRetries: 0 });
+  const deltas = new HttpDeltaPublisher({ url: server.url, token: tokens.publisher });
+  worker = await createTestWorker(env, taskQueue, allToolImplementations(), createModelActivities({ openai, findAgent: findTestAgent, deltas }));
+  running = worker.run();
 });
 afterAll(async () => {
   await server?.close();
+  worker?.shutdown();
+  await running;
+  await fake?.close();
+  await suite?.env.teardown();
 });
 
 const toolPart = (message: ChatMessage | undefined, toolCallId: string) => message?.parts.find((p) => p.toolCallId === toolCallId);
@@ -75,6 +99,21 @@ describe('AI SDK chat round trip', () => {
       ['rejected', 'reject', 'operator-user'],
       ['long', 'approve', 'operator-user'],
     ]);
+  });
+
+  it('a model-planned run: the chat approves its call, and the answer streamed after it is one text part', async () => {
+    const { workflowId } = await suite.agents.start({ agent: 'watchlist-llm', messages: [{ role: 'user', content: 'Add AAPL' }], sessionState: { watchlist: [] } });
+    const chat = await chatWithAiSdk({ api: `${server.url}/api/chat`, chatId: workflowId, headers: { authorization: `Bearer ${tokens.operator}` }, answers: {} });
+    expect(chat.errors).toEqual([]);
+    expect(await suite.agents.result(workflowId)).toMatchObject({ status: 'completed', final: { text: answer } });
+    const message = chat.messages[0];
+    expect(message?.parts.filter((p) => p.type === 'text').map((p) => p.text)).toEqual([answer]);
+    const calls = message?.parts.filter((p) => p.type === 'tool-add_to_watchlist') ?? [];
+    expect(calls).toEqual([expect.objectContaining({ state: 'output-available', input: { symbols: ['AAPL'] }, approval: expect.objectContaining({ approved: true }) })]);
+    expect(calls[0]?.output).toBeDefined();
+    expect(chat.requests.map((r) => r.method)).toEqual(['GET', 'POST']);
+    // Streamed by deltas, or (they are best effort) completed by the final event: one part either way.
+    expect(chat.textDeltas).toBeGreaterThanOrEqual(1);
   });
 
   it('refuses what the chat route cannot do, with the reason, and leaves the run as it was', async () => {

@@ -5,7 +5,7 @@
 // ended. A process of its own: `ai` is an ES module only (see ai-sdk-chat.ts, which starts it).
 //
 // stdin: JSON { api, chatId, headers, answers: { [toolName]: { approved, reason? } }, maxResponses }
-// stdout: JSON { messages, dataParts: [type], requests: [{ method, url }], errors }
+// stdout: JSON { messages, dataParts: [type], requests: [{ method, url }], textDeltas, errors }
 import { AbstractChat, DefaultChatTransport, lastAssistantMessageIsCompleteWithApprovalResponses } from 'ai';
 
 class MemoryChat extends AbstractChat {
@@ -36,14 +36,21 @@ async function main() {
   const errors = [];
   const dataParts = [];
   const requests = [];
-  const recordingFetch = (url, init) => {
+  let textDeltas = 0;
+  const counted = [];
+  // Each response is read twice: by the chat, and here to count its text-delta chunks.
+  const recordingFetch = async (url, init) => {
     requests.push({ method: init?.method ?? 'GET', url: String(url) });
-    if (!process.env.CHAT_DEBUG) return fetch(url, init);
-    return fetch(url, init).then(async (r) => {
-      const text = await r.text();
-      process.stderr.write(`--- ${init?.method ?? 'GET'} ${url} ${r.status}\n${text}\n`);
-      return new Response(text, { status: r.status, headers: r.headers });
-    });
+    const response = await fetch(url, init);
+    if (!response.body) return response;
+    const [mine, theirs] = response.body.tee();
+    counted.push(
+      new Response(mine).text().then((text) => {
+        textDeltas += text.split('\n').filter((line) => line.includes('"type":"text-delta"')).length;
+        if (process.env.CHAT_DEBUG) process.stderr.write(`--- ${init?.method ?? 'GET'} ${url} ${response.status}\n${text}\n`);
+      }),
+    );
+    return new Response(theirs, { status: response.status, headers: response.headers });
   };
   const chat = new MemoryChat({
     id: chatId,
@@ -66,7 +73,8 @@ async function main() {
     // The chat sends the answers itself once every request of the message has one.
     while (requests.length === before || chat.status === 'submitted' || chat.status === 'streaming') await sleep(20);
   }
-  process.stdout.write(JSON.stringify({ messages: chat.messages, dataParts, requests, errors }));
+  await Promise.all(counted);
+  process.stdout.write(JSON.stringify({ messages: chat.messages, dataParts, requests, textDeltas, errors }));
 }
 
 main().catch((err) => {

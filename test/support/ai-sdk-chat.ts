@@ -16,6 +16,8 @@ export interface ChatOutcome {
   dataParts: string[];
   /** The HTTP requests of its transport. */
   requests: { method: string; url: string }[];
+  /** Text-delta chunks in all its responses. */
+  textDeltas: number;
   errors: string[];
 }
 
