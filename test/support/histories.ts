@@ -128,13 +128,31 @@ export function retiredHistories(version: string): { name: string; json: unknown
     // The last commit that touched the folder removed it (or, before that is committed, still has it).
     const present = (commit: string): boolean => git('ls-tree', '--name-only', `${commit}:test/histories`).split('\n').includes(version);
     const tree = `${present(lastChange) ? lastChange : `${lastChange}^`}:test/histories/${version}`;
-    return git('ls-tree', '--name-only', tree)
+    const files = git('ls-tree', '--name-only', tree)
       .split('\n')
-      .filter((f) => f.endsWith('.json'))
-      .map((f) => ({ name: `${version}/${f}`, json: JSON.parse(git('show', `${tree}/${f}`)) as unknown }));
+      .filter((f) => f.endsWith('.json'));
+    // One git process for all the files (a `git show` each cost a process per history).
+    const blobs = readBlobs(join(historiesDir, '..', '..'), files.map((f) => `${tree}/${f}`));
+    return files.map((f, i) => ({ name: `${version}/${f}`, json: JSON.parse(blobs[i] as string) as unknown }));
   } catch {
     return undefined;
   }
+}
+
+/** The contents of `<rev>:<path>` objects, in order, read by one `git cat-file --batch`. */
+function readBlobs(cwd: string, objects: readonly string[]): string[] {
+  const out = execFileSync('git', ['cat-file', '--batch'], { cwd, input: objects.map((o) => `${o}\n`).join(''), maxBuffer: 512 * 1024 * 1024 });
+  const blobs: string[] = [];
+  let at = 0;
+  for (const object of objects) {
+    const headerEnd = out.indexOf(10, at);
+    const header = out.subarray(at, headerEnd).toString('utf8');
+    const size = Number(/^\S+ blob (\d+)$/.exec(header)?.[1]);
+    if (!Number.isInteger(size)) throw new Error(`git cat-file: no blob ${object} (${header})`);
+    blobs.push(out.subarray(headerEnd + 1, headerEnd + 1 + size).toString('utf8'));
+    at = headerEnd + 1 + size + 1;
+  }
+  return blobs;
 }
 
 /** The committed manifest, or no entries when it does not exist yet. */
