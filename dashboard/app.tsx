@@ -4,6 +4,7 @@ import { ErrorBox } from './components/error-box';
 import { useRoute } from './router';
 import type { Whoami } from './types';
 import { LoginView } from './views/login';
+import { InboxView } from './views/inbox';
 import { RunPage } from './views/run-page';
 import { RunsList } from './views/runs-list';
 import { SessionPage } from './views/session-page';
@@ -64,6 +65,9 @@ export function App() {
           <a href="#/runs" class={route.view === 'runs' || route.view === 'run' ? 'active' : ''}>
             Runs
           </a>
+          <a href="#/inbox" class={route.view === 'inbox' ? 'active' : ''}>
+            Inbox
+          </a>
           <a href="#/sessions" class={route.view === 'sessions' || route.view === 'session' ? 'active' : ''}>
             Sessions
           </a>
@@ -85,6 +89,7 @@ export function App() {
       </header>
       <main>
         {route.view === 'runs' && <RunsList />}
+        {route.view === 'inbox' && <InboxView role={who.role} />}
         {route.view === 'run' && <RunPage key={route.id} workflowId={route.id} role={who.role} />}
         {route.view === 'sessions' && <SessionsList />}
         {route.view === 'session' && <SessionPage key={route.id} sessionId={route.id} />}

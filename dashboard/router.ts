@@ -3,15 +3,17 @@ import { useEffect, useState } from 'preact/hooks';
 /** A parsed hash route of the dashboard. */
 export type Route =
   | { readonly view: 'runs' }
+  | { readonly view: 'inbox' }
   | { readonly view: 'run'; readonly id: string }
   | { readonly view: 'sessions' }
   | { readonly view: 'session'; readonly id: string };
 
-/** Parses `location.hash` (`#/runs`, `#/runs/<id>`, `#/sessions`, `#/sessions/<id>`); anything else is the runs list. */
+/** Parses `location.hash` (`#/runs`, `#/runs/<id>`, `#/inbox`, `#/sessions`, `#/sessions/<id>`); anything else is the runs list. */
 export function parseRoute(hash: string): Route {
   const [, section, id] = hash.replace(/^#/, '').split('/');
   const decoded = id ? decodeURIComponent(id) : undefined;
   if (section === 'sessions') return decoded ? { view: 'session', id: decoded } : { view: 'sessions' };
+  if (section === 'inbox') return { view: 'inbox' };
   return section === 'runs' && decoded ? { view: 'run', id: decoded } : { view: 'runs' };
 }
 
@@ -20,6 +22,8 @@ export function linkTo(route: Route): string {
   switch (route.view) {
     case 'runs':
       return '#/runs';
+    case 'inbox':
+      return '#/inbox';
     case 'run':
       return `#/runs/${encodeURIComponent(route.id)}`;
     case 'sessions':

@@ -14,7 +14,7 @@ export type {
   SessionReport,
   SessionRunRecord,
 } from '../contracts';
-import type { CostReport } from '../contracts';
+import type { CostReport, PendingInputs } from '../contracts';
 
 /** Who the token belongs to (GET /api/whoami). */
 export interface Whoami {
@@ -72,4 +72,16 @@ export interface TokenDelta {
   readonly text: string;
   readonly toolCallId?: string;
   readonly toolName?: string;
+}
+
+/** What one run of a tree waits on (an entry of GET /api/runs/:id/pending's `tree` and of the inbox). */
+export type TreePending = PendingInputs & { readonly workflowId: string; readonly path: readonly string[] };
+
+/** GET /api/runs/:id/pending: the run's own inputs, and its tree's (this run first, path `[]`). */
+export type RunPending = PendingInputs & { readonly tree?: readonly TreePending[] };
+
+/** GET /api/inbox. */
+export interface Inbox {
+  readonly trees: readonly { readonly workflowId: string; readonly agent?: string; readonly startTime?: string; readonly waiting: readonly TreePending[] }[];
+  readonly truncated: boolean;
 }

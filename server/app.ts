@@ -10,6 +10,7 @@ import type { ServerContext } from './context';
 import { mountDashboard } from './dashboard';
 import { ApiError, toApiError } from './errors';
 import { chatRoutes, liveRoutes } from './live';
+import { inboxRoutes } from './api/inbox';
 import { originGuard } from './request-guard';
 import { mountRoutes, openApiDocument, route, type AnyRoute } from './routes';
 
@@ -53,7 +54,7 @@ export function apiRoutes(ctx: ServerContext): AnyRoute[] {
       handle: ({ principal }) => ({ name: principal.name, role: principal.role, localDev: ctx.auth.localDev }),
     }),
   ];
-  return [...meta, ...runRoutes(ctx), ...sessionRoutes(ctx), ...liveRoutes(ctx), ...chatRoutes(ctx), ...codecRoutes(ctx), ...metricsRoutes(ctx)];
+  return [...meta, ...runRoutes(ctx), ...sessionRoutes(ctx), ...inboxRoutes(ctx), ...liveRoutes(ctx), ...chatRoutes(ctx), ...codecRoutes(ctx), ...metricsRoutes(ctx)];
 }
 
 /**

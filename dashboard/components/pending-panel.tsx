@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api, runPath } from '../api';
-import type { AwaitAnswer, CallDecision, PendingInputs } from '../types';
+import { linkTo } from '../router';
+import type { AwaitAnswer, CallDecision, PendingInputs, RunPending, TreePending } from '../types';
 import { useAction } from '../use-api';
 import { ErrorBox } from './error-box';
 
@@ -16,7 +17,7 @@ function parseJson(text: string, what: string): unknown {
 }
 
 /** One call waiting for confirmation: approve, reject with a reason, or run with edited arguments. */
-function ApprovalCard({ workflowId, approval, disabled, onDone }: { workflowId: string; approval: Approval; disabled: boolean; onDone: () => void }) {
+export function ApprovalCard({ workflowId, approval, disabled, onDone }: { workflowId: string; approval: Approval; disabled: boolean; onDone: () => void }) {
   const action = useAction();
   const busy = action.busy || disabled;
   const [reason, setReason] = useState('');
@@ -76,7 +77,7 @@ interface Question {
 }
 
 /** The answer form of one await item, by kind. */
-function AwaitCard({ workflowId, item, disabled, onDone }: { workflowId: string; item: AwaitItem; disabled: boolean; onDone: () => void }) {
+export function AwaitCard({ workflowId, item, disabled, onDone }: { workflowId: string; item: AwaitItem; disabled: boolean; onDone: () => void }) {
   const action = useAction();
   const busy = action.busy || disabled;
   const [text, setText] = useState('');
@@ -142,17 +143,43 @@ function AwaitCard({ workflowId, item, disabled, onDone }: { workflowId: string;
   );
 }
 
-/** What the run waits on from humans (GET /api/runs/:id/pending), with the forms to answer. */
-export function PendingPanel({ workflowId, pending, canAnswer, onChange }: { workflowId: string; pending?: PendingInputs | undefined; canAnswer: boolean; onChange: () => void }) {
-  if (!pending || (pending.approvals.length === 0 && !pending.await)) return null;
+/** Where a sub-agent run is: its path of call ids from the run asked about, as the page shows it. */
+export function pathLabel(path: readonly string[]): string {
+  return path.map((id) => `/${id}`).join('');
+}
+
+/** What one run of a tree waits on, answered on that run itself. */
+export function TreeEntryCards({ entry, canAnswer, onChange }: { entry: TreePending; canAnswer: boolean; onChange: () => void }) {
+  return (
+    <>
+      {entry.approvals.map((a) => (
+        <ApprovalCard key={a.toolCallId} disabled={!canAnswer} workflowId={entry.workflowId} approval={a} onDone={onChange} />
+      ))}
+      {entry.await?.items.map((item) => <AwaitCard key={item.id} disabled={!canAnswer} workflowId={entry.workflowId} item={item} onDone={onChange} />)}
+    </>
+  );
+}
+
+/**
+ * What the run and its sub-agent runs wait on from humans (GET /api/runs/:id/pending), with the
+ * forms to answer: a sub-agent run's items under its path, answered on that run.
+ */
+export function PendingPanel({ workflowId, pending, canAnswer, onChange }: { workflowId: string; pending?: RunPending | undefined; canAnswer: boolean; onChange: () => void }) {
+  const below = (pending?.tree ?? []).filter((entry) => entry.path.length > 0 && (entry.approvals.length > 0 || entry.await));
+  if (!pending || (pending.approvals.length === 0 && !pending.await && below.length === 0)) return null;
   return (
     <section class="panel pending" data-testid="pending">
       <h2>Waiting for you</h2>
       {!canAnswer && <p class="hint">Approvals and answers need the operator role.</p>}
-      {pending.approvals.map((a) => (
-        <ApprovalCard key={a.toolCallId} disabled={!canAnswer} workflowId={workflowId} approval={a} onDone={onChange} />
+      <TreeEntryCards entry={{ ...pending, workflowId, path: [] }} canAnswer={canAnswer} onChange={onChange} />
+      {below.map((entry) => (
+        <div class="sub-agent-pending" key={entry.workflowId} data-testid="sub-agent-pending" data-path={pathLabel(entry.path)}>
+          <h3>
+            Sub-agent <a href={linkTo({ view: 'run', id: entry.workflowId })}>{pathLabel(entry.path)}</a>
+          </h3>
+          <TreeEntryCards entry={entry} canAnswer={canAnswer} onChange={onChange} />
+        </div>
       ))}
-      {pending.await?.items.map((item) => <AwaitCard key={item.id} disabled={!canAnswer} workflowId={workflowId} item={item} onDone={onChange} />)}
     </section>
   );
 }

@@ -8,7 +8,7 @@ import { RunControls } from '../components/run-controls';
 import { StatusBadge, WaitingBadge } from '../components/status-badge';
 import { Timeline } from '../components/timeline';
 import { useRunEvents } from '../live-events';
-import type { PendingInputs, RunEvent, RunStatusReport } from '../types';
+import type { RunEvent, RunPending, RunStatusReport } from '../types';
 import { useApi } from '../use-api';
 import { linkTo } from '../router';
 
@@ -32,7 +32,7 @@ export function RunPage({ workflowId, role }: { workflowId: string; role: string
   const [generation, setGeneration] = useState(0);
   const live = useRunEvents(workflowId, generation);
   const status = useApi<RunStatusReport>(runPath(workflowId), live.ended ? undefined : refreshMs);
-  const pending = useApi<PendingInputs>(runPath(workflowId, '/pending'), live.ended ? undefined : refreshMs);
+  const pending = useApi<RunPending>(runPath(workflowId, '/pending'), live.ended ? undefined : refreshMs);
   const lastSeq = live.events.at(-1)?.seq ?? 0;
   // Checkpoints are read from the run's history: again when a turn is planned or the run ends.
   const turnsPlanned = live.events.filter((e) => e.type === 'plan').length;
@@ -49,7 +49,8 @@ export function RunPage({ workflowId, role }: { workflowId: string; role: string
   // The live feed knows a status change first; the report (polled) fills in before any event.
   // Once the feed ended, the report read after the end is the last word.
   const runStatus = live.ended ? (report?.status ?? live.ended) : (lastStatusChange(live.events) ?? report?.status);
-  const waiting = (pending.data?.approvals.length ?? 0) > 0 || !!pending.data?.await;
+  // The run, or one of its sub-agent runs, waits for a person.
+  const waiting = (pending.data?.approvals.length ?? 0) > 0 || !!pending.data?.await || (pending.data?.tree ?? []).some((e) => e.approvals.length > 0 || !!e.await);
   return (
     <section class="run">
       <p>

@@ -135,6 +135,33 @@ describe('the dashboard in a browser', () => {
     expect((await suite.agents.result(workflowId)).final?.text).toBe('parent done');
   });
 
+  it("gathers what people are asked in one inbox, a sub-agent run's approval under its path, and answers it in place; a parent's page shows it too", async () => {
+    const childSteps = [callStep({ name: 'transfer', args: { to: 'acct-3', amount: 300 } }), finalStep('child paid')];
+    const parent = await suite.agents.start({
+      agent: 'delegator',
+      messages: [{ role: 'user', content: 'pay through a sub-agent' }],
+      plannerOptions: { steps: [{ type: 'tool_calls', calls: [{ id: 'pay', name: 'delegate', args: { task: 'pay', steps: childSteps } as never }] }, finalStep('parent done')] },
+    });
+    const plain = await suite.agents.start(transferRun());
+    await page.goto(`${server.url}/#/runs/${encodeURIComponent(parent.workflowId)}`);
+    await expectText(page.locator('[data-testid=sub-agent-pending][data-path="/pay"]'), 'transfer');
+    await page.locator('h1 .badge.waiting').waitFor();
+
+    await page.goto(`${server.url}/#/inbox`);
+    const parentTree = page.locator(`[data-testid=inbox-tree][data-workflow-id="${parent.workflowId}"]`);
+    const plainTree = page.locator(`[data-testid=inbox-tree][data-workflow-id="${plain.workflowId}"]`);
+    await expectText(parentTree.locator('[data-testid=inbox-entry][data-path="/pay"]'), 'transfer');
+    await expectText(plainTree, 'transfer');
+    await expectText(parentTree, '1 thing to answer');
+    await page.screenshot({ path: join(screenshots, 'inbox.png'), fullPage: true });
+    await parentTree.locator('button', { hasText: 'Approve' }).click();
+    await plainTree.locator('button', { hasText: 'Approve' }).click();
+    expect((await suite.agents.result(parent.workflowId)).final?.text).toBe('parent done');
+    expect((await suite.agents.result(plain.workflowId)).status).toBe('completed');
+    await parentTree.waitFor({ state: 'detached' });
+    await plainTree.waitFor({ state: 'detached' });
+  });
+
   it("streams a model call's text as its token deltas arrive, until the turn's plan lands", async () => {
     const { workflowId } = await suite.agents.start(transferRun());
     await page.goto(`${server.url}/#/runs/${encodeURIComponent(workflowId)}`);

@@ -1,0 +1,54 @@
+import { ErrorBox } from '../components/error-box';
+import { formatTime } from '../components/json-view';
+import { pathLabel, TreeEntryCards } from '../components/pending-panel';
+import { linkTo } from '../router';
+import type { Inbox } from '../types';
+import { useApi } from '../use-api';
+
+/** How many things one tree of runs asks, in words. */
+function asked(count: number): string {
+  return count === 1 ? '1 thing to answer' : `${count} things to answer`;
+}
+
+/**
+ * Everything people are asked (GET /api/inbox), across runs, sessions' runs and sub-agent runs:
+ * one block per top run, each item under the path of the run that asks, answered in place.
+ */
+export function InboxView({ role }: { role: string }) {
+  const inbox = useApi<Inbox>('/api/inbox', 5000);
+  const canAnswer = role === 'operator' || role === 'admin';
+  const trees = inbox.data?.trees ?? [];
+  return (
+    <section class="inbox" data-testid="inbox">
+      <h1>Inbox</h1>
+      <ErrorBox error={inbox.error} />
+      {!canAnswer && <p class="hint">Approvals and answers need the operator role.</p>}
+      {inbox.data && trees.length === 0 && <p class="hint">Nothing waits for a person.</p>}
+      {inbox.data?.truncated && <p class="hint">Showing the newest waiting runs only.</p>}
+      {trees.map((tree) => {
+        const count = tree.waiting.reduce((n, entry) => n + entry.approvals.length + (entry.await?.items.filter((i) => !i.answered).length ?? 0), 0);
+        return (
+          <section class="panel" key={tree.workflowId} data-testid="inbox-tree" data-workflow-id={tree.workflowId}>
+            <h2>
+              <a href={linkTo({ view: 'run', id: tree.workflowId })}>{tree.workflowId}</a> <span class="hint">{tree.agent}</span>
+            </h2>
+            <p class="hint">
+              {asked(count)}
+              {tree.startTime ? ` · started ${formatTime(tree.startTime)}` : ''}
+            </p>
+            {tree.waiting.map((entry) => (
+              <div key={entry.workflowId} data-testid="inbox-entry" data-path={pathLabel(entry.path)}>
+                {entry.path.length > 0 && (
+                  <h3>
+                    Sub-agent <a href={linkTo({ view: 'run', id: entry.workflowId })}>{pathLabel(entry.path)}</a>
+                  </h3>
+                )}
+                <TreeEntryCards entry={entry} canAnswer={canAnswer} onChange={inbox.reload} />
+              </div>
+            ))}
+          </section>
+        );
+      })}
+    </section>
+  );
+}
