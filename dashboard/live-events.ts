@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { runPath, withAccessToken } from './api';
-import { addDelta, mergeEvents, resetEvents, settle, type Streaming } from './timeline-state';
+import { addDelta, addRewind, mergeEvents, resetEvents, settle, type Rewind, type Streaming } from './timeline-state';
 import type { RunEvent, TokenDelta } from './types';
 
 export type { Streaming } from './timeline-state';
@@ -16,6 +16,8 @@ export interface LiveRun {
   readonly state: 'connecting' | 'open' | 'reconnecting' | 'closed';
   /** Rewinds seen on this feed (each `reset` replaced the log from some seq on). */
   readonly resets: number;
+  /** Where those rewinds replaced the log, for markers in the timeline. */
+  readonly rewinds: readonly Rewind[];
   readonly error?: string;
 }
 
@@ -34,10 +36,10 @@ function parse<T>(message: MessageEvent): T | undefined {
  * `generation` reconnects from the start.
  */
 export function useRunEvents(workflowId: string, generation = 0): LiveRun {
-  const [live, setLive] = useState<LiveRun>({ events: [], streaming: [], state: 'connecting', resets: 0 });
+  const [live, setLive] = useState<LiveRun>({ events: [], streaming: [], state: 'connecting', resets: 0, rewinds: [] });
   useEffect(() => {
     // A new generation (after a rewind of a run whose feed had ended) reads the log afresh.
-    setLive((prev) => ({ events: [], streaming: [], state: 'connecting', resets: prev.resets }));
+    setLive((prev) => ({ events: [], streaming: [], state: 'connecting', resets: prev.resets, rewinds: prev.rewinds }));
     const source = new EventSource(withAccessToken(runPath(workflowId, '/events')));
     const update = (fn: (prev: LiveRun) => LiveRun) => setLive(fn);
     source.onopen = () => update((prev) => ({ ...prev, state: 'open', error: undefined }));
@@ -47,7 +49,7 @@ export function useRunEvents(workflowId: string, generation = 0): LiveRun {
     });
     source.addEventListener('reset', (message) => {
       const reset = parse<{ epoch: string; fromSeq: number }>(message);
-      if (reset) update((prev) => ({ ...prev, events: resetEvents(prev.events, reset.fromSeq), streaming: [], resets: prev.resets + 1 }));
+      if (reset) update((prev) => ({ ...prev, events: resetEvents(prev.events, reset.fromSeq), streaming: [], resets: prev.resets + 1, rewinds: addRewind(prev.rewinds, reset.fromSeq, new Date().toISOString()) }));
     });
     source.addEventListener('delta', (message) => {
       const delta = parse<TokenDelta>(message);

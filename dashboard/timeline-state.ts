@@ -23,6 +23,17 @@ export function mergeEvents(events: readonly RunEvent[], incoming: RunEvent): Ru
   return rest.sort((a, b) => a.seq - b.seq);
 }
 
+/** A rewind seen on the live feed: the log was replaced from `fromSeq` on, at `at` (browser clock). */
+export interface Rewind {
+  readonly fromSeq: number;
+  readonly at: string;
+}
+
+/** The rewinds after one more: markers of replaced events go with them. */
+export function addRewind(rewinds: readonly Rewind[], fromSeq: number, at: string): Rewind[] {
+  return [...rewinds.filter((r) => r.fromSeq < fromSeq), { fromSeq, at }];
+}
+
 /** Drops what a new log epoch replaces (a rewind): every event from `fromSeq` on. */
 export function resetEvents(events: readonly RunEvent[], fromSeq: number): RunEvent[] {
   return events.filter((e) => e.seq < fromSeq);

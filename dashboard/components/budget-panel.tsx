@@ -3,6 +3,7 @@ import { api, runPath } from '../api';
 import type { BudgetChange, CostReport } from '../types';
 import { useAction } from '../use-api';
 import { ErrorBox } from './error-box';
+import { formatDuration } from './json-view';
 
 /** Budget lines of a cost report and the cap each one is changed with (POST budget). */
 const lines: { key: keyof Omit<CostReport, 'elapsedMs'>; cap: keyof BudgetChange; label: string }[] = [
@@ -10,7 +11,7 @@ const lines: { key: keyof Omit<CostReport, 'elapsedMs'>; cap: keyof BudgetChange
   { key: 'toolCalls', cap: 'maxToolCalls', label: 'tool calls' },
   { key: 'modelCalls', cap: 'maxModelCalls', label: 'model calls' },
   { key: 'tokens', cap: 'maxTokens', label: 'tokens' },
-  { key: 'timeMs', cap: 'timeBudgetMs', label: 'time (ms)' },
+  { key: 'timeMs', cap: 'timeBudgetMs', label: 'time' },
   { key: 'consecutiveFailures', cap: 'maxConsecutiveFailures', label: 'consecutive failures' },
 ];
 
@@ -32,7 +33,7 @@ export function BudgetPanel({ workflowId, cost, canChange, onChange }: { workflo
               <tr key={key}>
                 <td>{label}</td>
                 <td class="num">
-                  {Math.round(line.used)} / {line.max ?? '∞'}
+                  {key === 'timeMs' ? `${formatDuration(line.used)} / ${line.max !== undefined ? formatDuration(line.max) : '∞'}` : `${Math.round(line.used)} / ${line.max ?? '∞'}`}
                 </td>
                 <td>
                   <meter min={0} max={1} value={share} />

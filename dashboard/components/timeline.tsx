@@ -1,6 +1,6 @@
-import type { Streaming } from '../timeline-state';
+import type { Rewind, Streaming } from '../timeline-state';
 import type { RunEvent } from '../types';
-import { formatClock } from './json-view';
+import { counted, formatBytes, formatClock, formatDuration } from './json-view';
 
 type ToolResult = Extract<RunEvent, { type: 'tool_result' }>;
 
@@ -13,7 +13,7 @@ function short(value: unknown, max = 400): string {
 function describe(event: RunEvent): string {
   switch (event.type) {
     case 'run_started':
-      return `run of ${event.agent} started with ${event.messageCount} message(s)`;
+      return `run of ${event.agent} started with ${counted(event.messageCount, 'message')}`;
     case 'status_changed':
       return `status ${event.from} → ${event.to}`;
     case 'plan':
@@ -29,7 +29,7 @@ function describe(event: RunEvent): string {
     case 'paused':
       return `paused at ${event.point} (turn ${event.turn}): ${event.reason}`;
     case 'resumed':
-      return `resumed after ${Math.round(event.pausedMs / 1000)}s${event.reason ? `: ${event.reason}` : ''}`;
+      return `resumed after ${formatDuration(event.pausedMs)}${event.reason ? `: ${event.reason}` : ''}`;
     case 'pause_requested':
     case 'kill_requested':
       return `${event.type.replace('_', ' ')}: ${event.reason}`;
@@ -38,9 +38,9 @@ function describe(event: RunEvent): string {
     case 'budget_changed':
       return `budget changed ${short(event.change)}`;
     case 'budget_credited':
-      return `${Math.round(event.waitedMs / 1000)} s not charged to the time budget`;
+      return `${formatDuration(event.waitedMs)} not charged to the time budget`;
     case 'await_opened':
-      return `waiting for ${event.items.length} answer(s)`;
+      return `waiting for ${counted(event.items.length, 'answer')}`;
     case 'await_answered':
       return `answered ${event.itemId}`;
     case 'await_closed':
@@ -64,9 +64,9 @@ function describe(event: RunEvent): string {
     case 'output_written':
       return `wrote ${event.path} (${event.toolCallId})`;
     case 'model_waiting':
-      return `waiting for the model provider (${event.model}) after ${event.attempts} failed attempt(s): ${event.errorType}: ${event.error}`;
+      return `waiting for the model provider (${event.model}) after ${counted(event.attempts, 'failed attempt')}: ${event.errorType}: ${event.error}`;
     case 'mcp_waiting':
-      return `waiting for MCP server ${event.server} (toolset ${event.toolset}) after ${event.attempts} failed attempt(s): ${event.error}`;
+      return `waiting for MCP server ${event.server} (toolset ${event.toolset}) after ${counted(event.attempts, 'failed attempt')}: ${event.error}`;
     case 'tools_updated':
       return `tools of ${event.toolset} (${event.reason}, version ${event.version}): ${event.tools.join(', ') || 'none'}`;
     case 'note':
@@ -77,6 +77,25 @@ function describe(event: RunEvent): string {
   }
 }
 
+/** A call's result: the value (or the start of a long one), folded, with its size. */
+function ResultView({ result }: { result: ToolResult }) {
+  if (result.error) return <div class="hint">{`${result.error.type}: ${result.error.message}`}</div>;
+  const size = formatBytes(result.resultBytes);
+  if (result.result === undefined && result.resultPreview === undefined) {
+    return <div class="hint">{`result of ${size}${result.resultOmitted ? ' (not kept by the run)' : ''}`}</div>;
+  }
+  const text = result.result !== undefined ? JSON.stringify(result.result, null, 2) : `${result.resultPreview ?? ''}…`;
+  return (
+    <details class="result" data-testid="tool-result">
+      <summary>
+        result, {size}
+        {result.resultCut ? ' (the start of it)' : ''}
+      </summary>
+      <pre class="json">{text}</pre>
+    </details>
+  );
+}
+
 function ToolCall({ call, result }: { call: Extract<RunEvent, { type: 'tool_call' }>; result?: ToolResult | undefined }) {
   return (
     <div class="tool">
@@ -84,18 +103,14 @@ function ToolCall({ call, result }: { call: Extract<RunEvent, { type: 'tool_call
         <b>{call.name}</b> <code>{call.toolCallId}</code>
         {result ? (
           <span class={`badge tool-${result.status}`}>
-            {result.status} · {Math.round(result.durationMs)} ms
+            {result.status} · {formatDuration(result.durationMs)}
           </span>
         ) : (
           <span class="badge running">running</span>
         )}
       </div>
       <pre class="json">{JSON.stringify(call.args, null, 2)}</pre>
-      {result && (
-        <div class="hint">
-          {result.error ? `${result.error.type}: ${result.error.message}` : `${result.resultBytes} bytes${result.resultOmitted ? ' (omitted from the log)' : ''}`}
-        </div>
-      )}
+      {result && <ResultView result={result} />}
     </div>
   );
 }
@@ -104,20 +119,30 @@ function ToolCall({ call, result }: { call: Extract<RunEvent, { type: 'tool_call
  * The run's events as they arrive, tool calls with their results, then the text streaming now.
  * `resets`: how many rewinds replaced part of it (shown as an attribute, for tests and tools).
  */
-export function Timeline({ events, streaming, resets }: { events: readonly RunEvent[]; streaming: readonly Streaming[]; resets: number }) {
+export function Timeline({ events, streaming, resets, rewinds = [] }: { events: readonly RunEvent[]; streaming: readonly Streaming[]; resets: number; rewinds?: readonly Rewind[] }) {
   const results = new Map<string, ToolResult>();
   for (const e of events) if (e.type === 'tool_result') results.set(e.toolCallId, e);
+  const shown = events.filter((e) => e.type !== 'tool_result');
+  // Each rewind's marker goes before the first event shown from where it replaced the log.
+  const markerAt = (r: Rewind) => shown.find((e) => e.seq >= r.fromSeq)?.seq;
   return (
     <ol class="timeline" data-testid="timeline" data-resets={resets}>
-      {events
-        .filter((e) => e.type !== 'tool_result')
-        .map((e) => (
+      {shown.map((e) => [
+          ...rewinds
+            .filter((r) => markerAt(r) === e.seq)
+            .map((r) => (
+              <li key={`rewind-${r.at}`} class="event rewind-marker" data-testid="rewind-marker">
+                <span class="seq">↺</span>
+                <span class="time">{formatClock(r.at)}</span>
+                <span class="what">rewound here: the events from #{r.fromSeq} on replaced the ones before the rewind</span>
+              </li>
+            )),
           <li key={e.seq} class={`event event-${e.type}`} data-seq={e.seq} data-type={e.type}>
             <span class="seq">#{e.seq}</span>
             <span class="time" title={e.at}>{formatClock(e.at)}</span>
             {e.type === 'tool_call' ? <ToolCall call={e} result={results.get(e.toolCallId)} /> : <span class="what">{describe(e)}</span>}
-          </li>
-        ))}
+          </li>,
+        ])}
       {streaming.map((s) => (
         <li key={s.key} class="event streaming" data-testid="streaming">
           <span class="seq">…</span>

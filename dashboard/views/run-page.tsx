@@ -11,6 +11,7 @@ import { useRunEvents } from '../live-events';
 import type { RunEvent, RunPending, RunStatusReport } from '../types';
 import { useApi } from '../use-api';
 import { linkTo } from '../router';
+import { counted } from '../components/json-view';
 
 const refreshMs = 5000;
 
@@ -61,7 +62,7 @@ export function RunPage({ workflowId, role }: { workflowId: string; role: string
       </h1>
       {report && (
         <p class="meta" data-testid="run-meta">
-          agent <b>{report.agent}</b> · turn {report.turn} · {report.iteration} tool turn(s)
+          agent <b>{report.agent}</b> · turn {report.turn} · {counted(report.iteration, 'tool turn')}
           {report.pauseReason && runStatus === 'paused' ? ` · paused: ${report.pauseReason}` : ''}
           {report.waitingFor && (
             <span class="waiting-provider" data-testid="waiting-for-provider" title={`${report.waitingFor.errorType}: ${report.waitingFor.error}`}>
@@ -101,7 +102,7 @@ export function RunPage({ workflowId, role }: { workflowId: string; role: string
             Events <span class={`live live-${live.state}`}>{live.ended ? `ended: ${live.ended}` : live.state}</span>
           </h2>
           <ErrorBox error={live.error} />
-          <Timeline events={live.events} streaming={live.streaming} resets={live.resets} />
+          <Timeline events={live.events} streaming={live.streaming} resets={live.resets} rewinds={live.rewinds} />
         </section>
         <aside>
           <BudgetPanel workflowId={workflowId} cost={report?.cost} canChange={canOperate && !live.ended} onChange={refresh} />

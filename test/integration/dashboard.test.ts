@@ -106,6 +106,11 @@ describe('the dashboard in a browser', () => {
     await seeStatus('completed');
     await expectText(page.locator('[data-type=approval_decided]'), 'approve by alice');
     await expectText(page.locator('[data-type=tool_call]'), 'ok');
+    // The call's result, folded: its size, then the value itself.
+    const shownResult = page.locator('[data-type=tool_call] [data-testid=tool-result]');
+    await expectText(shownResult, 'bytes');
+    await shownResult.locator('summary').click();
+    await expectText(shownResult, 'acct-7');
     await page.locator('[data-testid=pending]').waitFor({ state: 'detached' });
     await page.screenshot({ path: join(screenshots, 'run-page.png'), fullPage: true });
 
@@ -248,6 +253,7 @@ describe('the dashboard in a browser', () => {
     await page.locator('[data-testid=pending] [data-tool-call=call_1_0] button', { hasText: 'Approve' }).click();
     await seeEvent('final');
     await seeStatus('completed');
+    await expectText(page.locator('[data-testid=rewind-marker]'), 'rewound here');
     expect((await suite.agents.result(workflowId)).final?.text).toBe('rewound and done');
     const shown = await page.locator('[data-testid=timeline] [data-seq]').evaluateAll((items) => items.map((i) => [Number(i.getAttribute('data-seq')), i.getAttribute('data-type')]));
     const { events } = await suite.agents.events(workflowId, 0, 1000);
