@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { ErrorBox } from '../components/error-box';
-import { formatTime } from '../components/json-view';
+import { counted, formatTime } from '../components/json-view';
+import { groupByWorkflowId } from '../run-groups';
 import { StatusBadge, WaitingBadge } from '../components/status-badge';
 import { linkTo } from '../router';
 import type { CostReport, RunSummary } from '../types';
@@ -12,8 +13,8 @@ const refreshMs = 3000;
 /** Tool calls, model calls and tokens a run has used, in one short line. */
 function costLine(cost: CostReport | undefined): string {
   if (!cost) return '';
-  const parts = [`${cost.toolCalls.used} tool calls`];
-  if (cost.modelCalls.used > 0) parts.push(`${cost.modelCalls.used} model calls`, `${cost.tokens.used} tokens`);
+  const parts = [counted(cost.toolCalls.used, 'tool call')];
+  if (cost.modelCalls.used > 0) parts.push(counted(cost.modelCalls.used, 'model call'), counted(cost.tokens.used, 'token'));
   return parts.join(' · ');
 }
 
@@ -63,10 +64,11 @@ export function RunsList() {
             </tr>
           </thead>
           <tbody>
-            {runs.data.runs.map((run) => (
-              <tr key={`${run.workflowId}/${run.runId}`} data-run={run.workflowId}>
+            {groupByWorkflowId(runs.data.runs).map(({ run, earlier }) => (
+              <tr key={run.workflowId} data-run={run.workflowId}>
                 <td>
                   <a href={linkTo({ view: 'run', id: run.workflowId })}>{run.workflowId}</a>
+                  {earlier > 0 && <div class="hint" data-testid="earlier-executions">{`and ${counted(earlier, 'earlier execution')} (rewound or continued)`}</div>}
                 </td>
                 <td>{run.agent ?? ''}</td>
                 <td>

@@ -258,6 +258,12 @@ describe('the dashboard in a browser', () => {
     const shown = await page.locator('[data-testid=timeline] [data-seq]').evaluateAll((items) => items.map((i) => [Number(i.getAttribute('data-seq')), i.getAttribute('data-type')]));
     const { events } = await suite.agents.events(workflowId, 0, 1000);
     expect(shown).toEqual(events.filter((e) => e.type !== 'tool_result').map((e) => [e.seq, e.type]));
+
+    // The list shows the rewound run once: its newest execution, and how many came before.
+    await page.goto(`${server.url}/#/runs`);
+    const rows = page.locator(`tr[data-run="${workflowId}"]`);
+    await expectText(rows, 'and 1 earlier execution');
+    expect(await rows.count()).toBe(1);
   });
 
   it('says so when a run does not exist', async () => {
