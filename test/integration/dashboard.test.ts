@@ -140,7 +140,7 @@ describe('the dashboard in a browser', () => {
     expect((await suite.agents.result(workflowId)).final?.text).toBe('parent done');
   });
 
-  it("gathers what people are asked in one inbox, a sub-agent run's approval under its path, and answers it in place; a parent's page shows it too", async () => {
+  it("gathers what people are asked in one inbox (a sub-agent run's approval under its path, a session's run), answers it in place; a parent's page shows it too", async () => {
     const childSteps = [callStep({ name: 'transfer', args: { to: 'acct-3', amount: 300 } }), finalStep('child paid')];
     const parent = await suite.agents.start({
       agent: 'delegator',
@@ -148,6 +148,13 @@ describe('the dashboard in a browser', () => {
       plannerOptions: { steps: [{ type: 'tool_calls', calls: [{ id: 'pay', name: 'delegate', args: { task: 'pay', steps: childSteps } as never }] }, finalStep('parent done')] },
     });
     const plain = await suite.agents.start(transferRun());
+    // A session's run that waits: its own top run (its parent is the session, not a run).
+    const sessionId = `inbox-${Date.now()}`;
+    await suite.agents.openSession(sessionId, { agent: 'scripted' });
+    const sessionRun = await suite.agents.sendMessage(sessionId, {
+      content: 'pay',
+      plannerOptions: { steps: [callStep({ name: 'transfer', args: { to: 'acct-5', amount: 700 } }), finalStep('session paid')] },
+    });
     await page.goto(`${server.url}/#/runs/${encodeURIComponent(parent.workflowId)}`);
     await expectText(page.locator('[data-testid=sub-agent-pending][data-path="/pay"]'), 'transfer');
     await page.locator('h1 .badge.waiting').waitFor();
@@ -158,9 +165,13 @@ describe('the dashboard in a browser', () => {
     await expectText(parentTree.locator('[data-testid=inbox-entry][data-path="/pay"]'), 'transfer');
     await expectText(plainTree, 'transfer');
     await expectText(parentTree, '1 thing to answer');
+    const sessionTree = page.locator(`[data-testid=inbox-tree][data-workflow-id="${sessionRun.workflowId}"]`);
+    await expectText(sessionTree.locator('[data-testid=inbox-entry][data-path=""]'), 'acct-5');
     await page.screenshot({ path: join(screenshots, 'inbox.png'), fullPage: true });
     await parentTree.locator('button', { hasText: 'Approve' }).click();
     await plainTree.locator('button', { hasText: 'Approve' }).click();
+    await sessionTree.locator('button', { hasText: 'Approve' }).click();
+    expect((await suite.agents.result(sessionRun.workflowId)).final?.text).toBe('session paid');
     expect((await suite.agents.result(parent.workflowId)).final?.text).toBe('parent done');
     expect((await suite.agents.result(plain.workflowId)).status).toBe('completed');
     await parentTree.waitFor({ state: 'detached' });
