@@ -375,6 +375,9 @@ export class AgentClient {
 
   /** Waits for the run's result. Throws the workflow failure when the run failed. */
   async result(workflowId: string): Promise<RunResult> {
+    // A session answers a message with its run's id before the run starts (queued, or a moment
+    // before its child workflow exists): wait for that run to begin.
+    await this.untilSessionRunStarts(workflowId);
     return this.guard(workflowId, async () => {
       const raw: unknown = await this.handle(workflowId).result();
       // The schemas recurse: a value thousands of levels deep would overflow the stack.
@@ -383,6 +386,26 @@ export class AgentClient {
       }
       return runResultSchema.parse(raw);
     });
+  }
+
+  /**
+   * Waits while `workflowId` names a session's run (`<session workflow id>/run-N`) that its
+   * session lists but that has not started yet. Returns at once for any other id, a run that
+   * exists, or a session that does not list it (the caller then reports it as not found).
+   */
+  private async untilSessionRunStarts(workflowId: string): Promise<void> {
+    const match = /^(.+)\/run-(\d+)$/.exec(workflowId);
+    if (!match) return;
+    const [, sessionWorkflowId, runNumber] = match;
+    for (let wait = 100; ; wait = Math.min(wait * 2, 2_000)) {
+      if (await this.handle(workflowId).describe().then(() => true, () => false)) return;
+      const report = await this.handle(sessionWorkflowId as string)
+        .query(sessionQuery)
+        .catch(() => undefined);
+      const record = report?.runs.find((r) => r.runNumber === Number(runNumber));
+      if (!record || (record.status !== 'queued' && record.status !== 'running')) return;
+      await new Promise((resolveWait) => setTimeout(resolveWait, wait));
+    }
   }
 
   /**

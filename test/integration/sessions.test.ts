@@ -1,5 +1,6 @@
 import type { RunResult } from '../../contracts';
 import type { ScriptStep } from '../../workflows/planners/scripted';
+import { AgentClient } from '../../client/agent-client';
 import { agentSuite } from '../support/agent-suite';
 import { waitFor } from '../support/wait';
 
@@ -58,6 +59,24 @@ describe('sessions across runs', () => {
     await suite.agents.closeSession(sessionId);
     const final = await waitFor('the session to close', async () => handle.result().catch(() => undefined));
     expect(final).toMatchObject({ open: false, historyLength: 6 });
+  });
+
+  it("a run's result, asked right after sendMessage, waits for the run to start (also one queued behind another)", async () => {
+    const sessionId = `result-${Date.now()}`;
+    await suite.agents.openSession(sessionId, { agent: 'scripted' });
+    const say = (text: string) => ({ content: text, plannerOptions: { steps: [{ type: 'final', text }] } });
+    // The first run takes a while, so the second waits in the session's queue meanwhile.
+    const first = await suite.agents.sendMessage(sessionId, {
+      content: 'first',
+      plannerOptions: { steps: [{ type: 'tool_calls', calls: [{ name: 'sleep', args: { ms: 2_000 } }] }, { type: 'final', text: 'first' }] },
+    });
+    const second = await suite.agents.sendMessage(sessionId, say('second'));
+    expect(second.status).toBe('queued');
+    const [a, b] = await Promise.all([suite.agents.result(first.workflowId), suite.agents.result(second.workflowId)]);
+    expect([a.final?.text, b.final?.text]).toEqual(['first', 'second']);
+    // A run the session never had is still not found.
+    await expect(suite.agents.result(`${AgentClient.sessionWorkflowId(sessionId)}/run-99`)).rejects.toMatchObject({ type: 'run_not_found' });
+    await suite.agents.closeSession(sessionId);
   });
 
   it('rejects an empty message', async () => {
