@@ -59,6 +59,7 @@ import { checkpointsOf, rewindRun, type Checkpoint, type CorrectionDelivery, typ
 import { fetchDecodedHistory } from '../history/decoded-history';
 import { EventLogCursor } from './event-log-cursor';
 import { PollPacing } from './poll-pacing';
+import { untilSessionRunStarts } from './session-run-start';
 import { sendUntilProcessed } from './unprocessed-update';
 import { ServerUnreachableError } from './unavailable';
 import {
@@ -79,8 +80,6 @@ import { exportHistory } from './history';
 import { historyEntries, historySummary, type HistoryEntry, type HistoryStatus } from './history-view';
 import { runWorkerVersion, type RunWorkerVersion } from './worker-version';
 import { noWorkerPolls, workerPresence, type WorkerPresence } from './worker-presence';
-
-
 
 /**
  * Error type strings of the client; match on `type`. `rejected`: the run refused the
@@ -377,7 +376,7 @@ export class AgentClient {
   async result(workflowId: string): Promise<RunResult> {
     // A session answers a message with its run's id before the run starts (queued, or a moment
     // before its child workflow exists): wait for that run to begin.
-    await this.untilSessionRunStarts(workflowId);
+    await untilSessionRunStarts(this.client, workflowId);
     return this.guard(workflowId, async () => {
       const raw: unknown = await this.handle(workflowId).result();
       // The schemas recurse: a value thousands of levels deep would overflow the stack.
@@ -386,26 +385,6 @@ export class AgentClient {
       }
       return runResultSchema.parse(raw);
     });
-  }
-
-  /**
-   * Waits while `workflowId` names a session's run (`<session workflow id>/run-N`) that its
-   * session lists but that has not started yet. Returns at once for any other id, a run that
-   * exists, or a session that does not list it (the caller then reports it as not found).
-   */
-  private async untilSessionRunStarts(workflowId: string): Promise<void> {
-    const match = /^(.+)\/run-(\d+)$/.exec(workflowId);
-    if (!match) return;
-    const [, sessionWorkflowId, runNumber] = match;
-    for (let wait = 100; ; wait = Math.min(wait * 2, 2_000)) {
-      if (await this.handle(workflowId).describe().then(() => true, () => false)) return;
-      const report = await this.handle(sessionWorkflowId as string)
-        .query(sessionQuery)
-        .catch(() => undefined);
-      const record = report?.runs.find((r) => r.runNumber === Number(runNumber));
-      if (!record || (record.status !== 'queued' && record.status !== 'running')) return;
-      await new Promise((resolveWait) => setTimeout(resolveWait, wait));
-    }
   }
 
   /**

@@ -9,6 +9,17 @@ import { runPolicySchema } from './run';
 /** Workflow type of a session: one conversation, many runs. */
 export const agentSessionWorkflowType = 'agentSession';
 
+/** The workflow id of a session's run: `<session workflow id>/run-<n>`. */
+export function sessionRunWorkflowId(sessionWorkflowId: string, runNumber: number): string {
+  return `${sessionWorkflowId}/run-${runNumber}`;
+}
+
+/** The session and run number a session run's workflow id names, if it is one. */
+export function parseSessionRunWorkflowId(workflowId: string): { sessionWorkflowId: string; runNumber: number } | undefined {
+  const match = /^(.+)\/run-(\d+)$/.exec(workflowId);
+  return match ? { sessionWorkflowId: match[1] as string, runNumber: Number(match[2]) } : undefined;
+}
+
 /** Version of the carried session state; bump it with a migration when the shape changes. */
 export const sessionSchemaVersion = 1;
 

@@ -78,7 +78,7 @@ export interface TokenDelta {
 export type TreePending = PendingInputs & { readonly workflowId: string; readonly path: readonly string[] };
 
 /** GET /api/runs/:id/pending: the run's own inputs, and its tree's (this run first, path `[]`). */
-export type RunPending = PendingInputs & { readonly tree?: readonly TreePending[] };
+export type RunPending = PendingInputs & { readonly tree: readonly TreePending[] };
 
 /** GET /api/inbox. */
 export interface Inbox {

@@ -148,37 +148,42 @@ export function pathLabel(path: readonly string[]): string {
   return path.map((id) => `/${id}`).join('');
 }
 
-/** What one run of a tree waits on, answered on that run itself. */
-export function TreeEntryCards({ entry, canAnswer, onChange }: { entry: TreePending; canAnswer: boolean; onChange: () => void }) {
+/** What one run of a tree waits on, answered on that run itself; a sub-agent run under its path. */
+export function TreeEntry({ entry, canAnswer, onChange, testId }: { entry: TreePending; canAnswer: boolean; onChange: () => void; testId: string }) {
   return (
-    <>
+    <div data-testid={testId} data-path={pathLabel(entry.path)}>
+      {entry.path.length > 0 && (
+        <h3>
+          Sub-agent <a href={linkTo({ view: 'run', id: entry.workflowId })}>{pathLabel(entry.path)}</a>
+        </h3>
+      )}
       {entry.approvals.map((a) => (
         <ApprovalCard key={a.toolCallId} disabled={!canAnswer} workflowId={entry.workflowId} approval={a} onDone={onChange} />
       ))}
       {entry.await?.items.map((item) => <AwaitCard key={item.id} disabled={!canAnswer} workflowId={entry.workflowId} item={item} onDone={onChange} />)}
-    </>
+    </div>
   );
 }
 
+/** Whether a run of a tree waits for a person. */
+export function waitsForPerson(entry: PendingInputs): boolean {
+  return entry.approvals.length > 0 || !!entry.await;
+}
+
 /**
- * What the run and its sub-agent runs wait on from humans (GET /api/runs/:id/pending), with the
- * forms to answer: a sub-agent run's items under its path, answered on that run.
+ * What the run and its sub-agent runs wait on from humans (GET /api/runs/:id/pending, its
+ * `tree`: this run first), with the forms to answer: a sub-agent run's items under its path,
+ * answered on that run.
  */
-export function PendingPanel({ workflowId, pending, canAnswer, onChange }: { workflowId: string; pending?: RunPending | undefined; canAnswer: boolean; onChange: () => void }) {
-  const below = (pending?.tree ?? []).filter((entry) => entry.path.length > 0 && (entry.approvals.length > 0 || entry.await));
-  if (!pending || (pending.approvals.length === 0 && !pending.await && below.length === 0)) return null;
+export function PendingPanel({ pending, canAnswer, onChange }: { pending?: RunPending | undefined; canAnswer: boolean; onChange: () => void }) {
+  const waiting = (pending?.tree ?? []).filter(waitsForPerson);
+  if (waiting.length === 0) return null;
   return (
     <section class="panel pending" data-testid="pending">
       <h2>Waiting for you</h2>
       {!canAnswer && <p class="hint">Approvals and answers need the operator role.</p>}
-      <TreeEntryCards entry={{ ...pending, workflowId, path: [] }} canAnswer={canAnswer} onChange={onChange} />
-      {below.map((entry) => (
-        <div class="sub-agent-pending" key={entry.workflowId} data-testid="sub-agent-pending" data-path={pathLabel(entry.path)}>
-          <h3>
-            Sub-agent <a href={linkTo({ view: 'run', id: entry.workflowId })}>{pathLabel(entry.path)}</a>
-          </h3>
-          <TreeEntryCards entry={entry} canAnswer={canAnswer} onChange={onChange} />
-        </div>
+      {waiting.map((entry) => (
+        <TreeEntry key={entry.workflowId} entry={entry} canAnswer={canAnswer} onChange={onChange} testId={entry.path.length > 0 ? 'sub-agent-pending' : 'own-pending'} />
       ))}
     </section>
   );

@@ -1,6 +1,6 @@
 import { ErrorBox } from '../components/error-box';
 import { formatTime } from '../components/json-view';
-import { pathLabel, TreeEntryCards } from '../components/pending-panel';
+import { TreeEntry } from '../components/pending-panel';
 import { linkTo } from '../router';
 import type { Inbox } from '../types';
 import { useApi } from '../use-api';
@@ -37,14 +37,7 @@ export function InboxView({ role }: { role: string }) {
               {tree.startTime ? ` · started ${formatTime(tree.startTime)}` : ''}
             </p>
             {tree.waiting.map((entry) => (
-              <div key={entry.workflowId} data-testid="inbox-entry" data-path={pathLabel(entry.path)}>
-                {entry.path.length > 0 && (
-                  <h3>
-                    Sub-agent <a href={linkTo({ view: 'run', id: entry.workflowId })}>{pathLabel(entry.path)}</a>
-                  </h3>
-                )}
-                <TreeEntryCards entry={entry} canAnswer={canAnswer} onChange={inbox.reload} />
-              </div>
+              <TreeEntry key={entry.workflowId} entry={entry} canAnswer={canAnswer} onChange={inbox.reload} testId="inbox-entry" />
             ))}
           </section>
         );

@@ -3,7 +3,7 @@ import { runPath } from '../api';
 import { BudgetPanel } from '../components/budget-panel';
 import { CheckpointsPanel } from '../components/checkpoints-panel';
 import { ErrorBox } from '../components/error-box';
-import { PendingPanel } from '../components/pending-panel';
+import { PendingPanel, waitsForPerson } from '../components/pending-panel';
 import { RunControls } from '../components/run-controls';
 import { StatusBadge, WaitingBadge } from '../components/status-badge';
 import { Timeline } from '../components/timeline';
@@ -51,7 +51,7 @@ export function RunPage({ workflowId, role }: { workflowId: string; role: string
   // Once the feed ended, the report read after the end is the last word.
   const runStatus = live.ended ? (report?.status ?? live.ended) : (lastStatusChange(live.events) ?? report?.status);
   // The run, or one of its sub-agent runs, waits for a person.
-  const waiting = (pending.data?.approvals.length ?? 0) > 0 || !!pending.data?.await || (pending.data?.tree ?? []).some((e) => e.approvals.length > 0 || !!e.await);
+  const waiting = (pending.data?.tree ?? []).some(waitsForPerson);
   return (
     <section class="run">
       <p>
@@ -94,7 +94,7 @@ export function RunPage({ workflowId, role }: { workflowId: string; role: string
       ) : null}
       <ErrorBox error={status.error} />
       <RunControls workflowId={workflowId} status={runStatus} role={role} onChange={refresh} />
-      <PendingPanel workflowId={workflowId} pending={pending.data} canAnswer={canOperate} onChange={refresh} />
+      <PendingPanel pending={pending.data} canAnswer={canOperate} onChange={refresh} />
       <ErrorBox error={pending.error} />
       <div class="columns">
         <section class="panel events">

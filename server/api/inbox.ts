@@ -33,18 +33,19 @@ export type Inbox = z.infer<typeof inboxSchema>;
 /** The top run above a run: its parent while the parent is an agent run (a session is not). */
 async function topRun(agents: AgentClient, workflowId: string, known: Map<string, Promise<string>>): Promise<string> {
   let current = workflowId;
+  let description = await agents.client.workflow.getHandle(current).describe();
   for (let depth = 0; depth < maxDepth; depth++) {
-    const description = await agents.client.workflow.getHandle(current).describe();
     const parent = description.parentExecution;
     if (!parent?.workflowId) return current;
-    const parentType = await agents.client.workflow
-      .getHandle(parent.workflowId, parent.runId ?? undefined)
-      .describe()
-      .then((d) => d.type, () => undefined);
-    if (parentType !== agentRunWorkflowType) return current;
     const cached = known.get(parent.workflowId);
     if (cached) return cached;
+    const parentDescription = await agents.client.workflow
+      .getHandle(parent.workflowId, parent.runId ?? undefined)
+      .describe()
+      .catch(() => undefined);
+    if (parentDescription?.type !== agentRunWorkflowType) return current;
     current = parent.workflowId;
+    description = parentDescription;
   }
   return current;
 }

@@ -21,9 +21,9 @@ import { ApiError } from '../errors';
 import { runOperationNamed } from '../operations';
 import { route, type AnyRoute } from '../routes';
 import { ApprovalPause } from './approval-pause';
-import type { FeedItem } from './feed-item';
-import { streamFeed, type SseFrame } from './sse';
-import { UiMessageProjection, type UiMessageChunk } from './ui-message-stream';
+import { ensureRun } from './routes';
+import { streamFeed, type StreamFeedOptions } from './sse';
+import { UiMessageProjection, uiMessageFrames, uiMessageStreamHeaders, type UiMessageChunk } from './ui-message-stream';
 
 /** A message of the chat, as the client sends it; parts are read only where they answer approvals. */
 const chatMessageSchema = z.object({
@@ -87,33 +87,34 @@ function continuedMessage(body: ChatRequest): z.infer<typeof chatMessageSchema> 
  * `answered`: the approvals this request answered, which wait no more even before the feed shows
  * their decisions.
  */
-function chatResponse(messageId: string, shownSeq: number, answered: readonly string[] = []): { opening: () => SseFrame[]; render: (item: FeedItem) => SseFrame[]; stopAfter: () => boolean; closing: () => SseFrame[] } {
+function chatResponse(messageId: string, shownSeq: number, answered: readonly string[] = []): Pick<StreamFeedOptions, 'headers' | 'opening' | 'render' | 'stopAfter' | 'closing'> {
   const projection = new UiMessageProjection(messageId);
   const pause = new ApprovalPause(answered);
   let lastSeq = shownSeq;
   let live = shownSeq === 0;
   let paused = false;
-  const frames = (chunks: readonly UiMessageChunk[]): SseFrame[] => chunks.map((chunk) => ({ data: JSON.stringify(chunk) }));
   const metadata = (): UiMessageChunk => ({ type: 'message-metadata', messageMetadata: { durableAgents: { lastSeq } } });
   return {
-    opening: () => frames(projection.start()),
+    headers: uiMessageStreamHeaders,
+    opening: () => uiMessageFrames(projection.start()),
     render: (item) => {
       if (item.type === 'event') pause.see(item.event);
       if (item.type === 'reset') pause.reset();
       if (!live) {
         if (item.type !== 'event' || item.event.seq <= shownSeq) {
-          projection.takeIn(item);
+          // The message has it already: the projection takes it in, its parts are not sent.
+          projection.item(item);
           return [];
         }
         live = true;
         projection.continueAfterPause();
       }
       if (item.type === 'event') lastSeq = item.event.seq;
-      if (item.type === 'end') return frames([metadata(), ...projection.item(item)]);
+      if (item.type === 'end') return uiMessageFrames([metadata(), ...projection.item(item)]);
       const chunks = projection.item(item);
-      if (item.type !== 'event' || !pause.waitingForPeople) return frames(chunks);
+      if (item.type !== 'event' || !pause.waitingForPeople) return uiMessageFrames(chunks);
       paused = true;
-      return frames([...chunks, metadata(), ...projection.pause()]);
+      return uiMessageFrames([...chunks, metadata(), ...projection.pause()]);
     },
     stopAfter: () => paused,
     closing: () => [{ data: '[DONE]' }],
@@ -124,7 +125,6 @@ function chatResponse(messageId: string, shownSeq: number, answered: readonly st
 export function chatRoutes(ctx: ServerContext): AnyRoute[] {
   const decide = runOperationNamed('decide');
   if (!decide) throw new Error('the decide operation is missing from the operations table');
-  const headers = { 'x-vercel-ai-ui-message-stream': 'v1' };
   return [
     route({
       method: 'get',
@@ -139,8 +139,8 @@ export function chatRoutes(ctx: ServerContext): AnyRoute[] {
       streams: 'text/event-stream',
       handle: async ({ params, c }) => {
         const workflowId = params.id as string;
-        await ctx.agents.client.workflow.getHandle(workflowId).describe();
-        return streamFeed(c, ctx.live, workflowId, 0, { headers, ...chatResponse(workflowId, 0) });
+        await ensureRun(ctx, workflowId);
+        return streamFeed(c, ctx.live, workflowId, 0, chatResponse(workflowId, 0));
       },
     }),
     route({
@@ -167,10 +167,10 @@ export function chatRoutes(ctx: ServerContext): AnyRoute[] {
             await decide.perform(ctx.agents, workflowId, decide.body.parse({ decision: approved ? 'approve' : 'reject', toolCallId, ...(reason ? { reason } : {}) }), principal);
           }
         } else {
-          await ctx.agents.client.workflow.getHandle(workflowId).describe();
+          await ensureRun(ctx, workflowId);
         }
         const answered = responses.map((r) => r.toolCallId);
-        return streamFeed(c, ctx.live, workflowId, 0, { headers, ...chatResponse(message.id, shownUpTo(message.metadata), answered) });
+        return streamFeed(c, ctx.live, workflowId, 0, chatResponse(message.id, shownUpTo(message.metadata), answered));
       },
     }),
   ];

@@ -8,7 +8,7 @@ import { route, type AnyRoute } from '../routes';
 import type { FeedItem } from './feed-item';
 import { streamFeed, type SseFrame } from './sse';
 import { streamTree } from './tree-sse';
-import { UiMessageProjection } from './ui-message-stream';
+import { UiMessageProjection, uiMessageFrames, uiMessageStreamHeaders } from './ui-message-stream';
 import { runWebSocket } from './websocket';
 
 const eventsQuerySchema = z.object({
@@ -56,7 +56,7 @@ function resumeAfter(lastEventId: string | undefined, after: number): number {
 }
 
 /** Reads the run's description: a missing run is a 404 before any stream opens. */
-async function ensureRun(ctx: ServerContext, workflowId: string): Promise<void> {
+export async function ensureRun(ctx: ServerContext, workflowId: string): Promise<void> {
   await ctx.agents.client.workflow.getHandle(workflowId).describe();
 }
 
@@ -120,11 +120,10 @@ export function liveRoutes(ctx: ServerContext): AnyRoute[] {
         const workflowId = params.id as string;
         await ensureRun(ctx, workflowId);
         const projection = new UiMessageProjection(workflowId);
-        const frames = (chunks: readonly unknown[]): SseFrame[] => chunks.map((chunk) => ({ data: JSON.stringify(chunk) }));
         return streamFeed(c, ctx.live, workflowId, query.after, {
-          headers: { 'x-vercel-ai-ui-message-stream': 'v1' },
-          opening: () => frames(projection.start()),
-          render: (item) => frames(projection.item(item)),
+          headers: uiMessageStreamHeaders,
+          opening: () => uiMessageFrames(projection.start()),
+          render: (item) => uiMessageFrames(projection.item(item)),
           closing: () => [{ data: '[DONE]' }],
         });
       },

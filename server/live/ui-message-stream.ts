@@ -2,6 +2,7 @@ import type { RunEvent } from '../../contracts';
 import type { TokenDelta } from '../../contracts/deltas';
 import { DeltaGate } from './delta-gate';
 import type { FeedItem } from './feed-item';
+import type { SseFrame } from './sse';
 
 /**
  * One part of the AI SDK UI message stream (protocol v1, `x-vercel-ai-ui-message-stream: v1`),
@@ -27,10 +28,18 @@ export type UiMessageChunk =
   | { type: 'finish' }
   | { type: `data-${string}`; id?: string; data: unknown; transient?: boolean };
 
+/** The response header of the UI message stream protocol. */
+export const uiMessageStreamHeaders = { 'x-vercel-ai-ui-message-stream': 'v1' } as const;
+
+/** UI message chunks as SSE frames (`data: <chunk JSON>`). */
+export function uiMessageFrames(chunks: readonly UiMessageChunk[]): SseFrame[] {
+  return chunks.map((chunk) => ({ data: JSON.stringify(chunk) }));
+}
+
 /**
  * A successful call's output part: its result, or when the result is long the start of its JSON
- * (`{ resultPreview, resultCut: true, resultBytes }`), or when the run kept none
- * (`{ resultOmitted: true, resultBytes }`).
+ * (`{ resultPreview, resultCut: true, resultBytes }`), or else its size alone (`resultOmitted`
+ * when the run did not keep it; an event of an older version carries no result).
  */
 function toolOutput(event: Extract<RunEvent, { type: 'tool_result' }>): unknown {
   if (event.result !== undefined) return event.result;
@@ -105,14 +114,10 @@ export class UiMessageProjection {
   }
 
   /**
-   * Takes in an item a client already has (a chat continuing its message) without sending it.
-   * {@link continueAfterPause} ends the catch-up.
+   * After a catch-up (a chat continuing its message feeds the items the client already has to
+   * {@link item} and drops the parts): the pause that ended the client's last response closed
+   * its step.
    */
-  takeIn(item: FeedItem): void {
-    this.item(item);
-  }
-
-  /** After the catch-up: the pause that ended the client's last response closed its step. */
   continueAfterPause(): void {
     this.closeStep();
   }

@@ -6,50 +6,23 @@
  * The message it keeps holds the answer, each call with its result (a long one cut, with its
  * size) and no progress parts: those are transient and reach `onData` only.
  */
-import type { Worker } from '@temporalio/worker';
-import OpenAI from 'openai';
-import { createModelActivities, HttpDeltaPublisher } from '../../activities/model';
-import { startAgentServer, type AgentServer } from '../../server';
 import type { RunEvent } from '../../contracts';
-import { callTools, FakeOpenAIServer, say, toolCall } from '../../testing/fake-model';
+import type { AgentServer } from '../../server';
 import type { AgentSuite } from '../support/agent-suite';
 import { chatWithAiSdk, type ChatMessage } from '../support/ai-sdk-chat';
-import { findTestAgent } from '../support/agents';
+import { liveTokens as tokens, startLiveStack, type LiveStack } from '../support/live-stack';
 import { callStep, finalStep, scriptedInput } from '../support/scripts';
-import { agentClient, createTestEnv, createTestWorker, uniqueTaskQueue } from '../support/test-env';
-import { allToolImplementations } from '../support/tools';
 
-const tokens = { viewer: 'viewer-token-0123456789', operator: 'operator-token-0123456789', publisher: 'publisher-token-0123456789' };
 const answer = 'Your watchlist now has AAPL, and this answer streams in several pieces.';
+let stack: LiveStack;
 let suite: AgentSuite;
-let fake: FakeOpenAIServer;
 let server: AgentServer;
-let worker: Worker;
-let running: Promise<void>;
 
 beforeAll(async () => {
-  const env = await createTestEnv();
-  const taskQueue = uniqueTaskQueue('ai-sdk-chat');
-  suite = { env, taskQueue, agents: agentClient(env, taskQueue) };
-  fake = await FakeOpenAIServer.start();
-  fake.respondWith((request) => (request.body?.messages.at(-1)?.role === 'tool' ? say(answer) : callTools(toolCall('add_to_watchlist', { symbols: ['AAPL'] }))));
-  server = await startAgentServer({
-    agents: suite.agents,
-    auth: { localDev: false, tokens: (['viewer', 'operator', 'publisher'] as const).map((role) => ({ name: `${role}-user`, role, token: tokens[role] })) },
-  });
-  // Token deltas reach the server over HTTP, as a remote worker's do.
-  const openai = new OpenAI({ baseURL: fake.baseURL, apiKey: 'test-key', maxRetries: 0 });
-  const deltas = new HttpDeltaPublisher({ url: server.url, token: tokens.publisher });
-  worker = await createTestWorker(env, taskQueue, allToolImplementations(), createModelActivities({ openai, findAgent: findTestAgent, deltas }));
-  running = worker.run();
+  stack = await startLiveStack('ai-sdk-chat', answer);
+  ({ suite, server } = stack);
 });
-afterAll(async () => {
-  await server?.close();
-  worker?.shutdown();
-  await running;
-  await fake?.close();
-  await suite?.env.teardown();
-});
+afterAll(() => stack?.close());
 
 const toolPart = (message: ChatMessage | undefined, toolCallId: string) => message?.parts.find((p) => p.toolCallId === toolCallId);
 const long = 'x'.repeat(5_000);
@@ -119,7 +92,7 @@ describe('AI SDK chat round trip', () => {
   it('refuses what the chat route cannot do, with the reason, and leaves the run as it was', async () => {
     const { workflowId } = await suite.agents.start(scriptedInput([callStep({ name: 'echo', args: { text: 'wait' }, id: 'c' }), finalStep('done')], { confirmation: { all: true } }));
     await suite.agents.pendingInputs(workflowId);
-    const post = (body: unknown, token = tokens.operator) =>
+    const post = (body: unknown, token: string = tokens.operator) =>
       fetch(`${server.url}/api/chat`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
     const user = { id: 'u1', role: 'user', parts: [{ type: 'text', text: 'hello' }] };
     const answered = { id: 'a1', role: 'assistant', parts: [{ type: 'tool-echo', toolCallId: 'c', state: 'approval-responded', input: {}, approval: { id: 'c', approved: true } }] };

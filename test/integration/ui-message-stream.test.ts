@@ -4,55 +4,30 @@
  * and model-planned agents, each call approved, rejected or edited, ten rounds. Deltas reach the
  * server over HTTP as a remote worker's do, so they and the events arrive in varying order.
  */
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { Worker } from '@temporalio/worker';
-import OpenAI from 'openai';
-import { createModelActivities, HttpDeltaPublisher } from '../../activities/model';
 import type { AgentClient } from '../../client/agent-client';
 import type { CallDecision, RunInput, RunResult } from '../../contracts';
-import { startAgentServer, type AgentServer } from '../../server';
-import { callTools, FakeOpenAIServer, say, toolCall } from '../../testing/fake-model';
+import type { AgentServer } from '../../server';
+import type { FakeOpenAIServer } from '../../testing/fake-model';
 import { readWithAiSdk, textParts, toolParts, type UiReadResult } from '../support/ai-ui-reader';
-import { findTestAgent } from '../support/agents';
+import { liveTokens as tokens, startLiveStack, type LiveStack } from '../support/live-stack';
 import { addAapl, finalStep, watchlistRun } from '../support/scripts';
-import { agentClient, createTestEnv, createTestWorker, uniqueTaskQueue } from '../support/test-env';
-import { allToolImplementations } from '../support/tools';
 import { waitFor } from '../support/wait';
 
-const tokens = { viewer: 'viewer-token-0123456789', operator: 'operator-token-0123456789', publisher: 'publisher-token-0123456789' };
 const answer = 'Done: your watchlist has been updated, and this answer streams in many small pieces.';
 
-let env: TestWorkflowEnvironment;
+let stack: LiveStack;
 let fake: FakeOpenAIServer;
 let server: AgentServer;
 let agents: AgentClient;
-let worker: Worker;
-let running: Promise<void>;
 
 beforeAll(async () => {
-  env = await createTestEnv();
-  fake = await FakeOpenAIServer.start();
   // Runs of a round share the fake: it answers by the conversation, not by a script.
-  fake.respondWith((request) => (request.body?.messages.at(-1)?.role === 'tool' ? say(answer) : callTools(toolCall('add_to_watchlist', { symbols: ['AAPL'] }))));
-  const taskQueue = uniqueTaskQueue('ui-stream');
-  agents = agentClient(env, taskQueue);
-  server = await startAgentServer({
-    agents,
-    auth: { localDev: false, tokens: (Object.keys(tokens) as (keyof typeof tokens)[]).map((role) => ({ name: `${role}-user`, role, token: tokens[role] })) },
-  });
-  const openai = new OpenAI({ baseURL: fake.baseURL, apiKey: 'test-key', maxRetries: 0 });
-  const deltas = new HttpDeltaPublisher({ url: server.url, token: tokens.publisher });
-  worker = await createTestWorker(env, taskQueue, allToolImplementations(), createModelActivities({ openai, findAgent: findTestAgent, deltas }));
-  running = worker.run();
+  stack = await startLiveStack('ui-stream', answer);
+  ({ fake, server } = stack);
+  agents = stack.suite.agents;
 });
 
-afterAll(async () => {
-  await server?.close();
-  worker?.shutdown();
-  await running;
-  await fake?.close();
-  await env?.teardown();
-});
+afterAll(() => stack?.close());
 
 type Planner = 'scripted' | 'rules' | 'llm';
 type Decision = 'approve' | 'reject' | 'edit';

@@ -15,6 +15,7 @@ import {
   sessionInputSchema,
   sessionMessageSchema,
   sessionQuery,
+  sessionRunWorkflowId,
   type ParsedSessionInput,
   type SessionInput,
   type SessionReport,
@@ -97,7 +98,7 @@ export async function agentSession(rawInput: SessionInput): Promise<SessionRepor
     (payload) => {
       const message = sessionMessageSchema().parse(payload);
       const runNumber = state.nextRunNumber++;
-      const record = { runNumber, workflowId: `${sessionId}/run-${runNumber}`, status: 'queued' as const };
+      const record = { runNumber, workflowId: sessionRunWorkflowId(sessionId, runNumber), status: 'queued' as const };
       state.queue.push({ runNumber, workflowId: record.workflowId, content: message.content, ...(message.plannerOptions !== undefined ? { plannerOptions: message.plannerOptions } : {}) });
       state.runs.push(record);
       return record;
