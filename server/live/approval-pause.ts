@@ -45,6 +45,11 @@ export class ApprovalPause {
     this.pending = new Set();
   }
 
+  /** The approvals pending now (those the request answered excluded), by tool call id. */
+  get pendingApprovals(): string[] {
+    return [...this.pending];
+  }
+
   get waitingForPeople(): boolean {
     if (this.pending.size === 0) return false;
     return [...this.planned.keys()].every((id) => this.stuck(id, new Set()));

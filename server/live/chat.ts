@@ -20,7 +20,7 @@ import type { ServerContext } from '../context';
 import { ApiError } from '../errors';
 import { runOperationNamed } from '../operations';
 import { route, type AnyRoute } from '../routes';
-import { ApprovalPause } from './approval-pause';
+import { pausingResponse } from './pausing-response';
 import { ensureRun } from './routes';
 import { streamFeed, type StreamFeedOptions } from './sse';
 import { UiMessageProjection, uiMessageFrames, uiMessageStreamHeaders, type UiMessageChunk } from './ui-message-stream';
@@ -82,41 +82,24 @@ function continuedMessage(body: ChatRequest): z.infer<typeof chatMessageSchema> 
 }
 
 /**
- * The SSE frames of one chat response: the feed's items after `shownSeq` as UI message chunks,
- * the ones up to it taken in silently (the message has them), until the run waits for people.
- * `answered`: the approvals this request answered, which wait no more even before the feed shows
- * their decisions.
+ * The SSE frames of one chat response: the run's UI message chunks after `shownSeq`, until the run
+ * waits for people ({@link pausingResponse}), each end with the message metadata of the last event
+ * sent. `answered`: the approvals this request answered.
  */
 function chatResponse(messageId: string, shownSeq: number, answered: readonly string[] = []): Pick<StreamFeedOptions, 'headers' | 'opening' | 'render' | 'stopAfter' | 'closing'> {
   const projection = new UiMessageProjection(messageId);
-  const pause = new ApprovalPause(answered);
-  let lastSeq = shownSeq;
-  let live = shownSeq === 0;
-  let paused = false;
-  const metadata = (): UiMessageChunk => ({ type: 'message-metadata', messageMetadata: { durableAgents: { lastSeq } } });
+  const metadata = (lastSeq: number): UiMessageChunk => ({ type: 'message-metadata', messageMetadata: { durableAgents: { lastSeq } } });
   return {
     headers: uiMessageStreamHeaders,
     opening: () => uiMessageFrames(projection.start()),
-    render: (item) => {
-      if (item.type === 'event') pause.see(item.event);
-      if (item.type === 'reset') pause.reset();
-      if (!live) {
-        if (item.type !== 'event' || item.event.seq <= shownSeq) {
-          // The message has it already: the projection takes it in, its parts are not sent.
-          projection.item(item);
-          return [];
-        }
-        live = true;
-        projection.continueAfterPause();
-      }
-      if (item.type === 'event') lastSeq = item.event.seq;
-      if (item.type === 'end') return uiMessageFrames([metadata(), ...projection.item(item)]);
-      const chunks = projection.item(item);
-      if (item.type !== 'event' || !pause.waitingForPeople) return uiMessageFrames(chunks);
-      paused = true;
-      return uiMessageFrames([...chunks, metadata(), ...projection.pause()]);
-    },
-    stopAfter: () => paused,
+    ...pausingResponse({
+      projection,
+      shownSeq,
+      answered,
+      end: (item, lastSeq) => [metadata(lastSeq), ...projection.item(item)],
+      pause: (lastSeq) => [metadata(lastSeq), ...projection.pause()],
+      frames: uiMessageFrames,
+    }),
     closing: () => [{ data: '[DONE]' }],
   };
 }
