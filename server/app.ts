@@ -9,7 +9,7 @@ import { codecRoutes } from './codec';
 import type { ServerContext } from './context';
 import { mountDashboard } from './dashboard';
 import { ApiError, toApiError } from './errors';
-import { chatRoutes, liveRoutes } from './live';
+import { agUiRoutes, chatRoutes, liveRoutes } from './live';
 import { inboxRoutes } from './api/inbox';
 import { originGuard } from './request-guard';
 import { mountRoutes, openApiDocument, route, type AnyRoute } from './routes';
@@ -54,7 +54,7 @@ export function apiRoutes(ctx: ServerContext): AnyRoute[] {
       handle: ({ principal }) => ({ name: principal.name, role: principal.role, localDev: ctx.auth.localDev }),
     }),
   ];
-  return [...meta, ...runRoutes(ctx), ...sessionRoutes(ctx), ...inboxRoutes(ctx), ...liveRoutes(ctx), ...chatRoutes(ctx), ...codecRoutes(ctx), ...metricsRoutes(ctx)];
+  return [...meta, ...runRoutes(ctx), ...sessionRoutes(ctx), ...inboxRoutes(ctx), ...liveRoutes(ctx), ...chatRoutes(ctx), ...agUiRoutes(ctx), ...codecRoutes(ctx), ...metricsRoutes(ctx)];
 }
 
 /**

@@ -1,0 +1,165 @@
+/**
+ * The AG-UI protocol over a run: an AG-UI client (`HttpAgent` of `@ag-ui/client` with
+ * `url: '<server>/api/ag-ui'` and the run's workflow id as `threadId`) follows the run in AG-UI
+ * runs and answers its approvals with AG-UI's interrupts: a response ends where the run waits
+ * for approvals (`RUN_FINISHED` with one interrupt per approval, id = the tool call's id), and the
+ * client's next request carries the answers as `resume` entries.
+ *
+ * Where a response continues: the agent state the previous one ended with
+ * (`STATE_SNAPSHOT` `{ durableAgents: { lastSeq } }`), which `HttpAgent` sends back as `state`
+ * with every request. A request without it streams the run from its start.
+ */
+import { z } from 'zod';
+import { quoted } from '../../contracts/safe-text';
+import { authorize, type Principal } from '../auth';
+import type { ServerContext } from '../context';
+import { ApiError } from '../errors';
+import { runOperationNamed } from '../operations';
+import { route, type AnyRoute } from '../routes';
+import { AgUiProjection, agUiFrames } from './ag-ui';
+import { pausingResponse } from './pausing-response';
+import { streamFeed, type StreamFeedOptions } from './sse';
+
+const idSchema = z.string().min(1).max(1_000);
+
+/** An answer to one interrupt (AG-UI `ResumeEntry`). */
+const resumeEntrySchema = z.object({
+  interruptId: idSchema,
+  status: z.enum(['resolved', 'cancelled']),
+  payload: z.unknown().optional(),
+  metadata: z.record(z.string(), z.unknown()).optional(),
+});
+
+/** The body `HttpAgent` posts (AG-UI `RunAgentInput`); messages are read only for a new user message. */
+export const agUiRunInputSchema = z
+  .object({
+    /** The run's workflow id. */
+    threadId: idSchema,
+    runId: idSchema,
+    messages: z.array(z.object({ id: z.string().max(1_000), role: z.string().max(100) }).passthrough()).max(100_000),
+    tools: z.array(z.unknown()).max(1_000).optional(),
+    context: z.array(z.unknown()).max(1_000).optional(),
+    state: z.unknown().optional(),
+    forwardedProps: z.unknown().optional(),
+    resume: z.array(resumeEntrySchema).max(1_000).optional(),
+  })
+  .passthrough();
+type AgUiRunInput = z.infer<typeof agUiRunInputSchema>;
+
+const stateSchema = z.object({ durableAgents: z.object({ lastSeq: z.number().int().nonnegative() }) });
+
+/** The last event the client has: the `lastSeq` of its state, else 0 (it has nothing). */
+function shownUpTo(state: unknown): number {
+  if (typeof state !== 'object' || state === null || !('durableAgents' in state)) return 0;
+  const parsed = stateSchema.safeParse(state);
+  if (!parsed.success) throw new ApiError('invalid_input', `body.state.durableAgents: expected { lastSeq: <seq> } as the last response left it; got ${quoted(JSON.stringify(state.durableAgents) ?? '', 100)}`);
+  return parsed.data.durableAgents.lastSeq;
+}
+
+/** A decision body of `POST /api/runs/:id/decisions` from a resume entry: no payload approves, a cancelled interrupt rejects. */
+function decisionOf(entry: z.infer<typeof resumeEntrySchema>, index: number): unknown {
+  const where = `body.resume[${index}]`;
+  if (entry.status === 'cancelled') return { decision: 'reject', toolCallId: entry.interruptId, reason: 'the approval was cancelled' };
+  if (entry.payload === undefined) return { decision: 'approve', toolCallId: entry.interruptId };
+  if (typeof entry.payload !== 'object' || entry.payload === null || Array.isArray(entry.payload)) {
+    throw new ApiError('invalid_input', `${where}.payload: expected a decision such as { "decision": "approve" } or { "decision": "reject", "reason": "…" }`);
+  }
+  // The decision is the token holder's: `by` is not taken from the payload.
+  return { ...entry.payload, toolCallId: entry.interruptId, by: undefined };
+}
+
+/** The tool call ids of the approvals the run waits for now (its own, not its sub-agent runs'). */
+async function pendingApprovals(ctx: ServerContext, workflowId: string): Promise<string[]> {
+  return (await ctx.agents.pendingInputs(workflowId, { subAgents: false })).approvals.map((a) => a.toolCallId);
+}
+
+/** Applies the request's resume entries as decisions, all or none: each must answer an approval the run waits for. */
+async function applyResume(ctx: ServerContext, body: AgUiRunInput, principal: Principal): Promise<string[]> {
+  const entries = body.resume ?? [];
+  if (entries.length === 0) return [];
+  authorize(principal, 'operator');
+  const decide = runOperationNamed('decide');
+  if (!decide) throw new Error('the decide operation is missing from the operations table');
+  const decisions = entries.map((entry, index) => {
+    const parsed = decide.body.safeParse(decisionOf(entry, index));
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw new ApiError('invalid_input', `body.resume[${index}].payload.${issue?.path.join('.') ?? ''}: ${issue?.message ?? 'not a decision'}`);
+    }
+    return parsed.data as { toolCallId: string };
+  });
+  const pending = await pendingApprovals(ctx, body.threadId);
+  decisions.forEach(({ toolCallId }, index) => {
+    if (!pending.includes(toolCallId)) {
+      throw new ApiError(
+        'rejected',
+        `body.resume[${index}].interruptId: the run waits for no approval of ${quoted(toolCallId, 100)} (decided already, or never asked); ` +
+          `it waits for ${pending.length === 0 ? 'none' : pending.map((id) => quoted(id, 100)).join(', ')}`,
+      );
+    }
+  });
+  for (const decision of decisions) await decide.perform(ctx.agents, body.threadId, decision, principal);
+  return decisions.map((d) => d.toolCallId);
+}
+
+/**
+ * The SSE frames of one AG-UI run over the feed: the run's events after `shownSeq` until it waits
+ * for approvals or ends ({@link pausingResponse}). `answered`: the approvals this request answered;
+ * `waitingNow`: those the run waits for, when it answered none.
+ */
+export function agUiResponse(options: {
+  threadId: string;
+  runId: string;
+  shownSeq: number;
+  answered?: readonly string[];
+  waitingNow?: readonly string[];
+}): Pick<StreamFeedOptions, 'opening' | 'render' | 'stopAfter'> {
+  const projection = new AgUiProjection(options.threadId, options.runId);
+  return {
+    opening: () => agUiFrames(projection.start()),
+    ...pausingResponse({
+      projection,
+      shownSeq: options.shownSeq,
+      answered: options.answered,
+      waitingNow: options.waitingNow,
+      end: (item, lastSeq) => [...projection.item(item), ...projection.finish(lastSeq, item.status)],
+      pause: (lastSeq, pending) => projection.pause(lastSeq, pending),
+      frames: agUiFrames,
+    }),
+  };
+}
+
+/** The AG-UI route (`HttpAgent` with `url: '/api/ag-ui'`). */
+export function agUiRoutes(ctx: ServerContext): AnyRoute[] {
+  return [
+    route({
+      method: 'post',
+      path: '/api/ag-ui',
+      access: 'viewer',
+      summary: 'The run as an AG-UI agent (threadId = workflow id): its events up to where it waits for approvals, which resume entries answer',
+      description:
+        'The body `HttpAgent` posts (AG-UI 1.0 RunAgentInput). The response is one AG-UI run as SSE `data: <event JSON>`: RUN_STARTED, the run\'s events after ' +
+        'state.durableAgents.lastSeq (0 without it) as STEP_*, TEXT_MESSAGE_*, TOOL_CALL_* and CUSTOM events, then STATE_SNAPSHOT { durableAgents: { lastSeq } } and ' +
+        'RUN_FINISHED: outcome interrupt (one interrupt per pending approval, id = toolCallId) where the run waits for approvals, success (result: the final answer) ' +
+        'or cancelled (killed) at its end; RUN_ERROR for a failed run. `resume` entries (operator role) become decisions by the token holder before the stream ' +
+        'continues: resolved without payload approves, a payload is a decision ({ decision: approve | reject | edit | replace, reason?, args?, name?, always? }), ' +
+        'cancelled rejects; an entry for an approval the run does not wait for refuses the whole request (422). tools and context are not used (the agent ' +
+        'defines its tools); a new user message is refused: runs start with POST /api/runs.',
+      tags: ['live', 'human inputs'],
+      body: agUiRunInputSchema,
+      streams: 'text/event-stream',
+      handle: async ({ body, c, principal }) => {
+        const workflowId = body.threadId;
+        if (body.messages.at(-1)?.role === 'user') {
+          throw new ApiError('invalid_input', 'body.messages: the thread is a run, which takes no new user message here; start a run with POST /api/runs');
+        }
+        const shownSeq = shownUpTo(body.state);
+        // Either asks the run what it waits for (a query: it writes nothing to the run, and an
+        // unknown run answers 404 before any stream opens).
+        const answered = await applyResume(ctx, body, principal);
+        const waitingNow = answered.length > 0 ? undefined : await pendingApprovals(ctx, workflowId);
+        return streamFeed(c, ctx.live, workflowId, 0, agUiResponse({ threadId: workflowId, runId: body.runId, shownSeq, answered, waitingNow }));
+      },
+    }),
+  ];
+}
