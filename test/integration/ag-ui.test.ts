@@ -1,0 +1,187 @@
+/**
+ * The AG-UI round trip: the real `@ag-ui/client` HttpAgent (no framework) follows a run through
+ * POST /api/ag-ui as its thread, sees the run's approvals as interrupts, answers them with resume
+ * entries (one approved, one rejected with a reason, parallel calls of one turn), and runs on to
+ * the run's end. Every event the server sent is checked against `@ag-ui/core` 1.0's schema, and
+ * the client's own verifier and reducer take them without a warning.
+ */
+import { HttpAgent, type BaseEvent, type Message } from '@ag-ui/client';
+import { EventSchema } from '@ag-ui/core/schemas';
+import type { RunEvent } from '../../contracts';
+import type { AgentServer } from '../../server';
+import type { AgentSuite } from '../support/agent-suite';
+import { liveTokens as tokens, startLiveStack, type LiveStack } from '../support/live-stack';
+import { callStep, finalStep, scriptedInput } from '../support/scripts';
+
+const answer = 'AAPL is on your watchlist now, and this answer streams in several pieces.';
+let stack: LiveStack;
+let suite: AgentSuite;
+let server: AgentServer;
+
+beforeAll(async () => {
+  stack = await startLiveStack('ag-ui', answer);
+  ({ suite, server } = stack);
+});
+afterAll(() => stack?.close());
+
+/** An HttpAgent on a run, with every event the server sent (parsed from the SSE bodies) and the client's warnings. */
+function agentOn(workflowId: string, token: string = tokens.operator) {
+  const sent: BaseEvent[][] = [];
+  const warnings: string[] = [];
+  const reads: Promise<void>[] = [];
+  const recordingFetch = async (url: string, init: RequestInit): Promise<Response> => {
+    const response = await fetch(url, init);
+    if (!response.body) return response;
+    const [mine, theirs] = response.body.tee();
+    const events: BaseEvent[] = [];
+    sent.push(events);
+    reads.push(
+      new Response(mine).text().then((text) => {
+        for (const line of text.split('\n')) if (line.startsWith('data: ')) events.push(JSON.parse(line.slice('data: '.length)) as BaseEvent);
+      }),
+    );
+    return new Response(theirs, { status: response.status, headers: response.headers });
+  };
+  const agent = new HttpAgent({ url: `${server.url}/api/ag-ui`, threadId: workflowId, headers: { authorization: `Bearer ${token}` }, fetch: recordingFetch });
+  agent.subscribe({ onEvent: () => undefined });
+  return {
+    agent,
+    warnings,
+    /** Runs the agent, recording what the client warned about while it read. */
+    run: async (parameters?: Parameters<HttpAgent['runAgent']>[0]) => {
+      const warn = jest.spyOn(console, 'warn').mockImplementation((...args: unknown[]) => void warnings.push(args.map(String).join(' ')));
+      try {
+        return await agent.runAgent(parameters);
+      } finally {
+        warn.mockRestore();
+      }
+    },
+    /** The events of each response, once all were read. */
+    responses: async () => {
+      await Promise.all(reads);
+      return sent;
+    },
+  };
+}
+
+/** Every event valid under the protocol's schema (the first invalid one named). */
+function expectValid(responses: BaseEvent[][]): void {
+  const invalid = responses.flat().find((event) => !EventSchema.safeParse(event).success);
+  expect(invalid).toBeUndefined();
+}
+
+const typesOf = (events: BaseEvent[]) => events.map((e) => e.type);
+const toolMessage = (messages: Message[], toolCallId: string) => messages.find((m) => m.role === 'tool' && m.toolCallId === toolCallId);
+
+describe('AG-UI round trip', () => {
+  it('answers parallel approvals as interrupts with resume entries, one approved and one rejected with a reason, and runs to the end', async () => {
+    const { workflowId } = await suite.agents.start(
+      scriptedInput(
+        [callStep({ name: 'echo', args: { text: 'approve me' }, id: 'short' }, { name: 'step', args: { label: 'not this', ms: 1 }, id: 'rejected' }), finalStep('all answered')],
+        { confirmation: { all: true } },
+      ),
+    );
+    const client = agentOn(workflowId);
+    await client.run();
+    expect(client.agent.pendingInterrupts.map((i) => [i.id, i.toolCallId, i.reason])).toEqual([
+      ['short', 'short', 'tool_approval'],
+      ['rejected', 'rejected', 'tool_approval'],
+    ]);
+    const { result } = await client.run({
+      resume: [
+        { interruptId: 'short', status: 'resolved' },
+        { interruptId: 'rejected', status: 'resolved', payload: { decision: 'reject', reason: 'not this one' } },
+      ],
+    });
+    expect(result).toMatchObject({ text: 'all answered' });
+    expect(client.agent.pendingInterrupts).toEqual([]);
+    expect(await suite.agents.result(workflowId)).toMatchObject({ status: 'completed', final: { text: 'all answered' } });
+
+    const responses = await client.responses();
+    expectValid(responses);
+    expect(client.warnings).toEqual([]);
+    expect(responses.map((events) => [events[0]?.type, events.at(-1)?.type, (events.at(-1)?.outcome as { type: string } | undefined)?.type])).toEqual([
+      ['RUN_STARTED', 'RUN_FINISHED', 'interrupt'],
+      ['RUN_STARTED', 'RUN_FINISHED', 'success'],
+    ]);
+    // The second response continues after the first: no call is shown twice.
+    expect(typesOf(responses[1] ?? [])).not.toContain('TOOL_CALL_START');
+    const messages = client.agent.messages;
+    expect(messages.filter((m) => m.role === 'assistant').flatMap((m) => (m.role === 'assistant' ? (m.toolCalls ?? []).map((c) => [c.id, c.function.name]) : []))).toEqual([
+      ['short', 'echo'],
+      ['rejected', 'step'],
+    ]);
+    expect(JSON.parse(String(toolMessage(messages, 'short')?.content))).toEqual({ text: 'approve me' });
+    expect(JSON.parse(String(toolMessage(messages, 'rejected')?.content))).toEqual({ rejected: true, reason: 'not this one' });
+    expect(messages.filter((m) => m.role === 'assistant' && m.content).map((m) => m.content)).toEqual(['all answered']);
+    expect(client.agent.state).toEqual({ durableAgents: { lastSeq: expect.any(Number) } });
+
+    // The run took the answers as decisions by the token's holder.
+    const { events } = await suite.agents.events(workflowId, 0, 1000);
+    const decided = events.filter((e): e is Extract<RunEvent, { type: 'approval_decided' }> => e.type === 'approval_decided');
+    expect(decided.map((e) => [e.toolCallId, e.decision, e.by])).toEqual([
+      ['short', 'approve', 'operator-user'],
+      ['rejected', 'reject', 'operator-user'],
+    ]);
+  });
+
+  it('a model-planned run: the client approves its call, and the answer streamed after it is one text message', async () => {
+    const { workflowId } = await suite.agents.start({ agent: 'watchlist-llm', messages: [{ role: 'user', content: 'Add AAPL' }], sessionState: { watchlist: [] } });
+    const client = agentOn(workflowId);
+    await client.run();
+    const [interrupt] = client.agent.pendingInterrupts;
+    expect(client.agent.pendingInterrupts).toHaveLength(1);
+    await client.run({ resume: [{ interruptId: interrupt?.id ?? '', status: 'resolved', payload: { decision: 'approve' } }] });
+    expect(await suite.agents.result(workflowId)).toMatchObject({ status: 'completed', final: { text: answer } });
+    const responses = await client.responses();
+    expectValid(responses);
+    expect(client.warnings).toEqual([]);
+    const texts = client.agent.messages.filter((m) => m.role === 'assistant' && m.content).map((m) => m.content);
+    expect(texts).toEqual([answer]);
+    expect(client.agent.messages.find((m) => m.role === 'assistant' && m.toolCalls?.length)).toMatchObject({ toolCalls: [{ function: { name: 'add_to_watchlist' } }] });
+    expect(typesOf(responses.flat())).toEqual(expect.arrayContaining(['STEP_STARTED', 'TEXT_MESSAGE_CONTENT', 'TOOL_CALL_RESULT', 'CUSTOM']));
+  });
+
+  it('reads a waiting run without writing to it: a client asking again while it waits gets the same interrupt at once', async () => {
+    const { workflowId } = await suite.agents.start(scriptedInput([callStep({ name: 'echo', args: { text: 'wait' }, id: 'c' }), finalStep('done')], { confirmation: { all: true } }));
+    await suite.agents.pendingInputs(workflowId);
+    const historyLength = async () => (await suite.env.client.workflow.getHandle(workflowId).describe()).historyLength;
+    const before = await historyLength();
+    const client = agentOn(workflowId, tokens.viewer);
+    await client.run();
+    expect(client.agent.pendingInterrupts.map((i) => i.id)).toEqual(['c']);
+    // A new client that kept the thread's state (not its interrupts) asks again.
+    const again = agentOn(workflowId, tokens.viewer);
+    again.agent.setState(client.agent.state);
+    await again.run();
+    expect(again.agent.pendingInterrupts.map((i) => i.id)).toEqual(['c']);
+    expect(typesOf((await again.responses())[0] ?? [])).toEqual(['RUN_STARTED', 'STATE_SNAPSHOT', 'RUN_FINISHED']);
+    expect(await historyLength()).toBe(before);
+    await suite.agents.kill(workflowId, { reason: 'test over' });
+  });
+
+  it('refuses what it cannot do, naming the field, and leaves the run as it was', async () => {
+    const { workflowId } = await suite.agents.start(scriptedInput([callStep({ name: 'echo', args: { text: 'wait' }, id: 'c' }), finalStep('done')], { confirmation: { all: true } }));
+    await suite.agents.pendingInputs(workflowId);
+    const post = (body: Record<string, unknown>, token: string = tokens.operator) =>
+      fetch(`${server.url}/api/ag-ui`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ threadId: workflowId, runId: 'r1', messages: [], ...body }) });
+    const resume = (entry: Record<string, unknown>) => ({ resume: [{ interruptId: 'c', status: 'resolved', ...entry }] });
+    const cases: [Record<string, unknown>, string, number, RegExp][] = [
+      [resume({ interruptId: 'not-asked' }), tokens.operator, 422, /body\.resume\[0\]\.interruptId: the run waits for no approval of "not-asked".*"c"/],
+      [resume({ payload: { decision: 'maybe' } }), tokens.operator, 400, /body\.resume\[0\]\.payload\.decision/],
+      [resume({ status: 'later' }), tokens.operator, 400, /body\.resume\.0\.status/],
+      [resume({}), tokens.viewer, 403, /operator/],
+      [{ threadId: undefined }, tokens.operator, 400, /body\.threadId/],
+      [{ state: { durableAgents: { lastSeq: -1 } } }, tokens.operator, 400, /body\.state\.durableAgents/],
+      [{ messages: [{ id: 'u1', role: 'user', content: 'hello' }] }, tokens.operator, 400, /start a run with POST \/api\/runs/],
+      [{ threadId: 'no-such-run' }, tokens.operator, 404, /no-such-run/],
+    ];
+    for (const [body, token, status, message] of cases) {
+      const response = await post(body, token);
+      expect({ body, status: response.status }).toEqual({ body, status });
+      expect(((await response.json()) as { error: { message: string } }).error.message).toMatch(message);
+    }
+    expect((await suite.agents.pendingInputs(workflowId)).approvals.map((a) => a.toolCallId)).toEqual(['c']);
+    await suite.agents.kill(workflowId, { reason: 'test over' });
+  });
+});
