@@ -1,19 +1,12 @@
 import { verifyEvents } from '@ag-ui/client';
 import { EventSchema } from '@ag-ui/core/schemas';
-import { from, lastValueFrom, toArray } from 'rxjs';
-import type { RunEvent } from '../../contracts';
-import type { TokenDelta } from '../../contracts/deltas';
+import { from } from 'rxjs';
 import type { AgUiEvent } from '../../server/live/ag-ui';
 import { agUiResponse } from '../../server/live/ag-ui-route';
 import type { FeedItem } from '../../server/live/feed-item';
+import { feedItems } from '../support/feed-items';
 
-const at = '2026-01-01T00:00:00.000Z';
-let seq = 0;
-const ev = (e: Record<string, unknown>): FeedItem => ({ type: 'event', event: { seq: ++seq, at, ...e } as RunEvent });
-const delta = (text: string, extra: Partial<TokenDelta> = {}): FeedItem => ({
-  type: 'delta',
-  delta: { workflowId: 'w', activityId: '2', attempt: 1, turn: 1, seq: 0, kind: 'text', text, at: 0, ...extra },
-});
+const { ev, delta, restart } = feedItems();
 
 /** One response of the route over these items, as the client reads it: the AG-UI events sent until it stops. */
 function respond(items: FeedItem[], options: { shownSeq?: number; answered?: string[]; waitingNow?: string[] } = {}): AgUiEvent[] {
@@ -29,14 +22,20 @@ function respond(items: FeedItem[], options: { shownSeq?: number; answered?: str
 /** Each event valid under @ag-ui/core 1.0's schema, and the sequence accepted by @ag-ui/client's verifier. */
 async function expectValidRun(events: AgUiEvent[]): Promise<void> {
   for (const event of events) expect({ event, valid: EventSchema.safeParse(event).success }).toEqual({ event, valid: true });
-  await expect(lastValueFrom(from(events).pipe(verifyEvents(), toArray()))).resolves.toHaveLength(events.length);
+  // @ag-ui/client has its own copy of rxjs; its operator takes any observable of the same shape.
+  const source = from(events) as unknown as Parameters<ReturnType<typeof verifyEvents>>[0];
+  const verified = new Promise<number>((resolve, reject) => {
+    let count = 0;
+    verifyEvents()(source).subscribe({ next: () => (count += 1), error: reject, complete: () => resolve(count) });
+  });
+  await expect(verified).resolves.toBe(events.length);
 }
 
 const summary = (events: AgUiEvent[]) => events.map((e) => (e.type === 'CUSTOM' ? `CUSTOM ${e.name}` : e.type === 'STEP_STARTED' ? `STEP_STARTED ${e.stepName}` : e.type));
 
 describe('AG-UI projection', () => {
   beforeEach(() => {
-    seq = 0;
+    restart();
   });
 
   /** Two parallel calls that wait for approval, then one approved, one rejected, and the final answer. */
@@ -135,7 +134,7 @@ describe('AG-UI projection', () => {
 
   it('streams text from token deltas, completed by the final answer, as one message; tool arguments from deltas once', async () => {
     const events = respond([
-      delta('{"a":', { turn: 0, kind: 'tool_args', toolCallId: 'c', toolName: 'add', callIndex: 0 }),
+      delta('{"a":', { turn: 0, kind: 'tool-args', toolCallId: 'c', toolName: 'add', callIndex: 0 }),
       ev({ type: 'plan', turn: 0, decision: 'tool_calls', toolCalls: [{ toolCallId: 'c', name: 'add' }] }),
       ev({ type: 'tool_call', turn: 0, toolCallId: 'c', name: 'add', args: { a: 1 } }),
       ev({ type: 'tool_result', turn: 0, toolCallId: 'c', name: 'add', status: 'ok', resultBytes: 1, durationMs: 1, result: 2 }),
@@ -182,8 +181,8 @@ describe('AG-UI projection', () => {
     const events = respond([
       ev({ type: 'plan', turn: 0, decision: 'tool_calls', toolCalls: [{ toolCallId: 'c', name: 'add' }] }),
       { type: 'reset', epoch: 'e2', fromSeq: 1 },
-      delta('{"a"', { turn: 0, kind: 'tool_args', toolCallId: 'c2', toolName: 'add', callIndex: 0 }),
-      delta('{"b"', { turn: 0, attempt: 2, kind: 'tool_args', toolCallId: 'c3', toolName: 'add', callIndex: 0 }),
+      delta('{"a"', { turn: 0, kind: 'tool-args', toolCallId: 'c2', toolName: 'add', callIndex: 0 }),
+      delta('{"b"', { turn: 0, attempt: 2, kind: 'tool-args', toolCallId: 'c3', toolName: 'add', callIndex: 0 }),
       ev({ type: 'plan', turn: 0, decision: 'final' }),
       ev({ type: 'final', response: { text: 'ok' } }),
       { type: 'end', status: 'completed' },

@@ -1,17 +1,11 @@
-import type { RunEvent } from '../../contracts';
 import type { TokenDelta } from '../../contracts/deltas';
 import { DeltaStore } from '../../server/live/delta-store';
 import type { FeedItem } from '../../server/live/feed-item';
 import { UiMessageProjection, type UiMessageChunk } from '../../server/live/ui-message-stream';
 import { readWithAiSdk, sseBody, textParts, toolParts, type UiReadResult } from '../support/ai-ui-reader';
+import { feedItems } from '../support/feed-items';
 
-const at = '2026-01-01T00:00:00.000Z';
-let seq = 0;
-const ev = (e: Record<string, unknown>): FeedItem => ({ type: 'event', event: { seq: ++seq, at, ...e } as RunEvent });
-const delta = (text: string, extra: Partial<TokenDelta> = {}): FeedItem => ({
-  type: 'delta',
-  delta: { workflowId: 'w', activityId: '2', attempt: 1, turn: 1, seq: 0, kind: 'text', text, at: 0, ...extra },
-});
+const { ev, delta, restart } = feedItems();
 
 function project(items: FeedItem[]): UiMessageChunk[] {
   const p = new UiMessageProjection('w');
@@ -20,7 +14,7 @@ function project(items: FeedItem[]): UiMessageChunk[] {
 
 describe('UI message stream projection', () => {
   beforeEach(() => {
-    seq = 0;
+    restart();
   });
 
   it('maps a tool turn with an approval and a final turn onto steps, tool parts and text', () => {
@@ -173,7 +167,7 @@ describe('UI message stream read by the AI SDK (readUIMessageStream)', () => {
 
   /** The events of a run whose one call waits for a decision, in the order the workflow records them. */
   function approvalRun(toolCallId: string, decision: Decision): FeedItem[] {
-    seq = 0;
+    restart();
     const decided =
       decision === 'reject'
         ? ev({ type: 'approval_decided', toolCallId, decision: 'reject', reason: 'not now' })
