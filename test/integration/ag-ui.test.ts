@@ -183,5 +183,12 @@ describe('AG-UI round trip', () => {
     }
     expect((await suite.agents.pendingInputs(workflowId)).approvals.map((a) => a.toolCallId)).toEqual(['c']);
     await suite.agents.kill(workflowId, { reason: 'test over' });
+    // The route is in the API's document, with its role and the RunAgentInput it takes.
+    const document = (await (await fetch(`${server.url}/openapi.json`, { headers: { authorization: `Bearer ${tokens.viewer}` } })).json()) as {
+      paths: Record<string, Record<string, { 'x-required-role': string; requestBody: { content: Record<string, { schema: { properties: object } }> } }>>;
+    };
+    const operation = document.paths['/api/ag-ui']?.post;
+    expect(operation?.['x-required-role']).toBe('viewer');
+    expect(Object.keys(operation?.requestBody.content['application/json']?.schema.properties ?? {})).toEqual(expect.arrayContaining(['threadId', 'runId', 'messages', 'state', 'resume']));
   });
 });
