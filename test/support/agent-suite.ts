@@ -20,7 +20,7 @@ export interface AgentSuite {
 export function agentSuite(
   prefix: string,
   tools: () => readonly ToolImplementation[] = () => allToolImplementations(),
-  options: { readonly ownServer?: boolean } = {},
+  options: { readonly ownServer?: boolean; readonly serverArgs?: readonly string[] } = {},
 ): AgentSuite {
   let env: TestWorkflowEnvironment | undefined;
   let worker: Worker | undefined;

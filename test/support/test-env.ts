@@ -19,10 +19,13 @@ export { createOwnTestEnv, existingTestServer, quietRuntime, sharedTestServer } 
  * ({@link createOwnTestEnv}). Its `teardown` closes the file's connections and leaves a shared
  * server running. `ownServer`: a dev server of the file's own even when one is shared, for files
  * whose assertions cover the whole namespace (every waiting run in a list, in metrics), which
- * other files' runs would change while they run.
+ * other files' runs would change while they run. `serverArgs`: a dev server of the file's own
+ * started with these further arguments (e.g. `--dynamic-config-value` limits).
  */
-export async function createTestEnv(options: { readonly ownServer?: boolean } = {}): Promise<TestWorkflowEnvironment> {
+export async function createTestEnv(options: { readonly ownServer?: boolean; readonly serverArgs?: readonly string[] } = {}): Promise<TestWorkflowEnvironment> {
   quietRuntime();
+  // A server with arguments of its own (e.g. lowered limits) is always the file's own.
+  if (options.serverArgs) return createOwnTestEnv(options.serverArgs);
   const server = existingTestServer() ?? (options.ownServer ? undefined : sharedTestServer());
   if (server) return TestWorkflowEnvironment.createFromExistingServer(server);
   return createOwnTestEnv();

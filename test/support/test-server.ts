@@ -43,14 +43,14 @@ export function sharedTestServer(env: NodeJS.ProcessEnv = process.env): { addres
  * the version check off, for one test file (or global setup); `teardown` stops it. Falls back
  * to the SDK download.
  */
-export async function createOwnTestEnv(): Promise<TestWorkflowEnvironment> {
+export async function createOwnTestEnv(serverArgs: readonly string[] = []): Promise<TestWorkflowEnvironment> {
   quietRuntime();
   const cliPath = process.env.TEMPORAL_CLI_PATH;
   return TestWorkflowEnvironment.createLocal({
     server: {
       ...(cliPath ? { executable: { type: 'existing-path', path: cliPath } } : {}),
       ip: '127.0.0.1',
-      extraArgs: [...devServerSafetyArgs, ...searchAttributeArgs],
+      extraArgs: [...devServerSafetyArgs, ...searchAttributeArgs, ...serverArgs],
     },
   });
 }
