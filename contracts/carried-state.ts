@@ -4,18 +4,48 @@ import { interventionSchema } from './control';
 import { runEventSchema } from './events';
 import { jsonObjectSchema } from './json';
 import { messageSchema } from './messages';
-import { finalizeReasonSchema, terminationSchema } from './plan';
+import { awaitSchema, finalizeReasonSchema, terminationSchema } from './plan';
 import { interventionPointSchema } from './points';
 import { runPolicySchema, type RunInput } from './run';
-import { toolOutputSchema, writtenOutputSchema } from './tools';
+import { toolOutputSchema, toolRequestSchema, writtenOutputSchema } from './tools';
+import { awaitAnswerSchema } from './hitl';
 import { toolsetSnapshotSchema } from './mcp';
 
 /** Version of {@link carriedRunStateSchema}. Bump it, and keep a fixture of the old one, on any change. */
 export const carriedRunStateVersion = 1;
 
 /**
+ * A turn a run continued as new in the middle of, while it waited for people (see
+ * docs/internals/continue-while-waiting.md): a tool turn whose calls have all ended or wait
+ * for their approval (or have not started), or an open await barrier. The next execution goes
+ * on with the turn where it stopped.
+ */
+export const carriedOpenTurnSchema = builtOnce(() =>
+  z.discriminatedUnion('kind', [
+    z.object({
+      kind: z.literal('tool_calls'),
+      /** The turn's calls as planned, in call order. */
+      requests: z.array(toolRequestSchema()),
+      /** Outputs of the calls that have ended, recorded (events, session changes) but not yet in the transcript. */
+      ended: z.array(toolOutputSchema()),
+      /** Calls waiting for a human decision: the call as it stands (edited by hooks or operators) and when it was asked. */
+      waiting: z.array(z.object({ request: toolRequestSchema(), requestedAt: z.string() })),
+    }),
+    z.object({
+      kind: z.literal('await'),
+      awaitId: z.string(),
+      spec: awaitSchema(),
+      /** Answers given so far. */
+      answers: z.array(awaitAnswerSchema()),
+      deadline: z.string().optional(),
+    }),
+  ]),
+);
+export type CarriedOpenTurn = z.infer<ReturnType<typeof carriedOpenTurnSchema>>;
+
+/**
  * Everything a run carries into its next execution when it continues as new at a turn
- * boundary: the conversation, budgets used, control and session state, and the tail of the
+ * boundary (or, since 1.0.0, in a turn that waits for people: `openTurn`): the conversation, budgets used, control and session state, and the tail of the
  * event log, so clients see one run with one gap-free event sequence.
  */
 export const carriedRunStateSchema = builtOnce(() =>
@@ -68,6 +98,8 @@ export const carriedRunStateSchema = builtOnce(() =>
     toolsets: z.record(z.string(), toolsetSnapshotSchema()).optional(),
     /** Toolsets whose list must be fetched again before the next planner turn, and why. */
     toolsetRefresh: z.record(z.string(), z.enum(['list_changed', 'requested'])).optional(),
+    /** The turn the previous execution stopped in while it waited for people; absent when it stopped at a turn boundary. */
+    openTurn: carriedOpenTurnSchema().optional(),
   }),
 );
 export type CarriedRunState = z.infer<ReturnType<typeof carriedRunStateSchema>>;

@@ -102,6 +102,8 @@ export const runPolicyShape: FastShape = {
   maxConcurrentToolCalls: optional(positiveInt),
   toolResultByteBudget: required(positiveInt),
   continueAsNewAfterEvents: required(positiveInt),
+  continueAsNewAfterUpdates: optional(positiveInt),
+  continueAsNewAfterSignals: optional(positiveInt),
 };
 export const fastRunPolicy = object<RunPolicy>(runPolicyShape);
 /** `policy` of a run's input: runPolicySchema with every field optional. */

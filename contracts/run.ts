@@ -31,9 +31,22 @@ export const runPolicySchema = builtOnce(() =>
     toolResultByteBudget: z.number().int().positive(),
     /** Continue as new at the next turn boundary once history has this many events (or Temporal suggests it). */
     continueAsNewAfterEvents: z.number().int().positive(),
+    /**
+     * Continue as new once this execution has accepted this many updates (Temporal refuses
+     * updates past `history.maxTotalUpdates`, 2,000 by default), also while the run waits for
+     * people. Default {@link defaultContinueAsNewAfterUpdates}.
+     */
+    continueAsNewAfterUpdates: z.number().int().positive().optional(),
+    /** The same for signals (Temporal's `history.maximumSignalsPerExecution`). Default {@link defaultContinueAsNewAfterSignals}. */
+    continueAsNewAfterSignals: z.number().int().positive().optional(),
   }),
 );
 export type RunPolicy = z.infer<ReturnType<typeof runPolicySchema>>;
+
+/** Updates an execution accepts before it continues as new: half of Temporal's default limit, so bursts in flight fit. */
+export const defaultContinueAsNewAfterUpdates = 1_000;
+/** Signals an execution takes before it continues as new: half of Temporal's default limit of 10,000. */
+export const defaultContinueAsNewAfterSignals = 5_000;
 
 /** Defaults applied beneath agent and run overrides. */
 export const defaultRunPolicy: RunPolicy = {

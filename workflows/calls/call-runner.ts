@@ -2,6 +2,7 @@ import { CancellationScope, condition, getExternalWorkflowHandle, isCancellation
 import { describeIssues, type JsonValue } from '../../contracts/json';
 import { pauseSignal } from '../../contracts/definitions';
 import type { DependencyOutput, RetryHint, ToolOutput, ToolRequest } from '../../contracts/tools';
+import type { CarriedOpenTurn } from '../../contracts/carried-state';
 import type { ToolDefinition } from '../../contracts/tool-definition';
 import type { HookAction, HookEvent } from '../agents/agent-hooks';
 import { closedOutput } from './outputs';
@@ -67,9 +68,17 @@ interface CallInFlight {
 }
 
 
+/** A tool turn carried across continue-as-new (see {@link CallRunner.openTurnAtRest}). */
+export type CarriedToolTurn = Extract<CarriedOpenTurn, { kind: 'tool_calls' }>;
+
 export class CallRunner {
   /** Tool activities of the current turn in flight (bounded by the policy's maxConcurrentToolCalls). */
   private dispatched = 0;
+  /** The calls of the turn in progress, and those of them that have begun their steps. */
+  private openRequests: readonly ToolRequest[] | undefined;
+  private readonly started = new Set<string>();
+  /** In a turn carried from the previous execution: the calls that had ended, and those that waited for a decision. */
+  private carried: { readonly ended: ReadonlyMap<string, ToolOutput>; readonly waiting: ReadonlyMap<string, ToolRequest> } | undefined;
   /** Calls started early in the current planner turn, by call id, until the plan claims them. */
   private readonly early = new Map<string, EarlyCall>();
   /** Early calls the plan did not claim: cancelled, answered once they stopped. */
@@ -141,7 +150,11 @@ export class CallRunner {
       call.scope.cancel();
     }
     const allowed = Math.max(0, state.policy.maxToolCalls - state.usage.toolCalls);
+    this.openRequests = requests;
+    this.started.clear();
     const commit = (outputs: ToolOutput[]): ToolOutput[] | Promise<ToolOutput[]> => {
+      this.openRequests = undefined;
+      this.carried = undefined;
       // Results enter the transcript in call order, whatever order they finished in.
       state.commit(outputs);
       return this.orphans.length ? this.settleOrphans('the final answer has no such call').then(() => outputs) : outputs;
@@ -166,6 +179,45 @@ export class CallRunner {
       const committed = commit(outputs);
       return isPending(committed) ? committed.then(then) : then(committed);
     });
+  }
+
+  /**
+   * The turn in progress as the next execution can take it over, when nothing of it is in flight:
+   * every call has ended, waits for its decision, or has not begun; at least one waits. Undefined
+   * otherwise, and for turns with output paths (their alternatives' race is not carried).
+   */
+  openTurnAtRest(): CarriedToolTurn | undefined {
+    const { state } = this;
+    const requests = this.openRequests;
+    if (!requests || this.dispatched > 0 || this.early.size > 0 || this.orphans.length > 0) return undefined;
+    if (requests.some((r) => r.outputPath !== undefined)) return undefined;
+    const ended: ToolOutput[] = [];
+    const waiting: CarriedToolTurn['waiting'] = [];
+    for (const r of requests) {
+      const output = state.turnOutputs.get(r.toolCallId);
+      const approval = state.human.approvals.get(r.toolCallId);
+      if (output) ended.push(output);
+      else if (approval && !approval.decision) waiting.push({ request: approval.request, requestedAt: approval.requestedAt });
+      else if (this.started.has(r.toolCallId)) return undefined;
+    }
+    return waiting.length > 0 ? { kind: 'tool_calls', requests: [...requests], ended, waiting } : undefined;
+  }
+
+  /**
+   * Goes on with a turn the previous execution stopped in ({@link openTurnAtRest}): calls that had
+   * ended give their recorded output again, calls that waited wait again for their decision (they
+   * are not asked again), calls that had not begun run as they would have.
+   */
+  resumeTurn(open: CarriedToolTurn, then: (outputs: ToolOutput[]) => ToolOutput[] | Promise<ToolOutput[]>): Promise<ToolOutput[]> {
+    const { state } = this;
+    for (const output of open.ended) state.turnOutputs.set(output.toolCallId, output);
+    for (const { request, requestedAt } of open.waiting) state.human.restoreApproval(request, requestedAt);
+    for (const request of open.requests) {
+      if (!state.turnOutputs.has(request.toolCallId)) state.pending.set(request.toolCallId, { request, dispatched: false });
+    }
+    state.refreshStatus();
+    this.carried = { ended: new Map(open.ended.map((o) => [o.toolCallId, o])), waiting: new Map(open.waiting.map((w) => [w.request.toolCallId, w.request])) };
+    return this.runTurn(open.requests, then);
   }
 
   /**
@@ -212,6 +264,15 @@ export class CallRunner {
   private callStart(call: CallInFlight, withinCap: boolean): CallStep {
     const { state } = this;
     const planned = call.request;
+    this.started.add(planned.toolCallId);
+    const carried = this.carried;
+    if (carried) {
+      // Recorded by the previous execution: its events and session changes are there already.
+      const output = carried.ended.get(planned.toolCallId);
+      if (output) return { output };
+      const waiting = carried.waiting.get(planned.toolCallId);
+      if (waiting) return this.waitingAgain({ ...call, request: waiting });
+    }
     const early = this.early.get(planned.toolCallId);
     if (early && sameCall(early.request, planned)) {
       // Started while the model still answered: the plan claims it as it is.
@@ -268,21 +329,36 @@ export class CallRunner {
       if (CancellationScope.current().consideredCancelled) {
         return { output: call.finish(closedOutput(call.request, 'cancelled', 'not run: its turn was cancelled before this call was dispatched', this.turns.cancelHint)) };
       }
-      const { graph } = call;
-      const unconfirmed = (err: unknown): CallStep => {
-        // In a dependency-aware plan the turn cancels a call whose alternative won, also while it waits for a human.
-        if (!graph || !isCancellation(err)) throw err;
-        return { output: call.finish(closedOutput(call.request, 'cancelled', graph.cancelMessage() ?? 'the call was cancelled while it waited for confirmation', this.turns.cancelHint)) };
-      };
-      let decision: Promise<PreparedCall>;
-      try {
-        decision = this.confirm(prepared);
-      } catch (err) {
-        return unconfirmed(err);
-      }
-      return waitOn(decision, (confirmed) => this.callConfirmed(call, confirmed), unconfirmed);
+      return this.confirmed(call, prepared, false);
     }
     return this.callConfirmed(call, prepared);
+  }
+
+  /** A call that waited for its decision when the previous execution continued as new: it waits on, not asked again. */
+  private waitingAgain(call: CallInFlight): CallStep {
+    const prepared = prepareCall(this.state.tools(), call.request);
+    if (prepared.type !== 'dispatch') {
+      this.state.human.approvals.delete(call.request.toolCallId);
+      return this.callConfirmed(call, prepared);
+    }
+    return this.confirmed(call, prepared, true);
+  }
+
+  /** Waits for a human's decision on the call (asked now, or `asked` before), then goes on as decided. */
+  private confirmed(call: CallInFlight, prepared: Extract<PreparedCall, { type: 'dispatch' }>, asked: boolean): CallStep {
+    const { graph } = call;
+    const unconfirmed = (err: unknown): CallStep => {
+      // In a dependency-aware plan the turn cancels a call whose alternative won, also while it waits for a human.
+      if (!graph || !isCancellation(err)) throw err;
+      return { output: call.finish(closedOutput(call.request, 'cancelled', graph.cancelMessage() ?? 'the call was cancelled while it waited for confirmation', this.turns.cancelHint)) };
+    };
+    let decision: Promise<PreparedCall>;
+    try {
+      decision = this.confirm(prepared, asked);
+    } catch (err) {
+      return unconfirmed(err);
+    }
+    return waitOn(decision, (confirmed) => this.callConfirmed(call, confirmed), unconfirmed);
   }
 
   /** A confirmed (or unconfirmed-needed) call: refused, or held while paused, then dispatched. */
@@ -453,11 +529,13 @@ export class CallRunner {
    * Waits for a human decision on a call and applies it: the call to dispatch, or the
    * output that closes it (rejected, or cancelled by a kill).
    */
-  private async confirm(prepared: Extract<PreparedCall, { type: 'dispatch' }>): Promise<PreparedCall> {
+  private async confirm(prepared: Extract<PreparedCall, { type: 'dispatch' }>, asked = false): Promise<PreparedCall> {
     const { state } = this;
     const { request } = prepared;
-    state.human.requestApproval(request);
-    state.emit({ type: 'approval_requested', turn: request.turn, toolCallId: request.toolCallId, name: request.name, args: request.args });
+    if (!asked) {
+      state.human.requestApproval(request);
+      state.emit({ type: 'approval_requested', turn: request.turn, toolCallId: request.toolCallId, name: request.name, args: request.args });
+    }
     state.refreshStatus();
     let decided = false;
     try {

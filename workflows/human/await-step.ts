@@ -1,7 +1,8 @@
 import type { Await } from '../../contracts/plan';
+import type { CarriedOpenTurn } from '../../contracts/carried-state';
 import type { ToolOutput } from '../../contracts/tools';
 import { workflowNowMs } from '../run/clock';
-import { answersToTranscript, boundCalls } from './human-inputs';
+import { answersToTranscript, boundCalls, type BoundCall } from './human-inputs';
 import { RunTerminated } from '../run/run-terminated';
 import type { RunState } from '../run/run-state';
 
@@ -11,32 +12,20 @@ export interface AwaitHost {
   fail(errorType: string, message: string): never;
 }
 
+/** An await the previous execution continued as new in, with the answers given so far. */
+export type CarriedAwait = Extract<CarriedOpenTurn, { kind: 'await' }>;
+
 /**
  * Opens an await barrier, waits once until every item is answered (or the timeout passes,
  * handled by the barrier's `onTimeout` policy), and returns the outputs that close the calls
- * the items were bound to. Unbound answers enter the conversation as user messages.
+ * the items were bound to. Unbound answers enter the conversation as user messages. With
+ * `carried`, the barrier was opened by the previous execution: it waits on for the rest of it.
  *
  * @throws RunTerminated on a kill while waiting.
  */
-export async function runAwait(state: RunState, host: AwaitHost, planned: Await): Promise<ToolOutput[]> {
-  const awaitId = `await_${state.turn}`;
-  const unique = planned.items.some((item) => boundCalls(item).length > 0);
-  const spec = (unique && state.uniqueAwaitCallIds(planned)) || planned;
-  const bound = spec.items.flatMap(boundCalls);
-  if (unique) state.markCallIdsUsed(bound.map((c) => c.toolCallId));
-  if (bound.length) {
-    state.messages.push({ role: 'assistant', toolCalls: bound.map((c) => ({ id: c.toolCallId, name: c.name, args: c.args })) });
-    for (const c of bound) {
-      state.pending.set(c.toolCallId, { request: { toolCallId: c.toolCallId, name: c.name, args: c.args, turn: state.turn }, dispatched: false });
-    }
-  }
-  const deadline = spec.timeoutMs !== undefined ? new Date(workflowNowMs() + spec.timeoutMs).toISOString() : undefined;
-  state.human.openAwait(awaitId, spec, state.turn, deadline);
-  state.emit({ type: 'plan', turn: state.turn, decision: 'await' });
-  state.emit({ type: 'await_opened', awaitId, turn: state.turn, items: spec.items, ...(deadline ? { deadline } : {}) });
-  state.refreshStatus();
-
-  const answered = await host.waitFor(() => state.human.allAnswered, spec.timeoutMs);
+export async function runAwait(state: RunState, host: AwaitHost, planned: Await, carried?: CarriedAwait): Promise<ToolOutput[]> {
+  const { awaitId, spec, timeoutMs } = carried ? reopenAwait(state, carried) : openAwait(state, planned);
+  const answered = await host.waitFor(() => state.human.allAnswered, timeoutMs);
   if (answered) {
     state.emit({ type: 'await_closed', awaitId, outcome: 'answered' });
   } else {
@@ -54,4 +43,38 @@ export async function runAwait(state: RunState, host: AwaitHost, planned: Await)
   state.commit(outputs);
   state.messages.push(...messages);
   return outputs;
+}
+
+/** The calls an await stands for wait like planned calls (a kill closes them). */
+function holdBoundCalls(state: RunState, spec: Await): BoundCall[] {
+  const bound = spec.items.flatMap(boundCalls);
+  for (const c of bound) {
+    state.pending.set(c.toolCallId, { request: { toolCallId: c.toolCallId, name: c.name, args: c.args, turn: state.turn }, dispatched: false });
+  }
+  return bound;
+}
+
+/** Opens the barrier a planner asked for: its calls in the transcript, its events. */
+function openAwait(state: RunState, planned: Await): { awaitId: string; spec: Await; timeoutMs: number | undefined } {
+  const awaitId = `await_${state.turn}`;
+  const unique = planned.items.some((item) => boundCalls(item).length > 0);
+  const spec = (unique && state.uniqueAwaitCallIds(planned)) || planned;
+  const bound = holdBoundCalls(state, spec);
+  if (unique) state.markCallIdsUsed(bound.map((c) => c.toolCallId));
+  if (bound.length) state.messages.push({ role: 'assistant', toolCalls: bound.map((c) => ({ id: c.toolCallId, name: c.name, args: c.args })) });
+  const deadline = spec.timeoutMs !== undefined ? new Date(workflowNowMs() + spec.timeoutMs).toISOString() : undefined;
+  state.human.openAwait(awaitId, spec, state.turn, deadline);
+  state.emit({ type: 'plan', turn: state.turn, decision: 'await' });
+  state.emit({ type: 'await_opened', awaitId, turn: state.turn, items: spec.items, ...(deadline ? { deadline } : {}) });
+  state.refreshStatus();
+  return { awaitId, spec, timeoutMs: spec.timeoutMs };
+}
+
+/** Reopens a barrier the previous execution opened (no events: they are in the log), for the time it has left. */
+function reopenAwait(state: RunState, carried: CarriedAwait): { awaitId: string; spec: Await; timeoutMs: number | undefined } {
+  holdBoundCalls(state, carried.spec);
+  state.human.restoreAwait(carried, state.turn);
+  state.refreshStatus();
+  const timeoutMs = carried.deadline === undefined ? undefined : Math.max(1, Date.parse(carried.deadline) - workflowNowMs());
+  return { awaitId: carried.awaitId, spec: carried.spec, timeoutMs };
 }

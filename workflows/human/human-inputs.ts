@@ -64,6 +64,11 @@ export class HumanInputs {
     this.approvals.set(request.toolCallId, { request, requestedAt: workflowNowIso() });
   }
 
+  /** A call that waited for its decision when the run continued as new: it waits again, as asked then. */
+  restoreApproval(request: ToolRequest, requestedAt: string): void {
+    this.approvals.set(request.toolCallId, { request, requestedAt });
+  }
+
   /** The decision for a call, once made; the entry is removed. */
   takeDecision(toolCallId: string): ParsedCallDecision | undefined {
     const decision = this.approvals.get(toolCallId)?.decision;
@@ -100,6 +105,12 @@ export class HumanInputs {
 
   openAwait(awaitId: string, spec: Await, turn: number, deadline?: string): void {
     this.open = { awaitId, spec, turn, answers: new Map(), ...(deadline ? { deadline } : {}) };
+  }
+
+  /** The await the run continued as new in, with the answers given so far. */
+  restoreAwait(carried: { awaitId: string; spec: Await; answers: readonly ParsedAwaitAnswer[]; deadline?: string }, turn: number): void {
+    this.openAwait(carried.awaitId, carried.spec, turn, carried.deadline);
+    for (const answer of carried.answers) this.open?.answers.set(answer.itemId, answer);
   }
 
   get allAnswered(): boolean {

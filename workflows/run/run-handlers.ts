@@ -50,6 +50,7 @@ class OperationRegistrar {
   signal(name: RunOperationName): void {
     const op = this.handlers[name] as RunOperationHandlers['pause'];
     setHandler(runOperationMessages[name].signal, (raw: unknown) => {
+      this.run.received.signals += 1;
       try {
         const payload = this.parse(name, raw);
         op.check(payload);
@@ -67,6 +68,7 @@ class OperationRegistrar {
     setHandler(
       runOperationMessages[name].update as (typeof runOperationMessages)['pause']['update'],
       (raw: unknown): ReturnType<typeof op.answer> => {
+        this.run.received.updates += 1;
         const id = currentUpdateInfo()?.id;
         const accepted = id !== undefined && this.validated.has(id);
         const payload = accepted ? (this.validated.get(id) as OperationPayload<'pause'>) : this.parse(name, raw);
@@ -89,7 +91,10 @@ class OperationRegistrar {
   }
 }
 
-/** Registers the queries, signals and updates of a run. */
+/**
+ * Registers the queries, signals and updates of a run. Every accepted update and every signal is
+ * counted ({@link RunState.received}): the run continues as new before Temporal's limits.
+ */
 export function registerRunHandlers(loop: RunLoop): void {
   const run = loop.state;
   const operations = new OperationRegistrar(run, runOperationHandlers(loop));
@@ -119,6 +124,7 @@ export function registerRunHandlers(loop: RunLoop): void {
   // Reports of the model activity (early dispatch): a late or unusable one is dropped quietly,
   // since the final answer carries every call anyway.
   setHandler(earlyToolCallSignal, (payload) => {
+    run.received.signals += 1;
     const parsed = earlyToolCallSchema().safeParse(payload);
     if (parsed.success && !run.isTerminal) loop.acceptEarlyCall(parsed.data);
   });
@@ -129,6 +135,7 @@ export function registerRunHandlers(loop: RunLoop): void {
   setHandler(
     waitForEventsUpdate,
     async (payload) => {
+      run.received.updates += 1;
       const request = parse('waitForEvents', waitForEventsRequestSchema(), payload);
       await condition(() => run.log.lastSeq > request.afterSeq || run.isTerminal || loop.closing, request.timeoutMs);
       return run.log.page(request.afterSeq, request.limit, run.status);

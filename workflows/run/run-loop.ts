@@ -17,7 +17,8 @@ import { pauseSignal, resumeSignal } from '../../contracts/definitions';
 import { parsePlanResult } from '../../contracts/fast-schemas';
 import type { HookAction, HookEvent } from '../agents/agent-hooks';
 import { recordAgentState } from './agent-state';
-import { runAwait } from '../human/await-step';
+import { runAwait, type AwaitHost } from '../human/await-step';
+import type { CarriedOpenTurn } from '../../contracts/carried-state';
 import { addToolOutputs, describeCap } from './budget';
 import { CallRunner } from '../calls/call-runner';
 import { ToolTurns } from '../calls/tool-turns';
@@ -33,7 +34,7 @@ import { forkCapture } from './fork-capture';
 import { syncToolsets } from './toolset-sync';
 import { reportBoundary } from '../bundle/bundle-sinks';
 import { rejection } from './failures';
-import { firstTaskBeginsRun, isInBaseline, isPatched, oneBoundaryPerTask } from '../versioning/patches';
+import { continueWhileWaiting, firstTaskBeginsRun, isInBaseline, isPatched, oneBoundaryPerTask } from '../versioning/patches';
 import { boundaryConcluderInstalled, TurnBoundaries } from './turn-boundaries';
 import { watchTimeBudget } from './time-budget-watch';
 import { providerWaitsOf } from './provider-waits';
@@ -60,8 +61,14 @@ export class RunLoop {
   private readonly boundaries: TurnBoundaries;
   /** Set when the run is about to continue as new: long polls answer so handlers can finish. */
   closing = false;
+  /** Set when it is about to continue as new in a wait for people: pause updates in flight answer too. */
+  continuingWhileWaiting = false;
   /** Set once this execution found its state too large to carry (reported once). */
   private carryRefused = false;
+  /** Set when this execution waits on without continuing as new (a run recorded before 1.0.0, or a state too large to carry). */
+  private waitsWithoutContinuing = false;
+  /** The continue-as-new of a wait in progress: the waits that see it due share it. */
+  private continuation: Promise<'moved' | 'refused'> | undefined;
 
   constructor(
     readonly state: RunState,
@@ -117,8 +124,12 @@ export class RunLoop {
 
   private async loop(): Promise<RunResult> {
     const { state } = this;
-    let plan: ParsedPlanResult;
-    if (state.generation === 0) {
+    // The turn the previous execution continued as new in, while it waited for people.
+    const open = state.generation === 0 ? undefined : state.takeOpenTurn();
+    let plan: ParsedPlanResult | { readonly type: 'carried'; readonly open: CarriedOpenTurn };
+    if (open) {
+      plan = { type: 'carried', open };
+    } else if (state.generation === 0) {
       // Since 1.0.0 the run's first task is its turn 0 boundary for the reader, unmarked.
       if (isInBaseline(firstTaskBeginsRun)) this.boundaries.beginWithTask(state.turn);
       else this.markBoundary();
@@ -135,17 +146,19 @@ export class RunLoop {
     }
     for (;;) {
       if (plan.type === 'final') return this.complete(plan.response);
-      if (state.finalizeReason) {
+      if (state.finalizeReason && plan.type !== 'carried') {
         // The planner ignored the Finalize turn; end the run rather than loop past a cap.
         return this.complete({ text: `Run ended: ${describeCap(state.finalizeReason, state.usage, state.policy)}.` });
       }
       const lastOutputs =
-        plan.type === 'await'
-          ? await runAwait(state, { waitFor: (done, timeoutMs) => this.waitFor(done, timeoutMs), fail: (t, m) => this.fail(t, m) }, plan.await)
-          : await this.runToolCalls(plan.calls, plan.text);
+        plan.type === 'carried'
+          ? await this.resumeOpenTurn(plan.open)
+          : plan.type === 'await'
+            ? await runAwait(state, this.awaitHost(), plan.await)
+            : await this.runToolCalls(plan.calls, plan.text);
       // An await is a planner turn like any other: it counts toward the iteration cap, so a
       // planner that keeps asking cannot loop forever.
-      if (plan.type === 'await') state.usage = { ...state.usage, iterations: state.usage.iterations + 1 };
+      if (plan.type === 'await' || (plan.type === 'carried' && plan.open.kind === 'await')) state.usage = { ...state.usage, iterations: state.usage.iterations + 1 };
       state.turn += 1;
       this.markBoundary({ reportToFork: true });
       const boundary = this.checkpoint('task_boundary');
@@ -193,18 +206,32 @@ export class RunLoop {
     return syncToolsets(this.state).then(turn);
   }
 
+  private awaitHost(): AwaitHost {
+    return { waitFor: (done, timeoutMs) => this.waitFor(done, timeoutMs), fail: (t, m) => this.fail(t, m) };
+  }
+
+  /** Goes on with the turn the previous execution continued as new in (see {@link continueWhileWaiting}). */
+  private resumeOpenTurn(open: CarriedOpenTurn): Promise<ToolOutput[]> {
+    if (open.kind === 'await') return runAwait(this.state, this.awaitHost(), open.spec, open);
+    return this.calls.resumeTurn(open, (outputs) => this.counted(outputs));
+  }
+
+  /** The end of a tool turn: its outputs counted, then the after_tool safe point. */
+  private counted(outputs: ToolOutput[]): ToolOutput[] | Promise<ToolOutput[]> {
+    const { state } = this;
+    state.usage = addToolOutputs(state.usage, outputs);
+    state.creditWaitAfterToolTurn(outputs);
+    const afterTool = this.checkpoint('after_tool', { point: 'after_tool', turn: state.turn, outputs });
+    return isPending(afterTool) ? afterTool.then(() => outputs) : outputs;
+  }
+
   /**
    * One tool turn: plan the calls, let operators see them, run them, count them. Chained
    * promises rather than an async function: one promise less per turn (see runToolTurn).
    */
   private runToolCalls(calls: readonly ToolCall[], text: string | undefined): Promise<ToolOutput[]> {
     const { state } = this;
-    const counted = (outputs: ToolOutput[]): ToolOutput[] | Promise<ToolOutput[]> => {
-      state.usage = addToolOutputs(state.usage, outputs);
-      state.creditWaitAfterToolTurn(outputs);
-      const afterTool = this.checkpoint('after_tool', { point: 'after_tool', turn: state.turn, outputs });
-      return isPending(afterTool) ? afterTool.then(() => outputs) : outputs;
-    };
+    const counted = (outputs: ToolOutput[]): ToolOutput[] | Promise<ToolOutput[]> => this.counted(outputs);
     try {
       const requests = state.planCalls(calls, text);
       const afterLlm = this.checkpoint('after_llm', { point: 'after_llm', turn: state.turn, calls: requests });
@@ -403,7 +430,8 @@ export class RunLoop {
    * @throws RunTerminated when a cancellation request arrives while waiting.
    */
   private async waitFor(done: () => boolean, timeoutMs?: number): Promise<boolean> {
-    const stop = (): boolean => done() || this.state.control.kill !== undefined;
+    const stop = (): boolean => done() || this.state.control.kill !== undefined || this.mayContinueWhileWaiting();
+    const until = timeoutMs === undefined ? undefined : workflowNowMs() + timeoutMs;
     try {
       await CancellationScope.cancellable(async () => {
         if (timeoutMs === undefined) await condition(stop);
@@ -417,7 +445,57 @@ export class RunLoop {
       }
       throw err;
     }
+    if (!done() && this.state.control.kill === undefined && this.mayContinueWhileWaiting()) return this.continueWhileWaiting(done, until);
     return done();
+  }
+
+  // ---- continue-as-new while waiting -------------------------------------------------
+
+  /**
+   * True when a wait for people should end this execution: it has accepted enough messages (or
+   * history) to continue as new, and its turn is at rest ({@link openTurnAtRest}).
+   */
+  private mayContinueWhileWaiting(): boolean {
+    return !this.waitsWithoutContinuing && !this.closing && this.state.continuationDue() && this.openTurnAtRest() !== undefined;
+  }
+
+  /** The turn in progress as the next execution takes it over, when nothing of it is in flight. */
+  private openTurnAtRest(): CarriedOpenTurn | undefined {
+    const open = this.state.human.open;
+    if (open) return { kind: 'await', awaitId: open.awaitId, spec: open.spec, answers: [...open.answers.values()], ...(open.deadline ? { deadline: open.deadline } : {}) };
+    return this.calls.openTurnAtRest();
+  }
+
+  /**
+   * A wait for people that could last for ever must not let the execution reach Temporal's
+   * limits (updates, signals, events): operators' messages keep coming while it waits. It
+   * continues as new, carrying the open turn; every wait of the turn shares that one
+   * continuation. When the turn moved meanwhile (a decision came), it waits on and tries again at
+   * the next chance; when it cannot continue (a run recorded before 1.0.0, a state too large),
+   * it waits on in this execution.
+   */
+  private async continueWhileWaiting(done: () => boolean, until: number | undefined): Promise<boolean> {
+    let outcome: 'moved' | 'refused' = 'refused';
+    if (isPatched(continueWhileWaiting)) {
+      this.continuation ??= this.continueAsNewAtRest();
+      outcome = await this.continuation;
+      this.continuation = undefined;
+    }
+    if (outcome === 'refused') this.waitsWithoutContinuing = true;
+    return this.waitFor(done, until === undefined ? undefined : Math.max(1, until - workflowNowMs()));
+  }
+
+  /** Continues as new with the open turn, once handlers have finished and if the turn is still at rest. */
+  private async continueAsNewAtRest(): Promise<'moved' | 'refused'> {
+    this.closing = true;
+    this.continuingWhileWaiting = true;
+    await condition(allHandlersFinished);
+    const open = this.openTurnAtRest();
+    const atRest = open !== undefined && this.state.control.kill === undefined && !this.rootScope.consideredCancelled;
+    if (atRest) await this.continueAsNew(open);
+    this.closing = false;
+    this.continuingWhileWaiting = false;
+    return atRest ? 'refused' : 'moved';
   }
 
   // ---- planner turns -----------------------------------------------------------------
@@ -554,9 +632,9 @@ export class RunLoop {
    * invisible to clients. When even the most compacted state passes the bound (the session or
    * planner state alone is too large), the run goes on in this execution and says so once.
    */
-  private async continueAsNew(): Promise<void> {
+  private async continueAsNew(openTurn?: CarriedOpenTurn): Promise<void> {
     const { state } = this;
-    const next = state.continuedInput();
+    const next = state.continuedInput(carriedInputMaxBytes, openTurn);
     const { input } = next;
     if (input === undefined) {
       if (!this.carryRefused) {
@@ -568,6 +646,11 @@ export class RunLoop {
         });
       }
       return;
+    }
+    if (openTurn) {
+      // Handlers have finished (continueAsNewAtRest): what the turn's waits report as they end does not matter now.
+      state.continuing = true;
+      return continueAsNew<(input: RunInput) => Promise<RunResult>>(input);
     }
     this.closing = true;
     await condition(allHandlersFinished);

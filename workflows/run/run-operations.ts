@@ -158,7 +158,11 @@ export function runOperationHandlers(loop: RunLoop): RunOperationHandlers {
       apply: ({ reason }) => loop.requestPause(reason),
       // Answers once the run holds at a safe point (or could not reach one in time).
       answer: async (_, { timeoutMs }): Promise<PauseResult> => {
-        const reached = await condition(() => run.control.isPaused || run.isTerminal || run.control.kill !== undefined, timeoutMs);
+        const reached = await condition(() => run.control.isPaused || run.isTerminal || run.control.kill !== undefined || loop.continuingWhileWaiting, timeoutMs);
+        if (loop.continuingWhileWaiting && !run.control.isPaused) {
+          // It cannot answer from the next execution: it answers now, and the pause is carried.
+          throw rejection('the run continues as new while it waits for people; the pause stays requested and takes effect at its next safe point', 'pause_timeout');
+        }
         if (run.isTerminal) throw rejection(`the run ended before it paused (${run.status})`, 'run_ended');
         if (run.control.kill) throw rejection(`the run is being killed (${run.control.kill.reason}) and will not pause`, 'run_ended');
         if (!reached || !run.control.pausedAt) {

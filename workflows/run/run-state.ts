@@ -1,8 +1,10 @@
 import { announceEventsOf } from './event-announcements';
 import { workflowInfo } from '@temporalio/workflow';
 import { carriedInputMaxBytes, carryLevels, compactTranscript, type CarryLevel } from './carry';
-import { carriedRunStateVersion, continuationInput, type CarriedRunState } from '../../contracts/carried-state';
+import { carriedRunStateVersion, continuationInput, type CarriedOpenTurn, type CarriedRunState } from '../../contracts/carried-state';
 import {
+  defaultContinueAsNewAfterSignals,
+  defaultContinueAsNewAfterUpdates,
   defaultRunPolicy,
   type ChildRun,
   type ParsedRunInput,
@@ -23,7 +25,7 @@ import type { ToolDefinition } from '../../contracts/tool-definition';
 import type { AgentDefinition } from '../agents/agent-registry';
 import { costReport, describeCap, emptyUsage, reachedCap, type Usage } from './budget';
 import { workflowNowMs } from './clock';
-import { budgetCountsWork, isPatched } from '../versioning/patches';
+import { budgetCountsWork, continueWhileWaiting, isPatched } from '../versioning/patches';
 import { carriedOutputs, withCallGraph } from '../calls/call-graph';
 import { assistantToolCalls, toolResultMessage } from './conversation';
 import { EventLog } from './event-log';
@@ -70,6 +72,17 @@ export class RunState {
   readonly toolOutputs: ToolOutput[];
   readonly plannerState: Record<string, JsonValue>;
   readonly sessionState: Record<string, JsonValue>;
+  /** Outputs recorded in the open turn and not yet in the transcript, by call id. */
+  readonly turnOutputs = new Map<string, ToolOutput>();
+  /**
+   * Updates and signals this execution has accepted: Temporal bounds both per execution, so the
+   * run continues as new before it reaches them ({@link messagesNearLimit}).
+   */
+  readonly received = { updates: 0, signals: 0 };
+  /** The turn the previous execution stopped in while it waited for people, until the loop takes it. */
+  private carriedOpenTurn: CarriedOpenTurn | undefined;
+  /** Set once this execution is about to continue as new: nothing it reports after that matters. */
+  continuing = false;
   /** Calls of the current plan: planned (not yet dispatched) or in flight. */
   readonly pending = new Map<string, { request: ToolRequest; dispatched: boolean }>();
   usage: Usage;
@@ -118,6 +131,7 @@ export class RunState {
     this.usage = carried?.usage ?? emptyUsage();
     this.finalizeReason = carried?.finalizeReason;
     this.pendingTermination = carried?.pendingTermination;
+    this.carriedOpenTurn = carried?.openTurn;
     this.turn = carried?.turn ?? 0;
     this.instructionsOverride = carried?.instructionsOverride;
     this.startedAtMs = carried ? Date.parse(carried.startedAt) : workflowNowMs();
@@ -162,6 +176,7 @@ export class RunState {
 
   /** Recomputes the reported status (pause and human waits layered over the lifecycle) and logs a change. */
   refreshStatus(): void {
+    if (this.continuing) return;
     const to: RunStatus = this.isTerminal
       ? this.baseStatus
       : this.control.isPaused && this.control.isPauseRequested
@@ -329,6 +344,7 @@ export class RunState {
   /** Records an output as it arrives: applies its session changes and logs the result. */
   record(output: ToolOutput): ToolOutput {
     this.pending.delete(output.toolCallId);
+    this.turnOutputs.set(output.toolCallId, output);
     for (const [key, value] of Object.entries(output.sessionStateChanges ?? {})) {
       if (value === null) delete this.sessionState[key];
       else this.sessionState[key] = value;
@@ -363,6 +379,7 @@ export class RunState {
   /** Puts recorded outputs into the transcript, in call order. */
   commit(outputs: readonly ToolOutput[]): void {
     for (const output of outputs) {
+      this.turnOutputs.delete(output.toolCallId);
       this.toolOutputs.push(output);
       this.messages.push(toolResultMessage(output));
     }
@@ -408,10 +425,34 @@ export class RunState {
     };
   }
 
-  /** True when history is long enough that the run should continue as new at this boundary. */
+  /** True when history is long enough, or messages many enough, that the run should continue as new at this boundary. */
   shouldContinueAsNew(): boolean {
     const info = workflowInfo();
-    return info.continueAsNewSuggested || info.historyLength >= this.policy.continueAsNewAfterEvents;
+    if (info.continueAsNewSuggested || info.historyLength >= this.policy.continueAsNewAfterEvents) return true;
+    // Asked only once the messages reach their bound, so other runs record no marker.
+    return this.messagesNearLimit() && isPatched(continueWhileWaiting);
+  }
+
+  /** True when this execution should continue as new as soon as it safely can: a long history, or many messages. */
+  continuationDue(): boolean {
+    const info = workflowInfo();
+    return info.continueAsNewSuggested || info.historyLength >= this.policy.continueAsNewAfterEvents || this.messagesNearLimit();
+  }
+
+  /** This execution has accepted as many updates or signals as the policy allows it. */
+  messagesNearLimit(): boolean {
+    const { policy, received } = this;
+    return (
+      received.updates >= (policy.continueAsNewAfterUpdates ?? defaultContinueAsNewAfterUpdates) ||
+      received.signals >= (policy.continueAsNewAfterSignals ?? defaultContinueAsNewAfterSignals)
+    );
+  }
+
+  /** The turn the previous execution stopped in, once: the loop goes on with it. */
+  takeOpenTurn(): CarriedOpenTurn | undefined {
+    const open = this.carriedOpenTurn;
+    this.carriedOpenTurn = undefined;
+    return open;
   }
 
   /**
@@ -420,10 +461,10 @@ export class RunState {
    * first level of {@link carryLevels} that fits. Undefined when even the smallest does not fit
    * (the session or planner state alone is too large).
    */
-  continuedInput(maxBytes = carriedInputMaxBytes): { input: RunInput | undefined; bytes: number } {
+  continuedInput(maxBytes = carriedInputMaxBytes, openTurn?: CarriedOpenTurn): { input: RunInput | undefined; bytes: number } {
     let bytes = 0;
     for (const carry of carryLevels) {
-      const input = continuationInput(this.input, this.toCarried(carry));
+      const input = continuationInput(this.input, this.toCarried(carry, openTurn));
       bytes = jsonByteLength(input);
       if (bytes <= maxBytes) return { input, bytes };
     }
@@ -434,7 +475,7 @@ export class RunState {
    * The state to carry into the next execution. Old turns' results are compacted: the
    * transcript keeps what the planner saw, outputs older than the last turns drop their result.
    */
-  toCarried(carry: CarryLevel = carryLevels[0]!): CarriedRunState {
+  toCarried(carry: CarryLevel = carryLevels[0]!, openTurn?: CarriedOpenTurn): CarriedRunState {
     const oldest = this.turn - carry.keptTurns;
     const transcript = compactTranscript(this.messages, carry.transcriptBytes, carry.messageChars);
     const toolOutputs = this.toolOutputs.slice(-carry.outputs).map((o) =>
@@ -454,7 +495,8 @@ export class RunState {
       ...(this.pendingTermination ? { pendingTermination: this.pendingTermination } : {}),
       turn: this.turn,
       startedAt: new Date(this.startedAtMs).toISOString(),
-      idleMs: this.idleMs,
+      // A wait in progress (the run continues as new while it waits for people) is idle time too.
+      idleMs: this.idleMs + (this.idleSinceMs !== undefined ? workflowNowMs() - this.idleSinceMs : 0),
       ...(this.instructionsOverride !== undefined ? { instructionsOverride: this.instructionsOverride } : {}),
       control: {
         ...(this.control.pauseReason !== undefined ? { pauseReason: this.control.pauseReason } : {}),
@@ -471,6 +513,7 @@ export class RunState {
       ...(this.log.epoch ? { logEpoch: this.log.epoch } : {}),
       ...(this.outputs.size ? { outputs: carriedOutputs(this.outputs, oldest) } : {}),
       ...this.toolsets.toCarried(),
+      ...(openTurn ? { openTurn } : {}),
     };
   }
 }

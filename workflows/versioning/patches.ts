@@ -111,6 +111,12 @@ export const firstTaskBeginsRun = 'first-task-begins-run';
  */
 export const sessionsFollowNewVersions = 'sessions-follow-new-versions';
 
+/**
+ * 1.0.0: a run continues as new once it has accepted many updates or signals, also in the
+ * middle of a turn that waits for people (approvals, an await), carrying the open turn.
+ */
+export const continueWhileWaiting = 'continue-while-waiting';
+
 // ---- the releases -------------------------------------------------------------------------
 
 /** A release whose runs this code replays, and what its baseline marker stands for. */
@@ -130,7 +136,7 @@ export interface Release {
  */
 export const releases: readonly Release[] = [
   // sessions-follow-new-versions came in 0.5.0; sessions record a baseline from 1.0.0 on, so it is first in this one.
-  { release: '1.0.0', baseline: 'baseline-1.0.0', patches: [childRunsListed, budgetCountsWork, waitOutProviderOutages, boundedInputDepth, sessionsFollowNewVersions, firstTaskBeginsRun] },
+  { release: '1.0.0', baseline: 'baseline-1.0.0', patches: [childRunsListed, budgetCountsWork, waitOutProviderOutages, boundedInputDepth, sessionsFollowNewVersions, firstTaskBeginsRun, continueWhileWaiting] },
   { release: '0.13.0', baseline: 'baseline-0.13.0', patches: [lightCallGraphs] },
   { release: '0.12.0', baseline: 'baseline-0.12.0', patches: [parallelCallsJoin] },
   { release: '0.11.0', baseline: 'baseline-0.11.0', patches: [oneBoundaryPerTask] },

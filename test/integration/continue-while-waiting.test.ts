@@ -1,0 +1,200 @@
+/**
+ * A run that waits for people never reaches Temporal's per-execution limits: operators' updates
+ * and signals keep coming while it waits, so it continues as new in the middle of its turn,
+ * carrying the calls that ended, the approvals and the open await. The dev server here has its
+ * update and signal limits lowered to 40 and 60; a 0.13.0 run refused its 41st update ("Workflow
+ * Update failed") and could then never be approved.
+ */
+import type { temporal } from '@temporalio/proto';
+import type { RunEvent } from '../../contracts';
+import type { ScriptStep } from '../../workflows/planners/scripted';
+import { agentSuite } from '../support/agent-suite';
+import { callStep, finalStep, observations, scriptedInput, stepCall } from '../support/scripts';
+import { waitFor } from '../support/wait';
+
+const maxTotalUpdates = 40;
+const maxSignals = 60;
+const suite = agentSuite('continue-waiting', undefined, {
+  serverArgs: [
+    '--dynamic-config-value', `history.maxTotalUpdates=${maxTotalUpdates}`,
+    '--dynamic-config-value', `history.maximumSignalsPerExecution=${maxSignals}`,
+  ],
+});
+/** Well under the lowered limits, as the defaults are under Temporal's. */
+const policy = { continueAsNewAfterUpdates: 15, continueAsNewAfterSignals: 20 };
+
+type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
+const EventType = { updateAccepted: 'EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_ACCEPTED', signaled: 'EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED', scheduled: 'EVENT_TYPE_ACTIVITY_TASK_SCHEDULED' };
+
+/** Every execution of a run, first to last, with its history. */
+async function executions(workflowId: string, firstRunId: string): Promise<HistoryEvent[][]> {
+  const chain: HistoryEvent[][] = [];
+  let runId: string | undefined = firstRunId;
+  while (runId) {
+    const history: temporal.api.history.v1.IHistory = await suite.env.client.workflow.getHandle(workflowId, runId).fetchHistory();
+    const events: HistoryEvent[] = history.events ?? [];
+    chain.push(events);
+    runId = events.at(-1)?.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId ?? undefined;
+  }
+  return chain;
+}
+
+/** How many events of a type a history holds (types as the proto enum's names). */
+function count(events: readonly HistoryEvent[], type: string): number {
+  return events.filter((e) => eventTypeName(e) === type).length;
+}
+
+function eventTypeName(event: HistoryEvent): string {
+  const names: Record<number, string> = { 10: EventType.scheduled, 26: EventType.signaled, 47: EventType.updateAccepted };
+  return names[Number(event.eventType)] ?? String(event.eventType);
+}
+
+/** The events the run's log still holds (a continued run keeps its newest ones), checked gap-free. */
+async function logEvents(workflowId: string): Promise<RunEvent[]> {
+  const all: RunEvent[] = [];
+  let after = 0;
+  for (;;) {
+    const page = await suite.agents.events(workflowId, after, 500);
+    all.push(...page.events);
+    if (page.events.length === 0) break;
+    after = page.nextAfterSeq;
+  }
+  const seqs = all.map((e) => e.seq);
+  expect(seqs).toEqual(seqs.map((_, i) => seqs[0]! + i));
+  return all;
+}
+
+/** Operators' updates that answer at once: budget changes, `count` of them. */
+async function budgetUpdates(workflowId: string, count: number): Promise<void> {
+  for (let i = 0; i < count; i++) await suite.agents.setBudget(workflowId, { maxIterations: 25 + (i % 5) });
+}
+
+/**
+ * Pause and resume by signal, `pairs` times, each seen to take effect as an operator would see
+ * it. (Signals sent faster than a workflow task takes keep a run from closing its execution:
+ * Temporal refuses to complete a task while signals it has not seen wait.)
+ */
+async function pauseResumeBySignals(workflowId: string, pairs: number): Promise<void> {
+  const seen = (status: string) => waitFor(`status ${status}`, async () => ((await suite.agents.status(workflowId)).status === status ? true : undefined));
+  for (let i = 0; i < pairs; i++) {
+    await suite.agents.signal(workflowId, 'pause', { reason: `signal ${i}` });
+    await seen('pausing');
+    await suite.agents.signal(workflowId, 'resume', {});
+    await seen('awaiting');
+  }
+}
+
+function expectUnderLimits(chain: readonly HistoryEvent[][]): void {
+  for (const events of chain) {
+    expect(count(events, EventType.updateAccepted)).toBeLessThan(maxTotalUpdates);
+    expect(count(events, EventType.signaled)).toBeLessThan(maxSignals);
+  }
+}
+
+describe('continue-as-new while a run waits for people', () => {
+  it('a turn waiting for an approval takes 120 updates, 80 signals and 300 reads, continues as new, and is still approved and completed: the call that ended runs once', async () => {
+    // `a` ends at once, `b` waits for its approval, `c` waits for `b`.
+    const plan = callStep(stepCall('a', 0), { name: 'echo', args: { text: 'b' }, id: 'b' }, stepCall('c', 0, { dependsOn: ['b'] }));
+    const { workflowId, runId } = await suite.agents.start(scriptedInput([plan, finalStep()], { confirmation: { tools: ['echo'] }, policy }));
+    await waitFor('b waits for its approval', async () => ((await suite.agents.pendingInputs(workflowId)).approvals.length === 1 ? true : undefined));
+
+    await budgetUpdates(workflowId, 120);
+    await pauseResumeBySignals(workflowId, 40);
+    for (let i = 0; i < 30; i++) await Promise.all(Array.from({ length: 10 }, () => suite.agents.status(workflowId)));
+
+    const [approval] = (await suite.agents.pendingInputs(workflowId)).approvals;
+    expect(approval).toMatchObject({ toolCallId: 'b', name: 'echo', args: { text: 'b' } });
+    await suite.agents.decide(workflowId, { toolCallId: 'b', decision: 'approve', by: 'alice' });
+    const result = await suite.agents.result(workflowId);
+
+    expect(result.status).toBe('completed');
+    expect(observations(result).map((o) => [o.toolCallId, o.status])).toEqual([['a', 'ok'], ['b', 'ok'], ['c', 'ok']]);
+    const chain = await executions(workflowId, runId);
+    expect(chain.length).toBeGreaterThan(2);
+    expectUnderLimits(chain);
+    // Each call's activity was scheduled once, in all executions together.
+    const scheduled = chain.flatMap((events) => events.filter((e) => eventTypeName(e) === EventType.scheduled));
+    expect(scheduled.map((e) => e.activityTaskScheduledEventAttributes?.activityId?.replace(/^turn-\d+\//, ''))).toEqual([expect.stringContaining('a'), expect.stringContaining('b'), expect.stringContaining('c')]);
+    const log = await logEvents(workflowId);
+    expect(log.filter((e) => e.type === 'approval_requested').map((e) => e.type === 'approval_requested' && e.toolCallId)).toEqual(['b']);
+    expect(log.filter((e) => e.type === 'tool_result').map((e) => e.type === 'tool_result' && e.toolCallId)).toEqual(['a', 'b', 'c']);
+    expect(log.at(-1)).toMatchObject({ type: 'status_changed', to: 'completed' });
+  });
+
+  it('an open await keeps its answers across continue-as-new and closes with them', async () => {
+    const ask: ScriptStep = {
+      type: 'await',
+      await: {
+        items: [
+          { kind: 'clarification', id: 'city', question: 'Which city?', toolCallId: 'ask_city' },
+          { kind: 'clarification', id: 'day', question: 'Which day?' },
+        ],
+      },
+    };
+    const { workflowId, runId } = await suite.agents.start(scriptedInput([ask, finalStep()], { policy }));
+    await waitFor('the await opens', async () => (await suite.agents.pendingInputs(workflowId)).await);
+    await suite.agents.answer(workflowId, { kind: 'clarification', itemId: 'city', answer: 'Lisbon' });
+    await budgetUpdates(workflowId, 50);
+
+    const pending = await suite.agents.pendingInputs(workflowId);
+    expect(pending.await?.items.map((i) => [i.id, i.answered])).toEqual([['city', true], ['day', false]]);
+    await suite.agents.answer(workflowId, { kind: 'clarification', itemId: 'day', answer: 'Friday' });
+    const result = await suite.agents.result(workflowId);
+
+    expect(result.status).toBe('completed');
+    expect(observations(result)).toEqual([expect.objectContaining({ toolCallId: 'ask_city', status: 'ok', result: { answer: 'Lisbon' } })]);
+    const chain = await executions(workflowId, runId);
+    expect(chain.length).toBeGreaterThan(1);
+    expectUnderLimits(chain);
+    const log = await logEvents(workflowId);
+    expect(log.filter((e) => e.type === 'await_opened')).toHaveLength(1);
+    expect(log.filter((e) => e.type === 'await_closed')).toEqual([expect.objectContaining({ outcome: 'answered' })]);
+    expect(result.iterations).toBe(1);
+  });
+
+  it('a sub-agent run waiting for an approval continues as new on its own; the parent lists and answers it, and gets its result', async () => {
+    const childSteps: ScriptStep[] = [callStep({ name: 'transfer', args: { to: 'acme', amount: 500 } }), finalStep('child done')];
+    const parentSteps: ScriptStep[] = [{ type: 'tool_calls', calls: [{ id: 'pay', name: 'delegate', args: { task: 'pay acme', steps: childSteps } as never }] }, finalStep('parent done')];
+    const { workflowId } = await suite.agents.start({ agent: 'delegator', messages: [{ role: 'user', content: 'delegate' }], plannerOptions: { steps: parentSteps }, policy });
+    const [waiting] = await waitFor('the child approval', async () => {
+      const all = await suite.agents.pendingInputsTree(workflowId);
+      return all.length ? all : undefined;
+    });
+    const childId = waiting!.workflowId;
+    const childRunId = (await suite.env.client.workflow.getHandle(childId).describe()).runId;
+    // The child has the default bounds (1,000 updates): Temporal's own suggestion, at 90% of the
+    // lowered limit (36 updates), is what makes it continue.
+    await budgetUpdates(childId, maxTotalUpdates - 2);
+
+    const [still] = await suite.agents.pendingInputsTree(workflowId);
+    expect(still).toMatchObject({ path: ['pay'], approvals: [{ toolCallId: 'call_0_0', name: 'transfer' }] });
+    await suite.agents.decideInTree(workflowId, ['pay'], { decision: 'approve', toolCallId: 'call_0_0', by: 'ops' });
+    const result = await suite.agents.result(workflowId);
+    const [call] = observations(result);
+    expect(call).toMatchObject({ toolCallId: 'pay', status: 'ok', result: { status: 'completed', text: 'child done' } });
+    const chain = await executions(childId, childRunId);
+    expect(chain.length).toBeGreaterThan(1);
+    expectUnderLimits(chain);
+  });
+
+  it('a pause update in flight answers when the run continues while waiting; the pause is carried, and the run can be killed', async () => {
+    const plan = callStep(stepCall('a', 0), { name: 'echo', args: { text: 'b' }, id: 'b' });
+    const { workflowId, runId } = await suite.agents.start(scriptedInput([plan, finalStep()], { confirmation: { tools: ['echo'] }, policy }));
+    await waitFor('b waits for its approval', async () => ((await suite.agents.pendingInputs(workflowId)).approvals.length === 1 ? true : undefined));
+    // No safe point comes while b waits: the pause update waits (up to 10 minutes) for one.
+    const pausing = suite.agents.pause(workflowId, { reason: 'hold on', timeoutMs: 600_000 }).then(
+      () => 'paused',
+      (err: Error) => err.message,
+    );
+    await budgetUpdates(workflowId, 20);
+    expect(await pausing).toMatch(/continues as new while it waits for people; the pause stays requested/);
+    await waitFor('the run continued as new', async () => ((await executions(workflowId, runId)).length > 1 ? true : undefined));
+    expect((await suite.agents.status(workflowId)).status).toBe('pausing');
+
+    await suite.agents.kill(workflowId, { reason: 'enough' });
+    const result = await suite.agents.result(workflowId);
+    expect(result.status).toBe('terminated');
+    const log = await logEvents(workflowId);
+    expect(log.find((e) => e.type === 'run_terminated')).toMatchObject({ cancelledCalls: ['b'] });
+  });
+});
