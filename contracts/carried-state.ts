@@ -15,10 +15,10 @@ import { toolsetSnapshotSchema } from './mcp';
 export const carriedRunStateVersion = 1;
 
 /**
- * A turn a run continued as new in the middle of, while it waited for people (see
- * docs/internals/continue-while-waiting.md): a tool turn whose calls have all ended or wait
- * for their approval (or have not started), or an open await barrier. The next execution goes
- * on with the turn where it stopped.
+ * A turn a run continued as new in the middle of, while it waited for people or held at a pause
+ * (see docs/internals/continue-while-waiting.md): a tool turn whose calls have all ended, wait
+ * for their approval or have not begun; an open await barrier; or a tool turn that has ended
+ * (held at after_tool). The next execution goes on with the turn where it stopped.
  */
 export const carriedOpenTurnSchema = builtOnce(() =>
   z.discriminatedUnion('kind', [
@@ -38,6 +38,11 @@ export const carriedOpenTurnSchema = builtOnce(() =>
       /** Answers given so far. */
       answers: z.array(awaitAnswerSchema()),
       deadline: z.string().optional(),
+    }),
+    z.object({
+      kind: z.literal('turn_ended'),
+      /** The turn's outputs, already in the transcript and counted. */
+      outputs: z.array(toolOutputSchema()),
     }),
   ]),
 );

@@ -92,15 +92,15 @@ function expectUnderLimits(chain: readonly HistoryEvent[][]): void {
 }
 
 describe('continue-as-new while a run waits for people', () => {
-  it('a turn waiting for an approval takes 120 updates, 80 signals and 300 reads, continues as new, and is still approved and completed: the call that ended runs once', async () => {
+  it('a turn waiting for an approval takes 60 updates, 70 signals and 100 reads, continues as new, and is still approved and completed: the call that ended runs once', async () => {
     // `a` ends at once, `b` waits for its approval, `c` waits for `b`.
     const plan = callStep(stepCall('a', 0), { name: 'echo', args: { text: 'b' }, id: 'b' }, stepCall('c', 0, { dependsOn: ['b'] }));
     const { workflowId, runId } = await suite.agents.start(scriptedInput([plan, finalStep()], { confirmation: { tools: ['echo'] }, policy }));
     await waitFor('b waits for its approval', async () => ((await suite.agents.pendingInputs(workflowId)).approvals.length === 1 ? true : undefined));
 
-    await budgetUpdates(workflowId, 120);
-    await pauseResumeBySignals(workflowId, 40);
-    for (let i = 0; i < 30; i++) await Promise.all(Array.from({ length: 10 }, () => suite.agents.status(workflowId)));
+    await budgetUpdates(workflowId, 60);
+    await pauseResumeBySignals(workflowId, 35);
+    for (let i = 0; i < 10; i++) await Promise.all(Array.from({ length: 10 }, () => suite.agents.status(workflowId)));
 
     const [approval] = (await suite.agents.pendingInputs(workflowId)).approvals;
     expect(approval).toMatchObject({ toolCallId: 'b', name: 'echo', args: { text: 'b' } });
@@ -175,6 +175,24 @@ describe('continue-as-new while a run waits for people', () => {
     const chain = await executions(childId, childRunId);
     expect(chain.length).toBeGreaterThan(1);
     expectUnderLimits(chain);
+  });
+
+  it.each(['after_llm', 'after_tool', 'task_boundary'] as const)('a run paused at %s continues as new while operators keep sending, holds again, and goes on when resumed: its call runs once', async (point) => {
+    const { workflowId, runId } = await suite.agents.start(scriptedInput([callStep(stepCall('a', 0)), finalStep()], { policy, breakpoints: [{ point, once: true }] }));
+    await waitFor(`the run holds at ${point}`, async () => ((await suite.agents.status(workflowId)).status === 'paused' ? true : undefined));
+    await budgetUpdates(workflowId, 20);
+    await waitFor('the run continued as new', async () => ((await executions(workflowId, runId)).length > 1 ? true : undefined));
+    await waitFor('the run holds again', async () => ((await suite.agents.status(workflowId)).status === 'paused' ? true : undefined));
+
+    await suite.agents.resume(workflowId, 'go on');
+    const result = await suite.agents.result(workflowId);
+    expect(result.status).toBe('completed');
+    expect(observations(result).map((o) => [o.toolCallId, o.status])).toEqual([['a', 'ok']]);
+    const chain = await executions(workflowId, runId);
+    expectUnderLimits(chain);
+    expect(chain.flatMap((events) => events.filter((e) => eventTypeName(e) === EventType.scheduled))).toHaveLength(1);
+    const log = await logEvents(workflowId);
+    expect(log.filter((e) => e.type === 'tool_result')).toHaveLength(1);
   });
 
   it('a pause update in flight answers when the run continues while waiting; the pause is carried, and the run can be killed', async () => {

@@ -181,6 +181,11 @@ export class CallRunner {
     });
   }
 
+  /** True while an activity, a child run or an early call of the turn is in flight. */
+  get busy(): boolean {
+    return this.dispatched > 0 || this.early.size > 0 || this.orphans.length > 0;
+  }
+
   /**
    * The turn in progress as the next execution can take it over, when nothing of it is in flight:
    * every call has ended, waits for its decision, or has not begun; at least one waits. Undefined
@@ -189,7 +194,7 @@ export class CallRunner {
   openTurnAtRest(): CarriedToolTurn | undefined {
     const { state } = this;
     const requests = this.openRequests;
-    if (!requests || this.dispatched > 0 || this.early.size > 0 || this.orphans.length > 0) return undefined;
+    if (!requests || this.busy) return undefined;
     if (requests.some((r) => r.outputPath !== undefined)) return undefined;
     const ended: ToolOutput[] = [];
     const waiting: CarriedToolTurn['waiting'] = [];

@@ -39,6 +39,11 @@ import { boundaryConcluderInstalled, TurnBoundaries } from './turn-boundaries';
 import { watchTimeBudget } from './time-budget-watch';
 import { providerWaitsOf } from './provider-waits';
 
+/** What a run holding at a pause carries when it continues as new there: the open turn, or nothing at a boundary. */
+interface PauseCarry {
+  readonly openTurn?: CarriedOpenTurn;
+}
+
 /** Bundle-wide settings of runs (from `createAgentWorkflows`). */
 export interface RunLoopOptions {
   /** See AgentWorkflowsOptions.compactToolInputs. */
@@ -69,6 +74,8 @@ export class RunLoop {
   private waitsWithoutContinuing = false;
   /** The continue-as-new of a wait in progress: the waits that see it due share it. */
   private continuation: Promise<'moved' | 'refused'> | undefined;
+  /** Set around a safe point where a pause may continue as new: what the next execution goes on with. */
+  private pauseCarry: PauseCarry | undefined;
 
   constructor(
     readonly state: RunState,
@@ -161,7 +168,7 @@ export class RunLoop {
       if (plan.type === 'await' || (plan.type === 'carried' && plan.open.kind === 'await')) state.usage = { ...state.usage, iterations: state.usage.iterations + 1 };
       state.turn += 1;
       this.markBoundary({ reportToFork: true });
-      const boundary = this.checkpoint('task_boundary');
+      const boundary = this.checkpointCarrying({}, 'task_boundary');
       if (isPending(boundary)) await boundary;
       if (state.shouldContinueAsNew()) await this.continueAsNew();
       const next = this.resumeTurn(lastOutputs);
@@ -213,6 +220,7 @@ export class RunLoop {
   /** Goes on with the turn the previous execution continued as new in (see {@link continueWhileWaiting}). */
   private resumeOpenTurn(open: CarriedOpenTurn): Promise<ToolOutput[]> {
     if (open.kind === 'await') return runAwait(this.state, this.awaitHost(), open.spec, open);
+    if (open.kind === 'turn_ended') return Promise.resolve(open.outputs);
     return this.calls.resumeTurn(open, (outputs) => this.counted(outputs));
   }
 
@@ -221,7 +229,7 @@ export class RunLoop {
     const { state } = this;
     state.usage = addToolOutputs(state.usage, outputs);
     state.creditWaitAfterToolTurn(outputs);
-    const afterTool = this.checkpoint('after_tool', { point: 'after_tool', turn: state.turn, outputs });
+    const afterTool = this.checkpointCarrying({ openTurn: { kind: 'turn_ended', outputs } }, 'after_tool', { point: 'after_tool', turn: state.turn, outputs });
     return isPending(afterTool) ? afterTool.then(() => outputs) : outputs;
   }
 
@@ -234,7 +242,8 @@ export class RunLoop {
     const counted = (outputs: ToolOutput[]): ToolOutput[] | Promise<ToolOutput[]> => this.counted(outputs);
     try {
       const requests = state.planCalls(calls, text);
-      const afterLlm = this.checkpoint('after_llm', { point: 'after_llm', turn: state.turn, calls: requests });
+      const planned: PauseCarry = { openTurn: { kind: 'tool_calls', requests, ended: [], waiting: [] } };
+      const afterLlm = this.checkpointCarrying(planned, 'after_llm', { point: 'after_llm', turn: state.turn, calls: requests });
       // The turn's bookkeeping runs in the step that ends its calls, not in steps of its own.
       const run = (): Promise<ToolOutput[]> => this.calls.runTurn(requests, counted);
       return isPending(afterLlm) ? afterLlm.then(run) : run();
@@ -285,6 +294,19 @@ export class RunLoop {
     return action;
   }
 
+  /**
+   * {@link checkpoint} at a point where a pause may continue as new (when operators' messages
+   * pile up while it holds): `carry` is what the next execution goes on with.
+   */
+  private checkpointCarrying(carry: PauseCarry, point: InterventionPoint, hookEvent?: HookEvent): Promise<HookAction | undefined> | HookAction | undefined {
+    this.pauseCarry = carry;
+    try {
+      return this.checkpoint(point, hookEvent);
+    } finally {
+      this.pauseCarry = undefined;
+    }
+  }
+
   private async holdAtCheckpoint(point: InterventionPoint, action: HookAction | undefined): Promise<HookAction | undefined> {
     await this.holdWhilePaused(point);
     if (this.terminationRequested()) throw new RunTerminated();
@@ -309,23 +331,39 @@ export class RunLoop {
     if (this.terminationRequested()) throw new RunTerminated();
   }
 
-  /** Waits (cancellably) until the pause is lifted or a kill arrives. */
-  private async untilResumedOrKilled(): Promise<void> {
+  /**
+   * Waits (cancellably) until the pause is lifted or a kill arrives. With `carry` (a safe point
+   * of the loop, see {@link checkpointCarrying}) it continues as new when operators' messages
+   * reach their bounds meanwhile, and the next execution holds again.
+   */
+  private async untilResumedOrKilled(carry?: PauseCarry): Promise<void> {
     const { control } = this.state;
+    const mayContinue = (): boolean => carry !== undefined && this.mayContinueWhilePaused();
     try {
-      await CancellationScope.cancellable(() => condition(() => !control.isPauseRequested || control.kill !== undefined));
+      await CancellationScope.cancellable(() => condition(() => !control.isPauseRequested || control.kill !== undefined || mayContinue()));
     } catch (err) {
       if (!isCancellation(err)) throw err;
     }
+    if (carry && control.isPauseRequested && control.kill === undefined && mayContinue()) {
+      const outcome = isPatched(continueWhileWaiting) ? await this.continueAsNewAtRest(() => (this.calls.busy ? undefined : carry)) : 'refused';
+      if (outcome === 'refused') this.waitsWithoutContinuing = true;
+      return this.untilResumedOrKilled(carry);
+    }
+  }
+
+  private mayContinueWhilePaused(): boolean {
+    return !this.waitsWithoutContinuing && !this.closing && this.state.continuationDue() && !this.calls.busy;
   }
 
   private async waitWhilePaused(point: InterventionPoint): Promise<void> {
     const { state } = this;
     const { control } = state;
+    // Set by the caller around this safe point, read before the first await.
+    const carry = this.pauseCarry;
     control.pausedAt = { point, turn: state.turn, sinceMs: workflowNowMs(), historyLength: workflowInfo().historyLength };
     state.emit({ type: 'paused', point, turn: state.turn, reason: control.pauseReason ?? 'paused' });
     state.refreshStatus();
-    await this.untilResumedOrKilled();
+    await this.untilResumedOrKilled(carry);
     const pausedMs = workflowNowMs() - (control.pausedAt?.sinceMs ?? workflowNowMs());
     control.pausedAt = undefined;
     if (!this.terminationRequested()) state.emit({ type: 'resumed', pausedMs });
@@ -477,7 +515,10 @@ export class RunLoop {
   private async continueWhileWaiting(done: () => boolean, until: number | undefined): Promise<boolean> {
     let outcome: 'moved' | 'refused' = 'refused';
     if (isPatched(continueWhileWaiting)) {
-      this.continuation ??= this.continueAsNewAtRest();
+      this.continuation ??= this.continueAsNewAtRest(() => {
+        const openTurn = this.openTurnAtRest();
+        return openTurn && { openTurn };
+      });
       outcome = await this.continuation;
       this.continuation = undefined;
     }
@@ -485,17 +526,20 @@ export class RunLoop {
     return this.waitFor(done, until === undefined ? undefined : Math.max(1, until - workflowNowMs()));
   }
 
-  /** Continues as new with the open turn, once handlers have finished and if the turn is still at rest. */
-  private async continueAsNewAtRest(): Promise<'moved' | 'refused'> {
+  /**
+   * Continues as new with what `atRest` says to carry, once handlers have finished, if the run is
+   * still at rest then (undefined: something moved, try again later). Returns only when it did
+   * not continue: `refused` when its state is too large to carry.
+   */
+  private async continueAsNewAtRest(atRest: () => PauseCarry | undefined): Promise<'moved' | 'refused'> {
     this.closing = true;
     this.continuingWhileWaiting = true;
     await condition(allHandlersFinished);
-    const open = this.openTurnAtRest();
-    const atRest = open !== undefined && this.state.control.kill === undefined && !this.rootScope.consideredCancelled;
-    if (atRest) await this.continueAsNew(open);
+    const carry = this.state.control.kill === undefined && !this.rootScope.consideredCancelled ? atRest() : undefined;
+    if (carry) await this.continueAsNew(carry.openTurn);
     this.closing = false;
     this.continuingWhileWaiting = false;
-    return atRest ? 'refused' : 'moved';
+    return carry ? 'refused' : 'moved';
   }
 
   // ---- planner turns -----------------------------------------------------------------
