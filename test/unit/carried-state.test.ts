@@ -36,6 +36,27 @@ describe('carried run state (continue-as-new)', () => {
     expect(again.generation).toBe(2);
   });
 
+  it('carries a turn open in a wait (tool calls, an await, an ended turn), and the run takes it once', () => {
+    const state = new RunState(input, scriptedAgent, carriedRunStateSchema.parse(fixture));
+    state.turn = 2;
+    const [request] = state.planCalls([{ name: 'echo', args: { text: 'b' } }]);
+    const ended = closedOutput({ toolCallId: 'a', name: 'echo', args: {}, turn: 2 }, 'rejected', 'no');
+    const turns = [
+      { kind: 'tool_calls' as const, requests: [request!], ended: [ended], waiting: [{ request: request!, requestedAt: '2026-11-26T10:00:00.000Z' }] },
+      { kind: 'await' as const, awaitId: 'await_2', spec: { items: [{ kind: 'clarification' as const, id: 'city', question: 'Which city?' }], onTimeout: 'fail' as const }, answers: [{ kind: 'clarification' as const, itemId: 'city', answer: 'Lisbon' }] },
+      { kind: 'turn_ended' as const, outputs: [ended] },
+    ];
+    for (const openTurn of turns) {
+      const carried = carriedRunStateSchema.parse(JSON.parse(JSON.stringify(state.toCarried(undefined, openTurn))));
+      expect(carried.openTurn).toEqual(openTurn);
+      const next = new RunState(input, scriptedAgent, carried);
+      expect(next.takeOpenTurn()).toEqual(openTurn);
+      expect(next.takeOpenTurn()).toBeUndefined();
+    }
+    const bad = carriedRunStateSchema.safeParse({ ...(fixture as object), openTurn: { kind: 'half_a_turn' } });
+    expect(bad.error?.issues[0]?.path).toEqual(['openTurn', 'kind']);
+  });
+
   it('rejects a state from an unknown version, naming the field', () => {
     const result = carriedRunStateSchema.safeParse({ ...(fixture as object), schemaVersion: 99 });
     expect(result.success).toBe(false);
