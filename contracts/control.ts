@@ -27,7 +27,7 @@ export type KillRequest = z.input<ReturnType<typeof killRequestSchema>>;
 /** Payload of setBudget: new caps; omitted caps keep their value. */
 export const budgetChangeSchema = builtOnce(() =>
   runPolicySchema()
-    .pick({ maxIterations: true, maxToolCalls: true, maxConsecutiveFailures: true, timeBudgetMs: true, maxTokens: true, maxModelCalls: true })
+    .pick({ maxIterations: true, maxToolCalls: true, maxConsecutiveFailures: true, timeBudgetMs: true, maxTokens: true, maxModelCalls: true, maxCost: true })
     .partial()
     .refine((change) => Object.keys(change).length > 0, 'name at least one budget to change'),
 );

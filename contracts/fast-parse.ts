@@ -116,6 +116,8 @@ export const nonEmptyString = string(1);
 export const boolean: FastCheck<boolean> = (value) => (typeof value === 'boolean' ? value : unsure);
 /** `z.number().int().positive()` (zod's int is a safe integer). */
 export const positiveInt: FastCheck<number> = (value) => (typeof value === 'number' && Number.isSafeInteger(value) && value > 0 ? value : unsure);
+/** `z.number().positive()` (zod's number is finite). */
+export const positiveNumber: FastCheck<number> = (value) => (typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : unsure);
 /** `z.number().int().nonnegative()`. */
 export const nonNegativeInt: FastCheck<number> = (value) => (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value : unsure);
 /** `jsonValueSchema`: plain JSON passes as it is (the schema returns it as it is too). */

@@ -12,6 +12,7 @@ export const finalizeReasonSchema = builtOnce(() =>
     'token_budget',
     'iteration_cap',
     'await_timeout',
+    'cost_budget',
   ]),
 );
 export type FinalizeReason = z.infer<ReturnType<typeof finalizeReasonSchema>>;

@@ -18,6 +18,11 @@ export const runPolicySchema = builtOnce(() =>
     timeBudgetMs: z.number().int().positive(),
     maxTokens: z.number().int().positive().optional(),
     maxModelCalls: z.number().int().positive().optional(),
+    /**
+     * Money the run's model calls may cost, in the currency of the workers' price table
+     * (`model.prices` of the plugin). Calls of unknown cost do not count toward it.
+     */
+    maxCost: z.number().positive().optional(),
     /** Run the calls of one plan concurrently (true) or one after another (false). */
     parallelToolCalls: z.boolean(),
     /**
@@ -116,8 +121,10 @@ export const budgetLineSchema = builtOnce(() =>
     used: z.number().nonnegative(),
     max: z.number().nonnegative().optional(),
     remaining: z.number().optional(),
-    /** Tokens only: model calls whose usage the provider did not report; `used` leaves them out. */
+    /** Tokens and cost: model calls whose usage (or price) is unknown; `used` leaves them out. */
     unknownCalls: z.number().int().nonnegative().optional(),
+    /** Cost only: the currency of `used` and `max`. */
+    currency: z.string().optional(),
   }),
 );
 export type BudgetLine = z.infer<ReturnType<typeof budgetLineSchema>>;
@@ -131,6 +138,8 @@ export const costReportSchema = builtOnce(() =>
     timeMs: budgetLineSchema(),
     tokens: budgetLineSchema(),
     modelCalls: budgetLineSchema(),
+    /** Money, from the workers' price table; absent in reports of runs recorded before. */
+    cost: budgetLineSchema().optional(),
     elapsedMs: z.number().nonnegative(),
   }),
 );

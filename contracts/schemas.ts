@@ -20,6 +20,7 @@ import * as points from './points';
 import * as control from './control';
 import * as session from './session';
 import * as carriedState from './carried-state';
+import * as pricing from './pricing';
 
 /** Schema for `JsonValue`; rejects undefined, functions, Maps, Dates and class instances. */
 export const jsonValueSchema = lazySchema(json.jsonValueSchema);
@@ -100,6 +101,8 @@ export const runStatusSchema = lazySchema(run.runStatusSchema);
 export const budgetLineSchema = lazySchema(run.budgetLineSchema);
 /** What a run has consumed against each budget. */
 export const costReportSchema = lazySchema(run.costReportSchema);
+/** A price table of model calls (`model.prices` of the plugin): one currency, prices per million tokens by model. */
+export const priceTableSchema = lazySchema(pricing.priceTableSchema);
 /** Output of the `agentRun` workflow. */
 export const runResultSchema = lazySchema(run.runResultSchema);
 /** A snapshot of a run for status queries. */

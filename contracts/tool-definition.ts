@@ -82,7 +82,7 @@ export interface SubAgentSpec {
    * The most one call may spend; the child also never gets more than the parent has left
    * (tool calls, tokens, model calls, time). Usage is counted in the parent when the child ends.
    */
-  readonly allowance?: { readonly maxToolCalls?: number; readonly maxTokens?: number; readonly maxModelCalls?: number; readonly timeBudgetMs?: number };
+  readonly allowance?: { readonly maxToolCalls?: number; readonly maxTokens?: number; readonly maxModelCalls?: number; readonly timeBudgetMs?: number; readonly maxCost?: number };
 }
 
 /** Options of {@link defineAgentTool}. */

@@ -68,6 +68,7 @@ export {
   runStatusSchema,
   budgetLineSchema,
   costReportSchema,
+  priceTableSchema,
   runResultSchema,
   runStatusReportSchema,
   childRunSchema,

@@ -17,6 +17,7 @@ export { createAgentWorker, bundleAgentWorkflows, type AgentWorkerOptions } from
 export { workerConfigFromEnv, type WorkerEnvConfig } from './config-worker';
 export { deploymentFromEnv, workerDeploymentOptions, checkDeployment, defaultAgentVersioningBehavior, type AgentDeployment, type AgentVersioningBehavior } from './deployment';
 export { createModelActivities, openAIFromEnv, TranscriptCache, HttpDeltaPublisher, deltaPublisherFromEnv, type ModelActivityDependencies, type OpenAIEnv, type DeltaSink, type HttpDeltaPublisherOptions } from '../activities/model';
+export type { PriceTable, ModelPrice, ModelCallCost } from '../contracts/pricing';
 export { McpClientPool, createMcpActivities, mcpModelTools, idempotencyMetaKey, type McpServerConfig, type ServerToolList } from '../activities/mcp';
 export { replayHistoryJson, replayHistoriesJson, explainNondeterminism, type ReplayOutcome, type ReplayBundle } from './replay';
 export { forkRun, bundleForkCapture, stateAtTurn, type ForkOptions } from './fork';

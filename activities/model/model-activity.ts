@@ -2,6 +2,7 @@ import { activityInfo, ApplicationFailure, cancellationSignal, heartbeat, log } 
 import type OpenAI from 'openai';
 import type { ChatCompletionFunctionTool } from 'openai/resources/chat/completions';
 import { describeIssues } from '../../contracts';
+import { callCost, priceOf, priceTableSchema, type PriceTable } from '../../contracts/pricing';
 import type { AgentDefinition } from '../../workflows/agents/agent-registry';
 import { callModelActivityName, modelCallInputSchema, type ModelAnswer } from '../../workflows/planners/llm';
 import { AgentModelSpecs } from './agent-schemas';
@@ -19,6 +20,12 @@ import { queryTranscriptFetcher, type TranscriptFetcher } from './transcript-que
 export interface ModelActivityDependencies {
   /** Client of the model endpoint (see openAIFromEnv). Absent: every call fails with `model_config`. */
   readonly openai?: Pick<OpenAI, 'chat'>;
+  /**
+   * Prices of models, to give each call's cost in money (its answer's `cost`, counted toward the
+   * run's `maxCost`). A call of a model not in the table, or without usage, has no cost: runs
+   * count it as unknown, never as zero.
+   */
+  readonly prices?: PriceTable;
   /** Transcripts this worker has sent; default a fresh cache of 256 runs. */
   readonly cache?: TranscriptCache;
   /** Reads a run's messages on a cache miss; default the run's `transcript` query through the worker's client. */
@@ -117,7 +124,19 @@ function deltaSource(workflowId: string, turn: number): { workflowId: string; ac
  * @example
  * new DurableAgentsPlugin({ agents: [], tools: [], runtime: createModelActivities({ openai: openAIFromEnv() }) });
  */
+/** The answer with its cost, when the table prices its model and the provider reported usage. */
+export function withCost(answer: ModelAnswer, model: string, prices: PriceTable | undefined): ModelAnswer {
+  const price = prices && answer.usage ? priceOf(prices, model, answer.model) : undefined;
+  if (!prices || !price || !answer.usage) return answer;
+  return { ...answer, cost: { amount: callCost(answer.usage, price), currency: prices.currency } };
+}
+
 export function createModelActivities(deps: ModelActivityDependencies = {}): ModelActivities {
+  if (deps.prices) {
+    // A price table is configuration: a bad one stops the worker at its start, naming the field.
+    const table = priceTableSchema().safeParse(deps.prices);
+    if (!table.success) throw new Error(`invalid model.prices: ${describeIssues(table.error)}`);
+  }
   const cache = deps.cache ?? new TranscriptCache();
   const fetchTranscript = deps.fetchTranscript ?? queryTranscriptFetcher();
   const specs = new AgentModelSpecs(deps.findAgent ?? (() => undefined));
@@ -143,13 +162,14 @@ export function createModelActivities(deps: ModelActivityDependencies = {}): Mod
     const attempt = (mode: StructuredOutputMode | undefined): Promise<ModelAnswer> => send(openai, plan.build(conversation.messages, mode), streaming, heartbeatMs, tap, early);
     const classify = (err: unknown): unknown => (cancellationSignal().aborted ? err : providerFailure(err, input.model));
     const mode = plan.structuredOutput === 'json_schema' && promptOnly.has(input.model) ? 'prompt' : plan.structuredOutput;
+    const priced = (answer: ModelAnswer): ModelAnswer => withCost(answer, input.model, deps.prices);
     try {
-      return await attempt(mode);
+      return priced(await attempt(mode));
     } catch (err) {
       if (mode !== 'json_schema' || !isJsonSchemaRefusal(err)) throw classify(err);
       promptOnly.add(input.model);
       log.warn(`the server refused a json_schema response_format for ${input.model}; asking for structured output by prompt`, { error: String(err) });
-      return attempt('prompt').catch((retryErr: unknown) => Promise.reject(classify(retryErr)));
+      return attempt('prompt').then(priced, (retryErr: unknown) => Promise.reject(classify(retryErr)));
     }
   };
   return { [callModelActivityName]: callModel };

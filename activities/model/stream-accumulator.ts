@@ -20,7 +20,9 @@ interface AnswerParts {
 }
 
 function usageOf(usage: ChatCompletion['usage'] | null | undefined): ModelUsage | undefined {
-  return usage ? { promptTokens: usage.prompt_tokens, completionTokens: usage.completion_tokens, totalTokens: usage.total_tokens } : undefined;
+  if (!usage) return undefined;
+  const cached = usage.prompt_tokens_details?.cached_tokens;
+  return { promptTokens: usage.prompt_tokens, completionTokens: usage.completion_tokens, totalTokens: usage.total_tokens, ...(cached ? { cachedPromptTokens: cached } : {}) };
 }
 
 function incomplete(chunks: number | undefined): ApplicationFailure {

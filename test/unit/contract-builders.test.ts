@@ -12,10 +12,11 @@ import * as points from '../../contracts/points';
 import * as run from '../../contracts/run';
 import * as session from '../../contracts/session';
 import * as tools from '../../contracts/tools';
+import * as pricing from '../../contracts/pricing';
 import { defineAgentTool, defineTool } from '../../contracts/tool-definition';
 import { bundleAgentWorkflows } from '../../worker/create-worker';
 
-const contractModules: Record<string, unknown>[] = [carriedState, control, events, hitl, json, mcp, messages, plan, points, run, session, tools];
+const contractModules: Record<string, unknown>[] = [carriedState, control, events, hitl, json, mcp, messages, plan, points, pricing, run, session, tools];
 
 /** The contract module's builder of a public schema, by name. */
 function builderOf(name: string): () => z.ZodType {

@@ -12,7 +12,7 @@ import type { RunState } from '../run/run-state';
 import { executeCall, prepareCall, type DispatchContext, type PreparedCall } from './tool-dispatch';
 import { runToolTurn, type CallReport, type GraphCallOptions, type ToolTurnHost } from './tool-turn';
 import { rethrow, settleSteps, waitOn, type CallStep } from './call-steps';
-import { executeSubAgent, type SubAgentHost } from './sub-agent';
+import { executeSubAgent, withChildUsage, type SubAgentHost } from './sub-agent';
 import type { ToolTurns } from './tool-turns';
 import { rejection } from '../run/failures';
 import { isPatched, lightCallGraphs, parallelCallsJoin } from '../versioning/patches';
@@ -590,7 +590,7 @@ export class CallRunner {
       },
       ended: (child, usage) => {
         state.children.set(child.toolCallId, child);
-        state.usage = { ...state.usage, tokens: state.usage.tokens + usage.tokens, modelCalls: state.usage.modelCalls + usage.modelCalls, toolCalls: state.usage.toolCalls + usage.toolCalls };
+        state.usage = withChildUsage(state.usage, usage);
         state.emit({ type: 'child_ended', toolCallId: child.toolCallId, workflowId: child.workflowId, status: child.status === 'completed' || child.status === 'terminated' ? child.status : 'failed' });
       },
     };

@@ -3,7 +3,7 @@ import { CancellationScope, ChildWorkflowCancellationType, ChildWorkflowFailure,
 import { agentRunWorkflowType } from '../../contracts/definitions';
 import { jsonByteLength } from '../../contracts/json';
 import type { InterventionPoint } from '../../contracts/control';
-import type { ChildRun, RunInput, RunPolicy, RunResult } from '../../contracts/run';
+import type { BudgetLine, ChildRun, RunInput, RunPolicy, RunResult } from '../../contracts/run';
 import type { ToolDefinition } from '../../contracts/tool-definition';
 import type { ToolOutput, ToolRequest } from '../../contracts/tools';
 import { workflowNowMs } from '../run/clock';
@@ -26,7 +26,7 @@ export interface SubAgentHost {
   /** Time left in the parent's time budget. */
   remainingTimeMs(): number;
   started(child: ChildRun): void;
-  ended(child: ChildRun, usage: Pick<Usage, 'tokens' | 'modelCalls' | 'toolCalls'>): void;
+  ended(child: ChildRun, usage: ChildUsage): void;
 }
 
 /**
@@ -44,6 +44,30 @@ function min(a: number | undefined, b: number | undefined): number | undefined {
   return Math.min(a, b);
 }
 
+/** What a child run used, added to its parent's usage: its cost as the parent counts it (a line of the child's cost report). */
+export type ChildUsage = Pick<Usage, 'tokens' | 'modelCalls' | 'toolCalls'> & { readonly cost?: BudgetLine };
+
+/** The child's usage, from its result's cost report. */
+function childUsage(cost: RunResult['cost']): ChildUsage {
+  return { tokens: cost.tokens.used, modelCalls: cost.modelCalls.used, toolCalls: cost.toolCalls.used, ...(cost.cost ? { cost: cost.cost } : {}) };
+}
+
+/** Adds a child's usage to its parent's: its money only in the parent's currency, else as calls of unknown cost. */
+export function withChildUsage(usage: Usage, child: ChildUsage): Usage {
+  const next: Usage = { ...usage, tokens: usage.tokens + child.tokens, modelCalls: usage.modelCalls + child.modelCalls, toolCalls: usage.toolCalls + child.toolCalls };
+  const cost = child.cost;
+  if (!cost) return next;
+  const unknown = (usage.costUnknownCalls ?? 0) + (cost.unknownCalls ?? 0);
+  const sameCurrency = cost.currency === undefined || usage.costCurrency === undefined || cost.currency === usage.costCurrency;
+  if (!sameCurrency) return { ...next, costUnknownCalls: unknown + Math.max(0, child.modelCalls - (cost.unknownCalls ?? 0)) };
+  return {
+    ...next,
+    ...(cost.used > 0 || cost.currency ? { cost: (usage.cost ?? 0) + cost.used } : {}),
+    ...(cost.currency ?? usage.costCurrency ? { costCurrency: cost.currency ?? usage.costCurrency } : {}),
+    ...(unknown ? { costUnknownCalls: unknown } : {}),
+  };
+}
+
 /** The child's budget: its allowance, never more than the parent has left. */
 export function childPolicy(tool: ToolDefinition, host: Pick<SubAgentHost, 'policy' | 'usage' | 'remainingTimeMs'>): Partial<RunPolicy> {
   const allowance = tool.subAgent?.allowance ?? {};
@@ -52,11 +76,14 @@ export function childPolicy(tool: ToolDefinition, host: Pick<SubAgentHost, 'poli
   const maxToolCalls = min(allowance.maxToolCalls, left(policy.maxToolCalls, usage.toolCalls));
   const maxTokens = min(allowance.maxTokens, left(policy.maxTokens, usage.tokens));
   const maxModelCalls = min(allowance.maxModelCalls, left(policy.maxModelCalls, usage.modelCalls));
+  // Money is not a count: what is left may be a fraction, and a spent budget leaves nothing.
+  const maxCost = min(allowance.maxCost, policy.maxCost === undefined ? undefined : Math.max(Number.MIN_VALUE, policy.maxCost - (usage.cost ?? 0)));
   const timeBudgetMs = min(allowance.timeBudgetMs, Math.max(1, Math.floor(host.remainingTimeMs())));
   return {
     ...(maxToolCalls !== undefined ? { maxToolCalls } : {}),
     ...(maxTokens !== undefined ? { maxTokens } : {}),
     ...(maxModelCalls !== undefined ? { maxModelCalls } : {}),
+    ...(maxCost !== undefined ? { maxCost } : {}),
     ...(timeBudgetMs !== undefined ? { timeBudgetMs } : {}),
   };
 }
@@ -108,8 +135,7 @@ export async function executeSubAgent(host: SubAgentHost, request: ToolRequest, 
       host.ended({ ...child, status: isCancellation(err) ? 'terminated' : 'failed' }, { tokens: 0, modelCalls: 0, toolCalls: 0 });
       throw err;
     }
-    const usage = { tokens: result.cost.tokens.used, modelCalls: result.cost.modelCalls.used, toolCalls: result.cost.toolCalls.used };
-    host.ended({ ...child, status: result.status }, usage);
+    host.ended({ ...child, status: result.status }, childUsage(result.cost));
     if (result.status === 'terminated') {
       // A cancelled call ends its child like a kill; a child killed on its own fails the call.
       if (CancellationScope.current().consideredCancelled) {

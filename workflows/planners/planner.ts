@@ -4,6 +4,17 @@ import type { PlannerNote, PlanResult, Termination } from '../../contracts/plan'
 import type { ToolOutput, WrittenOutput } from '../../contracts/tools';
 import type { ToolsetView } from '../agents/toolsets';
 import type { ProviderWaits } from '../run/provider-waits';
+import type { ModelCallCost } from '../../contracts/pricing';
+
+/** What a planner reports of its model calls (see {@link PlannerContext.recordModelUsage}). */
+export interface ModelUsageReport {
+  readonly tokens: number;
+  readonly modelCalls: number;
+  readonly tokensUnknown?: boolean;
+  readonly cost?: ModelCallCost;
+  /** The model the calls went to, for the run's `model_usage` event. */
+  readonly model?: string;
+}
 
 /** Per-run key/value storage for planner-local state; durable because it lives in workflow state. */
 export interface AgentState {
@@ -50,10 +61,12 @@ export interface PlannerContext {
   /** Emit a planner note to the run's event log. */
   emitNote(note: PlannerNote): void;
   /**
-   * Count model usage toward the run's token and model-call budgets. `tokensUnknown`: the
-   * provider reported no usage for this call; it is counted as unknown, not as 0 tokens.
+   * Count model usage toward the run's token, model-call and cost budgets. `tokensUnknown`: the
+   * provider reported no usage for this call; it is counted as unknown, not as 0 tokens. `cost`:
+   * what the calls cost (the model activity's answer has it when the worker's price table
+   * prices the model); without it the calls count as of unknown cost, never as free.
    */
-  recordModelUsage(usage: { tokens: number; modelCalls: number; tokensUnknown?: boolean }): void;
+  recordModelUsage(usage: ModelUsageReport): void;
 }
 
 /** Input of the first planner turn. */

@@ -1,6 +1,8 @@
 import type { BudgetLine, CostReport, RunPolicy } from '../../contracts/run';
 import type { FinalizeReason } from '../../contracts/plan';
 import type { ToolOutput } from '../../contracts/tools';
+import type { ModelUsageReport } from '../planners/planner';
+import type { RunEventDraft } from '../../contracts/events';
 
 /** What a run has consumed so far. Plain JSON so it can be carried across continue-as-new. */
 export interface Usage {
@@ -14,11 +16,50 @@ export interface Usage {
    * the token budget is a lower bound. Absent (0) in runs recorded before it existed.
    */
   tokensUnknownCalls?: number;
+  /**
+   * Money the run's model calls cost, in `costCurrency` (the worker's price table), and the calls
+   * of unknown cost (no price for their model, no usage, another currency): `cost` leaves them
+   * out. Absent in runs recorded before money was counted.
+   */
+  cost?: number;
+  costCurrency?: string;
+  costUnknownCalls?: number;
 }
 
 /** Usage of a run that has not done anything yet. */
 export function emptyUsage(): Usage {
   return { iterations: 0, toolCalls: 0, consecutiveFailures: 0, tokens: 0, modelCalls: 0 };
+}
+
+/**
+ * Folds a planner's report of model calls into usage. A call of another currency than the run's
+ * first priced call counts as of unknown cost (prices are never converted).
+ */
+export function addModelUsage(usage: Usage, report: ModelUsageReport): Usage {
+  const next: Usage = {
+    ...usage,
+    tokens: usage.tokens + report.tokens,
+    modelCalls: usage.modelCalls + report.modelCalls,
+    ...(report.tokensUnknown ? { tokensUnknownCalls: (usage.tokensUnknownCalls ?? 0) + 1 } : {}),
+  };
+  const { cost } = report;
+  if (cost && (usage.costCurrency === undefined || usage.costCurrency === cost.currency)) {
+    return { ...next, cost: (usage.cost ?? 0) + cost.amount, costCurrency: cost.currency };
+  }
+  return report.modelCalls > 0 ? { ...next, costUnknownCalls: (usage.costUnknownCalls ?? 0) + report.modelCalls } : next;
+}
+
+/** The `model_usage` event of a planner's report. */
+export function modelUsageEvent(turn: number, report: ModelUsageReport): Extract<RunEventDraft, { type: 'model_usage' }> {
+  return {
+    type: 'model_usage',
+    turn,
+    ...(report.model !== undefined ? { model: report.model } : {}),
+    modelCalls: report.modelCalls,
+    tokens: report.tokens,
+    ...(report.tokensUnknown ? { tokensUnknown: true } : {}),
+    ...(report.cost ? { cost: report.cost } : { costUnknown: true }),
+  };
 }
 
 /**
@@ -46,6 +87,7 @@ export function reachedCap(usage: Usage, policy: RunPolicy, elapsedMs: number): 
   if (elapsedMs >= policy.timeBudgetMs) return 'time_budget';
   if (policy.maxTokens !== undefined && usage.tokens >= policy.maxTokens) return 'token_budget';
   if (policy.maxModelCalls !== undefined && usage.modelCalls >= policy.maxModelCalls) return 'token_budget';
+  if (policy.maxCost !== undefined && (usage.cost ?? 0) >= policy.maxCost) return 'cost_budget';
   if (usage.consecutiveFailures >= policy.maxConsecutiveFailures) return 'failure_cap';
   if (usage.toolCalls >= policy.maxToolCalls) return 'tool_cap';
   if (usage.iterations >= policy.maxIterations) return 'iteration_cap';
@@ -59,6 +101,8 @@ export function describeCap(reason: FinalizeReason, usage: Usage, policy: RunPol
       return `time budget of ${policy.timeBudgetMs} ms is spent`;
     case 'token_budget':
       return `model budget is spent (${usage.tokens} tokens${usage.tokensUnknownCalls ? ` counted, ${usage.tokensUnknownCalls} call(s) of unknown usage` : ''}, ${usage.modelCalls} model calls)`;
+    case 'cost_budget':
+      return `cost budget of ${policy.maxCost ?? 0}${usage.costCurrency ? ` ${usage.costCurrency}` : ''} is spent (${roundedMoney(usage.cost ?? 0)} counted${usage.costUnknownCalls ? `, ${usage.costUnknownCalls} call(s) of unknown cost` : ''})`;
     case 'failure_cap':
       return `${usage.consecutiveFailures} consecutive tool failures (cap ${policy.maxConsecutiveFailures})`;
     case 'tool_cap':
@@ -80,6 +124,21 @@ function tokensLine(usage: Usage, max: number | undefined): BudgetLine {
   return usage.tokensUnknownCalls ? { ...counted, unknownCalls: usage.tokensUnknownCalls } : counted;
 }
 
+/** Money for people: four decimals at most (a model call can cost a hundredth of a cent). */
+function roundedMoney(amount: number): number {
+  return Math.round(amount * 10_000) / 10_000;
+}
+
+/** The money line: what was counted, in which currency, and how many calls are of unknown cost (so `used` is a lower bound). */
+function costLine(usage: Usage, max: number | undefined): BudgetLine {
+  const counted = line(usage.cost ?? 0, max);
+  return {
+    ...counted,
+    ...(usage.costCurrency ? { currency: usage.costCurrency } : {}),
+    ...(usage.costUnknownCalls ? { unknownCalls: usage.costUnknownCalls } : {}),
+  };
+}
+
 /** Used / max / remaining per budget. */
 export function costReport(usage: Usage, policy: RunPolicy, elapsedMs: number): CostReport {
   return {
@@ -89,6 +148,7 @@ export function costReport(usage: Usage, policy: RunPolicy, elapsedMs: number): 
     timeMs: line(elapsedMs, policy.timeBudgetMs),
     tokens: tokensLine(usage, policy.maxTokens),
     modelCalls: line(usage.modelCalls, policy.maxModelCalls),
+    cost: costLine(usage, policy.maxCost),
     elapsedMs,
   };
 }

@@ -19,7 +19,7 @@ import type { HookAction, HookEvent } from '../agents/agent-hooks';
 import { recordAgentState } from './agent-state';
 import { runAwait, type AwaitHost } from '../human/await-step';
 import type { CarriedOpenTurn } from '../../contracts/carried-state';
-import { addToolOutputs, describeCap } from './budget';
+import { addModelUsage, addToolOutputs, describeCap, modelUsageEvent } from './budget';
 import { CallRunner } from '../calls/call-runner';
 import { ToolTurns } from '../calls/tool-turns';
 import { workflowNowMs } from './clock';
@@ -34,7 +34,7 @@ import { forkCapture } from './fork-capture';
 import { syncToolsets } from './toolset-sync';
 import { reportBoundary } from '../bundle/bundle-sinks';
 import { rejection } from './failures';
-import { continueWhileWaiting, firstTaskBeginsRun, isInBaseline, isPatched, oneBoundaryPerTask } from '../versioning/patches';
+import { continueWhileWaiting, firstTaskBeginsRun, isInBaseline, isPatched, modelUsageEvents, oneBoundaryPerTask } from '../versioning/patches';
 import { boundaryConcluderInstalled, TurnBoundaries } from './turn-boundaries';
 import { watchTimeBudget } from './time-budget-watch';
 import { providerWaitsOf } from './provider-waits';
@@ -627,14 +627,10 @@ export class RunLoop {
       ...this.openEarlyWindow(),
       providerWaits: providerWaitsOf(state),
       emitNote: (note) => state.emit({ type: 'note', turn: state.turn, note }),
-      recordModelUsage: ({ tokens, modelCalls, tokensUnknown }) => {
-        const { usage } = state;
-        state.usage = {
-          ...usage,
-          tokens: usage.tokens + tokens,
-          modelCalls: usage.modelCalls + modelCalls,
-          ...(tokensUnknown ? { tokensUnknownCalls: (usage.tokensUnknownCalls ?? 0) + 1 } : {}),
-        };
+      recordModelUsage: (report) => {
+        state.usage = addModelUsage(state.usage, report);
+        // Runs of releases before 1.0.0 log no such event: their later events keep their seqs on replay.
+        if (isInBaseline(modelUsageEvents)) state.emit(modelUsageEvent(state.turn, report));
       },
     };
   }

@@ -117,6 +117,12 @@ export const sessionsFollowNewVersions = 'sessions-follow-new-versions';
  */
 export const continueWhileWaiting = 'continue-while-waiting';
 
+/**
+ * 1.0.0, work only in the baseline: a planner's model calls log a `model_usage` event (tokens,
+ * cost). Runs of earlier releases log none, so their events keep their seqs when they replay.
+ */
+export const modelUsageEvents = 'model-usage-events';
+
 // ---- the releases -------------------------------------------------------------------------
 
 /** A release whose runs this code replays, and what its baseline marker stands for. */
@@ -136,7 +142,7 @@ export interface Release {
  */
 export const releases: readonly Release[] = [
   // sessions-follow-new-versions came in 0.5.0; sessions record a baseline from 1.0.0 on, so it is first in this one.
-  { release: '1.0.0', baseline: 'baseline-1.0.0', patches: [childRunsListed, budgetCountsWork, waitOutProviderOutages, boundedInputDepth, sessionsFollowNewVersions, firstTaskBeginsRun, continueWhileWaiting] },
+  { release: '1.0.0', baseline: 'baseline-1.0.0', patches: [childRunsListed, budgetCountsWork, waitOutProviderOutages, boundedInputDepth, sessionsFollowNewVersions, firstTaskBeginsRun, continueWhileWaiting, modelUsageEvents] },
   { release: '0.13.0', baseline: 'baseline-0.13.0', patches: [lightCallGraphs] },
   { release: '0.12.0', baseline: 'baseline-0.12.0', patches: [parallelCallsJoin] },
   { release: '0.11.0', baseline: 'baseline-0.11.0', patches: [oneBoundaryPerTask] },

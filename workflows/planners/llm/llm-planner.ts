@@ -74,7 +74,7 @@ export function createLlmPlanner(setup: LlmPlannerSetup): Planner {
       const answer = await callModel(input, ctx.providerWaits);
       markSent(ctx.state, window, ctx.transcriptEpoch);
       window = sentWindow(window);
-      ctx.recordModelUsage({ tokens: answer.usage?.totalTokens ?? 0, modelCalls: 1, ...(answer.usage ? {} : { tokensUnknown: true }) });
+      ctx.recordModelUsage({ model, tokens: answer.usage?.totalTokens ?? 0, modelCalls: 1, ...(answer.usage ? {} : { tokensUnknown: true }), ...(answer.cost ? { cost: answer.cost } : {}) });
       if (!answer.usage) ctx.emitNote({ text: `the provider reported no token usage for ${model}; the token budget counts this call as unknown`, labels: { planner: 'llm', kind: 'no_usage' } });
       if (answer.finishReason === 'length') {
         ctx.emitNote({ text: `the answer of ${model} was cut at the token limit (finish reason length); it may be incomplete`, labels: { planner: 'llm', kind: 'truncated' } });

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { builtOnce } from '../../../contracts/lazy';
 import { messageSchema } from '../../../contracts/messages';
+import { modelCallCostSchema } from '../../../contracts/pricing';
 
 /** Activity type of model calls (reserved in contracts/tool-definition.ts). */
 export const callModelActivityName = 'callModel';
@@ -63,6 +64,8 @@ export const modelUsageSchema = builtOnce(() =>
     promptTokens: z.number().int().nonnegative(),
     completionTokens: z.number().int().nonnegative(),
     totalTokens: z.number().int().nonnegative(),
+    /** Of `promptTokens`, those the provider served from its cache (when it says). */
+    cachedPromptTokens: z.number().int().nonnegative().optional(),
   }),
 );
 export type ModelUsage = z.infer<ReturnType<typeof modelUsageSchema>>;
@@ -77,6 +80,8 @@ export const modelAnswerSchema = builtOnce(() =>
     usage: modelUsageSchema().optional(),
     /** Model name the provider reported. */
     model: z.string().optional(),
+    /** What the call cost, priced by the worker's price table; absent without a price or usage. */
+    cost: modelCallCostSchema().optional(),
   }),
 );
 export type ModelAnswer = z.infer<ReturnType<typeof modelAnswerSchema>>;

@@ -1,0 +1,95 @@
+/**
+ * Budgets in money: a worker prices model calls with its price table, a run finalizes when its
+ * `maxCost` is spent, a raise lets it go on, and the cost is in results, events and reports.
+ */
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { Worker } from '@temporalio/worker';
+import OpenAI from 'openai';
+import { createModelActivities } from '../../activities/model';
+import type { AgentClient } from '../../client/agent-client';
+import type { RunEvent, RunInput } from '../../contracts';
+import type { PriceTable } from '../../contracts/pricing';
+import { callTools, FakeOpenAIServer, say, toolCall } from '../../testing/fake-model';
+import { findTestAgent } from '../support/agents';
+import { allToolImplementations } from '../support/tools';
+import { agentClient, createTestEnv, createTestWorker, uniqueTaskQueue } from '../support/test-env';
+import { waitFor } from '../support/wait';
+
+/** Example prices, not current ones: per million tokens. The fake reports 20 prompt and 10 completion tokens a call: 0.04 USD. */
+const prices: PriceTable = { currency: 'USD', models: { 'gpt-4o-mini': { inputPerMillion: 1_000, outputPerMillion: 2_000 } } };
+const perCall = 0.04;
+
+let env: TestWorkflowEnvironment;
+let worker: Worker;
+let running: Promise<void>;
+let agents: AgentClient;
+let fake: FakeOpenAIServer;
+
+beforeAll(async () => {
+  env = await createTestEnv();
+  fake = await FakeOpenAIServer.start();
+  // Quotes until the run asks for its final answer (a finalize turn offers no tools).
+  fake.respondWith((request) => (request.body?.tools?.length ? callTools(toolCall('get_quote', { symbol: 'AAPL' })) : say('spent')));
+  const openai = new OpenAI({ baseURL: fake.baseURL, apiKey: 'test-key', maxRetries: 0 });
+  const taskQueue = uniqueTaskQueue('money');
+  worker = await createTestWorker(env, taskQueue, allToolImplementations(), createModelActivities({ openai, findAgent: findTestAgent, prices }));
+  running = worker.run();
+  agents = agentClient(env, taskQueue);
+});
+
+afterAll(async () => {
+  worker?.shutdown();
+  await running;
+  await fake?.close();
+  await env?.teardown();
+});
+
+function llmRun(extra: Partial<RunInput>): RunInput {
+  return { agent: 'watchlist-llm', messages: [{ role: 'user', content: 'Quote AAPL until told to stop' }], sessionState: { watchlist: [] }, ...extra };
+}
+
+async function events(workflowId: string): Promise<RunEvent[]> {
+  return (await agents.events(workflowId, 0, 1000)).events;
+}
+
+describe('budgets in money', () => {
+  it('a run finalizes when its cost budget is spent; each model call logs its tokens and cost', async () => {
+    const { workflowId } = await agents.start(llmRun({ policy: { maxCost: 0.1 } }));
+    const result = await agents.result(workflowId);
+
+    expect(result.status).toBe('completed');
+    expect(result.finalizeReason).toBe('cost_budget');
+    // Three calls reach 0.12 ≥ 0.1; the finalize turn is a fourth.
+    expect(result.cost.modelCalls.used).toBe(4);
+    expect(result.cost.cost).toMatchObject({ max: 0.1, currency: 'USD' });
+    expect(result.cost.cost?.used).toBeCloseTo(4 * perCall, 10);
+    expect(result.cost.cost?.unknownCalls).toBeUndefined();
+    const log = await events(workflowId);
+    const usage = log.filter((e): e is Extract<RunEvent, { type: 'model_usage' }> => e.type === 'model_usage');
+    expect(usage).toHaveLength(4);
+    expect(usage[0]).toMatchObject({ turn: 0, model: 'gpt-4o-mini', modelCalls: 1, tokens: 30, cost: { currency: 'USD' } });
+    expect(log.find((e) => e.type === 'finalize_requested')).toMatchObject({ reason: 'cost_budget', message: expect.stringContaining('cost budget of 0.1 USD is spent') });
+  });
+
+  it('a raise while it runs lets it go on to the new cap', async () => {
+    const { workflowId } = await agents.start(llmRun({ policy: { maxCost: 0.05 }, breakpoints: [{ point: 'after_tool', once: true }] }));
+    await waitFor('the run holds after its first tool turn', async () => ((await agents.status(workflowId)).status === 'paused' ? true : undefined));
+    const cost = await agents.setBudget(workflowId, { maxCost: 0.15 });
+    expect(cost.cost).toMatchObject({ max: 0.15, currency: 'USD' });
+    await agents.resume(workflowId);
+    const result = await agents.result(workflowId);
+
+    expect(result.finalizeReason).toBe('cost_budget');
+    // Four calls reach 0.16 ≥ 0.15, then the finalize turn.
+    expect(result.cost.modelCalls.used).toBe(5);
+    expect((await events(workflowId)).filter((e) => e.type === 'budget_changed')).toEqual([expect.objectContaining({ change: { maxCost: 0.15 } })]);
+  });
+
+  it('a cost budget that is not a positive amount is refused, naming the field', async () => {
+    await expect(agents.start(llmRun({ policy: { maxCost: -1 } }))).rejects.toThrow(/maxCost/);
+    const { workflowId } = await agents.start(llmRun({ policy: { maxCost: 1 }, breakpoints: [{ point: 'after_llm', once: true }] }));
+    await waitFor('the run holds after its plan', async () => ((await agents.status(workflowId)).status === 'paused' ? true : undefined));
+    await expect(agents.setBudget(workflowId, { maxCost: 0 })).rejects.toThrow(/maxCost/);
+    await agents.kill(workflowId, { reason: 'done' });
+  });
+});
