@@ -74,6 +74,15 @@ export class ParsedArgs {
     return value;
   }
 
+  /** A decimal option greater than 0 (an amount of money). */
+  positiveNumber(name: string): number | undefined {
+    const text = this.string(name);
+    if (text === undefined) return undefined;
+    const value = /^\d+(\.\d+)?$/.test(text.trim()) ? Number(text) : Number.NaN;
+    if (!(value > 0)) throw new UsageError(`--${name} must be a number > 0 such as 2.50, got '${text}'`);
+    return value;
+  }
+
   /** A JSON option, parsed and validated by `schema`. */
   json<S extends z.ZodType>(name: string, schema: S): z.output<S> | undefined {
     const text = this.string(name);

@@ -7,6 +7,13 @@ function line(name: string, b: BudgetLine, unit = ''): string {
   return `${name} ${b.used}${unit}${b.max !== undefined ? `/${b.max}${unit}` : ''}${unknown}`;
 }
 
+/** The money line: `cost 0.0123/5 USD (+ unknown: 2 call(s) without a price)`; money is rounded to 4 decimals. */
+function moneyLine(b: BudgetLine): string {
+  const money = (amount: number): string => String(Math.round(amount * 10_000) / 10_000);
+  const unknown = b.unknownCalls ? ` (+ unknown: ${b.unknownCalls} call(s) without a price or usage)` : '';
+  return `cost ${money(b.used)}${b.max !== undefined ? `/${money(b.max)}` : ''}${b.currency ? ` ${b.currency}` : ''}${unknown}`;
+}
+
 /** Budget usage on one line: `iterations 1/25, tool calls 2/100, …`. */
 export function renderCost(cost: CostReport): string {
   return [
@@ -16,6 +23,7 @@ export function renderCost(cost: CostReport): string {
     line('time', cost.timeMs, ' ms'),
     line('tokens', cost.tokens),
     line('model calls', cost.modelCalls),
+    ...(cost.cost ? [moneyLine(cost.cost)] : []),
   ].join(', ');
 }
 

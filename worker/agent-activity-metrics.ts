@@ -8,6 +8,8 @@ import { toolCallFromActivity } from '../contracts/tools';
 export const activityMetricNames = {
   modelLatency: 'durable_agents_model_call_latency_ms',
   modelTokens: 'durable_agents_model_tokens',
+  modelCostMicros: 'durable_agents_model_cost_micros',
+  modelCallsUnpriced: 'durable_agents_model_calls_unpriced',
   toolLatency: 'durable_agents_tool_call_latency_ms',
 } as const;
 
@@ -78,6 +80,12 @@ class AgentActivityInbound implements ActivityInboundCallsInterceptor {
       const tokens = meter.createCounter(activityMetricNames.modelTokens, 'tokens', 'Tokens of model calls, as the provider reported them');
       if (inputTokens) tokens.add(inputTokens, { agent, model, kind: 'input' });
       if (outputTokens) tokens.add(outputTokens, { agent, model, kind: 'output' });
+      const cost = record(record(result).cost);
+      const amount = count(cost.amount);
+      // Money by currency, never converted; a call without a price is counted apart, not as free.
+      // Counters count integers: money in millionths of its currency.
+      if (amount !== undefined) meter.createCounter(activityMetricNames.modelCostMicros, 'micros', "Money of model calls in millionths of the currency, by the worker's price table").add(Math.round(amount * 1_000_000), { agent, model, currency: text(cost.currency) ?? 'unknown' });
+      else meter.createCounter(activityMetricNames.modelCallsUnpriced, 'calls', 'Model calls of unknown cost (no price for the model, or no usage)').add(1, { agent, model });
     }
     return result;
   }

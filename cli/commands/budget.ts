@@ -13,6 +13,7 @@ const budgetFlags = {
   'time-budget-ms': 'timeBudgetMs',
   'max-tokens': 'maxTokens',
   'max-model-calls': 'maxModelCalls',
+  'max-cost': 'maxCost',
 } as const satisfies Record<string, keyof BudgetChange>;
 
 /** `budget RUN --max-tool-calls N …`: changes caps while the run runs. */
@@ -27,13 +28,14 @@ export const budgetCommand: Command = {
     'time-budget-ms': { type: 'string', value: 'N', description: 'wall-clock budget of the run' },
     'max-tokens': { type: 'string', value: 'N', description: 'model tokens' },
     'max-model-calls': { type: 'string', value: 'N', description: 'model calls' },
+    'max-cost': { type: 'string', value: 'AMOUNT', description: "money, in the workers' price table currency (e.g. 2.50)" },
   },
-  examples: ['budget run-watchlist-k3j9x2ab --max-tool-calls 20 --time-budget-ms 600000'],
+  examples: ['budget run-watchlist-k3j9x2ab --max-tool-calls 20 --time-budget-ms 600000', 'budget run-watchlist-k3j9x2ab --max-cost 5'],
   prepare(args) {
     const runId = args.positional(0);
     const change: BudgetChange = {};
     for (const [flag, field] of Object.entries(budgetFlags)) {
-      const value = args.int(flag);
+      const value = flag === 'max-cost' ? args.positiveNumber(flag) : args.int(flag);
       if (value !== undefined) change[field] = value;
     }
     const flagOf = Object.fromEntries(Object.entries(budgetFlags).map(([flag, field]) => [field, `--${flag}`]));

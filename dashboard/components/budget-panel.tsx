@@ -11,9 +11,26 @@ const lines: { key: keyof Omit<CostReport, 'elapsedMs'>; cap: keyof BudgetChange
   { key: 'toolCalls', cap: 'maxToolCalls', label: 'tool calls' },
   { key: 'modelCalls', cap: 'maxModelCalls', label: 'model calls' },
   { key: 'tokens', cap: 'maxTokens', label: 'tokens' },
+  { key: 'cost', cap: 'maxCost', label: 'cost' },
   { key: 'timeMs', cap: 'timeBudgetMs', label: 'time' },
   { key: 'consecutiveFailures', cap: 'maxConsecutiveFailures', label: 'consecutive failures' },
 ];
+
+/** Money as people read it: at most four decimals, with its currency. */
+export function formatMoney(amount: number, currency: string | undefined): string {
+  const text = amount.toLocaleString('en', { maximumFractionDigits: amount !== 0 && Math.abs(amount) < 0.01 ? 4 : 2 });
+  return currency ? `${text} ${currency}` : text;
+}
+
+type Line = NonNullable<CostReport[keyof Omit<CostReport, 'elapsedMs'>]>;
+
+/** One budget line's used / cap, in its unit; calls of unknown usage or price are named, not counted as zero. */
+function usedOfCap(key: string, line: Line): string {
+  if (key === 'timeMs') return `${formatDuration(line.used)} / ${line.max !== undefined ? formatDuration(line.max) : '∞'}`;
+  const unknown = line.unknownCalls ? ` (+ ${line.unknownCalls} call${line.unknownCalls === 1 ? '' : 's'} unknown)` : '';
+  if (key === 'cost') return `${formatMoney(line.used, line.currency)} / ${line.max !== undefined ? formatMoney(line.max, line.currency) : '∞'}${unknown}`;
+  return `${Math.round(line.used)} / ${line.max ?? '∞'}${unknown}`;
+}
 
 /** Used vs cap of each budget, and a form to change one cap. */
 export function BudgetPanel({ workflowId, cost, canChange, onChange }: { workflowId: string; cost?: CostReport | undefined; canChange: boolean; onChange: () => void }) {
@@ -28,13 +45,13 @@ export function BudgetPanel({ workflowId, cost, canChange, onChange }: { workflo
         <tbody>
           {lines.map(({ key, label }) => {
             const line = cost[key];
+            // Reports of runs recorded before money was counted have no cost line.
+            if (!line) return null;
             const share = line.max ? Math.min(1, line.used / line.max) : 0;
             return (
-              <tr key={key}>
+              <tr key={key} data-budget={key}>
                 <td>{label}</td>
-                <td class="num">
-                  {key === 'timeMs' ? `${formatDuration(line.used)} / ${line.max !== undefined ? formatDuration(line.max) : '∞'}` : `${Math.round(line.used)} / ${line.max ?? '∞'}`}
-                </td>
+                <td class="num">{usedOfCap(key, line)}</td>
                 <td>
                   <meter min={0} max={1} value={share} />
                 </td>
@@ -62,7 +79,7 @@ export function BudgetPanel({ workflowId, cost, canChange, onChange }: { workflo
               <option value={l.cap}>{l.label}</option>
             ))}
           </select>
-          <input name="cap-value" type="number" min={0} placeholder="new cap" value={value} onInput={(e) => setValue(e.currentTarget.value)} />
+          <input name="cap-value" type="number" min={0} step="any" placeholder="new cap" value={value} onInput={(e) => setValue(e.currentTarget.value)} />
           <button type="submit" disabled={action.busy}>
             Set cap
           </button>

@@ -1,6 +1,7 @@
 import type { Rewind, Streaming } from '../timeline-state';
 import type { RunEvent } from '../types';
 import { counted, formatBytes, formatClock, formatDuration } from './json-view';
+import { formatMoney } from './budget-panel';
 
 type ToolResult = Extract<RunEvent, { type: 'tool_result' }>;
 
@@ -39,6 +40,8 @@ function describe(event: RunEvent): string {
       return `budget changed ${short(event.change)}`;
     case 'budget_credited':
       return `${formatDuration(event.waitedMs)} not charged to the time budget`;
+    case 'model_usage':
+      return `model ${event.model ?? ''}: ${event.tokensUnknown ? 'tokens unknown' : counted(event.tokens, 'token')}, ${event.cost ? formatMoney(event.cost.amount, event.cost.currency) : 'cost unknown'}`;
     case 'await_opened':
       return `waiting for ${counted(event.items.length, 'answer')}`;
     case 'await_answered':
