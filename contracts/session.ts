@@ -4,7 +4,7 @@ import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import { confirmationPolicySchema } from './hitl';
 import { jsonObjectSchema, jsonValueSchema } from './json';
 import { messageSchema } from './messages';
-import { runPolicySchema } from './run';
+import { budgetLineSchema, runPolicySchema, type CostReport } from './run';
 
 /** Workflow type of a session: one conversation, many runs. */
 export const agentSessionWorkflowType = 'agentSession';
@@ -30,9 +30,24 @@ const runRecordSchema = builtOnce(() =>
     status: z.enum(['queued', 'running', 'completed', 'failed', 'terminated']),
     final: z.string().optional(),
     error: z.string().optional(),
+    /** What the run used, once it completed: its tokens and its money line (see costReportSchema). */
+    tokens: z.number().nonnegative().optional(),
+    cost: budgetLineSchema().optional(),
   }),
 );
 export type SessionRunRecord = z.infer<ReturnType<typeof runRecordSchema>>;
+
+/** What a session's runs used in all. */
+const sessionUsageSchema = builtOnce(() =>
+  z.object({
+    runs: z.number().int().nonnegative(),
+    tokens: z.number().nonnegative(),
+    cost: z.number().nonnegative(),
+    currency: z.string().optional(),
+    costUnknownCalls: z.number().int().nonnegative(),
+  }),
+);
+export type SessionUsage = z.infer<ReturnType<typeof sessionUsageSchema>>;
 
 /** One user turn waiting for its run. */
 const queuedMessageSchema = builtOnce(() =>
@@ -69,6 +84,8 @@ export const sessionInputSchema = builtOnce(() =>
      * pins the session there) does not try again.
      */
     movedFrom: z.string().optional(),
+    /** What the session's runs used in all (since 1.0.0; carried across continue-as-new). */
+    usage: sessionUsageSchema().optional(),
   }),
 );
 export type SessionInput = z.input<ReturnType<typeof sessionInputSchema>>;
@@ -93,6 +110,8 @@ export const sessionReportSchema = builtOnce(() =>
     historyLength: z.number().int(),
     /** Runs of the current execution and the ones carried over (most recent last, at most 50). */
     runs: z.array(runRecordSchema()),
+    /** What all its runs used: tokens, and money in the workers' currency (`unknownCalls`: calls of unknown cost). */
+    usage: sessionUsageSchema().optional(),
   }),
 );
 export type SessionReport = z.infer<ReturnType<typeof sessionReportSchema>>;
@@ -103,3 +122,24 @@ export const sendMessageUpdate = defineUpdate<SessionRunRecord, [unknown]>('send
 export const sessionQuery = defineQuery<SessionReport>('session');
 /** Closes the session after the queued runs; it then completes with its final state. */
 export const closeSessionSignal = defineSignal<[]>('closeSession');
+
+/**
+ * A session's usage after one more run: its tokens and its money in the session's currency (the
+ * first priced run's); a run in another currency, or with calls of unknown cost, adds those
+ * calls as of unknown cost.
+ */
+export function withRunUsage(usage: SessionUsage | undefined, cost: CostReport): SessionUsage {
+  const total = usage ?? { runs: 0, tokens: 0, cost: 0, costUnknownCalls: 0 };
+  const money = cost.cost;
+  const sameCurrency = !money?.currency || !total.currency || money.currency === total.currency;
+  const priced = money && sameCurrency ? money.used : 0;
+  const unknown = money ? (sameCurrency ? (money.unknownCalls ?? 0) : cost.modelCalls.used) : cost.modelCalls.used;
+  const currency = total.currency ?? (sameCurrency ? money?.currency : undefined);
+  return {
+    runs: total.runs + 1,
+    tokens: total.tokens + cost.tokens.used,
+    cost: total.cost + priced,
+    ...(currency ? { currency } : {}),
+    costUnknownCalls: total.costUnknownCalls + unknown,
+  };
+}

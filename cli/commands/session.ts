@@ -26,6 +26,12 @@ const optionsOf: Record<Subcommand, readonly string[]> = {
   close: [],
 };
 
+/** `3 runs, 1234 tokens, cost 0.0123 USD (+ 2 calls of unknown cost)`. */
+function sessionUsageText(u: NonNullable<SessionReport['usage']>): string {
+  const money = `${Math.round(u.cost * 10_000) / 10_000}${u.currency ? ` ${u.currency}` : ''}`;
+  return `${u.runs} run${u.runs === 1 ? '' : 's'}, ${u.tokens} tokens, cost ${money}${u.costUnknownCalls ? ` (+ ${u.costUnknownCalls} call(s) of unknown cost)` : ''}`;
+}
+
 function renderSession(sessionId: string, s: SessionReport): string[] {
   const rows: [string, string][] = [
     ['session', sessionId],
@@ -33,6 +39,7 @@ function renderSession(sessionId: string, s: SessionReport): string[] {
     ['open', s.open ? 'yes' : 'no'],
     ['history', `${s.historyLength} messages`],
     ['state', JSON.stringify(s.sessionState)],
+    ...(s.usage ? ([['used', sessionUsageText(s.usage)]] as [string, string][]) : []),
   ];
   const runs = s.runs.map((r) => `  #${r.runNumber} ${r.workflowId} ${r.status}${r.final !== undefined ? `: ${r.final}` : ''}${r.error !== undefined ? `: ${r.error}` : ''}`);
   return [...rows.map(([k, v]) => `${k.padEnd(12)}${v}`), `runs${runs.length ? '' : '        none'}`, ...runs];

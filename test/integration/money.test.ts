@@ -85,6 +85,21 @@ describe('budgets in money', () => {
     expect((await events(workflowId)).filter((e) => e.type === 'budget_changed')).toEqual([expect.objectContaining({ change: { maxCost: 0.15 } })]);
   });
 
+  it("a session adds up its runs' tokens and cost", async () => {
+    const sessionId = `money-${Date.now()}`;
+    await agents.openSession(sessionId, { agent: 'watchlist-llm', sessionState: { watchlist: [] }, policy: { maxCost: 0.05 } });
+    for (const content of ['Quote AAPL', 'Quote it again']) {
+      const { workflowId } = await agents.sendMessage(sessionId, { content });
+      expect((await agents.result(workflowId)).finalizeReason).toBe('cost_budget');
+    }
+    const report = await agents.session(sessionId);
+    // Two calls each reach 0.08 ≥ 0.05, the finalize turn is a third: 3 calls, 90 tokens a run.
+    expect(report.usage).toMatchObject({ runs: 2, tokens: 180, currency: 'USD', costUnknownCalls: 0 });
+    expect(report.usage?.cost).toBeCloseTo(6 * perCall, 10);
+    expect(report.runs.map((r) => [r.tokens, r.cost?.currency])).toEqual([[90, 'USD'], [90, 'USD']]);
+    await agents.closeSession(sessionId);
+  });
+
   it('a cost budget that is not a positive amount is refused, naming the field', async () => {
     await expect(agents.start(llmRun({ policy: { maxCost: -1 } }))).rejects.toThrow(/maxCost/);
     const { workflowId } = await agents.start(llmRun({ policy: { maxCost: 1 }, breakpoints: [{ point: 'after_llm', once: true }] }));

@@ -3,6 +3,8 @@ import { defaultRunPolicy } from '../../contracts/run';
 import { withCost } from '../../activities/model/model-activity';
 import { addModelUsage, costReport, emptyUsage, reachedCap } from '../../workflows/run/budget';
 import { childPolicy, withChildUsage } from '../../workflows/calls/sub-agent';
+import { withRunUsage } from '../../contracts/session';
+import type { CostReport } from '../../contracts/run';
 import type { ToolDefinition } from '../../contracts/tool-definition';
 
 /** Example prices (not current ones), per million tokens. */
@@ -66,5 +68,18 @@ describe('money in a run', () => {
     expect(withChildUsage(parent, { tokens: 10, modelCalls: 2, toolCalls: 1, cost: { used: 0.5, currency: 'USD', unknownCalls: 1 } })).toMatchObject({ cost: 1.5, costCurrency: 'USD', costUnknownCalls: 1, modelCalls: 2 });
     expect(withChildUsage(parent, { tokens: 10, modelCalls: 2, toolCalls: 1, cost: { used: 3, currency: 'EUR' } })).toMatchObject({ cost: 1, costUnknownCalls: 2 });
     expect(withChildUsage(emptyUsage(), { tokens: 0, modelCalls: 0, toolCalls: 1 })).toEqual({ ...emptyUsage(), toolCalls: 1 });
+  });
+});
+
+describe('money in a session', () => {
+  const report = (cost: Record<string, unknown> | undefined, modelCalls = 2): CostReport =>
+    ({ tokens: { used: 100 }, modelCalls: { used: modelCalls }, ...(cost ? { cost } : {}) }) as unknown as CostReport;
+
+  it("adds up its runs' tokens and money; runs without prices or in another currency count their calls as unknown", () => {
+    let u = withRunUsage(undefined, report({ used: 0.5, currency: 'USD' }));
+    u = withRunUsage(u, report({ used: 0.25, currency: 'USD', unknownCalls: 1 }));
+    u = withRunUsage(u, report({ used: 3, currency: 'EUR' }, 3));
+    u = withRunUsage(u, report(undefined, 4));
+    expect(u).toEqual({ runs: 4, tokens: 400, cost: 0.75, currency: 'USD', costUnknownCalls: 1 + 3 + 4 });
   });
 });

@@ -19,6 +19,7 @@ import {
   type ParsedSessionInput,
   type SessionInput,
   type SessionReport,
+  withRunUsage,
 } from '../../contracts/session';
 import { describeIssues } from '../../contracts/json';
 import type { Message } from '../../contracts/messages';
@@ -87,6 +88,7 @@ export async function agentSession(rawInput: SessionInput): Promise<SessionRepor
     sessionState: state.sessionState,
     historyLength: state.history.length,
     runs: state.runs.slice(-50),
+    ...(state.usage ? { usage: state.usage } : {}),
   });
 
   setHandler(sessionQuery, report);
@@ -150,7 +152,10 @@ export async function agentSession(rawInput: SessionInput): Promise<SessionRepor
       if (record) {
         record.status = result.status;
         if (result.final) record.final = result.final.text;
+        record.tokens = result.cost.tokens.used;
+        if (result.cost.cost) record.cost = result.cost.cost;
       }
+      state.usage = withRunUsage(state.usage, result.cost);
     } catch (err) {
       if (!(err instanceof ChildWorkflowFailure)) throw err;
       if (record) {
