@@ -85,6 +85,21 @@ describe('budgets in money', () => {
     expect((await events(workflowId)).filter((e) => e.type === 'budget_changed')).toEqual([expect.objectContaining({ change: { maxCost: 0.15 } })]);
   });
 
+  it("a parent's cost budget bounds its sub-agent run, whose cost adds up in the parent", async () => {
+    const steps = [{ type: 'tool_calls', calls: [{ id: 'ask', name: 'ask_quoter', args: { task: 'Quote AAPL until told to stop' } }] }, { type: 'final', text: 'asked', reportObservations: true }];
+    const { workflowId } = await agents.start({ agent: 'llm-delegator', messages: [{ role: 'user', content: 'delegate' }], plannerOptions: { steps }, policy: { maxCost: 0.06 } });
+    const result = await agents.result(workflowId);
+    const [call] = result.final?.structured as unknown as { result: { workflowId: string } }[];
+    const child = await agents.result(call!.result.workflowId);
+
+    // The child may spend what the parent has left: two calls reach 0.08 ≥ 0.06, then its finalize turn.
+    expect(child.finalizeReason).toBe('cost_budget');
+    expect(child.cost.cost).toMatchObject({ max: 0.06, currency: 'USD' });
+    expect(child.cost.modelCalls.used).toBe(3);
+    expect(result.cost.cost?.used).toBeCloseTo(3 * perCall, 10);
+    expect(result.cost.cost?.currency).toBe('USD');
+  });
+
   it("a session adds up its runs' tokens and cost", async () => {
     const sessionId = `money-${Date.now()}`;
     await agents.openSession(sessionId, { agent: 'watchlist-llm', sessionState: { watchlist: [] }, policy: { maxCost: 0.05 } });
