@@ -91,6 +91,26 @@ function unmarkedFirstTask(events: readonly HistoryEvent[]): HistoryEvent | unde
 }
 
 /**
+ * The turn an execution began in the middle of: a run that continued as new while it waited for
+ * people (its carried state has `openTurn`) goes on with that turn, which began in an earlier
+ * execution. Its activities name that turn, but no task of this execution begins it.
+ */
+function turnBegunBefore(events: readonly HistoryEvent[]): number | undefined {
+  const started = events[0]?.workflowExecutionStartedEventAttributes;
+  const payload = started?.continuedExecutionRunId ? started.input?.payloads?.[0] : undefined;
+  if (!payload) return undefined;
+  let input: unknown;
+  try {
+    input = defaultPayloadConverter.fromPayload<unknown>(payload as temporal.api.common.v1.IPayload);
+  } catch {
+    // An input this reader cannot decode (a codec it was not given) marks nothing.
+    return undefined;
+  }
+  const continued = (input as { continued?: { turn?: unknown; openTurn?: unknown } } | undefined)?.continued;
+  return continued?.openTurn !== undefined && typeof continued.turn === 'number' ? continued.turn : undefined;
+}
+
+/**
  * Turn boundaries of one execution, from its history. A boundary is the workflow task that
  * began the turn, marked by a memo change (`turnBoundary`) in that task, or, in runs since
  * 0.6.0, by the turn's first activity (`turn-<N>/…`) when that task scheduled one
@@ -107,7 +127,7 @@ export function checkpointsOf(events: readonly HistoryEvent[]): Checkpoint[] {
   /** Activities mark boundaries only after the patch: before it, memo changes mark all of them. */
   let byCommands = false;
   /** The newest turn named so far, whether or not it got a boundary of its own. */
-  let newestTurn = -1;
+  let newestTurn = turnBegunBefore(events) ?? -1;
   const begin = (turn: number, task: HistoryEvent): void => {
     newestTurn = Math.max(newestTurn, turn);
     if (checkpoints.at(-1)?.eventId === Number(task.eventId)) return;

@@ -115,6 +115,11 @@ describe('continue-as-new while a run waits for people', () => {
     // Each call's activity was scheduled once, in all executions together.
     const scheduled = chain.flatMap((events) => events.filter((e) => eventTypeName(e) === EventType.scheduled));
     expect(scheduled.map((e) => e.activityTaskScheduledEventAttributes?.activityId?.replace(/^turn-\d+\//, ''))).toEqual([expect.stringContaining('a'), expect.stringContaining('b'), expect.stringContaining('c')]);
+    // The executions that began in the middle of turn 0 list no turn 0 boundary: a rewind
+    // there would not begin the turn. The last one has the boundary of turn 1 only.
+    const last = chain.at(-1)!;
+    const lastRunId = last[0]?.workflowExecutionStartedEventAttributes?.originalExecutionRunId ?? '';
+    expect((await suite.agents.checkpoints(workflowId, lastRunId)).map((c) => c.turn)).toEqual([1]);
     const log = await logEvents(workflowId);
     expect(log.filter((e) => e.type === 'approval_requested').map((e) => e.type === 'approval_requested' && e.toolCallId)).toEqual(['b']);
     expect(log.filter((e) => e.type === 'tool_result').map((e) => e.type === 'tool_result' && e.toolCallId)).toEqual(['a', 'b', 'c']);
