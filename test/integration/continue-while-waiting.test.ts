@@ -11,6 +11,12 @@ import type { ScriptStep } from '../../workflows/planners/scripted';
 import { agentSuite } from '../support/agent-suite';
 import { callStep, finalStep, observations, scriptedInput, stepCall } from '../support/scripts';
 import { waitFor } from '../support/wait';
+import OpenAI from 'openai';
+import { createModelActivities } from '../../activities/model';
+import { callTools, FakeOpenAIServer, say, toolCall } from '../../testing/fake-model';
+import { findTestAgent } from '../support/agents';
+import { allToolImplementations } from '../support/tools';
+import { agentClient, createTestWorker, uniqueTaskQueue } from '../support/test-env';
 
 const maxTotalUpdates = 40;
 const maxSignals = 60;
@@ -180,6 +186,40 @@ describe('continue-as-new while a run waits for people', () => {
     const chain = await executions(childId, childRunId);
     expect(chain.length).toBeGreaterThan(1);
     expectUnderLimits(chain);
+  });
+
+  it('a model-planned run continues as new while its approval waits, and the model is asked again with the whole conversation', async () => {
+    const fake = await FakeOpenAIServer.start();
+    // Adds AAPL (needs confirmation) unless the conversation has the tool's result.
+    fake.respondWith((request) => (request.body?.messages.at(-1)?.role === 'tool' ? say('AAPL is on your watchlist') : callTools(toolCall('add_to_watchlist', { symbols: ['AAPL'] }))));
+    const taskQueue = uniqueTaskQueue('continue-waiting-llm');
+    const openai = new OpenAI({ baseURL: fake.baseURL, apiKey: 'test-key', maxRetries: 0 });
+    const worker = await createTestWorker(suite.env, taskQueue, allToolImplementations(), createModelActivities({ openai, findAgent: findTestAgent }));
+    const running = worker.run();
+    try {
+      const llm = agentClient(suite.env, taskQueue);
+      const { workflowId, runId } = await llm.start({ agent: 'watchlist-llm', messages: [{ role: 'user', content: 'Add AAPL' }], sessionState: { watchlist: [] }, policy });
+      const [approval] = await waitFor('the approval', async () => {
+        const { approvals } = await llm.pendingInputs(workflowId);
+        return approvals.length ? approvals : undefined;
+      });
+      for (let i = 0; i < 20; i++) await llm.setBudget(workflowId, { maxIterations: 25 + (i % 5) });
+      await llm.decide(workflowId, { toolCallId: approval!.toolCallId, decision: 'approve' });
+      const result = await llm.result(workflowId);
+
+      expect(result.final?.text).toBe('AAPL is on your watchlist');
+      expect(result.sessionState).toEqual({ watchlist: ['AAPL'] });
+      const chain = await executions(workflowId, runId);
+      expect(chain.length).toBeGreaterThan(1);
+      // Two model calls in all: the plan, then the answer that saw the tool's result.
+      expect(fake.requests.filter((r) => r.path.endsWith('/chat/completions'))).toHaveLength(2);
+      const last = fake.requests.at(-1)?.body?.messages ?? [];
+      expect(last.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'tool']);
+    } finally {
+      worker.shutdown();
+      await running;
+      await fake.close();
+    }
   });
 
   it.each(['after_llm', 'after_tool', 'task_boundary'] as const)('a run paused at %s continues as new while operators keep sending, holds again, and goes on when resumed: its call runs once', async (point) => {
