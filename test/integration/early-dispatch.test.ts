@@ -1,49 +1,22 @@
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { Worker } from '@temporalio/worker';
-import OpenAI from 'openai';
-import { createModelActivities } from '../../activities/model';
-import type { AgentClient } from '../../client/agent-client';
 import type { RunEvent, RunInput } from '../../contracts';
-import { callTools, cutOff, FakeOpenAIServer, paced, say, toolCall } from '../../testing/fake-model';
+import { callTools, cutOff, paced, say, toolCall } from '../../testing/fake-model';
 import { replayHistoryJson } from '../../worker/replay';
-import { findTestAgent } from '../support/agents';
-import { agentClient, createTestEnv, createTestWorker, uniqueTaskQueue, workflowBundleOption } from '../support/test-env';
-import { allToolImplementations } from '../support/tools';
+import { modelSuite } from '../support/model-suite';
+import { workflowBundleOption } from '../support/test-env';
 import { waitFor } from '../support/wait';
 
-let env: TestWorkflowEnvironment;
-let worker: Worker;
-let running: Promise<void>;
-let agents: AgentClient;
-let fake: FakeOpenAIServer;
-
-beforeAll(async () => {
-  env = await createTestEnv();
-  fake = await FakeOpenAIServer.start();
-  const openai = new OpenAI({ baseURL: fake.baseURL, apiKey: 'test-key', maxRetries: 0 });
-  const taskQueue = uniqueTaskQueue('early-dispatch');
-  worker = await createTestWorker(env, taskQueue, allToolImplementations(), createModelActivities({ openai, findAgent: findTestAgent }));
-  running = worker.run();
-  agents = agentClient(env, taskQueue);
-});
-
-afterAll(async () => {
-  worker?.shutdown();
-  await running;
-  await fake?.close();
-  await env?.teardown();
-});
+const suite = modelSuite('early-dispatch');
 
 function llmRun(earlyDispatch: boolean): RunInput {
   return { agent: 'toolbox-llm', messages: [{ role: 'user', content: 'run two steps' }], policy: { earlyDispatch } };
 }
 
 async function finished(workflowId: string): Promise<{ events: RunEvent[]; stepActivities: number }> {
-  await agents.result(workflowId);
-  const events = (await agents.events(workflowId, 0, 1000)).events;
-  const history = await env.client.workflow.getHandle(workflowId).fetchHistory();
+  await suite.agents.result(workflowId);
+  const events = (await suite.agents.events(workflowId, 0, 1000)).events;
+  const history = await suite.env.client.workflow.getHandle(workflowId).fetchHistory();
   const stepActivities = (history.events ?? []).filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'toolbox-llm/step').length;
-  expect(await replayHistoryJson(JSON.parse(await agents.exportHistory(workflowId)), await workflowBundleOption())).toMatchObject({ ok: true });
+  expect(await replayHistoryJson(JSON.parse(await suite.agents.exportHistory(workflowId)), await workflowBundleOption())).toMatchObject({ ok: true });
   return { events, stepActivities };
 }
 
@@ -51,14 +24,14 @@ const seq = (events: RunEvent[], pick: (e: RunEvent) => boolean): number => even
 
 describe('early dispatch: calls start while the model is still answering', () => {
   it('starts a complete call of a startEarly tool before the answer ends, and the plan claims it', async () => {
-    fake.script(paced(callTools(toolCall('step', { label: 'a', ms: 200 }, 'call_a'), toolCall('step', { label: 'b', ms: 0 }, 'call_b')), 1500), say('both done'));
-    const { workflowId } = await agents.start(llmRun(true));
+    suite.fake.script(paced(callTools(toolCall('step', { label: 'a', ms: 200 }, 'call_a'), toolCall('step', { label: 'b', ms: 0 }, 'call_b')), 1500), say('both done'));
+    const { workflowId } = await suite.agents.start(llmRun(true));
     const { events, stepActivities } = await finished(workflowId);
     const plan = seq(events, (e) => e.type === 'plan' && e.decision === 'tool_calls');
     expect(events.find((e) => e.type === 'tool_call' && e.toolCallId === 'call_a')).toMatchObject({ early: true });
     // a started, and even finished, while the model was still streaming b.
     expect(seq(events, (e) => e.type === 'tool_call' && e.toolCallId === 'call_a')).toBeLessThan(plan);
-    const history = (await env.client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
+    const history = (await suite.env.client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
     const scheduled = new Map(history.flatMap((e) => (e.activityTaskScheduledEventAttributes ? [[String(e.eventId), e.activityTaskScheduledEventAttributes.activityType?.name ?? '']] : [])));
     const completedOrder = history.flatMap((e) => (e.activityTaskCompletedEventAttributes ? [scheduled.get(String(e.activityTaskCompletedEventAttributes.scheduledEventId))] : []));
     expect(completedOrder.slice(0, 2)).toEqual(['toolbox-llm/step', 'callModel']);
@@ -72,34 +45,34 @@ describe('early dispatch: calls start while the model is still answering', () =>
   });
 
   it('waits for the whole answer when the run does not ask for early dispatch', async () => {
-    fake.script(paced(callTools(toolCall('step', { label: 'a', ms: 0 }, 'call_a'), toolCall('step', { label: 'b', ms: 0 }, 'call_b')), 300), say('done'));
-    const { workflowId } = await agents.start(llmRun(false));
+    suite.fake.script(paced(callTools(toolCall('step', { label: 'a', ms: 0 }, 'call_a'), toolCall('step', { label: 'b', ms: 0 }, 'call_b')), 300), say('done'));
+    const { workflowId } = await suite.agents.start(llmRun(false));
     const { events } = await finished(workflowId);
     expect(events.filter((e) => e.type === 'tool_call').every((e) => !('early' in e))).toBe(true);
-    expect(fake.requests.at(-2)?.body).toBeDefined();
+    expect(suite.fake.requests.at(-2)?.body).toBeDefined();
   });
 
   it('discards an early call the final answer does not contain (a retried model call answered differently)', async () => {
     // The first attempt streams call_x completely, then the stream is cut: the activity retries.
-    fake.script(cutOff(callTools(toolCall('step', { label: 'x', ms: 5000 }, 'call_x')), 5), say('nothing to do after all'));
-    const { workflowId } = await agents.start(llmRun(true));
+    suite.fake.script(cutOff(callTools(toolCall('step', { label: 'x', ms: 5000 }, 'call_x')), 5), say('nothing to do after all'));
+    const { workflowId } = await suite.agents.start(llmRun(true));
     const { events, stepActivities } = await finished(workflowId);
     expect(events.find((e) => e.type === 'tool_call')).toMatchObject({ toolCallId: 'call_x', early: true });
     expect(events.find((e) => e.type === 'early_call_discarded')).toMatchObject({ toolCallId: 'call_x', reason: 'the final answer has no tool calls (final)' });
     expect(stepActivities).toBe(1);
-    const transcript = (await agents.result(workflowId)).final?.text;
+    const transcript = (await suite.agents.result(workflowId)).final?.text;
     expect(transcript).toBe('nothing to do after all');
   });
 
   it('a kill while an early call runs ends it and logs it as discarded', async () => {
-    fake.script(paced(callTools(toolCall('step', { label: 'long', ms: 30_000 }, 'call_long'), toolCall('echo', { text: 'later' }, 'call_echo')), 20_000));
-    const { workflowId } = await agents.start(llmRun(true));
-    await waitFor('the early call', async () => ((await agents.events(workflowId, 0, 200)).events.some((e) => e.type === 'tool_call') ? true : undefined));
-    await agents.kill(workflowId, { reason: 'stop' });
-    const result = await agents.result(workflowId);
+    suite.fake.script(paced(callTools(toolCall('step', { label: 'long', ms: 30_000 }, 'call_long'), toolCall('echo', { text: 'later' }, 'call_echo')), 20_000));
+    const { workflowId } = await suite.agents.start(llmRun(true));
+    await waitFor('the early call', async () => ((await suite.agents.events(workflowId, 0, 200)).events.some((e) => e.type === 'tool_call') ? true : undefined));
+    await suite.agents.kill(workflowId, { reason: 'stop' });
+    const result = await suite.agents.result(workflowId);
     expect(result.status).toBe('terminated');
-    const events = (await agents.events(workflowId, 0, 1000)).events;
+    const events = (await suite.agents.events(workflowId, 0, 1000)).events;
     expect(events.find((e) => e.type === 'early_call_discarded')).toMatchObject({ toolCallId: 'call_long', reason: 'the run was terminated' });
-    expect(await replayHistoryJson(JSON.parse(await agents.exportHistory(workflowId)), await workflowBundleOption())).toMatchObject({ ok: true });
+    expect(await replayHistoryJson(JSON.parse(await suite.agents.exportHistory(workflowId)), await workflowBundleOption())).toMatchObject({ ok: true });
   });
 });

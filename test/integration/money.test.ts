@@ -2,46 +2,21 @@
  * Budgets in money: a worker prices model calls with its price table, a run finalizes when its
  * `maxCost` is spent, a raise lets it go on, and the cost is in results, events and reports.
  */
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { Worker } from '@temporalio/worker';
-import OpenAI from 'openai';
-import { createModelActivities } from '../../activities/model';
-import type { AgentClient } from '../../client/agent-client';
 import type { RunEvent, RunInput } from '../../contracts';
 import type { PriceTable } from '../../contracts/pricing';
-import { callTools, FakeOpenAIServer, say, toolCall } from '../../testing/fake-model';
-import { findTestAgent } from '../support/agents';
-import { allToolImplementations } from '../support/tools';
-import { agentClient, createTestEnv, createTestWorker, uniqueTaskQueue } from '../support/test-env';
+import { callTools, say, toolCall } from '../../testing/fake-model';
+import { modelSuite } from '../support/model-suite';
 import { waitFor } from '../support/wait';
 
 /** Example prices, not current ones: per million tokens. The fake reports 20 prompt and 10 completion tokens a call: 0.04 USD. */
 const prices: PriceTable = { currency: 'USD', models: { 'gpt-4o-mini': { inputPerMillion: 1_000, outputPerMillion: 2_000 } } };
 const perCall = 0.04;
 
-let env: TestWorkflowEnvironment;
-let worker: Worker;
-let running: Promise<void>;
-let agents: AgentClient;
-let fake: FakeOpenAIServer;
+const suite = modelSuite('money', { prices });
 
-beforeAll(async () => {
-  env = await createTestEnv();
-  fake = await FakeOpenAIServer.start();
+beforeAll(() => {
   // Quotes until the run asks for its final answer (a finalize turn offers no tools).
-  fake.respondWith((request) => (request.body?.tools?.length ? callTools(toolCall('get_quote', { symbol: 'AAPL' })) : say('spent')));
-  const openai = new OpenAI({ baseURL: fake.baseURL, apiKey: 'test-key', maxRetries: 0 });
-  const taskQueue = uniqueTaskQueue('money');
-  worker = await createTestWorker(env, taskQueue, allToolImplementations(), createModelActivities({ openai, findAgent: findTestAgent, prices }));
-  running = worker.run();
-  agents = agentClient(env, taskQueue);
-});
-
-afterAll(async () => {
-  worker?.shutdown();
-  await running;
-  await fake?.close();
-  await env?.teardown();
+  suite.fake.respondWith((request) => (request.body?.tools?.length ? callTools(toolCall('get_quote', { symbol: 'AAPL' })) : say('spent')));
 });
 
 function llmRun(extra: Partial<RunInput>): RunInput {
@@ -49,13 +24,13 @@ function llmRun(extra: Partial<RunInput>): RunInput {
 }
 
 async function events(workflowId: string): Promise<RunEvent[]> {
-  return (await agents.events(workflowId, 0, 1000)).events;
+  return (await suite.agents.events(workflowId, 0, 1000)).events;
 }
 
 describe('budgets in money', () => {
   it('a run finalizes when its cost budget is spent; each model call logs its tokens and cost', async () => {
-    const { workflowId } = await agents.start(llmRun({ policy: { maxCost: 0.1 } }));
-    const result = await agents.result(workflowId);
+    const { workflowId } = await suite.agents.start(llmRun({ policy: { maxCost: 0.1 } }));
+    const result = await suite.agents.result(workflowId);
 
     expect(result.status).toBe('completed');
     expect(result.finalizeReason).toBe('cost_budget');
@@ -72,12 +47,12 @@ describe('budgets in money', () => {
   });
 
   it('a raise while it runs lets it go on to the new cap', async () => {
-    const { workflowId } = await agents.start(llmRun({ policy: { maxCost: 0.05 }, breakpoints: [{ point: 'after_tool', once: true }] }));
-    await waitFor('the run holds after its first tool turn', async () => ((await agents.status(workflowId)).status === 'paused' ? true : undefined));
-    const cost = await agents.setBudget(workflowId, { maxCost: 0.15 });
+    const { workflowId } = await suite.agents.start(llmRun({ policy: { maxCost: 0.05 }, breakpoints: [{ point: 'after_tool', once: true }] }));
+    await waitFor('the run holds after its first tool turn', async () => ((await suite.agents.status(workflowId)).status === 'paused' ? true : undefined));
+    const cost = await suite.agents.setBudget(workflowId, { maxCost: 0.15 });
     expect(cost.cost).toMatchObject({ max: 0.15, currency: 'USD' });
-    await agents.resume(workflowId);
-    const result = await agents.result(workflowId);
+    await suite.agents.resume(workflowId);
+    const result = await suite.agents.result(workflowId);
 
     expect(result.finalizeReason).toBe('cost_budget');
     // Four calls reach 0.16 ≥ 0.15, then the finalize turn.
@@ -87,10 +62,10 @@ describe('budgets in money', () => {
 
   it("a parent's cost budget bounds its sub-agent run, whose cost adds up in the parent", async () => {
     const steps = [{ type: 'tool_calls', calls: [{ id: 'ask', name: 'ask_quoter', args: { task: 'Quote AAPL until told to stop' } }] }, { type: 'final', text: 'asked', reportObservations: true }];
-    const { workflowId } = await agents.start({ agent: 'llm-delegator', messages: [{ role: 'user', content: 'delegate' }], plannerOptions: { steps }, policy: { maxCost: 0.06 } });
-    const result = await agents.result(workflowId);
+    const { workflowId } = await suite.agents.start({ agent: 'llm-delegator', messages: [{ role: 'user', content: 'delegate' }], plannerOptions: { steps }, policy: { maxCost: 0.06 } });
+    const result = await suite.agents.result(workflowId);
     const [call] = result.final?.structured as unknown as { result: { workflowId: string } }[];
-    const child = await agents.result(call!.result.workflowId);
+    const child = await suite.agents.result(call!.result.workflowId);
 
     // The child may spend what the parent has left: two calls reach 0.08 ≥ 0.06, then its finalize turn.
     expect(child.finalizeReason).toBe('cost_budget');
@@ -102,24 +77,24 @@ describe('budgets in money', () => {
 
   it("a session adds up its runs' tokens and cost", async () => {
     const sessionId = `money-${Date.now()}`;
-    await agents.openSession(sessionId, { agent: 'watchlist-llm', sessionState: { watchlist: [] }, policy: { maxCost: 0.05 } });
+    await suite.agents.openSession(sessionId, { agent: 'watchlist-llm', sessionState: { watchlist: [] }, policy: { maxCost: 0.05 } });
     for (const content of ['Quote AAPL', 'Quote it again']) {
-      const { workflowId } = await agents.sendMessage(sessionId, { content });
-      expect((await agents.result(workflowId)).finalizeReason).toBe('cost_budget');
+      const { workflowId } = await suite.agents.sendMessage(sessionId, { content });
+      expect((await suite.agents.result(workflowId)).finalizeReason).toBe('cost_budget');
     }
-    const report = await agents.session(sessionId);
+    const report = await suite.agents.session(sessionId);
     // Two calls each reach 0.08 ≥ 0.05, the finalize turn is a third: 3 calls, 90 tokens a run.
     expect(report.usage).toMatchObject({ runs: 2, tokens: 180, currency: 'USD', costUnknownCalls: 0 });
     expect(report.usage?.cost).toBeCloseTo(6 * perCall, 10);
     expect(report.runs.map((r) => [r.tokens, r.cost?.currency])).toEqual([[90, 'USD'], [90, 'USD']]);
-    await agents.closeSession(sessionId);
+    await suite.agents.closeSession(sessionId);
   });
 
   it('a cost budget that is not a positive amount is refused, naming the field', async () => {
-    await expect(agents.start(llmRun({ policy: { maxCost: -1 } }))).rejects.toThrow(/maxCost/);
-    const { workflowId } = await agents.start(llmRun({ policy: { maxCost: 1 }, breakpoints: [{ point: 'after_llm', once: true }] }));
-    await waitFor('the run holds after its plan', async () => ((await agents.status(workflowId)).status === 'paused' ? true : undefined));
-    await expect(agents.setBudget(workflowId, { maxCost: 0 })).rejects.toThrow(/maxCost/);
-    await agents.kill(workflowId, { reason: 'done' });
+    await expect(suite.agents.start(llmRun({ policy: { maxCost: -1 } }))).rejects.toThrow(/maxCost/);
+    const { workflowId } = await suite.agents.start(llmRun({ policy: { maxCost: 1 }, breakpoints: [{ point: 'after_llm', once: true }] }));
+    await waitFor('the run holds after its plan', async () => ((await suite.agents.status(workflowId)).status === 'paused' ? true : undefined));
+    await expect(suite.agents.setBudget(workflowId, { maxCost: 0 })).rejects.toThrow(/maxCost/);
+    await suite.agents.kill(workflowId, { reason: 'done' });
   });
 });
