@@ -2,7 +2,7 @@
  * A run that waits for people never reaches Temporal's per-execution limits: operators' updates
  * and signals keep coming while it waits, so it continues as new in the middle of its turn,
  * carrying the calls that ended, the approvals and the open await. The dev server here has its
- * update and signal limits lowered to 40 and 60; a 0.13.0 run refused its 41st update ("Workflow
+ * update and signal limits lowered to 20 and 30; a 0.13.0 run refused its 21st update ("Workflow
  * Update failed") and could then never be approved.
  */
 import type { temporal } from '@temporalio/proto';
@@ -18,8 +18,8 @@ import { findTestAgent } from '../support/agents';
 import { allToolImplementations } from '../support/tools';
 import { agentClient, createTestWorker, uniqueTaskQueue } from '../support/test-env';
 
-const maxTotalUpdates = 40;
-const maxSignals = 60;
+const maxTotalUpdates = 20;
+const maxSignals = 30;
 const suite = agentSuite('continue-waiting', undefined, {
   serverArgs: [
     '--dynamic-config-value', `history.maxTotalUpdates=${maxTotalUpdates}`,
@@ -27,7 +27,7 @@ const suite = agentSuite('continue-waiting', undefined, {
   ],
 });
 /** Well under the lowered limits, as the defaults are under Temporal's. */
-const policy = { continueAsNewAfterUpdates: 15, continueAsNewAfterSignals: 20 };
+const policy = { continueAsNewAfterUpdates: 8, continueAsNewAfterSignals: 10 };
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 const EventType = { updateAccepted: 'EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_ACCEPTED', signaled: 'EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED', scheduled: 'EVENT_TYPE_ACTIVITY_TASK_SCHEDULED' };
@@ -98,14 +98,14 @@ function expectUnderLimits(chain: readonly HistoryEvent[][]): void {
 }
 
 describe('continue-as-new while a run waits for people', () => {
-  it('a turn waiting for an approval takes 60 updates, 70 signals and 100 reads, continues as new, and is still approved and completed: the call that ended runs once', async () => {
+  it('a turn waiting for an approval takes 30 updates, 40 signals and 100 reads, continues as new, and is still approved and completed: the call that ended runs once', async () => {
     // `a` ends at once, `b` waits for its approval, `c` waits for `b`.
     const plan = callStep(stepCall('a', 0), { name: 'echo', args: { text: 'b' }, id: 'b' }, stepCall('c', 0, { dependsOn: ['b'] }));
     const { workflowId, runId } = await suite.agents.start(scriptedInput([plan, finalStep()], { confirmation: { tools: ['echo'] }, policy }));
     await waitFor('b waits for its approval', async () => ((await suite.agents.pendingInputs(workflowId)).approvals.length === 1 ? true : undefined));
 
-    await budgetUpdates(workflowId, 60);
-    await pauseResumeBySignals(workflowId, 35);
+    await budgetUpdates(workflowId, 30);
+    await pauseResumeBySignals(workflowId, 20);
     for (let i = 0; i < 10; i++) await Promise.all(Array.from({ length: 10 }, () => suite.agents.status(workflowId)));
 
     const [approval] = (await suite.agents.pendingInputs(workflowId)).approvals;
@@ -145,7 +145,7 @@ describe('continue-as-new while a run waits for people', () => {
     const { workflowId, runId } = await suite.agents.start(scriptedInput([ask, finalStep()], { policy }));
     await waitFor('the await opens', async () => (await suite.agents.pendingInputs(workflowId)).await);
     await suite.agents.answer(workflowId, { kind: 'clarification', itemId: 'city', answer: 'Lisbon' });
-    await budgetUpdates(workflowId, 50);
+    await budgetUpdates(workflowId, 25);
 
     const pending = await suite.agents.pendingInputs(workflowId);
     expect(pending.await?.items.map((i) => [i.id, i.answered])).toEqual([['city', true], ['day', false]]);
@@ -174,7 +174,7 @@ describe('continue-as-new while a run waits for people', () => {
     const childId = waiting!.workflowId;
     const childRunId = (await suite.env.client.workflow.getHandle(childId).describe()).runId;
     // The child has the default bounds (1,000 updates): Temporal's own suggestion, at 90% of the
-    // lowered limit (36 updates), is what makes it continue.
+    // lowered limit (18 updates), is what makes it continue.
     await budgetUpdates(childId, maxTotalUpdates - 2);
 
     const [still] = await suite.agents.pendingInputsTree(workflowId);
@@ -203,7 +203,7 @@ describe('continue-as-new while a run waits for people', () => {
         const { approvals } = await llm.pendingInputs(workflowId);
         return approvals.length ? approvals : undefined;
       });
-      for (let i = 0; i < 20; i++) await llm.setBudget(workflowId, { maxIterations: 25 + (i % 5) });
+      for (let i = 0; i < 12; i++) await llm.setBudget(workflowId, { maxIterations: 25 + (i % 5) });
       await llm.decide(workflowId, { toolCallId: approval!.toolCallId, decision: 'approve' });
       const result = await llm.result(workflowId);
 
@@ -225,7 +225,7 @@ describe('continue-as-new while a run waits for people', () => {
   it.each(['after_llm', 'after_tool', 'task_boundary'] as const)('a run paused at %s continues as new while operators keep sending, holds again, and goes on when resumed: its call runs once', async (point) => {
     const { workflowId, runId } = await suite.agents.start(scriptedInput([callStep(stepCall('a', 0)), finalStep()], { policy, breakpoints: [{ point, once: true }] }));
     await waitFor(`the run holds at ${point}`, async () => ((await suite.agents.status(workflowId)).status === 'paused' ? true : undefined));
-    await budgetUpdates(workflowId, 20);
+    await budgetUpdates(workflowId, 12);
     await waitFor('the run continued as new', async () => ((await executions(workflowId, runId)).length > 1 ? true : undefined));
     await waitFor('the run holds again', async () => ((await suite.agents.status(workflowId)).status === 'paused' ? true : undefined));
 
@@ -249,7 +249,7 @@ describe('continue-as-new while a run waits for people', () => {
       () => 'paused',
       (err: Error) => err.message,
     );
-    await budgetUpdates(workflowId, 20);
+    await budgetUpdates(workflowId, 12);
     expect(await pausing).toMatch(/continues as new while it waits for people; the pause stays requested/);
     await waitFor('the run continued as new', async () => ((await executions(workflowId, runId)).length > 1 ? true : undefined));
     expect((await suite.agents.status(workflowId)).status).toBe('pausing');
