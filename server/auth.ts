@@ -17,18 +17,27 @@ export type Access = Role | 'public';
 const rank: Record<Exclude<Role, 'publisher'>, number> = { viewer: 1, operator: 2, admin: 3 };
 
 /** One bearer token and what it may do. */
-export const tokenGrantSchema = z.object({
-  /** Who holds it; shown in `by` of approvals and in logs. Never the token itself. */
-  name: z.string().min(1).max(100),
-  role: roleSchema,
-  token: z.string().min(16, 'tokens must be at least 16 characters'),
-});
+export const tokenGrantSchema = z
+  .object({
+    /** Who holds it; shown in `by` of approvals and in logs. Never the token itself. */
+    name: z.string().min(1).max(100),
+    role: roleSchema,
+    token: z.string().min(16, 'tokens must be at least 16 characters'),
+    /**
+     * For a `publisher`: the task queues of the runs it may publish for (its workers' queues).
+     * Deltas and announcements of runs on other queues are refused. Without it, any run.
+     */
+    taskQueues: z.array(z.string().min(1).max(1000)).min(1).max(1000).optional(),
+  })
+  .refine((grant) => grant.taskQueues === undefined || grant.role === 'publisher', { path: ['taskQueues'], message: 'only publisher tokens are scoped to task queues' });
 export type TokenGrant = z.infer<typeof tokenGrantSchema>;
 
 /** Who made a request. */
 export interface Principal {
   readonly name: string;
   readonly role: Role;
+  /** A publisher scoped to these task queues (see {@link TokenGrant}). */
+  readonly taskQueues?: readonly string[];
 }
 
 /** How the server authenticates requests. */
@@ -89,7 +98,7 @@ function sameToken(a: string, b: string): boolean {
 export function authenticate(auth: AuthConfig, token: string | undefined): Principal {
   if (token) {
     const grant = auth.tokens.find((t) => sameToken(t.token, token));
-    if (grant) return { name: grant.name, role: grant.role };
+    if (grant) return { name: grant.name, role: grant.role, ...(grant.taskQueues ? { taskQueues: grant.taskQueues } : {}) };
     throw new ApiError('unauthorized', 'the bearer token is not valid');
   }
   if (auth.localDev) return { name: 'local-dev', role: 'admin' };

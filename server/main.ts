@@ -4,13 +4,27 @@
  * DURABLE_AGENTS_LOCAL_DEV, listens on DURABLE_AGENTS_HTTP_HOST (default 127.0.0.1) and
  * DURABLE_AGENTS_HTTP_PORT (default 8080). DURABLE_AGENTS_WORKFLOWS (your workflows module)
  * enables fork; DURABLE_AGENTS_AGENT_NAMES (comma-separated) lets it refuse runs of other agents.
+ * DURABLE_AGENTS_REDIS_URL (redis://host:port) shares live deltas and announcements with the other
+ * API servers on that Redis (several servers behind one address).
  */
 import { resolve } from 'node:path';
 import { AgentClient, clientOptionsFromEnv } from '../client/agent-client';
 import { temporalConfigFromEnv } from '../config/temporal';
 import { authFromEnv } from './auth';
 import { authModeLine } from './auth-mode';
+import { RedisLiveBroker } from './live';
 import { startAgentServer } from './start';
+
+/** The Redis URL without its password, for logs. */
+function redactedUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return 'the configured URL';
+  }
+}
 
 function portFromEnv(env: NodeJS.ProcessEnv): number {
   const raw = env.DURABLE_AGENTS_HTTP_PORT?.trim() || '8080';
@@ -30,6 +44,9 @@ async function main(): Promise<void> {
     .split(',')
     .map((name) => name.trim())
     .filter(Boolean);
+  const redisUrl = env.DURABLE_AGENTS_REDIS_URL?.trim();
+  // One stream per run under a prefix of the namespace: servers of several namespaces may share a Redis.
+  const broker = redisUrl ? await RedisLiveBroker.connect({ url: redisUrl, keyPrefix: `durable-agents:live:${config.namespace}:` }) : undefined;
   const server = await startAgentServer({
     agents,
     auth,
@@ -37,10 +54,12 @@ async function main(): Promise<void> {
     port,
     ...(workflows ? { workflowsPath: resolve(workflows) } : {}),
     ...(agentNames.length > 0 ? { agentNames } : {}),
+    ...(broker ? { live: { broker } } : {}),
   });
   console.log(`durable-agents API and dashboard at ${server.url} (OpenAPI: ${server.url}/openapi.json)`);
   console.log(`Temporal ${config.address}, namespace ${config.namespace}, task queue ${config.taskQueue}${workflows ? '' : '; fork off (set DURABLE_AGENTS_WORKFLOWS)'}`);
   console.log(authModeLine(auth));
+  console.log(redisUrl ? `live deltas and announcements shared with other API servers through Redis at ${redactedUrl(redisUrl)}` : 'one API server: live deltas stay in this process (set DURABLE_AGENTS_REDIS_URL to run several)');
   const stop = (): void => {
     void server.close().then(() => process.exit(0));
   };

@@ -22,10 +22,27 @@ interface CurrentCall {
 
 /**
  * What {@link DeltaStore.add} made of a delta: kept; `stale` (an older attempt of the current
- * call: dropped); `late` (a turn older than the current one, or whose result has landed: sent
- * live, not kept); `full` (the run's share is used up: sent live, not kept).
+ * call: dropped); `duplicate` (a delta of the current call with a seq already kept: dropped; a
+ * server fed by a broker can get one delta twice); `late` (a turn older than the current one,
+ * or whose result has landed: sent live, not kept); `full` (the run's share is used up: sent
+ * live, not kept).
  */
-export type DeltaAdmission = 'kept' | 'stale' | 'late' | 'full';
+export type DeltaAdmission = 'kept' | 'stale' | 'duplicate' | 'late' | 'full';
+
+/** Where `seq` goes in deltas sorted by seq, and whether one with that seq is there. */
+function position(deltas: readonly TokenDelta[], seq: number): { index: number; found: boolean } {
+  const last = deltas.at(-1);
+  // Deltas mostly come in order: the common case costs one comparison.
+  if (!last || last.seq < seq) return { index: deltas.length, found: false };
+  let low = 0;
+  let high = deltas.length;
+  while (low < high) {
+    const mid = (low + high) >> 1;
+    if ((deltas[mid] as TokenDelta).seq < seq) low = mid + 1;
+    else high = mid;
+  }
+  return { index: low, found: deltas[low]?.seq === seq };
+}
 
 /** Roughly what a delta holds on the heap: its strings (UTF-16) and a fixed overhead. */
 export function deltaBytes(delta: TokenDelta): number {
@@ -36,6 +53,8 @@ export function deltaBytes(delta: TokenDelta): number {
 /**
  * The token deltas of each run's current model call, in memory and bounded in count and bytes
  * (per run and in all), so that a subscriber joining mid-call sees the text streamed so far.
+ * A call's deltas are kept in seq order, once each, however they arrive (a server fed by a
+ * broker gets them from several publishers' posts, and again when it starts following the run).
  * A new call (another activity id) of the same or a later turn, or a retried attempt, replaces
  * what was kept; the call's result landing as events (the turn's `plan`) drops it. Deltas of
  * older attempts, of turns older than the current call's, or of turns whose result has landed,
@@ -63,10 +82,12 @@ export class DeltaStore {
     // Most recently updated last, for eviction.
     this.runs.delete(delta.workflowId);
     this.runs.set(delta.workflowId, call);
+    const { index, found } = position(call.deltas, delta.seq);
+    if (found) return 'duplicate';
     const size = deltaBytes(delta);
     const full = call.deltas.length >= (this.options.maxPerRun ?? 4_000) || call.bytes + size > (this.options.maxBytesPerRun ?? 1024 * 1024);
     if (!full) {
-      call.deltas.push(delta);
+      call.deltas.splice(index, 0, delta);
       call.bytes += size;
       this.bytes += size;
     }

@@ -1,4 +1,6 @@
 export { LiveHub, type LiveHubOptions, type LiveHubStats } from './live-hub';
+export type { LiveBroker, LiveBrokerStats, LiveMessage, LiveMessageHandler } from './live-broker';
+export { RedisLiveBroker, type RedisLiveBrokerOptions } from './redis-live-broker';
 export { liveRoutes, eventFrames } from './routes';
 export { chatRoutes } from './chat';
 export { agUiRoutes } from './ag-ui-route';

@@ -1,9 +1,12 @@
 import type { AgentClient } from '../../client/agent-client';
 import type { EventsAnnouncement, TokenDelta } from '../../contracts/deltas';
 import type { DeltaSink } from '../../activities/model/delta-publisher';
+import type { Principal } from '../auth';
 import { DeltaStore, type DeltaStoreOptions } from './delta-store';
 import type { FeedItem } from './feed-item';
-import { OpenRuns, type OpenRunsOptions } from './open-runs';
+import { messagesByRun, type LiveBroker, type LiveBrokerStats, type LiveMessage } from './live-broker';
+import { OpenRuns, type OpenRunsOptions, type RunFacts } from './open-runs';
+import { checkPublisherScope } from './publisher-scope';
 import { RunFeed, type RunFeedOptions } from './run-feed';
 import type { Subscription, SubscriptionOptions } from './subscription';
 
@@ -14,6 +17,12 @@ export interface LiveHubOptions {
   readonly deltas?: DeltaStoreOptions;
   /** How long whether a run is open is kept, for deltas posted by publishers. */
   readonly openRuns?: OpenRunsOptions;
+  /**
+   * How several API servers behind one address share what workers post (e.g. `RedisLiveBroker`):
+   * deltas and announcements posted to any of them reach subscribers on all. Default none: one
+   * process. The hub closes it when it closes.
+   */
+  readonly broker?: LiveBroker;
 }
 
 /** Counters of a hub, for tests and benchmarks. */
@@ -36,6 +45,11 @@ export interface LiveHubStats {
   /** Workers' announcements of new events, and those that woke a feed of this process. */
   announcementsReceived: number;
   announcementsWaking: number;
+  /** Deltas and announcements other servers took, received through the broker. */
+  deltasFromBroker: number;
+  announcementsFromBroker: number;
+  /** The broker's own counters, when there is one. */
+  broker?: LiveBrokerStats;
 }
 
 /**
@@ -51,8 +65,21 @@ export class LiveHub implements DeltaSink {
   private closed = false;
   /** Connections to end on close (WebSockets outlive their feed's `end`). */
   private readonly connections = new Set<() => void>();
-  private readonly counters = { feedsStarted: 0, deltasReceived: 0, deltasStale: 0, deltasRefused: 0, deltasDroppedByPublishers: 0, announcementsReceived: 0, announcementsWaking: 0 };
+  private readonly counters = {
+    feedsStarted: 0,
+    deltasReceived: 0,
+    deltasStale: 0,
+    deltasRefused: 0,
+    deltasDroppedByPublishers: 0,
+    announcementsReceived: 0,
+    announcementsWaking: 0,
+    deltasFromBroker: 0,
+    announcementsFromBroker: 0,
+  };
   private readonly openRuns: OpenRuns;
+  private readonly broker: LiveBroker | undefined;
+  /** What a worker in this process handed over in this tick, per run, for the broker. */
+  private outbox = new Map<string, { deltas: TokenDelta[]; lastSeq?: number }>();
 
   constructor(
     readonly agents: AgentClient,
@@ -60,6 +87,8 @@ export class LiveHub implements DeltaSink {
   ) {
     this.deltaStore = new DeltaStore(options.deltas);
     this.openRuns = new OpenRuns(agents, options.openRuns);
+    this.broker = options.broker;
+    this.broker?.start((workflowId, message) => this.fromBroker(workflowId, message));
   }
 
   /**
@@ -80,23 +109,49 @@ export class LiveHub implements DeltaSink {
         },
         onReset: () => this.deltaStore.forget(workflowId),
         onStop: (stopped) => {
-          if (this.feeds.get(workflowId) === stopped) this.feeds.delete(workflowId);
+          if (this.feeds.get(workflowId) !== stopped) return;
+          this.feeds.delete(workflowId);
+          this.broker?.unfollow(workflowId);
         },
       });
       this.feeds.set(workflowId, feed);
       this.counters.feedsStarted += 1;
       feed.start();
+      if (this.broker) void this.follow(this.broker, workflowId, feed);
     }
     return feed.subscribe(afterSeq, send, options);
   }
 
-  /** Takes one token delta of a model call (the in-process path of the delta side channel). */
-  publish(delta: TokenDelta): void {
-    this.counters.deltasReceived += 1;
-    if (this.deltaStore.add(delta) === 'stale') {
-      this.counters.deltasStale += 1;
+  /**
+   * Follows a run's messages on the broker; the deltas other servers took of its current model
+   * call join this server's (once each, in order), for subscribers that join mid-call.
+   */
+  private async follow(broker: LiveBroker, workflowId: string, feed: RunFeed): Promise<void> {
+    const recent = await broker.follow(workflowId);
+    // The feed stopped while the broker answered (and no other took its place).
+    if (!this.feeds.has(workflowId)) {
+      broker.unfollow(workflowId);
       return;
     }
+    if (this.feeds.get(workflowId) !== feed) return;
+    for (const delta of recent) this.take(delta);
+  }
+
+  /**
+   * Takes one token delta of a model call (the in-process path of the delta side channel); with a
+   * broker, other servers get it too.
+   */
+  publish(delta: TokenDelta): void {
+    this.counters.deltasReceived += 1;
+    this.take(delta);
+    if (this.broker) this.toBroker(delta.workflowId).deltas.push(delta);
+  }
+
+  /** Keeps a delta for subscribers that join later and sends it to the run's subscribers here. */
+  private take(delta: TokenDelta): void {
+    const admission = this.deltaStore.add(delta);
+    if (admission === 'stale') this.counters.deltasStale += 1;
+    if (admission === 'stale' || admission === 'duplicate') return;
     // Deltas of a turn whose result has landed still reach live subscribers (they are tagged
     // with their turn), but are not kept for later ones.
     this.feeds.get(delta.workflowId)?.delta(delta);
@@ -112,28 +167,97 @@ export class LiveHub implements DeltaSink {
    * Takes a batch posted by a publisher over HTTP: only the deltas of runs that exist and are
    * open (asked of Temporal, the answers kept briefly); the others are dropped and counted.
    * Answers the ids of the refused runs.
+   *
+   * @throws ApiError `forbidden` when `publisher` is scoped to task queues and a run is on another.
    */
-  async publishPosted(deltas: readonly TokenDelta[], droppedByPublisher = 0): Promise<string[]> {
-    const runs = [...new Set(deltas.map((d) => d.workflowId))];
-    const open = await Promise.all(runs.map((id) => this.openRuns.isOpen(id)));
-    const refused = new Set(runs.filter((_, i) => !open[i]));
-    const taken = deltas.filter((d) => !refused.has(d.workflowId));
-    this.counters.deltasRefused += deltas.length - taken.length;
-    this.publishBatch(taken, droppedByPublisher);
-    return [...refused];
+  async publishPosted(deltas: readonly TokenDelta[], droppedByPublisher = 0, publisher?: Principal): Promise<string[]> {
+    return (await this.takePosted({ deltas, dropped: droppedByPublisher }, publisher)).refused;
   }
 
   /**
-   * Takes a worker's word that a run's log grew: its feed in this process, if any, reads at once.
-   * Needs no check of the run: an announcement only makes a feed read sooner, and a run nobody
-   * follows here has no feed.
+   * Takes what a publisher posted to `POST /api/deltas`: its deltas (of runs that exist and are
+   * open, as {@link publishPosted}) and its announcements of runs' new events, which wake the
+   * runs' feeds here. With a broker, both go to the other servers too, the announcements only for
+   * runs that exist (a publisher cannot fill the broker with made-up runs). A publisher scoped to
+   * task queues (`taskQueues` of its token) may post for the runs of those queues only.
+   *
+   * @throws ApiError `forbidden` when `publisher` is scoped and a run it names is on another task queue.
+   */
+  async takePosted(batch: { readonly deltas: readonly TokenDelta[]; readonly events?: readonly EventsAnnouncement[]; readonly dropped?: number }, publisher?: Principal): Promise<{ refused: string[] }> {
+    const announcements = batch.events ?? [];
+    // Unchecked, an announcement only makes a feed of this process read sooner: as cheap as a read.
+    const check = publisher?.taskQueues !== undefined || this.broker !== undefined;
+    if (!check) for (const announcement of announcements) this.announceHere(announcement);
+    const deltaRuns = new Set(batch.deltas.map((d) => d.workflowId));
+    const runs = [...new Set([...deltaRuns, ...(check ? announcements.map((a) => a.workflowId) : [])])];
+    const facts = new Map<string, RunFacts | undefined>(await Promise.all(runs.map(async (id) => [id, await this.openRuns.facts(id)] as const)));
+    if (publisher) checkPublisherScope(publisher, facts);
+    const refused = [...deltaRuns].filter((id) => facts.get(id)?.open !== true);
+    const taken = batch.deltas.filter((d) => facts.get(d.workflowId)?.open === true);
+    this.counters.deltasRefused += batch.deltas.length - taken.length;
+    this.counters.deltasDroppedByPublishers = Math.max(this.counters.deltasDroppedByPublishers, batch.dropped ?? 0);
+    this.counters.deltasReceived += taken.length;
+    for (const delta of taken) this.take(delta);
+    const announced = check ? announcements.filter((a) => facts.get(a.workflowId) !== undefined) : [];
+    for (const announcement of check ? announced : []) this.announceHere(announcement);
+    if (this.broker) await this.postToBroker(this.broker, taken, announced);
+    return { refused };
+  }
+
+  /** Hands a post's deltas and announcements to the broker, one message per run, in order. */
+  private async postToBroker(broker: LiveBroker, deltas: readonly TokenDelta[], announcements: readonly EventsAnnouncement[]): Promise<void> {
+    // Awaited, so that the publisher's next post (perhaps to another server) lands after this one.
+    await Promise.all([...messagesByRun(deltas, announcements)].map(([id, message]) => broker.publish(id, message)));
+  }
+
+  /**
+   * Takes a worker's word that a run's log grew (a worker in this process): its feed here, if
+   * any, reads at once; with a broker, the run's feeds on other servers too.
    */
   announce(announcement: EventsAnnouncement): void {
+    this.announceHere(announcement);
+    if (this.broker) {
+      const pending = this.toBroker(announcement.workflowId);
+      pending.lastSeq = Math.max(announcement.lastSeq, pending.lastSeq ?? 0);
+    }
+  }
+
+  /**
+   * Wakes the run's feed in this process, if any. Needs no check of the run: an announcement only
+   * makes a feed read sooner, and a run nobody follows here has no feed.
+   */
+  private announceHere(announcement: EventsAnnouncement): void {
     this.counters.announcementsReceived += 1;
     const feed = this.feeds.get(announcement.workflowId);
     if (!feed) return;
     this.counters.announcementsWaking += 1;
     feed.wake();
+  }
+
+  /** The broker's message of a run for this tick (a worker in this process hands deltas one by one). */
+  private toBroker(workflowId: string): { deltas: TokenDelta[]; lastSeq?: number } {
+    if (this.outbox.size === 0) setImmediate(() => this.flushOutbox());
+    let message = this.outbox.get(workflowId);
+    if (!message) {
+      message = { deltas: [] };
+      this.outbox.set(workflowId, message);
+    }
+    return message;
+  }
+
+  private flushOutbox(): void {
+    const outbox = this.outbox;
+    this.outbox = new Map();
+    for (const [workflowId, message] of outbox) void this.broker?.publish(workflowId, message);
+  }
+
+  /** What another server took, for a run this one follows. */
+  private fromBroker(workflowId: string, message: LiveMessage): void {
+    this.counters.deltasFromBroker += message.deltas.length;
+    for (const delta of message.deltas) this.take(delta);
+    if (message.lastSeq === undefined) return;
+    this.counters.announcementsFromBroker += 1;
+    this.feeds.get(workflowId)?.wake();
   }
 
   /** The kept deltas of a run's current model call. */
@@ -144,7 +268,7 @@ export class LiveHub implements DeltaSink {
   stats(): LiveHubStats {
     let subscribers = 0;
     for (const feed of this.feeds.values()) subscribers += feed.subscriberCount;
-    return { feeds: this.feeds.size, subscribers, ...this.counters, deltaBytes: this.deltaStore.byteSize };
+    return { feeds: this.feeds.size, subscribers, ...this.counters, deltaBytes: this.deltaStore.byteSize, ...(this.broker ? { broker: this.broker.stats() } : {}) };
   }
 
   /**
@@ -167,5 +291,7 @@ export class LiveHub implements DeltaSink {
     this.feeds.clear();
     // Stopping cancels their Temporal calls; wait for them, so the caller may close the connection.
     await Promise.allSettled(feeds.map((feed) => feed.done));
+    this.flushOutbox();
+    await this.broker?.close();
   }
 }

@@ -11,16 +11,23 @@ export interface OpenRunsOptions {
   readonly concurrency?: number;
 }
 
+/** What publishers' posts need to know of a run: whether it is running, and its task queue. */
+export interface RunFacts {
+  readonly open: boolean;
+  readonly taskQueue: string | undefined;
+}
+
 interface Entry {
-  readonly open: Promise<boolean>;
+  readonly facts: Promise<RunFacts | undefined>;
   readonly until: number;
 }
 
 /**
- * Whether runs exist and are open, from Temporal (a describe call), each answer kept briefly:
- * token deltas are taken only for such runs, so a publisher cannot fill the server's memory
- * with deltas of runs it made up. A describe that fails (Temporal unreachable) counts as "not
- * open" and is not kept.
+ * Whether runs exist and are open, and their task queues, from Temporal (a describe call), each
+ * answer kept briefly: token deltas are taken only for such runs, so a publisher cannot fill the
+ * server's memory with deltas of runs it made up, and a publisher scoped to task queues only for
+ * the runs of those. A describe that fails (Temporal unreachable) counts as "not found" and is
+ * not kept.
  */
 export class OpenRuns {
   private readonly entries = new Map<string, Entry>();
@@ -34,26 +41,31 @@ export class OpenRuns {
   ) {}
 
   /** Whether the run `workflowId` exists and is running. */
-  isOpen(workflowId: string): Promise<boolean> {
-    const now = this.now();
-    const cached = this.entries.get(workflowId);
-    if (cached && cached.until > now) return cached.open;
-    const open = this.describe(workflowId);
-    this.entries.delete(workflowId);
-    this.entries.set(workflowId, { open, until: now + (this.options.ttlMs ?? 5_000) });
-    while (this.entries.size > (this.options.maxEntries ?? 10_000)) this.entries.delete(this.entries.keys().next().value as string);
-    open.catch(() => undefined);
-    return open;
+  async isOpen(workflowId: string): Promise<boolean> {
+    return (await this.facts(workflowId))?.open === true;
   }
 
-  private async describe(workflowId: string): Promise<boolean> {
+  /** Whether the run `workflowId` is running, and its task queue; undefined when it does not exist. */
+  facts(workflowId: string): Promise<RunFacts | undefined> {
+    const now = this.now();
+    const cached = this.entries.get(workflowId);
+    if (cached && cached.until > now) return cached.facts;
+    const facts = this.describe(workflowId);
+    this.entries.delete(workflowId);
+    this.entries.set(workflowId, { facts, until: now + (this.options.ttlMs ?? 5_000) });
+    while (this.entries.size > (this.options.maxEntries ?? 10_000)) this.entries.delete(this.entries.keys().next().value as string);
+    facts.catch(() => undefined);
+    return facts;
+  }
+
+  private async describe(workflowId: string): Promise<RunFacts | undefined> {
     await this.slot();
     try {
       const description = await this.agents.client.workflow.getHandle(workflowId).describe();
-      return description.status.name === 'RUNNING';
+      return { open: description.status.name === 'RUNNING', taskQueue: description.taskQueue };
     } catch (err) {
       if (!(err instanceof WorkflowNotFoundError)) this.entries.delete(workflowId);
-      return false;
+      return undefined;
     } finally {
       this.active -= 1;
       this.waiting.shift()?.();

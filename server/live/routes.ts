@@ -152,15 +152,15 @@ export function liveRoutes(ctx: ServerContext): AnyRoute[] {
       summary: 'Token deltas of a worker\'s model calls, and its announcements of runs\' new events (publisher role)',
       description:
         'Best effort: kept in memory (bounded in bytes per run and in all) for the current turn of each run and sent to its live subscribers; never written to the run\'s history. ' +
-        `Only deltas of runs that exist and are open are taken (checked with Temporal, the answer kept a few seconds); the others are dropped. At most ${maxRunsPerBatch} runs per batch.`,
+        `Only deltas of runs that exist and are open are taken (checked with Temporal, the answer kept a few seconds); the others are dropped. At most ${maxRunsPerBatch} runs per batch. ` +
+        'With a broker (several servers behind one address) they reach the subscribers of every server. A publisher token scoped to task queues gets 403 for a run on another queue.',
       tags: ['live'],
       body: deltaBatchSchema,
       status: 204,
-      handle: async ({ body }) => {
+      handle: async ({ body, principal }) => {
         const runs = new Set(body.deltas.map((d) => d.workflowId)).size;
         if (runs > maxRunsPerBatch) throw new ApiError('invalid_input', `body.deltas: deltas of at most ${maxRunsPerBatch} runs per batch (this one has ${runs})`);
-        for (const announcement of body.events ?? []) ctx.live.announce(announcement);
-        await ctx.live.publishPosted(body.deltas, body.dropped ?? 0);
+        await ctx.live.takePosted(body, principal);
       },
     }),
   ];
