@@ -1,0 +1,154 @@
+/**
+ * API servers scale out on Redis. Three API server processes (`npm run api`'s server/main.ts with
+ * DURABLE_AGENTS_REDIS_URL) on one dev server and one real `redis-server`; one worker posts token
+ * deltas and its announcements of new events to the first server only, with a publisher token
+ * scoped to its task queue. 300 SSE subscribers, spread over the three, follow a model-planned
+ * run of many turns; the third server is killed (SIGKILL) mid-stream and its subscribers
+ * reconnect to the others with `Last-Event-ID`. Every subscriber ends with every seq of the run's
+ * log once, in order, and deltas posted to the first server reached subscribers of the others.
+ */
+import { writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Worker } from '@temporalio/worker';
+import OpenAI from 'openai';
+import { createModelActivities, HttpDeltaPublisher } from '../../activities/model';
+import type { RunInput } from '../../contracts';
+import { callTools, FakeOpenAIServer, paced, say, toolCall, type FakeStep, type RecordedRequest } from '../../testing/fake-model';
+import { DurableAgentsPlugin } from '../../worker/plugin';
+import type { AgentSuite } from '../support/agent-suite';
+import { findTestAgent, testAgents } from '../support/agents';
+import { startApiServerProcess, type ApiServerProcess } from '../support/api-server-process';
+import { cleanUpAll } from '../support/child-worker';
+import { RawSseReader } from '../support/raw-sse-reader';
+import { startTestRedis, type TestRedis } from '../support/redis-server';
+import { agentClient, createTestEnv, uniqueTaskQueue, workflowBundleOption } from '../support/test-env';
+import { allToolImplementations } from '../support/tools';
+import { waitFor } from '../support/wait';
+
+const tokens = { viewer: 'viewer-token-0123456789', publisher: 'publisher-token-0123456789', other: 'other-publisher-token-0123456789' };
+/** Tool turns of the run (two quotes each, streamed with a sentence), then a streamed answer. */
+const turns = 24;
+const answer = 'All quoted. '.repeat(12).trim();
+const subscribers = 300;
+
+let suite: AgentSuite;
+let redis: TestRedis;
+let fake: FakeOpenAIServer;
+let servers: ApiServerProcess[] = [];
+let worker: Worker;
+let running: Promise<void>;
+
+/** Quotes AAPL and MSFT `turns` times (a sentence first, the calls 60 ms apart), then answers. */
+function modelStep(request: RecordedRequest): FakeStep {
+  const toolMessages = (request.body?.messages ?? []).filter((m) => m.role === 'tool').length;
+  if (toolMessages >= 2 * turns) return say(answer);
+  return paced({ ...callTools(toolCall('get_quote', { symbol: 'AAPL' }), toolCall('get_quote', { symbol: 'MSFT' })), content: 'Quoting both again.' }, 60);
+}
+
+beforeAll(async () => {
+  const env = await createTestEnv();
+  const taskQueue = uniqueTaskQueue('broker');
+  suite = { env, taskQueue, agents: agentClient(env, taskQueue) };
+  const tokensFile = join(tmpdir(), `live-broker-tokens-${process.pid}.json`);
+  writeFileSync(
+    tokensFile,
+    JSON.stringify([
+      { name: 'viewer', role: 'viewer', token: tokens.viewer },
+      { name: 'worker', role: 'publisher', token: tokens.publisher, taskQueues: [taskQueue] },
+      { name: 'other-worker', role: 'publisher', token: tokens.other, taskQueues: ['another-queue'] },
+    ]),
+  );
+  [redis, fake] = await Promise.all([startTestRedis(), FakeOpenAIServer.start()]);
+  fake.respondWith(modelStep);
+  const serverEnv = {
+    TEMPORAL_ADDRESS: env.address,
+    TEMPORAL_NAMESPACE: env.namespace ?? 'default',
+    TEMPORAL_TASK_QUEUE: taskQueue,
+    DURABLE_AGENTS_TOKENS: '',
+    DURABLE_AGENTS_TOKENS_FILE: tokensFile,
+    DURABLE_AGENTS_LOCAL_DEV: '',
+    DURABLE_AGENTS_REDIS_URL: redis.url,
+  };
+  servers = await Promise.all([0, 1, 2].map(() => startApiServerProcess(serverEnv)));
+  // The worker a user runs beside the servers: deltas and announcements to the first one only.
+  const deltas = new HttpDeltaPublisher({ url: (servers[0] as ApiServerProcess).url, token: tokens.publisher });
+  const openai = new OpenAI({ baseURL: fake.baseURL, apiKey: 'test-key', maxRetries: 0 });
+  worker = await Worker.create({
+    connection: env.nativeConnection,
+    namespace: env.namespace ?? 'default',
+    taskQueue,
+    workflowBundle: await workflowBundleOption(),
+    plugins: [new DurableAgentsPlugin({ agents: testAgents, tools: allToolImplementations(), runtime: createModelActivities({ openai, findAgent: findTestAgent, deltas }), model: { deltas } })],
+  });
+  running = worker.run();
+}, 60_000);
+
+afterAll(async () => {
+  await cleanUpAll(
+    ...servers.map((server) => () => server.stop()),
+    async () => {
+      worker?.shutdown();
+      await running;
+    },
+    () => fake?.close(),
+    () => redis?.stop(),
+    () => suite?.env.teardown(),
+  );
+});
+
+const input: RunInput = { agent: 'watchlist-llm', messages: [{ role: 'user', content: 'Quote AAPL and MSFT, many times' }], sessionState: { watchlist: ['AAPL'] } };
+
+it('300 subscribers over 3 servers: one server killed mid-stream, its subscribers resume on the others with no gap and no duplicate; deltas posted to one server reach all', async () => {
+  const [a, b, c] = servers as [ApiServerProcess, ApiServerProcess, ApiServerProcess];
+  const { workflowId } = await suite.agents.start(input);
+  // Round robin, as a balancer would; a reader whose server went away goes to the next one alive.
+  const alive = [a.url, b.url, c.url];
+  let next = 0;
+  const pick = (previous: string | undefined): string => {
+    const candidates = alive.filter((url) => url !== previous);
+    return candidates[next++ % candidates.length] as string;
+  };
+  const readers = Array.from({ length: subscribers }, () => new RawSseReader(workflowId, tokens.viewer, pick));
+  const onC = readers.filter((r) => r.servers[0] === c.url);
+  const onB = readers.filter((r) => r.servers[0] === b.url);
+  expect(onC).toHaveLength(subscribers / 3);
+
+  // Mid-stream: C's subscribers have events and deltas of several turns, and the run goes on.
+  await waitFor('the subscribers of the third server to be well into the run', async () => (onC.every((r) => r.seqs.length >= 40 && r.deltas.length > 0) ? true : undefined), 30_000);
+  alive.splice(alive.indexOf(c.url), 1);
+  await c.kill9();
+  expect((await suite.agents.events(workflowId, 0, 1)).status).toBe('running');
+
+  await Promise.all(readers.map((r) => r.done));
+  const log = (await suite.agents.events(workflowId, 0, 1000)).events.map((e) => e.seq);
+  expect(log.length).toBeGreaterThan(100);
+  expect(log).toEqual(Array.from({ length: log.length }, (_, i) => i + 1));
+  // No gap, no duplicate: every subscriber has the whole log once, in order.
+  const wrong = readers.filter((r) => r.seqs.length !== log.length || r.seqs.some((seq, i) => seq !== log[i]));
+  expect(wrong.map((r) => ({ servers: r.servers.length, seqs: r.seqs.length }))).toEqual([]);
+  // Every subscriber of the killed server resumed on another one.
+  expect(onC.every((r) => r.servers.length >= 2 && r.servers.at(-1) !== c.url)).toBe(true);
+
+  // Deltas were posted to A only: B's and C's subscribers got them through the broker.
+  expect(onC.every((r) => r.deltas.some((d) => d.server === c.url))).toBe(true);
+  for (const reader of onB) {
+    const received = reader.deltas.filter((d) => d.server === b.url);
+    const last = received.at(-1)?.delta;
+    const answerText = received.filter((d) => d.delta.activityId === last?.activityId && d.delta.attempt === last.attempt && d.delta.kind === 'text').map((d) => d.delta);
+    expect(new Set(answerText.map((d) => d.seq)).size).toBe(answerText.length);
+    expect(answerText.map((d) => d.text).join('')).toBe(answer);
+  }
+});
+
+it('refuses deltas of a publisher scoped to other task queues, on any server', async () => {
+  const { workflowId } = await suite.agents.start({ ...input, messages: [{ role: 'user', content: 'Quote once more' }] });
+  const delta = { workflowId, activityId: '1', attempt: 1, turn: 0, seq: 0, kind: 'text', text: 'x', at: Date.now() };
+  const post = (server: ApiServerProcess, token: string) =>
+    fetch(`${server.url}/api/deltas`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify({ deltas: [delta] }) });
+  const refused = await post(servers[1] as ApiServerProcess, tokens.other);
+  expect(refused.status).toBe(403);
+  expect(((await refused.json()) as { error: { message: string } }).error.message).toContain('"another-queue"');
+  expect((await post(servers[1] as ApiServerProcess, tokens.publisher)).status).toBe(204);
+  await suite.agents.kill(workflowId, { reason: 'test over' }).catch(() => undefined);
+});
