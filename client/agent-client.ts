@@ -57,6 +57,7 @@ import { tracingFromEnv } from '../config/telemetry-env';
 import { resolveTracing, tracingClientInterceptors, type AgentTracingOptions } from '../config/tracing';
 import { checkpointsOf, rewindRun, type Checkpoint, type CorrectionDelivery, type RewindOptions } from '../history/checkpoints';
 import { fetchDecodedHistory } from '../history/decoded-history';
+import { runRewinds, type RunRewind } from '../history/rewinds';
 import { EventLogCursor } from './event-log-cursor';
 import { PollPacing } from './poll-pacing';
 import { untilSessionRunStarts } from './session-run-start';
@@ -786,6 +787,18 @@ export class AgentClient {
     // Cancelled, they end like a kill: their own calls are answered.
     await Promise.all(children.map((c) => this.client.workflow.getHandle(c.workflowId).cancel().catch(() => undefined)));
     return rewound;
+  }
+
+  /**
+   * Where the run was rewound, oldest first: the turn it went back to, when, the reason and the
+   * corrections, as the reset executions' histories record them (the latest execution, or
+   * `runId`, and the executions it continued from). Reads histories only: free for the run, and
+   * no worker is needed. Events after each rewind's turn replaced those of `replacedRunId`.
+   *
+   * @throws AgentClientError `run_not_found`.
+   */
+  async rewinds(workflowId: string, runId?: string): Promise<RunRewind[]> {
+    return this.guard(workflowId, () => runRewinds(this.client, workflowId, runId));
   }
 
   /** The run's history as JSON (latest execution unless `runId` is given). */

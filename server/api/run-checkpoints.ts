@@ -3,7 +3,7 @@ import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { ServerContext } from '../context';
 import { ApiError } from '../errors';
 import { route, type AnyRoute } from '../routes';
-import { checkpointSchema, forkBodySchema, forkResultSchema, rewindBodySchema, rewindResultSchema, runIdQuerySchema } from './schemas';
+import { checkpointSchema, forkBodySchema, forkResultSchema, rewindBodySchema, rewindResultSchema, rewindsQuerySchema, runIdQuerySchema, runRewindSchema } from './schemas';
 
 /**
  * The fork-capture bundle of the server's workflows module: built on the first fork (a few
@@ -46,6 +46,19 @@ export function runCheckpointRoutes(ctx: ServerContext): AnyRoute[] {
       body: rewindBodySchema,
       response: rewindResultSchema,
       handle: ({ params, body }) => agents.rewind(params.id ?? '', body),
+    }),
+    route({
+      method: 'get',
+      path: '/api/runs/:id/rewinds',
+      access: 'viewer',
+      summary: 'Where a run was rewound: the turn it went back to, when, the reason and the corrections',
+      description:
+        'Oldest first, as the histories of the reset executions record them (the latest execution, or `runId`, and up to three it continued as new from). ' +
+        "Each rewind's events from its turn on replaced those of `replacedRunId`. Reads histories only: nothing is written to the run and no worker is needed.",
+      tags,
+      query: rewindsQuerySchema,
+      response: z.object({ rewinds: z.array(runRewindSchema) }),
+      handle: async ({ params, query }) => ({ rewinds: await agents.rewinds(params.id ?? '', query.runId) }),
     }),
     route({
       method: 'post',

@@ -102,6 +102,20 @@ export const rewindBodySchema = z.object({
   runId: z.string().min(1).optional(),
 });
 
+/** `?runId=` of GET /api/runs/:id/rewinds: the execution to start from (a Temporal run id), default the latest. */
+export const rewindsQuerySchema = z.object({ runId: z.guid('not a run id (a UUID)').optional() });
+
+/** A rewind of a run as its history records it (GET /api/runs/:id/rewinds). */
+export const runRewindSchema = z.object({
+  runId: z.string(),
+  replacedRunId: z.string(),
+  time: z.string(),
+  turn: z.number().int().nonnegative().optional(),
+  eventId: z.number().int().positive(),
+  reason: z.string(),
+  corrections: z.array(interventionSchema),
+});
+
 /** What a rewind answers. */
 export const rewindResultSchema = z.object({ runId: z.string(), checkpoint: checkpointSchema, corrections: z.enum(['atomic', 'none']) });
 

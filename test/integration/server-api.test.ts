@@ -230,6 +230,15 @@ describe('checkpoints, rewind and fork', () => {
     expect(rewound.body.runId).not.toBe(firstRunId);
     expect((await get(runPath(id, '/result'))).body).toMatchObject({ status: 'completed', final: { text: 'three turns' } });
     expect((await get(`${runPath(id, '/checkpoints')}?runId=${firstRunId}`)).body.checkpoints).toHaveLength(3);
+
+    // Where it was rewound, read back from the history of the execution the rewind started.
+    const rewinds = await get(runPath(id, '/rewinds'));
+    expect(rewinds).toMatchObject({ status: 200, body: { rewinds: [{ runId: rewound.body.runId, replacedRunId: firstRunId, turn: 1, reason: 'again', corrections: [] }] } });
+    const checkpoint = (await get(runPath(id, '/checkpoints'))).body.checkpoints.find((c: { turn: number }) => c.turn === 1);
+    expect(Date.parse(rewinds.body.rewinds[0].time)).toBeLessThanOrEqual(Date.parse(checkpoint.time));
+    expect((await get(`${runPath(id, '/rewinds')}?runId=${firstRunId}`)).body).toEqual({ rewinds: [] });
+    expectError(await get(`${runPath(id, '/rewinds')}?runId=latest`), 400, 'invalid_input', /^query\.runId: not a run id/);
+    expectError(await get(runPath('no-such-run', '/rewinds')), 404, 'run_not_found', /no-such-run/);
   });
 
   it('forks to a new workflow id with a fix; without workflowsPath the server answers 501', async () => {
@@ -311,6 +320,7 @@ describe('OpenAPI document', () => {
       ['post', '/api/runs/{id}/answers', 'operator'],
       ['get', '/api/runs/{id}/checkpoints', 'viewer'],
       ['post', '/api/runs/{id}/rewind', 'admin'],
+      ['get', '/api/runs/{id}/rewinds', 'viewer'],
       ['post', '/api/runs/{id}/fork', 'admin'],
       ['get', '/api/runs/{id}/history', 'viewer'],
       ['post', '/api/sessions', 'operator'],
