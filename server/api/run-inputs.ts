@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { awaitAnswerSchema, callDecisionSchema, pendingInputsSchema } from '../../contracts';
 import type { AgentClient } from '../../client/agent-client';
-import { flattenTree, pendingInputsTree, resolveTreePath, runTree, TreePathError } from '../../client/run-tree';
+import { flattenTree, pendingInputsTree, resolveTreePath, runTree, TreePathError, type RunTree } from '../../client/run-tree';
 import { quoted } from '../../contracts/safe-text';
 import { ApiError } from '../errors';
 import type { ServerContext } from '../context';
@@ -13,6 +13,9 @@ const treeRunSchema = z.object({
   status: z.string(),
   path: z.array(z.string()),
   toolCallId: z.string().optional(),
+  /** When the run's current execution started, and closed once it has (Temporal's clock). */
+  startTime: z.string().optional(),
+  closeTime: z.string().optional(),
 });
 
 /** What one run of a tree waits on, with its workflow id and path (call ids from the run asked about down). */
@@ -25,6 +28,28 @@ const treeResponseSchema = z.object({
 
 /** The run's own pending inputs, and `tree`: what it and its sub-agent runs wait on, one list. */
 const runPendingResponseSchema = pendingInputsSchema.unwrap().extend({ tree: z.array(treePendingSchema) });
+
+/**
+ * The runs of a tree, root first, each with when it started and closed (one describe per run:
+ * a read of the server's record of the execution, free for the run and needing no worker). A run
+ * that cannot be described is listed without its times.
+ */
+async function treeRuns(agents: AgentClient, tree: RunTree): Promise<z.infer<typeof treeRunSchema>[]> {
+  return Promise.all(
+    flattenTree(tree).map(async (run) => {
+      const described = await agents.client.workflow
+        .getHandle(run.workflowId)
+        .describe()
+        .catch(() => undefined);
+      return {
+        ...run,
+        path: [...run.path],
+        ...(described?.startTime ? { startTime: described.startTime.toISOString() } : {}),
+        ...(described?.closeTime ? { closeTime: described.closeTime.toISOString() } : {}),
+      };
+    }),
+  );
+}
 
 /** Call ids from a run down to one of its sub-agent runs. */
 const treePathSchema = z.array(z.string().min(1).max(400)).min(1).max(64);
@@ -68,14 +93,17 @@ export function runInputRoutes(ctx: ServerContext): AnyRoute[] {
       path: '/api/runs/:id/tree',
       access: 'viewer',
       summary: 'The run and its sub-agent runs (agent tools), and what each of them waits on from humans',
-      description: 'Runs are listed root first; `path` is the call ids from this run down. Answer a sub-agent through the tree routes with that path.',
+      description:
+        'Runs are listed root first, each with its status (a running sub-agent run\'s own, e.g. `awaiting`), the call that started it, and when it started and closed; `path` is the call ids from this run down. ' +
+        'Answer a sub-agent through the tree routes with that path, or on its own run. Reading costs a status query, a describe and, for open runs, a pending-inputs query per run: nothing is written to any run.',
       tags,
       response: treeResponseSchema,
       handle: async ({ params }) => {
         const id = params.id ?? '';
         // One tree for both: a parent learns of a child's start a little after the child runs.
         const tree = await runTree(agents, id);
-        return { runs: flattenTree(tree), pending: await pendingInputsTree(agents, id, tree) };
+        const [runs, pending] = await Promise.all([treeRuns(agents, tree), pendingInputsTree(agents, id, tree)]);
+        return { runs, pending };
       },
     }),
     route({

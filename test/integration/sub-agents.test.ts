@@ -70,7 +70,7 @@ describe('agents as tools (sub-agent child workflows) on a real dev server', () 
     const server = await startAgentServer({ agents: suite.agents, auth: { localDev: false, tokens: [{ name: 'olivia', role: 'operator', token: 'operator-token-0123456789' }] } });
     try {
       interface TreeJson {
-        runs: { path: string[]; agent: string }[];
+        runs: { path: string[]; agent: string; toolCallId?: string; startTime?: string; closeTime?: string }[];
         pending: { workflowId: string; path: string[]; approvals: unknown[] }[];
         error: { message: string };
       }
@@ -93,6 +93,9 @@ describe('agents as tools (sub-agent child workflows) on a real dev server', () 
         ['pay', 'scripted'],
       ]);
       expect(tree.json.pending[0]).toMatchObject({ path: ['pay'], approvals: [{ toolCallId: 'call_0_0', name: 'transfer' }] });
+      // Each run with the call that started it and when it started; open runs have no close time.
+      expect(tree.json.runs[1]).toMatchObject({ toolCallId: 'pay', startTime: expect.stringMatching(/^\d{4}-/) });
+      expect(tree.json.runs.map((r) => r.closeTime)).toEqual([undefined, undefined]);
       const bad = await call(`/api/runs/${workflowId}/tree/decisions`, { path: [], decision: { decision: 'approve', toolCallId: 'call_0_0' } });
       expect(bad.status).toBe(400);
       expect(bad.json.error.message).toContain('path');
