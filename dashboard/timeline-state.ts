@@ -1,7 +1,7 @@
 /**
  * How the live stream folds into the run page's timeline: pure functions, no browser APIs.
  */
-import type { RunEvent, TokenDelta } from './types';
+import type { RunEvent, RunRewind, TokenDelta } from './types';
 
 /** Text streamed by one model call in flight. */
 export interface Streaming {
@@ -32,6 +32,39 @@ export interface Rewind {
 /** The rewinds after one more: markers of replaced events go with them. */
 export function addRewind(rewinds: readonly Rewind[], fromSeq: number, at: string): Rewind[] {
   return [...rewinds.filter((r) => r.fromSeq < fromSeq), { fromSeq, at }];
+}
+
+/**
+ * A rewind the timeline marks: one the run's history records (`recorded`: its turn, reason and
+ * corrections, placed by time), or, until those are read, one seen on the live feed (placed by seq).
+ */
+export interface RewindMarker {
+  readonly key: string;
+  /** When it happened. */
+  readonly at: string;
+  readonly fromSeq?: number;
+  readonly recorded?: RunRewind;
+}
+
+/**
+ * The markers to show: the recorded rewinds once read (they outlive the page and name the turn);
+ * before that, the ones the live feed showed.
+ */
+export function rewindMarkers(live: readonly Rewind[], recorded: readonly RunRewind[] | undefined): RewindMarker[] {
+  if (recorded) return recorded.map((r) => ({ key: `${r.runId}/${r.eventId}`, at: r.time, recorded: r }));
+  return live.map((r) => ({ key: `live-${r.at}`, at: r.at, fromSeq: r.fromSeq }));
+}
+
+/**
+ * The seq of the event a marker goes before: the first event from the rewind on. A recorded
+ * rewind is placed by time: the events of the new execution happened after it, those it kept
+ * before it (both on the Temporal server's clock). Undefined: after the last event.
+ */
+export function markerSeq(events: readonly RunEvent[], marker: RewindMarker): number | undefined {
+  const { fromSeq } = marker;
+  if (fromSeq !== undefined) return events.find((e) => e.seq >= fromSeq)?.seq;
+  const at = Date.parse(marker.at);
+  return events.find((e) => Date.parse(e.at) >= at)?.seq;
 }
 
 /** Drops what a new log epoch replaces (a rewind): every event from `fromSeq` on. */

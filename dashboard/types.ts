@@ -7,6 +7,7 @@ export type {
   BudgetChange,
   CallDecision,
   CostReport,
+  Intervention,
   PendingInputs,
   RunEvent,
   RunStatus,
@@ -14,7 +15,7 @@ export type {
   SessionReport,
   SessionRunRecord,
 } from '../contracts';
-import type { CostReport, PendingInputs } from '../contracts';
+import type { CostReport, Intervention, PendingInputs } from '../contracts';
 
 /** Who the token belongs to (GET /api/whoami). */
 export interface Whoami {
@@ -84,4 +85,35 @@ export type RunPending = PendingInputs & { readonly tree: readonly TreePending[]
 export interface Inbox {
   readonly trees: readonly { readonly workflowId: string; readonly agent?: string; readonly startTime?: string; readonly waiting: readonly TreePending[] }[];
   readonly truncated: boolean;
+}
+
+/** One run of a tree (GET /api/runs/:id/tree's `runs`, root first). */
+export interface TreeRun {
+  readonly workflowId: string;
+  readonly agent: string;
+  /** The run's own status: a running sub-agent run says `awaiting` while a person is asked. */
+  readonly status: string;
+  /** Call ids from the run asked about down to this one (empty for it). */
+  readonly path: readonly string[];
+  /** The parent's call that started it. */
+  readonly toolCallId?: string;
+  readonly startTime?: string;
+  readonly closeTime?: string;
+}
+
+/** GET /api/runs/:id/tree: the run and its sub-agent runs, and what each of them waits on. */
+export interface RunTreeView {
+  readonly runs: readonly TreeRun[];
+  readonly pending: readonly TreePending[];
+}
+
+/** A rewind as the run's history records it (GET /api/runs/:id/rewinds). */
+export interface RunRewind {
+  readonly runId: string;
+  readonly replacedRunId: string;
+  readonly time: string;
+  readonly turn?: number;
+  readonly eventId: number;
+  readonly reason: string;
+  readonly corrections: readonly Intervention[];
 }

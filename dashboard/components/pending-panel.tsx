@@ -148,11 +148,14 @@ export function pathLabel(path: readonly string[]): string {
   return path.map((id) => `/${id}`).join('');
 }
 
-/** What one run of a tree waits on, answered on that run itself; a sub-agent run under its path. */
-export function TreeEntry({ entry, canAnswer, onChange, testId }: { entry: TreePending; canAnswer: boolean; onChange: () => void; testId: string }) {
+/**
+ * What one run of a tree waits on, answered on that run itself; a sub-agent run under its path
+ * (`titled` false where the path is shown already, as in the tree of sub-agent runs).
+ */
+export function TreeEntry({ entry, canAnswer, onChange, testId, titled = true }: { entry: TreePending; canAnswer: boolean; onChange: () => void; testId: string; titled?: boolean }) {
   return (
     <div data-testid={testId} data-path={pathLabel(entry.path)}>
-      {entry.path.length > 0 && (
+      {titled && entry.path.length > 0 && (
         <h3>
           Sub-agent <a href={linkTo({ view: 'run', id: entry.workflowId })}>{pathLabel(entry.path)}</a>
         </h3>
@@ -165,6 +168,12 @@ export function TreeEntry({ entry, canAnswer, onChange, testId }: { entry: TreeP
   );
 }
 
+/** Scrolls to the page's tree of sub-agent runs (not a route: the hash names the page's run). */
+function toSubAgentRuns(event: MouseEvent): void {
+  event.preventDefault();
+  document.getElementById('sub-agent-runs')?.scrollIntoView();
+}
+
 /** Whether a run of a tree waits for a person. */
 export function waitsForPerson(entry: PendingInputs): boolean {
   return entry.approvals.length > 0 || !!entry.await;
@@ -173,18 +182,29 @@ export function waitsForPerson(entry: PendingInputs): boolean {
 /**
  * What the run and its sub-agent runs wait on from humans (GET /api/runs/:id/pending, its
  * `tree`: this run first), with the forms to answer: a sub-agent run's items under its path,
- * answered on that run.
+ * answered on that run. With `subAgentsBelow`, the page shows those in its tree of sub-agent
+ * runs instead, and this panel only says how many wait there.
  */
-export function PendingPanel({ pending, canAnswer, onChange }: { pending?: RunPending | undefined; canAnswer: boolean; onChange: () => void }) {
+export function PendingPanel({ pending, canAnswer, onChange, subAgentsBelow = false }: { pending?: RunPending | undefined; canAnswer: boolean; onChange: () => void; subAgentsBelow?: boolean }) {
   const waiting = (pending?.tree ?? []).filter(waitsForPerson);
   if (waiting.length === 0) return null;
+  const shown = subAgentsBelow ? waiting.filter((entry) => entry.path.length === 0) : waiting;
+  const below = waiting.length - shown.length;
   return (
     <section class="panel pending" data-testid="pending">
       <h2>Waiting for you</h2>
       {!canAnswer && <p class="hint">Approvals and answers need the operator role.</p>}
-      {waiting.map((entry) => (
+      {shown.map((entry) => (
         <TreeEntry key={entry.workflowId} entry={entry} canAnswer={canAnswer} onChange={onChange} testId={entry.path.length > 0 ? 'sub-agent-pending' : 'own-pending'} />
       ))}
+      {below > 0 && (
+        <p data-testid="sub-agents-waiting">
+          {below === 1 ? '1 sub-agent run waits' : `${below} sub-agent runs wait`} for you: answer {below === 1 ? 'it' : 'them'} in <a href="#sub-agent-runs" onClick={toSubAgentRuns}>
+            Sub-agent runs
+          </a>{' '}
+          below.
+        </p>
+      )}
     </section>
   );
 }

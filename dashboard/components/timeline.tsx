@@ -1,5 +1,5 @@
-import type { Rewind, Streaming } from '../timeline-state';
-import type { RunEvent } from '../types';
+import { markerSeq, type RewindMarker, type Streaming } from '../timeline-state';
+import type { Intervention, RunEvent } from '../types';
 import { counted, formatBytes, formatClock, formatDuration } from './json-view';
 import { formatMoney } from './budget-panel';
 
@@ -118,34 +118,60 @@ function ToolCall({ call, result }: { call: Extract<RunEvent, { type: 'tool_call
   );
 }
 
+/** What a correction applied at a rewind did, in a few words. */
+function correctionWords(c: Intervention): string {
+  return `${c.kind.replace(/_/g, ' ')}${'toolCallId' in c ? ` ${c.toolCallId}` : ''}`;
+}
+
+/** Where the run was rewound: the turn it went back to, when, why, with what, and that the events after it replaced the old ones. */
+function RewindLine({ marker }: { marker: RewindMarker }) {
+  const r = marker.recorded;
+  return (
+    <li class="event rewind-marker" data-testid="rewind-marker" {...(r?.turn !== undefined ? { 'data-turn': r.turn } : {})}>
+      <span class="seq">↺</span>
+      <span class="time" title={marker.at}>
+        {formatClock(marker.at)}
+      </span>
+      <span class="what">
+        {r ? (
+          <>
+            rewound here{r.turn !== undefined ? `, to turn ${r.turn}` : ''}
+            {r.reason && r.reason !== `rewind to turn ${r.turn}` ? ` (${r.reason})` : ''}
+            {r.corrections.length ? ` with ${counted(r.corrections.length, 'correction')}: ${r.corrections.map(correctionWords).join(', ')}` : ''}
+            {`: the events from here on replaced those of the earlier execution ${r.replacedRunId.slice(0, 8)}…`}
+          </>
+        ) : (
+          `rewound here: the events from #${marker.fromSeq ?? '?'} on replaced the ones before the rewind`
+        )}
+      </span>
+    </li>
+  );
+}
+
 /**
  * The run's events as they arrive, tool calls with their results, then the text streaming now.
- * `resets`: how many rewinds replaced part of it (shown as an attribute, for tests and tools).
+ * `resets`: how many rewinds the live feed saw (shown as an attribute, for tests and tools);
+ * `rewinds`: where the run was rewound, each marked before the first event that replaced the old ones.
  */
-export function Timeline({ events, streaming, resets, rewinds = [] }: { events: readonly RunEvent[]; streaming: readonly Streaming[]; resets: number; rewinds?: readonly Rewind[] }) {
+export function Timeline({ events, streaming, resets, rewinds = [] }: { events: readonly RunEvent[]; streaming: readonly Streaming[]; resets: number; rewinds?: readonly RewindMarker[] }) {
   const results = new Map<string, ToolResult>();
   for (const e of events) if (e.type === 'tool_result') results.set(e.toolCallId, e);
   const shown = events.filter((e) => e.type !== 'tool_result');
-  // Each rewind's marker goes before the first event shown from where it replaced the log.
-  const markerAt = (r: Rewind) => shown.find((e) => e.seq >= r.fromSeq)?.seq;
+  const placed = rewinds.map((marker) => ({ marker, seq: markerSeq(shown, marker) }));
+  const markersAt = (seq: number | undefined) => placed.filter((p) => p.seq === seq).map((p) => <RewindLine key={p.marker.key} marker={p.marker} />);
   return (
     <ol class="timeline" data-testid="timeline" data-resets={resets}>
       {shown.map((e) => [
-          ...rewinds
-            .filter((r) => markerAt(r) === e.seq)
-            .map((r) => (
-              <li key={`rewind-${r.at}`} class="event rewind-marker" data-testid="rewind-marker">
-                <span class="seq">↺</span>
-                <span class="time">{formatClock(r.at)}</span>
-                <span class="what">rewound here: the events from #{r.fromSeq} on replaced the ones before the rewind</span>
-              </li>
-            )),
-          <li key={e.seq} class={`event event-${e.type}`} data-seq={e.seq} data-type={e.type}>
-            <span class="seq">#{e.seq}</span>
-            <span class="time" title={e.at}>{formatClock(e.at)}</span>
-            {e.type === 'tool_call' ? <ToolCall call={e} result={results.get(e.toolCallId)} /> : <span class="what">{describe(e)}</span>}
-          </li>,
-        ])}
+        ...markersAt(e.seq),
+        <li key={e.seq} class={`event event-${e.type}`} data-seq={e.seq} data-type={e.type}>
+          <span class="seq">#{e.seq}</span>
+          <span class="time" title={e.at}>
+            {formatClock(e.at)}
+          </span>
+          {e.type === 'tool_call' ? <ToolCall call={e} result={results.get(e.toolCallId)} /> : <span class="what">{describe(e)}</span>}
+        </li>,
+      ])}
+      {markersAt(undefined)}
       {streaming.map((s) => (
         <li key={s.key} class="event streaming" data-testid="streaming">
           <span class="seq">…</span>

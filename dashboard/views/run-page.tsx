@@ -1,14 +1,17 @@
 import { useEffect, useState } from 'preact/hooks';
 import { runPath } from '../api';
+import { Breadcrumb } from '../components/breadcrumb';
 import { BudgetPanel } from '../components/budget-panel';
 import { CheckpointsPanel } from '../components/checkpoints-panel';
 import { ErrorBox } from '../components/error-box';
 import { PendingPanel, waitsForPerson } from '../components/pending-panel';
 import { RunControls } from '../components/run-controls';
+import { RunTreePanel } from '../components/run-tree-panel';
 import { StatusBadge, WaitingBadge } from '../components/status-badge';
 import { Timeline } from '../components/timeline';
 import { useRunEvents } from '../live-events';
-import type { RunEvent, RunPending, RunStatusReport } from '../types';
+import { rewindMarkers } from '../timeline-state';
+import type { RunEvent, RunPending, RunRewind, RunStatusReport, RunTreeView } from '../types';
 import { useApi } from '../use-api';
 import { linkTo } from '../router';
 import { counted } from '../components/json-view';
@@ -24,16 +27,28 @@ function lastStatusChange(events: readonly RunEvent[]): string | undefined {
   return undefined;
 }
 
+/** The run's own pending inputs and its tree's, as the pending panel takes them, from the tree's read. */
+function pendingOf(tree: RunTreeView | undefined): RunPending | undefined {
+  if (!tree) return undefined;
+  const own = tree.pending.find((p) => p.path.length === 0);
+  return { approvals: own?.approvals ?? [], ...(own?.await ? { await: own.await } : {}), tree: tree.pending };
+}
+
 /**
- * One run: its live timeline (SSE), what it waits on from humans, its controls, budget and
- * checkpoints. Status and pending inputs are read again whenever an event arrives.
+ * One run: where it sits among sub-agent runs, its live timeline (SSE) with where it was
+ * rewound, what it and its sub-agent runs wait on from humans, its controls, budget and
+ * checkpoints. Status and the tree (with pending inputs) are read again whenever an event arrives.
  */
 export function RunPage({ workflowId, role }: { workflowId: string; role: string }) {
   // Bumped by a rewind: a run whose feed had ended goes on, so the page follows it again.
   const [generation, setGeneration] = useState(0);
   const live = useRunEvents(workflowId, generation);
   const status = useApi<RunStatusReport>(runPath(workflowId), live.ended ? undefined : refreshMs);
-  const pending = useApi<RunPending>(runPath(workflowId, '/pending'), live.ended ? undefined : refreshMs);
+  // The tree read answers the sub-agent runs and what every run of the tree waits on, in one read.
+  const tree = useApi<RunTreeView>(runPath(workflowId, '/tree'), live.ended ? undefined : refreshMs);
+  // Where the run was rewound, from its history: read again after each rewind the feed shows.
+  const rewinds = useApi<{ rewinds: RunRewind[] }>(`${runPath(workflowId, '/rewinds')}?v=${generation}.${live.resets}`);
+  const pending = pendingOf(tree.data);
   const lastSeq = live.events.at(-1)?.seq ?? 0;
   // Checkpoints are read from the run's history: again when a turn is planned or the run ends.
   const turnsPlanned = live.events.filter((e) => e.type === 'plan').length;
@@ -41,7 +56,7 @@ export function RunPage({ workflowId, role }: { workflowId: string; role: string
 
   const refresh = () => {
     status.reload();
-    pending.reload();
+    tree.reload();
   };
   // Every new event, the end of the feed and a rewind may change the status and what the run waits on.
   useEffect(refresh, [lastSeq, live.ended, live.resets]);
@@ -51,12 +66,14 @@ export function RunPage({ workflowId, role }: { workflowId: string; role: string
   // Once the feed ended, the report read after the end is the last word.
   const runStatus = live.ended ? (report?.status ?? live.ended) : (lastStatusChange(live.events) ?? report?.status);
   // The run, or one of its sub-agent runs, waits for a person.
-  const waiting = (pending.data?.tree ?? []).some(waitsForPerson);
+  const waiting = (pending?.tree ?? []).some(waitsForPerson);
+  const hasSubAgents = (tree.data?.runs.length ?? 0) > 1;
   return (
     <section class="run">
       <p>
         <a href="#/runs">← runs</a>
       </p>
+      <Breadcrumb parent={report?.parent} />
       <h1>
         {workflowId} {runStatus && <StatusBadge status={runStatus} />} {waiting && <WaitingBadge />}
       </h1>
@@ -80,29 +97,18 @@ export function RunPage({ workflowId, role }: { workflowId: string; role: string
           )}
         </p>
       )}
-      {report?.children?.length ? (
-        <section class="panel" data-testid="children">
-          <h2>Sub-agent runs</h2>
-          <ul>
-            {report.children.map((c) => (
-              <li key={c.workflowId}>
-                {c.toolCallId} → <a href={linkTo({ view: 'run', id: c.workflowId })}>{c.workflowId}</a> {c.agent} <StatusBadge status={c.status} />
-              </li>
-            ))}
-          </ul>
-        </section>
-      ) : null}
       <ErrorBox error={status.error} />
       <RunControls workflowId={workflowId} status={runStatus} role={role} onChange={refresh} />
-      <PendingPanel pending={pending.data} canAnswer={canOperate} onChange={refresh} />
-      <ErrorBox error={pending.error} />
+      <PendingPanel pending={pending} canAnswer={canOperate} onChange={refresh} subAgentsBelow={hasSubAgents} />
+      <ErrorBox error={tree.error} />
+      <RunTreePanel tree={tree.data} canAnswer={canOperate} onChange={refresh} />
       <div class="columns">
         <section class="panel events">
           <h2>
             Events <span class={`live live-${live.state}`}>{live.ended ? `ended: ${live.ended}` : live.state}</span>
           </h2>
           <ErrorBox error={live.error} />
-          <Timeline events={live.events} streaming={live.streaming} resets={live.resets} rewinds={live.rewinds} />
+          <Timeline events={live.events} streaming={live.streaming} resets={live.resets} rewinds={rewindMarkers(live.rewinds, rewinds.data?.rewinds)} />
         </section>
         <aside>
           <BudgetPanel workflowId={workflowId} cost={report?.cost} canChange={canOperate && !live.ended} onChange={refresh} />

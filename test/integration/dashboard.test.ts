@@ -118,25 +118,47 @@ describe('the dashboard in a browser', () => {
     expect(result).toMatchObject({ status: 'completed', final: { text: 'transferred' } });
   });
 
-  it('links a run to its sub-agent runs and back, and approves a sub-agent call on its own page', async () => {
-    const childSteps = [callStep({ name: 'transfer', args: { to: 'acct-9', amount: 800 } }), finalStep('child paid')];
+  it("shows the whole tree of sub-agent runs on the top run's page, answers a grandchild's approval there and on its own page, and links each run up to the runs above it", async () => {
+    // Three levels: nested-delegator → delegator (call `team`) → scripted (call `pay`), whose two transfers wait for people.
+    const transfers = { type: 'tool_calls', calls: [{ name: 'transfer', args: { to: 'acct-9', amount: 800 } }, { name: 'transfer', args: { to: 'acct-8', amount: 600 } }] };
+    const childSteps = [{ type: 'tool_calls', calls: [{ id: 'pay', name: 'delegate', args: { task: 'pay', steps: [transfers, finalStep('grandchild paid')] } }] }, finalStep('child done')];
     const { workflowId } = await suite.agents.start({
-      agent: 'delegator',
-      messages: [{ role: 'user', content: 'pay through a sub-agent' }],
-      plannerOptions: { steps: [{ type: 'tool_calls', calls: [{ id: 'pay', name: 'delegate', args: { task: 'pay', steps: childSteps } as never }] }, finalStep('parent done')] },
+      agent: 'nested-delegator',
+      messages: [{ role: 'user', content: 'pay through a team' }],
+      plannerOptions: { steps: [{ type: 'tool_calls', calls: [{ id: 'team', name: 'delegate_to_delegator', args: { task: 'pay', steps: childSteps } as never }] }, finalStep('parent done')] },
     });
     await page.goto(`${server.url}/#/runs/${encodeURIComponent(workflowId)}`);
-    await seeEvent('child_started');
-    const child = page.locator('[data-testid=children] a');
-    await expectText(child, '/pay');
-    await child.click();
-    await expectText(page.locator('[data-testid=parent-link]'), workflowId);
-    const card = page.locator('[data-testid=pending] [data-tool-call=call_0_0]');
-    await expectText(card, 'transfer');
-    await card.locator('button', { hasText: 'Approve' }).click();
+    const tree = page.locator('[data-testid=run-tree]');
+    const child = tree.locator('[data-testid=tree-node][data-path="/team"]');
+    // The grandchild is listed inside its parent's node: the tree nests as the runs do.
+    const grandchild = child.locator('[data-testid=tree-node][data-path="/team/pay"]');
+    await expectText(grandchild.locator('.node'), 'waiting for 2 approvals');
+    await expectText(child.locator('.node').first(), 'delegator');
+    await expectText(child.locator('.node').first(), 'started by call team');
+    await expectText(grandchild.locator('.node'), 'started by call pay');
+    await expectText(grandchild.locator('.node'), 'scripted');
+    await expectText(page.locator('[data-testid=sub-agents-waiting]'), '1 sub-agent run waits');
+    await page.locator('h1 .badge.waiting').waitFor();
+    await page.screenshot({ path: join(screenshots, 'run-tree.png'), fullPage: true });
+
+    // Down to the grandchild's own page: the breadcrumb links up to the top run and its parent.
+    const childId = await child.getAttribute('data-workflow-id');
+    await grandchild.locator('.node a').click();
+    await expectText(page.locator('[data-testid=parent-link]'), childId ?? '?');
+    await expectText(page.locator('[data-testid=breadcrumb] [data-testid=breadcrumb-run][data-path=""]'), workflowId);
+    await expectText(page.locator('[data-testid=breadcrumb] [data-testid=breadcrumb-run][data-path="/team"]'), '/team');
+    await expectText(page.locator('[data-testid=breadcrumb]'), '/team/pay');
+    const own = page.locator('[data-testid=pending] [data-tool-call=call_0_0]');
+    await own.locator('button', { hasText: 'Approve' }).click();
+    await own.waitFor({ state: 'detached' });
+
+    // Back up to the top run, where the grandchild's other call is answered in the tree.
+    await page.locator('[data-testid=breadcrumb-run][data-path=""]').click();
+    await expectText(grandchild.locator('.node'), 'waiting for approval');
+    await grandchild.locator('[data-tool-call=call_0_1] button', { hasText: 'Approve' }).click();
     await seeStatus('completed');
-    await page.locator('[data-testid=parent-link]').click();
-    await seeStatus('completed');
+    await expectText(grandchild.locator('.node'), 'completed');
+    await expectText(grandchild.locator('.node'), 'took');
     expect((await suite.agents.result(workflowId)).final?.text).toBe('parent done');
   });
 
@@ -256,6 +278,12 @@ describe('the dashboard in a browser', () => {
     await page.goto(`${server.url}/#/runs/${encodeURIComponent(workflowId)}`);
     await seeEvent('approval_requested');
     const turnOne = page.locator('[data-testid=checkpoints] tr', { has: page.locator('td.num', { hasText: /^1$/ }) });
+    // A follower of the run's log says where the rewind replaced it: the marker must agree.
+    const replacedFrom = new Promise<number>((resolve, reject) => {
+      void (async () => {
+        for await (const event of suite.agents.follow(workflowId, { onRewind: ({ fromSeq }) => resolve(fromSeq) })) void event;
+      })().catch(reject);
+    });
     page.once('dialog', (dialog) => void dialog.accept());
     await turnOne.locator('button', { hasText: 'Rewind' }).click();
 
@@ -269,6 +297,18 @@ describe('the dashboard in a browser', () => {
     const shown = await page.locator('[data-testid=timeline] [data-seq]').evaluateAll((items) => items.map((i) => [Number(i.getAttribute('data-seq')), i.getAttribute('data-type')]));
     const { events } = await suite.agents.events(workflowId, 0, 1000);
     expect(shown).toEqual(events.filter((e) => e.type !== 'tool_result').map((e) => [e.seq, e.type]));
+
+    // After a reload the page has seen no rewind: the marker comes from the run's history, with its
+    // turn, before the first event that replaced the old ones.
+    await page.reload();
+    await seeStatus('completed');
+    const marker = page.locator('[data-testid=timeline][data-resets="0"] [data-testid=rewind-marker][data-turn="1"]');
+    await expectText(marker, 'rewound here, to turn 1: the events from here on replaced those of the earlier execution');
+    const fromSeq = await replacedFrom;
+    const around = await marker.evaluate((li) => [li.previousElementSibling?.getAttribute('data-seq'), li.nextElementSibling?.getAttribute('data-seq')].map(Number));
+    expect(around[0]).toBeLessThan(fromSeq);
+    expect(around[1]).toBeGreaterThanOrEqual(fromSeq);
+    await page.screenshot({ path: join(screenshots, 'run-page-rewound.png'), fullPage: true });
 
     // The list shows the rewound run once: its newest execution, and how many came before.
     await page.goto(`${server.url}/#/runs`);
