@@ -245,6 +245,12 @@ describe('the dashboard in a browser', () => {
     await page.click('[data-testid=budget] button[type=submit]');
     await seeEvent('budget_changed');
     await expectText(page.locator('[data-testid=budget] tr', { hasText: 'iterations' }).first(), '/ 40');
+    // Money next to tokens: a cost cap in decimals (this run's planner calls no model, so 0 spent).
+    await page.selectOption('[data-testid=budget] select[name=cap]', 'maxCost');
+    await page.fill('[data-testid=budget] input[name=cap-value]', '2.5');
+    await page.click('[data-testid=budget] button[type=submit]');
+    await expectText(page.locator('[data-testid=budget] tr[data-budget=cost]'), '0 / 2.5');
+    expect((await suite.agents.status(workflowId)).cost.cost).toMatchObject({ used: 0, max: 2.5 });
 
     await page.locator('[data-testid=controls] button', { hasText: 'Resume' }).click();
     await seeEvent('resumed');
