@@ -15,6 +15,10 @@
  * over events logged once the subscriber was connected: with the worker announcing new events
  * (the default), and in a last scenario with a worker that does not, so followers find events
  * only by their paced reads.
+ * Then, with `--servers 1,3` (the default without `--smoke`), the same on N API server processes
+ * sharing one Redis (`bench/live-servers.ts`): `--broker-subscribers` (default 300) SSE
+ * subscribers spread over them, delta latency direct and through the broker, and CPU and memory
+ * per subscriber on the servers.
  * Figures only, never assertions (shared machines are noisy). `--smoke`: small numbers.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -32,12 +36,13 @@ import type { AgentClient } from '../client/agent-client';
 import type { RunEvent, RunInput } from '../contracts';
 import type { TokenDelta } from '../contracts/deltas';
 import { startAgentServer, type AgentServer } from '../server';
-import { callTools, dynamic, FakeOpenAIServer, say, toolCall, type FakeStep, type RecordedRequest } from '../testing/fake-model';
+import { callTools, dynamic, FakeOpenAIServer, paced, say, toolCall, type FakeStep, type RecordedRequest } from '../testing/fake-model';
 import { findTestAgent } from '../test/support/agents';
 import { SseClient } from '../test/support/sse-client';
 import { agentClient, buildTestBundle, createTestEnv, uniqueTaskQueue, workflowBundleOption } from '../test/support/test-env';
 import { allToolImplementations } from '../test/support/tools';
 import { provisionTemporalCli } from '../testing/temporal-cli';
+import { measureServers } from './live-servers';
 import { percentile } from './stats';
 
 const viewerToken = 'bench-viewer-token-0123456789';
@@ -116,8 +121,16 @@ async function liveWorker(env: TestWorkflowEnvironment, taskQueue: string, runti
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { smoke: { type: 'boolean', default: false } } });
+  const { values } = parseArgs({ options: { smoke: { type: 'boolean', default: false }, servers: { type: 'string' }, 'broker-subscribers': { type: 'string' } } });
   const scale = values.smoke ? { subscribers: 10, runs: 5, perRun: 2, turns: 2 } : { subscribers: 100, runs: 50, perRun: 2, turns: 3 };
+  const serverCounts = (values.servers ?? (values.smoke ? '' : '1,3'))
+    .split(',')
+    .filter(Boolean)
+    .map((n) => Number(n));
+  const brokerSubscribers = Number(values['broker-subscribers'] ?? 300);
+  if (serverCounts.some((n) => !Number.isInteger(n) || n < 1) || !Number.isInteger(brokerSubscribers) || brokerSubscribers < 1) {
+    throw new Error('--servers: comma-separated server counts (e.g. 1,3); --broker-subscribers: a positive number');
+  }
   const cli = provisionTemporalCli();
   if (cli) process.env.TEMPORAL_CLI_PATH = cli.path;
   const dir = join(tmpdir(), `durable-agents-live-${process.pid}`);
@@ -172,6 +185,40 @@ async function main(): Promise<void> {
     });
     quietWorker.shutdown();
     await quietRunning;
+    if (serverCounts.length > 0) {
+      // Several API server processes on one Redis: a run streaming a sentence each turn.
+      const brokerTurns = 12;
+      fake.respondWith((request) => {
+        const toolMessages = (request.body?.messages ?? []).filter((m) => m.role === 'tool').length;
+        if (toolMessages >= brokerTurns) return say(answer);
+        // The first turn's second call comes 1.5 s later: the subscribers connect meanwhile.
+        const quote = { ...callTools(toolCall('get_quote', { symbol: 'AAPL' }), toolCall('get_quote', { symbol: 'MSFT' })), content: 'Looking at AAPL and MSFT once more before answering. '.repeat(3) };
+        return toolMessages === 0 ? paced(quote, 1_500) : quote;
+      });
+      process.stdout.write(
+        `API servers on one Redis: ${brokerTurns / 2} tool turns of 2 calls, each streaming a ${'Looking at AAPL and MSFT once more before answering. '.length * 3}-character sentence, + a ${answer.length}-character answer; the worker posts to the first server\n`,
+      );
+      for (const count of serverCounts) {
+        const brokerQueue = uniqueTaskQueue('bench-live-servers');
+        await measureServers(
+          {
+            env,
+            taskQueue: brokerQueue,
+            agents: agentClient(env, brokerQueue),
+            viewerToken,
+            publisherToken,
+            input,
+            startWorker: (url) => {
+              const posting = new HttpDeltaPublisher({ url, token: publisherToken });
+              return liveWorker(env, brokerQueue, createModelActivities({ openai, findAgent: findTestAgent, deltas: posting }), posting);
+            },
+          },
+          count,
+          brokerSubscribers,
+        );
+      }
+      fake.respondWith(undefined);
+    }
   } finally {
     await server.close();
     await fake.close();
