@@ -52,6 +52,7 @@ const seedPage = 100;
  * runs' event logs at their paced interval. Nothing is written to runs' histories.
  *
  * @example
+ * declare const agents: AgentClient;
  * const broker = await RedisLiveBroker.connect({ url: 'redis://127.0.0.1:6379' });
  * const server = await startAgentServer({ agents, live: { broker } });
  */
