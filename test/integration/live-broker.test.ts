@@ -6,6 +6,8 @@
  * run of many turns; the third server is killed (SIGKILL) mid-stream and its subscribers
  * reconnect to the others with `Last-Event-ID`. Every subscriber ends with every seq of the run's
  * log once, in order, and deltas posted to the first server reached subscribers of the others.
+ * A scoped publisher is refused for runs of other task queues. Then Redis is killed: servers and
+ * runs go on, events reach every server's subscribers by their paced reads.
  */
 import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -151,4 +153,17 @@ it('refuses deltas of a publisher scoped to other task queues, on any server', a
   expect(((await refused.json()) as { error: { message: string } }).error.message).toContain('"another-queue"');
   expect((await post(servers[1] as ApiServerProcess, tokens.publisher)).status).toBe(204);
   await suite.agents.kill(workflowId, { reason: 'test over' }).catch(() => undefined);
+});
+
+it('keeps serving when Redis goes away: runs complete, every server streams their events, the server the worker posts to its deltas', async () => {
+  const [a, b] = servers as [ApiServerProcess, ApiServerProcess];
+  await redis.kill();
+  const { workflowId } = await suite.agents.start({ ...input, messages: [{ role: 'user', content: 'Quote again, broker or not' }] });
+  const readers = [a.url, b.url].map((url) => new RawSseReader(workflowId, tokens.viewer, () => url));
+  await Promise.all(readers.map((r) => r.done));
+  const log = (await suite.agents.events(workflowId, 0, 1000)).events.map((e) => e.seq);
+  expect(log.at(-1)).toBeGreaterThan(10);
+  for (const reader of readers) expect(reader.seqs).toEqual(log);
+  expect((readers[0] as RawSseReader).deltas.length).toBeGreaterThan(0);
+  expect((await fetch(`${b.url}/api/health`)).status).toBe(200);
 });
