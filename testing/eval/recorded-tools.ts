@@ -1,0 +1,113 @@
+import type { JsonValue } from '../../contracts';
+import type { AgentDefinition } from '../../workflows/agents/agent-registry';
+import { implementTool, ToolFailure, type ToolContext, type ToolImplementation } from '../../activities/tool-implementation';
+import type { RecordedOutcome, RecordedToolCall } from './recording';
+
+/** JSON with object keys sorted at every level: two values are the same call arguments when these strings are equal. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value ?? null);
+}
+
+/** The key a call is matched by: its tool and its arguments as canonical JSON. */
+export function callKey(name: string, args: unknown): string {
+  return `${name}\u0000${canonicalJson(args)}`;
+}
+
+/** A call of the candidate that the recording could not answer. */
+export interface UnrecordedCall {
+  readonly kind: 'tool' | 'approval' | 'answer';
+  readonly turn?: number;
+  readonly name: string;
+  readonly args: JsonValue;
+  readonly reason: string;
+}
+
+/**
+ * The recorded answers of one run's tool calls, matched by tool and arguments: the first call
+ * with a key takes the first recorded answer of that key, the next one the next, and a call
+ * repeated more often than recorded gets the last answer again.
+ */
+export class RecordedAnswers {
+  private readonly byKey = new Map<string, RecordedOutcome[]>();
+  private readonly used = new Map<string, number>();
+  readonly unrecorded: UnrecordedCall[] = [];
+  /** Calls answered from the recording, and calls run for real (allow-listed). */
+  answered = 0;
+  ranForReal = 0;
+
+  constructor(calls: readonly RecordedToolCall[]) {
+    for (const c of calls) {
+      const key = callKey(c.name, c.args);
+      this.byKey.set(key, [...(this.byKey.get(key) ?? []), c.outcome]);
+    }
+  }
+
+  /** The recorded outcome of a call with this tool and these arguments, or undefined when the recording has none. */
+  take(name: string, args: unknown): RecordedOutcome | undefined {
+    const key = callKey(name, args);
+    const outcomes = this.byKey.get(key);
+    if (!outcomes?.length) return undefined;
+    const n = this.used.get(key) ?? 0;
+    this.used.set(key, n + 1);
+    return outcomes[Math.min(n, outcomes.length - 1)];
+  }
+}
+
+/** Where the recorded tools find the answers of the run a call belongs to. */
+export interface AnswerRouter {
+  /** The answers of the candidate run with this workflow id (undefined: not a run being evaluated). */
+  answersOf(workflowId: string): RecordedAnswers | undefined;
+}
+
+/** The workflow id in a tool's idempotency key (`<workflowId>/<epoch>/<callId>`); evaluation runs' ids have no `/`. */
+function workflowIdOf(ctx: ToolContext): string {
+  return ctx.idempotencyKey.split('/')[0] ?? '';
+}
+
+/** Thrown for a call the recording cannot answer: the candidate's planner sees it as a tool error. */
+export function notRecorded(name: string, reason: string): ToolFailure {
+  return new ToolFailure(`not recorded: ${name} ${reason}`, { type: 'not_recorded', retryable: false });
+}
+
+function answer(outcome: RecordedOutcome, name: string, ctx: ToolContext): JsonValue {
+  if (outcome.kind === 'error') throw new ToolFailure(outcome.message, { type: outcome.type ?? 'tool_failure', retryable: false });
+  if (outcome.kind === 'missing') throw notRecorded(name, `(${outcome.reason})`);
+  for (const [key, value] of Object.entries(outcome.sessionStateChanges ?? {})) ctx.session.set(key, value);
+  return outcome.result;
+}
+
+/**
+ * One implementation per tool of `agents` that answers from the recording of the call's run
+ * instead of running the tool: the recorded result (and its session state changes), or the
+ * recorded error. A call the recording cannot answer runs for real when `live` has an
+ * implementation of that tool (read-only tools you allow), else fails as "not recorded" and is
+ * kept in the run's `unrecorded` list.
+ */
+export function recordedToolImplementations(agents: readonly AgentDefinition[], router: AnswerRouter, live: readonly ToolImplementation[] = []): ToolImplementation[] {
+  const definitions = [...new Set(agents.flatMap((a) => a.tools.filter((t) => !t.subAgent)))];
+  return definitions.map((definition) =>
+    implementTool(definition, async (args, ctx) => {
+      const answers = router.answersOf(workflowIdOf(ctx));
+      if (!answers) throw notRecorded(definition.name, '(the call belongs to no run being evaluated)');
+      const outcome = answers.take(definition.name, args);
+      if (outcome) {
+        answers.answered++;
+        return answer(outcome, definition.name, ctx);
+      }
+      const real = live.find((t) => t.definition.name === definition.name);
+      if (real) {
+        answers.ranForReal++;
+        return real.execute(args, ctx);
+      }
+      answers.unrecorded.push({ kind: 'tool', turn: ctx.turn, name: definition.name, args: args as JsonValue, reason: 'no recorded call of this tool with these arguments' });
+      throw notRecorded(definition.name, 'with these arguments (the recording has no such call)');
+    }),
+  );
+}
