@@ -1,6 +1,7 @@
 /**
  * `durable-agents/testing`: what your tests need — a throwaway Temporal dev server, a
- * scriptable OpenAI-compatible fake model server, and replay of recorded histories.
+ * scriptable OpenAI-compatible fake model server, replay of recorded histories, and evaluation
+ * of a change (model, instructions, agent version) against recorded runs (`evaluateRuns`).
  *
  * @example
  * const server = await startDevServer({ port: 17233, dbFile: null });
@@ -16,4 +17,26 @@ export { findHistoryFiles } from './history-files';
 export { replayAgentHistories, type HistoryReplay, type ReplayHistoriesOptions } from './replay-histories';
 export { assertInSupportWindow } from '../worker/replay';
 export { OutsideSupportWindowError } from '../workflows/versioning/support-window';
+export {
+  evaluateRuns,
+  RecordingError,
+  failedGates,
+  formatEvalTable,
+  formatEvalJunit,
+  evalGates,
+  type EvaluateRunsOptions,
+  type EvalChange,
+  type EvalGate,
+  type EvaluationReport,
+  type RunEvaluation,
+  type RunSide,
+  type Judge,
+  type JudgeVerdict,
+  type OutputValidity,
+  type TotalsSum,
+  type Divergence,
+  type RunTotals,
+  type TurnStep,
+  type UnrecordedCall,
+} from './eval';
 export * from './fake-model';

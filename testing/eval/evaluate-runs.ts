@@ -1,0 +1,217 @@
+import { randomUUID } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { relative } from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { NativeConnection, Worker, type WorkflowBundleOption } from '@temporalio/worker';
+import type OpenAI from 'openai';
+import { AgentClient } from '../../client/agent-client';
+import type { ToolImplementation } from '../../activities';
+import { openAIFromEnv, type ModelActivityDependencies } from '../../activities/model';
+import type { AgentDefinition } from '../../workflows/agents/agent-registry';
+import { bundleAgentWorkflows } from '../../worker/create-worker';
+import { DurableAgentsPlugin } from '../../worker/plugin';
+import { startDevServer } from '../dev-server';
+import { findHistoryFiles } from '../history-files';
+import { runCandidate, outputValidity } from './candidate-run';
+import { firstDivergence, sameFinal, totalsOf } from './compare';
+import { recordedToolImplementations, type RecordedAnswers } from './recorded-tools';
+import { readRecording, RecordingError, type Recording } from './recording';
+import { summarize } from './summary';
+import type { EvalChange, EvaluationReport, Judge, RunEvaluation, RunSide } from './types';
+
+/** Options of {@link evaluateRuns}. */
+export interface EvaluateRunsOptions {
+  /** History files or directories (walked for `*.json`), or histories already parsed, each with a name. */
+  readonly histories: string | readonly string[] | readonly { readonly source: string; readonly json: unknown }[];
+  /** The candidate's workflows module (bundled once); or `workflowBundle`. */
+  readonly workflowsPath?: string;
+  readonly workflowBundle?: WorkflowBundleOption;
+  /** The candidate's agent definitions (what its worker is given as `agents`): their tools and model settings. */
+  readonly agents: readonly AgentDefinition[];
+  /** What to change for the candidate: its model, its instructions. Default none (the recorded setup, re-run). */
+  readonly change?: EvalChange;
+  /** Compares each recorded run with its candidate. */
+  readonly judge?: Judge;
+  /**
+   * Implementations of read-only tools to run for real when the recording cannot answer a call
+   * (never give a tool with side effects here). Default none: such calls fail as "not recorded".
+   */
+  readonly liveTools?: readonly ToolImplementation[];
+  /** The model endpoint of LLM agents. Default `openAIFromEnv()` (OPENAI_BASE_URL, OPENAI_API_KEY). */
+  readonly openai?: Pick<OpenAI, 'chat'> | null;
+  /** Further model-activity settings, e.g. `{ prices }` to get cost in money. */
+  readonly model?: Omit<ModelActivityDependencies, 'openai' | 'findAgent'>;
+  /** A Temporal server to run the candidates on. Default: a throwaway dev server (127.0.0.1, in memory), stopped afterwards. */
+  readonly server?: { readonly address: string; readonly namespace?: string };
+  /** How long one candidate run may take before it is killed and reported. Default 120 s. */
+  readonly runTimeoutMs?: number;
+  /** Progress lines (default none). */
+  readonly log?: (line: string) => void;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolvePort(port));
+    });
+  });
+}
+
+/** Reads every recording first, so bad input is refused before any server starts. */
+export function loadRecordings(histories: EvaluateRunsOptions['histories']): Recording[] {
+  if (typeof histories !== 'string' && histories.length > 0 && typeof histories[0] === 'object') {
+    return (histories as readonly { source: string; json: unknown }[]).map((h) => readRecording(h.json, h.source));
+  }
+  const paths = typeof histories === 'string' ? [histories] : (histories as readonly string[]);
+  if (paths.length === 0) throw new RecordingError('no histories given');
+  const files = paths.flatMap((p) => {
+    if (!existsSync(p)) throw new RecordingError(`${p}: no such file or directory`);
+    const found = findHistoryFiles(p);
+    if (found.length === 0) throw new RecordingError(`${p}: no *.json histories in this directory`);
+    return found;
+  });
+  return files.map((file) => {
+    const source = relative(process.cwd(), file) || file;
+    let json: unknown;
+    try {
+      json = JSON.parse(readFileSync(file, 'utf8'));
+    } catch (err) {
+      throw new RecordingError(`${source} is not JSON: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    return readRecording(json, source);
+  });
+}
+
+function side(recording: Recording, status: string): RunSide {
+  const totals = totalsOf(recording.result, recording.steps);
+  return {
+    input: recording.input,
+    steps: recording.steps,
+    ...(recording.result?.final ? { final: recording.result.final } : {}),
+    status: recording.result?.status ?? status,
+    ...(totals ? { totals } : {}),
+  };
+}
+
+async function judged(judge: Judge | undefined, recorded: RunSide, candidate: RunSide): Promise<RunEvaluation['judge']> {
+  if (!judge) return undefined;
+  try {
+    return await judge(recorded, candidate);
+  } catch (err) {
+    return { pass: false, reason: `the judge threw: ${err instanceof Error ? err.message : String(err)}` };
+  }
+}
+
+/**
+ * Evaluates a change against recorded runs: for each recorded `agentRun` history, runs the
+ * candidate (your workflows module and agents, with `change` applied) from the recorded input on
+ * a real Temporal server and worker, with every tool answered from the recording (matched by
+ * tool and arguments: the recorded result or error; nothing with a side effect runs) and every
+ * approval and answer given as recorded. Reports per run where the candidate first chose other
+ * tools or arguments, turns, tool calls, tokens and cost against the recording, structured-output
+ * validity, both final answers, the calls the recording could not answer and your judge's verdict.
+ *
+ * @throws RecordingError naming the file when a history is missing, not JSON, not a workflow history or not an agent run.
+ * @throws OutsideSupportWindowError when a history was recorded before this version's support window.
+ * @example
+ * declare const myAgents: AgentDefinition[]; // the definitions your worker serves
+ * const report = await evaluateRuns({
+ *   histories: ['test/recorded-runs'], workflowsPath: require.resolve('./workflows'), agents: myAgents,
+ *   change: { model: 'gpt-4.1-mini' },
+ * });
+ * console.log(formatEvalTable(report));
+ * if (failedGates(report, ['no-tool-divergence']).length > 0) process.exitCode = 1;
+ */
+export async function evaluateRuns(options: EvaluateRunsOptions): Promise<EvaluationReport> {
+  if (!options.workflowBundle && !options.workflowsPath) throw new Error('evaluateRuns: give workflowsPath (the candidate\'s workflows module) or workflowBundle');
+  const recordings = loadRecordings(options.histories);
+  const change = options.change ?? {};
+  const log = options.log ?? (() => {});
+  const unknown = [...new Set(recordings.map((r) => r.input.agent))].filter((name) => !options.agents.some((a) => a.name === name));
+  if (unknown.length) {
+    throw new RecordingError(`the recordings are runs of ${unknown.join(', ')}, which the given agents do not define (they define: ${options.agents.map((a) => a.name).join(', ') || 'none'})`);
+  }
+  const bundle = options.workflowBundle ?? (await bundleAgentWorkflows(options.workflowsPath!));
+  const owned = options.server ? undefined : await startDevServer({ port: await freePort(), uiPort: await freePort(), dbFile: null, log: () => {} });
+  const address = options.server?.address ?? owned!.address;
+  const namespace = options.server?.namespace ?? 'default';
+  const connection = await NativeConnection.connect({ address });
+  const clientConnection = await Connection.connect({ address });
+  try {
+    const routes = new Map<string, RecordedAnswers>();
+    const taskQueue = `eval-${randomUUID()}`;
+    const plugin = new DurableAgentsPlugin({
+      agents: options.agents,
+      tools: recordedToolImplementations(options.agents, { answersOf: (id) => routes.get(id) }, options.liveTools),
+      openai: options.openai === undefined ? (openAIFromEnv() ?? null) : options.openai,
+      ...(options.model ? { model: options.model } : {}),
+    });
+    const worker = await Worker.create({ connection, namespace, taskQueue, workflowBundle: bundle, plugins: [plugin] });
+    // Evaluation runs are throwaway: no search attributes (a given server need not have them registered).
+    const agents = new AgentClient(new Client({ connection: clientConnection, namespace }), taskQueue, false);
+    const prefix = `eval-${randomUUID().slice(0, 8)}`;
+    const runs = await worker.runUntil(async () => {
+      const evaluations: RunEvaluation[] = [];
+      for (const [index, recording] of recordings.entries()) {
+        log(`evaluating ${recording.source} (${index + 1}/${recordings.length})…`);
+        evaluations.push(await evaluateOne(agents, `${prefix}-${index + 1}`, recording, change, options, (id, answers) => routes.set(id, answers)));
+      }
+      return evaluations;
+    });
+    return summarize(runs, change);
+  } finally {
+    await clientConnection.close();
+    await connection.close();
+    await owned?.stop();
+  }
+}
+
+async function evaluateOne(
+  agents: AgentClient,
+  workflowId: string,
+  recording: Recording,
+  change: EvalChange,
+  options: EvaluateRunsOptions,
+  register: (workflowId: string, answers: RecordedAnswers) => void,
+): Promise<RunEvaluation> {
+  const agent = options.agents.find((a) => a.name === recording.input.agent);
+  const recorded = side(recording, recording.ending);
+  try {
+    const outcome = await runCandidate(agents, workflowId, recording, change, agent, register, options.runTimeoutMs ?? 120_000);
+    const candidate = side(outcome.recording, outcome.status);
+    const divergence = firstDivergence(recording.steps, outcome.recording.steps);
+    const output = outputValidity(agent, outcome.recording.result);
+    const verdict = await judged(options.judge, recorded, candidate);
+    return {
+      source: recording.source,
+      agent: recording.input.agent,
+      candidateWorkflowId: workflowId,
+      ...(divergence ? { divergence } : {}),
+      recorded,
+      candidate,
+      sameFinal: sameFinal(recorded.final, candidate.final),
+      ...(output ? { output } : {}),
+      unrecorded: [...outcome.answers.unrecorded, ...outcome.humans.unrecorded],
+      answeredCalls: outcome.answers.answered,
+      liveCalls: outcome.answers.ranForReal,
+      ...(verdict ? { judge: verdict } : {}),
+    };
+  } catch (err) {
+    return {
+      source: recording.source,
+      agent: recording.input.agent,
+      candidateWorkflowId: workflowId,
+      recorded,
+      candidate: { input: recording.input, steps: [], status: 'not_run' },
+      sameFinal: false,
+      unrecorded: [],
+      answeredCalls: 0,
+      liveCalls: 0,
+      error: err instanceof Error ? err.message : String(err),
+    };
+  }
+}
