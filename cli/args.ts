@@ -141,7 +141,8 @@ function issuesText(issues: readonly { path: readonly PropertyKey[]; message: st
 /**
  * Parses a command's arguments (global options are accepted everywhere).
  *
- * @param positionals names of the positionals the command takes, e.g. `['RUN']`.
+ * @param positionals names of the positionals the command takes, e.g. `['RUN']`; a last name
+ *   ending in `…` takes any number of further arguments (e.g. `['HISTORY…']`).
  * @param optional how many of the last positionals may be left out.
  * @throws UsageError on an unknown option, a missing value, or a wrong number of positionals.
  */
@@ -159,7 +160,8 @@ export function parseCommandArgs(argv: readonly string[], options: OptionSpecs, 
   }
   const args = new ParsedArgs(parsed.values, parsed.positionals);
   if (args.flag('help')) return args;
-  if (parsed.positionals.length > positionals.length) {
+  const variadic = positionals[positionals.length - 1]?.endsWith('…') === true;
+  if (!variadic && parsed.positionals.length > positionals.length) {
     throw new UsageError(`unexpected argument '${parsed.positionals[positionals.length]}'`);
   }
   if (parsed.positionals.length < positionals.length - optional) {

@@ -17,6 +17,8 @@ export const ExitCode = {
   nondeterministic: 6,
   /** `replay`: the history was recorded by a release before the support window; finish it on an older worker. */
   outsideSupportWindow: 7,
+  /** `eval`: a run failed one of the `--gate` checks (the report says which and why). */
+  evalGateFailed: 8,
 } as const;
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 

@@ -36,7 +36,7 @@ export async function forkWithWorkerSdk(
  * not build) would otherwise leave the CLI hanging after its error. It installs no signal
  * handlers, so SIGINT and SIGTERM end the command as they end any other.
  */
-async function withWorkerRuntime<T>(log: (line: string) => void, fn: () => Promise<T>): Promise<T> {
+export async function withWorkerRuntime<T>(log: (line: string) => void, fn: () => Promise<T>): Promise<T> {
   const { DefaultLogger, IllegalStateError, Runtime } = await import('@temporalio/worker');
   let installed: ReturnType<typeof Runtime.install> | undefined;
   try {

@@ -12,7 +12,8 @@ function optionLines(options: OptionSpecs): string[] {
 
 const exitCodes =
   'exit codes: 0 ok, 1 other error, 2 usage or invalid input, 3 run not found, 4 run has ended, 5 rejected by the run,\n' +
-  '            6 nondeterministic (replay: the history does not match the current workflow code)';
+  '            6 nondeterministic (replay: the history does not match the current workflow code),\n' +
+  '            7 outside the support window (replay, eval), 8 a gate failed (eval)';
 
 /** `agentctl --help`: the command list, global options and exit codes. */
 export function generalUsage(commands: readonly Command[]): string {

@@ -1,6 +1,7 @@
 import type { Command } from '../command';
 import { budgetCommand } from './budget';
 import { approveCommand, editCommand, rejectCommand, replaceCommand } from './decisions';
+import { evalCommand } from './eval';
 import { historyCommand, replayCommand } from './history';
 import { eventsCommand, resultCommand, statusCommand } from './inspect';
 import {
@@ -55,6 +56,7 @@ export const commands: readonly Command[] = [
   forkCommand,
   historyCommand,
   replayCommand,
+  evalCommand,
 ];
 
 /** The command called `name`, if any. */

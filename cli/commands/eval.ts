@@ -1,0 +1,192 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { Command, OutputContext } from '../command';
+import { ExitCode, UsageError } from '../exit-codes';
+import { withWorkerRuntime } from '../replay';
+import { workflowsModule } from './history';
+import type { AgentDefinition } from '../../workflows/agents/agent-registry';
+import type { EvaluationReport, Judge } from '../../testing/eval';
+// The types module only (no worker code): agentctl loads the evaluation itself when it runs one.
+import { evalGates as gateNames, type EvalGate } from '../../testing/eval/types';
+const formats = ['table', 'json', 'junit'] as const;
+type Format = (typeof formats)[number];
+
+function isAgent(value: unknown): value is AgentDefinition {
+  const v = value as Partial<AgentDefinition> | undefined;
+  return typeof v === 'object' && v !== null && typeof v.name === 'string' && Array.isArray(v.tools) && typeof v.createPlanner === 'function';
+}
+
+/** Loads a module (a compiled .js/.cjs, or .ts when agentctl runs under tsx). */
+async function loadModule(path: string, flag: string): Promise<Record<string, unknown>> {
+  try {
+    return (await import(pathToFileURL(path).href)) as Record<string, unknown>;
+  } catch (err) {
+    throw new UsageError(`${flag} ${path}: cannot load it (${err instanceof Error ? err.message : String(err)})`);
+  }
+}
+
+/** Every agent definition a module exports, alone or in arrays (one per name). */
+export function agentsOf(exports: Record<string, unknown>, path: string): AgentDefinition[] {
+  const byName = new Map<string, AgentDefinition>();
+  const values = Object.values(exports).flatMap((v) => (Array.isArray(v) ? v : [v]));
+  // A CommonJS module imported as ESM puts its exports under `default` too.
+  const fromDefault = exports.default && typeof exports.default === 'object' ? Object.values(exports.default as Record<string, unknown>).flatMap((v) => (Array.isArray(v) ? v : [v])) : [];
+  for (const value of [...values, ...fromDefault]) {
+    if (!isAgent(value)) continue;
+    const known = byName.get(value.name);
+    if (known && known !== value) throw new UsageError(`--agent-module ${path}: two different agents are named ${value.name}`);
+    byName.set(value.name, value);
+  }
+  if (byName.size === 0) throw new UsageError(`--agent-module ${path}: it exports no agent definitions (defineAgent / defineLlmAgent), alone or in an array`);
+  return [...byName.values()];
+}
+
+function judgeOf(exports: Record<string, unknown>, path: string): Judge {
+  const fn = exports.judge ?? exports.default ?? (exports.default as Record<string, unknown> | undefined)?.judge;
+  if (typeof fn !== 'function') throw new UsageError(`--judge ${path}: it exports no function named judge (nor a default one)`);
+  return fn as Judge;
+}
+
+function existing(path: string, flag: string): string {
+  const resolved = resolve(path);
+  if (!existsSync(resolved)) throw new UsageError(`${flag} ${path}: no such file`);
+  return resolved;
+}
+
+function render(report: EvaluationReport, format: Format, gates: readonly EvalGate[], formatters: typeof import('../../testing/eval')): string {
+  if (format === 'json') return JSON.stringify(report, null, 2);
+  if (format === 'junit') return formatters.formatEvalJunit(report, gates.length ? gates : undefined);
+  return formatters.formatEvalTable(report);
+}
+
+interface EvalPlan {
+  readonly histories: readonly string[];
+  readonly workflowsPath: string;
+  readonly agentModule: string;
+  readonly judgeModule?: string;
+  readonly model?: string;
+  readonly instructions?: string;
+  readonly format: Format;
+  readonly gates: readonly EvalGate[];
+  readonly out?: string;
+  readonly server?: { address: string; namespace: string };
+}
+
+async function evaluate(plan: EvalPlan, ctx: OutputContext): Promise<ExitCode> {
+  const progress = (line: string): void => ctx.progress?.(line);
+  const agents = agentsOf(await loadModule(plan.agentModule, '--agent-module'), plan.agentModule);
+  const judge = plan.judgeModule ? judgeOf(await loadModule(plan.judgeModule, '--judge'), plan.judgeModule) : undefined;
+  const evalModule = await import('../../testing/eval');
+  const { OutsideSupportWindowError } = await import('../../workflows/versioning/support-window');
+  let report: EvaluationReport;
+  try {
+    // Bad histories are refused before the bundle is built or any server starts.
+    evalModule.loadRecordings(plan.histories);
+    progress(`evaluating against ${plan.workflowsPath} (building the workflow bundle${plan.server ? '' : ', starting a throwaway dev server'})…`);
+    report = await withWorkerRuntime(progress, () =>
+      evalModule.evaluateRuns({
+        histories: plan.histories,
+        workflowsPath: plan.workflowsPath,
+        agents,
+        change: { ...(plan.model ? { model: plan.model } : {}), ...(plan.instructions ? { instructions: plan.instructions } : {}) },
+        ...(judge ? { judge } : {}),
+        ...(plan.server ? { server: plan.server } : {}),
+        log: progress,
+      }),
+    );
+  } catch (err) {
+    if (err instanceof evalModule.RecordingError) throw new UsageError(err.message);
+    if (err instanceof OutsideSupportWindowError) {
+      ctx.out.emit({ ok: false, kind: 'outside_support_window', problem: err.message }, () => `outside the support window: ${err.message}`);
+      return ExitCode.outsideSupportWindow;
+    }
+    throw err;
+  }
+  const text = render(report, plan.format, plan.gates, evalModule);
+  if (plan.out) {
+    writeFileSync(plan.out, text.endsWith('\n') ? text : `${text}\n`);
+    progress(`wrote the ${plan.format} report to ${plan.out}`);
+    if (plan.format !== 'table') ctx.out.text(evalModule.formatEvalTable(report));
+  } else {
+    ctx.out.text(text);
+  }
+  const failed = evalModule.failedGates(report, plan.gates);
+  for (const { gate, runs } of failed) for (const run of runs) progress(`gate ${gate} failed: ${run.source}: ${run.reason}`);
+  return failed.length ? ExitCode.evalGateFailed : ExitCode.ok;
+}
+
+/** `eval HISTORY…`: runs a candidate (workflows, agents, model, instructions) against recorded runs. */
+export const evalCommand: Command = {
+  name: 'eval',
+  summary: 'evaluate a change (model, instructions, agent version) against recorded runs',
+  details:
+    'Runs the candidate from each recorded run\'s input (history files or directories of *.json, as\n' +
+    '`history export` writes them) on a throwaway dev server, or on --address; every tool call is\n' +
+    'answered from the recording (same tool and arguments: the recorded result or error), so nothing\n' +
+    'with a side effect runs; a call the recording cannot answer fails as "not recorded" and is\n' +
+    'reported. Approvals and answers are given as recorded. The model endpoint is OPENAI_BASE_URL /\n' +
+    'OPENAI_API_KEY. --workflows is the candidate\'s workflows module, --agent-module the module\n' +
+    'that exports its agent definitions (a compiled .js, or .ts under tsx), --judge a module\n' +
+    'exporting judge(recorded, candidate) => { pass, score?, reason? }.\n' +
+    'Reports where each run first diverges (turn, tools, arguments), turns, tool calls, tokens and\n' +
+    'cost against the recording, output validity, final answers. Exits 8 when a --gate fails:\n' +
+    '  no-divergence        no run chose other tools or arguments\n' +
+    '  no-tool-divergence   no run chose other tools (arguments may differ)\n' +
+    '  no-unrecorded-calls  every call, approval and answer came from the recording\n' +
+    '  judge                the judge passed every run\n' +
+    '  valid-output         every structured answer matches the agent\'s output schema\n' +
+    '  no-errors            every candidate could be run',
+  positionals: ['HISTORY…'],
+  options: {
+    workflows: { type: 'string', value: 'PATH', description: "the candidate's workflows module (default $DURABLE_AGENTS_WORKFLOWS)" },
+    'agent-module': { type: 'string', value: 'PATH', description: "module exporting the candidate's agent definitions (required)" },
+    model: { type: 'string', value: 'M', description: 'model of LLM agents for the candidate (plannerOptions.model)' },
+    instructions: { type: 'string', value: 'FILE', description: "instructions replacing the agent's, read from FILE" },
+    judge: { type: 'string', value: 'PATH', description: 'module exporting a judge function' },
+    format: { type: 'string', value: 'FORMAT', description: 'table (default), json or junit' },
+    out: { type: 'string', value: 'FILE', description: 'write the report to FILE (the table still goes to stdout)' },
+    gate: { type: 'string', value: 'GATE', multiple: true, description: `fail (exit 8) when a run fails it: ${gateNames.join(', ')}` },
+  },
+  examples: [
+    'eval recorded/ --workflows dist/workflows.js --agent-module dist/agents.js --model gpt-4.1-mini',
+    'eval recorded/*.json --workflows dist/workflows.js --agent-module dist/agents.js --instructions prompt.txt --gate no-tool-divergence --format junit --out eval.xml',
+  ],
+  prepare(args) {
+    const histories = args.positionals;
+    if (histories.length === 0) throw new UsageError('missing HISTORY (history files or directories)');
+    const workflowsPath = workflowsModule(args.string('workflows'), 'eval');
+    const agentModuleFlag = args.string('agent-module');
+    if (!agentModuleFlag) throw new UsageError('eval needs --agent-module PATH: the module that exports your agent definitions (what the worker is given as agents)');
+    const agentModule = existing(agentModuleFlag, '--agent-module');
+    const judgeFlag = args.string('judge');
+    const instructionsFile = args.string('instructions');
+    let instructions: string | undefined;
+    if (instructionsFile !== undefined) {
+      instructions = readFileSync(existing(instructionsFile, '--instructions'), 'utf8').trim();
+      if (!instructions) throw new UsageError(`--instructions ${instructionsFile}: the file is empty`);
+    }
+    const model = args.string('model');
+    if (model !== undefined && model.trim() === '') throw new UsageError('--model must not be empty');
+    const format = (args.flag('json') ? 'json' : (args.string('format') ?? 'table')) as Format;
+    if (!formats.includes(format)) throw new UsageError(`--format must be one of ${formats.join(', ')}, got '${format}'`);
+    const gates = args.strings('gate').flatMap((g) => g.split(',')).map((g) => g.trim()).filter(Boolean);
+    for (const g of gates) if (!gateNames.includes(g as EvalGate)) throw new UsageError(`--gate ${g}: unknown gate; use ${gateNames.join(', ')}`);
+    if (gates.includes('judge') && !judgeFlag) throw new UsageError('--gate judge needs --judge PATH');
+    const address = args.string('address');
+    const out = args.string('out');
+    const plan: EvalPlan = {
+      histories,
+      workflowsPath,
+      agentModule,
+      ...(judgeFlag ? { judgeModule: existing(judgeFlag, '--judge') } : {}),
+      ...(model ? { model } : {}),
+      ...(instructions ? { instructions } : {}),
+      format,
+      gates: gates as EvalGate[],
+      ...(out ? { out } : {}),
+      ...(address ? { server: { address, namespace: args.string('namespace') ?? 'default' } } : {}),
+    };
+    return { offline: (ctx) => evaluate(plan, ctx) };
+  },
+};

@@ -1,0 +1,53 @@
+import { execFile } from 'node:child_process';
+import { mkdirSync, renameSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { FakeOpenAIServer } from '../../testing/fake-model';
+import { agentctlNodeArgs } from './agentctl-build';
+import type { CliRun } from './agentctl-cli';
+
+const repoRoot = resolve(__dirname, '../..');
+let agentModule: Promise<string> | undefined;
+
+/**
+ * The test agents as a module agentctl can load with plain Node (`--agent-module`): one CommonJS
+ * file, with `durable-agents/workflow` taken from the sources as the test bundle takes it.
+ */
+function testAgentModule(): Promise<string> {
+  agentModule ??= (async () => {
+    const esbuild = await import('esbuild');
+    const out = join(repoRoot, '.test-build', 'eval-agents.cjs');
+    mkdirSync(join(repoRoot, '.test-build'), { recursive: true });
+    const partial = `${out}.${process.pid}`;
+    await esbuild.build({
+      entryPoints: [join(repoRoot, 'test/support/agents.ts')],
+      outfile: partial,
+      bundle: true,
+      platform: 'node',
+      format: 'cjs',
+      target: 'node20',
+      packages: 'external',
+      alias: { 'durable-agents/workflow': join(repoRoot, 'workflows/index.ts') },
+      logLevel: 'warning',
+    });
+    renameSync(partial, out);
+    return out;
+  })();
+  return agentModule;
+}
+
+/**
+ * Runs `agentctl eval …` (args from `eval` on) against the test workflows and agents, on the
+ * test's server (`--address`), with the fake model as its model endpoint.
+ */
+export async function runAgentctlIn(env: TestWorkflowEnvironment, fake: FakeOpenAIServer, args: readonly string[]): Promise<CliRun> {
+  const fixed = ['--workflows', join(repoRoot, 'test/support/workflows.ts'), '--agent-module', await testAgentModule(), '--address', env.address];
+  return new Promise((done) => {
+    execFile(
+      process.execPath,
+      [...agentctlNodeArgs(), ...args, ...fixed],
+      { cwd: repoRoot, env: { ...process.env, OPENAI_BASE_URL: fake.baseURL, OPENAI_API_KEY: 'test-key' }, timeout: 120_000 },
+      (error, stdout, stderr) => done({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr }),
+    );
+  });
+}
