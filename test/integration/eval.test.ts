@@ -96,8 +96,12 @@ afterAll(async () => {
   await env?.teardown();
 });
 
+/** Example prices of the evaluation's worker (not any provider's): the candidate's cost is in money, the recording's was not priced. */
+const prices = { currency: 'USD', models: { 'candidate-model': { inputPerMillion: 1_000, outputPerMillion: 2_000 } } };
+
 async function evaluate(change: { model?: string; instructions?: string } = {}): Promise<EvaluationReport> {
   return evaluateRuns({
+    model: { prices },
     histories: [recorded],
     workflowBundle: await workflowBundleOption(),
     agents: testAgents,
@@ -117,8 +121,13 @@ test('a candidate that decides as recorded: no divergence, the same totals, noth
     ['1-add-aapl.json', undefined, [], true, true, 2],
     ['2-quote-msft.json', undefined, [], true, true, 1],
   ]);
-  expect(report.totals.candidate).toEqual(report.totals.recorded);
-  expect(report.totals.recorded).toMatchObject({ runs: 2, turns: 5, toolCalls: 3, modelCalls: 5, tokens: 150 });
+  const { cost: candidateCost, ...candidate } = report.totals.candidate;
+  const { cost: recordedCost, ...recordedTotals } = report.totals.recorded;
+  expect(candidate).toEqual(recordedTotals);
+  expect(recordedTotals).toEqual({ runs: 2, turns: 5, toolCalls: 3, modelCalls: 5, tokens: 150 });
+  // Five calls of 20 prompt and 10 completion tokens (the fake's usage) at the example prices.
+  expect([recordedCost, candidateCost.USD]).toEqual([{}, expect.closeTo(0.2, 9)]);
+  expect(report.runs[0]?.candidate.totals?.cost).toEqual({ amount: expect.closeTo(0.12, 9), currency: 'USD' });
   expect(lines()).toEqual(['add AAPL', 'quote AAPL', 'quote MSFT']);
 });
 

@@ -9,6 +9,10 @@ import { formatEvalJunit, formatEvalTable, xmlText } from '../../testing/eval/re
 import { failedGates, summarize } from '../../testing/eval/summary';
 import type { RunEvaluation } from '../../testing/eval/types';
 import { xmlProblem } from '../support/well-formed-xml';
+import { candidateInput, outputValidity } from '../../testing/eval/candidate-run';
+import { scriptedAgent } from '../../examples/toolbox/agent';
+import { watchlistLlmAgent, watchlistReportAgent } from '../../examples/watchlist/agent';
+import type { RunResult } from '../../contracts';
 
 const corpus = join(__dirname, '../histories/0.13.0');
 const json = (path: string): unknown => JSON.parse(readFileSync(path, 'utf8'));
@@ -148,5 +152,39 @@ describe('reports and gates', () => {
     expect(table).toMatch(/runs\/b "2".json\s+turn 1 \(arguments\)/);
     expect(table).toContain('2 runs: 1 diverged (0 in tool choice, 1 in arguments), 1 unrecorded calls');
     expect(table).toContain('candidate: 4 turns, 2 tool calls, 4 model calls, 120 tokens, cost 1.000000 USD');
+  });
+});
+
+describe('the candidate', () => {
+  const recorded = {
+    agent: 'watchlist-llm',
+    messages: [{ role: 'user' as const, content: 'Add AAPL' }],
+    sessionState: { watchlist: ['MSFT'] },
+    plannerOptions: { maxRepairTurns: 1 },
+    parent: { workflowId: 'p', toolCallId: 'c', path: ['c'] },
+    sessionId: 's',
+    breakpoints: [{ point: 'after_llm' as const, once: true }],
+  };
+
+  it('starts from the recorded input without what tied it to its place, with the model changed for LLM agents', () => {
+    expect(candidateInput(recorded, { model: 'm2' }, watchlistLlmAgent)).toEqual({
+      agent: 'watchlist-llm',
+      messages: recorded.messages,
+      sessionState: { watchlist: ['MSFT'] },
+      plannerOptions: { maxRepairTurns: 1, model: 'm2' },
+    });
+    expect(candidateInput({ ...recorded, agent: 'scripted', plannerOptions: { steps: [] } }, { model: 'm2' }, scriptedAgent).plannerOptions).toEqual({ steps: [] });
+  });
+
+  it('stops before its first planner turn when the instructions change (the override is applied there)', () => {
+    expect(candidateInput(recorded, { instructions: 'Be brief.' }, watchlistLlmAgent).breakpoints).toEqual([{ point: 'before_llm', once: true }]);
+  });
+
+  it('checks a structured answer against the agent\'s output schema', () => {
+    const result = (structured: unknown): RunResult => ({ final: { text: '', structured } }) as unknown as RunResult;
+    expect(outputValidity(watchlistLlmAgent, result({}))).toBeUndefined();
+    expect(outputValidity(watchlistReportAgent, result({ watchlist: ['A'], quotes: [{ symbol: 'A', price: 1 }], summary: 's' }))).toEqual({ valid: true });
+    expect(outputValidity(watchlistReportAgent, result({ watchlist: 'A' }))).toMatchObject({ valid: false, problem: expect.stringMatching(/watchlist/) });
+    expect(outputValidity(watchlistReportAgent, undefined)).toEqual({ valid: false, problem: 'the run gave no structured answer' });
   });
 });
