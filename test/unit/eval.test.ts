@@ -76,6 +76,12 @@ describe('matching calls to the recording', () => {
     expect(answers.take('echo', { a: 1, b: 2 })).toBeUndefined();
   });
 
+  it('matches arguments as the tool receives them, defaults applied on both sides', () => {
+    const withDefaults = (_name: string, args: unknown) => ({ retryable: false, ...(args as object) });
+    const answers = new RecordedAnswers([{ turn: 0, toolCallId: 'c1', name: 'fail', args: { message: 'boom' }, outcome: ok(null) }], withDefaults);
+    expect(answers.take('fail', { message: 'boom', retryable: false })).toEqual(ok(null));
+  });
+
   it('hands repeated calls the recorded answers in order, then the last again', () => {
     const answers = new RecordedAnswers([
       { turn: 0, toolCallId: 'c1', name: 'flaky', args: {}, outcome: ok(1) },

@@ -65,7 +65,10 @@ export async function runCandidate(
   register: (workflowId: string, answers: RecordedAnswers) => void,
   timeoutMs: number,
 ): Promise<CandidateOutcome> {
-  const answers = new RecordedAnswers(recording.toolCalls);
+  const answers = new RecordedAnswers(recording.toolCalls, (name, args) => {
+    const parsed = agent?.tools.find((t) => t.name === name)?.input.safeParse(args);
+    return parsed?.success ? parsed.data : args;
+  });
   const humans = new RecordedHumans(recording.decisions, recording.answers);
   register(workflowId, answers);
   await agents.start(candidateInput(recording.input, change, agent), { workflowId });
@@ -97,8 +100,8 @@ export async function runCandidate(
   if (status === 'timed_out') {
     await agents.kill(workflowId, { reason: 'evaluation: the candidate did not end in time' }).catch(() => undefined);
     await result;
-    await harness.catch(() => undefined);
-    throw new Error(`the candidate run ${workflowId} did not end within ${timeoutMs} ms (killed)`);
+    const problem = await harness;
+    throw new Error(`the candidate run ${workflowId} did not end within ${timeoutMs} ms (killed)${problem ? `; ${problem}` : ''}`);
   }
   await harness;
   const history = JSON.parse(await agents.exportHistory(workflowId)) as JsonValue;

@@ -10,6 +10,7 @@ import type { ToolImplementation } from '../../activities';
 import { openAIFromEnv, type ModelActivityDependencies } from '../../activities/model';
 import type { AgentDefinition } from '../../workflows/agents/agent-registry';
 import { bundleAgentWorkflows } from '../../worker/create-worker';
+import { isLlmAgent } from '../../workflows/planners/llm/llm-agent';
 import { DurableAgentsPlugin } from '../../worker/plugin';
 import { startDevServer } from '../dev-server';
 import { findHistoryFiles } from '../history-files';
@@ -93,6 +94,7 @@ function side(recording: Recording, status: string): RunSide {
     steps: recording.steps,
     ...(recording.result?.final ? { final: recording.result.final } : {}),
     status: recording.result?.status ?? status,
+    ...(recording.failure ? { failure: recording.failure } : {}),
     ...(totals ? { totals } : {}),
   };
 }
@@ -117,6 +119,7 @@ async function judged(judge: Judge | undefined, recorded: RunSide, candidate: Ru
  *
  * @throws RecordingError naming the file when a history is missing, not JSON, not a workflow history or not an agent run.
  * @throws OutsideSupportWindowError when a history was recorded before this version's support window.
+ * @throws Error when a recording is a run of an LLM agent and no model endpoint is configured.
  * @example
  * declare const myAgents: AgentDefinition[]; // the definitions your worker serves
  * const report = await evaluateRuns({
@@ -135,6 +138,11 @@ export async function evaluateRuns(options: EvaluateRunsOptions): Promise<Evalua
   if (unknown.length) {
     throw new RecordingError(`the recordings are runs of ${unknown.join(', ')}, which the given agents do not define (they define: ${options.agents.map((a) => a.name).join(', ') || 'none'})`);
   }
+  const openai = options.openai === undefined ? (openAIFromEnv() ?? null) : options.openai;
+  const planned = recordings.filter((r) => isLlmAgent(options.agents.find((a) => a.name === r.input.agent)));
+  if (!openai && planned.length) {
+    throw new Error(`${planned[0]!.source} is a run of the LLM agent ${planned[0]!.input.agent}, and no model endpoint is configured: give openai, or set OPENAI_BASE_URL / OPENAI_API_KEY`);
+  }
   const bundle = options.workflowBundle ?? (await bundleAgentWorkflows(options.workflowsPath!));
   const owned = options.server ? undefined : await startDevServer({ port: await freePort(), uiPort: await freePort(), dbFile: null, log: () => {} });
   const address = options.server?.address ?? owned!.address;
@@ -147,7 +155,7 @@ export async function evaluateRuns(options: EvaluateRunsOptions): Promise<Evalua
     const plugin = new DurableAgentsPlugin({
       agents: options.agents,
       tools: recordedToolImplementations(options.agents, { answersOf: (id) => routes.get(id) }, options.liveTools),
-      openai: options.openai === undefined ? (openAIFromEnv() ?? null) : options.openai,
+      openai,
       ...(options.model ? { model: options.model } : {}),
     });
     const worker = await Worker.create({ connection, namespace, taskQueue, workflowBundle: bundle, plugins: [plugin] });

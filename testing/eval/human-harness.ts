@@ -1,4 +1,4 @@
-import type { AgentClient } from '../../client/agent-client';
+import { AgentClientError, type AgentClient } from '../../client/agent-client';
 import type { AwaitAnswer, CallDecision, JsonValue, PendingInputs } from '../../contracts';
 import { callKey, type UnrecordedCall } from './recorded-tools';
 import type { RecordedDecision } from './recording';
@@ -50,33 +50,66 @@ export class RecordedHumans {
   }
 }
 
+/** Whether an error is the run refusing an input (its validator said why), not a failure to reach it. */
+function isRefusal(err: unknown): boolean {
+  return err instanceof AgentClientError && err.type === 'rejected';
+}
+
+/**
+ * Answers one await item with the recorded answers of its kind, in order, until the run takes
+ * one (a recorded answer the run refused then was refused now too); kills the run when none is
+ * left, since nothing else could answer it.
+ */
+async function answerItem(agents: AgentClient, workflowId: string, humans: RecordedHumans, item: { id: string; kind: string; item: JsonValue }): Promise<void> {
+  for (let answer = humans.answerFor(item); answer; answer = humans.answerFor(item)) {
+    try {
+      await agents.answer(workflowId, answer);
+      return;
+    } catch (err) {
+      if (!isRefusal(err)) throw err;
+    }
+  }
+  await agents.kill(workflowId, { reason: `evaluation: the recording has no answer to a ${item.kind} item that the run takes` });
+}
+
 /**
  * Answers a candidate run's approvals and await items from the recording until the run ends.
  * An await item the recording cannot answer ends the run (kill): nothing could answer it.
+ * Never rejects: a failure to reach the run is returned (the run then ends by its time limit).
  */
-export async function answerFromRecording(agents: AgentClient, workflowId: string, humans: RecordedHumans, ended: () => boolean): Promise<void> {
+export async function answerFromRecording(agents: AgentClient, workflowId: string, humans: RecordedHumans, ended: () => boolean): Promise<string | undefined> {
   const seen = new Set<string>();
-  while (!ended()) {
-    let pending: PendingInputs;
-    try {
-      pending = await agents.pendingInputs(workflowId, { subAgents: false, timeoutMs: 10_000 });
-    } catch (err) {
-      if (ended()) return;
-      throw err;
+  try {
+    while (!ended()) {
+      let pending: PendingInputs;
+      try {
+        pending = await agents.pendingInputs(workflowId, { subAgents: false, timeoutMs: 10_000 });
+      } catch (err) {
+        if (ended()) return undefined;
+        throw err;
+      }
+      for (const approval of pending.approvals) {
+        if (seen.has(approval.toolCallId)) continue;
+        seen.add(approval.toolCallId);
+        const decision = humans.decisionFor(approval);
+        await agents.decide(workflowId, decision).catch((err: unknown) => {
+          if (!isRefusal(err)) throw err;
+          // The recorded decision does not fit the candidate's call (an edit to arguments its tool now refuses): decided as not recorded.
+          humans.unrecorded.push({ kind: 'approval', turn: approval.turn, name: approval.name, args: approval.args, reason: `the recorded decision was refused: ${err instanceof Error ? err.message : String(err)}` });
+          return agents.decide(workflowId, { decision: 'reject', toolCallId: approval.toolCallId, reason: 'not recorded: the recorded decision does not fit this call' });
+        });
+      }
+      for (const item of pending.await?.items ?? []) {
+        const id = `${pending.await?.awaitId}/${item.id}`;
+        if (item.answered || seen.has(id)) continue;
+        seen.add(id);
+        await answerItem(agents, workflowId, humans, item);
+      }
+      await new Promise((r) => setTimeout(r, pollMs));
     }
-    for (const approval of pending.approvals) {
-      if (seen.has(approval.toolCallId)) continue;
-      seen.add(approval.toolCallId);
-      await agents.decide(workflowId, humans.decisionFor(approval));
-    }
-    for (const item of pending.await?.items ?? []) {
-      const id = `${pending.await?.awaitId}/${item.id}`;
-      if (item.answered || seen.has(id)) continue;
-      seen.add(id);
-      const answer = humans.answerFor(item);
-      if (answer) await agents.answer(workflowId, answer);
-      else await agents.kill(workflowId, { reason: `evaluation: the recording has no answer to a ${item.kind} item` });
-    }
-    await new Promise((r) => setTimeout(r, pollMs));
+    return undefined;
+  } catch (err) {
+    if (ended()) return undefined;
+    return `answering the run's humans failed: ${err instanceof Error ? err.message : String(err)}`;
   }
 }

@@ -42,16 +42,23 @@ export class RecordedAnswers {
   answered = 0;
   ranForReal = 0;
 
-  constructor(calls: readonly RecordedToolCall[]) {
+  /**
+   * @param normalize the arguments as the tool receives them (its input schema's defaults
+   *   applied), so a recorded call and the candidate's match whether or not they spelled out a default.
+   */
+  constructor(
+    calls: readonly RecordedToolCall[],
+    private readonly normalize: (name: string, args: unknown) => unknown = (_name, args) => args,
+  ) {
     for (const c of calls) {
-      const key = callKey(c.name, c.args);
+      const key = callKey(c.name, normalize(c.name, c.args));
       this.byKey.set(key, [...(this.byKey.get(key) ?? []), c.outcome]);
     }
   }
 
   /** The recorded outcome of a call with this tool and these arguments, or undefined when the recording has none. */
   take(name: string, args: unknown): RecordedOutcome | undefined {
-    const key = callKey(name, args);
+    const key = callKey(name, this.normalize(name, args));
     const outcomes = this.byKey.get(key);
     if (!outcomes?.length) return undefined;
     const n = this.used.get(key) ?? 0;

@@ -58,6 +58,8 @@ export interface Recording {
   readonly result?: RunResult;
   /** How the recorded execution ended: completed, failed, terminated, continued_as_new, … or `open`. */
   readonly ending: string;
+  /** Why it failed, when it did. */
+  readonly failure?: string;
 }
 
 /** A recording that cannot be evaluated; the message says what is wrong with it. */
@@ -215,6 +217,7 @@ export function readRecording(json: unknown, source: string): Recording {
   const last = events[events.length - 1];
   const completed = last?.workflowExecutionCompletedEventAttributes;
   const result = completed ? (decode(completed.result)[0] as RunResult | undefined) : undefined;
+  const failure = last?.workflowExecutionFailedEventAttributes?.failure?.message ?? undefined;
   return {
     source,
     workflowId: started.workflowId ?? '',
@@ -225,6 +228,7 @@ export function readRecording(json: unknown, source: string): Recording {
     steps: stepsOf(modelAnswers, toolCalls, result),
     ...(result ? { result } : {}),
     ending: endingOf(last),
+    ...(failure ? { failure } : {}),
   };
 }
 

@@ -52,14 +52,23 @@ export function formatEvalTable(report: EvaluationReport): string {
       r.error ? `  error: ${r.error}` : undefined,
       r.divergence ? `  diverges at ${r.divergence.summary}` : undefined,
       ...r.unrecorded.map((u) => `  not recorded (${u.kind}): ${u.name} ${JSON.stringify(u.args)}${u.turn !== undefined ? ` at turn ${u.turn}` : ''}`),
-      r.sameFinal ? undefined : `  recorded final:  ${JSON.stringify(r.recorded.final?.text ?? null)}`,
-      r.sameFinal ? undefined : `  candidate final: ${JSON.stringify(r.candidate.final?.text ?? null)}`,
+      !r.error && r.candidate.status !== r.recorded.status ? `  ended ${r.recorded.status} → ${r.candidate.status}${r.candidate.failure ? `: ${r.candidate.failure}` : ''}` : undefined,
+      ...finalLines(r),
       r.output && !r.output.valid ? `  invalid output: ${r.output.problem ?? ''}` : undefined,
       r.judge?.reason ? `  judge: ${r.judge.reason}` : undefined,
     ].filter((l): l is string => l !== undefined);
     if (details.length) lines.push('', r.source, ...details);
   }
   return lines.join('\n');
+}
+
+/** The final answers beside each other when they differ (the text, or only the structured value). */
+function finalLines(r: RunEvaluation): string[] {
+  if (r.sameFinal || r.error) return [];
+  const recorded = r.recorded.final?.text ?? null;
+  const candidate = r.candidate.final?.text ?? null;
+  if (recorded !== null && recorded === candidate) return [`  final text the same (${JSON.stringify(recorded)}); the structured answers differ`];
+  return [`  recorded final:  ${JSON.stringify(recorded)}`, `  candidate final: ${JSON.stringify(candidate)}`];
 }
 
 const xmlEscapes: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' };

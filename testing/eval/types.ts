@@ -21,6 +21,8 @@ export interface RunSide {
   readonly final?: FinalResponse;
   /** completed, terminated, failed, … */
   readonly status: string;
+  /** Why the run failed, when it did. */
+  readonly failure?: string;
   readonly totals?: RunTotals;
 }
 
