@@ -5,6 +5,7 @@ import type { TokenDelta } from '../../contracts/deltas';
 import { terminalRunStatuses, type FeedItem } from './feed-item';
 import { Subscription, type SubscriptionOptions } from './subscription';
 import { PollPacing } from '../../client/poll-pacing';
+import { callUntil } from './call-until';
 
 
 /** Settings of a {@link RunFeed}. */
@@ -164,7 +165,7 @@ export class RunFeed {
 
   /** Runs a Temporal call of this feed: cancelled when the feed stops. */
   private call<T>(fn: () => Promise<T>): Promise<T> {
-    return this.agents.client.withAbortSignal(this.abort.signal, fn);
+    return callUntil(this.agents.client, this.abort.signal, fn);
   }
 
   private events(afterSeq: number, limit: number): Promise<EventPage> {

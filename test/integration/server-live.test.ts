@@ -15,6 +15,8 @@ import { callStep, finalStep, scriptedInput, watchlistRun, addAapl } from '../su
 import { SseClient } from '../support/sse-client';
 import { agentClient, createTestEnv, createTestWorker, uniqueTaskQueue } from '../support/test-env';
 import { allToolImplementations } from '../support/tools';
+import { getEventListeners, setMaxListeners } from 'node:events';
+import { callUntil } from '../../server/live/call-until';
 
 const tokens = {
   viewer: 'viewer-token-0123456789',
@@ -180,6 +182,29 @@ describe('SSE events stream', () => {
     const all = await allEvents(workflowId);
     for (const client of clients) expect(runEvents(client)).toEqual(all);
     expect(server.live.stats().feedsStarted - started).toBe(1);
+  });
+});
+
+describe('reading a run for hours', () => {
+  it("keeps no abort listener per read on a feed's stop signal (the client leaves one per call under a signal)", async () => {
+    const { workflowId } = await agents.start(watchlistRun([addAapl, finalStep()]));
+    const handle = env.client.workflow.getHandle(workflowId);
+    const stop = new AbortController();
+    for (let i = 0; i < 20; i++) await callUntil(agents.client, stop.signal, () => handle.describe());
+    expect(getEventListeners(stop.signal, 'abort')).toHaveLength(0);
+    // What a feed did before: one listener (holding its gRPC call) left per read, for ever.
+    const shared = new AbortController();
+    setMaxListeners(50, shared.signal);
+    for (let i = 0; i < 20; i++) await agents.client.withAbortSignal(shared.signal, () => handle.describe());
+    expect(getEventListeners(shared.signal, 'abort')).toHaveLength(20);
+    // Stopping still cancels a call in flight: the result of a run that waits for its approval.
+    const waiting = callUntil(agents.client, stop.signal, () => handle.result()).then(
+      () => 'answered',
+      (err: Error) => err.name,
+    );
+    stop.abort();
+    expect(await waiting).not.toBe('answered');
+    await agents.kill(workflowId, { reason: 'read enough' });
   });
 });
 
