@@ -15,7 +15,7 @@ export type {
   SessionReport,
   SessionRunRecord,
 } from '../contracts';
-import type { CostReport, Intervention, PendingInputs } from '../contracts';
+import type { CostReport, PendingInputs } from '../contracts';
 
 /** Who the token belongs to (GET /api/whoami). */
 export interface Whoami {
@@ -108,12 +108,4 @@ export interface RunTreeView {
 }
 
 /** A rewind as the run's history records it (GET /api/runs/:id/rewinds). */
-export interface RunRewind {
-  readonly runId: string;
-  readonly replacedRunId: string;
-  readonly time: string;
-  readonly turn?: number;
-  readonly eventId: number;
-  readonly reason: string;
-  readonly corrections: readonly Intervention[];
-}
+export type { RunRewind } from '../history/rewinds';

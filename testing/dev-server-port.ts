@@ -1,3 +1,4 @@
+import { createServer } from 'node:net';
 /**
  * The port a locally started dev server should take: `--port N` on the command line, else the
  * port of TEMPORAL_ADDRESS, else 7233.
@@ -19,4 +20,16 @@ export function devServerPort(argv: readonly string[], env: NodeJS.ProcessEnv = 
 export function withoutPortFlag(argv: readonly string[]): string[] {
   const flag = argv.indexOf('--port');
   return flag < 0 ? [...argv] : [...argv.slice(0, flag), ...argv.slice(flag + 2)];
+}
+
+/** A free TCP port on the loopback (free when asked: bind it right after). */
+export function freeLoopbackPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port was given'))));
+    });
+  });
 }

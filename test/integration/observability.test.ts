@@ -10,7 +10,6 @@
  * (DURABLE_AGENTS_PROMETHEUS) and the test scrapes it over HTTP, and the HTTP server's
  * `/metrics` (approvals waiting, computed from Temporal).
  */
-import { createServer } from 'node:net';
 import { InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
@@ -28,6 +27,7 @@ import { allToolImplementations } from '../support/tools';
 import { agentClient, createTestEnv, testWorkflowsPath, uniqueTaskQueue, workflowBundleOption } from '../support/test-env';
 import { childWorkerEnv, cleanUpAll, startChildWorker, type ChildWorker } from '../support/child-worker';
 import { waitFor } from '../support/wait';
+import { freeLoopbackPort } from '../../testing/dev-server-port';
 
 let env: TestWorkflowEnvironment;
 let fake: FakeOpenAIServer;
@@ -217,16 +217,6 @@ function has(samples: readonly Sample[], name: string, labels: Record<string, st
   return samples.some((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v));
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
 
 async function scrape(url: string, headers: Record<string, string> = {}): Promise<Sample[]> {
   const response = await fetch(url, { headers });
@@ -247,7 +237,7 @@ describe('metrics', () => {
 
   it("serves the SDK's and the agents' metrics in Prometheus format, and approvals waiting from Temporal", async () => {
     const taskQueue = uniqueTaskQueue('obs-metrics');
-    const port = await freePort();
+    const port = await freeLoopbackPort();
     const workerEnv = childWorkerEnv(env.address, env.namespace ?? 'default', taskQueue).env;
     child = await startChildWorker({
       ...workerEnv,

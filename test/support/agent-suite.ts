@@ -1,6 +1,6 @@
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Worker } from '@temporalio/worker';
-import type { ToolImplementation } from '../../activities';
+import type { ActivityDependencies, ToolImplementation } from '../../activities';
 import { allToolImplementations } from './tools';
 import type { AgentClient } from '../../client/agent-client';
 import { agentClient, createTestEnv, createTestWorker, uniqueTaskQueue } from './test-env';
@@ -20,7 +20,12 @@ export interface AgentSuite {
 export function agentSuite(
   prefix: string,
   tools: () => readonly ToolImplementation[] = () => allToolImplementations(),
-  options: { readonly ownServer?: boolean; readonly serverArgs?: readonly string[] } = {},
+  options: {
+    readonly ownServer?: boolean;
+    readonly serverArgs?: readonly string[];
+    /** The worker's model activity and its settings, made once the server is up (default none). */
+    readonly runtime?: () => ActivityDependencies['runtime'];
+  } = {},
 ): AgentSuite {
   let env: TestWorkflowEnvironment | undefined;
   let worker: Worker | undefined;
@@ -30,7 +35,7 @@ export function agentSuite(
 
   beforeAll(async () => {
     env = await createTestEnv(options);
-    worker = await createTestWorker(env, taskQueue, tools());
+    worker = await createTestWorker(env, taskQueue, tools(), options.runtime?.());
     running = worker.run();
     agents = agentClient(env, taskQueue);
   });

@@ -9,8 +9,9 @@ const repoRoot = resolve(__dirname, '../..');
  * tsx's start and compiling its modules one by one: a second of CPU or more each launch. The file
  * sits one folder below the repository root, as the sources do: code that finds the workflow
  * sources relative to its own file (`fork` in agentctl, the bundler's own-source rule) finds them.
+ * `alias` maps package imports to files (e.g. `durable-agents/workflow` to the sources).
  */
-export async function compileForTests(entry: string, name: string): Promise<string> {
+export async function compileForTests(entry: string, name: string, alias?: Record<string, string>): Promise<string> {
   const esbuild = await import('esbuild');
   const builtPath = join(repoRoot, '.test-build', `${name}.cjs`);
   mkdirSync(join(repoRoot, '.test-build'), { recursive: true });
@@ -24,6 +25,7 @@ export async function compileForTests(entry: string, name: string): Promise<stri
     format: 'cjs',
     target: 'node20',
     packages: 'external',
+    ...(alias ? { alias } : {}),
     sourcemap: 'inline',
     logLevel: 'warning',
   });

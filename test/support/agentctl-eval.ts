@@ -1,9 +1,8 @@
 import { execFile } from 'node:child_process';
-import { mkdirSync, renameSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { FakeOpenAIServer } from '../../testing/fake-model';
-import { agentctlNodeArgs } from './agentctl-build';
+import { agentctlNodeArgs, compileForTests } from './agentctl-build';
 import type { CliRun } from './agentctl-cli';
 
 const repoRoot = resolve(__dirname, '../..');
@@ -14,25 +13,7 @@ let agentModule: Promise<string> | undefined;
  * file, with `durable-agents/workflow` taken from the sources as the test bundle takes it.
  */
 function testAgentModule(): Promise<string> {
-  agentModule ??= (async () => {
-    const esbuild = await import('esbuild');
-    const out = join(repoRoot, '.test-build', 'eval-agents.cjs');
-    mkdirSync(join(repoRoot, '.test-build'), { recursive: true });
-    const partial = `${out}.${process.pid}`;
-    await esbuild.build({
-      entryPoints: [join(repoRoot, 'test/support/agents.ts')],
-      outfile: partial,
-      bundle: true,
-      platform: 'node',
-      format: 'cjs',
-      target: 'node20',
-      packages: 'external',
-      alias: { 'durable-agents/workflow': join(repoRoot, 'workflows/index.ts') },
-      logLevel: 'warning',
-    });
-    renameSync(partial, out);
-    return out;
-  })();
+  agentModule ??= compileForTests('test/support/agents.ts', 'eval-agents', { 'durable-agents/workflow': join(repoRoot, 'workflows/index.ts') });
   return agentModule;
 }
 

@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { createServer } from 'node:net';
+import { freeLoopbackPort } from '../../testing/dev-server-port';
 
 /** A throwaway Redis started by a test. */
 export interface TestRedis {
@@ -12,17 +12,6 @@ export interface TestRedis {
   stop(): Promise<void>;
 }
 
-/** A free TCP port on the loopback (free when asked: the caller binds it right after). */
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
 
 /**
  * Starts Debian's `redis-server` on 127.0.0.1 and a random port, in memory only (`--save ''
@@ -35,7 +24,7 @@ export async function startTestRedis(port?: number): Promise<TestRedis> {
   if (spawnSync('redis-server', ['--version']).error) {
     throw new Error('redis-server is not installed: the live broker tests need it (Debian/Ubuntu: apt-get install redis-server; CI installs it in .ci/run)');
   }
-  const chosen = port ?? (await freePort());
+  const chosen = port ?? (await freeLoopbackPort());
   const child = spawn('redis-server', ['--port', String(chosen), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--protected-mode', 'yes'], { stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { relative } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Worker, type WorkflowBundleOption } from '@temporalio/worker';
@@ -20,6 +19,7 @@ import { recordedToolImplementations, type RecordedAnswers } from './recorded-to
 import { readRecording, RecordingError, type Recording } from './recording';
 import { summarize } from './summary';
 import type { EvalChange, EvaluationReport, Judge, RunEvaluation, RunSide } from './types';
+import { freeLoopbackPort } from '../dev-server-port';
 
 /** Options of {@link evaluateRuns}. */
 export interface EvaluateRunsOptions {
@@ -49,17 +49,6 @@ export interface EvaluateRunsOptions {
   readonly runTimeoutMs?: number;
   /** Progress lines (default none). */
   readonly log?: (line: string) => void;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolvePort(port));
-    });
-  });
 }
 
 /** Reads every recording first, so bad input is refused before any server starts. */
@@ -144,7 +133,7 @@ export async function evaluateRuns(options: EvaluateRunsOptions): Promise<Evalua
     throw new Error(`${planned[0]!.source} is a run of the LLM agent ${planned[0]!.input.agent}, and no model endpoint is configured: give openai, or set OPENAI_BASE_URL / OPENAI_API_KEY`);
   }
   const bundle = options.workflowBundle ?? (await bundleAgentWorkflows(options.workflowsPath!));
-  const owned = options.server ? undefined : await startDevServer({ port: await freePort(), uiPort: await freePort(), dbFile: null, log: () => {} });
+  const owned = options.server ? undefined : await startDevServer({ port: await freeLoopbackPort(), uiPort: await freeLoopbackPort(), dbFile: null, log: () => {} });
   const address = options.server?.address ?? owned!.address;
   const namespace = options.server?.namespace ?? 'default';
   const connection = await NativeConnection.connect({ address });

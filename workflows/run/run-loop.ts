@@ -345,8 +345,7 @@ export class RunLoop {
       if (!isCancellation(err)) throw err;
     }
     if (carry && control.isPauseRequested && control.kill === undefined && mayContinue()) {
-      const outcome = isPatched(continueWhileWaiting) ? await this.continueAsNewAtRest(() => (this.calls.busy ? undefined : carry)) : 'refused';
-      if (outcome === 'refused') this.waitsWithoutContinuing = true;
+      await this.continueFromWait(() => (this.calls.busy ? undefined : carry));
       return this.untilResumedOrKilled(carry);
     }
   }
@@ -513,17 +512,27 @@ export class RunLoop {
    * it waits on in this execution.
    */
   private async continueWhileWaiting(done: () => boolean, until: number | undefined): Promise<boolean> {
-    let outcome: 'moved' | 'refused' = 'refused';
-    if (isPatched(continueWhileWaiting)) {
-      this.continuation ??= this.continueAsNewAtRest(() => {
-        const openTurn = this.openTurnAtRest();
-        return openTurn && { openTurn };
-      });
-      outcome = await this.continuation;
-      this.continuation = undefined;
-    }
-    if (outcome === 'refused') this.waitsWithoutContinuing = true;
+    await this.continueFromWait(() => {
+      const openTurn = this.openTurnAtRest();
+      return openTurn && { openTurn };
+    });
     return this.waitFor(done, until === undefined ? undefined : Math.max(1, until - workflowNowMs()));
+  }
+
+  /**
+   * The continue-as-new of a wait (for people, or at a pause), shared by the waits that see it
+   * due. Returns only when the run did not continue; the wait goes on. A run recorded before
+   * 1.0.0 (replayed without the marker) or a state too large to carry waits on in this execution.
+   */
+  private async continueFromWait(atRest: () => PauseCarry | undefined): Promise<void> {
+    if (!isPatched(continueWhileWaiting)) {
+      this.waitsWithoutContinuing = true;
+      return;
+    }
+    this.continuation ??= this.continueAsNewAtRest(atRest);
+    const outcome = await this.continuation;
+    this.continuation = undefined;
+    if (outcome === 'refused') this.waitsWithoutContinuing = true;
   }
 
   /**
