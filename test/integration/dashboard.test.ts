@@ -308,6 +308,8 @@ describe('the dashboard in a browser', () => {
     // turn, before the first event that replaced the old ones.
     await page.reload();
     await seeStatus('completed');
+    // The rewinds may be read before the events: the marker is placed once the events are shown.
+    await seeEvent('final');
     const marker = page.locator('[data-testid=timeline][data-resets="0"] [data-testid=rewind-marker][data-turn="1"]');
     await expectText(marker, 'rewound here, to turn 1: the events from here on replaced those of the earlier execution');
     const fromSeq = await replacedFrom;
