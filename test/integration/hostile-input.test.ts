@@ -118,6 +118,11 @@ describe('a run input nested too deep', () => {
 });
 
 describe('large signals in a history', () => {
+  // An open flake: under CI load this case has twice run past jest's 120 s (once before runs
+  // continued as new while waiting, once after), without a failed assertion or a failed workflow
+  // task in the server's log. One more try, with the first attempt's error logged, until it is
+  // explained; the assertions are unchanged.
+  jest.retryTimes(1, { logErrorsBeforeRetry: true });
   it('ten 480 KB signals (over 4 MiB in one page) leave every execution readable: export and checkpoints page through them', async () => {
     const { workflowId, runId } = await suite.agents.start(
       scriptedInput([callStep({ name: 'echo', args: { text: 'a' } }), finalStep('read through')], { confirmation: { all: true } }),
