@@ -82,7 +82,11 @@ describe('budgets in money', () => {
       const { workflowId } = await suite.agents.sendMessage(sessionId, { content });
       expect((await suite.agents.result(workflowId)).finalizeReason).toBe('cost_budget');
     }
-    const report = await suite.agents.session(sessionId);
+    // A run's result is ready a moment before its session takes it in.
+    const report = await waitFor('the session took in both runs', async () => {
+      const r = await suite.agents.session(sessionId);
+      return r.runs.length === 2 && r.runs.every((run) => run.status !== 'running' && run.status !== 'queued') ? r : undefined;
+    });
     // Two calls each reach 0.08 ≥ 0.05, the finalize turn is a third: 3 calls, 90 tokens a run.
     expect(report.usage).toMatchObject({ runs: 2, tokens: 180, currency: 'USD', costUnknownCalls: 0 });
     expect(report.usage?.cost).toBeCloseTo(6 * perCall, 10);

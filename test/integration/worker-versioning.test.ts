@@ -178,7 +178,12 @@ describe('worker versioning: a new release rolls out while a run waits', () => {
     const after = await env.client.workflow.getHandle(sessionWorkflowId).describe();
     expect(after.runId).not.toBe(before);
     expect(await agents.workerVersion(sessionWorkflowId)).toMatchObject({ buildId: 'v2', behavior: 'PINNED' });
-    expect((await agents.session(sessionId)).runs.map((r) => r.status)).toEqual(['completed', 'completed']);
+    // A run's result is ready a moment before its session takes it in.
+    const statuses = await waitFor('the session took in its second run', async () => {
+      const runs = (await agents.session(sessionId)).runs.map((r) => r.status);
+      return runs.includes('running') ? undefined : runs;
+    });
+    expect(statuses).toEqual(['completed', 'completed']);
   });
 
   it("an operator's override keeps a session on release 1, and its runs with it", async () => {
