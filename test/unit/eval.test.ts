@@ -40,6 +40,8 @@ describe('reading a recording', () => {
     const approvals = readRecording(json(join(corpus, 'approvals.json')), 'approvals.json');
     expect(approvals.decisions.map((d) => [d.name, d.args, d.decision.decision])).toEqual([
       ['echo', { text: 'a' }, 'approve'],
+      // A rejected call of the scripted planner never ran: the history knows only its id.
+      [undefined, undefined, 'reject'],
       ['add', { a: 5, b: 5 }, 'edit'],
     ]);
     const answers = readRecording(json(join(corpus, 'await-answers.json')), 'await-answers.json');
@@ -95,6 +97,15 @@ describe('matching calls to the recording', () => {
     expect(humans.decisionFor({ toolCallId: 'new', name: 'transfer', args: { amount: 500, to: 'a' }, turn: 1 })).toEqual({ decision: 'approve', toolCallId: 'new', always: false });
     expect(humans.decisionFor({ toolCallId: 'n2', name: 'transfer', args: { to: 'b', amount: 500 }, turn: 1 })).toMatchObject({ decision: 'reject', reason: expect.stringMatching(/^not recorded/) });
     expect(humans.unrecorded).toEqual([expect.objectContaining({ kind: 'approval', name: 'transfer', args: { to: 'b', amount: 500 } })]);
+  });
+
+  it("reads a rule planner's rejected call, which never ran, as a decision by call id, and gives it to the candidate's call of that id", () => {
+    const rejected = readRecording(json(join(__dirname, '../../examples/watchlist/recorded-runs/2-add-rejected.json')), '2-add-rejected.json');
+    expect(rejected.decisions).toEqual([{ decision: expect.objectContaining({ decision: 'reject', toolCallId: 'call_0_0', reason: 'not this one today' }) }]);
+    const humans = new RecordedHumans(rejected.decisions, []);
+    expect(humans.decisionFor({ toolCallId: 'call_0_0', name: 'add_to_watchlist', args: { symbols: ['TSLA'] }, turn: 0 })).toMatchObject({ decision: 'reject', toolCallId: 'call_0_0', reason: 'not this one today' });
+    // Given once: the next call of that id (another turn's, after a rewind) is not recorded.
+    expect(humans.decisionFor({ toolCallId: 'call_0_0', name: 'add_to_watchlist', args: { symbols: ['TSLA'] }, turn: 0 })).toMatchObject({ decision: 'reject', reason: expect.stringMatching(/^not recorded/) });
   });
 });
 

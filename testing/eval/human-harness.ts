@@ -9,6 +9,8 @@ const pollMs = 150;
 /** Recorded human inputs of one run, handed out as the candidate asks for them. */
 export class RecordedHumans {
   private readonly decisions = new Map<string, RecordedDecision[]>();
+  /** Decisions on calls the recording does not describe, by the recorded call id. */
+  private readonly byCallId = new Map<string, RecordedDecision>();
   private readonly answers: Readonly<Record<string, JsonValue>>[];
   readonly unrecorded: UnrecordedCall[] = [];
   decided = 0;
@@ -16,7 +18,11 @@ export class RecordedHumans {
 
   constructor(decisions: readonly RecordedDecision[], answers: readonly Readonly<Record<string, JsonValue>>[]) {
     for (const d of decisions) {
-      const key = callKey(d.name, d.args);
+      if (d.name === undefined) {
+        this.byCallId.set(String(d.decision.toolCallId), d);
+        continue;
+      }
+      const key = callKey(d.name, d.args ?? {});
       this.decisions.set(key, [...(this.decisions.get(key) ?? []), d]);
     }
     this.answers = [...answers];
@@ -25,16 +31,23 @@ export class RecordedHumans {
   /**
    * The decision on a candidate's call waiting for approval: the recorded decision on a call
    * with the same tool and arguments, addressed to the candidate's call id; a reject saying
-   * "not recorded" when the recording has none.
+   * "not recorded" when the recording has none. A decision on a call the recording does not
+   * describe (see {@link RecordedDecision}) is taken for the candidate's call of the same id.
    */
   decisionFor(approval: { toolCallId: string; name: string; args: JsonValue; turn: number }): CallDecision {
-    const recorded = this.decisions.get(callKey(approval.name, approval.args))?.shift();
+    const recorded = this.decisions.get(callKey(approval.name, approval.args))?.shift() ?? this.takeByCallId(approval.toolCallId);
     if (!recorded) {
       this.unrecorded.push({ kind: 'approval', turn: approval.turn, name: approval.name, args: approval.args, reason: 'no recorded decision on this tool with these arguments' });
       return { decision: 'reject', toolCallId: approval.toolCallId, reason: 'not recorded: the recording has no decision on this call' };
     }
     this.decided++;
     return { ...(recorded.decision as unknown as CallDecision), toolCallId: approval.toolCallId };
+  }
+
+  private takeByCallId(toolCallId: string): RecordedDecision | undefined {
+    const decision = this.byCallId.get(toolCallId);
+    this.byCallId.delete(toolCallId);
+    return decision;
   }
 
   /** The recorded answer to an await item: the next recorded answer of its kind, addressed to the item, or undefined. */

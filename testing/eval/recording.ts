@@ -26,10 +26,15 @@ export interface RecordedToolCall {
   readonly outcome: RecordedOutcome;
 }
 
-/** A human decision on a call, with the call it decided (name and arguments as proposed). */
+/**
+ * A human decision on a call, with the call it decided (name and arguments as proposed). Without
+ * them when the history does not say what the call was: a call of a planner without model calls
+ * that never ran (rejected). Such a decision is matched by the call's id, which such planners give
+ * by position (`call_<turn>_<index>`).
+ */
 export interface RecordedDecision {
-  readonly name: string;
-  readonly args: JsonValue;
+  readonly name?: string;
+  readonly args?: JsonValue;
   /** The decision as sent (`decideCall`), its `toolCallId` the recorded run's. */
   readonly decision: Readonly<Record<string, JsonValue>>;
 }
@@ -209,10 +214,7 @@ export function readRecording(json: unknown, source: string): Recording {
   }
 
   const inputs = humanInputs(events);
-  const decisions: RecordedDecision[] = inputs.decisions.flatMap((decision) => {
-    const call = callsById.get(String(decision.toolCallId));
-    return call ? [{ ...call, decision }] : [];
-  });
+  const decisions: RecordedDecision[] = inputs.decisions.map((decision) => ({ ...callsById.get(String(decision.toolCallId)), decision }));
 
   const last = events[events.length - 1];
   const completed = last?.workflowExecutionCompletedEventAttributes;
