@@ -13,8 +13,25 @@ let agentModule: Promise<string> | undefined;
  * file, with `durable-agents/workflow` taken from the sources as the test bundle takes it.
  */
 function testAgentModule(): Promise<string> {
-  agentModule ??= compileForTests('test/support/agents.ts', 'eval-agents', { 'durable-agents/workflow': join(repoRoot, 'workflows/index.ts') });
+  agentModule ??= agentModuleForTests('test/support/agents.ts', 'eval-agents');
   return agentModule;
+}
+
+/**
+ * A module of agent definitions (`entry`, from the repository root) compiled for agentctl's
+ * `--agent-module`, with `durable-agents/workflow` taken from the sources.
+ */
+export function agentModuleForTests(entry: string, name: string): Promise<string> {
+  return compileForTests(entry, name, { 'durable-agents/workflow': join(repoRoot, 'workflows/index.ts') });
+}
+
+/** Runs agentctl with `args` in the repository root; `env` is added to this process's environment. */
+export function runAgentctl(args: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<CliRun> {
+  return new Promise((done) => {
+    execFile(process.execPath, [...agentctlNodeArgs(), ...args], { cwd: repoRoot, env: { ...process.env, ...env }, timeout: 120_000 }, (error, stdout, stderr) =>
+      done({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr }),
+    );
+  });
 }
 
 /**
@@ -23,12 +40,5 @@ function testAgentModule(): Promise<string> {
  */
 export async function runAgentctlIn(env: TestWorkflowEnvironment, fake: FakeOpenAIServer, args: readonly string[]): Promise<CliRun> {
   const fixed = ['--workflows', join(repoRoot, 'test/support/workflows.ts'), '--agent-module', await testAgentModule(), '--address', env.address];
-  return new Promise((done) => {
-    execFile(
-      process.execPath,
-      [...agentctlNodeArgs(), ...args, ...fixed],
-      { cwd: repoRoot, env: { ...process.env, OPENAI_BASE_URL: fake.baseURL, OPENAI_API_KEY: 'test-key' }, timeout: 120_000 },
-      (error, stdout, stderr) => done({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr }),
-    );
-  });
+  return runAgentctl([...args, ...fixed], { OPENAI_BASE_URL: fake.baseURL, OPENAI_API_KEY: 'test-key' });
 }
