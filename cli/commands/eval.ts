@@ -9,6 +9,8 @@ import type { AgentDefinition } from '../../workflows/agents/agent-registry';
 import type { EvaluationReport, Judge } from '../../testing/eval';
 // The types module only (no worker code): agentctl loads the evaluation itself when it runs one.
 import { evalGates as gateNames, type EvalGate } from '../../testing/eval/types';
+import { priceTableSchema, type PriceTable } from '../../contracts/pricing';
+import { describeIssues } from '../../contracts/json';
 const formats = ['table', 'json', 'junit'] as const;
 type Format = (typeof formats)[number];
 
@@ -54,6 +56,20 @@ function existing(path: string, flag: string): string {
   return resolved;
 }
 
+/** The price table of `--prices FILE` (JSON, as `model.prices` of a worker), checked. */
+function pricesFrom(path: string): PriceTable {
+  let json: unknown;
+  try {
+    json = JSON.parse(readFileSync(existing(path, '--prices'), 'utf8'));
+  } catch (err) {
+    if (err instanceof UsageError) throw err;
+    throw new UsageError(`--prices ${path}: not JSON (${err instanceof Error ? err.message : String(err)})`);
+  }
+  const table = priceTableSchema().safeParse(json);
+  if (!table.success) throw new UsageError(`--prices ${path}: not a price table: ${describeIssues(table.error)}`);
+  return table.data;
+}
+
 function render(report: EvaluationReport, format: Format, gates: readonly EvalGate[], formatters: typeof import('../../testing/eval')): string {
   if (format === 'json') return JSON.stringify(report, null, 2);
   if (format === 'junit') return formatters.formatEvalJunit(report, gates.length ? gates : undefined);
@@ -71,6 +87,7 @@ interface EvalPlan {
   readonly gates: readonly EvalGate[];
   readonly out?: string;
   readonly server?: { address: string; namespace: string };
+  readonly prices?: PriceTable;
 }
 
 async function evaluate(plan: EvalPlan, ctx: OutputContext): Promise<ExitCode> {
@@ -92,6 +109,7 @@ async function evaluate(plan: EvalPlan, ctx: OutputContext): Promise<ExitCode> {
         change: { ...(plan.model ? { model: plan.model } : {}), ...(plan.instructions ? { instructions: plan.instructions } : {}) },
         ...(judge ? { judge } : {}),
         ...(plan.server ? { server: plan.server } : {}),
+        ...(plan.prices ? { model: { prices: plan.prices } } : {}),
         log: progress,
       }),
     );
@@ -146,6 +164,7 @@ export const evalCommand: Command = {
     judge: { type: 'string', value: 'PATH', description: 'module exporting a judge function' },
     format: { type: 'string', value: 'FORMAT', description: 'table (default), json or junit' },
     out: { type: 'string', value: 'FILE', description: 'write the report to FILE (the table still goes to stdout)' },
+    prices: { type: 'string', value: 'FILE', description: 'price table (JSON: currency, models: {name: {inputPerMillion, outputPerMillion, …}}): cost in money' },
     gate: { type: 'string', value: 'GATE', multiple: true, description: `fail (exit 8) when a run fails it: ${gateNames.join(', ')}` },
   },
   examples: [
@@ -175,6 +194,7 @@ export const evalCommand: Command = {
     if (gates.includes('judge') && !judgeFlag) throw new UsageError('--gate judge needs --judge PATH');
     const address = args.string('address');
     const out = args.string('out');
+    const pricesFile = args.string('prices');
     const plan: EvalPlan = {
       histories,
       workflowsPath,
@@ -186,6 +206,7 @@ export const evalCommand: Command = {
       gates: gates as EvalGate[],
       ...(out ? { out } : {}),
       ...(address ? { server: { address, namespace: args.string('namespace') ?? 'default' } } : {}),
+      ...(pricesFile !== undefined ? { prices: pricesFrom(pricesFile) } : {}),
     };
     return { offline: (ctx) => evaluate(plan, ctx) };
   },

@@ -167,6 +167,21 @@ test('agentctl eval exits 8 when a gate fails, naming the run and why', async ()
   expect(lines()).toEqual(['add AAPL', 'quote AAPL', 'quote MSFT']);
 });
 
+test('agentctl eval --prices FILE gives the candidate cost in money; a table that is not one is refused, naming the field', async () => {
+  fake.reset();
+  fake.script(...addAndQuote(), ...quoteMsft());
+  const pricesFile = join(dir, 'prices.json');
+  writeFileSync(pricesFile, JSON.stringify({ ...prices, models: { 'gpt-4o-mini': prices.models['candidate-model'] } }));
+  const run = await runAgentctlIn(env, fake, ['eval', recorded, '--prices', pricesFile, '--format', 'json']);
+  expect(run.code).toBe(0);
+  // The agent's own model (no --model), five calls at the example prices.
+  expect(JSON.parse(run.stdout)).toMatchObject({ totals: { candidate: { cost: { USD: expect.closeTo(0.2, 9) } } } });
+  writeFileSync(pricesFile, JSON.stringify({ currency: 'dollars', models: {} }));
+  const bad = await runAgentctlIn(env, fake, ['eval', recorded, '--prices', pricesFile]);
+  expect([bad.code, bad.stderr]).toEqual([2, expect.stringMatching(/--prices .*prices\.json: not a price table: currency: a three-letter currency code/)]);
+  expect(lines()).toEqual(['add AAPL', 'quote AAPL', 'quote MSFT']);
+});
+
 test('bad input is refused with what was wrong', async () => {
   await expect(evaluateRuns({ histories: [join(dir, 'missing.json')], workflowBundle: await workflowBundleOption(), agents: testAgents })).rejects.toThrow(/missing.json: no such file/);
   const missing = await runAgentctlIn(env, fake, ['eval', join(dir, 'missing.json')]);
