@@ -8,12 +8,14 @@ import Sequencer from '@jest/test-sequencer';
 /** Slowest first, as measured with two workers on a 2-core machine (paths or folders). */
 const knownSlow = [
   'test/replay/',
-  'examples/toolbox/replay.integration.test.ts',
-  'test/integration/observability.test.ts',
-  'test/integration/agentctl.test.ts',
-  'test/integration/cross-feature-matrix.test.ts',
-  'test/integration/dashboard.test.ts',
   'test/integration/provider-outage.test.ts',
+  'test/integration/cross-feature-matrix.test.ts',
+  'test/integration/agentctl-outage.test.ts',
+  'test/integration/agentctl.test.ts',
+  'test/integration/agentctl-hitl.test.ts',
+  'test/integration/dashboard.test.ts',
+  'test/integration/mcp.test.ts',
+  'test/integration/observability.test.ts',
 ];
 
 export default class KnownSlowFirst extends Sequencer {
