@@ -121,25 +121,50 @@ describe('large signals in a history', () => {
   // An open flake: under CI load this case has twice run past jest's 120 s (once before runs
   // continued as new while waiting, once after), without a failed assertion or a failed workflow
   // task in the server's log. One more try, with the first attempt's error logged, until it is
-  // explained; the assertions are unchanged.
+  // explained; the assertions are unchanged. Each step's time is printed when an attempt fails
+  // (also by jest's timeout, after which only the hooks run), to show where it stalls.
   jest.retryTimes(1, { logErrorsBeforeRetry: true });
+  let steps: string[] = [];
+  let began = 0;
+  const step = (what: string): void => {
+    steps.push(`${((Date.now() - began) / 1000).toFixed(1)} s: ${what}`);
+  };
+  beforeEach(() => {
+    steps = [];
+    began = Date.now();
+  });
+  afterEach(() => {
+    if (steps.at(-1)?.endsWith(': done')) return;
+    process.stderr.write(`large signals: the attempt stopped after these steps:\n  ${steps.join('\n  ')}\n`);
+  });
   it('ten 480 KB signals (over 4 MiB in one page) leave every execution readable: export and checkpoints page through them', async () => {
+    step('start');
     const { workflowId, runId } = await suite.agents.start(
       scriptedInput([callStep({ name: 'echo', args: { text: 'a' } }), finalStep('read through')], { confirmation: { all: true } }),
     );
+    step(`started ${workflowId}`);
     await waitFor('the approval request', async () => (await suite.agents.pendingInputs(workflowId)).approvals[0]);
+    step('approval requested');
     const handle = suite.env.client.workflow.getHandle(workflowId);
     // Under the per-payload limit each, as any client may send; a name the run does not handle.
-    for (let i = 0; i < 10; i++) await handle.signal('note', { text: `${i}`.padEnd(480_000, 'x') });
+    for (let i = 0; i < 10; i++) {
+      await handle.signal('note', { text: `${i}`.padEnd(480_000, 'x') });
+      step(`signal ${i} sent`);
+    }
     // The history's size makes the run continue as new while it waits (Temporal suggests it),
     // at a moment of its own: the execution that holds the signals is read by its run id.
     const exported = await suite.agents.exportHistory(workflowId, runId);
+    step(`exported ${exported.length} characters`);
     expect(exported.length).toBeGreaterThan(4_800_000);
     expect((await suite.agents.checkpoints(workflowId, runId)).map((c) => c.turn)).toEqual([0]);
-    await suite.agents.decide(workflowId, { decision: 'approve', toolCallId: 'call_0_0' });
+    step('checkpoints read');
+    const decided = await suite.agents.decide(workflowId, { decision: 'approve', toolCallId: 'call_0_0' });
+    step(`approved (pending after: ${JSON.stringify(decided)}; run ${(await handle.describe()).runId})`);
     expect(await suite.agents.result(workflowId)).toMatchObject({ status: 'completed', final: { text: 'read through' } });
+    step('result read');
     // Each execution stays readable.
     expect((await suite.agents.checkpoints(workflowId)).map((c) => c.turn)).toContain(1);
     expect((await suite.agents.exportHistory(workflowId, runId)).length).toBeGreaterThan(4_800_000);
+    step('done');
   });
 });
