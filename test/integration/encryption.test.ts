@@ -41,8 +41,9 @@ async function encrypted(taskQueue: string, keys: EncryptionKeys): Promise<{ wor
 }
 
 /** Every byte the server stores for a run, read without any codec. */
-async function storedHistory(workflowId: string): Promise<{ bytes: Buffer; payloads: { path: string; payload: temporal.api.common.v1.IPayload }[] }> {
-  const response = await env.connection.workflowService.getWorkflowExecutionHistory({ namespace: env.namespace ?? 'default', execution: { workflowId } });
+async function storedHistory(workflowId: string, runId?: string): Promise<{ bytes: Buffer; payloads: { path: string; payload: temporal.api.common.v1.IPayload }[] }> {
+  const execution = runId ? { workflowId, runId } : { workflowId };
+  const response = await env.connection.workflowService.getWorkflowExecutionHistory({ namespace: env.namespace ?? 'default', execution });
   const history = temporal.api.history.v1.History.create({ events: response.history?.events ?? [] });
   const payloads: { path: string; payload: temporal.api.common.v1.IPayload }[] = [];
   const collect = (value: unknown, path: string): void => {
@@ -104,6 +105,39 @@ describe('payload encryption (AES-256-GCM codec)', () => {
       expect(await agents.result(fork.workflowId)).toMatchObject({ status: 'completed', final: { text: secrets.final }, sessionState: { note: secrets.state } });
     });
     for (const secret of Object.values(secrets)) expect((await storedHistory(fork.workflowId)).bytes.includes(secret)).toBe(false);
+  });
+
+  it('a run that continues as new while it waits for an approval stays encrypted in every execution and carries its secrets to the next', async () => {
+    const taskQueue = uniqueTaskQueue('encrypted-waiting');
+    const { worker, agents } = await encrypted(taskQueue, [oldKey]);
+    await worker.runUntil(async () => {
+      const input = scriptedInput([callStep({ name: 'echo', args: { text: secrets.arg } }), finalStep(secrets.final)], {
+        messages: [{ role: 'user', content: secrets.message }],
+        sessionState: { note: secrets.state },
+        confirmation: { all: true },
+        policy: { continueAsNewAfterUpdates: 3 },
+      });
+      const { workflowId, runId } = await agents.start(input);
+      await waitFor('the approval request', async () => (await agents.pendingInputs(workflowId)).approvals[0]);
+      // Operators' updates while the run waits: past its bound, it continues as new mid-turn.
+      for (let i = 0; i < 4; i++) await agents.setBudget(workflowId, { maxIterations: 25 + i });
+      const handle = agents.client.workflow.getHandle(workflowId);
+      const continued = await waitFor('the run to continue as new while it waits', async () => {
+        const { runId: current } = await handle.describe();
+        return current !== runId ? current : undefined;
+      });
+      // The carried approval, read through the codec in the new execution.
+      const approval = await waitFor('the carried approval', async () => (await agents.pendingInputs(workflowId)).approvals[0]);
+      expect(approval).toMatchObject({ name: 'echo', args: { text: secrets.arg } });
+      await agents.decide(workflowId, { decision: 'approve', toolCallId: approval.toolCallId });
+      expect(await agents.result(workflowId)).toMatchObject({ status: 'completed', final: { text: secrets.final }, sessionState: { note: secrets.state } });
+      expect((await agents.checkpoints(workflowId)).map((c) => c.turn)).toContain(1);
+      // Both executions, the carried open turn in the second one's start included, hold no plaintext.
+      for (const execution of [runId, continued]) {
+        const { bytes } = await storedHistory(workflowId, execution);
+        for (const secret of Object.values(secrets)) expect(bytes.includes(secret)).toBe(false);
+      }
+    });
   });
 
   it('after a key rotation old runs stay readable and new runs use the new key; a client without the key gets an error naming it', async () => {
