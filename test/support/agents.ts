@@ -8,10 +8,11 @@ import { watchlistAgents } from '../../examples/watchlist/agent';
 import { faultyAgent, hastyAgent } from './faulty-agent';
 import { localLlmAgent } from './local-llm-agent';
 import { llmDelegatorAgent } from './llm-delegator-agent';
+import { llmLeadAgent } from './llm-lead-agent';
 import { nestedDelegatorAgent } from './nested-delegator-agent';
 
 /** Every agent of the test bundle. */
-export const testAgents = [...toolboxAgents, ...watchlistAgents, faultyAgent, hastyAgent, localLlmAgent, llmDelegatorAgent, nestedDelegatorAgent];
+export const testAgents = [...toolboxAgents, ...watchlistAgents, faultyAgent, hastyAgent, localLlmAgent, llmDelegatorAgent, nestedDelegatorAgent, llmLeadAgent];
 
 /** Looks a test agent up by name (the model activity's `findAgent`). */
 export function findTestAgent(name: string): (typeof testAgents)[number] | undefined {

@@ -1,0 +1,244 @@
+/**
+ * Evaluation of recorded runs that are more than one history: a run with a sub-agent run (its
+ * child recorded apart), a run that continued as new (one history per execution), and a run an
+ * operator corrected. Recorded on a real dev server with the fake model, as users record them;
+ * the recorded tools write a side-effect line that an evaluation must never add to.
+ */
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { Worker } from '@temporalio/worker';
+import OpenAI from 'openai';
+import { createModelActivities } from '../../activities/model';
+import { implementTool, type ToolImplementation } from '../../activities';
+import type { AgentClient } from '../../client/agent-client';
+import { getQuoteTool } from '../../examples/watchlist/agent';
+import { callTools, FakeOpenAIServer, say, toolCall, type FakeStep } from '../../testing/fake-model';
+import { evaluateRuns, failedGates, formatEvalTable, loadRecordings, type EvaluationReport } from '../../testing/eval';
+import { findTestAgent, testAgents } from '../support/agents';
+import { agentClient, createTestEnv, createTestWorker, uniqueTaskQueue, workflowBundleOption } from '../support/test-env';
+import { allToolImplementations } from '../support/tools';
+
+const dir = mkdtempSync(join(tmpdir(), 'eval-tree-'));
+const sideEffects = join(dir, 'side-effects.log');
+const folder = (name: string): string => {
+  const path = join(dir, name);
+  mkdirSync(path, { recursive: true });
+  return path;
+};
+
+/** get_quote with a side effect: a line in the file per call that ran. */
+function tracedTools(): ToolImplementation[] {
+  return [
+    implementTool(getQuoteTool, ({ symbol }) => {
+      writeFileSync(sideEffects, `quote ${symbol}\n`, { flag: 'a' });
+      return { symbol, price: symbol === 'AAPL' ? 123 : 456, currency: 'USD' };
+    }),
+  ];
+}
+
+const lines = (): string[] => readFileSync(sideEffects, 'utf8').split('\n').filter(Boolean);
+
+/** The model's answers of the tree run: the lead asks the watchlist agent, which quotes AAPL and answers; the lead answers. */
+const treeSteps = (): FakeStep[] => [
+  callTools(toolCall('ask_watchlist', { task: 'Quote AAPL' })),
+  callTools(toolCall('get_quote', { symbol: 'AAPL' })),
+  say('AAPL trades at 123.'),
+  say('The watchlist agent says AAPL trades at 123.'),
+];
+/** Three quotes, one turn each, then the answer: long enough to continue as new. */
+const threeQuotes = (): FakeStep[] => [
+  callTools(toolCall('get_quote', { symbol: 'AAPL' })),
+  callTools(toolCall('get_quote', { symbol: 'MSFT' })),
+  callTools(toolCall('get_quote', { symbol: 'NVDA' })),
+  say('AAPL 123, MSFT 456, NVDA 456.'),
+];
+const correctedSteps = (): FakeStep[] => [callTools(toolCall('get_quote', { symbol: 'AAPL' }, 'q1')), say('MSFT trades at 456.')];
+
+let env: TestWorkflowEnvironment;
+let fake: FakeOpenAIServer;
+let openai: OpenAI;
+let worker: Worker;
+let running: Promise<void>;
+let agents: AgentClient;
+let childWorkflowId: string;
+let continuedExecutions: number;
+
+type HistoryJson = { events: { workflowExecutionStartedEventAttributes?: { continuedExecutionRunId?: string }; startChildWorkflowExecutionInitiatedEventAttributes?: { workflowId: string } }[] };
+
+/** Every execution of a workflow id, first to last (each export is one execution). */
+async function exportChain(workflowId: string): Promise<string[]> {
+  const chain: string[] = [];
+  let runId: string | undefined;
+  do {
+    const json = await agents.exportHistory(workflowId, runId);
+    chain.unshift(json);
+    runId = (JSON.parse(json) as HistoryJson).events[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId || undefined;
+  } while (runId);
+  return chain;
+}
+
+async function until(check: () => Promise<boolean>): Promise<void> {
+  while (!(await check())) await new Promise((r) => setTimeout(r, 100));
+}
+
+async function recordTree(): Promise<void> {
+  fake.script(...treeSteps());
+  const { workflowId } = await agents.start({ agent: 'llm-lead', messages: [{ role: 'user', content: 'What does AAPL trade at?' }] });
+  await agents.result(workflowId);
+  const parent = await agents.exportHistory(workflowId);
+  childWorkflowId = (JSON.parse(parent) as HistoryJson).events.flatMap((e) => e.startChildWorkflowExecutionInitiatedEventAttributes?.workflowId ?? [])[0]!;
+  writeFileSync(join(folder('tree'), 'lead.json'), parent);
+  writeFileSync(join(folder('tree'), 'lead-child.json'), await agents.exportHistory(childWorkflowId));
+  writeFileSync(join(folder('parent-only'), 'lead.json'), parent);
+}
+
+async function recordContinued(): Promise<void> {
+  fake.script(...threeQuotes());
+  const { workflowId } = await agents.start({ agent: 'watchlist-llm', messages: [{ role: 'user', content: 'Quote AAPL, MSFT and NVDA' }], policy: { continueAsNewAfterEvents: 15 } });
+  await agents.result(workflowId);
+  const chain = await exportChain(workflowId);
+  continuedExecutions = chain.length;
+  chain.forEach((json, i) => writeFileSync(join(folder('continued'), `quotes-${i + 1}.json`), json));
+  writeFileSync(join(folder('continued-last'), 'quotes-last.json'), chain[chain.length - 1]!);
+}
+
+/** An operator edits the planned call's arguments (AAPL → MSFT) and injects a message before the run goes on. */
+async function recordCorrected(): Promise<void> {
+  fake.script(...correctedSteps());
+  const { workflowId } = await agents.start({ agent: 'watchlist-llm', messages: [{ role: 'user', content: 'Quote AAPL' }], breakpoints: [{ point: 'after_llm', once: true }] });
+  await until(async () => (await agents.status(workflowId)).status === 'paused');
+  await agents.intervene(workflowId, { kind: 'edit_call', toolCallId: 'q1', args: { symbol: 'MSFT' } });
+  await agents.intervene(workflowId, { kind: 'inject_message', role: 'user', content: 'I meant MSFT.' });
+  await agents.resume(workflowId, 'corrected');
+  await agents.result(workflowId);
+  writeFileSync(join(folder('corrected'), 'corrected.json'), await agents.exportHistory(workflowId));
+}
+
+beforeAll(async () => {
+  env = await createTestEnv();
+  fake = await FakeOpenAIServer.start();
+  openai = new OpenAI({ baseURL: fake.baseURL, apiKey: 'test-key', maxRetries: 0 });
+  const taskQueue = uniqueTaskQueue('eval-tree');
+  worker = await createTestWorker(env, taskQueue, [...tracedTools(), ...allToolImplementations()], createModelActivities({ openai, findAgent: findTestAgent }));
+  running = worker.run();
+  agents = agentClient(env, taskQueue);
+  await recordTree();
+  await recordContinued();
+  await recordCorrected();
+  expect(fake.errors).toEqual([]);
+  expect(lines()).toEqual(['quote AAPL', 'quote AAPL', 'quote MSFT', 'quote NVDA', 'quote MSFT']);
+  expect(continuedExecutions).toBeGreaterThan(1);
+  fake.reset();
+});
+
+afterAll(async () => {
+  worker?.shutdown();
+  await running;
+  await fake?.close();
+  await env?.teardown();
+});
+
+async function evaluate(histories: string): Promise<EvaluationReport> {
+  return evaluateRuns({
+    histories: [histories],
+    workflowBundle: await workflowBundleOption(),
+    agents: testAgents,
+    openai,
+    server: { address: env.address, namespace: env.namespace ?? 'default' },
+  });
+}
+
+const recordedLines = ['quote AAPL', 'quote AAPL', 'quote MSFT', 'quote NVDA', 'quote MSFT'];
+
+describe('a run with a sub-agent run', () => {
+  test("with the child's history: one run, the child answered from its recording, the tree's totals", async () => {
+    fake.reset();
+    fake.script(...treeSteps());
+    const report = await evaluate(join(dir, 'tree'));
+    expect(fake.errors).toEqual([]);
+    expect(report.runs).toHaveLength(1);
+    const [run] = report.runs;
+    expect(run?.source).toMatch(/tree\/lead\.json$/);
+    expect([run?.divergence, run?.unrecorded, run?.missingSubRuns, run?.sameFinal]).toEqual([undefined, [], [], true]);
+    expect(run?.subRuns).toEqual([
+      expect.objectContaining({ agent: 'watchlist-llm', recordedWorkflowId: childWorkflowId, source: expect.stringMatching(/lead-child\.json$/), answeredCalls: 1, status: 'completed' }),
+    ]);
+    expect(run?.subRuns[0]?.divergence).toBeUndefined();
+    // Two turns of the lead and two of its child; the lead's cost report counts the child's calls and tokens.
+    expect(run?.recorded.totals).toEqual({ turns: 4, toolCalls: 2, modelCalls: 4, tokens: 120 });
+    expect(run?.candidate.totals).toEqual(run?.recorded.totals);
+    expect(report.totals).toMatchObject({ runs: 1, diverged: 0, unrecordedCalls: 0 });
+    expect(lines()).toEqual(recordedLines);
+  });
+
+  test("without the child's history: its calls are answered \"not recorded\" and the report names the missing recording", async () => {
+    fake.reset();
+    fake.script(...treeSteps());
+    const report = await evaluate(join(dir, 'parent-only'));
+    expect(fake.errors).toEqual([]);
+    const [run] = report.runs;
+    expect(run?.missingSubRuns).toEqual([expect.objectContaining({ workflowId: childWorkflowId, agent: 'watchlist-llm' })]);
+    expect(run?.unrecorded).toEqual([expect.objectContaining({ kind: 'tool', name: 'get_quote', args: { symbol: 'AAPL' }, path: [expect.any(String)] })]);
+    // The child's model saw the error instead of a quote.
+    const childSecondTurn = fake.chatRequests[2]?.body?.messages.filter((m) => m.role === 'tool').map((m) => String(m.content)) ?? [];
+    expect(childSecondTurn.at(-1)).toMatch(/not recorded/);
+    expect(formatEvalTable(report)).toContain(`sub-run ${childWorkflowId} (watchlist-llm) not given`);
+    expect(lines()).toEqual(recordedLines);
+  });
+
+  test('a sub-agent run that decides otherwise: its divergence is reported under the run and fails the divergence gate', async () => {
+    fake.reset();
+    const [lead, , childAnswer, leadAnswer] = treeSteps();
+    fake.script(lead!, callTools(toolCall('get_quote', { symbol: 'MSFT' })), childAnswer!, leadAnswer!);
+    const report = await evaluate(join(dir, 'tree'));
+    expect(fake.errors).toEqual([]);
+    const [run] = report.runs;
+    expect(run?.divergence).toBeUndefined();
+    expect(run?.subRuns[0]?.divergence).toMatchObject({ turn: 0, kind: 'arguments', candidate: [{ name: 'get_quote', args: { symbol: 'MSFT' } }] });
+    expect(run?.unrecorded).toEqual([expect.objectContaining({ name: 'get_quote', args: { symbol: 'MSFT' }, path: run?.subRuns[0]?.path })]);
+    expect(failedGates(report, ['no-divergence', 'no-tool-divergence'])).toEqual([
+      { gate: 'no-divergence', runs: [{ source: run?.source, reason: expect.stringMatching(/^diverged \(arguments\) at sub-run .* \(watchlist-llm\) turn 0: get_quote/) }] },
+    ]);
+    expect(lines()).toEqual(recordedLines);
+  });
+});
+
+describe('a run that continued as new', () => {
+  test('its executions, given together, are evaluated as one run from the first execution\'s input', async () => {
+    fake.reset();
+    fake.script(...threeQuotes());
+    const report = await evaluate(join(dir, 'continued'));
+    expect(fake.errors).toEqual([]);
+    expect(report.runs).toHaveLength(1);
+    const [run] = report.runs;
+    expect(run?.candidate.input.messages).toEqual([{ role: 'user', content: 'Quote AAPL, MSFT and NVDA' }]);
+    expect([run?.divergence, run?.unrecorded, run?.answeredCalls, run?.sameFinal]).toEqual([undefined, [], 3, true]);
+    expect(run?.recorded.steps.map((s) => s.turn)).toEqual([0, 1, 2, 3]);
+    expect(run?.recorded.totals).toEqual({ turns: 4, toolCalls: 3, modelCalls: 4, tokens: 120 });
+    expect(run?.candidate.totals).toEqual(run?.recorded.totals);
+    expect(lines()).toEqual(recordedLines);
+  });
+
+  test('a later execution alone is refused, naming the execution to export', () => {
+    expect(() => loadRecordings([join(dir, 'continued-last')])).toThrow(/quotes-last\.json is a later execution of .* continued from run [0-9a-f-]+.*--run-id/);
+  });
+});
+
+test("an operator's corrections of the recording are reported as interventions", async () => {
+  fake.reset();
+  fake.script(...correctedSteps());
+  const report = await evaluate(join(dir, 'corrected'));
+  expect(fake.errors).toEqual([]);
+  const [run] = report.runs;
+  expect(run?.interventions.map((i) => [i.kind, i.path])).toEqual([
+    ['edit_call', []],
+    ['inject_message', []],
+  ]);
+  expect(run?.interventions[0]?.intervention).toMatchObject({ toolCallId: 'q1', args: { symbol: 'MSFT' } });
+  // The candidate was not corrected: its call of AAPL has no recorded answer.
+  expect(run?.unrecorded).toEqual([expect.objectContaining({ name: 'get_quote', args: { symbol: 'AAPL' } })]);
+  expect(formatEvalTable(report)).toMatch(/intervention \(edit_call\)/);
+  expect(lines()).toEqual(recordedLines);
+});
