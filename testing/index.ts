@@ -38,5 +38,8 @@ export {
   type RunTotals,
   type TurnStep,
   type UnrecordedCall,
+  type SubRunEvaluation,
+  type MissingSubRun,
+  type RecordedIntervention,
 } from './eval';
 export * from './fake-model';

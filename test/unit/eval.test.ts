@@ -131,7 +131,7 @@ describe('divergence', () => {
 
 function run(source: string, overrides: Partial<RunEvaluation> = {}): RunEvaluation {
   const side = { input: { agent: 'a', messages: [{ role: 'user' as const, content: 'hi' }] }, steps: [], status: 'completed', final: { text: 'ok' }, totals: { turns: 2, toolCalls: 1, modelCalls: 2, tokens: 60, cost: { amount: 0.5, currency: 'USD' } } };
-  return { source, agent: 'a <&>', candidateWorkflowId: 'eval-1', recorded: side, candidate: side, sameFinal: true, unrecorded: [], answeredCalls: 1, liveCalls: 0, ...overrides };
+  return { source, agent: 'a <&>', candidateWorkflowId: 'eval-1', recorded: side, candidate: side, sameFinal: true, unrecorded: [], subRuns: [], missingSubRuns: [], interventions: [], answeredCalls: 1, liveCalls: 0, ...overrides };
 }
 
 describe('reports and gates', () => {

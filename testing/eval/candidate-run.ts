@@ -1,10 +1,12 @@
 import type { AgentClient } from '../../client/agent-client';
-import { describeIssues, type JsonValue, type RunInput, type RunResult } from '../../contracts';
+import { describeIssues, type RunInput, type RunResult } from '../../contracts';
 import type { AgentDefinition } from '../../workflows/agents/agent-registry';
 import { isLlmAgent } from '../../workflows/planners/llm/llm-agent';
-import { answerFromRecording, RecordedHumans } from './human-harness';
-import { RecordedAnswers } from './recorded-tools';
-import { readRecording, type Recording } from './recording';
+import { readCandidate } from './candidate-histories';
+import type { CandidateNode, CandidateTree } from './candidate-tree';
+import { answerFromRecording } from './human-harness';
+import type { Recording } from './recording';
+import { candidateSubRuns, type CandidateSubRuns } from './tree-report';
 import type { EvalChange, OutputValidity } from './types';
 
 /**
@@ -43,16 +45,19 @@ async function until(check: () => Promise<boolean>, timeoutMs: number, what: str
 
 /** What a candidate run did. */
 export interface CandidateOutcome {
+  /** The candidate as its histories record it (all its executions). */
   readonly recording: Recording;
   readonly status: string;
-  readonly answers: RecordedAnswers;
-  readonly humans: RecordedHumans;
+  /** What answered the candidate itself. */
+  readonly node: CandidateNode;
+  /** Its sub-agent runs. */
+  readonly tree: CandidateSubRuns;
 }
 
 /**
- * Runs the candidate of one recording to its end on the worker the `answers` are routed to:
- * starts it, applies the instructions, answers its humans from the recording, and reads its
- * history back as a recording (so both sides are read the same way).
+ * Runs the candidate of one recording to its end on the worker the `tree`'s answers are routed
+ * to: starts it, applies the instructions, answers its humans (and its sub-agent runs') from the
+ * recording, and reads its histories back as a recording (so both sides are read the same way).
  *
  * @throws Error when the run does not end within `timeoutMs` (it is killed first).
  */
@@ -62,15 +67,10 @@ export async function runCandidate(
   recording: Recording,
   change: EvalChange,
   agent: AgentDefinition | undefined,
-  register: (workflowId: string, answers: RecordedAnswers) => void,
+  tree: CandidateTree,
   timeoutMs: number,
 ): Promise<CandidateOutcome> {
-  const answers = new RecordedAnswers(recording.toolCalls, (name, args) => {
-    const parsed = agent?.tools.find((t) => t.name === name)?.input.safeParse(args);
-    return parsed?.success ? parsed.data : args;
-  });
-  const humans = new RecordedHumans(recording.decisions, recording.answers);
-  register(workflowId, answers);
+  const node = tree.addRoot(workflowId, recording);
   await agents.start(candidateInput(recording.input, change, agent), { workflowId });
   let ended = false;
   const result = agents.client.workflow
@@ -91,7 +91,7 @@ export async function runCandidate(
       await agents.resume(workflowId, 'evaluation: instructions overridden');
     }
   }
-  const harness = answerFromRecording(agents, workflowId, humans, () => ended);
+  const harness = answerFromRecording(agents, workflowId, async (id) => (await tree.node(id))?.humans, () => ended);
   let timer: NodeJS.Timeout | undefined;
   const timedOut = new Promise<'timed_out'>((resolveTimeout) => {
     timer = setTimeout(() => resolveTimeout('timed_out'), timeoutMs);
@@ -104,6 +104,6 @@ export async function runCandidate(
     throw new Error(`the candidate run ${workflowId} did not end within ${timeoutMs} ms (killed)${problem ? `; ${problem}` : ''}`);
   }
   await harness;
-  const history = JSON.parse(await agents.exportHistory(workflowId)) as JsonValue;
-  return { recording: readRecording(history, workflowId), status, answers, humans };
+  const read = await readCandidate(agents, workflowId);
+  return { recording: read, status, node, tree: await candidateSubRuns(agents, tree, read) };
 }

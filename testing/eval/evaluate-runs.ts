@@ -1,6 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
-import { relative } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Worker, type WorkflowBundleOption } from '@temporalio/worker';
 import type OpenAI from 'openai';
@@ -12,18 +10,25 @@ import { bundleAgentWorkflows } from '../../worker/create-worker';
 import { isLlmAgent } from '../../workflows/planners/llm/llm-agent';
 import { DurableAgentsPlugin } from '../../worker/plugin';
 import { startDevServer } from '../dev-server';
-import { findHistoryFiles } from '../history-files';
+import { startInput } from './candidate-histories';
 import { runCandidate, outputValidity } from './candidate-run';
+import { CandidateTree } from './candidate-tree';
 import { firstDivergence, sameFinal, totalsOf } from './compare';
-import { recordedToolImplementations, type RecordedAnswers } from './recorded-tools';
-import { readRecording, RecordingError, type Recording } from './recording';
+import { loadRecordings } from './load-recordings';
+import { recordedToolImplementations } from './recorded-tools';
+import { RecordingError, type Recording } from './recording';
 import { summarize } from './summary';
+import { missingSubRuns, recordedTreeTurns, treeInterventions } from './tree-report';
 import type { EvalChange, EvaluationReport, Judge, RunEvaluation, RunSide } from './types';
 import { freeLoopbackPort } from '../dev-server-port';
 
 /** Options of {@link evaluateRuns}. */
 export interface EvaluateRunsOptions {
-  /** History files or directories (walked for `*.json`), or histories already parsed, each with a name. */
+  /**
+   * History files or directories (walked for `*.json`), or histories already parsed, each with a
+   * name. A run that continued as new is given as all its executions' histories; a sub-agent run's
+   * history given with its parent's is evaluated as part of its parent's run (see {@link loadRecordings}).
+   */
   readonly histories: string | readonly string[] | readonly { readonly source: string; readonly json: unknown }[];
   /** The candidate's workflows module (bundled once); or `workflowBundle`. */
   readonly workflowsPath?: string;
@@ -51,33 +56,10 @@ export interface EvaluateRunsOptions {
   readonly log?: (line: string) => void;
 }
 
-/** Reads every recording first, so bad input is refused before any server starts. */
-export function loadRecordings(histories: EvaluateRunsOptions['histories']): Recording[] {
-  if (typeof histories !== 'string' && histories.length > 0 && typeof histories[0] === 'object') {
-    return (histories as readonly { source: string; json: unknown }[]).map((h) => readRecording(h.json, h.source));
-  }
-  const paths = typeof histories === 'string' ? [histories] : (histories as readonly string[]);
-  if (paths.length === 0) throw new RecordingError('no histories given');
-  const files = paths.flatMap((p) => {
-    if (!existsSync(p)) throw new RecordingError(`${p}: no such file or directory`);
-    const found = findHistoryFiles(p);
-    if (found.length === 0) throw new RecordingError(`${p}: no *.json histories in this directory`);
-    return found;
-  });
-  return files.map((file) => {
-    const source = relative(process.cwd(), file) || file;
-    let json: unknown;
-    try {
-      json = JSON.parse(readFileSync(file, 'utf8'));
-    } catch (err) {
-      throw new RecordingError(`${source} is not JSON: ${err instanceof Error ? err.message : String(err)}`);
-    }
-    return readRecording(json, source);
-  });
-}
-
-function side(recording: Recording, status: string): RunSide {
-  const totals = totalsOf(recording.result, recording.steps);
+/** One side of a run: its own turns, with `turns` counting those of its sub-agent runs too. */
+function side(recording: Recording, status: string, treeTurns: number): RunSide {
+  const own = totalsOf(recording.result, recording.steps);
+  const totals = own ? { ...own, turns: treeTurns } : undefined;
   return {
     input: recording.input,
     steps: recording.steps,
@@ -139,23 +121,23 @@ export async function evaluateRuns(options: EvaluateRunsOptions): Promise<Evalua
   const connection = await NativeConnection.connect({ address });
   const clientConnection = await Connection.connect({ address });
   try {
-    const routes = new Map<string, RecordedAnswers>();
     const taskQueue = `eval-${randomUUID()}`;
+    // Evaluation runs are throwaway: no search attributes (a given server need not have them registered).
+    const agents = new AgentClient(new Client({ connection: clientConnection, namespace }), taskQueue, false);
+    const tree = new CandidateTree(options.agents, (id) => startInput(agents, id));
     const plugin = new DurableAgentsPlugin({
       agents: options.agents,
-      tools: recordedToolImplementations(options.agents, { answersOf: (id) => routes.get(id) }, options.liveTools),
+      tools: recordedToolImplementations(options.agents, { answersOf: async (id) => (await tree.node(id))?.answers }, options.liveTools),
       openai,
       ...(options.model ? { model: options.model } : {}),
     });
     const worker = await Worker.create({ connection, namespace, taskQueue, workflowBundle: bundle, plugins: [plugin] });
-    // Evaluation runs are throwaway: no search attributes (a given server need not have them registered).
-    const agents = new AgentClient(new Client({ connection: clientConnection, namespace }), taskQueue, false);
     const prefix = `eval-${randomUUID().slice(0, 8)}`;
     const runs = await worker.runUntil(async () => {
       const evaluations: RunEvaluation[] = [];
       for (const [index, recording] of recordings.entries()) {
         log(`evaluating ${recording.source} (${index + 1}/${recordings.length})…`);
-        evaluations.push(await evaluateOne(agents, `${prefix}-${index + 1}`, recording, change, options, (id, answers) => routes.set(id, answers)));
+        evaluations.push(await evaluateOne(agents, `${prefix}-${index + 1}`, recording, change, options, tree));
       }
       return evaluations;
     });
@@ -173,13 +155,14 @@ async function evaluateOne(
   recording: Recording,
   change: EvalChange,
   options: EvaluateRunsOptions,
-  register: (workflowId: string, answers: RecordedAnswers) => void,
+  tree: CandidateTree,
 ): Promise<RunEvaluation> {
   const agent = options.agents.find((a) => a.name === recording.input.agent);
-  const recorded = side(recording, recording.ending);
+  const recorded = side(recording, recording.ending, recordedTreeTurns(recording));
+  const fromTree = { missingSubRuns: missingSubRuns(recording), interventions: treeInterventions(recording) };
   try {
-    const outcome = await runCandidate(agents, workflowId, recording, change, agent, register, options.runTimeoutMs ?? 120_000);
-    const candidate = side(outcome.recording, outcome.status);
+    const outcome = await runCandidate(agents, workflowId, recording, change, agent, tree, options.runTimeoutMs ?? 120_000);
+    const candidate = side(outcome.recording, outcome.status, outcome.recording.steps.length + outcome.tree.turns);
     const divergence = firstDivergence(recording.steps, outcome.recording.steps);
     const output = outputValidity(agent, outcome.recording.result);
     const verdict = await judged(options.judge, recorded, candidate);
@@ -192,9 +175,11 @@ async function evaluateOne(
       candidate,
       sameFinal: sameFinal(recorded.final, candidate.final),
       ...(output ? { output } : {}),
-      unrecorded: [...outcome.answers.unrecorded, ...outcome.humans.unrecorded],
-      answeredCalls: outcome.answers.answered,
-      liveCalls: outcome.answers.ranForReal,
+      unrecorded: [...outcome.node.answers.unrecorded, ...outcome.node.humans.unrecorded, ...outcome.tree.unrecorded],
+      subRuns: outcome.tree.subRuns,
+      ...fromTree,
+      answeredCalls: outcome.node.answers.answered,
+      liveCalls: outcome.node.answers.ranForReal,
       ...(verdict ? { judge: verdict } : {}),
     };
   } catch (err) {
@@ -206,6 +191,8 @@ async function evaluateOne(
       candidate: { input: recording.input, steps: [], status: 'not_run' },
       sameFinal: false,
       unrecorded: [],
+      subRuns: [],
+      ...fromTree,
       answeredCalls: 0,
       liveCalls: 0,
       error: err instanceof Error ? err.message : String(err),

@@ -1,5 +1,6 @@
 import { AgentClientError, type AgentClient } from '../../client/agent-client';
-import type { AwaitAnswer, CallDecision, JsonValue, PendingInputs } from '../../contracts';
+import type { RunPendingInputs, TreePendingInputs } from '../../client/run-tree';
+import type { AwaitAnswer, CallDecision, JsonValue } from '../../contracts';
 import { callKey, type UnrecordedCall } from './recorded-tools';
 import type { RecordedDecision } from './recording';
 
@@ -16,7 +17,12 @@ export class RecordedHumans {
   decided = 0;
   answered = 0;
 
-  constructor(decisions: readonly RecordedDecision[], answers: readonly Readonly<Record<string, JsonValue>>[]) {
+  /** @param path for a sub-agent run: its call path from the evaluated run. */
+  constructor(
+    decisions: readonly RecordedDecision[],
+    answers: readonly Readonly<Record<string, JsonValue>>[],
+    readonly path: readonly string[] = [],
+  ) {
     for (const d of decisions) {
       if (d.name === undefined) {
         this.byCallId.set(String(d.decision.toolCallId), d);
@@ -37,11 +43,16 @@ export class RecordedHumans {
   decisionFor(approval: { toolCallId: string; name: string; args: JsonValue; turn: number }): CallDecision {
     const recorded = this.decisions.get(callKey(approval.name, approval.args))?.shift() ?? this.takeByCallId(approval.toolCallId);
     if (!recorded) {
-      this.unrecorded.push({ kind: 'approval', turn: approval.turn, name: approval.name, args: approval.args, reason: 'no recorded decision on this tool with these arguments' });
+      this.unrecorded.push({ kind: 'approval', turn: approval.turn, name: approval.name, args: approval.args, reason: 'no recorded decision on this tool with these arguments', ...this.where() });
       return { decision: 'reject', toolCallId: approval.toolCallId, reason: 'not recorded: the recording has no decision on this call' };
     }
     this.decided++;
     return { ...(recorded.decision as unknown as CallDecision), toolCallId: approval.toolCallId };
+  }
+
+  /** The path of a sub-agent run, for its unrecorded entries. */
+  where(): { path?: readonly string[] } {
+    return this.path.length ? { path: this.path } : {};
   }
 
   private takeByCallId(toolCallId: string): RecordedDecision | undefined {
@@ -54,7 +65,7 @@ export class RecordedHumans {
   answerFor(item: { id: string; kind: string; item: JsonValue }): AwaitAnswer | undefined {
     const index = this.answers.findIndex((a) => a.kind === item.kind);
     if (index < 0) {
-      this.unrecorded.push({ kind: 'answer', name: item.kind, args: item.item, reason: `no recorded answer of kind ${item.kind}` });
+      this.unrecorded.push({ kind: 'answer', name: item.kind, args: item.item, reason: `no recorded answer of kind ${item.kind}`, ...this.where() });
       return undefined;
     }
     const [recorded] = this.answers.splice(index, 1);
@@ -86,37 +97,31 @@ async function answerItem(agents: AgentClient, workflowId: string, humans: Recor
 }
 
 /**
- * Answers a candidate run's approvals and await items from the recording until the run ends.
- * An await item the recording cannot answer ends the run (kill): nothing could answer it.
- * Never rejects: a failure to reach the run is returned (the run then ends by its time limit).
+ * Answers the approvals and await items of a candidate run and its sub-agent runs from the
+ * recording until the run ends, each run from the recorded humans `humansOf` gives it (none: a
+ * run not being evaluated, left alone). An await item the recording cannot answer ends its run
+ * (kill): nothing could answer it. Never rejects: a failure to reach the run is returned (the run
+ * then ends by its time limit).
  */
-export async function answerFromRecording(agents: AgentClient, workflowId: string, humans: RecordedHumans, ended: () => boolean): Promise<string | undefined> {
+export async function answerFromRecording(
+  agents: AgentClient,
+  workflowId: string,
+  humansOf: (workflowId: string) => Promise<RecordedHumans | undefined>,
+  ended: () => boolean,
+): Promise<string | undefined> {
   const seen = new Set<string>();
   try {
     while (!ended()) {
-      let pending: PendingInputs;
+      let pending: RunPendingInputs;
       try {
-        pending = await agents.pendingInputs(workflowId, { subAgents: false, timeoutMs: 10_000 });
+        pending = await agents.pendingInputs(workflowId, { timeoutMs: 10_000 });
       } catch (err) {
         if (ended()) return undefined;
         throw err;
       }
-      for (const approval of pending.approvals) {
-        if (seen.has(approval.toolCallId)) continue;
-        seen.add(approval.toolCallId);
-        const decision = humans.decisionFor(approval);
-        await agents.decide(workflowId, decision).catch((err: unknown) => {
-          if (!isRefusal(err)) throw err;
-          // The recorded decision does not fit the candidate's call (an edit to arguments its tool now refuses): decided as not recorded.
-          humans.unrecorded.push({ kind: 'approval', turn: approval.turn, name: approval.name, args: approval.args, reason: `the recorded decision was refused: ${err instanceof Error ? err.message : String(err)}` });
-          return agents.decide(workflowId, { decision: 'reject', toolCallId: approval.toolCallId, reason: 'not recorded: the recorded decision does not fit this call' });
-        });
-      }
-      for (const item of pending.await?.items ?? []) {
-        const id = `${pending.await?.awaitId}/${item.id}`;
-        if (item.answered || seen.has(id)) continue;
-        seen.add(id);
-        await answerItem(agents, workflowId, humans, item);
+      for (const run of pending.tree) {
+        const humans = await humansOf(run.workflowId);
+        if (humans) await answerRun(agents, run, humans, seen);
       }
       await new Promise((r) => setTimeout(r, pollMs));
     }
@@ -124,5 +129,27 @@ export async function answerFromRecording(agents: AgentClient, workflowId: strin
   } catch (err) {
     if (ended()) return undefined;
     return `answering the run's humans failed: ${err instanceof Error ? err.message : String(err)}`;
+  }
+}
+
+/** Decides and answers what one run of the tree waits on, once each (`seen`). */
+async function answerRun(agents: AgentClient, run: TreePendingInputs, humans: RecordedHumans, seen: Set<string>): Promise<void> {
+  const { workflowId } = run;
+  for (const approval of run.approvals) {
+    if (seen.has(`${workflowId}\u0000${approval.toolCallId}`)) continue;
+    seen.add(`${workflowId}\u0000${approval.toolCallId}`);
+    const decision = humans.decisionFor(approval);
+    await agents.decide(workflowId, decision).catch((err: unknown) => {
+      if (!isRefusal(err)) throw err;
+      // The recorded decision does not fit the candidate's call (an edit to arguments its tool now refuses): decided as not recorded.
+      humans.unrecorded.push({ kind: 'approval', turn: approval.turn, name: approval.name, args: approval.args, reason: `the recorded decision was refused: ${err instanceof Error ? err.message : String(err)}`, ...humans.where() });
+      return agents.decide(workflowId, { decision: 'reject', toolCallId: approval.toolCallId, reason: 'not recorded: the recorded decision does not fit this call' });
+    });
+  }
+  for (const item of run.await?.items ?? []) {
+    const id = `${workflowId}\u0000${run.await?.awaitId}/${item.id}`;
+    if (item.answered || seen.has(id)) continue;
+    seen.add(id);
+    await answerItem(agents, workflowId, humans, item);
   }
 }

@@ -1,5 +1,6 @@
-export { evaluateRuns, loadRecordings, type EvaluateRunsOptions } from './evaluate-runs';
-export { readRecording, RecordingError, type Recording, type RecordedToolCall, type RecordedOutcome, type RecordedDecision, type TurnStep } from './recording';
+export { evaluateRuns, type EvaluateRunsOptions } from './evaluate-runs';
+export { loadRecordings, type HistorySources } from './load-recordings';
+export { readRecording, RecordingError, type Recording, type RecordedToolCall, type RecordedOutcome, type RecordedDecision, type RecordedChild, type TurnStep } from './recording';
 export { canonicalJson, type UnrecordedCall } from './recorded-tools';
 export { firstDivergence, type Divergence, type RunTotals } from './compare';
 export { failedGates } from './summary';
@@ -15,4 +16,7 @@ export {
   type JudgeVerdict,
   type OutputValidity,
   type TotalsSum,
+  type SubRunEvaluation,
+  type MissingSubRun,
 } from './types';
+export type { RecordedIntervention } from './human-inputs';

@@ -1,3 +1,4 @@
+import { Context } from '@temporalio/activity';
 import type { JsonValue } from '../../contracts';
 import type { AgentDefinition } from '../../workflows/agents/agent-registry';
 import { implementTool, ToolFailure, type ToolContext, type ToolImplementation } from '../../activities/tool-implementation';
@@ -27,6 +28,8 @@ export interface UnrecordedCall {
   readonly name: string;
   readonly args: JsonValue;
   readonly reason: string;
+  /** Set for a call of a sub-agent run: the call path from the evaluated run to that run. */
+  readonly path?: readonly string[];
 }
 
 /**
@@ -45,10 +48,12 @@ export class RecordedAnswers {
   /**
    * @param normalize the arguments as the tool receives them (its input schema's defaults
    *   applied), so a recorded call and the candidate's match whether or not they spelled out a default.
+   * @param where for a sub-agent run: its call path, and why it has no recording when it has none.
    */
   constructor(
     calls: readonly RecordedToolCall[],
     private readonly normalize: (name: string, args: unknown) => unknown = (_name, args) => args,
+    readonly where: { readonly path?: readonly string[]; readonly noRecording?: string } = {},
   ) {
     for (const c of calls) {
       const key = callKey(c.name, normalize(c.name, c.args));
@@ -69,13 +74,19 @@ export class RecordedAnswers {
 
 /** Where the recorded tools find the answers of the run a call belongs to. */
 export interface AnswerRouter {
-  /** The answers of the candidate run with this workflow id (undefined: not a run being evaluated). */
-  answersOf(workflowId: string): RecordedAnswers | undefined;
+  /** The answers of the candidate run (or sub-agent run) with this workflow id (undefined: not a run being evaluated). */
+  answersOf(workflowId: string): RecordedAnswers | undefined | Promise<RecordedAnswers | undefined>;
 }
 
-/** The workflow id in a tool's idempotency key (`<workflowId>/<epoch>/<callId>`); evaluation runs' ids have no `/`. */
+/** The workflow id of the run that made the call (a sub-agent run's id has `/` in it, as the key has). */
 function workflowIdOf(ctx: ToolContext): string {
-  return ctx.idempotencyKey.split('/')[0] ?? '';
+  let running: string | undefined;
+  try {
+    running = Context.current().info.workflowExecution?.workflowId;
+  } catch {
+    // Called outside an activity (a test calling the implementation): the key's first part.
+  }
+  return running ?? ctx.idempotencyKey.split('/')[0] ?? '';
 }
 
 /** Thrown for a call the recording cannot answer: the candidate's planner sees it as a tool error. */
@@ -101,7 +112,7 @@ export function recordedToolImplementations(agents: readonly AgentDefinition[], 
   const definitions = [...new Set(agents.flatMap((a) => a.tools.filter((t) => !t.subAgent)))];
   return definitions.map((definition) =>
     implementTool(definition, async (args, ctx) => {
-      const answers = router.answersOf(workflowIdOf(ctx));
+      const answers = await router.answersOf(workflowIdOf(ctx));
       if (!answers) throw notRecorded(definition.name, '(the call belongs to no run being evaluated)');
       const outcome = answers.take(definition.name, args);
       if (outcome) {
@@ -113,8 +124,10 @@ export function recordedToolImplementations(agents: readonly AgentDefinition[], 
         answers.ranForReal++;
         return real.execute(args, ctx);
       }
-      answers.unrecorded.push({ kind: 'tool', turn: ctx.turn, name: definition.name, args: args as JsonValue, reason: 'no recorded call of this tool with these arguments' });
-      throw notRecorded(definition.name, 'with these arguments (the recording has no such call)');
+      const { path, noRecording } = answers.where;
+      const reason = noRecording ?? 'no recorded call of this tool with these arguments';
+      answers.unrecorded.push({ kind: 'tool', turn: ctx.turn, name: definition.name, args: args as JsonValue, reason, ...(path?.length ? { path } : {}) });
+      throw notRecorded(definition.name, noRecording ? `(${noRecording})` : 'with these arguments (the recording has no such call)');
     }),
   );
 }

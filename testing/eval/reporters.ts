@@ -1,4 +1,4 @@
-import { gateFailure } from './summary';
+import { gateFailure, treeDivergence } from './summary';
 import { evalGates, type EvalGate, type EvaluationReport, type RunEvaluation, type TotalsSum } from './types';
 
 function cost(c: Readonly<Record<string, number>> | { amount: number; currency: string } | undefined): string {
@@ -30,7 +30,7 @@ export function formatEvalTable(report: EvaluationReport): string {
   const header = ['RUN', 'DIVERGES', 'TURNS', 'TOOL CALLS', 'TOKENS', 'UNRECORDED', 'FINAL', 'OUTPUT', 'JUDGE'];
   const rows = report.runs.map((r) => [
     r.source,
-    r.error ? 'error' : r.divergence ? `turn ${r.divergence.turn} (${r.divergence.kind})` : 'no',
+    r.error ? 'error' : diverges(r),
     vs(r.recorded.totals?.turns, r.candidate.totals?.turns),
     vs(r.recorded.totals?.toolCalls, r.candidate.totals?.toolCalls),
     vs(r.recorded.totals?.tokens, r.candidate.totals?.tokens),
@@ -51,7 +51,9 @@ export function formatEvalTable(report: EvaluationReport): string {
     const details = [
       r.error ? `  error: ${r.error}` : undefined,
       r.divergence ? `  diverges at ${r.divergence.summary}` : undefined,
-      ...r.unrecorded.map((u) => `  not recorded (${u.kind}): ${u.name} ${JSON.stringify(u.args)}${u.turn !== undefined ? ` at turn ${u.turn}` : ''}`),
+      ...subRunLines(r),
+      ...r.unrecorded.map((u) => `  not recorded (${u.kind}): ${u.name} ${JSON.stringify(u.args)}${u.turn !== undefined ? ` at turn ${u.turn}` : ''}${u.path?.length ? ` in sub-run ${u.path.join('/')}` : ''}`),
+      ...r.interventions.map((i) => `  intervention (${i.kind})${i.path.length ? ` in sub-run ${i.path.join('/')}` : ''}, which the candidate did not get: ${JSON.stringify(i.intervention)}`),
       !r.error && r.candidate.status !== r.recorded.status ? `  ended ${r.recorded.status} → ${r.candidate.status}${r.candidate.failure ? `: ${r.candidate.failure}` : ''}` : undefined,
       ...finalLines(r),
       r.output && !r.output.valid ? `  invalid output: ${r.output.problem ?? ''}` : undefined,
@@ -60,6 +62,24 @@ export function formatEvalTable(report: EvaluationReport): string {
     if (details.length) lines.push('', r.source, ...details);
   }
   return lines.join('\n');
+}
+
+/** The DIVERGES cell: the run's own first divergence, else its first sub-agent run's. */
+function diverges(r: RunEvaluation): string {
+  if (r.divergence) return `turn ${r.divergence.turn} (${r.divergence.kind})`;
+  const sub = r.subRuns.find((s) => s.divergence);
+  return sub?.divergence ? `sub-run ${sub.path.join('/')} turn ${sub.divergence.turn} (${sub.divergence.kind})` : 'no';
+}
+
+/** What the report says of the run's sub-agent runs: missing recordings, where one diverged, one answered from a pool. */
+function subRunLines(r: RunEvaluation): string[] {
+  return [
+    ...r.missingSubRuns.map((m) => `  sub-run ${m.workflowId} (${m.agent}) not given: the candidate's sub-run in its place was answered "not recorded"`),
+    ...r.subRuns.flatMap((s) => [
+      ...(s.divergence ? [`  sub-run ${s.path.join('/')} (${s.agent}) diverges at ${s.divergence.summary}`] : []),
+      ...(s.answeredFrom === 'pooled' ? [`  sub-run ${s.path.join('/')} (${s.agent}): no recorded sub-run had its input; answered from the recorded ${s.agent} sub-runs together`] : []),
+    ]),
+  ];
 }
 
 /** The final answers beside each other when they differ (the text, or only the structured value). */
@@ -83,7 +103,8 @@ function testcase(run: RunEvaluation, gates: readonly EvalGate[]): string {
     const reason = run.error && g !== 'no-errors' ? `could not be evaluated: ${run.error}` : gateFailure(run, g);
     return reason ? [`${g}: ${reason}`] : [];
   });
-  const out = [run.divergence ? `diverges at ${run.divergence.summary}` : 'no divergence', `recorded final: ${run.recorded.final?.text ?? ''}`, `candidate final: ${run.candidate.final?.text ?? ''}`].join('\n');
+  const divergence = treeDivergence(run);
+  const out = [divergence ? `diverges at ${divergence.summary}` : 'no divergence', `recorded final: ${run.recorded.final?.text ?? ''}`, `candidate final: ${run.candidate.final?.text ?? ''}`].join('\n');
   const body = failures.length
     ? `<failure message="${xmlText(failures.join('; '))}" type="eval_gate">${xmlText(failures.join('\n'))}</failure>`
     : '';

@@ -1,4 +1,16 @@
+import type { Divergence } from './compare';
 import type { EvalGate, EvaluationReport, RunEvaluation, TotalsSum } from './types';
+
+/** The divergences of a run's tree: the run's own, then its sub-agent runs' (each summary naming the sub-agent run's path and agent). */
+function divergences(run: RunEvaluation): Divergence[] {
+  const subs = run.subRuns.flatMap((s) => (s.divergence ? [{ ...s.divergence, summary: `sub-run ${s.path.join('/')} (${s.agent}) ${s.divergence.summary}` }] : []));
+  return [...(run.divergence ? [run.divergence] : []), ...subs];
+}
+
+/** Where the run's tree first diverged: the run itself, else its first sub-agent run that did. */
+export function treeDivergence(run: RunEvaluation): Divergence | undefined {
+  return divergences(run)[0];
+}
 
 function sum(sides: readonly (RunEvaluation['recorded'] | RunEvaluation['candidate'])[]): TotalsSum {
   const withTotals = sides.flatMap((s) => (s.totals ? [s.totals] : []));
@@ -20,9 +32,9 @@ export function summarize(runs: readonly RunEvaluation[], change: EvaluationRepo
     runs,
     totals: {
       runs: runs.length,
-      diverged: runs.filter((r) => r.divergence).length,
-      toolChoiceDivergences: runs.filter((r) => r.divergence?.kind === 'tool_choice').length,
-      argumentDivergences: runs.filter((r) => r.divergence?.kind === 'arguments').length,
+      diverged: runs.filter((r) => treeDivergence(r)).length,
+      toolChoiceDivergences: runs.filter((r) => treeDivergence(r)?.kind === 'tool_choice').length,
+      argumentDivergences: runs.filter((r) => treeDivergence(r)?.kind === 'arguments').length,
       unrecordedCalls: runs.reduce((n, r) => n + r.unrecorded.length, 0),
       sameFinal: runs.filter((r) => r.sameFinal).length,
       invalidOutputs: runs.filter((r) => r.output && !r.output.valid).length,
@@ -39,10 +51,14 @@ export function summarize(runs: readonly RunEvaluation[], change: EvaluationRepo
 /** Why a run fails a gate, or undefined when it passes. */
 export function gateFailure(run: RunEvaluation, gate: EvalGate): string | undefined {
   switch (gate) {
-    case 'no-divergence':
-      return run.divergence ? `diverged (${run.divergence.kind}) at ${run.divergence.summary}` : undefined;
-    case 'no-tool-divergence':
-      return run.divergence?.kind === 'tool_choice' ? `chose other tools at ${run.divergence.summary}` : undefined;
+    case 'no-divergence': {
+      const divergence = treeDivergence(run);
+      return divergence ? `diverged (${divergence.kind}) at ${divergence.summary}` : undefined;
+    }
+    case 'no-tool-divergence': {
+      const divergence = divergences(run).find((d) => d.kind === 'tool_choice');
+      return divergence ? `chose other tools at ${divergence.summary}` : undefined;
+    }
     case 'no-unrecorded-calls':
       return run.unrecorded.length ? `${run.unrecorded.length} call(s) the recording could not answer: ${run.unrecorded.map((u) => u.name).join(', ')}` : undefined;
     case 'judge':

@@ -1,5 +1,6 @@
 import type { FinalResponse, JsonValue, RunInput } from '../../contracts';
 import type { Divergence, RunTotals } from './compare';
+import type { RecordedIntervention } from './human-inputs';
 import type { UnrecordedCall } from './recorded-tools';
 import type { TurnStep } from './recording';
 
@@ -23,7 +24,37 @@ export interface RunSide {
   readonly status: string;
   /** Why the run failed, when it did. */
   readonly failure?: string;
+  /** The run's tree: its turns and its sub-agent runs' (those read), its cost report's calls, tokens and cost (which count its sub-agent runs'). */
   readonly totals?: RunTotals;
+}
+
+/**
+ * A sub-agent run of the candidate (an agent tool's child run), answered from the recorded
+ * sub-agent run with the same input (agent, messages, planner options, session state), else
+ * from the recorded sub-agent runs of the same agent together (`pooled`), else from nothing.
+ */
+export interface SubRunEvaluation {
+  readonly agent: string;
+  /** Call path from the evaluated run (the call that started it last). */
+  readonly path: readonly string[];
+  readonly candidateWorkflowId: string;
+  /** The recorded sub-agent run it stands for, and its file when its history was given. */
+  readonly recordedWorkflowId?: string;
+  readonly source?: string;
+  /** `recording`: the matched recording; `pooled`: no recorded one had its input; `none`: nothing to answer from. */
+  readonly answeredFrom: 'recording' | 'pooled' | 'none';
+  /** Where it first decided otherwise than the matched recording. */
+  readonly divergence?: Divergence;
+  /** How it ended: completed, failed, … */
+  readonly status: string;
+  readonly answeredCalls: number;
+}
+
+/** A sub-agent run of the recording whose history was not given: the candidate's counterpart gets "not recorded" answers. */
+export interface MissingSubRun {
+  readonly workflowId: string;
+  readonly agent: string;
+  readonly path: readonly string[];
 }
 
 /** A judge's verdict on one run. */
@@ -57,8 +88,14 @@ export interface RunEvaluation {
   readonly sameFinal: boolean;
   /** Present when the agent has an output schema. */
   readonly output?: OutputValidity;
-  /** Calls, approvals and questions of the candidate that the recording could not answer. */
+  /** Calls, approvals and questions of the candidate and its sub-agent runs (with their `path`) that the recording could not answer. */
   readonly unrecorded: readonly UnrecordedCall[];
+  /** The candidate's sub-agent runs, depth first. */
+  readonly subRuns: readonly SubRunEvaluation[];
+  /** Recorded sub-agent runs whose histories were not given (give them with the run's to have them answered). */
+  readonly missingSubRuns: readonly MissingSubRun[];
+  /** Operator corrections of the recorded run and its sub-agent runs, which the candidate did not get. */
+  readonly interventions: readonly RecordedIntervention[];
   /** Tool calls answered from the recording, and run for real (allow-listed). */
   readonly answeredCalls: number;
   readonly liveCalls: number;

@@ -1,0 +1,43 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { relative } from 'node:path';
+import { findHistoryFiles } from '../history-files';
+import { readExecution } from './execution';
+import type { Recording } from './recording';
+import { RecordingError } from './recording-error';
+import { assembleRuns } from './recording-tree';
+
+/** History files or directories (walked for `*.json`), or histories already parsed, each with a name. */
+export type HistorySources = string | readonly string[] | readonly { readonly source: string; readonly json: unknown }[];
+
+function parsedHistories(histories: HistorySources): { source: string; json: unknown }[] {
+  if (typeof histories !== 'string' && histories.length > 0 && typeof histories[0] === 'object') return [...(histories as readonly { source: string; json: unknown }[])];
+  const paths = typeof histories === 'string' ? [histories] : (histories as readonly string[]);
+  if (paths.length === 0) throw new RecordingError('no histories given');
+  const files = paths.flatMap((p) => {
+    if (!existsSync(p)) throw new RecordingError(`${p}: no such file or directory`);
+    const found = findHistoryFiles(p);
+    if (found.length === 0) throw new RecordingError(`${p}: no *.json histories in this directory`);
+    return found;
+  });
+  return files.map((file) => {
+    const source = relative(process.cwd(), file) || file;
+    try {
+      return { source, json: JSON.parse(readFileSync(file, 'utf8')) as unknown };
+    } catch (err) {
+      throw new RecordingError(`${source} is not JSON: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  });
+}
+
+/**
+ * Reads every recording first, so bad input is refused before any server starts. The runs to
+ * evaluate: the executions of a run that continued as new are read as one run (its input from
+ * the first, its result from the last), and a sub-agent run whose parent is given is read as
+ * part of its parent's recording (see {@link Recording.children}), not as a run of its own.
+ *
+ * @throws RecordingError naming the file: missing, not JSON, not an agent run, or one execution of a chain whose other executions are not given.
+ * @throws OutsideSupportWindowError when a history was recorded before this version's support window.
+ */
+export function loadRecordings(histories: HistorySources): Recording[] {
+  return assembleRuns(parsedHistories(histories).map((h) => readExecution(h.json, h.source)));
+}
