@@ -11,6 +11,7 @@ import type { EvaluationReport, Judge } from '../../testing/eval';
 import { evalGates as gateNames, type EvalGate } from '../../testing/eval/types';
 import { priceTableSchema, type PriceTable } from '../../contracts/pricing';
 import { describeIssues } from '../../contracts/json';
+import { dataConverterFromEnv } from '../../config/encryption';
 const formats = ['table', 'json', 'junit'] as const;
 type Format = (typeof formats)[number];
 
@@ -99,7 +100,9 @@ async function evaluate(plan: EvalPlan, ctx: OutputContext): Promise<ExitCode> {
   let report: EvaluationReport;
   try {
     // Bad histories are refused before the bundle is built or any server starts.
-    evalModule.loadRecordings(plan.histories);
+    // Encrypted recordings are read with the keys of DURABLE_AGENTS_ENCRYPTION_KEYS, as `replay` reads them.
+    const { payloadCodecs } = dataConverterFromEnv();
+    await evalModule.loadRecordings(plan.histories, payloadCodecs);
     progress(`evaluating against ${plan.workflowsPath} (building the workflow bundle${plan.server ? '' : ', starting a throwaway dev server'})…`);
     report = await withWorkerRuntime(progress, () =>
       evalModule.evaluateRuns({
@@ -110,6 +113,7 @@ async function evaluate(plan: EvalPlan, ctx: OutputContext): Promise<ExitCode> {
         ...(judge ? { judge } : {}),
         ...(plan.server ? { server: plan.server } : {}),
         ...(plan.prices ? { model: { prices: plan.prices } } : {}),
+        payloadCodecs,
         log: progress,
       }),
     );
@@ -144,7 +148,8 @@ export const evalCommand: Command = {
     'answered from the recording (same tool and arguments: the recorded result or error), so nothing\n' +
     'with a side effect runs; a call the recording cannot answer fails as "not recorded" and is\n' +
     'reported. Approvals and answers are given as recorded. The model endpoint is OPENAI_BASE_URL /\n' +
-    'OPENAI_API_KEY. --workflows is the candidate\'s workflows module, --agent-module the module\n' +
+    'OPENAI_API_KEY. Encrypted recordings are decoded with DURABLE_AGENTS_ENCRYPTION_KEYS, and the\n' +
+    'candidates\' payloads encrypted with them. --workflows is the candidate\'s workflows module, --agent-module the module\n' +
     'that exports its agent definitions (a compiled .js, or .ts under tsx), --judge a module\n' +
     'exporting judge(recorded, candidate) => { pass, score?, reason? }.\n' +
     'Reports where each run first diverges (turn, tools, arguments), turns, tool calls, tokens and\n' +

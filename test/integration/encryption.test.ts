@@ -15,6 +15,7 @@ import { callStep, finalStep, scriptedInput } from '../support/scripts';
 import { createTestEnv, forkBundleOption, uniqueTaskQueue, workflowBundleOption } from '../support/test-env';
 import { allToolImplementations } from '../support/tools';
 import { waitFor } from '../support/wait';
+import { evaluateRuns } from '../../testing/eval';
 
 let env: TestWorkflowEnvironment;
 beforeAll(async () => {
@@ -138,6 +139,26 @@ describe('payload encryption (AES-256-GCM codec)', () => {
         for (const secret of Object.values(secrets)) expect(bytes.includes(secret)).toBe(false);
       }
     });
+  });
+
+  it("an encrypted deployment's recorded run is evaluated with its keys, and the candidate run is stored encrypted too; without the keys it is refused, naming them", async () => {
+    const taskQueue = uniqueTaskQueue('encrypted-eval');
+    const { worker, agents } = await encrypted(taskQueue, [oldKey]);
+    const recorded = await worker.runUntil(async () => {
+      const { workflowId } = await agents.start(secretRun());
+      await agents.result(workflowId);
+      return agents.exportHistory(workflowId);
+    });
+    expect(recorded.includes(secrets.arg)).toBe(false);
+    const histories = [{ source: 'encrypted-run.json', json: JSON.parse(recorded) as unknown }];
+    const options = { histories, workflowBundle: await workflowBundleOption(), agents: testAgents, server: { address: env.address, namespace: env.namespace ?? 'default' } };
+
+    await expect(evaluateRuns(options)).rejects.toThrow(/encrypted-run\.json: .*cannot be read.*encrypted/);
+    const report = await evaluateRuns({ ...options, payloadCodecs: [new EncryptionCodec([oldKey])] });
+    const [run] = report.runs;
+    expect(run?.divergence).toBeUndefined();
+    expect(run).toMatchObject({ unrecorded: [], sameFinal: true, answeredCalls: 1, candidate: { final: { text: secrets.final } } });
+    for (const secret of Object.values(secrets)) expect((await storedHistory(run!.candidateWorkflowId)).bytes.includes(secret)).toBe(false);
   });
 
   it('after a key rotation old runs stay readable and new runs use the new key; a client without the key gets an error naming it', async () => {

@@ -221,8 +221,8 @@ describe('a run that continued as new', () => {
     expect(lines()).toEqual(recordedLines);
   });
 
-  test('a later execution alone is refused, naming the execution to export', () => {
-    expect(() => loadRecordings([join(dir, 'continued-last')])).toThrow(/quotes-last\.json is a later execution of .* continued from run [0-9a-f-]+.*--run-id/);
+  test('a later execution alone is refused, naming the execution to export', async () => {
+    await expect(loadRecordings([join(dir, 'continued-last')])).rejects.toThrow(/quotes-last\.json is a later execution of .* continued from run [0-9a-f-]+.*--run-id/);
   });
 });
 

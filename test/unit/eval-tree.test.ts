@@ -15,10 +15,10 @@ const corpus = join(__dirname, '../histories/0.13.0');
 const history = (name: string): { source: string; json: unknown } => ({ source: name, json: JSON.parse(readFileSync(join(corpus, name), 'utf8')) });
 
 describe('runs that continued as new', () => {
-  it('reads the executions of one run as one: the first input, every tool call, the last result', () => {
+  it('reads the executions of one run as one: the first input, every tool call, the last result', async () => {
     const first = readExecution(history('continue-as-new.json').json, 'first');
     const last = readExecution(history('continue-as-new-continued.json').json, 'last');
-    const [run, ...others] = loadRecordings([history('continue-as-new-continued.json'), history('continue-as-new.json')]);
+    const [run, ...others] = await loadRecordings([history('continue-as-new-continued.json'), history('continue-as-new.json')]);
     expect(others).toEqual([]);
     expect(run?.source).toBe('continue-as-new.json');
     expect(run?.executions).toBe(2);
@@ -29,21 +29,21 @@ describe('runs that continued as new', () => {
     expect(run?.result?.status).toBe('completed');
   });
 
-  it('refuses a later execution alone, naming the run id to export', () => {
-    expect(() => loadRecordings([history('continue-as-new-continued.json')])).toThrow(
+  it('refuses a later execution alone, naming the run id to export', async () => {
+    await expect(loadRecordings([history('continue-as-new-continued.json')])).rejects.toThrow(
       /continue-as-new-continued\.json is a later execution of history-0\.13\.0-continue-as-new: it continued from run 01a21617-3078-7935-95e7-3dd0838536e6, .*agentctl history export history-0\.13\.0-continue-as-new --run-id 01a21617-3078-7935-95e7-3dd0838536e6/,
     );
   });
 
-  it('refuses a first execution whose continuation is not given', () => {
+  it('refuses a first execution whose continuation is not given', async () => {
     expect(() => readRecording(history('continue-as-new.json').json, 'continue-as-new.json')).toThrow(RecordingError);
-    expect(() => loadRecordings([history('continue-as-new.json')])).toThrow(/continue-as-new\.json ended continued as new as run 44dab553-9d5e-483a-8a81-9ad11bb5aa4d of history-0\.13\.0-continue-as-new, whose history is not given/);
+    await expect(loadRecordings([history('continue-as-new.json')])).rejects.toThrow(/continue-as-new\.json ended continued as new as run 44dab553-9d5e-483a-8a81-9ad11bb5aa4d of history-0\.13\.0-continue-as-new, whose history is not given/);
   });
 });
 
 describe('runs with sub-agent runs', () => {
-  it("reads a child's history given with its parent's as part of the parent's recording, not as a run", () => {
-    const runs = loadRecordings([history('sub-agent-child-d1.json'), history('sub-agent.json')]);
+  it("reads a child's history given with its parent's as part of the parent's recording, not as a run", async () => {
+    const runs = await loadRecordings([history('sub-agent-child-d1.json'), history('sub-agent.json')]);
     expect(runs.map((r) => r.source)).toEqual(['sub-agent.json']);
     const [child] = runs[0]!.children;
     expect(child).toMatchObject({ workflowId: 'sub-01a21617-4718-7a90-8e0d-630cbdfbf526/d1', agent: 'scripted', path: ['d1'] });
@@ -53,14 +53,14 @@ describe('runs with sub-agent runs', () => {
     expect(recordedTreeTurns(runs[0]!)).toBe(runs[0]!.steps.length + child!.recording!.steps.length);
   });
 
-  it("names a child whose history was not given; a child without its parent is a run of its own", () => {
-    const [parent] = loadRecordings([history('sub-agent.json')]);
+  it("names a child whose history was not given; a child without its parent is a run of its own", async () => {
+    const [parent] = await loadRecordings([history('sub-agent.json')]);
     expect(missingSubRuns(parent!)).toEqual([{ workflowId: 'sub-01a21617-4718-7a90-8e0d-630cbdfbf526/d1', agent: 'scripted', path: ['d1'] }]);
-    expect(loadRecordings([history('sub-agent-child-d1.json')]).map((r) => r.source)).toEqual(['sub-agent-child-d1.json']);
+    expect((await loadRecordings([history('sub-agent-child-d1.json')])).map((r) => r.source)).toEqual(['sub-agent-child-d1.json']);
   });
 
   it("answers a candidate's child from the recorded child with the same input, else from the pool of the agent's recorded children", async () => {
-    const [parent] = loadRecordings([history('sub-agent-child-d1.json'), history('sub-agent.json')]);
+    const [parent] = await loadRecordings([history('sub-agent-child-d1.json'), history('sub-agent.json')]);
     const recordedChild = parent!.children[0]!;
     const inputs: Record<string, RunInput> = {
       'c-same': { ...recordedChild.input, parent: { workflowId: 'root', toolCallId: 'x1', path: ['x1'] }, policy: { maxToolCalls: 3 } },
@@ -78,7 +78,7 @@ describe('runs with sub-agent runs', () => {
   });
 
   it("a candidate's child whose recorded child was not given gets no answers, saying why", async () => {
-    const [parent] = loadRecordings([history('sub-agent.json')]);
+    const [parent] = await loadRecordings([history('sub-agent.json')]);
     const input = { ...parent!.children[0]!.input, parent: { workflowId: 'root', toolCallId: 'x1', path: ['x1'] } };
     const tree = new CandidateTree(testAgents, () => Promise.resolve(input));
     tree.addRoot('root', parent!);
@@ -89,8 +89,8 @@ describe('runs with sub-agent runs', () => {
 });
 
 describe('operator interventions', () => {
-  it('reads interventions, budget changes and kills from updates and signals, in order', () => {
-    const [run] = loadRecordings([history('interventions.json')]);
+  it('reads interventions, budget changes and kills from updates and signals, in order', async () => {
+    const [run] = await loadRecordings([history('interventions.json')]);
     expect(treeInterventions(run!).map((i) => [i.kind, i.path])).toEqual([
       ['inject_message', []],
       ['override_system_prompt', []],

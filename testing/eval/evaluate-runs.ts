@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Worker, type WorkflowBundleOption } from '@temporalio/worker';
 import type OpenAI from 'openai';
+import type { PayloadCodec } from '@temporalio/common';
 import { AgentClient } from '../../client/agent-client';
 import type { ToolImplementation } from '../../activities';
 import { openAIFromEnv, type ModelActivityDependencies } from '../../activities/model';
@@ -52,6 +53,12 @@ export interface EvaluateRunsOptions {
   readonly server?: { readonly address: string; readonly namespace?: string };
   /** How long one candidate run may take before it is killed and reported. Default 120 s. */
   readonly runTimeoutMs?: number;
+  /**
+   * The recording deployment's payload codecs, e.g. `[new EncryptionCodec(keys)]` when it encrypts
+   * payloads. Recordings are decoded with them, and the candidates' worker and client use them
+   * too, so no recorded value reaches the evaluation's server unencoded. Default none.
+   */
+  readonly payloadCodecs?: readonly PayloadCodec[];
   /** Progress lines (default none). */
   readonly log?: (line: string) => void;
 }
@@ -102,7 +109,8 @@ async function judged(judge: Judge | undefined, recorded: RunSide, candidate: Ru
  */
 export async function evaluateRuns(options: EvaluateRunsOptions): Promise<EvaluationReport> {
   if (!options.workflowBundle && !options.workflowsPath) throw new Error('evaluateRuns: give workflowsPath (the candidate\'s workflows module) or workflowBundle');
-  const recordings = loadRecordings(options.histories);
+  const payloadCodecs = [...(options.payloadCodecs ?? [])];
+  const recordings = await loadRecordings(options.histories, payloadCodecs);
   const change = options.change ?? {};
   const log = options.log ?? (() => {});
   const unknown = [...new Set(recordings.map((r) => r.input.agent))].filter((name) => !options.agents.some((a) => a.name === name));
@@ -123,7 +131,7 @@ export async function evaluateRuns(options: EvaluateRunsOptions): Promise<Evalua
   try {
     const taskQueue = `eval-${randomUUID()}`;
     // Evaluation runs are throwaway: no search attributes (a given server need not have them registered).
-    const agents = new AgentClient(new Client({ connection: clientConnection, namespace }), taskQueue, false);
+    const agents = new AgentClient(new Client({ connection: clientConnection, namespace, dataConverter: { payloadCodecs } }), taskQueue, false);
     const tree = new CandidateTree(options.agents, (id) => startInput(agents, id));
     const plugin = new DurableAgentsPlugin({
       agents: options.agents,
@@ -131,7 +139,7 @@ export async function evaluateRuns(options: EvaluateRunsOptions): Promise<Evalua
       openai,
       ...(options.model ? { model: options.model } : {}),
     });
-    const worker = await Worker.create({ connection, namespace, taskQueue, workflowBundle: bundle, plugins: [plugin] });
+    const worker = await Worker.create({ connection, namespace, taskQueue, workflowBundle: bundle, plugins: [plugin], dataConverter: { payloadCodecs } });
     const prefix = `eval-${randomUUID().slice(0, 8)}`;
     const runs = await worker.runUntil(async () => {
       const evaluations: RunEvaluation[] = [];

@@ -14,7 +14,9 @@ export function decode(payloads: Payloads): unknown[] {
       return defaultPayloadConverter.fromPayload<unknown>(p);
     } catch (err) {
       const encoding = p.metadata?.encoding ? Buffer.from(p.metadata.encoding).toString() : 'unknown';
-      throw new RecordingError(`a payload of encoding ${encoding} cannot be read (${err instanceof Error ? err.message : String(err)}); an encrypted history must be decoded first (DURABLE_AGENTS_ENCRYPTION_KEYS)`);
+      throw new RecordingError(
+        `a payload of encoding ${encoding} cannot be read (${err instanceof Error ? err.message : String(err)}); an encrypted history is read with the deployment's payload codecs (evaluateRuns' payloadCodecs; agentctl: DURABLE_AGENTS_ENCRYPTION_KEYS)`,
+      );
     }
   });
 }
