@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { PayloadCodec } from '@temporalio/common';
 import { EncryptionCodec } from '../../config/encryption';
-import { decodeHistoryJson } from '../../testing/eval/decoded-history';
+import { decodeHistoryJson } from '../../testing/eval/history-codecs';
 import { readRecording } from '../../testing/eval/recording';
 
 const recorded = JSON.parse(readFileSync(join(__dirname, '../../examples/watchlist/recorded-runs/1-add-approved.json'), 'utf8')) as unknown;

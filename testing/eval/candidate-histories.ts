@@ -2,7 +2,7 @@ import type { AgentClient } from '../../client/agent-client';
 import type { RunInput } from '../../contracts';
 import { readExecution, type RecordedExecution } from './execution';
 import { recordingOfChain, type Recording } from './recording';
-import { decodeHistoryJson } from './decoded-history';
+import { decodeHistoryJson } from './history-codecs';
 
 /** One execution's history as the client reads it: exported, then decoded by the client's own payload codecs. */
 async function exported(agents: AgentClient, workflowId: string, runId?: string): Promise<unknown> {

@@ -6,7 +6,7 @@ import { readExecution } from './execution';
 import type { Recording } from './recording';
 import { RecordingError } from './recording-error';
 import { assembleRuns } from './recording-tree';
-import { decodeHistoryJson } from './decoded-history';
+import { decodeHistoryJson } from './history-codecs';
 
 /** History files or directories (walked for `*.json`), or histories already parsed, each with a name. */
 export type HistorySources = string | readonly string[] | readonly { readonly source: string; readonly json: unknown }[];
