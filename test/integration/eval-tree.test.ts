@@ -47,6 +47,13 @@ const treeSteps = (): FakeStep[] => [
   say('AAPL trades at 123.'),
   say('The watchlist agent says AAPL trades at 123.'),
 ];
+/** The lead asks the watchlist agent to add AAPL; the child's add waits for a human's approval. */
+const approvalTreeSteps = (): FakeStep[] => [
+  callTools(toolCall('ask_watchlist', { task: 'Add AAPL to the watchlist' })),
+  callTools(toolCall('add_to_watchlist', { symbols: ['AAPL'] })),
+  say('Added AAPL.'),
+  say('The watchlist agent added AAPL.'),
+];
 /** Three quotes, one turn each, then the answer: long enough to continue as new. */
 const threeQuotes = (): FakeStep[] => [
   callTools(toolCall('get_quote', { symbol: 'AAPL' })),
@@ -94,6 +101,24 @@ async function recordTree(): Promise<void> {
   writeFileSync(join(folder('parent-only'), 'lead.json'), parent);
 }
 
+/** The tree run whose sub-agent run asks for an approval, approved in the child through the tree, as an operator does. */
+async function recordApprovalTree(): Promise<void> {
+  fake.script(...approvalTreeSteps());
+  const { workflowId } = await agents.start({ agent: 'llm-lead', messages: [{ role: 'user', content: 'Add AAPL to my watchlist' }], sessionState: { watchlist: [] } });
+  let waiting: { path: readonly string[]; toolCallId: string } | undefined;
+  await until(async () => {
+    const entry = (await agents.pendingInputsTree(workflowId)).find((e) => e.path.length > 0 && e.approvals.length > 0);
+    waiting = entry ? { path: entry.path, toolCallId: entry.approvals[0]!.toolCallId } : undefined;
+    return waiting !== undefined;
+  });
+  await agents.decideInTree(workflowId, waiting!.path, { decision: 'approve', toolCallId: waiting!.toolCallId, by: 'operator' });
+  await agents.result(workflowId);
+  const parent = await agents.exportHistory(workflowId);
+  const child = (JSON.parse(parent) as HistoryJson).events.flatMap((e) => e.startChildWorkflowExecutionInitiatedEventAttributes?.workflowId ?? [])[0]!;
+  writeFileSync(join(folder('approval-tree'), 'lead.json'), parent);
+  writeFileSync(join(folder('approval-tree'), 'lead-child.json'), await agents.exportHistory(child));
+}
+
 async function recordContinued(): Promise<void> {
   fake.script(...threeQuotes());
   const { workflowId } = await agents.start({ agent: 'watchlist-llm', messages: [{ role: 'user', content: 'Quote AAPL, MSFT and NVDA' }], policy: { continueAsNewAfterEvents: 15 } });
@@ -127,6 +152,7 @@ beforeAll(async () => {
   await recordTree();
   await recordContinued();
   await recordCorrected();
+  await recordApprovalTree();
   expect(fake.errors).toEqual([]);
   expect(lines()).toEqual(['quote AAPL', 'quote AAPL', 'quote MSFT', 'quote NVDA', 'quote MSFT']);
   expect(continuedExecutions).toBeGreaterThan(1);
@@ -203,6 +229,18 @@ describe('a run with a sub-agent run', () => {
     ]);
     expect(lines()).toEqual(recordedLines);
   });
+});
+
+test("an approval inside the sub-agent run is given from the child's recording", async () => {
+  fake.reset();
+  fake.script(...approvalTreeSteps());
+  const report = await evaluate(join(dir, 'approval-tree'));
+  expect(fake.errors).toEqual([]);
+  const [run] = report.runs;
+  expect([run?.divergence, run?.unrecorded, run?.missingSubRuns, run?.sameFinal]).toEqual([undefined, [], [], true]);
+  expect(run?.subRuns).toEqual([expect.objectContaining({ agent: 'watchlist-llm', answeredCalls: 1, status: 'completed' })]);
+  expect(run?.candidate.final?.text).toBe('The watchlist agent added AAPL.');
+  expect(lines()).toEqual(recordedLines);
 });
 
 describe('a run that continued as new', () => {
