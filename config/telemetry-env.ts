@@ -1,9 +1,8 @@
-import { BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import type { AgentTracingOptions } from './tracing';
 
 // The telemetry settings read from the environment, apart from worker/telemetry.ts: clients read
-// them too, and must not load the worker's native runtime to do so.
+// them too, and must not load the worker's native runtime to do so. Nor the OpenTelemetry SDK:
+// it is loaded only when tracing is on (config/tracing.ts, imported on demand by the client).
 
 /** Loopback, unless the address names another host: metrics are not published by accident. */
 const defaultMetricsHost = '127.0.0.1';
@@ -56,5 +55,5 @@ export function tracingFromEnv(env: NodeJS.ProcessEnv = process.env): AgentTraci
   checkUrl(env, 'OTEL_EXPORTER_OTLP_ENDPOINT');
   checkUrl(env, 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT');
   // The exporter reads the OTEL_EXPORTER_OTLP_* variables itself (endpoint, headers, timeout).
-  return { spanProcessor: new BatchSpanProcessor(new OTLPTraceExporter()), serviceName: env.OTEL_SERVICE_NAME?.trim() || 'durable-agents' };
+  return { otlp: true, serviceName: env.OTEL_SERVICE_NAME?.trim() || 'durable-agents' };
 }

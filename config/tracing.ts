@@ -1,6 +1,7 @@
 import { trace, type Tracer } from '@opentelemetry/api';
 import { Resource } from '@opentelemetry/resources';
 import { BasicTracerProvider, BatchSpanProcessor, type SpanExporter, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry/lib/client';
 import type { WorkflowClientInterceptor } from '@temporalio/client';
 import { ensureOtelGlobals } from './otel-context';
@@ -16,6 +17,11 @@ export interface AgentTracingOptions {
   readonly spanProcessor?: SpanProcessor;
   /** Shorthand: spans go to this exporter through a `BatchSpanProcessor`. */
   readonly exporter?: SpanExporter;
+  /**
+   * Shorthand: spans go over OTLP/HTTP in batches, to where the `OTEL_EXPORTER_OTLP_*` variables
+   * say (default http://localhost:4318). What `tracingFromEnv()` gives for DURABLE_AGENTS_TRACING=otlp.
+   */
+  readonly otlp?: true;
   /** `service.name` of the spans. Default `durable-agents`. Ignored when `resource` is given. */
   readonly serviceName?: string;
   /** Resource attributes of the spans (overrides `serviceName`). */
@@ -39,12 +45,13 @@ export const tracerName = 'durable-agents';
  * Resolves tracing options: the span processor, a resource, a tracer over them; also installs
  * the context manager and W3C propagator this process needs (see `ensureOtelGlobals`).
  *
- * @throws Error when neither `spanProcessor`, `exporter` nor `tracer` is given, or both of the first two are.
+ * @throws Error when neither `spanProcessor`, `exporter`, `otlp` nor `tracer` is given, or more than one of the first three is.
  */
 export function resolveTracing(options: AgentTracingOptions): ResolvedTracing {
-  if (options.spanProcessor && options.exporter) throw new Error('tracing: give spanProcessor or exporter, not both');
-  const spanProcessor = options.spanProcessor ?? (options.exporter ? new BatchSpanProcessor(options.exporter) : undefined);
-  if (!spanProcessor && !options.tracer) throw new Error('tracing: give a spanProcessor, an exporter or a tracer');
+  if ([options.spanProcessor, options.exporter, options.otlp].filter(Boolean).length > 1) throw new Error('tracing: give one of spanProcessor, exporter and otlp');
+  const exporter = options.exporter ?? (options.otlp ? new OTLPTraceExporter() : undefined);
+  const spanProcessor = options.spanProcessor ?? (exporter ? new BatchSpanProcessor(exporter) : undefined);
+  if (!spanProcessor && !options.tracer) throw new Error('tracing: give a spanProcessor, an exporter (or otlp) or a tracer');
   const resource = options.resource ?? new Resource({ 'service.name': options.serviceName ?? 'durable-agents' });
   ensureOtelGlobals();
   const tracer = options.tracer ?? (spanProcessor ? new BasicTracerProvider({ resource, spanProcessors: [spanProcessor] }).getTracer(tracerName) : trace.getTracer(tracerName));

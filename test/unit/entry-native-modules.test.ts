@@ -21,4 +21,9 @@ describe('entry points without native modules', () => {
     expect(modules.some((path) => path.includes(resolve(repo, source)))).toBe(true);
     expect(modules.filter((path) => /[\\/]@temporalio[\\/](worker|core-bridge)[\\/]|\.node$/.test(path))).toEqual([]);
   });
+
+  // Nor the OpenTelemetry SDK (about 90 ms at every start of agentctl): a client loads it only to trace.
+  it.each(['client', 'protocol'] as const)('durable-agents/%s loads the OpenTelemetry SDK only when tracing is on', (entry) => {
+    expect(loadedModules(nativeFree[entry]).filter((path) => /[\\/]@opentelemetry[\\/](sdk-trace-base|exporter-trace-otlp-http|resources)[\\/]/.test(path))).toEqual([]);
+  });
 });

@@ -29,10 +29,10 @@ describe('DURABLE_AGENTS_TRACING', () => {
     expect(tracingFromEnv({ DURABLE_AGENTS_TRACING: 'off' })).toBeUndefined();
   });
 
-  it('otlp gives a span processor and the service name of OTEL_SERVICE_NAME', () => {
+  it('otlp gives OTLP tracing (a batching span processor once resolved) and the service name of OTEL_SERVICE_NAME', () => {
     const tracing = tracingFromEnv({ DURABLE_AGENTS_TRACING: 'OTLP', OTEL_SERVICE_NAME: 'agents-prod', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' });
-    expect(tracing?.spanProcessor).toBeDefined();
-    expect(tracing?.serviceName).toBe('agents-prod');
+    expect(tracing).toEqual({ otlp: true, serviceName: 'agents-prod' });
+    expect(resolveTracing(tracing!).spanProcessor?.constructor.name).toBe('BatchSpanProcessor');
   });
 
   it('refuses other modes and non-HTTP endpoints, naming the variable', () => {
@@ -44,6 +44,7 @@ describe('DURABLE_AGENTS_TRACING', () => {
 
 describe('tracing options', () => {
   it('needs somewhere for the spans to go', () => {
-    expect(() => resolveTracing({})).toThrow(/give a spanProcessor, an exporter or a tracer/);
+    expect(() => resolveTracing({})).toThrow(/give a spanProcessor, an exporter \(or otlp\) or a tracer/);
+    expect(() => resolveTracing({ otlp: true, spanProcessor: resolveTracing({ otlp: true }).spanProcessor! })).toThrow(/give one of spanProcessor, exporter and otlp/);
   });
 });
