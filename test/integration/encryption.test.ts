@@ -12,10 +12,14 @@ import { forkRun } from '../../worker/fork';
 import { DurableAgentsPlugin } from '../../worker/plugin';
 import { testAgents } from '../support/agents';
 import { callStep, finalStep, scriptedInput } from '../support/scripts';
-import { createTestEnv, forkBundleOption, uniqueTaskQueue, workflowBundleOption } from '../support/test-env';
+import { createTestEnv, forkBundleOption, testWorkflowsPath, uniqueTaskQueue, workflowBundleOption } from '../support/test-env';
 import { allToolImplementations } from '../support/tools';
 import { waitFor } from '../support/wait';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { evaluateRuns } from '../../testing/eval';
+import { agentModuleForTests, runAgentctl } from '../support/agentctl-eval';
 
 let env: TestWorkflowEnvironment;
 beforeAll(async () => {
@@ -159,6 +163,16 @@ describe('payload encryption (AES-256-GCM codec)', () => {
     expect(run?.divergence).toBeUndefined();
     expect(run).toMatchObject({ unrecorded: [], sameFinal: true, answeredCalls: 1, candidate: { final: { text: secrets.final } } });
     for (const secret of Object.values(secrets)) expect((await storedHistory(run!.candidateWorkflowId)).bytes.includes(secret)).toBe(false);
+
+    // agentctl eval reads the keys from DURABLE_AGENTS_ENCRYPTION_KEYS, as replay does.
+    const file = join(mkdtempSync(join(tmpdir(), 'encrypted-eval-')), 'encrypted-run.json');
+    writeFileSync(file, recorded);
+    const cli = ['eval', file, '--workflows', testWorkflowsPath, '--agent-module', await agentModuleForTests('test/support/agents.ts', 'eval-agents'), '--address', env.address, '--gate', 'no-divergence', '--format', 'json'];
+    const keyed = await runAgentctl(cli, { DURABLE_AGENTS_ENCRYPTION_KEYS: `${oldKey.id}:${oldKey.key.toString('base64')}` });
+    expect(keyed.code).toBe(0);
+    expect(JSON.parse(keyed.stdout)).toMatchObject({ totals: { runs: 1, diverged: 0 }, runs: [{ candidate: { final: { text: secrets.final } } }] });
+    const keyless = await runAgentctl(cli, { DURABLE_AGENTS_ENCRYPTION_KEYS: '' });
+    expect([keyless.code, keyless.stderr]).toEqual([2, expect.stringMatching(/encrypted-run\.json: a payload is encrypted with key k-2026-10, and this process has no encryption keys; set DURABLE_AGENTS_ENCRYPTION_KEYS/)]);
   });
 
   it('after a key rotation old runs stay readable and new runs use the new key; a client without the key gets an error naming it', async () => {
