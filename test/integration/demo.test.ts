@@ -6,6 +6,7 @@
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -13,11 +14,20 @@ import { freeLoopbackPort } from '../../testing/dev-server-port';
 
 const repo = resolve(__dirname, '../..');
 
-/** A free port whose Web UI port (port + 1000, the demo's default) is a port too. */
+/** Whether `port` can be bound on 127.0.0.1 now. */
+function isFree(port: number): Promise<boolean> {
+  return new Promise((done) => {
+    const server = createServer();
+    server.once('error', () => done(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => done(true)));
+  });
+}
+
+/** A free port whose Web UI port (port + 1000, the demo's default) is free too. */
 async function demoPort(): Promise<number> {
   for (;;) {
     const port = await freeLoopbackPort();
-    if (port + 1000 <= 65535) return port;
+    if (port + 1000 <= 65535 && (await isFree(port + 1000))) return port;
   }
 }
 
