@@ -60,6 +60,18 @@ effects="$(wc -l <notes.jsonl)"
 
 echo "== the project's own replay test"
 HISTORY_FILE=histories/notes.json npx jest --ci --testTimeout 120000 test 2>&1
+
+echo "== agentctl eval of the recorded run: the agent as it is passes its gates, a reordered one fails"
+eval_args=(--agent-module dist/agent.js --address "$TEMPORAL_ADDRESS")
+npx agentctl eval histories/notes.json --workflows dist/workflows.js "${eval_args[@]}" --gate no-divergence --gate no-unrecorded-calls >eval.log 2>&1 ||
+  { cat eval.log; echo "agentctl eval of the unchanged agent failed"; exit 1; }
+cat eval.log
+code=0
+npx agentctl eval histories/notes.json --workflows dist/workflows-reordered.js "${eval_args[@]}" --gate no-tool-divergence >eval-reordered.log 2>&1 || code=$?
+[ "$code" -eq 8 ] || { cat eval-reordered.log; echo "agentctl eval of the reordered agent exited $code, expected 8 (a failed gate)"; exit 1; }
+grep -q 'gate no-tool-divergence failed: histories/notes.json: chose other tools at turn 0: add_note' eval-reordered.log ||
+  { cat eval-reordered.log; echo "the failed gate does not name the run and its turn"; exit 1; }
+[ "$(wc -l <notes.jsonl)" -eq 1 ] || { echo "an evaluation ran add_note"; exit 1; }
 kill "${pids[@]}" 2>/dev/null || true
 
 echo "== the README's \"Build your own agent\", as written"

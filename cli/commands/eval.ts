@@ -20,13 +20,34 @@ function isAgent(value: unknown): value is AgentDefinition {
   return typeof v === 'object' && v !== null && typeof v.name === 'string' && Array.isArray(v.tools) && typeof v.createPlanner === 'function';
 }
 
-/** Loads a module (a compiled .js/.cjs, or .ts when agentctl runs under tsx). */
+/**
+ * Node's own `import()`. The package's CommonJS build turns an `import()` in this file into
+ * `require()`, which loads neither a file URL nor an ES module; this one is left as it is.
+ */
+const nativeImport = new Function('specifier', 'return import(specifier)') as (specifier: string) => Promise<Record<string, unknown>>;
+
+/** Loads a module (a compiled .js/.cjs/.mjs, or .ts when agentctl runs under tsx). */
 async function loadModule(path: string, flag: string): Promise<Record<string, unknown>> {
   try {
-    return (await import(pathToFileURL(path).href)) as Record<string, unknown>;
+    return await nativeImport(pathToFileURL(path).href);
   } catch (err) {
     throw new UsageError(`${flag} ${path}: cannot load it (${err instanceof Error ? err.message : String(err)})`);
   }
+}
+
+/**
+ * Whether two definitions of one name serve an evaluation alike: its worker uses a definition for
+ * the tools it answers and, for a model-planned agent, the model call's settings (the planner
+ * itself runs in the workflows module). Versions of a planner written as code with the same tools
+ * are alike; model-planned ones are only when they are the same definition.
+ */
+function alike(a: AgentDefinition, b: AgentDefinition): boolean {
+  if (a === b) return true;
+  // isLlmAgent's test, without loading the model planner at agentctl's start.
+  const modelPlanned = (agent: AgentDefinition): boolean => typeof (agent as { llm?: unknown }).llm === 'object';
+  if (modelPlanned(a) || modelPlanned(b)) return false;
+  const tools = (agent: AgentDefinition): string => agent.tools.map((t) => t.name).sort().join(',');
+  return tools(a) === tools(b);
 }
 
 /** Every agent definition a module exports, alone or in arrays (one per name). */
@@ -38,8 +59,8 @@ export function agentsOf(exports: Record<string, unknown>, path: string): AgentD
   for (const value of [...values, ...fromDefault]) {
     if (!isAgent(value)) continue;
     const known = byName.get(value.name);
-    if (known && known !== value) throw new UsageError(`--agent-module ${path}: two different agents are named ${value.name}`);
-    byName.set(value.name, value);
+    if (known && !alike(known, value)) throw new UsageError(`--agent-module ${path}: two different agents are named ${value.name} (other tools, or planned by a model): export the candidate's only`);
+    if (!known) byName.set(value.name, value);
   }
   if (byName.size === 0) throw new UsageError(`--agent-module ${path}: it exports no agent definitions (defineAgent / defineLlmAgent), alone or in an array`);
   return [...byName.values()];
