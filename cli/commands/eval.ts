@@ -170,9 +170,10 @@ export const evalCommand: Command = {
     'with a side effect runs; a call the recording cannot answer fails as "not recorded" and is\n' +
     'reported. Approvals and answers are given as recorded. The model endpoint is OPENAI_BASE_URL /\n' +
     'OPENAI_API_KEY. Encrypted recordings are decoded with DURABLE_AGENTS_ENCRYPTION_KEYS, and the\n' +
-    'candidates\' payloads encrypted with them. --workflows is the candidate\'s workflows module, --agent-module the module\n' +
-    'that exports its agent definitions (a compiled .js, or .ts under tsx), --judge a module\n' +
-    'exporting judge(recorded, candidate) => { pass, score?, reason? }.\n' +
+    'candidates\' payloads encrypted with them. --workflows is the candidate\'s workflows module\n' +
+    '(its planners run there), --agent-module the module that exports its agent definitions (a\n' +
+    'compiled .js or .mjs, or .ts under tsx), --judge a module exporting judge(recorded, candidate)\n' +
+    '=> { pass, score?, reason? }, --prices a price table (JSON) for the cost in money.\n' +
     'Reports where each run first diverges (turn, tools, arguments), turns, tool calls, tokens and\n' +
     'cost against the recording, output validity, final answers. Exits 8 when a --gate fails:\n' +
     '  no-divergence        no run chose other tools or arguments\n' +
