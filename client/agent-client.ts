@@ -77,7 +77,7 @@ import {
   type TreeEvent,
   type TreePendingInputs,
 } from './run-tree';
-import { exportHistory } from './history';
+import { exportExecutions, exportHistory, type ExportedExecution } from './history';
 import { historyEntries, historySummary, type HistoryEntry, type HistoryStatus } from './history-view';
 import { runWorkerVersion, type RunWorkerVersion } from './worker-version';
 import { noWorkerPolls, workerPresence, type WorkerPresence } from './worker-presence';
@@ -811,6 +811,16 @@ export class AgentClient {
   /** The run's history as JSON (latest execution unless `runId` is given). */
   async exportHistory(workflowId: string, runId?: string): Promise<string> {
     return this.guard(workflowId, () => exportHistory(this.client, workflowId, runId));
+  }
+
+  /**
+   * Every execution of the run up to `runId` (default: the latest), first to last, one history
+   * each: a run that continued as new has several. What `evaluateRuns` reads as one run.
+   *
+   * @throws AgentClientError `run_not_found`.
+   */
+  async exportExecutions(workflowId: string, runId?: string): Promise<ExportedExecution[]> {
+    return this.guard(workflowId, () => exportExecutions(this.client, workflowId, runId));
   }
 
   /** Workflow id of the session with this id. */

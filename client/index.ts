@@ -12,7 +12,7 @@ export { AgentClient, AgentClientError, NoWorkerError, clientOptionsFromEnv, typ
 export { historyEntries, formatHistoryEntry, type HistoryEntry, type HistoryStatus } from './history-view';
 export { checkpointsOf, rewindRun, CheckpointError, type Checkpoint, type RewindOptions, type CorrectionDelivery } from '../history/checkpoints';
 export { type RunRewind } from '../history/rewinds';
-export { exportHistory } from './history';
+export { exportHistory, type ExportedExecution } from './history';
 export { workerPresence, type WorkerPresence } from './worker-presence';
 export { runWorkerVersion, formatWorkerVersion, type RunWorkerVersion } from './worker-version';
 export { listRuns, listSessions, type RunListEntry, type SessionListEntry, type ListPage, type ListOptions } from './run-list';

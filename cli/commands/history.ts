@@ -1,9 +1,9 @@
-import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { AgentClientError, type AgentClient } from '../../client/agent-client';
 import { parseJsonValue } from '../args';
-import type { Command, OutputContext } from '../command';
+import type { Command, CommandContext, OutputContext } from '../command';
 import { ExitCode, UsageError } from '../exit-codes';
 import { replayHistory } from '../replay';
 
@@ -24,9 +24,17 @@ export const historyCommand: Command = {
   optionalPositionals: 2,
   options: {
     'run-id': runIdOption,
-    out: { type: 'string', value: 'FILE', description: 'write the JSON to FILE (default: stdout)' },
+    out: { type: 'string', value: 'FILE', description: 'write the JSON to FILE (default: stdout); with --all-executions, a directory' },
+    'all-executions': {
+      type: 'boolean',
+      description: 'every execution of a run that continued as new, one file each in the --out directory (<n>-<run id>.json, first to last): what eval reads as one run',
+    },
   },
-  examples: ['history export run-watchlist-k3j9x2ab --out run.json', 'history export run-watchlist-k3j9x2ab > run.json'],
+  examples: [
+    'history export run-watchlist-k3j9x2ab --out run.json',
+    'history export run-watchlist-k3j9x2ab > run.json',
+    'history export run-watchlist-k3j9x2ab --all-executions --out recorded/run-watchlist-k3j9x2ab',
+  ],
   prepare(args) {
     const [sub, workflowId] = args.positionals;
     if (sub === undefined) throw new UsageError("missing subcommand; use 'history export RUN'");
@@ -35,6 +43,10 @@ export const historyCommand: Command = {
     const runId = args.string('run-id');
     const out = args.string('out');
     if (out !== undefined && out.trim() === '') throw new UsageError('--out must not be empty');
+    if (args.flag('all-executions')) {
+      if (out === undefined) throw new UsageError('--all-executions writes one file per execution: give --out DIRECTORY');
+      return (ctx) => exportAllExecutions(ctx, workflowId, runId, out);
+    }
     return async (ctx) => {
       const json = await ctx.agents.exportHistory(workflowId, runId);
       if (out === undefined) {
@@ -47,6 +59,19 @@ export const historyCommand: Command = {
     };
   },
 };
+
+/** `history export RUN --all-executions --out DIR`: one file per execution, first to last. */
+async function exportAllExecutions(ctx: CommandContext, workflowId: string, runId: string | undefined, dir: string): Promise<void> {
+  if (existsSync(dir) && !statSync(dir).isDirectory()) throw new UsageError(`--out ${dir}: not a directory`);
+  const executions = await ctx.agents.exportExecutions(workflowId, runId);
+  mkdirSync(dir, { recursive: true });
+  const files = executions.map(({ runId: id, json }, i) => {
+    const file = join(dir, `${i + 1}-${id}.json`);
+    writeFileSync(file, json.endsWith('\n') ? json : `${json}\n`);
+    return file;
+  });
+  ctx.out.emit({ workflowId, files }, () => `wrote ${files.length} execution(s) of ${workflowId} to ${dir}`);
+}
 
 function isFile(path: string): boolean {
   try {

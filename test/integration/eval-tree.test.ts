@@ -4,7 +4,7 @@
  * operator corrected. Recorded on a real dev server with the fake model, as users record them;
  * the recorded tools write a side-effect line that an evaluation must never add to.
  */
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
@@ -19,6 +19,7 @@ import { evaluateRuns, failedGates, formatEvalTable, loadRecordings, type Evalua
 import { findTestAgent, testAgents } from '../support/agents';
 import { agentClient, createTestEnv, createTestWorker, uniqueTaskQueue, workflowBundleOption } from '../support/test-env';
 import { allToolImplementations } from '../support/tools';
+import { runAgentctl } from '../support/agentctl-eval';
 
 const dir = mkdtempSync(join(tmpdir(), 'eval-tree-'));
 const sideEffects = join(dir, 'side-effects.log');
@@ -71,20 +72,10 @@ let running: Promise<void>;
 let agents: AgentClient;
 let childWorkflowId: string;
 let continuedExecutions: number;
+let continuedWorkflowId: string;
 
 type HistoryJson = { events: { workflowExecutionStartedEventAttributes?: { continuedExecutionRunId?: string }; startChildWorkflowExecutionInitiatedEventAttributes?: { workflowId: string } }[] };
 
-/** Every execution of a workflow id, first to last (each export is one execution). */
-async function exportChain(workflowId: string): Promise<string[]> {
-  const chain: string[] = [];
-  let runId: string | undefined;
-  do {
-    const json = await agents.exportHistory(workflowId, runId);
-    chain.unshift(json);
-    runId = (JSON.parse(json) as HistoryJson).events[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId || undefined;
-  } while (runId);
-  return chain;
-}
 
 async function until(check: () => Promise<boolean>): Promise<void> {
   while (!(await check())) await new Promise((r) => setTimeout(r, 100));
@@ -123,10 +114,11 @@ async function recordContinued(): Promise<void> {
   fake.script(...threeQuotes());
   const { workflowId } = await agents.start({ agent: 'watchlist-llm', messages: [{ role: 'user', content: 'Quote AAPL, MSFT and NVDA' }], policy: { continueAsNewAfterEvents: 15 } });
   await agents.result(workflowId);
-  const chain = await exportChain(workflowId);
+  const chain = (await agents.exportExecutions(workflowId)).map((e) => e.json);
   continuedExecutions = chain.length;
   chain.forEach((json, i) => writeFileSync(join(folder('continued'), `quotes-${i + 1}.json`), json));
   writeFileSync(join(folder('continued-last'), 'quotes-last.json'), chain[chain.length - 1]!);
+  continuedWorkflowId = workflowId;
 }
 
 /** An operator edits the planned call's arguments (AAPL → MSFT) and injects a message before the run goes on. */
@@ -257,6 +249,20 @@ describe('a run that continued as new', () => {
     expect(run?.recorded.totals).toEqual({ turns: 4, toolCalls: 3, modelCalls: 4, tokens: 120 });
     expect(run?.candidate.totals).toEqual(run?.recorded.totals);
     expect(lines()).toEqual(recordedLines);
+  });
+
+  test('agentctl history export --all-executions writes every execution, first to last, and they read as that one run', async () => {
+    const out = join(dir, 'continued-cli');
+    const cli = await runAgentctl(['history', 'export', continuedWorkflowId, '--all-executions', '--out', out, '--address', env.address]);
+    expect(cli.code).toBe(0);
+    expect(cli.stdout).toMatch(new RegExp(`wrote ${continuedExecutions} execution\\(s\\) of ${continuedWorkflowId}`));
+    expect(readdirSync(out)).toHaveLength(continuedExecutions);
+    const [fromCli] = await loadRecordings([out]);
+    const [fromLibrary] = await loadRecordings([join(dir, 'continued')]);
+    expect(fromCli?.steps).toEqual(fromLibrary?.steps);
+    expect(fromCli?.input.messages).toEqual([{ role: 'user', content: 'Quote AAPL, MSFT and NVDA' }]);
+    const refused = await runAgentctl(['history', 'export', continuedWorkflowId, '--all-executions', '--address', env.address]);
+    expect([refused.code, refused.stderr.trim()]).toEqual([2, 'agentctl: --all-executions writes one file per execution: give --out DIRECTORY']);
   });
 
   test('a later execution alone is refused, naming the execution to export', async () => {

@@ -37,7 +37,7 @@ export function groupChains(executions: readonly RecordedExecution[]): RecordedE
   if (orphan) {
     const from = orphan.continuedFrom ?? '(unknown)';
     throw new RecordingError(
-      `${orphan.source} is a later execution of ${orphan.workflowId}: it continued from run ${from}, whose history is not given, and the run's input is in its first execution (run ${orphan.firstRunId}). Give the histories of all the run's executions together (agentctl history export ${orphan.workflowId} --run-id ${from}, and so on back to the first)`,
+      `${orphan.source} is a later execution of ${orphan.workflowId}: it continued from run ${from}, whose history is not given, and the run's input is in its first execution (run ${orphan.firstRunId}). Give the histories of all the run's executions together (agentctl history export ${orphan.workflowId} --run-id ${from}, and so on back to the first; or all at once: agentctl history export ${orphan.workflowId} --all-executions --out DIR)`,
     );
   }
   return chains;
