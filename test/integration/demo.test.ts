@@ -6,28 +6,19 @@
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { freeLoopbackPort } from '../../testing/dev-server-port';
+import { isPortTaken } from '../../testing/dev-server';
 
 const repo = resolve(__dirname, '../..');
 
-/** Whether `port` can be bound on 127.0.0.1 now. */
-function isFree(port: number): Promise<boolean> {
-  return new Promise((done) => {
-    const server = createServer();
-    server.once('error', () => done(false));
-    server.listen(port, '127.0.0.1', () => server.close(() => done(true)));
-  });
-}
-
-/** A free port whose Web UI port (port + 1000, the demo's default) is free too. */
+/** A free port whose Web UI port (port + 1000, the demo's default) is free too, as the demo checks it. */
 async function demoPort(): Promise<number> {
   for (;;) {
     const port = await freeLoopbackPort();
-    if (port + 1000 <= 65535 && (await isFree(port + 1000))) return port;
+    if (port + 1000 <= 65535 && !(await isPortTaken(port + 1000))) return port;
   }
 }
 

@@ -1,6 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
@@ -13,15 +12,7 @@ import { readSideEffects, sideEffectCounts } from '../support/file-side-effects'
 import { callStep, finalStep, scriptedInput } from '../support/scripts';
 import { quietRuntime, uniqueTaskQueue } from '../support/test-env';
 import { waitFor } from '../support/wait';
-
-/** A loopback port nobody listens on right now. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((r) => server.close(() => r()));
-  return port;
-}
+import { freeLoopbackPort } from '../../testing/dev-server-port';
 
 const serverLog: string[] = [];
 let server: DevServer | undefined;
@@ -47,7 +38,7 @@ afterAll(() =>
 describe('durability across a server restart', () => {
   it('a run survives its dev server (SQLite) going down and coming back, with every side effect once', async () => {
     quietRuntime();
-    const [port, uiPort] = [await freePort(), await freePort()];
+    const [port, uiPort] = [await freeLoopbackPort(), await freeLoopbackPort()];
     const dbFile = join(mkdtempSync(join(tmpdir(), 'temporal-db-')), 'dev.sqlite');
     const serverOptions = { port, uiPort, dbFile, reuseExisting: false, log: (line: string) => serverLog.push(line) };
     server = await startDevServer(serverOptions);

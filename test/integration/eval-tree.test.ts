@@ -8,16 +8,15 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { Worker } from '@temporalio/worker';
 import OpenAI from 'openai';
-import { createModelActivities } from '../../activities/model';
 import { implementTool, type ToolImplementation } from '../../activities';
 import type { AgentClient } from '../../client/agent-client';
 import { getQuoteTool } from '../../examples/watchlist/agent';
-import { callTools, FakeOpenAIServer, say, toolCall, type FakeStep } from '../../testing/fake-model';
+import { callTools, say, toolCall, type FakeOpenAIServer, type FakeStep } from '../../testing/fake-model';
 import { evaluateRuns, failedGates, formatEvalTable, loadRecordings, type EvaluationReport } from '../../testing/eval';
-import { findTestAgent, testAgents } from '../support/agents';
-import { agentClient, createTestEnv, createTestWorker, uniqueTaskQueue, workflowBundleOption } from '../support/test-env';
+import { testAgents } from '../support/agents';
+import { modelSuite } from '../support/model-suite';
+import { workflowBundleOption } from '../support/test-env';
 import { allToolImplementations } from '../support/tools';
 import { runAgentctl } from '../support/agentctl-eval';
 
@@ -64,11 +63,10 @@ const threeQuotes = (): FakeStep[] => [
 ];
 const correctedSteps = (): FakeStep[] => [callTools(toolCall('get_quote', { symbol: 'AAPL' }, 'q1')), say('MSFT trades at 456.')];
 
+const suite = modelSuite('eval-tree', {}, () => [...tracedTools(), ...allToolImplementations()]);
 let env: TestWorkflowEnvironment;
 let fake: FakeOpenAIServer;
 let openai: OpenAI;
-let worker: Worker;
-let running: Promise<void>;
 let agents: AgentClient;
 let childWorkflowId: string;
 let continuedExecutions: number;
@@ -134,13 +132,8 @@ async function recordCorrected(): Promise<void> {
 }
 
 beforeAll(async () => {
-  env = await createTestEnv();
-  fake = await FakeOpenAIServer.start();
+  ({ env, agents, fake } = suite);
   openai = new OpenAI({ baseURL: fake.baseURL, apiKey: 'test-key', maxRetries: 0 });
-  const taskQueue = uniqueTaskQueue('eval-tree');
-  worker = await createTestWorker(env, taskQueue, [...tracedTools(), ...allToolImplementations()], createModelActivities({ openai, findAgent: findTestAgent }));
-  running = worker.run();
-  agents = agentClient(env, taskQueue);
   await recordTree();
   await recordContinued();
   await recordCorrected();
@@ -151,12 +144,6 @@ beforeAll(async () => {
   fake.reset();
 });
 
-afterAll(async () => {
-  worker?.shutdown();
-  await running;
-  await fake?.close();
-  await env?.teardown();
-});
 
 async function evaluate(histories: string): Promise<EvaluationReport> {
   return evaluateRuns({

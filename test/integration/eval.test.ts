@@ -8,16 +8,15 @@ import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { Worker } from '@temporalio/worker';
 import OpenAI from 'openai';
-import { createModelActivities } from '../../activities/model';
 import { implementTool, type ToolImplementation } from '../../activities';
 import type { AgentClient } from '../../client/agent-client';
 import { addToWatchlistTool, getQuoteTool } from '../../examples/watchlist/agent';
-import { callTools, FakeOpenAIServer, say, toolCall, type FakeStep } from '../../testing/fake-model';
+import { callTools, say, toolCall, type FakeOpenAIServer, type FakeStep } from '../../testing/fake-model';
 import { evaluateRuns, formatEvalJunit, type EvaluationReport } from '../../testing/eval';
-import { findTestAgent, testAgents } from '../support/agents';
-import { agentClient, createTestEnv, createTestWorker, uniqueTaskQueue, workflowBundleOption } from '../support/test-env';
+import { testAgents } from '../support/agents';
+import { modelSuite } from '../support/model-suite';
+import { workflowBundleOption } from '../support/test-env';
 import { allToolImplementations } from '../support/tools';
 import { xmlProblem } from '../support/well-formed-xml';
 import { runAgentctlIn } from '../support/agentctl-eval';
@@ -48,11 +47,10 @@ const lines = (): string[] => readFileSync(sideEffects, 'utf8').split('\n').filt
 const addAndQuote = (quoted = 'AAPL'): FakeStep[] => [callTools(toolCall('add_to_watchlist', { symbols: ['AAPL'] })), callTools(toolCall('get_quote', { symbol: quoted })), say(`AAPL trades at 123.`)];
 const quoteMsft = (): FakeStep[] => [callTools(toolCall('get_quote', { symbol: 'MSFT' })), say('MSFT trades at 456.')];
 
+const suite = modelSuite('eval', {}, () => [...tracedTools(), ...allToolImplementations()]);
 let env: TestWorkflowEnvironment;
 let fake: FakeOpenAIServer;
 let openai: OpenAI;
-let worker: Worker;
-let running: Promise<void>;
 let agents: AgentClient;
 
 async function approveWhenAsked(workflowId: string): Promise<void> {
@@ -75,13 +73,8 @@ async function record(name: string, content: string, steps: FakeStep[], approve:
 }
 
 beforeAll(async () => {
-  env = await createTestEnv();
-  fake = await FakeOpenAIServer.start();
+  ({ env, agents, fake } = suite);
   openai = new OpenAI({ baseURL: fake.baseURL, apiKey: 'test-key', maxRetries: 0 });
-  const taskQueue = uniqueTaskQueue('eval');
-  worker = await createTestWorker(env, taskQueue, [...tracedTools(), ...allToolImplementations()], createModelActivities({ openai, findAgent: findTestAgent }));
-  running = worker.run();
-  agents = agentClient(env, taskQueue);
   mkdirSync(recorded);
   await record('1-add-aapl', 'Add AAPL to my watchlist and quote it', addAndQuote(), true);
   await record('2-quote-msft', 'What does MSFT trade at?', quoteMsft(), false);
@@ -89,12 +82,6 @@ beforeAll(async () => {
   fake.reset();
 });
 
-afterAll(async () => {
-  worker?.shutdown();
-  await running;
-  await fake?.close();
-  await env?.teardown();
-});
 
 /** Example prices of the evaluation's worker (not any provider's): the candidate's cost is in money, the recording's was not priced. */
 const prices = { currency: 'USD', models: { 'candidate-model': { inputPerMillion: 1_000, outputPerMillion: 2_000 } } };

@@ -3,7 +3,6 @@
  * and log say so) instead of going on without the toolset, and uses its tools once it is back.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import OpenAI from 'openai';
@@ -15,6 +14,7 @@ import { mcpHttpAgent, noteTool } from '../support/mcp/agents';
 import { callStep, finalStep, observations } from '../support/scripts';
 import { createTestEnv, uniqueTaskQueue } from '../support/test-env';
 import { waitFor } from '../support/wait';
+import { freeLoopbackPort } from '../../testing/dev-server-port';
 
 const everythingEntry = require.resolve('@modelcontextprotocol/server-everything/dist/index.js');
 
@@ -23,16 +23,6 @@ let bundle: WorkflowBundleWithSourceMap;
 let fake: FakeOpenAIServer;
 let server: ChildProcess | undefined;
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      probe.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
 
 /** Starts the reference server's streamable HTTP transport on `port` and waits until it listens. */
 async function startHttpServer(port: number): Promise<ChildProcess> {
@@ -62,7 +52,7 @@ afterAll(async () => {
 
 describe('MCP server outage', () => {
   it('waits for an MCP server that is down when the run lists its tools, then calls them', async () => {
-    const port = await freePort();
+    const port = await freeLoopbackPort();
     const taskQueue = uniqueTaskQueue('mcp-outage');
     const worker = await createAgentWorker({
       config: { address: env.address, namespace: env.namespace ?? 'default', taskQueue },

@@ -4,7 +4,6 @@
  * real worker through the pool of DurableAgentsPlugin.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import type { WorkflowHandle } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
@@ -19,6 +18,7 @@ import { eventSummary } from '../support/histories';
 import { callStep, finalStep, observations } from '../support/scripts';
 import { createTestEnv, uniqueTaskQueue } from '../support/test-env';
 import { waitFor } from '../support/wait';
+import { freeLoopbackPort } from '../../testing/dev-server-port';
 
 const everythingEntry = require.resolve('@modelcontextprotocol/server-everything/dist/index.js');
 const changingServer = require.resolve('../support/mcp/changing-server.mjs');
@@ -29,16 +29,6 @@ let bundle: WorkflowBundleWithSourceMap;
 let httpServer: { process: ChildProcess; port: number } | undefined;
 let fake: FakeOpenAIServer;
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      probe.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
 
 /** Starts the reference server's streamable HTTP transport on `port` and waits until it listens. */
 async function startHttpServer(port: number): Promise<ChildProcess> {
@@ -57,7 +47,7 @@ async function startHttpServer(port: number): Promise<ChildProcess> {
 beforeAll(async () => {
   env = await createTestEnv();
   bundle = await bundleAgentWorkflows(require.resolve('../support/mcp/workflows'));
-  const port = await freePort();
+  const port = await freeLoopbackPort();
   httpServer = { port, process: await startHttpServer(port) };
   fake = await FakeOpenAIServer.start();
 });
@@ -282,7 +272,7 @@ describe('MCP tool lists that change, and servers that die', () => {
   });
 
   it('an HTTP server killed during a long call: the call ends as a tool error naming the server (no retry left), and the run goes on to its answer', async () => {
-    const port = await freePort();
+    const port = await freeLoopbackPort();
     const doomed = await startHttpServer(port);
     const { worker, agents } = await mcpWorker('mcp-kill-http', { 'everything-http': { transport: 'http', url: `http://127.0.0.1:${port}/mcp` } });
     await worker.runUntil(async () => {

@@ -5,8 +5,8 @@
  * process's output; `stop` ends the process with bounded waits.
  */
 import { spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import { basename } from 'node:path';
+import { freeLoopbackPort } from '../../testing/dev-server-port';
 
 export interface LaunchOptions {
   /** The executable. */
@@ -35,16 +35,6 @@ export interface LaunchedServer {
 const keptLogChars = 64_000;
 const pollMs = 250;
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      probe.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
 
 /** Resolves after `ms`, or earlier when `early` settles; leaves no timer behind. */
 async function sleep(ms: number, early?: Promise<unknown>): Promise<void> {
@@ -66,7 +56,7 @@ function describeEnd(code: number | null, signal: NodeJS.Signals | null): string
 /** Starts the process and resolves once it is healthy; on any failure the process is stopped first. */
 export async function launchServer(options: LaunchOptions): Promise<LaunchedServer> {
   const name = options.name ?? basename(options.command);
-  const port = await freePort();
+  const port = await freeLoopbackPort();
   const baseUrl = `http://127.0.0.1:${port}`;
   const child = spawn(options.command, [...options.args(port)], { stdio: ['ignore', 'pipe', 'pipe'] });
 

@@ -1,5 +1,6 @@
 import OpenAI from 'openai';
 import { createModelActivities, type ModelActivityDependencies } from '../../activities/model';
+import type { ToolImplementation } from '../../activities';
 import { FakeOpenAIServer } from '../../testing/fake-model';
 import { agentSuite, type AgentSuite } from './agent-suite';
 import { findTestAgent } from './agents';
@@ -12,15 +13,19 @@ export interface ModelSuite extends AgentSuite {
 
 /**
  * {@link agentSuite} for a test file of model-planned runs: the fake OpenAI server starts first,
- * and the worker's model activity calls it (with `model` settings such as `prices`). Fields are
- * readable inside tests.
+ * and the worker's model activity calls it (with `model` settings such as `prices`), beside
+ * `tools` (default the test tools). Fields are readable inside tests.
  */
-export function modelSuite(prefix: string, model: Omit<ModelActivityDependencies, 'openai' | 'findAgent'> = {}): ModelSuite {
+export function modelSuite(
+  prefix: string,
+  model: Omit<ModelActivityDependencies, 'openai' | 'findAgent'> = {},
+  tools: () => readonly ToolImplementation[] = () => allToolImplementations(),
+): ModelSuite {
   let fake: FakeOpenAIServer | undefined;
   beforeAll(async () => {
     fake = await FakeOpenAIServer.start();
   });
-  const suite = agentSuite(prefix, () => allToolImplementations(), {
+  const suite = agentSuite(prefix, tools, {
     runtime: () => createModelActivities({ ...model, openai: new OpenAI({ baseURL: started().baseURL, apiKey: 'test-key', maxRetries: 0 }), findAgent: findTestAgent }),
   });
   afterAll(() => fake?.close());
