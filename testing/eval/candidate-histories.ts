@@ -4,27 +4,21 @@ import { readExecution, type RecordedExecution } from './execution';
 import { recordingOfChain, type Recording } from './recording';
 import { decodeHistoryJson } from './history-codecs';
 
-/** One execution's history as the client reads it: exported, then decoded by the client's own payload codecs. */
+/** A history exported by the client, decoded by the client's own payload codecs. */
+function decoded(agents: AgentClient, json: string): Promise<unknown> {
+  return decodeHistoryJson(JSON.parse(json) as unknown, agents.client.options.loadedDataConverter.payloadCodecs);
+}
+
+/** One execution's history as the client reads it (default the latest). */
 async function exported(agents: AgentClient, workflowId: string, runId?: string): Promise<unknown> {
-  const json = JSON.parse(await agents.exportHistory(workflowId, runId)) as unknown;
-  return decodeHistoryJson(json, agents.client.options.loadedDataConverter.payloadCodecs);
+  return decoded(agents, await agents.exportHistory(workflowId, runId));
 }
 
-/** Every execution of a run, first to last: the latest, then each one it continued from (one export each). */
-export async function exportExecutions(agents: AgentClient, workflowId: string): Promise<RecordedExecution[]> {
-  const chain: RecordedExecution[] = [];
-  let runId: string | undefined;
-  do {
-    const execution = readExecution(await exported(agents, workflowId, runId), workflowId);
-    chain.unshift(execution);
-    runId = execution.continuedFrom;
-  } while (runId);
-  return chain;
-}
-
-/** A candidate run (or one of its sub-agent runs) read back from its histories, as the recording was read. */
+/** A candidate run (or one of its sub-agent runs) read back from all its executions, as the recording was read. */
 export async function readCandidate(agents: AgentClient, workflowId: string): Promise<Recording> {
-  return recordingOfChain(await exportExecutions(agents, workflowId));
+  const executions: RecordedExecution[] = [];
+  for (const { json } of await agents.exportExecutions(workflowId)) executions.push(readExecution(await decoded(agents, json), workflowId));
+  return recordingOfChain(executions);
 }
 
 /** The input a run was started with (its first execution's); undefined when there is no such run. */
