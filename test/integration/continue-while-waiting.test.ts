@@ -249,6 +249,9 @@ describe('continue-as-new while a run waits for people', () => {
       () => 'paused',
       (err: Error) => err.message,
     );
+    // The pause must be in this execution before it continues: one that reaches the server after
+    // that goes to the next execution, where it waits for a safe point like any pause.
+    await waitFor('the pause to be requested', async () => ((await suite.agents.status(workflowId)).status === 'pausing' ? true : undefined));
     await budgetUpdates(workflowId, 12);
     expect(await pausing).toMatch(/continues as new while it waits for people; the pause stays requested/);
     await waitFor('the run continued as new', async () => ((await executions(workflowId, runId)).length > 1 ? true : undefined));

@@ -41,10 +41,16 @@ let servers: ApiServerProcess[] = [];
 let worker: Worker;
 let running: Promise<void>;
 
-/** Quotes AAPL and MSFT `turns` times (a sentence first, the calls 60 ms apart), then answers. */
+/**
+ * Set when a test no longer needs the run to be mid-stream: until then the model keeps quoting, so
+ * a run cannot end before the test has done what it does mid-stream, however slow the machine.
+ */
+let answerAllowed = false;
+
+/** Quotes AAPL and MSFT at least `turns` times (a sentence first, the calls 60 ms apart), then answers once allowed. */
 function modelStep(request: RecordedRequest): FakeStep {
   const toolMessages = (request.body?.messages ?? []).filter((m) => m.role === 'tool').length;
-  if (toolMessages >= 2 * turns) return say(answer);
+  if (answerAllowed && toolMessages >= 2 * turns) return say(answer);
   return paced({ ...callTools(toolCall('get_quote', { symbol: 'AAPL' }), toolCall('get_quote', { symbol: 'MSFT' })), content: 'Quoting both again.' }, 60);
 }
 
@@ -121,6 +127,7 @@ it('300 subscribers over 3 servers: one server killed mid-stream, its subscriber
   alive.splice(alive.indexOf(c.url), 1);
   await c.kill9();
   expect((await suite.agents.events(workflowId, 0, 1)).status).toBe('running');
+  answerAllowed = true;
 
   await Promise.all(readers.map((r) => r.done));
   const log = (await suite.agents.events(workflowId, 0, 1000)).events.map((e) => e.seq);
@@ -144,6 +151,7 @@ it('300 subscribers over 3 servers: one server killed mid-stream, its subscriber
 });
 
 it('refuses deltas of a publisher scoped to other task queues, on any server', async () => {
+  answerAllowed = true;
   const { workflowId } = await suite.agents.start({ ...input, messages: [{ role: 'user', content: 'Quote once more' }] });
   const delta = { workflowId, activityId: '1', attempt: 1, turn: 0, seq: 0, kind: 'text', text: 'x', at: Date.now() };
   const post = (server: ApiServerProcess, token: string) =>
@@ -156,6 +164,7 @@ it('refuses deltas of a publisher scoped to other task queues, on any server', a
 });
 
 it('keeps serving when Redis goes away: runs complete, every server streams their events, the server the worker posts to its deltas', async () => {
+  answerAllowed = true;
   const [a, b] = servers as [ApiServerProcess, ApiServerProcess];
   await redis.kill();
   const { workflowId } = await suite.agents.start({ ...input, messages: [{ role: 'user', content: 'Quote again, broker or not' }] });
