@@ -91,7 +91,8 @@ async function route(buildId: string, options: { deployment?: string; rampPercen
     const { workerDeploymentInfo: info } = await env.client.workflowService.describeWorkerDeployment({ namespace: env.namespace ?? 'default', deploymentName: deployment });
     const routed = ramping ? info?.routingConfig?.rampingDeploymentVersion?.buildId : info?.routingConfig?.currentDeploymentVersion?.buildId;
     return routed === buildId && info?.routingConfigUpdateState === RoutingConfigUpdateState.ROUTING_CONFIG_UPDATE_STATE_COMPLETED ? true : undefined;
-  });
+    // The server's own deployment workflows carry the change: on a loaded machine that took over 30 s.
+  }, 60_000);
 }
 
 /** How many running executions the CLI counts pinned to a version (search attribute `deployment:buildId`). */
