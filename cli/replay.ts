@@ -1,17 +1,18 @@
 import type { Client } from '@temporalio/client';
 import type { ForkOptions } from '../worker/fork';
 import type { ReplayOutcome } from '../worker/replay';
+import { workflowBundleOf, type WorkflowCode } from './workflow-code';
 
 /**
- * Replays a history JSON against a workflows module (see `worker/replay.ts`). The worker SDK
+ * Replays a history JSON against workflow code (see `worker/replay.ts`). The worker SDK
  * (native runtime, bundler) is loaded here, on first use, so other commands start fast. SDK
  * logs go to `log` (stderr) and only from ERROR up: the native side otherwise prints its WARN
  * "failing workflow task" on stdout, ahead of the report.
  */
-export async function replayHistory(json: unknown, workflowsPath: string, log: (line: string) => void): Promise<ReplayOutcome> {
+export async function replayHistory(json: unknown, code: WorkflowCode, log: (line: string) => void): Promise<ReplayOutcome> {
   return withWorkerRuntime(log, async () => {
-    const [{ replayHistoryJson }, { bundleAgentWorkflows }] = await Promise.all([import('../worker/replay'), import('../worker/create-worker')]);
-    return replayHistoryJson(json, await bundleAgentWorkflows(workflowsPath));
+    const { replayHistoryJson } = await import('../worker/replay');
+    return replayHistoryJson(json, await workflowBundleOf(code));
   });
 }
 

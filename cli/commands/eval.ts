@@ -4,7 +4,7 @@ import { pathToFileURL } from 'node:url';
 import type { Command, OutputContext } from '../command';
 import { ExitCode, UsageError } from '../exit-codes';
 import { withWorkerRuntime } from '../replay';
-import { workflowsModule } from './history';
+import { describeWorkflowCode, workflowCodeOf, workflowCodeOptions, type WorkflowCode } from '../workflow-code';
 import type { AgentDefinition } from '../../workflows/agents/agent-registry';
 import type { EvaluationReport, Judge } from '../../testing/eval';
 // The types module only (no worker code): agentctl loads the evaluation itself when it runs one.
@@ -100,7 +100,7 @@ function render(report: EvaluationReport, format: Format, gates: readonly EvalGa
 
 interface EvalPlan {
   readonly histories: readonly string[];
-  readonly workflowsPath: string;
+  readonly code: WorkflowCode;
   readonly agentModule: string;
   readonly judgeModule?: string;
   readonly model?: string;
@@ -124,11 +124,11 @@ async function evaluate(plan: EvalPlan, ctx: OutputContext): Promise<ExitCode> {
     // Encrypted recordings are read with the keys of DURABLE_AGENTS_ENCRYPTION_KEYS, as `replay` reads them.
     const { payloadCodecs } = dataConverterFromEnv();
     await evalModule.loadRecordings(plan.histories, payloadCodecs);
-    progress(`evaluating against ${plan.workflowsPath} (building the workflow bundle${plan.server ? '' : ', starting a throwaway dev server'})…`);
+    progress(`evaluating against ${describeWorkflowCode(plan.code)}${plan.server ? '' : ' on a throwaway dev server'}…`);
     report = await withWorkerRuntime(progress, () =>
       evalModule.evaluateRuns({
         histories: plan.histories,
-        workflowsPath: plan.workflowsPath,
+        ...('bundle' in plan.code ? { workflowBundle: { codePath: plan.code.bundle } } : { workflowsPath: plan.code.module }),
         agents,
         change: { ...(plan.model ? { model: plan.model } : {}), ...(plan.instructions ? { instructions: plan.instructions } : {}) },
         ...(judge ? { judge } : {}),
@@ -171,7 +171,7 @@ export const evalCommand: Command = {
     'reported. Approvals and answers are given as recorded. The model endpoint is OPENAI_BASE_URL /\n' +
     'OPENAI_API_KEY. Encrypted recordings are decoded with DURABLE_AGENTS_ENCRYPTION_KEYS, and the\n' +
     'candidates\' payloads encrypted with them. --workflows is the candidate\'s workflows module\n' +
-    '(its planners run there), --agent-module the module that exports its agent definitions (a\n' +
+    '(its planners run there; or --workflow-bundle, a bundle of it built before), --agent-module the module that exports its agent definitions (a\n' +
     'compiled .js or .mjs, or .ts under tsx), --judge a module exporting judge(recorded, candidate)\n' +
     '=> { pass, score?, reason? }, --prices a price table (JSON) for the cost in money.\n' +
     'Reports where each run first diverges (turn, tools, arguments), turns, tool calls, tokens and\n' +
@@ -184,7 +184,7 @@ export const evalCommand: Command = {
     '  no-errors            every candidate could be run',
   positionals: ['HISTORY…'],
   options: {
-    workflows: { type: 'string', value: 'PATH', description: "the candidate's workflows module (default $DURABLE_AGENTS_WORKFLOWS)" },
+    ...workflowCodeOptions,
     'agent-module': { type: 'string', value: 'PATH', description: "module exporting the candidate's agent definitions (required)" },
     model: { type: 'string', value: 'M', description: 'model of LLM agents for the candidate (plannerOptions.model)' },
     instructions: { type: 'string', value: 'FILE', description: "instructions replacing the agent's, read from FILE" },
@@ -201,7 +201,7 @@ export const evalCommand: Command = {
   prepare(args) {
     const histories = args.positionals;
     if (histories.length === 0) throw new UsageError('missing HISTORY (history files or directories)');
-    const workflowsPath = workflowsModule(args.string('workflows'), 'eval');
+    const code = workflowCodeOf(args, 'eval');
     const agentModuleFlag = args.string('agent-module');
     if (!agentModuleFlag) throw new UsageError('eval needs --agent-module PATH: the module that exports your agent definitions (what the worker is given as agents)');
     const agentModule = existing(agentModuleFlag, '--agent-module');
@@ -224,7 +224,7 @@ export const evalCommand: Command = {
     const pricesFile = args.string('prices');
     const plan: EvalPlan = {
       histories,
-      workflowsPath,
+      code,
       agentModule,
       ...(judgeFlag ? { judgeModule: existing(judgeFlag, '--judge') } : {}),
       ...(model ? { model } : {}),

@@ -1,11 +1,12 @@
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { z } from 'zod';
 import { AgentClientError, type AgentClient } from '../../client/agent-client';
 import { parseJsonValue } from '../args';
 import type { Command, CommandContext, OutputContext } from '../command';
 import { ExitCode, UsageError } from '../exit-codes';
 import { replayHistory } from '../replay';
+import { describeWorkflowCode, workflowCodeOf, workflowCodeOptions, type WorkflowCode } from '../workflow-code';
 
 const runIdOption = { type: 'string', value: 'ID', description: 'execution (run id) to export (default: the latest)' } as const;
 
@@ -102,19 +103,10 @@ async function exportedHistory(agents: AgentClient, target: string, runId: strin
   }
 }
 
-/** The workflows module to bundle: `--workflows`, else $DURABLE_AGENTS_WORKFLOWS; it must exist. */
-export function workflowsModule(option: string | undefined, command = 'replay'): string {
-  const path = option ?? process.env.DURABLE_AGENTS_WORKFLOWS;
-  if (!path) throw new UsageError(`${command} needs your workflows module: --workflows PATH (or DURABLE_AGENTS_WORKFLOWS)`);
-  const resolved = resolve(path);
-  if (!existsSync(resolved)) throw new UsageError(`--workflows ${path}: no such file`);
-  return resolved;
-}
-
 /** Replays a history JSON and reports the outcome; nondeterminism is an outcome (exit 6), not an error. */
-async function replay(history: HistoryJson, source: string, workflowsPath: string, ctx: OutputContext): Promise<ExitCode> {
-  ctx.progress?.(`replaying ${history.events.length} events of ${source} against ${workflowsPath} (building the workflow bundle first)…`);
-  const outcome = await replayHistory(history, workflowsPath, (line) => ctx.progress?.(line));
+async function replay(history: HistoryJson, source: string, code: WorkflowCode, ctx: OutputContext): Promise<ExitCode> {
+  ctx.progress?.(`replaying ${history.events.length} events of ${source} against ${describeWorkflowCode(code)}…`);
+  const outcome = await replayHistory(history, code, (line) => ctx.progress?.(line));
   if (outcome.ok) {
     ctx.out.emit({ ok: true, events: outcome.events }, () => `replayed ${outcome.events} events: deterministic`);
     return ExitCode.ok;
@@ -134,12 +126,13 @@ async function replay(history: HistoryJson, source: string, workflowsPath: strin
 /** `replay FILE|RUN`: replays a history against the current workflow code. */
 export const replayCommand: Command = {
   name: 'replay',
-  summary: 'replay a history (a file, or a run exported now) against your workflows module',
+  summary: 'replay a history (a file, or a run exported now) against your workflows module or a workflow bundle',
   details:
     'An argument naming an existing file (or ending in .json) is read as history JSON (see history\n' +
     'export) and needs no server; anything else is a run id whose history is exported first. --workflows names\n' +
     'your workflows module (the worker\'s workflowsPath; default $DURABLE_AGENTS_WORKFLOWS). Building the workflow bundle\n' +
-    'takes a few seconds. Exits 0 when the history replays ("deterministic") and 6 when the current\n' +
+    'takes a few seconds; --workflow-bundle instead loads a bundle built before as it is (the file your workers\n' +
+    'load as workflowBundle: { codePath }: what is about to be deployed). Exits 0 when the history replays ("deterministic") and 6 when the current\n' +
     'code would act differently, naming which event and which command differed, with the SDK\'s\n' +
     'message on the next line. A history recorded by a release before this version\'s support window\n' +
     'exits 7 naming the window and the release to finish it on; one whose agent is not in that bundle\n' +
@@ -147,19 +140,19 @@ export const replayCommand: Command = {
   positionals: ['FILE|RUN'],
   options: {
     'run-id': { type: 'string', value: 'ID', description: 'execution to replay when replaying a run (default: the latest)' },
-    workflows: { type: 'string', value: 'PATH', description: 'your workflows module (default $DURABLE_AGENTS_WORKFLOWS)' },
+    ...workflowCodeOptions,
   },
-  examples: ['replay run.json --workflows src/workflows.ts', 'replay run-watchlist-k3j9x2ab --workflows dist/workflows.js --json'],
+  examples: ['replay run.json --workflows src/workflows.ts', 'replay run-watchlist-k3j9x2ab --workflows dist/workflows.js --json', 'replay run.json --workflow-bundle dist/workflow-bundle.js'],
   prepare(args) {
     const target = args.positional(0);
     const runId = args.string('run-id');
-    const workflowsPath = workflowsModule(args.string('workflows'));
+    const code = workflowCodeOf(args, 'replay');
     if (isFile(target)) {
       if (runId !== undefined) throw new UsageError(`--run-id applies to a run, and ${target} is a file`);
       const history = readHistoryFile(target);
-      return { offline: (ctx) => replay(history, target, workflowsPath, ctx) };
+      return { offline: (ctx) => replay(history, target, code, ctx) };
     }
     if (target.endsWith('.json')) throw new UsageError(`cannot read ${target}: no such file (an argument ending in .json is a file)`);
-    return async (ctx) => replay(await exportedHistory(ctx.agents, target, runId), target, workflowsPath, ctx);
+    return async (ctx) => replay(await exportedHistory(ctx.agents, target, runId), target, code, ctx);
   },
 };

@@ -4,7 +4,7 @@ import { parseJsonValue, validate, type OptionSpecs, type ParsedArgs } from '../
 import type { Command } from '../command';
 import { UsageError } from '../exit-codes';
 import { forkWithWorkerSdk } from '../replay';
-import { workflowsModule } from './history';
+import { workflowsModule } from '../workflow-code';
 
 const runIdOption = {
   'run-id': { type: 'string', value: 'ID', description: 'execution (run id) to read (default: the latest)' },

@@ -6,7 +6,7 @@ import type { Checkpoint } from '../../history/checkpoints';
 import { runResultSchema } from '../../contracts';
 import { callStep, finalStep, scriptedInput } from '../support/scripts';
 import { agentSuite } from '../support/agent-suite';
-import { lines, runAgentctl } from '../support/agentctl-cli';
+import { lines, runAgentctl, testWorkflowCodeArgs } from '../support/agentctl-cli';
 import { agentctlNodeArgs } from '../support/agentctl-build';
 import { testWorkflowsPath } from '../support/test-env';
 
@@ -64,11 +64,12 @@ describe('agentctl checkpoints, rewind, history export and replay', () => {
     const altered = join(dir, 'altered.json');
     writeFileSync(altered, JSON.stringify(json));
 
-    const [ok, bad] = await Promise.all([agentctl('replay', file, '--workflows', testWorkflowsPath), agentctl('replay', altered, '--workflows', testWorkflowsPath)]);
+    const [ok, bad] = await Promise.all([agentctl('replay', file, '--workflows', testWorkflowsPath), agentctl('replay', altered, ...testWorkflowCodeArgs())]);
     expect(ok).toMatchObject({ code: 0, stdout: expect.stringMatching(/^replayed \d+ events: deterministic\n$/) });
     expect(ok.stderr).toMatch(/^replaying \d+ events of .*history\.json against .*workflows\.ts/);
     expect(bad.code).toBe(6);
-    expect(lines(bad.stderr)).toEqual([expect.stringMatching(/^replaying \d+ events of .*altered\.json/)]);
+    // The altered history against the bundle the workers load (--workflow-bundle), when global setup built one.
+    expect(lines(bad.stderr)).toEqual([expect.stringMatching(/^replaying \d+ events of .*altered\.json against /)]);
     const [problem, detail] = lines(bad.stdout);
     expect(problem).toBe('nondeterministic: the history scheduled activity "scripted/add" but the current code schedules "scripted/echo" at that point');
     expect(detail).toMatch(/^detail: .*Nondeterminism/i);
@@ -76,7 +77,7 @@ describe('agentctl checkpoints, rewind, history export and replay', () => {
 
   it('a history from before the support window is reported as such (exit 7), never as nondeterminism', async () => {
     const fixture = join(__dirname, '..', 'fixtures', 'outside-window', '0.8.0-basic.json');
-    const r = await agentctl('replay', fixture, '--workflows', testWorkflowsPath);
+    const r = await agentctl('replay', fixture, ...testWorkflowCodeArgs());
     expect(r.code).toBe(7);
     expect(r.stdout).toMatch(/^outside the support window: .*recorded by a release before 0\.9\.0 .*outside this version's support window \(≥ 0\.9\.0\); finish it on a worker running ≤ 0\.13\.x\n$/);
     expect(r.stdout).not.toMatch(/nondetermin/i);

@@ -12,7 +12,7 @@ import { forkRun } from '../../worker/fork';
 import { DurableAgentsPlugin } from '../../worker/plugin';
 import { testAgents } from '../support/agents';
 import { callStep, finalStep, scriptedInput } from '../support/scripts';
-import { createTestEnv, forkBundleOption, testWorkflowsPath, uniqueTaskQueue, workflowBundleOption } from '../support/test-env';
+import { createTestEnv, forkBundleOption, uniqueTaskQueue, workflowBundleOption } from '../support/test-env';
 import { allToolImplementations } from '../support/tools';
 import { waitFor } from '../support/wait';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -20,6 +20,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { evaluateRuns } from '../../testing/eval';
 import { agentModuleForTests, runAgentctl } from '../support/agentctl-eval';
+import { testWorkflowCodeArgs } from '../support/agentctl-cli';
 
 let env: TestWorkflowEnvironment;
 beforeAll(async () => {
@@ -167,7 +168,7 @@ describe('payload encryption (AES-256-GCM codec)', () => {
     // agentctl eval reads the keys from DURABLE_AGENTS_ENCRYPTION_KEYS, as replay does.
     const file = join(mkdtempSync(join(tmpdir(), 'encrypted-eval-')), 'encrypted-run.json');
     writeFileSync(file, recorded);
-    const cli = ['eval', file, '--workflows', testWorkflowsPath, '--agent-module', await agentModuleForTests('test/support/agents.ts', 'eval-agents'), '--address', env.address, '--gate', 'no-divergence', '--format', 'json'];
+    const cli = ['eval', file, ...testWorkflowCodeArgs(), '--agent-module', await agentModuleForTests('test/support/agents.ts', 'eval-agents'), '--address', env.address, '--gate', 'no-divergence', '--format', 'json'];
     const keyed = await runAgentctl(cli, { DURABLE_AGENTS_ENCRYPTION_KEYS: `${oldKey.id}:${oldKey.key.toString('base64')}` });
     expect(keyed.code).toBe(0);
     expect(JSON.parse(keyed.stdout)).toMatchObject({ totals: { runs: 1, diverged: 0 }, runs: [{ candidate: { final: { text: secrets.final } } }] });

@@ -43,6 +43,16 @@ export function runAgentctl(suite: AgentSuite, args: readonly string[], stdin = 
   });
 }
 
+/**
+ * agentctl's workflow code option for the test suite's workflows: the bundle global setup built
+ * (`--workflow-bundle`, loaded as it is), or the module itself when run without it (bundled by
+ * each command). A few cases give `--workflows` on purpose, to cover the bundling path.
+ */
+export function testWorkflowCodeArgs(): string[] {
+  const bundle = process.env.DURABLE_AGENTS_TEST_BUNDLE;
+  return bundle ? ['--workflow-bundle', bundle] : ['--workflows', resolve(repoRoot, 'test/support/workflows.ts')];
+}
+
 /** The non-empty lines of a text. */
 export function lines(text: string): string[] {
   return text.split('\n').filter((l) => l.length > 0);

@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { FakeOpenAIServer } from '../../testing/fake-model';
 import { agentctlNodeArgs, compileForTests } from './agentctl-build';
-import type { CliRun } from './agentctl-cli';
+import { testWorkflowCodeArgs, type CliRun } from './agentctl-cli';
 
 const repoRoot = resolve(__dirname, '../..');
 let agentModule: Promise<string> | undefined;
@@ -39,6 +39,6 @@ export function runAgentctl(args: readonly string[], env: NodeJS.ProcessEnv = {}
  * test's server (`--address`), with the fake model as its model endpoint.
  */
 export async function runAgentctlIn(env: TestWorkflowEnvironment, fake: FakeOpenAIServer, args: readonly string[]): Promise<CliRun> {
-  const fixed = ['--workflows', join(repoRoot, 'test/support/workflows.ts'), '--agent-module', await testAgentModule(), '--address', env.address];
+  const fixed = [...testWorkflowCodeArgs(), '--agent-module', await testAgentModule(), '--address', env.address];
   return runAgentctl([...args, ...fixed], { OPENAI_BASE_URL: fake.baseURL, OPENAI_API_KEY: 'test-key' });
 }

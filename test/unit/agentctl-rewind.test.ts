@@ -181,7 +181,7 @@ describe('agentctl replay', () => {
     const r = await cli(['replay', historyFile, ...withWorkflows]);
     expect(r).toMatchObject({ code: 0, connects: 0, stdout: ['replayed 1 events: deterministic'] });
     expect(r.stderr[0]).toMatch(/^replaying 1 events of .* against .*workflows\.ts/);
-    expect(replayMock).toHaveBeenCalledWith({ events: [{ eventId: '1' }] }, workflows, expect.any(Function));
+    expect(replayMock).toHaveBeenCalledWith({ events: [{ eventId: '1' }] }, { module: workflows }, expect.any(Function));
   });
 
   it('nondeterminism exits 6 with the plain words and the raw detail on one more line', async () => {
@@ -211,6 +211,27 @@ describe('agentctl replay', () => {
     }
   });
 
+  it('--workflow-bundle loads a bundle built before as it is, and says so', async () => {
+    const bundle = join(dir, 'workflow-bundle.js');
+    writeFileSync(bundle, 'globalThis.__webpack_module_cache__ = {};\n');
+    replayMock.mockResolvedValue({ ok: true, events: 1 });
+    const r = await cli(['replay', historyFile, '--workflow-bundle', bundle]);
+    expect(r).toMatchObject({ code: 0, connects: 0, stdout: ['replayed 1 events: deterministic'] });
+    expect(r.stderr[0]).toMatch(/against the bundle .*workflow-bundle\.js…$/);
+    expect(replayMock).toHaveBeenCalledWith({ events: [{ eventId: '1' }] }, { bundle }, expect.any(Function));
+  });
+
+  it.each([
+    ['both --workflows and --workflow-bundle', () => [...withWorkflows, '--workflow-bundle', workflows], /--workflows and --workflow-bundle: give one/],
+    ['a --workflow-bundle that does not exist', () => ['--workflow-bundle', join(dir, 'nope.js')], /--workflow-bundle .*nope\.js: no such file/],
+    ['a workflows module given as --workflow-bundle', () => ['--workflow-bundle', workflows], /workflows\.ts: not a workflow bundle .*use --workflows/],
+  ])('%s exits 2 naming what was wrong, before replaying', async (_what, options, message) => {
+    const r = await cli(['replay', historyFile, ...options()]);
+    expect(r).toMatchObject({ code: 2, connects: 0, stdout: [] });
+    expect(r.stderr[0]).toMatch(message);
+    expect(replayMock).not.toHaveBeenCalled();
+  });
+
   it('another failure exits 1', async () => {
     replayMock.mockResolvedValue({ ok: false, kind: 'failure', problem: 'boom', detail: 'boom' });
     const r = await cli(['replay', historyFile, ...withWorkflows]);
@@ -223,7 +244,7 @@ describe('agentctl replay', () => {
     expect(r.code).toBe(0);
     expect(r.connects).toBe(1);
     expect(r.agents.exportHistory).toHaveBeenCalledWith('r1', 'old');
-    expect(replayMock).toHaveBeenCalledWith({ events: [{ eventId: '1' }, { eventId: '2' }] }, workflows, expect.any(Function));
+    expect(replayMock).toHaveBeenCalledWith({ events: [{ eventId: '1' }, { eventId: '2' }] }, { module: workflows }, expect.any(Function));
   });
 
   it.each([
