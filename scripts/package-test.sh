@@ -6,7 +6,8 @@
 # a non-default port, runs the project's worker, and a client script that serves the library's
 # HTTP API and dashboard (durable-agents/server), starts a run, approves the call over HTTP and
 # reads the result; then the project's jest test replays the captured history and
-# catches a deliberately reordered tool call. Last, the README's "Build your own agent" section
+# catches a deliberately reordered tool call, agentctl replays it against a workflow bundle built
+# once and evaluates the agent on it (as it is, from that bundle; reordered, from its module). Last, the README's "Build your own agent" section
 # runs as written: its files and commands (test/package/readme-project.ts reads them from the
 # README) with an LLM agent against the library's fake model server.
 set -euo pipefail
@@ -61,9 +62,14 @@ effects="$(wc -l <notes.jsonl)"
 echo "== the project's own replay test"
 HISTORY_FILE=histories/notes.json npx jest --ci --testTimeout 120000 test 2>&1
 
+echo "== a workflow bundle built once (bundleAgentWorkflows), replayed and evaluated as it is (--workflow-bundle)"
+node -e 'require("durable-agents/worker").bundleAgentWorkflows(require.resolve("./dist/workflows")).then(({ code }) => require("fs").writeFileSync("workflow-bundle.js", code))'
+npx agentctl replay histories/notes.json --workflow-bundle workflow-bundle.js >replay.log 2>&1 || { cat replay.log; echo "agentctl replay of the recorded run against the bundle failed"; exit 1; }
+grep -q '^replayed [0-9]* events: deterministic$' replay.log || { cat replay.log; echo "agentctl replay against the bundle did not say deterministic"; exit 1; }
+
 echo "== agentctl eval of the recorded run: the agent as it is passes its gates, a reordered one fails"
 eval_args=(--agent-module dist/agent.js --address "$TEMPORAL_ADDRESS")
-npx agentctl eval histories/notes.json --workflows dist/workflows.js "${eval_args[@]}" --gate no-divergence --gate no-unrecorded-calls >eval.log 2>&1 ||
+npx agentctl eval histories/notes.json --workflow-bundle workflow-bundle.js "${eval_args[@]}" --gate no-divergence --gate no-unrecorded-calls >eval.log 2>&1 ||
   { cat eval.log; echo "agentctl eval of the unchanged agent failed"; exit 1; }
 cat eval.log
 code=0
