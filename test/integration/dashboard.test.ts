@@ -12,8 +12,8 @@ import { trackCalls, type TrackedAgents } from '../support/tracked-calls';
  * server, worker and Temporal dev server: sign in with a token, watch a run's events arrive,
  * approve a call, pause and resume, and see the runs list.
  */
-// A server of its own: the runs list shows every run of the namespace, and it counts the waiting ones.
-const suite = agentSuite('dashboard', undefined, { ownServer: true });
+// A namespace of its own: the runs list shows every run of the namespace, and it counts the waiting ones.
+const suite = agentSuite('dashboard', undefined, { ownNamespace: true });
 const adminToken = 'dashboard-admin-token-0123456789';
 const viewerToken = 'dashboard-viewer-token-0123456789';
 const publisherToken = 'dashboard-publisher-token-012345';

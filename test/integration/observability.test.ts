@@ -34,8 +34,8 @@ let fake: FakeOpenAIServer;
 let tracedBundle: { code: string };
 
 beforeAll(async () => {
-  // A server of its own: the API server's metrics count every open run of the namespace.
-  env = await createTestEnv({ ownServer: true });
+  // A namespace of its own: the API server's metrics count every open run of the namespace.
+  env = await createTestEnv({ ownNamespace: true });
   fake = await FakeOpenAIServer.start();
   tracedBundle = { code: (await bundleAgentWorkflows(testWorkflowsPath, { tracing: true })).code };
 });

@@ -11,8 +11,8 @@ import { addAapl, callStep, contextStep, finalStep, scriptedInput, watchlistRun,
 import { testWorkflowsPath } from '../support/test-env';
 import { waitFor } from '../support/wait';
 
-// A server of its own: paging waits for a settled list of every scripted run in the namespace.
-const suite = agentSuite('server-api', undefined, { ownServer: true });
+// A namespace of its own: paging waits for a settled list of every scripted run in the namespace.
+const suite = agentSuite('server-api', undefined, { ownNamespace: true });
 const tokens = { viewer: 'viewer-token-0123456789', operator: 'operator-token-0123456789', admin: 'admin-token-0123456789' };
 const auth: AuthConfig = {
   localDev: false,

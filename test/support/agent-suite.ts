@@ -14,14 +14,14 @@ export interface AgentSuite {
 
 /**
  * Registers beforeAll / afterAll for one integration test file: a real Temporal server (the
- * shared one, or with `ownServer` one of the file's own: see createTestEnv), one worker for the
+ * shared one, with `ownNamespace` in a namespace of the file's own: see createTestEnv), one worker for the
  * file's task queue (running until the file ends) and a client. Fields are readable inside tests.
  */
 export function agentSuite(
   prefix: string,
   tools: () => readonly ToolImplementation[] = () => allToolImplementations(),
   options: {
-    readonly ownServer?: boolean;
+    readonly ownNamespace?: boolean;
     readonly serverArgs?: readonly string[];
     /** The worker's model activity and its settings, made once the server is up (default none). */
     readonly runtime?: () => ActivityDependencies['runtime'];

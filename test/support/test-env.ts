@@ -8,7 +8,7 @@ import { DurableAgentsPlugin } from '../../worker/plugin';
 import { AgentClient } from '../../client/agent-client';
 import { buildTestBundle, buildTestForkBundle } from './test-bundle';
 import { testAgents } from './agents';
-import { createOwnTestEnv, existingTestServer, quietRuntime, sharedTestServer } from './test-server';
+import { createOwnTestEnv, existingTestServer, ownNamespaceOn, quietRuntime, sharedTestServer } from './test-server';
 
 export { buildTestBundle, testWorkflowsPath } from './test-bundle';
 export { createOwnTestEnv, existingTestServer, quietRuntime, sharedTestServer } from './test-server';
@@ -17,17 +17,20 @@ export { createOwnTestEnv, existingTestServer, quietRuntime, sharedTestServer } 
  * A real Temporal server for one test file: the existing server of {@link existingTestServer},
  * else the dev server global setup shares ({@link sharedTestServer}), else one of the file's own
  * ({@link createOwnTestEnv}). Its `teardown` closes the file's connections and leaves a shared
- * server running. `ownServer`: a dev server of the file's own even when one is shared, for files
- * whose assertions cover the whole namespace (every waiting run in a list, in metrics), which
- * other files' runs would change while they run. `serverArgs`: a dev server of the file's own
- * started with these further arguments (e.g. `--dynamic-config-value` limits).
+ * server running. `ownNamespace`: on the shared dev server, a namespace of the file's own
+ * ({@link ownNamespaceOn}), for files whose assertions cover the whole namespace (every waiting
+ * run in a list, in metrics), which other files' runs would change while they run. `serverArgs`:
+ * a dev server of the file's own started with these further arguments (e.g.
+ * `--dynamic-config-value` limits).
  */
-export async function createTestEnv(options: { readonly ownServer?: boolean; readonly serverArgs?: readonly string[] } = {}): Promise<TestWorkflowEnvironment> {
+export async function createTestEnv(options: { readonly ownNamespace?: boolean; readonly serverArgs?: readonly string[] } = {}): Promise<TestWorkflowEnvironment> {
   quietRuntime();
   // A server with arguments of its own (e.g. lowered limits) is always the file's own.
   if (options.serverArgs) return createOwnTestEnv(options.serverArgs);
-  const server = existingTestServer() ?? (options.ownServer ? undefined : sharedTestServer());
-  if (server) return TestWorkflowEnvironment.createFromExistingServer(server);
+  const existing = existingTestServer();
+  if (existing) return TestWorkflowEnvironment.createFromExistingServer(existing);
+  const shared = sharedTestServer();
+  if (shared) return options.ownNamespace ? ownNamespaceOn(shared.address) : TestWorkflowEnvironment.createFromExistingServer(shared);
   return createOwnTestEnv();
 }
 

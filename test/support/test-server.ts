@@ -1,3 +1,6 @@
+import { randomUUID } from 'node:crypto';
+import { temporal } from '@temporalio/proto';
+import Long from 'long';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { devServerSafetyArgs, searchAttributeArgs } from '../../testing/dev-server';
@@ -53,6 +56,38 @@ export async function createOwnTestEnv(serverArgs: readonly string[] = []): Prom
       extraArgs: [...devServerSafetyArgs, ...searchAttributeArgs, ...serverArgs],
     },
   });
+}
+
+/**
+ * A namespace of the file's own on a running server, registered now with the search attributes
+ * the dev servers start with (AgentName, AgentStatus): for files whose assertions cover the whole
+ * namespace (every run in a list, every open run in metrics), which other files' runs would
+ * change, without a dev server of their own. Returns once the namespace takes requests.
+ */
+export async function ownNamespaceOn(address: string): Promise<TestWorkflowEnvironment> {
+  quietRuntime();
+  const namespace = `test-${randomUUID()}`;
+  const admin = await TestWorkflowEnvironment.createFromExistingServer({ address, namespace: 'default' });
+  try {
+    const { workflowService, operatorService } = admin.client.connection;
+    await workflowService.registerNamespace({ namespace, workflowExecutionRetentionPeriod: { seconds: Long.fromNumber(24 * 3600) } });
+    const keyword = temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD;
+    // The server's namespace registry takes the new namespace on its next refresh: retry until it does.
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      try {
+        await operatorService.addSearchAttributes({ namespace, searchAttributes: { AgentName: keyword, AgentStatus: keyword } });
+        await workflowService.countWorkflowExecutions({ namespace, query: "AgentName = 'none'" });
+        break;
+      } catch (err) {
+        if (Date.now() > deadline) throw new Error(`namespace ${namespace} on ${address} did not take requests within 60 s: ${String(err)}`);
+        await new Promise((r) => setTimeout(r, 250));
+      }
+    }
+  } finally {
+    await admin.teardown();
+  }
+  return TestWorkflowEnvironment.createFromExistingServer({ address, namespace });
 }
 
 /** Where global setup keeps the shared dev server for global teardown (the same process). */
