@@ -10,7 +10,7 @@ import { UsageError } from './exit-codes';
  * (`workflowBundle: { codePath }`), which it loads as it is. Replaying recorded histories against
  * the very bundle about to be deployed checks what will run, and saves the bundling per command.
  */
-export type WorkflowCode = { readonly module: string } | { readonly bundle: string };
+export type WorkflowCode = { readonly module: string } | { readonly bundle: string; readonly code: string };
 
 /** The options of a command that takes workflow code (replay, eval). */
 export const workflowCodeOptions = {
@@ -30,7 +30,7 @@ export function workflowCodeOf(args: ParsedArgs, command: string): WorkflowCode 
   if (module !== undefined && bundle !== undefined) {
     throw new UsageError('--workflows and --workflow-bundle: give one (a workflows module to bundle, or a bundle built before)');
   }
-  if (bundle !== undefined) return { bundle: workflowBundleFile(bundle) };
+  if (bundle !== undefined) return workflowBundleFile(bundle);
   return { module: workflowsModule(module, command) };
 }
 
@@ -44,17 +44,18 @@ export function workflowsModule(option: string | undefined, command: string): st
 }
 
 /**
- * A bundle file, checked to be one: every bundle the SDK's bundler builds routes its module cache
- * through `globalThis.__webpack_module_cache__` (the SDK's own check when it loads one), and a
- * compiled workflows module (`dist/workflows.js`) does not.
+ * A bundle file, read once and checked to be one: every bundle the SDK's bundler builds routes its
+ * module cache through `globalThis.__webpack_module_cache__` (the SDK's own check when it loads
+ * one), and a compiled workflows module (`dist/workflows.js`) does not.
  */
-function workflowBundleFile(path: string): string {
+function workflowBundleFile(path: string): WorkflowCode {
   const resolved = resolve(path);
   if (!existsSync(resolved)) throw new UsageError(`--workflow-bundle ${path}: no such file`);
-  if (!readFileSync(resolved, 'utf8').includes('globalThis.__webpack_module_cache__')) {
+  const code = readFileSync(resolved, 'utf8');
+  if (!code.includes('globalThis.__webpack_module_cache__')) {
     throw new UsageError(`--workflow-bundle ${path}: not a workflow bundle (the code bundleAgentWorkflows returns, written to a file); for a workflows module use --workflows`);
   }
-  return resolved;
+  return { bundle: resolved, code };
 }
 
 /** How a progress line names the code: the path, and whether it is bundled first. */
@@ -62,9 +63,9 @@ export function describeWorkflowCode(code: WorkflowCode): string {
   return 'bundle' in code ? `the bundle ${code.bundle}` : `${code.module} (building the workflow bundle first)`;
 }
 
-/** The worker's `workflowBundle` for the code: the bundle file as it is, or the module bundled now. */
+/** The worker's `workflowBundle` for the code: the bundle as read, or the module bundled now. */
 export async function workflowBundleOf(code: WorkflowCode): Promise<WorkflowBundleOption> {
-  if ('bundle' in code) return { codePath: code.bundle };
+  if ('bundle' in code) return { code: code.code };
   const { bundleAgentWorkflows } = await import('../worker/create-worker');
   return bundleAgentWorkflows(code.module);
 }

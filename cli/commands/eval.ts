@@ -4,7 +4,7 @@ import { pathToFileURL } from 'node:url';
 import type { Command, OutputContext } from '../command';
 import { ExitCode, UsageError } from '../exit-codes';
 import { withWorkerRuntime } from '../replay';
-import { describeWorkflowCode, workflowCodeOf, workflowCodeOptions, type WorkflowCode } from '../workflow-code';
+import { describeWorkflowCode, workflowBundleOf, workflowCodeOf, workflowCodeOptions, type WorkflowCode } from '../workflow-code';
 import type { AgentDefinition } from '../../workflows/agents/agent-registry';
 import type { EvaluationReport, Judge } from '../../testing/eval';
 // The types module only (no worker code): agentctl loads the evaluation itself when it runs one.
@@ -125,10 +125,10 @@ async function evaluate(plan: EvalPlan, ctx: OutputContext): Promise<ExitCode> {
     const { payloadCodecs } = dataConverterFromEnv();
     await evalModule.loadRecordings(plan.histories, payloadCodecs);
     progress(`evaluating against ${describeWorkflowCode(plan.code)}${plan.server ? '' : ' on a throwaway dev server'}…`);
-    report = await withWorkerRuntime(progress, () =>
+    report = await withWorkerRuntime(progress, async () =>
       evalModule.evaluateRuns({
         histories: plan.histories,
-        ...('bundle' in plan.code ? { workflowBundle: { codePath: plan.code.bundle } } : { workflowsPath: plan.code.module }),
+        workflowBundle: await workflowBundleOf(plan.code),
         agents,
         change: { ...(plan.model ? { model: plan.model } : {}), ...(plan.instructions ? { instructions: plan.instructions } : {}) },
         ...(judge ? { judge } : {}),

@@ -155,14 +155,20 @@ async function evaluate(histories: string): Promise<EvaluationReport> {
   });
 }
 
+/** Evaluates the recording in `dir/<recording>` with the fake model scripted afresh; the model saw no unscripted request. */
+async function evaluateScripted(recording: string, steps: readonly FakeStep[]): Promise<EvaluationReport> {
+  fake.reset();
+  fake.script(...steps);
+  const report = await evaluate(join(dir, recording));
+  expect(fake.errors).toEqual([]);
+  return report;
+}
+
 const recordedLines = ['quote AAPL', 'quote AAPL', 'quote MSFT', 'quote NVDA', 'quote MSFT'];
 
 describe('a run with a sub-agent run', () => {
   test("with the child's history: one run, the child answered from its recording, the tree's totals", async () => {
-    fake.reset();
-    fake.script(...treeSteps());
-    const report = await evaluate(join(dir, 'tree'));
-    expect(fake.errors).toEqual([]);
+    const report = await evaluateScripted('tree', treeSteps());
     expect(report.runs).toHaveLength(1);
     const [run] = report.runs;
     expect(run?.source).toMatch(/tree\/lead\.json$/);
@@ -179,10 +185,7 @@ describe('a run with a sub-agent run', () => {
   });
 
   test("without the child's history: its calls are answered \"not recorded\" and the report names the missing recording", async () => {
-    fake.reset();
-    fake.script(...treeSteps());
-    const report = await evaluate(join(dir, 'parent-only'));
-    expect(fake.errors).toEqual([]);
+    const report = await evaluateScripted('parent-only', treeSteps());
     const [run] = report.runs;
     expect(run?.missingSubRuns).toEqual([expect.objectContaining({ workflowId: childWorkflowId, agent: 'watchlist-llm' })]);
     expect(run?.unrecorded).toEqual([expect.objectContaining({ kind: 'tool', name: 'get_quote', args: { symbol: 'AAPL' }, path: [expect.any(String)] })]);
@@ -194,11 +197,8 @@ describe('a run with a sub-agent run', () => {
   });
 
   test('a sub-agent run that decides otherwise: its divergence is reported under the run and fails the divergence gate', async () => {
-    fake.reset();
     const [lead, , childAnswer, leadAnswer] = treeSteps();
-    fake.script(lead!, callTools(toolCall('get_quote', { symbol: 'MSFT' })), childAnswer!, leadAnswer!);
-    const report = await evaluate(join(dir, 'tree'));
-    expect(fake.errors).toEqual([]);
+    const report = await evaluateScripted('tree', [lead!, callTools(toolCall('get_quote', { symbol: 'MSFT' })), childAnswer!, leadAnswer!]);
     const [run] = report.runs;
     expect(run?.divergence).toBeUndefined();
     expect(run?.subRuns[0]?.divergence).toMatchObject({ turn: 0, kind: 'arguments', candidate: [{ name: 'get_quote', args: { symbol: 'MSFT' } }] });
@@ -211,10 +211,7 @@ describe('a run with a sub-agent run', () => {
 });
 
 test("an approval inside the sub-agent run is given from the child's recording", async () => {
-  fake.reset();
-  fake.script(...approvalTreeSteps());
-  const report = await evaluate(join(dir, 'approval-tree'));
-  expect(fake.errors).toEqual([]);
+  const report = await evaluateScripted('approval-tree', approvalTreeSteps());
   const [run] = report.runs;
   expect([run?.divergence, run?.unrecorded, run?.missingSubRuns, run?.sameFinal]).toEqual([undefined, [], [], true]);
   expect(run?.subRuns).toEqual([expect.objectContaining({ agent: 'watchlist-llm', answeredCalls: 1, status: 'completed' })]);
@@ -224,10 +221,7 @@ test("an approval inside the sub-agent run is given from the child's recording",
 
 describe('a run that continued as new', () => {
   test('its executions, given together, are evaluated as one run from the first execution\'s input', async () => {
-    fake.reset();
-    fake.script(...threeQuotes());
-    const report = await evaluate(join(dir, 'continued'));
-    expect(fake.errors).toEqual([]);
+    const report = await evaluateScripted('continued', threeQuotes());
     expect(report.runs).toHaveLength(1);
     const [run] = report.runs;
     expect(run?.candidate.input.messages).toEqual([{ role: 'user', content: 'Quote AAPL, MSFT and NVDA' }]);
@@ -258,10 +252,7 @@ describe('a run that continued as new', () => {
 });
 
 test("an operator's corrections of the recording are reported as interventions", async () => {
-  fake.reset();
-  fake.script(...correctedSteps());
-  const report = await evaluate(join(dir, 'corrected'));
-  expect(fake.errors).toEqual([]);
+  const report = await evaluateScripted('corrected', correctedSteps());
   const [run] = report.runs;
   expect(run?.interventions.map((i) => [i.kind, i.path])).toEqual([
     ['edit_call', []],

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { Connection } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import Long from 'long';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
@@ -67,9 +68,9 @@ export async function createOwnTestEnv(serverArgs: readonly string[] = []): Prom
 export async function ownNamespaceOn(address: string): Promise<TestWorkflowEnvironment> {
   quietRuntime();
   const namespace = `test-${randomUUID()}`;
-  const admin = await TestWorkflowEnvironment.createFromExistingServer({ address, namespace: 'default' });
+  const admin = await Connection.connect({ address });
   try {
-    const { workflowService, operatorService } = admin.client.connection;
+    const { workflowService, operatorService } = admin;
     await workflowService.registerNamespace({ namespace, workflowExecutionRetentionPeriod: { seconds: Long.fromNumber(24 * 3600) } });
     const keyword = temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD;
     // The server's namespace registry takes the new namespace on its next refresh: retry until it does.
@@ -85,7 +86,7 @@ export async function ownNamespaceOn(address: string): Promise<TestWorkflowEnvir
       }
     }
   } finally {
-    await admin.teardown();
+    await admin.close();
   }
   return TestWorkflowEnvironment.createFromExistingServer({ address, namespace });
 }

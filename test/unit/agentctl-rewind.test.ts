@@ -218,7 +218,7 @@ describe('agentctl replay', () => {
     const r = await cli(['replay', historyFile, '--workflow-bundle', bundle]);
     expect(r).toMatchObject({ code: 0, connects: 0, stdout: ['replayed 1 events: deterministic'] });
     expect(r.stderr[0]).toMatch(/against the bundle .*workflow-bundle\.js…$/);
-    expect(replayMock).toHaveBeenCalledWith({ events: [{ eventId: '1' }] }, { bundle }, expect.any(Function));
+    expect(replayMock).toHaveBeenCalledWith({ events: [{ eventId: '1' }] }, { bundle, code: 'globalThis.__webpack_module_cache__ = {};\n' }, expect.any(Function));
   });
 
   it.each([
