@@ -20,21 +20,23 @@ export interface CliIo {
   stdout(line: string): void;
   /** Receives each error line (without newline). */
   stderr(line: string): void;
+  /** The environment: the only one the CLI reads (TEMPORAL_*, DURABLE_AGENTS_*, OPENAI_*). */
   readonly env: NodeJS.ProcessEnv;
   /** stdin and prompts, for `interactive`; absent when there is none. */
   readonly terminal?: Terminal;
-  connect(config: TemporalConfig): Promise<Connected>;
+  /** Connects a client to `config`'s server, with the client options `env` sets (encryption, tracing). */
+  connect(config: TemporalConfig, env: NodeJS.ProcessEnv): Promise<Connected>;
 }
 
 /**
- * Connects to Temporal with an {@link AgentClient}.
+ * Connects to Temporal with an {@link AgentClient}, its payload codecs and tracing as `env` sets them.
  *
  * @throws Error naming the address and namespace when the server cannot be reached.
  */
-export async function connectAgents(config: TemporalConfig): Promise<Connected> {
+export async function connectAgents(config: TemporalConfig, env: NodeJS.ProcessEnv): Promise<Connected> {
   let agents: AgentClient;
   try {
-    agents = await AgentClient.connect(config, clientOptionsFromEnv());
+    agents = await AgentClient.connect(config, clientOptionsFromEnv(env));
   } catch (err) {
     const reason = err instanceof Error ? err.message : String(err);
     throw new Error(
@@ -84,11 +86,11 @@ export async function runAgentctl(argv: readonly string[], io: CliIo): Promise<E
       plain.text(commandUsage(command));
       return ExitCode.ok;
     }
-    const action = command.prepare(args);
+    const action = command.prepare(args, io.env);
     const output = { out: new Output(io.stdout, args.flag('json')), progress: io.stderr };
     if (typeof action !== 'function') return (await action.offline(output)) ?? ExitCode.ok;
     const config = resolveConfig(io.env, args);
-    connected = await io.connect(config);
+    connected = await io.connect(config, io.env);
     return (await action({ agents: connected.agents, ...output, ...(io.terminal ? { terminal: io.terminal } : {}) })) ?? ExitCode.ok;
   } catch (err) {
     io.stderr(`agentctl: ${errorMessage(err)}`);

@@ -60,8 +60,9 @@ export interface Command {
   readonly examples: readonly string[];
   /**
    * Validates the arguments (no server calls; may read a file a flag names) and returns the action.
+   * `env` is the CLI's environment, for the variables a flag defaults to (the CLI reads no other).
    *
    * @throws UsageError naming the bad flag or value.
    */
-  prepare(args: ParsedArgs): Action | OfflineAction;
+  prepare(args: ParsedArgs, env: NodeJS.ProcessEnv): Action | OfflineAction;
 }

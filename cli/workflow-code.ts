@@ -24,19 +24,19 @@ export const workflowCodeOptions = {
  * @throws UsageError when both or neither are given, the file does not exist, or a
  *   `--workflow-bundle` file is not a workflow bundle.
  */
-export function workflowCodeOf(args: ParsedArgs, command: string): WorkflowCode {
+export function workflowCodeOf(args: ParsedArgs, command: string, env: NodeJS.ProcessEnv): WorkflowCode {
   const module = args.string('workflows');
   const bundle = args.string('workflow-bundle');
   if (module !== undefined && bundle !== undefined) {
     throw new UsageError('--workflows and --workflow-bundle: give one (a workflows module to bundle, or a bundle built before)');
   }
   if (bundle !== undefined) return workflowBundleFile(bundle);
-  return { module: workflowsModule(module, command) };
+  return { module: workflowsModule(module, command, env) };
 }
 
 /** The workflows module to bundle: `--workflows`, else $DURABLE_AGENTS_WORKFLOWS; it must exist. */
-export function workflowsModule(option: string | undefined, command: string): string {
-  const path = option ?? process.env.DURABLE_AGENTS_WORKFLOWS;
+export function workflowsModule(option: string | undefined, command: string, env: NodeJS.ProcessEnv): string {
+  const path = option ?? env.DURABLE_AGENTS_WORKFLOWS;
   if (!path) throw new UsageError(`${command} needs your workflows module: --workflows PATH (or DURABLE_AGENTS_WORKFLOWS)`);
   const resolved = resolve(path);
   if (!existsSync(resolved)) throw new UsageError(`--workflows ${path}: no such file`);

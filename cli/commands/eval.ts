@@ -110,6 +110,8 @@ interface EvalPlan {
   readonly out?: string;
   readonly server?: { address: string; namespace: string };
   readonly prices?: PriceTable;
+  /** The CLI's environment: the model endpoint (OPENAI_*) and the encryption keys. */
+  readonly env: NodeJS.ProcessEnv;
 }
 
 async function evaluate(plan: EvalPlan, ctx: OutputContext): Promise<ExitCode> {
@@ -117,12 +119,13 @@ async function evaluate(plan: EvalPlan, ctx: OutputContext): Promise<ExitCode> {
   const agents = agentsOf(await loadModule(plan.agentModule, '--agent-module'), plan.agentModule);
   const judge = plan.judgeModule ? judgeOf(await loadModule(plan.judgeModule, '--judge'), plan.judgeModule) : undefined;
   const evalModule = await import('../../testing/eval');
+  const { openAIFromEnv } = await import('../../activities/model/openai-from-env');
   const { OutsideSupportWindowError } = await import('../../workflows/versioning/support-window');
   let report: EvaluationReport;
   try {
     // Bad histories are refused before the bundle is built or any server starts.
     // Encrypted recordings are read with the keys of DURABLE_AGENTS_ENCRYPTION_KEYS, as `replay` reads them.
-    const { payloadCodecs } = dataConverterFromEnv();
+    const { payloadCodecs } = dataConverterFromEnv(plan.env);
     await evalModule.loadRecordings(plan.histories, payloadCodecs);
     progress(`evaluating against ${describeWorkflowCode(plan.code)}${plan.server ? '' : ' on a throwaway dev server'}…`);
     report = await withWorkerRuntime(progress, async () =>
@@ -130,6 +133,7 @@ async function evaluate(plan: EvalPlan, ctx: OutputContext): Promise<ExitCode> {
         histories: plan.histories,
         workflowBundle: await workflowBundleOf(plan.code),
         agents,
+        openai: openAIFromEnv(plan.env) ?? null,
         change: { ...(plan.model ? { model: plan.model } : {}), ...(plan.instructions ? { instructions: plan.instructions } : {}) },
         ...(judge ? { judge } : {}),
         ...(plan.server ? { server: plan.server } : {}),
@@ -198,10 +202,10 @@ export const evalCommand: Command = {
     'eval recorded/ --workflows dist/workflows.js --agent-module dist/agents.js --model gpt-4.1-mini',
     'eval recorded/*.json --workflows dist/workflows.js --agent-module dist/agents.js --instructions prompt.txt --gate no-tool-divergence --format junit --out eval.xml',
   ],
-  prepare(args) {
+  prepare(args, env) {
     const histories = args.positionals;
     if (histories.length === 0) throw new UsageError('missing HISTORY (history files or directories)');
-    const code = workflowCodeOf(args, 'eval');
+    const code = workflowCodeOf(args, 'eval', env);
     const agentModuleFlag = args.string('agent-module');
     if (!agentModuleFlag) throw new UsageError('eval needs --agent-module PATH: the module that exports your agent definitions (what the worker is given as agents)');
     const agentModule = existing(agentModuleFlag, '--agent-module');
@@ -234,6 +238,7 @@ export const evalCommand: Command = {
       ...(out ? { out } : {}),
       ...(address ? { server: { address, namespace: args.string('namespace') ?? 'default' } } : {}),
       ...(pricesFile !== undefined ? { prices: pricesFrom(pricesFile) } : {}),
+      env,
     };
     return { offline: (ctx) => evaluate(plan, ctx) };
   },

@@ -143,10 +143,10 @@ export const replayCommand: Command = {
     ...workflowCodeOptions,
   },
   examples: ['replay run.json --workflows src/workflows.ts', 'replay run-watchlist-k3j9x2ab --workflows dist/workflows.js --json', 'replay run.json --workflow-bundle dist/workflow-bundle.js'],
-  prepare(args) {
+  prepare(args, env) {
     const target = args.positional(0);
     const runId = args.string('run-id');
-    const code = workflowCodeOf(args, 'replay');
+    const code = workflowCodeOf(args, 'replay', env);
     if (isFile(target)) {
       if (runId !== undefined) throw new UsageError(`--run-id applies to a run, and ${target} is a file`);
       const history = readHistoryFile(target);

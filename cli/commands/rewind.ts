@@ -169,12 +169,12 @@ export const forkCommand: Command = {
     'fork run-watchlist-k3j9x2ab --to-turn 2 --workflows ./src/workflows.ts',
     `fork run-watchlist-k3j9x2ab --to-turn 1 --workflow-id try-amd --with '{"kind":"edit_call","toolCallId":"call_1_0","args":{"symbol":"AMD"}}'`,
   ],
-  prepare(args) {
+  prepare(args, env) {
     const workflowId = args.positional(0);
     const toTurn = args.int('to-turn', 0);
     if (toTurn === undefined) throw new UsageError('missing --to-turn N (the turns to keep; see checkpoints)');
     const corrections = rewindCorrections(args);
-    const workflowsPath = workflowsModule(args.string('workflows'), 'fork');
+    const workflowsPath = workflowsModule(args.string('workflows'), 'fork', env);
     const forkId = args.string('workflow-id');
     const runId = optionalRunId(args);
     return async (ctx) => {

@@ -73,7 +73,7 @@ export const startCommand: Command = {
       // say so (non-zero exit) instead of printing an id as if all were well.
       const state = confirmMs > 0 ? await ctx.agents.confirmStarted(started.workflowId, confirmMs) : undefined;
       if (state === 'not_picked_up') {
-        process.stderr.write(`agentctl: no worker has started run ${started.workflowId} within ${confirmMs} ms; it stays queued on its task queue\n`);
+        ctx.progress?.(`agentctl: no worker has started run ${started.workflowId} within ${confirmMs} ms; it stays queued on its task queue`);
       }
       ctx.out.emit(started, () => started.workflowId);
       if (!follow) return;

@@ -5,13 +5,16 @@ import { AgentClient } from '../../client/agent-client';
 import { eventPageSchema, pauseResultSchema, runEventSchema, runResultSchema, runStatusReportSchema } from '../../contracts';
 import { callStep, finalStep, scriptedInput } from '../support/scripts';
 import { agentSuite } from '../support/agent-suite';
-import { lines, runAgentctl } from '../support/agentctl-cli';
+import { lines, runAgentctl, runAgentctlProcess } from '../support/agentctl-cli';
 import { startAgentctl } from '../support/agentctl-process';
 import { uniqueTaskQueue } from '../support/test-env';
 import { waitFor } from '../support/wait';
 
 const suite = agentSuite('agentctl');
+// Commands run in this process (the binary's code without its process); the first and the last
+// case run the binary itself, for its output, its exit codes and its exit once a command is done.
 const agentctl = (...args: string[]) => runAgentctl(suite, args);
+const agentctlBinary = (...args: string[]) => runAgentctlProcess(suite, args);
 
 async function toolCallStarted(workflowId: string): Promise<void> {
   await waitFor('a tool_call event', async () => ((await suite.agents.events(workflowId)).events.some((e) => e.type === 'tool_call') ? true : undefined));
@@ -21,28 +24,28 @@ async function toolCallStarted(workflowId: string): Promise<void> {
 describe('agentctl against a real dev server', () => {
   it('start prints the run id; events --follow prints every event to the end; status --json parses', async () => {
     const script = JSON.stringify({ steps: [callStep({ name: 'echo', args: { text: 'hi' } }), finalStep('all done')] });
-    const started = await agentctl('start', '--agent', 'scripted', '--message', 'follow the script', '--planner-options', script);
+    const started = await agentctlBinary('start', '--agent', 'scripted', '--message', 'follow the script', '--planner-options', script);
     expect(started).toMatchObject({ code: 0 });
     const workflowId = started.stdout.trim();
     expect(workflowId).toMatch(/^run-scripted-/);
 
-    const followed = await agentctl('events', workflowId, '--follow');
+    const followed = await agentctlBinary('events', workflowId, '--follow');
     expect(followed).toMatchObject({ code: 0 });
     const printed = lines(followed.stdout);
     expect(printed[0]).toMatch(/^# {2}1 .* run_started +agent=scripted messages=1$/);
     expect(printed.some((l) => / final +all done$/.test(l))).toBe(true);
     expect(printed.at(-1)).toMatch(/status_changed +running -> completed$/);
 
-    const status = await agentctl('status', workflowId, '--json');
+    const status = await agentctlBinary('status', workflowId, '--json');
     expect(status).toMatchObject({ code: 0 });
     const report = runStatusReportSchema.parse(JSON.parse(status.stdout));
     expect(report).toMatchObject({ status: 'completed', agent: 'scripted', iteration: 1 });
 
-    const page = await agentctl('events', workflowId, '--after', '2', '--limit', '2', '--json');
+    const page = await agentctlBinary('events', workflowId, '--after', '2', '--limit', '2', '--json');
     expect(eventPageSchema.parse(JSON.parse(page.stdout)).events.map((e) => e.seq)).toEqual([3, 4]);
 
     // An operation on the ended run: exit 4.
-    const pause = await agentctl('pause', workflowId);
+    const pause = await agentctlBinary('pause', workflowId);
     expect(pause.code).toBe(4);
     expect(pause.stderr.trim()).toMatch(new RegExp(`^agentctl: run ${workflowId} has ended`));
   });
@@ -222,8 +225,8 @@ describe('agentctl against a real dev server', () => {
 
   it('exits 3 for an unknown run and 2 for invalid JSON', async () => {
     const [missing, badJson] = await Promise.all([
-      agentctl('status', 'no-such-run'),
-      agentctl('edit-call', 'no-such-run', '--call', 'call_0_0', '--args', '{"ms":'),
+      agentctlBinary('status', 'no-such-run'),
+      agentctlBinary('edit-call', 'no-such-run', '--call', 'call_0_0', '--args', '{"ms":'),
     ]);
     expect(missing).toMatchObject({ code: 3, stdout: '', stderr: 'agentctl: no run with id no-such-run\n' });
     expect(badJson.code).toBe(2);

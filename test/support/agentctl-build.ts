@@ -35,7 +35,7 @@ export async function compileForTests(entry: string, name: string, alias?: Recor
 
 /**
  * Compiles agentctl (`cli/main.ts`) once, where global setup keeps it for the integration tests'
- * many launches (about eighty).
+ * launches (`runAgentctlProcess`, `startAgentctl`, the evaluations).
  */
 export function buildAgentctl(): Promise<string> {
   return compileForTests('cli/main.ts', 'agentctl');

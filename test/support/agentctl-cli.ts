@@ -1,5 +1,7 @@
 import { execFile } from 'node:child_process';
 import { resolve } from 'node:path';
+import { Readable } from 'node:stream';
+import { connectAgents, runAgentctl as runCommandLine } from '../../cli/cli';
 import type { AgentSuite } from './agent-suite';
 import { agentctlNodeArgs } from './agentctl-build';
 
@@ -24,10 +26,48 @@ export function agentctlEnv(suite: AgentSuite, extra: Record<string, string> = {
 }
 
 /**
- * Runs the real agentctl as a child process against a suite's dev server and task queue,
- * with `stdin` piped in (empty by default).
+ * Runs an agentctl command line against a suite's dev server and task queue, with `stdin` as its
+ * input (empty by default), in this process: the code the binary runs, minus the process around it
+ * (cli/main.ts: the exit, a closed stdout). Each launch of the binary costs about 0.7 s of CPU
+ * (Node's start, loading the client) that most commands do not need to test; the binary itself is
+ * covered by {@link runAgentctlProcess} and `startAgentctl`.
  */
 export function runAgentctl(suite: AgentSuite, args: readonly string[], stdin = ''): Promise<CliRun> {
+  return runAgentctlWith(agentctlEnv(suite), args, stdin);
+}
+
+/**
+ * Runs an agentctl command line in this process with `env` as its whole environment (the CLI reads
+ * no other), prompts and output collected as the binary prints them.
+ */
+export async function runAgentctlWith(env: NodeJS.ProcessEnv, args: readonly string[], stdin = ''): Promise<CliRun> {
+  let stdout = '';
+  let stderr = '';
+  const code = await runCommandLine(args, {
+    stdout: (line) => {
+      stdout += `${line}\n`;
+    },
+    stderr: (line) => {
+      stderr += `${line}\n`;
+    },
+    env,
+    terminal: {
+      input: Readable.from(stdin ? [Buffer.from(stdin)] : [], { objectMode: false }),
+      isTTY: false,
+      prompt: (text) => {
+        stdout += text;
+      },
+    },
+    connect: connectAgents,
+  });
+  return { code, stdout, stderr };
+}
+
+/**
+ * Runs the agentctl binary as a child process against a suite's dev server and task queue,
+ * with `stdin` piped in (empty by default).
+ */
+export function runAgentctlProcess(suite: AgentSuite, args: readonly string[], stdin = ''): Promise<CliRun> {
   return new Promise((done) => {
     const child = execFile(
       process.execPath,

@@ -29,18 +29,20 @@ async function cli(argv: string[], options: { env?: NodeJS.ProcessEnv; agents?: 
   const stderr: string[] = [];
   const agents = options.agents ?? fakeAgents();
   const configs: TemporalConfig[] = [];
+  const connectEnvs: NodeJS.ProcessEnv[] = [];
   const close = jest.fn(async () => undefined);
   const io: CliIo = {
     stdout: (line) => stdout.push(line),
     stderr: (line) => stderr.push(line),
     env: options.env ?? {},
-    connect: async (config) => {
+    connect: async (config, env) => {
       configs.push(config);
+      connectEnvs.push(env);
       return { agents: agents as unknown as AgentClient, close };
     },
   };
   const code = await runAgentctl(argv, io);
-  return { code, stdout, stderr, agents, configs, close };
+  return { code, stdout, stderr, agents, configs, connectEnvs, close };
 }
 
 describe('help', () => {
@@ -186,6 +188,48 @@ describe('commands call the client with validated requests', () => {
     expect(r.code).toBe(0);
     expect(seen).toEqual([{ namespace: 'default', query: "WorkflowType = 'agentRun' AND AgentName = 'o\\'brien' AND AgentStatus = 'paused'", pageSize: 3 }]);
     expect(JSON.parse(r.stdout[0] ?? '')).toEqual([]);
+  });
+});
+
+// The CLI runs embedded too (an ops tool's own process, the tests): what it reads of its
+// environment, and what it prints, go through its io, never the process's.
+describe('the environment and the output are the io\'s', () => {
+  const processEnv = { ...process.env };
+  afterEach(() => {
+    process.env = { ...processEnv };
+  });
+
+  it('connects with the io\'s environment, for its client options (encryption keys, tracing)', async () => {
+    const env = { TEMPORAL_ADDRESS: '127.0.0.1:7999', DURABLE_AGENTS_ENCRYPTION_KEYS: 'k1:' + 'a'.repeat(64) };
+    const r = await cli(['status', 'run-1'], { env });
+    expect(r.configs[0]).toMatchObject({ address: '127.0.0.1:7999' });
+    expect(r.connectEnvs).toEqual([env]);
+  });
+
+  it('replay and fork take DURABLE_AGENTS_WORKFLOWS from the io\'s environment, not the process\'s', async () => {
+    process.env.DURABLE_AGENTS_WORKFLOWS = join(tmpdir(), 'from-the-process.ts');
+    for (const argv of [['replay', 'run-1'], ['fork', 'run-1', '--to-turn', '1']]) {
+      const fromIo = await cli(argv, { env: { DURABLE_AGENTS_WORKFLOWS: 'no/such/workflows.ts' } });
+      expect(fromIo).toMatchObject({ code: 2, stderr: ['agentctl: --workflows no/such/workflows.ts: no such file'] });
+      const without = await cli(argv, { env: {} });
+      expect(without.code).toBe(2);
+      expect(without.stderr[0]).toMatch(/needs your workflows module: --workflows PATH \(or DURABLE_AGENTS_WORKFLOWS\)$/);
+    }
+  });
+
+  it('start says on the io\'s stderr that no worker picked the run up', async () => {
+    const agents = fakeAgents();
+    agents.confirmStarted.mockImplementation(async () => 'not_picked_up' as never);
+    const written = jest.spyOn(process.stderr, 'write');
+    try {
+      const r = await cli(['start', '--agent', 'scripted', '--message', 'hi', '--confirm-ms', '50'], { agents });
+      expect(r.code).toBe(0);
+      expect(r.stdout).toEqual(['run-1']);
+      expect(r.stderr).toEqual(['agentctl: no worker has started run run-1 within 50 ms; it stays queued on its task queue']);
+      expect(written).not.toHaveBeenCalled();
+    } finally {
+      written.mockRestore();
+    }
   });
 });
 
