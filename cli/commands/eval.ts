@@ -26,13 +26,34 @@ function isAgent(value: unknown): value is AgentDefinition {
  */
 const nativeImport = new Function('specifier', 'return import(specifier)') as (specifier: string) => Promise<Record<string, unknown>>;
 
-/** Loads a module (a compiled .js/.cjs/.mjs, or .ts when agentctl runs under tsx). */
+/**
+ * Loads a module (a compiled .js/.cjs/.mjs, or .ts when agentctl runs under tsx) as `import()` gives
+ * it. A CommonJS module is required (its exports, and all of them as `default`, as `import()` shows a
+ * CommonJS module), an ES module imported: requiring first, as jest's own loader does, lets agentctl
+ * run where `import()` is not Node's (inside a vm context: an ops tool that embeds it, a test).
+ */
 async function loadModule(path: string, flag: string): Promise<Record<string, unknown>> {
   try {
-    return await nativeImport(pathToFileURL(path).href);
+    return await requireOrImport(path);
   } catch (err) {
     throw new UsageError(`${flag} ${path}: cannot load it (${err instanceof Error ? err.message : String(err)})`);
   }
+}
+
+/** Error codes of `require()` meaning "an ES module: import it" (Node 20; Node 22 with top-level await). */
+const esModuleCodes: ReadonlySet<string | undefined> = new Set(['ERR_REQUIRE_ESM', 'ERR_REQUIRE_ASYNC_MODULE']);
+
+async function requireOrImport(path: string): Promise<Record<string, unknown>> {
+  let exports: unknown;
+  try {
+    // A path known only when the command runs: require() is the loader here, not an import.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    exports = require(path);
+  } catch (err) {
+    if (!esModuleCodes.has((err as NodeJS.ErrnoException).code)) throw err;
+    return nativeImport(pathToFileURL(path).href);
+  }
+  return { ...(typeof exports === 'object' && exports !== null ? exports : {}), default: exports };
 }
 
 /**

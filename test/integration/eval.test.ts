@@ -19,7 +19,7 @@ import { modelSuite } from '../support/model-suite';
 import { workflowBundleOption } from '../support/test-env';
 import { allToolImplementations } from '../support/tools';
 import { xmlProblem } from '../support/well-formed-xml';
-import { runAgentctlIn } from '../support/agentctl-eval';
+import { runAgentctlIn, testAgentModule } from '../support/agentctl-eval';
 
 const dir = mkdtempSync(join(tmpdir(), 'eval-'));
 const recorded = join(dir, 'recorded');
@@ -167,6 +167,20 @@ test('agentctl eval --prices FILE gives the candidate cost in money; a table tha
   const bad = await runAgentctlIn(env, fake, ['eval', recorded, '--prices', pricesFile]);
   expect([bad.code, bad.stderr]).toEqual([2, expect.stringMatching(/--prices .*prices\.json: not a price table: currency: a three-letter currency code/)]);
   expect(lines()).toEqual(['add AAPL', 'quote AAPL', 'quote MSFT']);
+});
+
+test('the agentctl binary loads an ES module agent module (import) and a CommonJS judge that is the module itself (require)', async () => {
+  fake.reset();
+  fake.script(...addAndQuote(), ...quoteMsft());
+  const agentModule = join(dir, 'agents.mjs');
+  writeFileSync(agentModule, `export * from ${JSON.stringify(await testAgentModule())};\n`);
+  const judge = join(dir, 'judge.cjs');
+  writeFileSync(judge, 'module.exports = (recorded, candidate) => ({ pass: recorded.final?.text === candidate.final?.text, score: 1 });\n');
+  const run = await runAgentctlIn(env, fake, ['eval', recorded, '--judge', judge, '--gate', 'judge', '--format', 'json'], { agentModule, binary: true });
+  expect(run.stderr).not.toMatch(/cannot load it/);
+  expect(run.code).toBe(0);
+  expect(JSON.parse(run.stdout)).toMatchObject({ totals: { runs: 2, diverged: 0 } });
+  expect((JSON.parse(run.stdout) as EvaluationReport).runs.map((r) => r.judge?.pass)).toEqual([true, true]);
 });
 
 test('bad input is refused with what was wrong', async () => {
