@@ -8,10 +8,11 @@ import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import OpenAI from 'openai';
 import { FakeOpenAIServer } from 'durable-agents/testing';
 import { AgentClient } from 'durable-agents/client';
-import { bundleAgentWorkflows, createAgentWorker, implementTool } from 'durable-agents/worker';
+import { createAgentWorker, implementTool } from 'durable-agents/worker';
 import type { RunEvent } from '../../contracts';
 import { mcpHttpAgent, noteTool } from '../support/mcp/agents';
 import { callStep, finalStep, observations } from '../support/scripts';
+import { bundleOnce } from '../support/test-bundle';
 import { createTestEnv, uniqueTaskQueue } from '../support/test-env';
 import { waitFor } from '../support/wait';
 import { freeLoopbackPort } from '../../testing/dev-server-port';
@@ -40,7 +41,7 @@ async function startHttpServer(port: number): Promise<ChildProcess> {
 
 beforeAll(async () => {
   env = await createTestEnv();
-  bundle = await bundleAgentWorkflows(require.resolve('../support/mcp/workflows'));
+  bundle = await bundleOnce(require.resolve('../support/mcp/workflows'));
   fake = await FakeOpenAIServer.start();
 });
 

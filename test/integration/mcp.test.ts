@@ -10,12 +10,13 @@ import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import OpenAI from 'openai';
 import { callTools, FakeOpenAIServer, say, toolCall } from 'durable-agents/testing';
 import { AgentClient } from 'durable-agents/client';
-import { bundleAgentWorkflows, createAgentWorker, implementTool, replayHistoryJson, type McpServerConfig } from 'durable-agents/worker';
+import { createAgentWorker, implementTool, replayHistoryJson, type McpServerConfig } from 'durable-agents/worker';
 import type { RunInput } from 'durable-agents/client';
 import type { RunEvent } from '../../contracts';
 import { noteTool } from '../support/mcp/agents';
 import { eventSummary } from '../support/histories';
 import { callStep, finalStep, observations } from '../support/scripts';
+import { bundleOnce } from '../support/test-bundle';
 import { createTestEnv, uniqueTaskQueue } from '../support/test-env';
 import { waitFor } from '../support/wait';
 import { freeLoopbackPort } from '../../testing/dev-server-port';
@@ -46,7 +47,7 @@ async function startHttpServer(port: number): Promise<ChildProcess> {
 
 beforeAll(async () => {
   env = await createTestEnv();
-  bundle = await bundleAgentWorkflows(require.resolve('../support/mcp/workflows'));
+  bundle = await bundleOnce(require.resolve('../support/mcp/workflows'));
   const port = await freeLoopbackPort();
   httpServer = { port, process: await startHttpServer(port) };
   fake = await FakeOpenAIServer.start();
