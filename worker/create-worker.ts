@@ -2,7 +2,7 @@ import { NativeConnection, Worker, bundleWorkflowCode, type WorkerOptions, type 
 import { connectionOptions, type TemporalConfig } from '../config/temporal';
 import { withWorkerEnvDefaults } from './config-worker';
 import { configureAgentBundler, DurableAgentsPlugin, type AgentBundlerOptions, type DurableAgentsPluginOptions } from './plugin';
-import { workflowTracingModule } from './tracing';
+import { workflowTracingModule } from './workflow-sources';
 
 /** Bundler logger that keeps only warnings and errors. */
 export const quietBundlerLogger = { log: () => {}, trace: () => {}, debug: () => {}, info: () => {}, warn: console.warn, error: console.error };

@@ -22,6 +22,6 @@ export { McpClientPool, createMcpActivities, mcpModelTools, idempotencyMetaKey, 
 export { replayHistoryJson, replayHistoriesJson, explainNondeterminism, type ReplayOutcome, type ReplayBundle } from './replay';
 export { forkRun, bundleForkCapture, stateAtTurn, type ForkOptions } from './fork';
 export { installTelemetry, tracingFromEnv, prometheusFromEnv, type TelemetryOptions } from './telemetry';
-export { workflowTracingModule } from './tracing';
+export { workflowTracingModule } from './workflow-sources';
 export { activityMetricNames } from './agent-activity-metrics';
 export { runMetricNames } from '../workflows/run/run-metrics';

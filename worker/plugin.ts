@@ -11,8 +11,9 @@ import { workerDeploymentOptions, type AgentDeployment } from './deployment';
 import { agentActivityInterceptors } from './agent-activity-metrics';
 import { wellFormedActivityInterceptors } from './well-formed-activity';
 import { EncryptionCodec, type EncryptionKeys } from '../config/encryption';
-import { resolveTracing, tracingClientInterceptors, type AgentTracingOptions, type ResolvedTracing } from '../config/tracing';
-import { tracingActivityInterceptors, tracingSinks, workflowTracingModule } from './tracing';
+import type { AgentTracingOptions } from '../config/tracing';
+import type * as TracingModule from './tracing';
+import { workflowTracingModule } from './workflow-sources';
 import { workflowSourceModule } from './workflow-sources';
 
 /**
@@ -148,7 +149,16 @@ export function configureAgentBundler(options: BundleOptions, aliases: Record<st
   };
 }
 
-/** Sinks of the bundle on a normal worker: an unknown agent is logged, the run fails by itself. */
+/**
+ * The worker's tracing module (./tracing), loaded by a worker that traces: the OpenTelemetry SDK
+ * and its exporter take about 120 ms to load, which every worker paid. Synchronous, as the
+ * plugin's constructor is.
+ */
+function loadTracing(): typeof TracingModule {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return require('./tracing') as typeof TracingModule;
+}
+
 /**
  * The bundle's sinks on a worker: a missing agent is logged, and a run whose event log grew is
  * announced where its followers listen (`announce`: the deltas publisher's, if any).
@@ -183,7 +193,7 @@ export class DurableAgentsPlugin extends SimplePlugin {
   /** The worker's MCP connections (present when `mcpServers` is given). */
   readonly mcpPool: McpClientPool | undefined;
   private readonly deploymentOptions: WorkerOptions['workerDeploymentOptions'];
-  private readonly tracing: ResolvedTracing | undefined;
+  private readonly tracing: TracingModule.WorkerTracing | undefined;
   private readonly bundler: AgentBundlerOptions;
   /** Where runs' new events are announced (the model activity's deltas publisher). */
   private readonly announce: DeltaSink['announce'];
@@ -211,7 +221,7 @@ export class DurableAgentsPlugin extends SimplePlugin {
     const keys = options.encryption ?? undefined;
     const codec = keys ? new EncryptionCodec(keys) : undefined;
     const tracingOptions = options.tracing ?? undefined;
-    const tracing = tracingOptions ? resolveTracing(tracingOptions) : undefined;
+    const tracing = tracingOptions ? loadTracing().workerTracing(tracingOptions) : undefined;
     super({
       name: 'durable-agents',
       activities,
@@ -219,11 +229,11 @@ export class DurableAgentsPlugin extends SimplePlugin {
         // Outermost, the one that makes every string leaving an activity well-formed (a lone
         // surrogate in a failure would stop the worker). Then the tracing interceptor: it opens
         // the activity's span, the agents' one inside it labels it.
-        activity: [wellFormedActivityInterceptors, ...(tracing ? [tracingActivityInterceptors(tracing)] : []), agentActivityInterceptors],
-        ...(tracing ? { workflowModules: [workflowTracingModule], client: { workflow: tracingClientInterceptors(tracing) } } : {}),
+        activity: [wellFormedActivityInterceptors, ...(tracing ? [tracing.activityInterceptors] : []), agentActivityInterceptors],
+        ...(tracing ? { workflowModules: [workflowTracingModule], client: { workflow: tracing.clientInterceptors } } : {}),
       },
       // Spans still batched when the worker stops are sent before `run()` returns.
-      ...(tracing?.spanProcessor ? { runContext: (next: () => Promise<void>) => next().finally(() => tracing.spanProcessor?.forceFlush()) } : {}),
+      ...(tracing?.resolved.spanProcessor ? { runContext: (next: () => Promise<void>) => next().finally(() => tracing.resolved.spanProcessor?.forceFlush()) } : {}),
       // Appended to the worker's own codecs, so they see plaintext and the server sees ciphertext.
       ...(codec ? { dataConverter: (dc) => ({ ...dc, payloadCodecs: [...(dc?.payloadCodecs ?? []), codec] }) } : {}),
     });
@@ -283,7 +293,7 @@ export class DurableAgentsPlugin extends SimplePlugin {
 
   /** The sink through which traced workflows export their spans (none without tracing). */
   private traceSinks(): InjectedSinks<Record<string, never>> {
-    return this.tracing ? (tracingSinks(this.tracing) as InjectedSinks<Record<string, never>>) : {};
+    return this.tracing ? (this.tracing.sinks() as InjectedSinks<Record<string, never>>) : {};
   }
 
   override configureBundler(options: BundleOptions): BundleOptions {

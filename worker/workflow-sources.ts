@@ -31,3 +31,9 @@ export function pickWorkflowSourceDir(root: string, exists: (path: string) => bo
 export function workflowSourceModule(name: string): string {
   return resolve(workflowSourceDir, name);
 }
+
+/**
+ * The workflow interceptor module that traces runs (added to the workflow bundle): Temporal's
+ * OpenTelemetry interceptors without their update wrapper (see workflows/bundle/tracing-interceptors.ts).
+ */
+export const workflowTracingModule = workflowSourceModule('bundle/tracing-interceptors');

@@ -1,4 +1,4 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ErrorCode, McpError, ToolListChangedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -158,6 +158,9 @@ export class McpClientPool {
   }
 
   private async connect(server: string, config: McpServerConfig): Promise<Connection> {
+    // Loaded on the first connection: the MCP client (its JSON Schema validator among its 140
+    // modules) takes about 80 ms to load, which every worker paid, MCP or not.
+    const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
     const transport =
       config.transport === 'stdio'
         ? new StdioClientTransport({

@@ -27,3 +27,14 @@ describe('entry points without native modules', () => {
     expect(loadedModules(nativeFree[entry]).filter((path) => /[\\/]@opentelemetry[\\/](sdk-trace-base|exporter-trace-otlp-http|resources)[\\/]/.test(path))).toEqual([]);
   });
 });
+
+// A worker loads the OpenTelemetry SDK when it traces and the MCP client when it connects to an MCP
+// server: about 120 and 80 ms of every worker's start (and of every test file's) before.
+describe('the worker entry', () => {
+  it('loads neither the OpenTelemetry SDK nor the MCP client until a worker traces or connects', () => {
+    const modules = loadedModules('worker/index.ts');
+    expect(modules.some((path) => path.endsWith(resolve(repo, 'worker/plugin.ts')))).toBe(true);
+    expect(modules.filter((path) => /[\\/]@opentelemetry[\\/](sdk-trace-base|exporter-trace-otlp-http|resources|sdk-metrics)[\\/]/.test(path))).toEqual([]);
+    expect(modules.filter((path) => /[\\/]@modelcontextprotocol[\\/]sdk[\\/]dist[\\/]cjs[\\/]client[\\/]index\.js$|[\\/]ajv[\\/]/.test(path))).toEqual([]);
+  });
+});
