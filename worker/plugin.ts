@@ -13,8 +13,7 @@ import { wellFormedActivityInterceptors } from './well-formed-activity';
 import { EncryptionCodec, type EncryptionKeys } from '../config/encryption';
 import type { AgentTracingOptions } from '../config/tracing';
 import type * as TracingModule from './tracing';
-import { workflowTracingModule } from './workflow-sources';
-import { workflowSourceModule } from './workflow-sources';
+import { workflowSourceModule, workflowTracingModule } from './workflow-sources';
 
 /**
  * Options of {@link DurableAgentsPlugin}. The plugin reads no environment variable: what is not

@@ -30,7 +30,7 @@ export function workerTracing(options: AgentTracingOptions): WorkerTracing {
 }
 
 /** The activity interceptors that open a span per activity, as a child of the workflow's span that scheduled it. */
-export function tracingActivityInterceptors(tracing: ResolvedTracing): ActivityInterceptorsFactory {
+function tracingActivityInterceptors(tracing: ResolvedTracing): ActivityInterceptorsFactory {
   return (ctx) => ({
     inbound: new OpenTelemetryActivityInboundInterceptor(ctx, { tracer: tracing.tracer }),
     outbound: new OpenTelemetryActivityOutboundInterceptor(ctx),
@@ -38,6 +38,6 @@ export function tracingActivityInterceptors(tracing: ResolvedTracing): ActivityI
 }
 
 /** The sink through which workflows hand their spans (run, activity starts, signals, updates) to the worker. */
-export function tracingSinks(tracing: ResolvedTracing): InjectedSinks<OpenTelemetrySinks> | Record<string, never> {
+function tracingSinks(tracing: ResolvedTracing): InjectedSinks<OpenTelemetrySinks> | Record<string, never> {
   return tracing.spanProcessor ? { exporter: makeWorkflowExporter(tracing.spanProcessor, tracing.resource) } : {};
 }

@@ -68,16 +68,17 @@ export async function runAgentctlWith(env: NodeJS.ProcessEnv, args: readonly str
  * with `stdin` piped in (empty by default).
  */
 export function runAgentctlProcess(suite: AgentSuite, args: readonly string[], stdin = ''): Promise<CliRun> {
+  return runAgentctlBinaryWith(agentctlEnv(suite), args, stdin);
+}
+
+/**
+ * Runs the agentctl binary in the repository root with `env` as its environment and `stdin` piped
+ * in; killed after 90 s (under a test's 120 s), so a command that hangs fails with its output.
+ */
+export function runAgentctlBinaryWith(env: NodeJS.ProcessEnv, args: readonly string[], stdin = ''): Promise<CliRun> {
   return new Promise((done) => {
-    const child = execFile(
-      process.execPath,
-      [...agentctlNodeArgs(), ...args],
-      {
-        cwd: repoRoot,
-        env: agentctlEnv(suite),
-        timeout: 60_000,
-      },
-      (error, stdout, stderr) => done({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr }),
+    const child = execFile(process.execPath, [...agentctlNodeArgs(), ...args], { cwd: repoRoot, env, timeout: 90_000 }, (error, stdout, stderr) =>
+      done({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr }),
     );
     child.stdin?.end(stdin);
   });

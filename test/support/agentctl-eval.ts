@@ -1,9 +1,8 @@
-import { execFile } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { FakeOpenAIServer } from '../../testing/fake-model';
-import { agentctlNodeArgs, compileForTests } from './agentctl-build';
-import { runAgentctlWith, testWorkflowCodeArgs, type CliRun } from './agentctl-cli';
+import { compileForTests } from './agentctl-build';
+import { runAgentctlBinaryWith, runAgentctlWith, testWorkflowCodeArgs, type CliRun } from './agentctl-cli';
 
 const repoRoot = resolve(__dirname, '../..');
 let agentModule: Promise<string> | undefined;
@@ -33,13 +32,9 @@ export function runAgentctl(args: readonly string[], env: NodeJS.ProcessEnv = {}
   return runAgentctlWith({ ...process.env, ...env }, args);
 }
 
-/** Runs the agentctl binary with `args` in the repository root; `env` is added to this process's environment. */
+/** Runs the agentctl binary with `args`, with `env` added to this process's environment. */
 export function runAgentctlBinary(args: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<CliRun> {
-  return new Promise((done) => {
-    execFile(process.execPath, [...agentctlNodeArgs(), ...args], { cwd: repoRoot, env: { ...process.env, ...env }, timeout: 120_000 }, (error, stdout, stderr) =>
-      done({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr }),
-    );
-  });
+  return runAgentctlBinaryWith({ ...process.env, ...env }, args);
 }
 
 /**

@@ -25,9 +25,9 @@ export function buildTestForkBundle(): ReturnType<typeof bundleForkCapture> {
 
 /**
  * The bundle of a workflows module, built once per test run: the first file that asks builds it and
- * keeps it beside the suite's bundle (in global setup's folder), later files read it: the MCP files
- * bundle the same module, about 4 s of CPU each time. Files that ask at the same time may both build it; run without global setup, every
- * call builds.
+ * keeps it beside the suite's bundle (in global setup's folder), later files read it (the MCP files
+ * bundle the same module, about 4 s of CPU each time). Files that ask at the same time may both
+ * build it; run without global setup, every call builds.
  */
 export async function bundleOnce(workflowsPath: string): Promise<WorkflowBundleWithSourceMap> {
   const suiteBundle = process.env.DURABLE_AGENTS_TEST_BUNDLE;
