@@ -117,6 +117,8 @@ async function startRun(kind: Kind, approval: boolean): Promise<Subject> {
       const sessionId = `matrix-${Math.random().toString(36).slice(2, 10)}`;
       await plainAgents.openSession(sessionId, { agent: 'scripted', ...confirmation });
       const record = await plainAgents.sendMessage(sessionId, { content: 'follow the script', plannerOptions: { steps: scriptSteps(false) } });
+      // sendMessage answers the run that will handle the message; the session starts it just after.
+      await runStarted(record.workflowId);
       return { agents: plainAgents, workflowId: record.workflowId };
     }
     case 'sub-agent': {
@@ -126,10 +128,15 @@ async function startRun(kind: Kind, approval: boolean): Promise<Subject> {
         plannerOptions: { steps: [{ type: 'tool_calls', calls: [{ id: 'd1', name: 'delegate', args: { task: 'the script', steps: scriptSteps(approval) } as never }] }, { type: 'final', text: 'parent done' }] },
       });
       const workflowId = `sub-${runId}/d1`;
-      await waitFor('the sub-agent run', async () => plainAgents.client.workflow.getHandle(workflowId).describe().then(() => true, () => undefined));
+      await runStarted(workflowId);
       return { agents: plainAgents, workflowId };
     }
   }
+}
+
+/** Waits until a child run (a session's, a sub-agent's) exists on the server. */
+async function runStarted(workflowId: string): Promise<void> {
+  await waitFor(`run ${workflowId} to start`, async () => plainAgents.client.workflow.getHandle(workflowId).describe().then(() => true, () => undefined));
 }
 
 /** Approves every call the run asks about until it ends. */
