@@ -559,6 +559,9 @@ export class AgentClient {
    * toward Temporal's limit of updates per execution, so a run watched that way for long can no
    * longer take the operators' updates; prefer the default.
    *
+   * A session's run that has not started yet (`sendMessage` answers it before it starts, and it
+   * may be queued behind another) is waited for, as {@link result} waits.
+   *
    * A rewind replaces the events after its turn under the same seqs (the log's epoch changes).
    * The follower notices, calls `onRewind` with the first replaced seq, and goes on with the
    * new events from there; events before it are the same in both epochs and are not repeated.
@@ -576,6 +579,8 @@ export class AgentClient {
       onRewind?: (rewind: { epoch: string; fromSeq: number }) => void;
     } = {},
   ): AsyncGenerator<RunEvent> {
+    // A session's run, followed right after sendMessage, may not have started yet.
+    await untilSessionRunStarts(this.client, workflowId);
     let afterSeq = options.afterSeq ?? 0;
     const longPoll = options.mode === 'long-poll';
     const pacing = new PollPacing({ maxMs: options.pollMs ?? 1_000 });

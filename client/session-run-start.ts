@@ -2,22 +2,40 @@ import type { Client } from '@temporalio/client';
 import { parseSessionRunWorkflowId, sessionQuery } from '../contracts/session';
 
 /**
- * Waits while `workflowId` names a session's run that its session lists as queued or running
- * but that does not exist yet: a session answers a message with its run's id before the run
- * starts (queued behind another, or a moment before its child workflow exists). Returns at once
- * for any other id, a run that exists, or a session that does not list it.
+ * Whether `workflowId` names a session's run that does not exist yet but will: its session is
+ * open and lists the run as queued or running. A session answers a message with its run's id
+ * before the run starts (queued behind another, or a moment before its child workflow exists),
+ * so a reader given that id right after `sendMessage` waits instead of answering "no run".
+ * False for any other id, a run that exists, a session that does not list it or has ended
+ * (a killed session's queued runs never start). Reads only (describe, the session query).
  */
-export async function untilSessionRunStarts(client: Client, workflowId: string): Promise<void> {
+export async function sessionRunPending(client: Client, workflowId: string): Promise<boolean> {
   const sessionRun = parseSessionRunWorkflowId(workflowId);
-  if (!sessionRun) return;
-  for (let wait = 100; ; wait = Math.min(wait * 2, 2_000)) {
-    if (await client.workflow.getHandle(workflowId).describe().then(() => true, () => false)) return;
-    const report = await client.workflow
-      .getHandle(sessionRun.sessionWorkflowId)
-      .query(sessionQuery)
-      .catch(() => undefined);
-    const record = report?.runs.find((r) => r.runNumber === sessionRun.runNumber);
-    if (!record || (record.status !== 'queued' && record.status !== 'running')) return;
-    await new Promise((resolveWait) => setTimeout(resolveWait, wait));
+  if (!sessionRun) return false;
+  if (await client.workflow.getHandle(workflowId).describe().then(() => true, () => false)) return false;
+  const session = client.workflow.getHandle(sessionRun.sessionWorkflowId);
+  const open = await session.describe().then((d) => d.status.name === 'RUNNING', () => false);
+  if (!open) return false;
+  const report = await session.query(sessionQuery).catch(() => undefined);
+  const record = report?.runs.find((r) => r.runNumber === sessionRun.runNumber);
+  return record?.status === 'queued' || record?.status === 'running';
+}
+
+/**
+ * Waits while {@link sessionRunPending}: checks again soon, then every 2 s at most. Returns at
+ * once for any other id; returns early when `signal` aborts.
+ */
+export async function untilSessionRunStarts(client: Client, workflowId: string, signal?: AbortSignal): Promise<void> {
+  if (!parseSessionRunWorkflowId(workflowId)) return;
+  for (let wait = 100; !signal?.aborted && (await sessionRunPending(client, workflowId)); wait = Math.min(wait * 2, 2_000)) {
+    await new Promise<void>((resolveWait) => {
+      const timer = setTimeout(done, wait);
+      function done(): void {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', done);
+        resolveWait();
+      }
+      signal?.addEventListener('abort', done, { once: true });
+    });
   }
 }

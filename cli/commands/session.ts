@@ -1,9 +1,8 @@
-import { WorkflowNotFoundError } from '@temporalio/client';
 import { jsonObjectSchema, jsonValueSchema, runPolicySchema, type SessionReport } from '../../contracts';
 import { AgentClient } from '../../client/agent-client';
 import { openSessionFor } from '../../client/session-open';
 import type { ParsedArgs } from '../args';
-import type { Action, Command, CommandContext } from '../command';
+import type { Action, Command } from '../command';
 import { UsageError } from '../exit-codes';
 import { followEvents } from '../follow';
 import { listSessions, type SessionListEntry } from '../../client/run-list';
@@ -53,19 +52,6 @@ function renderList(entries: readonly SessionListEntry[]): string[] {
   return [header, ...rows].map((r) => r.map((cell, i) => (i < r.length - 1 ? cell.padEnd(widths[i] ?? 0) : cell)).join('  '));
 }
 
-/** Waits until the run a message was queued for has started (earlier runs of the session go first). */
-async function runStarted(ctx: CommandContext, workflowId: string): Promise<void> {
-  for (;;) {
-    try {
-      await ctx.agents.client.workflow.getHandle(workflowId).describe();
-      return;
-    } catch (err) {
-      if (!(err instanceof WorkflowNotFoundError)) throw err;
-    }
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
-
 function sessionIdOf(args: ParsedArgs, sub: Subcommand): string {
   const sessionId = args.positionals[1];
   if (sessionId === undefined) throw new UsageError(`missing SESSION; use 'session ${sub} SESSION'`);
@@ -106,7 +92,6 @@ function prepareSession(args: ParsedArgs, sub: Subcommand): Action {
         const record = await ctx.agents.sendMessage(sessionId, { content, ...(plannerOptions !== undefined ? { plannerOptions } : {}) });
         ctx.out.emit(record, () => `run #${record.runNumber} of session ${sessionId}: ${record.workflowId} (${record.status})`);
         if (!follow) return;
-        await runStarted(ctx, record.workflowId);
         await followEvents(ctx, record.workflowId);
         const result = await ctx.agents.result(record.workflowId);
         ctx.out.emit({ result }, () => renderResult(result));

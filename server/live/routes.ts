@@ -10,6 +10,7 @@ import { streamFeed, type SseFrame } from './sse';
 import { streamTree } from './tree-sse';
 import { UiMessageProjection, uiMessageFrames, uiMessageStreamHeaders } from './ui-message-stream';
 import { runWebSocket } from './websocket';
+import { sessionRunPending } from '../../client/session-run-start';
 
 const eventsQuerySchema = z.object({
   after: z.coerce.number().int().nonnegative().default(0),
@@ -55,9 +56,18 @@ function resumeAfter(lastEventId: string | undefined, after: number): number {
   return seq;
 }
 
-/** Reads the run's description: a missing run is a 404 before any stream opens. */
+/**
+ * Reads the run's description: a missing run is a 404 before any stream opens, unless it is a
+ * session's run that has not started yet (`sendMessage` answers it first), which the stream
+ * waits for.
+ */
 export async function ensureRun(ctx: ServerContext, workflowId: string): Promise<void> {
-  await ctx.agents.client.workflow.getHandle(workflowId).describe();
+  try {
+    await ctx.agents.client.workflow.getHandle(workflowId).describe();
+  } catch (err) {
+    if (await sessionRunPending(ctx.agents.client, workflowId)) return;
+    throw err;
+  }
 }
 
 /** The live routes: events (SSE or JSON), the AI SDK UI message stream, the WebSocket and the delta intake. */

@@ -111,6 +111,24 @@ describe('SSE events stream', () => {
     expect(anonymous.status).toBe(401);
   });
 
+  it("streams a session's run asked for right after sendMessage, queued behind another; a run the session never had is a 404", async () => {
+    const sessionId = `live-${Date.now()}`;
+    await agents.openSession(sessionId, { agent: 'scripted' });
+    await agents.sendMessage(sessionId, { content: 'first', plannerOptions: { steps: [callStep({ name: 'sleep', args: { ms: 1_500 } }), finalStep()] } });
+    const second = await agents.sendMessage(sessionId, { content: 'second', plannerOptions: { steps: [finalStep()] } });
+    expect(second.status).toBe('queued');
+    const id = encodeURIComponent(second.workflowId);
+    const client = events(id);
+    const ui = new SseClient(`${server.url}/api/runs/${id}/ui-stream`, bearer('viewer'));
+    await Promise.all([client.done, ui.done]);
+    expect(runEvents(client)).toEqual(await allEvents(second.workflowId));
+    expect(client.data('end')).toEqual([{ status: 'completed' }]);
+    expect(ui.messages.at(-1)?.data).toBe('[DONE]');
+    const never = await fetch(`${server.url}/api/runs/${encodeURIComponent(second.workflowId.replace(/run-2$/, 'run-9'))}/events`, { headers: { ...bearer('viewer'), accept: 'text/event-stream' } });
+    expect(never.status).toBe(404);
+    await agents.closeSession(sessionId);
+  });
+
   it('resumes with Last-Event-ID mid-run with no gap and no duplicate; the disconnect does not stop the run', async () => {
     const { workflowId } = await agents.start(watchlistRun([addAapl, callStep({ name: 'get_quote', args: { symbol: 'AAPL' } }), finalStep()]));
     const first = events(workflowId);

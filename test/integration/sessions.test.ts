@@ -1,4 +1,4 @@
-import type { RunResult } from '../../contracts';
+import type { RunEvent, RunResult } from '../../contracts';
 import type { ScriptStep } from '../../workflows/planners/scripted';
 import { AgentClient } from '../../client/agent-client';
 import { agentSuite } from '../support/agent-suite';
@@ -77,6 +77,38 @@ describe('sessions across runs', () => {
     // A run the session never had is still not found.
     await expect(suite.agents.result(`${AgentClient.sessionWorkflowId(sessionId)}/run-99`)).rejects.toMatchObject({ type: 'run_not_found' });
     await suite.agents.closeSession(sessionId);
+  });
+
+  it('follow, asked right after sendMessage, waits for the run to start (also one queued behind another)', async () => {
+    const sessionId = `follow-${Date.now()}`;
+    await suite.agents.openSession(sessionId, { agent: 'scripted' });
+    await suite.agents.sendMessage(sessionId, {
+      content: 'first',
+      plannerOptions: { steps: [{ type: 'tool_calls', calls: [{ name: 'sleep', args: { ms: 1_500 } }] }, { type: 'final', text: 'first' }] },
+    });
+    const second = await suite.agents.sendMessage(sessionId, { content: 'second', plannerOptions: { steps: [{ type: 'final', text: 'second' }] } });
+    expect(second.status).toBe('queued');
+    const seen: RunEvent[] = [];
+    for await (const event of suite.agents.follow(second.workflowId)) seen.push(event);
+    expect(seen[0]).toMatchObject({ seq: 1, type: 'run_started' });
+    expect(seen).toContainEqual(expect.objectContaining({ type: 'final', response: expect.objectContaining({ text: 'second' }) }));
+    expect(seen.at(-1)).toMatchObject({ type: 'status_changed', to: 'completed' });
+    await suite.agents.closeSession(sessionId);
+  });
+
+  it("a killed session's queued run is not waited for: follow and result answer run_not_found", async () => {
+    const sessionId = `killed-${Date.now()}`;
+    const sessionWorkflowId = await suite.agents.openSession(sessionId, { agent: 'scripted' });
+    await suite.agents.sendMessage(sessionId, { content: 'first', plannerOptions: { steps: [{ type: 'await', await: { items: [{ kind: 'clarification', id: 'q', question: 'Wait here?' }] } }] } });
+    const second = await suite.agents.sendMessage(sessionId, { content: 'second', plannerOptions: { steps: [{ type: 'final', text: 'second' }] } });
+    await suite.env.client.workflow.getHandle(sessionWorkflowId).terminate('test: the session is killed with a run queued');
+    const follow = async () => {
+      for await (const event of suite.agents.follow(second.workflowId)) void event;
+    };
+    // Within a bound: a reader that waited for the run would wait forever.
+    const within = <T>(p: Promise<T>) => Promise.race([p, new Promise<never>((_, reject) => setTimeout(() => reject(new Error('still waiting after 20 s')), 20_000))]);
+    await expect(within(follow())).rejects.toMatchObject({ type: 'run_not_found' });
+    await expect(within(suite.agents.result(second.workflowId))).rejects.toMatchObject({ type: 'run_not_found' });
   });
 
   it('rejects an empty message', async () => {
