@@ -60,7 +60,7 @@ import { fetchDecodedHistory } from '../history/decoded-history';
 import { runRewinds, type RunRewind } from '../history/rewinds';
 import { EventLogCursor } from './event-log-cursor';
 import { PollPacing } from './poll-pacing';
-import { untilSessionRunStarts } from './session-run-start';
+import { sessionRunPending, untilSessionRunStarts } from './session-run-start';
 import { sendUntilProcessed } from './unprocessed-update';
 import { ServerUnreachableError } from './unavailable';
 import {
@@ -353,6 +353,9 @@ export class AgentClient {
         }
         if (closed === 'RUNNING') throw new AgentClientError('unanswered', `run ${workflowId} is running, but the server did not find it for this request (3 tries); try again`);
         if (closed) throw new AgentClientError('run_ended', `run ${workflowId} has ended (${closed.toLowerCase()})`);
+        if (await sessionRunPending(this.client, workflowId)) {
+          throw new AgentClientError('run_not_found', `run ${workflowId} has not started yet: its session has it queued (result() and follow() wait for it)`);
+        }
         throw new AgentClientError('run_not_found', `no run with id ${workflowId}`);
       }
       if (err instanceof QueryNotRegisteredError) {

@@ -88,6 +88,8 @@ describe('sessions across runs', () => {
     });
     const second = await suite.agents.sendMessage(sessionId, { content: 'second', plannerOptions: { steps: [{ type: 'final', text: 'second' }] } });
     expect(second.status).toBe('queued');
+    // A read that does not wait says why there is no run yet.
+    await expect(suite.agents.status(second.workflowId)).rejects.toMatchObject({ type: 'run_not_found', message: expect.stringContaining('has not started yet: its session has it queued') });
     const seen: RunEvent[] = [];
     for await (const event of suite.agents.follow(second.workflowId)) seen.push(event);
     expect(seen[0]).toMatchObject({ seq: 1, type: 'run_started' });
