@@ -354,7 +354,7 @@ export class AgentClient {
         if (closed === 'RUNNING') throw new AgentClientError('unanswered', `run ${workflowId} is running, but the server did not find it for this request (3 tries); try again`);
         if (closed) throw new AgentClientError('run_ended', `run ${workflowId} has ended (${closed.toLowerCase()})`);
         if (await sessionRunPending(this.client, workflowId)) {
-          throw new AgentClientError('run_not_found', `run ${workflowId} has not started yet: its session has it queued (result() and follow() wait for it)`);
+          throw new AgentClientError('run_not_found', `run ${workflowId} has not started yet: its session has it queued (following it, or waiting for its result, waits for it to start)`);
         }
         throw new AgentClientError('run_not_found', `no run with id ${workflowId}`);
       }
