@@ -1,6 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Checkpoint } from '../../history/checkpoints';
 import { runResultSchema } from '../../contracts';
@@ -9,6 +8,7 @@ import { agentSuite } from '../support/agent-suite';
 import { lines, runAgentctl, testWorkflowCodeArgs } from '../support/agentctl-cli';
 import { agentctlNodeArgs } from '../support/agentctl-build';
 import { testWorkflowsPath } from '../support/test-env';
+import { testTempDir } from '../support/temp-dir';
 
 const suite = agentSuite('agentctl-rewind');
 const agentctl = (...args: string[]) => runAgentctl(suite, args);
@@ -52,7 +52,7 @@ describe('agentctl checkpoints, rewind, history export and replay', () => {
   });
 
   it('history export writes a file that replays; an altered copy is reported as nondeterministic (exit 6)', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'agentctl-rewind-'));
+    const dir = testTempDir('agentctl-rewind-');
     const file = join(dir, 'history.json');
     const exported = await agentctl('history', 'export', workflowId, '--out', file);
     expect(exported).toMatchObject({ code: 0, stdout: expect.stringMatching(new RegExp(`^wrote \\d+ events of ${workflowId} to `)) });

@@ -1,5 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { AgentClient } from '../../client/agent-client';
 import { eventPageSchema, pauseResultSchema, runEventSchema, runResultSchema, runStatusReportSchema } from '../../contracts';
@@ -9,6 +8,7 @@ import { lines, runAgentctl, runAgentctlProcess } from '../support/agentctl-cli'
 import { startAgentctl } from '../support/agentctl-process';
 import { uniqueTaskQueue } from '../support/test-env';
 import { waitFor } from '../support/wait';
+import { testTempDir } from '../support/temp-dir';
 
 const suite = agentSuite('agentctl');
 // Commands run in this process (the binary's code without its process); the first and the last
@@ -157,7 +157,7 @@ describe('agentctl against a real dev server', () => {
   });
 
   it('start with a run input above the payload limit exits 2 naming the limit and the size, before sending', async () => {
-    const file = join(mkdtempSync(join(tmpdir(), 'agentctl-')), 'big.json');
+    const file = join(testTempDir('agentctl-'), 'big.json');
     writeFileSync(file, JSON.stringify([finalStep('x'.repeat(600_000))]));
     const id = `cli-big-${suite.taskQueue}`;
     const r = await agentctl('start', '--agent', 'scripted', '--message', 'hi', '--script', file, '--id', id);
@@ -167,7 +167,7 @@ describe('agentctl against a real dev server', () => {
   });
 
   it('start --script --follow --json streams the run as JSON lines and ends with the result', async () => {
-    const file = join(mkdtempSync(join(tmpdir(), 'agentctl-')), 'script.json');
+    const file = join(testTempDir('agentctl-'), 'script.json');
     writeFileSync(file, JSON.stringify([callStep({ name: 'add', args: { a: 2, b: 3 } }), finalStep('sum done')]));
     const r = await agentctl('start', '--agent', 'scripted', '--message', 'add', '--script', file, '--id', `cli-follow-${suite.taskQueue}`, '--follow', '--json');
     expect(r).toMatchObject({ code: 0 });

@@ -1,6 +1,4 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { AgentClient } from '../../client/agent-client';
@@ -13,6 +11,7 @@ import { callStep, finalStep, scriptedInput } from '../support/scripts';
 import { quietRuntime, uniqueTaskQueue } from '../support/test-env';
 import { waitFor } from '../support/wait';
 import { freeLoopbackPort } from '../../testing/dev-server-port';
+import { testTempDir } from '../support/temp-dir';
 
 const serverLog: string[] = [];
 let server: DevServer | undefined;
@@ -39,7 +38,7 @@ describe('durability across a server restart', () => {
   it('a run survives its dev server (SQLite) going down and coming back, with every side effect once', async () => {
     quietRuntime();
     const [port, uiPort] = [await freeLoopbackPort(), await freeLoopbackPort()];
-    const dbFile = join(mkdtempSync(join(tmpdir(), 'temporal-db-')), 'dev.sqlite');
+    const dbFile = join(testTempDir('temporal-db-'), 'dev.sqlite');
     const serverOptions = { port, uiPort, dbFile, reuseExisting: false, log: (line: string) => serverLog.push(line) };
     server = await startDevServer(serverOptions);
 

@@ -15,12 +15,12 @@ import { callStep, finalStep, scriptedInput } from '../support/scripts';
 import { createTestEnv, forkBundleOption, uniqueTaskQueue, workflowBundleOption } from '../support/test-env';
 import { allToolImplementations } from '../support/tools';
 import { waitFor } from '../support/wait';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { evaluateRuns } from '../../testing/eval';
 import { agentModuleForTests, runAgentctl } from '../support/agentctl-eval';
 import { testWorkflowCodeArgs } from '../support/agentctl-cli';
+import { testTempDir } from '../support/temp-dir';
 
 let env: TestWorkflowEnvironment;
 beforeAll(async () => {
@@ -166,7 +166,7 @@ describe('payload encryption (AES-256-GCM codec)', () => {
     for (const secret of Object.values(secrets)) expect((await storedHistory(run!.candidateWorkflowId)).bytes.includes(secret)).toBe(false);
 
     // agentctl eval reads the keys from DURABLE_AGENTS_ENCRYPTION_KEYS, as replay does.
-    const file = join(mkdtempSync(join(tmpdir(), 'encrypted-eval-')), 'encrypted-run.json');
+    const file = join(testTempDir('encrypted-eval-'), 'encrypted-run.json');
     writeFileSync(file, recorded);
     const cli = ['eval', file, ...testWorkflowCodeArgs(), '--agent-module', await agentModuleForTests('test/support/agents.ts', 'eval-agents'), '--address', env.address, '--gate', 'no-divergence', '--format', 'json'];
     const keyed = await runAgentctl(cli, { DURABLE_AGENTS_ENCRYPTION_KEYS: `${oldKey.id}:${oldKey.key.toString('base64')}` });

@@ -4,8 +4,7 @@
  * operator corrected. Recorded on a real dev server with the fake model, as users record them;
  * the recorded tools write a side-effect line that an evaluation must never add to.
  */
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import OpenAI from 'openai';
@@ -19,8 +18,9 @@ import { modelSuite } from '../support/model-suite';
 import { workflowBundleOption } from '../support/test-env';
 import { allToolImplementations } from '../support/tools';
 import { runAgentctl } from '../support/agentctl-eval';
+import { testTempDir } from '../support/temp-dir';
 
-const dir = mkdtempSync(join(tmpdir(), 'eval-tree-'));
+const dir = testTempDir('eval-tree-');
 const sideEffects = join(dir, 'side-effects.log');
 const folder = (name: string): string => {
   const path = join(dir, name);

@@ -4,8 +4,7 @@
  * evaluated against them. The recorded tools have a side effect (a line in a file) that an
  * evaluation must never repeat.
  */
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import OpenAI from 'openai';
@@ -20,8 +19,9 @@ import { workflowBundleOption } from '../support/test-env';
 import { allToolImplementations } from '../support/tools';
 import { xmlProblem } from '../support/well-formed-xml';
 import { runAgentctlIn, testAgentModule } from '../support/agentctl-eval';
+import { testTempDir } from '../support/temp-dir';
 
-const dir = mkdtempSync(join(tmpdir(), 'eval-'));
+const dir = testTempDir('eval-');
 const recorded = join(dir, 'recorded');
 const sideEffects = join(dir, 'side-effects.log');
 

@@ -10,7 +10,6 @@
  * runs go on, events reach every server's subscribers by their paced reads.
  */
 import { writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from '@temporalio/worker';
 import OpenAI from 'openai';
@@ -27,6 +26,7 @@ import { startTestRedis, type TestRedis } from '../support/redis-server';
 import { agentClient, createTestEnv, uniqueTaskQueue, workflowBundleOption } from '../support/test-env';
 import { allToolImplementations } from '../support/tools';
 import { waitFor } from '../support/wait';
+import { testTempDir } from '../support/temp-dir';
 
 const tokens = { viewer: 'viewer-token-0123456789', publisher: 'publisher-token-0123456789', other: 'other-publisher-token-0123456789' };
 /** Tool turns of the run (two quotes each, streamed with a sentence), then a streamed answer. */
@@ -58,7 +58,7 @@ beforeAll(async () => {
   const env = await createTestEnv();
   const taskQueue = uniqueTaskQueue('broker');
   suite = { env, taskQueue, agents: agentClient(env, taskQueue) };
-  const tokensFile = join(tmpdir(), `live-broker-tokens-${process.pid}.json`);
+  const tokensFile = join(testTempDir('live-broker-'), 'tokens.json');
   writeFileSync(
     tokensFile,
     JSON.stringify([

@@ -1,8 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { compileForTests } from './agentctl-build';
+import { testTempDir } from './temp-dir';
 
 /** A worker process started by a test. */
 export interface ChildWorker {
@@ -100,7 +99,7 @@ export async function cleanUpAll(...steps: (() => Promise<unknown> | undefined)[
  * file (returned too, so the test can count what the tools did).
  */
 export function childWorkerEnv(address: string, namespace: string, taskQueue: string): { env: Record<string, string>; sideEffectFile: string } {
-  const sideEffectFile = join(mkdtempSync(join(tmpdir(), 'side-effects-')), 'effects.jsonl');
+  const sideEffectFile = join(testTempDir('side-effects-'), 'effects.jsonl');
   return {
     sideEffectFile,
     env: {

@@ -1,11 +1,11 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { provisionTemporalCli, temporalCliVersion } from '../../testing/temporal-cli';
 import { buildAgentctl } from './agentctl-build';
 import { buildWorkerProcess } from './child-worker';
 import { buildTestBundle, buildTestForkBundle } from './test-bundle';
 import { createOwnTestEnv, existingTestServer, sharedServerKey } from './test-server';
+import { suiteBuildDir } from './temp-dir';
 
 /**
  * Runs once before the integration tests: provisions the Temporal CLI, builds the workflow
@@ -31,7 +31,7 @@ export default async function globalSetup(): Promise<void> {
   ]);
   process.env.DURABLE_AGENTS_TEST_AGENTCTL = agentctl;
   process.env.DURABLE_AGENTS_TEST_WORKER_PROCESS = workerProcess;
-  const dir = join(tmpdir(), `durable-agents-test-${process.pid}`);
+  const dir = suiteBuildDir();
   mkdirSync(dir, { recursive: true });
   const codePath = join(dir, 'workflow-bundle.js');
   writeFileSync(codePath, bundle.code);

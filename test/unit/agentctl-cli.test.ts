@@ -1,9 +1,10 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AgentClientError, type AgentClient } from '../../client/agent-client';
 import { runAgentctl, type CliIo } from '../../cli/cli';
 import type { TemporalConfig } from '../../config/temporal';
+import { testTempDir } from '../support/temp-dir';
 
 /** The AgentClient methods the CLI calls, as jest mocks. */
 function fakeAgents() {
@@ -159,7 +160,7 @@ describe('commands call the client with validated requests', () => {
   });
 
   it('start builds the run input from flags and a script file', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'agentctl-'));
+    const dir = testTempDir('agentctl-');
     const script = join(dir, 'script.json');
     writeFileSync(script, JSON.stringify([{ type: 'final', text: 'done' }]));
     const r = await cli(['start', '--agent', 'scripted', '--message', 'a', '--message', 'b', '--script', script, '--policy', '{"maxToolCalls":3}', '--id', 'my-run']);

@@ -1,5 +1,4 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AgentClient } from '../../client/agent-client';
 import { parseCommandArgs } from '../../cli/args';
@@ -8,6 +7,7 @@ import { rewindCommand, rewindCorrections, renderCheckpoints } from '../../cli/c
 import { CheckpointError, type Checkpoint } from '../../history/checkpoints';
 import { replayHistory } from '../../cli/replay';
 import type { ReplayOutcome } from '../../worker/replay';
+import { testTempDir } from '../support/temp-dir';
 
 jest.mock('../../cli/replay', () => ({ replayHistory: jest.fn() }));
 const replayMock = replayHistory as jest.MockedFunction<typeof replayHistory>;
@@ -143,7 +143,7 @@ describe('agentctl history export', () => {
   it('writes the JSON to stdout, or to --out FILE and says how many events', async () => {
     const toStdout = await cli(['history', 'export', 'r1']);
     expect(JSON.parse(toStdout.stdout.join('\n'))).toEqual({ events: [{ eventId: '1' }, { eventId: '2' }] });
-    const file = join(mkdtempSync(join(tmpdir(), 'agentctl-')), 'h.json');
+    const file = join(testTempDir('agentctl-'), 'h.json');
     const toFile = await cli(['history', 'export', 'r1', '--out', file, '--run-id', 'old']);
     expect(toFile.agents.exportHistory).toHaveBeenCalledWith('r1', 'old');
     expect(toFile.stdout).toEqual([`wrote 2 events of r1 to ${file}`]);
@@ -167,7 +167,7 @@ describe('agentctl history export', () => {
 });
 
 describe('agentctl replay', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'agentctl-replay-'));
+  const dir = testTempDir('agentctl-replay-');
   const historyFile = join(dir, 'run.json');
   writeFileSync(historyFile, JSON.stringify({ events: [{ eventId: '1' }] }));
   const workflows = join(dir, 'workflows.ts');

@@ -1,9 +1,9 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { maxPayloadBytes, payloadTooLarge, warnPayloadBytes } from '../../contracts';
 import { devServerSafetyArgs } from '../../testing/dev-server';
 import { connectionOptions, temporalConfigFromEnv } from '../../config/temporal';
+import { testTempDir } from '../support/temp-dir';
 
 describe('temporal config from env', () => {
   it('defaults to the local dev server', () => {
@@ -14,7 +14,7 @@ describe('temporal config from env', () => {
     expect(temporalConfigFromEnv({ TEMPORAL_API_KEY: 'k', TEMPORAL_ADDRESS: 'x:7233' })).toMatchObject({ apiKey: 'k', tls: true, address: 'x:7233' });
   });
 
-  const dir = mkdtempSync(join(tmpdir(), 'config-'));
+  const dir = testTempDir('config-');
   const certPath = join(dir, 'client.pem');
   const keyPath = join(dir, 'client.key');
   writeFileSync(certPath, '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n');

@@ -1,5 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
 import { AgentClient, AgentClientError } from '../../client/agent-client';
@@ -9,6 +8,7 @@ import { authenticate, authFromEnv, authorize, isAllowed, requestToken, type Aut
 import { authModeLine } from '../../server/auth-mode';
 import { ApiError, apiErrorStatus, toApiError } from '../../server/errors';
 import { LiveHub } from '../../server/live';
+import { testTempDir } from '../support/temp-dir';
 
 const secret = 'sup3r-secret-token-value';
 
@@ -49,7 +49,7 @@ describe('authFromEnv', () => {
   });
 
   it('reads a tokens file, naming the file and entry when it is wrong', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'server-auth-'));
+    const dir = testTempDir('server-auth-');
     const good = join(dir, 'tokens.json');
     writeFileSync(good, JSON.stringify([{ name: 'ops', role: 'operator', token: secret }]));
     expect(authFromEnv({ DURABLE_AGENTS_TOKENS_FILE: good }).tokens).toEqual([{ name: 'ops', role: 'operator', token: secret }]);
