@@ -179,6 +179,17 @@ export class NoWorkerError extends AgentClientError {
 }
 
 /**
+ * `run_not_found` for a session's run that its session has queued but not started yet
+ * (`sendMessage` answers a run before it starts): a reader that waits for it, as `follow` and the
+ * server's streams do, waits instead of ending.
+ */
+export class RunNotStartedError extends AgentClientError {
+  constructor(readonly workflowId: string) {
+    super('run_not_found', `run ${workflowId} has not started yet: its session has it queued (following it, or waiting for its result, waits for it to start)`);
+  }
+}
+
+/**
  * Answers `value` when its JSON fits the payload limit the servers enforce.
  *
  * @throws AgentClientError `invalid_input` naming the limit and the actual size.
@@ -353,9 +364,7 @@ export class AgentClient {
         }
         if (closed === 'RUNNING') throw new AgentClientError('unanswered', `run ${workflowId} is running, but the server did not find it for this request (3 tries); try again`);
         if (closed) throw new AgentClientError('run_ended', `run ${workflowId} has ended (${closed.toLowerCase()})`);
-        if (await sessionRunPending(this.client, workflowId)) {
-          throw new AgentClientError('run_not_found', `run ${workflowId} has not started yet: its session has it queued (following it, or waiting for its result, waits for it to start)`);
-        }
+        if (await sessionRunPending(this.client, workflowId)) throw new RunNotStartedError(workflowId);
         throw new AgentClientError('run_not_found', `no run with id ${workflowId}`);
       }
       if (err instanceof QueryNotRegisteredError) {

@@ -1,5 +1,6 @@
 import type { Client } from '@temporalio/client';
 import { parseSessionRunWorkflowId, sessionQuery } from '../contracts/session';
+import { PollPacing } from './poll-pacing';
 
 /** How long {@link sessionRunPending} waits for the session to answer its query. */
 const sessionQueryTimeoutMs = 5_000;
@@ -26,21 +27,9 @@ export async function sessionRunPending(client: Client, workflowId: string): Pro
   return record?.status === 'queued' || record?.status === 'running';
 }
 
-/**
- * Waits while {@link sessionRunPending}: checks again soon, then every 2 s at most. Returns at
- * once for any other id; returns early when `signal` aborts.
- */
-export async function untilSessionRunStarts(client: Client, workflowId: string, signal?: AbortSignal): Promise<void> {
+/** Waits while {@link sessionRunPending}: checks again soon, then every 2 s at most. Returns at once for any other id. */
+export async function untilSessionRunStarts(client: Client, workflowId: string): Promise<void> {
   if (!parseSessionRunWorkflowId(workflowId)) return;
-  for (let wait = 100; !signal?.aborted && (await sessionRunPending(client, workflowId)); wait = Math.min(wait * 2, 2_000)) {
-    await new Promise<void>((resolveWait) => {
-      const timer = setTimeout(done, wait);
-      function done(): void {
-        clearTimeout(timer);
-        signal?.removeEventListener('abort', done);
-        resolveWait();
-      }
-      signal?.addEventListener('abort', done, { once: true });
-    });
-  }
+  const pacing = new PollPacing({ minMs: 100, maxMs: 2_000 });
+  while (await sessionRunPending(client, workflowId)) await pacing.wait();
 }

@@ -1,12 +1,10 @@
-import type { AgentClient } from '../../client/agent-client';
-import { AgentClientError } from '../../client/agent-client';
+import { AgentClientError, RunNotStartedError, type AgentClient } from '../../client/agent-client';
 import type { EventPage, RunEvent } from '../../contracts';
 import type { TokenDelta } from '../../contracts/deltas';
 import { terminalRunStatuses, type FeedItem } from './feed-item';
 import { Subscription, type SubscriptionOptions } from './subscription';
 import { PollPacing } from '../../client/poll-pacing';
 import { callUntil } from './call-until';
-import { sessionRunPending } from '../../client/session-run-start';
 
 
 /** Settings of a {@link RunFeed}. */
@@ -204,14 +202,13 @@ export class RunFeed {
       } catch (err) {
         if (this.stopped) return;
         failures += 1;
-        if (err instanceof AgentClientError && err.type === 'run_not_found') {
-          // A session's run followed right after sendMessage may not have started yet (queued
-          // behind another, or a moment before it exists): wait for it; any other id ends here.
-          const pending = await this.call(() => sessionRunPending(this.agents.client, this.workflowId)).catch(() => false);
-          if (!pending) return this.end('not_found');
+        // A session's run followed right after sendMessage may not have started yet (queued
+        // behind another, or a moment before it exists): wait for it; any other id ends here.
+        if (err instanceof RunNotStartedError) {
           await sleep(Math.min(2_000, 100 * 2 ** Math.min(failures, 5)));
           continue;
         }
+        if (err instanceof AgentClientError && err.type === 'run_not_found') return this.end('not_found');
         // The server or the workers are away: try again, more slowly, while anyone listens.
         await sleep(Math.min(5_000, 250 * 2 ** Math.min(failures, 5)));
       }
