@@ -48,7 +48,7 @@ import {
   type RunStatus,
   type RunStatusReport,
 } from '../contracts';
-import { jsonDepthExceeds } from '../contracts/json';
+import { fieldNestedTooDeep, jsonDepthExceeds, maxInputJsonDepth } from '../contracts/json';
 import { runOperationMessages, type RunOperationName } from '../contracts/operations';
 import { isTerminalRunStatus } from '../contracts/run';
 import { connectionOptions, defaultTaskQueue, temporalConfigFromEnv, type TemporalConfig } from '../config/temporal';
@@ -200,6 +200,17 @@ function fits<T>(what: string, value: T): T {
   return value;
 }
 
+/**
+ * Refuses an input with a field nested deeper than the workflows take, before the recursive
+ * schemas meet it (a value some thousands of levels deep overflowed the stack there).
+ *
+ * @throws AgentClientError `invalid_input` naming the field.
+ */
+function refuseNestedTooDeep(what: string, input: unknown): void {
+  const field = fieldNestedTooDeep(input, (name) => name !== 'continued');
+  if (field !== undefined) throw new AgentClientError('invalid_input', `invalid ${what}: ${field}: nested deeper than ${maxInputJsonDepth} levels`);
+}
+
 /** gRPC status DEADLINE_EXCEEDED: a query no worker answered before its deadline. */
 const grpcDeadlineExceeded = 4;
 /** gRPC status CANCELLED: how a call cut by a client-side deadline may also end. */
@@ -299,6 +310,7 @@ export class AgentClient {
    * @throws AgentClientError `invalid_input` naming the bad field.
    */
   async start(input: RunInput, options: StartOptions = {}): Promise<{ workflowId: string; runId: string }> {
+    refuseNestedTooDeep('run input', input);
     const parsed = runInputSchema.safeParse(input);
     if (!parsed.success) throw new AgentClientError('invalid_input', `invalid run input: ${describeIssues(parsed.error)}`);
     fits('the run input', input);
@@ -853,6 +865,7 @@ export class AgentClient {
    * @throws AgentClientError `invalid_input` naming the bad field.
    */
   async openSession(sessionId: string, input: SessionInput): Promise<string> {
+    refuseNestedTooDeep('session input', input);
     const parsed = sessionInputSchema.safeParse(input);
     if (!parsed.success) throw new AgentClientError('invalid_input', `invalid session input: ${describeIssues(parsed.error)}`);
     fits('the session input', input);

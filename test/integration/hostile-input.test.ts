@@ -4,13 +4,37 @@
  * core shut down every worker that received the update), and a value nested 3000 levels deep
  * (accepted into an event, after which every events read threw).
  */
+import { execFile } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { temporal } from '@temporalio/proto';
 import { answerAwaitUpdate, decideCallUpdate, decideSignal, interveneUpdate, maxPayloadBytes } from '../../contracts';
 import { agentSuite } from '../support/agent-suite';
 import { callStep, finalStep, scriptedInput } from '../support/scripts';
+import { testTempDir } from '../support/temp-dir';
 import { waitFor } from '../support/wait';
 
-const suite = agentSuite('hostile');
+// The worker a user runs: workflows on a thread of their own (its stack is what a deep value meets).
+const suite = agentSuite('hostile', undefined, { worker: { debugMode: false } });
+const dir = testTempDir('hostile-input');
+
+/**
+ * The official `temporal` CLI against the suite's server, as an outside client: it sends values
+ * nested deeper than our client (or any JavaScript client) can encode, up to Go's 10,000 levels.
+ */
+async function temporalCli(...args: string[]): Promise<{ stdout: string; stderr: string }> {
+  const cli = process.env.TEMPORAL_CLI_PATH;
+  if (!cli) throw new Error('TEMPORAL_CLI_PATH is not set (global setup provisions it)');
+  return promisify(execFile)(cli, [...args, '--address', suite.env.address, '--namespace', suite.env.namespace ?? 'default']);
+}
+
+/** A JSON file holding `value` with `nestedText(levels)` where it says NESTED. */
+function inputFile(name: string, value: unknown, levels: number): string {
+  const path = join(dir, name);
+  writeFileSync(path, JSON.stringify(value).replace('"NESTED"', `${'['.repeat(levels)}"bottom"${']'.repeat(levels)}`));
+  return path;
+}
 
 async function workflowTaskFailures(workflowId: string): Promise<number> {
   const { events } = await suite.env.client.workflow.getHandle(workflowId).fetchHistory();
@@ -114,6 +138,42 @@ describe('a run input nested too deep', () => {
     expect(await workflowTaskFailures(workflowId)).toBe(0);
     const next = await suite.agents.start(scriptedInput([finalStep('still here')]));
     expect(await suite.agents.result(next.workflowId)).toMatchObject({ status: 'completed' });
+  });
+});
+
+describe('a value nested 9,000 levels deep, from another language\'s client', () => {
+  it('in a run input fails the run with invalid_input naming the field; no workflow task fails', async () => {
+    const workflowId = `deep-cli-run-${Date.now()}`;
+    const file = inputFile('run-input.json', { ...scriptedInput([finalStep('deep')]), sessionState: { deep: 'NESTED' } }, 9000);
+    await temporalCli('workflow', 'start', '--type', 'agentRun', '--task-queue', suite.taskQueue, '--workflow-id', workflowId, '--input-file', file);
+    await expect(suite.agents.result(workflowId)).rejects.toMatchObject({
+      cause: { message: expect.stringContaining('invalid run input: sessionState: nested deeper than 64 levels'), type: 'invalid_input' },
+    });
+    expect(await workflowTaskFailures(workflowId)).toBe(0);
+  });
+
+  it('in a new session\'s state fails the session with invalid_input naming the field; no workflow task fails', async () => {
+    const sessionId = `deep-cli-session-${Date.now()}`;
+    const file = inputFile('session-input.json', { agent: 'watchlist-scripted', sessionState: { deep: 'NESTED' } }, 9000);
+    await temporalCli('workflow', 'start', '--type', 'agentSession', '--task-queue', suite.taskQueue, '--workflow-id', sessionId, '--input-file', file);
+    const failure = await suite.env.client.workflow.getHandle(sessionId).result().catch((err: { cause?: { message?: string; type?: string } }) => err.cause);
+    expect(failure).toMatchObject({ message: expect.stringContaining('invalid session input: sessionState: nested deeper than 64 levels'), type: 'invalid_input' });
+    expect(await workflowTaskFailures(sessionId)).toBe(0);
+  });
+
+  it('in a message\'s planner options is refused at the door, naming the field; the session goes on', async () => {
+    const sessionId = `deep-cli-message-${Date.now()}`;
+    const workflowId = await suite.agents.openSession(sessionId, { agent: 'watchlist-scripted', sessionState: { watchlist: [] } });
+    const file = inputFile('message.json', { content: 'hello', plannerOptions: { steps: 'NESTED' } }, 9000);
+    const refused = await temporalCli('workflow', 'update', 'execute', '--name', 'sendMessage', '--workflow-id', workflowId, '--input-file', file).then(
+      () => 'accepted',
+      (err: { stderr?: string }) => err.stderr ?? '',
+    );
+    expect(refused).toContain('invalid message: plannerOptions: nested deeper than 64 levels');
+    const record = await suite.agents.sendMessage(sessionId, { content: 'hello', plannerOptions: scriptedInput([finalStep('still here')]).plannerOptions });
+    expect(await suite.agents.result(record.workflowId)).toMatchObject({ status: 'completed', final: { text: 'still here' } });
+    expect(await workflowTaskFailures(workflowId)).toBe(0);
+    await suite.agents.closeSession(sessionId);
   });
 });
 

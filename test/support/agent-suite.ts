@@ -25,6 +25,8 @@ export function agentSuite(
     readonly serverArgs?: readonly string[];
     /** The worker's model activity and its settings, made once the server is up (default none). */
     readonly runtime?: () => ActivityDependencies['runtime'];
+    /** Further options of the file's worker (e.g. `debugMode: false`: workflows on a thread of their own, see inProcessWorkerOptions). */
+    readonly worker?: Parameters<typeof createTestWorker>[4];
   } = {},
 ): AgentSuite {
   let env: TestWorkflowEnvironment | undefined;
@@ -35,7 +37,7 @@ export function agentSuite(
 
   beforeAll(async () => {
     env = await createTestEnv(options);
-    worker = await createTestWorker(env, taskQueue, tools(), options.runtime?.());
+    worker = await createTestWorker(env, taskQueue, tools(), options.runtime?.(), options.worker);
     running = worker.run();
     agents = agentClient(env, taskQueue);
   });

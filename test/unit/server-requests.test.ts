@@ -192,3 +192,31 @@ describe('request bodies', () => {
     }
   });
 });
+
+describe('values nested too deep', () => {
+  const nestedText = (levels: number): string => `${'['.repeat(levels)}"bottom"${']'.repeat(levels)}`;
+
+  it('a run or session body nested deeper than runs take is refused with 400 naming the field, even 100,000 levels deep', async () => {
+    const api = await server(withTokens);
+    const headers = { ...bearer('operator'), ...json };
+    for (const levels of [65, 100_000]) {
+      const run = `{"agent":"scripted","messages":[{"role":"user","content":"hi"}],"sessionState":{"deep":${nestedText(levels)}}}`;
+      expectError(await raw(`${api.url}/api/runs`, { method: 'POST', headers, body: run }), 400, 'invalid_input', /^body\.sessionState: nested deeper than 64 levels$/);
+      const session = `{"sessionId":"s1","agent":"scripted","history":[{"role":"user","content":${nestedText(levels)}}]}`;
+      expectError(await raw(`${api.url}/api/sessions`, { method: 'POST', headers, body: session }), 400, 'invalid_input', /^body\.history: nested deeper than 64 levels$/);
+    }
+  });
+
+  it('AgentClient refuses such an input before it reaches Temporal, naming the field', async () => {
+    let deep: unknown = 'bottom';
+    for (let i = 0; i < 100_000; i++) deep = [deep];
+    await expect(agents.start({ agent: 'scripted', messages: [{ role: 'user', content: 'hi' }], sessionState: { deep } as never })).rejects.toMatchObject({
+      type: 'invalid_input',
+      message: 'invalid run input: sessionState: nested deeper than 64 levels',
+    });
+    await expect(agents.openSession('s1', { agent: 'scripted', sessionState: { deep } as never })).rejects.toMatchObject({
+      type: 'invalid_input',
+      message: 'invalid session input: sessionState: nested deeper than 64 levels',
+    });
+  });
+});

@@ -7,7 +7,7 @@ import {
 } from '@temporalio/workflow';
 import { agentNameSearchAttribute, agentStatusSearchAttribute } from '../../contracts/search-attributes';
 import { carriedRunStateSchema, type CarriedRunState } from '../../contracts/carried-state';
-import { describeIssues, jsonDepthExceeds, maxInputJsonDepth } from '../../contracts/json';
+import { describeIssues, fieldNestedTooDeep, maxInputJsonDepth } from '../../contracts/json';
 import type { RunInput, RunResult } from '../../contracts/run';
 import { parseRunInput } from '../../contracts/fast-schemas';
 import type { AgentRegistry } from '../agents/agent-registry';
@@ -88,28 +88,23 @@ function allHandlersAnswered(): Promise<void> | undefined {
 }
 
 /**
- * The first field of a run input (carried state aside, which only the runtime writes) whose
- * value nests deeper than {@link maxInputJsonDepth} levels: such a value passes the schemas, but
- * every reader of the run's result and events would then fail on it.
- */
-function fieldNestedTooDeep(input: RunInput): string | undefined {
-  return Object.keys(input).find((key) => key !== 'continued' && jsonDepthExceeds(input[key as keyof RunInput], maxInputJsonDepth));
-}
-
-/**
  * Parses the run's input and sets the run up: its agent, its planner, its state and loop, and
  * the run's queries, signals and updates. Throws the run's `invalid_input` and `unknown_agent`
  * failures.
  */
 function prepareRun(registry: AgentRegistry, rawInput: RunInput, options: RunLoopOptions): RunLoop {
+  // Before the schemas: they are recursive, and a value nested some thousands of levels deep (any
+  // client can send one) overflowed the stack in them, failing every workflow task of the run
+  // instead of the run. Carried state aside: only the runtime writes it. Asked only for an input
+  // that nests too deep, so other runs record no marker; an older run that asked nothing here
+  // (its input also failed the schemas) goes on to the same schema failure.
+  const tooDeep = fieldNestedTooDeep(rawInput, (field) => field !== 'continued');
+  if (tooDeep !== undefined && isPatched(boundedInputDepth)) {
+    throw rejection(`invalid run input: ${tooDeep}: nested deeper than ${maxInputJsonDepth} levels`, 'invalid_input');
+  }
   const parsed = parseRunInput(rawInput);
   if (!parsed.success) {
     throw rejection(`invalid run input: ${describeIssues(parsed.error)}`, 'invalid_input');
-  }
-  // Asked only for an input that nests too deep, so other runs record no marker.
-  const tooDeep = fieldNestedTooDeep(rawInput);
-  if (tooDeep !== undefined && isPatched(boundedInputDepth)) {
-    throw rejection(`invalid run input: ${tooDeep}: nested deeper than ${maxInputJsonDepth} levels`, 'invalid_input');
   }
   const agent = registry.find(parsed.data.agent);
   if (!agent) {

@@ -21,13 +21,13 @@ import {
   type SessionReport,
   withRunUsage,
 } from '../../contracts/session';
-import { describeIssues } from '../../contracts/json';
+import { describeIssues, fieldNestedTooDeep, jsonDepthExceeds, maxInputJsonDepth } from '../../contracts/json';
 import type { Message } from '../../contracts/messages';
 import { agentRunWorkflowType } from '../../contracts/definitions';
 import type { RunInput, RunResult } from '../../contracts/run';
 import { childRunLabels } from './child-run-labels';
 import { rejection } from '../run/failures';
-import { decidePatchBaseline, refuseSessionWithoutFollowMarker } from '../versioning/patches';
+import { boundedInputDepth, decidePatchBaseline, isPatched, refuseSessionWithoutFollowMarker } from '../versioning/patches';
 
 /** The worker version (`deployment.buildId`) running this workflow task, if versioned. */
 function currentVersion(): string | undefined {
@@ -57,6 +57,9 @@ function continueOnCurrentVersion(input: ParsedSessionInput): Promise<never> {
   return makeContinueAsNewFunc<typeof agentSession>({ initialVersioningBehavior: 'AUTO_UPGRADE' })(input);
 }
 
+/** The fields of a session's input that its starter gives; the others it carries across continue-as-new. */
+const startFields: ReadonlySet<string> = new Set(['sessionState', 'history', 'policy', 'confirmation', 'labels']);
+
 /**
  * A conversation as one long-lived workflow: each user message becomes a child `agentRun`
  * that starts from the session state and history the previous runs left. Runs of a session
@@ -75,6 +78,13 @@ function continueOnCurrentVersion(input: ParsedSessionInput): Promise<never> {
  */
 export async function agentSession(rawInput: SessionInput): Promise<SessionReport> {
   decidePatchBaseline();
+  // What its starter gave a new session (what a continued one carries is its own), before the
+  // recursive schemas: a value some thousands of levels deep overflowed the stack there, failing
+  // every workflow task of the session; one deeper than the limit would fail each of its runs.
+  const tooDeep = workflowInfo().continuedFromExecutionRunId === undefined ? fieldNestedTooDeep(rawInput, (field) => startFields.has(field)) : undefined;
+  if (tooDeep !== undefined && isPatched(boundedInputDepth)) {
+    throw rejection(`invalid session input: ${tooDeep}: nested deeper than ${maxInputJsonDepth} levels`, 'invalid_input');
+  }
   const parsed = sessionInputSchema().safeParse(rawInput);
   if (!parsed.success) throw rejection(`invalid session input: ${describeIssues(parsed.error)}`, 'invalid_input');
   const state: ParsedSessionInput = parsed.data;
@@ -108,6 +118,9 @@ export async function agentSession(rawInput: SessionInput): Promise<SessionRepor
     {
       validator: (payload) => {
         if (closed) throw rejection('the session is closed', 'session_closed');
+        // Before the recursive schema, which a value some thousands of levels deep overflowed.
+        const plannerOptions = (payload as { plannerOptions?: unknown } | null)?.plannerOptions;
+        if (jsonDepthExceeds(plannerOptions, maxInputJsonDepth)) throw rejection(`invalid message: plannerOptions: nested deeper than ${maxInputJsonDepth} levels`, 'invalid_payload');
         const check = sessionMessageSchema().safeParse(payload);
         if (!check.success) throw rejection(`invalid message: ${describeIssues(check.error)}`, 'invalid_payload');
       },
