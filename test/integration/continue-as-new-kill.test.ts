@@ -4,7 +4,7 @@ import type { AgentClient } from '../../client/agent-client';
 import { DurableAgentsPlugin } from '../../worker/plugin';
 import { testAgents } from '../support/agents';
 import { callStep, finalStep, scriptedInput } from '../support/scripts';
-import { agentClient, createTestEnv, uniqueTaskQueue, workflowBundleOption } from '../support/test-env';
+import { agentClient, createTestEnv, inProcessWorkerOptions, uniqueTaskQueue, workflowBundleOption } from '../support/test-env';
 import { allToolImplementations } from '../support/tools';
 import { waitFor } from '../support/wait';
 
@@ -20,7 +20,7 @@ let activityWorker: Worker;
 let activitiesRunning: Promise<void>;
 
 async function workflowWorker(): Promise<Worker> {
-  return Worker.create({ connection: env.nativeConnection, namespace: env.namespace ?? 'default', taskQueue, workflowBundle: await workflowBundleOption() });
+  return Worker.create({ connection: env.nativeConnection, namespace: env.namespace ?? 'default', taskQueue, workflowBundle: await workflowBundleOption(), ...inProcessWorkerOptions });
 }
 
 beforeAll(async () => {

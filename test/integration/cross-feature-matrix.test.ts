@@ -23,7 +23,7 @@ import { forkRun } from '../../worker/fork';
 import { DurableAgentsPlugin } from '../../worker/plugin';
 import type { ScriptStep } from '../../workflows/planners/scripted';
 import { findTestAgent, testAgents } from '../support/agents';
-import { createTestEnv, createTestWorker, forkBundleOption, uniqueTaskQueue, workflowBundleOption } from '../support/test-env';
+import { createTestEnv, createTestWorker, forkBundleOption, inProcessWorkerOptions, uniqueTaskQueue, workflowBundleOption } from '../support/test-env';
 import { allToolImplementations } from '../support/tools';
 import { waitFor } from '../support/wait';
 
@@ -63,6 +63,7 @@ beforeAll(async () => {
   encryptedTaskQueue = uniqueTaskQueue('matrix-enc');
   const encrypted = await Worker.create({
     connection: env.nativeConnection,
+    ...inProcessWorkerOptions,
     namespace: env.namespace ?? 'default',
     taskQueue: encryptedTaskQueue,
     workflowBundle: await workflowBundleOption(),

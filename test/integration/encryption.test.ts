@@ -12,7 +12,7 @@ import { forkRun } from '../../worker/fork';
 import { DurableAgentsPlugin } from '../../worker/plugin';
 import { testAgents } from '../support/agents';
 import { callStep, finalStep, scriptedInput } from '../support/scripts';
-import { createTestEnv, forkBundleOption, uniqueTaskQueue, workflowBundleOption } from '../support/test-env';
+import { createTestEnv, forkBundleOption, inProcessWorkerOptions, uniqueTaskQueue, workflowBundleOption } from '../support/test-env';
 import { allToolImplementations } from '../support/tools';
 import { waitFor } from '../support/wait';
 import { writeFileSync } from 'node:fs';
@@ -37,6 +37,7 @@ const newKey = { id: 'k-2026-11', key: randomBytes(32) };
 async function encrypted(taskQueue: string, keys: EncryptionKeys): Promise<{ worker: Worker; agents: AgentClient }> {
   const worker = await Worker.create({
     connection: env.nativeConnection,
+    ...inProcessWorkerOptions,
     namespace: env.namespace ?? 'default',
     taskQueue,
     workflowBundle: await workflowBundleOption(),

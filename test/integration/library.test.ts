@@ -4,7 +4,7 @@ import { AgentClient } from 'durable-agents/client';
 import { createAgentWorker, DurableAgentsPlugin, implementTool } from 'durable-agents/worker';
 import { docsAgent, docsSearch, webAgent, webSearch } from '../support/two-agents/agents';
 import { callStep, finalStep, observations, scriptedInput } from '../support/scripts';
-import { createTestEnv, uniqueTaskQueue } from '../support/test-env';
+import { createTestEnv, inProcessWorkerOptions, uniqueTaskQueue } from '../support/test-env';
 
 const workflowsPath = require.resolve('../support/two-agents/workflows');
 const tools = [
@@ -59,7 +59,7 @@ describe('the library as a user runs it: own agents, own workflows module, own w
     const plugin = new DurableAgentsPlugin({ agents: [docsAgent, webAgent], tools, openai: null });
     // `search` has two implementations, so only the namespaced types exist for it.
     expect(plugin.activityTypes).toEqual(['callModel', 'docs/search', 'web/search']);
-    const worker = await Worker.create({ connection: env.nativeConnection, namespace: env.namespace ?? 'default', taskQueue, workflowsPath, plugins: [plugin] });
+    const worker = await Worker.create({ connection: env.nativeConnection, namespace: env.namespace ?? 'default', taskQueue, workflowsPath, plugins: [plugin], ...inProcessWorkerOptions });
     const agents = new AgentClient(env.client, taskQueue, false);
     await worker.runUntil(async () => {
       const { workflowId } = await agents.start(searchScript('web', { q: 'plugins', limit: 1 }));

@@ -23,7 +23,7 @@ import { startApiServerProcess, type ApiServerProcess } from '../support/api-ser
 import { cleanUpAll } from '../support/child-worker';
 import { RawSseReader } from '../support/raw-sse-reader';
 import { startTestRedis, type TestRedis } from '../support/redis-server';
-import { agentClient, createTestEnv, uniqueTaskQueue, workflowBundleOption } from '../support/test-env';
+import { agentClient, createTestEnv, inProcessWorkerOptions, uniqueTaskQueue, workflowBundleOption } from '../support/test-env';
 import { allToolImplementations } from '../support/tools';
 import { waitFor } from '../support/wait';
 import { testTempDir } from '../support/temp-dir';
@@ -84,6 +84,7 @@ beforeAll(async () => {
   const openai = new OpenAI({ baseURL: fake.baseURL, apiKey: 'test-key', maxRetries: 0 });
   worker = await Worker.create({
     connection: env.nativeConnection,
+    ...inProcessWorkerOptions,
     namespace: env.namespace ?? 'default',
     taskQueue,
     workflowBundle: await workflowBundleOption(),

@@ -24,7 +24,7 @@ import { DurableAgentsPlugin } from '../../worker/plugin';
 import { replayHistoryJson } from '../../worker/replay';
 import { findTestAgent, testAgents } from '../support/agents';
 import { allToolImplementations } from '../support/tools';
-import { agentClient, createTestEnv, testWorkflowsPath, uniqueTaskQueue, workflowBundleOption } from '../support/test-env';
+import { agentClient, createTestEnv, inProcessWorkerOptions, testWorkflowsPath, uniqueTaskQueue, workflowBundleOption } from '../support/test-env';
 import { childWorkerEnv, cleanUpAll, startChildWorker, type ChildWorker } from '../support/child-worker';
 import { waitFor } from '../support/wait';
 import { freeLoopbackPort } from '../../testing/dev-server-port';
@@ -79,6 +79,7 @@ describe('tracing', () => {
     const openai = new OpenAI({ baseURL: fake.baseURL, apiKey: 'test-key', maxRetries: 0 });
     return Worker.create({
       connection: env.nativeConnection,
+      ...inProcessWorkerOptions,
       namespace: env.namespace ?? 'default',
       taskQueue,
       workflowBundle: tracedBundle,

@@ -18,7 +18,7 @@ import { testAgents } from '../support/agents';
 import { startAgentctl } from '../support/agentctl-process';
 import { callStep, finalStep, scriptedInput } from '../support/scripts';
 import { SseClient } from '../support/sse-client';
-import { agentClient, createTestEnv, uniqueTaskQueue, workflowBundleOption } from '../support/test-env';
+import { agentClient, createTestEnv, inProcessWorkerOptions, uniqueTaskQueue, workflowBundleOption } from '../support/test-env';
 import { allToolImplementations } from '../support/tools';
 import { waitFor } from '../support/wait';
 
@@ -43,6 +43,7 @@ beforeAll(async () => {
   const deltas = new HttpDeltaPublisher({ url: server.url, token: tokens.publisher });
   worker = await Worker.create({
     connection: env.nativeConnection,
+    ...inProcessWorkerOptions,
     namespace: env.namespace ?? 'default',
     taskQueue,
     workflowBundle: await workflowBundleOption(),
