@@ -60,7 +60,7 @@ import { fetchDecodedHistory } from '../history/decoded-history';
 import { runRewinds, type RunRewind } from '../history/rewinds';
 import { EventLogCursor } from './event-log-cursor';
 import { PollPacing } from './poll-pacing';
-import { sessionRunPending, untilSessionRunStarts } from './session-run-start';
+import { sessionRunState, untilSessionRunStarts } from './session-run-start';
 import { sendUntilProcessed } from './unprocessed-update';
 import { ServerUnreachableError } from './unavailable';
 import {
@@ -376,7 +376,10 @@ export class AgentClient {
         }
         if (closed === 'RUNNING') throw new AgentClientError('unanswered', `run ${workflowId} is running, but the server did not find it for this request (3 tries); try again`);
         if (closed) throw new AgentClientError('run_ended', `run ${workflowId} has ended (${closed.toLowerCase()})`);
-        if (await sessionRunPending(this.client, workflowId)) throw new RunNotStartedError(workflowId);
+        const sessionRun = await sessionRunState(this.client, workflowId);
+        // A session's run that started while this asked: ask it again.
+        if (sessionRun === 'started' && attempt < 3) return this.guard(workflowId, fn, attempt + 1);
+        if (sessionRun !== 'none') throw new RunNotStartedError(workflowId);
         throw new AgentClientError('run_not_found', `no run with id ${workflowId}`);
       }
       if (err instanceof QueryNotRegisteredError) {

@@ -10,7 +10,7 @@ import { streamFeed, type SseFrame } from './sse';
 import { streamTree } from './tree-sse';
 import { UiMessageProjection, uiMessageFrames, uiMessageStreamHeaders } from './ui-message-stream';
 import { runWebSocket } from './websocket';
-import { sessionRunPending } from '../../client/session-run-start';
+import { sessionRunState } from '../../client/session-run-start';
 
 const eventsQuerySchema = z.object({
   after: z.coerce.number().int().nonnegative().default(0),
@@ -59,13 +59,13 @@ function resumeAfter(lastEventId: string | undefined, after: number): number {
 /**
  * Reads the run's description: a missing run is a 404 before any stream opens, unless it is a
  * session's run that has not started yet (`sendMessage` answers it first), which the stream
- * waits for.
+ * waits for, or one that started meanwhile.
  */
 export async function ensureRun(ctx: ServerContext, workflowId: string): Promise<void> {
   try {
     await ctx.agents.client.workflow.getHandle(workflowId).describe();
   } catch (err) {
-    if (await sessionRunPending(ctx.agents.client, workflowId)) return;
+    if ((await sessionRunState(ctx.agents.client, workflowId)) !== 'none') return;
     throw err;
   }
 }

@@ -1,5 +1,6 @@
 import type { RunEvent, RunResult } from '../../contracts';
 import type { ScriptStep } from '../../workflows/planners/scripted';
+import { Client, WorkflowNotFoundError } from '@temporalio/client';
 import { AgentClient } from '../../client/agent-client';
 import { agentSuite } from '../support/agent-suite';
 import { waitFor } from '../support/wait';
@@ -95,6 +96,39 @@ describe('sessions across runs', () => {
     expect(seen[0]).toMatchObject({ seq: 1, type: 'run_started' });
     expect(seen).toContainEqual(expect.objectContaining({ type: 'final', response: expect.objectContaining({ text: 'second' }) }));
     expect(seen.at(-1)).toMatchObject({ type: 'status_changed', to: 'completed' });
+    await suite.agents.closeSession(sessionId);
+  });
+
+  it('a session run that starts and ends while a reader checks for it is read, not reported missing', async () => {
+    const sessionId = `race-${Date.now()}`;
+    await suite.agents.openSession(sessionId, { agent: 'scripted' });
+    await suite.agents.sendMessage(sessionId, {
+      content: 'first',
+      plannerOptions: { steps: [{ type: 'tool_calls', calls: [{ name: 'sleep', args: { ms: 1_000 } }] }, { type: 'final', text: 'first' }] },
+    });
+    const second = await suite.agents.sendMessage(sessionId, { content: 'second', plannerOptions: { steps: [{ type: 'final', text: 'second' }] } });
+    expect(second.status).toBe('queued');
+    // The reader's server is slow to say "no such run": by the time it says so, the run has
+    // started and ended (what a quick run did between a reader's checks under load).
+    const completed = () => waitFor('the second run to complete', async () => ((await suite.env.client.workflow.getHandle(second.workflowId).describe().catch(() => undefined))?.status.name === 'COMPLETED' ? true : undefined));
+    const slowNotFound = new Client({
+      connection: suite.env.connection,
+      namespace: suite.env.namespace ?? 'default',
+      interceptors: {
+        workflow: [
+          {
+            describe: async (input, next) =>
+              next(input).catch(async (err: unknown) => {
+                if (err instanceof WorkflowNotFoundError && input.workflowExecution.workflowId === second.workflowId) await completed();
+                throw err;
+              }),
+          },
+        ],
+      },
+    });
+    const reader = new AgentClient(slowNotFound, suite.taskQueue);
+    const { events } = await reader.events(second.workflowId, 0, 100);
+    expect(events.at(-1)).toMatchObject({ type: 'status_changed', to: 'completed' });
     await suite.agents.closeSession(sessionId);
   });
 
