@@ -1,6 +1,8 @@
+import { temporal } from '@temporalio/proto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import type { AgentClient } from '../../client/agent-client';
+import { killUpdate } from '../../contracts';
 import { DurableAgentsPlugin } from '../../worker/plugin';
 import { testAgents } from '../support/agents';
 import { callStep, finalStep, scriptedInput } from '../support/scripts';
@@ -46,6 +48,20 @@ async function historyHas(workflowId: string, attribute: string): Promise<boolea
   return (history.events ?? []).some((e) => (e as Record<string, unknown>)[attribute] != null);
 }
 
+/** True once the server has admitted the update (it waits for a worker then), else undefined. */
+async function admitted(workflowId: string, updateId: string): Promise<true | undefined> {
+  const stage = temporal.api.enums.v1.UpdateWorkflowExecutionLifecycleStage.UPDATE_WORKFLOW_EXECUTION_LIFECYCLE_STAGE_ADMITTED;
+  const poll = env.client.workflowService.pollWorkflowExecutionUpdate({
+    namespace: env.namespace ?? 'default',
+    updateRef: { workflowExecution: { workflowId }, updateId },
+    waitPolicy: { lifecycleStage: stage },
+  });
+  return poll.then(
+    () => true,
+    () => undefined,
+  );
+}
+
 describe('a kill while the run is about to continue as new', () => {
   it.each(['update', 'signal'] as const)('kill by %s wins: the run ends terminated instead of continuing', async (via) => {
     const first = await workflowWorker();
@@ -59,8 +75,13 @@ describe('a kill while the run is about to continue as new', () => {
     first.shutdown();
     await firstRunning;
     await waitFor('the tool result in history', async () => ((await historyHas(workflowId, 'activityTaskCompletedEventAttributes')) ? true : undefined));
-    const killed = via === 'update' ? agents.kill(workflowId, { reason: 'stop' }) : agents.signal(workflowId, 'kill', { reason: 'stop' });
+    // The update through the raw handle: AgentClient first asks a worker whether one is there,
+    // and the one that answers would run on before the kill is sent. The server holds an update
+    // for a run no worker serves; the second worker starts once it has it.
+    const updateId = `kill-${workflowId}`;
+    const killed = via === 'update' ? env.client.workflow.getHandle(workflowId).executeUpdate(killUpdate, { args: [{ reason: 'stop' }], updateId }) : agents.signal(workflowId, 'kill', { reason: 'stop' });
     if (via === 'signal') await killed;
+    else await waitFor('the kill update, admitted', () => admitted(workflowId, updateId));
 
     const second = await workflowWorker();
     const secondRunning = second.run();
