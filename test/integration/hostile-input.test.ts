@@ -152,6 +152,32 @@ describe('a value nested 9,000 levels deep, from another language\'s client', ()
     expect(await workflowTaskFailures(workflowId)).toBe(0);
   });
 
+  it('in signals to a waiting run is refused or dropped; no workflow task fails, and the run completes', async () => {
+    const { workflowId } = await suite.agents.start(
+      scriptedInput([callStep({ name: 'echo', args: { text: 'a' } }), finalStep('survived')], { confirmation: { all: true } }),
+    );
+    await waitFor('the approval request', async () => (await suite.agents.pendingInputs(workflowId)).approvals[0]);
+    const signals = {
+      // What the model activity reports while it streams; anyone can send it.
+      earlyToolCall: { turn: 0, toolCallId: 'call_x', name: 'echo', args: { text: 'NESTED' } },
+      intervene: { kind: 'edit_call', toolCallId: 'call_0_0', args: { text: 'NESTED' } },
+      decide: { decision: 'edit', toolCallId: 'call_0_0', args: { text: 'NESTED' } },
+    };
+    for (const [name, payload] of Object.entries(signals)) {
+      await temporalCli('workflow', 'signal', '--name', name, '--workflow-id', workflowId, '--input-file', inputFile(`${name}.json`, payload, 9000));
+    }
+    // Every signal handled: the run's log shows the two it refuses (the early call it drops).
+    await waitFor('the refusals', async () => ((await suite.agents.events(workflowId, 0, 1000)).events.filter((e) => e.type === 'signal_rejected').length >= 2 ? true : undefined));
+    const rejected = (await suite.agents.events(workflowId, 0, 1000)).events.filter((e) => e.type === 'signal_rejected');
+    expect(rejected).toEqual([
+      expect.objectContaining({ signal: 'intervene', reason: expect.stringContaining('nested deeper than 64 levels') }),
+      expect.objectContaining({ signal: 'decide', reason: expect.stringContaining('nested deeper than 64 levels') }),
+    ]);
+    await suite.agents.decide(workflowId, { decision: 'approve', toolCallId: 'call_0_0' });
+    expect(await suite.agents.result(workflowId)).toMatchObject({ status: 'completed', final: { text: 'survived' } });
+    expect(await workflowTaskFailures(workflowId)).toBe(0);
+  });
+
   it('in a new session\'s state fails the session with invalid_input naming the field; no workflow task fails', async () => {
     const sessionId = `deep-cli-session-${Date.now()}`;
     const file = inputFile('session-input.json', { agent: 'watchlist-scripted', sessionState: { deep: 'NESTED' } }, 9000);

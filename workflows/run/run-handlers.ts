@@ -2,7 +2,7 @@ import { condition, currentUpdateInfo, setHandler } from '@temporalio/workflow';
 import { pendingInputsQuery, eventsQuery, earlyToolCallSignal, statusQuery, transcriptQuery, waitForEventsUpdate } from '../../contracts/definitions';
 import { runOperationMessages, type RunOperationName } from '../../contracts/operations';
 import { waitForEventsRequestSchema } from '../../contracts/control';
-import { describeIssues } from '../../contracts/json';
+import { describeIssues, fieldNestedTooDeep } from '../../contracts/json';
 import { eventsQueryArgsSchema } from '../../contracts/events';
 import { earlyToolCallSchema } from '../../contracts/tools';
 import { z } from 'zod';
@@ -11,6 +11,7 @@ import { withinBytes } from './event-log';
 import type { RunLoop } from './run-loop';
 import type { RunState } from './run-state';
 import { rejection } from './failures';
+import { boundedInputDepth, isPatched } from '../versioning/patches';
 import { runOperationHandlers, type OperationPayload, type RunOperationHandlers } from './run-operations';
 
 const transcriptArgsSchema = builtOnce(() => z.object({ from: z.number().int().nonnegative().default(0), to: z.number().int().nonnegative().optional() }));
@@ -125,6 +126,10 @@ export function registerRunHandlers(loop: RunLoop): void {
   // since the final answer carries every call anyway.
   setHandler(earlyToolCallSignal, (payload) => {
     run.received.signals += 1;
+    // Anyone can send it: arguments some thousands of levels deep overflowed the stack in the
+    // recursive schema, failing the workflow task at every try, for good (the signal stays in
+    // history). Asked only for such a report, so other runs record no marker.
+    if (fieldNestedTooDeep(payload) !== undefined && isPatched(boundedInputDepth)) return;
     const parsed = earlyToolCallSchema().safeParse(payload);
     if (parsed.success && !run.isTerminal) loop.acceptEarlyCall(parsed.data);
   });
