@@ -49,6 +49,13 @@ export const carriedOpenTurnSchema = builtOnce(() =>
 export type CarriedOpenTurn = z.infer<ReturnType<typeof carriedOpenTurnSchema>>;
 
 /**
+ * Deepest nesting taken in carried state. Only the runtime writes it, from what the run held (its
+ * planner's state may nest deeper than a run input may), but any client can send a run input
+ * with it: a value some thousands of levels deep overflowed the stack in its recursive schema.
+ */
+export const maxCarriedStateDepth = 1000;
+
+/**
  * Everything a run carries into its next execution when it continues as new at a turn
  * boundary (or, since 1.0.0, in a turn that waits for people: `openTurn`): the conversation, budgets used, control and session state, and the tail of the
  * event log, so clients see one run with one gap-free event sequence.

@@ -117,15 +117,15 @@ export function jsonDepthExceeds(value: unknown, max: number): boolean {
 }
 
 /**
- * The first field of an object that nests deeper than {@link maxInputJsonDepth} levels (of the
- * fields `checked` keeps; all by default), or undefined (also for a value that is not an object).
+ * The first field of an object that nests deeper than `maxDepth` levels (default
+ * {@link maxInputJsonDepth}; of the fields `checked` keeps, all by default), or undefined (also for a value that is not an object).
  * Walks without recursion: input from outside is checked with it before a recursive schema meets
  * it, since a value some thousands of levels deep (any client can send one) overflows the stack
  * there.
  */
-export function fieldNestedTooDeep(value: unknown, checked: (field: string) => boolean = () => true): string | undefined {
+export function fieldNestedTooDeep(value: unknown, checked: (field: string) => boolean = () => true, maxDepth = maxInputJsonDepth): string | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
-  return Object.keys(value).find((field) => checked(field) && jsonDepthExceeds((value as Record<string, unknown>)[field], maxInputJsonDepth));
+  return Object.keys(value).find((field) => checked(field) && jsonDepthExceeds((value as Record<string, unknown>)[field], maxDepth));
 }
 
 /**

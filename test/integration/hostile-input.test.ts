@@ -152,6 +152,16 @@ describe('a value nested 9,000 levels deep, from another language\'s client', ()
     expect(await workflowTaskFailures(workflowId)).toBe(0);
   });
 
+  it('in the carried state a run input may hold (only the runtime writes it) fails the run with invalid_input; no workflow task fails', async () => {
+    const workflowId = `deep-cli-carried-${Date.now()}`;
+    const file = inputFile('carried-input.json', { ...scriptedInput([finalStep('deep')]), continued: { plannerState: { deep: 'NESTED' } } }, 9000);
+    await temporalCli('workflow', 'start', '--type', 'agentRun', '--task-queue', suite.taskQueue, '--workflow-id', workflowId, '--input-file', file);
+    await expect(suite.agents.result(workflowId)).rejects.toMatchObject({
+      cause: { message: expect.stringContaining('invalid run input: continued: nested deeper than 1000 levels'), type: 'invalid_input' },
+    });
+    expect(await workflowTaskFailures(workflowId)).toBe(0);
+  });
+
   it('in signals to a waiting run is refused or dropped; no workflow task fails, and the run completes', async () => {
     const { workflowId } = await suite.agents.start(
       scriptedInput([callStep({ name: 'echo', args: { text: 'a' } }), finalStep('survived')], { confirmation: { all: true } }),
@@ -185,6 +195,13 @@ describe('a value nested 9,000 levels deep, from another language\'s client', ()
     const failure = await suite.env.client.workflow.getHandle(sessionId).result().catch((err: { cause?: { message?: string; type?: string } }) => err.cause);
     expect(failure).toMatchObject({ message: expect.stringContaining('invalid session input: sessionState: nested deeper than 64 levels'), type: 'invalid_input' });
     expect(await workflowTaskFailures(sessionId)).toBe(0);
+    // What a session carries across continue-as-new (here a queued message), sent by a client.
+    const carriedId = `${sessionId}-carried`;
+    const queued = { agent: 'watchlist-scripted', queue: [{ runNumber: 1, workflowId: 'w', content: 'hi', plannerOptions: 'NESTED' }] };
+    await temporalCli('workflow', 'start', '--type', 'agentSession', '--task-queue', suite.taskQueue, '--workflow-id', carriedId, '--input-file', inputFile('session-queue.json', queued, 9000));
+    const carriedFailure = await suite.env.client.workflow.getHandle(carriedId).result().catch((err: { cause?: { message?: string; type?: string } }) => err.cause);
+    expect(carriedFailure).toMatchObject({ message: expect.stringContaining('invalid session input: queue: nested deeper than 1000 levels'), type: 'invalid_input' });
+    expect(await workflowTaskFailures(carriedId)).toBe(0);
   });
 
   it('in a message\'s planner options is refused at the door, naming the field; the session goes on', async () => {

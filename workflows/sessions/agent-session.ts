@@ -27,6 +27,7 @@ import { agentRunWorkflowType } from '../../contracts/definitions';
 import type { RunInput, RunResult } from '../../contracts/run';
 import { childRunLabels } from './child-run-labels';
 import { rejection } from '../run/failures';
+import { maxCarriedStateDepth } from '../../contracts/carried-state';
 import { boundedInputDepth, decidePatchBaseline, isPatched, refuseSessionWithoutFollowMarker } from '../versioning/patches';
 
 /** The worker version (`deployment.buildId`) running this workflow task, if versioned. */
@@ -84,6 +85,11 @@ export async function agentSession(rawInput: SessionInput): Promise<SessionRepor
   const tooDeep = workflowInfo().continuedFromExecutionRunId === undefined ? fieldNestedTooDeep(rawInput, (field) => startFields.has(field)) : undefined;
   if (tooDeep !== undefined && isPatched(boundedInputDepth)) {
     throw rejection(`invalid session input: ${tooDeep}: nested deeper than ${maxInputJsonDepth} levels`, 'invalid_input');
+  }
+  // What it carries (its queue, its runs) has the bound of a run's carried state: any client can send it too.
+  const carriedTooDeep = fieldNestedTooDeep(rawInput, () => true, maxCarriedStateDepth);
+  if (carriedTooDeep !== undefined && isPatched(boundedInputDepth)) {
+    throw rejection(`invalid session input: ${carriedTooDeep}: nested deeper than ${maxCarriedStateDepth} levels`, 'invalid_input');
   }
   const parsed = sessionInputSchema().safeParse(rawInput);
   if (!parsed.success) throw rejection(`invalid session input: ${describeIssues(parsed.error)}`, 'invalid_input');
