@@ -21,7 +21,7 @@ import {
   type SessionReport,
   withRunUsage,
 } from '../../contracts/session';
-import { describeIssues, fieldNestedTooDeep, jsonDepthExceeds, maxInputJsonDepth } from '../../contracts/json';
+import { describeIssues, fieldNestedTooDeep, maxInputJsonDepth } from '../../contracts/json';
 import type { Message } from '../../contracts/messages';
 import { agentRunWorkflowType } from '../../contracts/definitions';
 import type { RunInput, RunResult } from '../../contracts/run';
@@ -62,6 +62,40 @@ function continueOnCurrentVersion(input: ParsedSessionInput): Promise<never> {
 const startFields: ReadonlySet<string> = new Set(['sessionState', 'history', 'policy', 'confirmation', 'labels']);
 
 /**
+ * The sendMessage validator's check of a message: its depth before the recursive schema (a value
+ * some thousands of levels deep overflowed the stack there), then the schema.
+ *
+ * @throws ApplicationFailure `invalid_payload` naming what is wrong.
+ */
+function checkMessage(payload: unknown): void {
+  const field = fieldNestedTooDeep(payload);
+  if (field !== undefined) throw rejection(`invalid message: ${field}: nested deeper than ${maxInputJsonDepth} levels`, 'invalid_payload');
+  const check = sessionMessageSchema().safeParse(payload);
+  if (!check.success) throw rejection(`invalid message: ${describeIssues(check.error)}`, 'invalid_payload');
+}
+
+/**
+ * Refuses a session input nested too deep, before the recursive schemas (a value some thousands
+ * of levels deep overflowed the stack there, failing every workflow task of the session): what
+ * its starter gave a new session (what a continued one carries is its own) deeper than a run
+ * takes, which would fail each of its runs; anything deeper than a run's carried state (its queue
+ * and runs, which any client can send too). Asks `bounded-input-depth` only then.
+ *
+ * @throws ApplicationFailure `invalid_input` naming the field.
+ */
+function refuseInputNestedTooDeep(rawInput: SessionInput): void {
+  const fresh = workflowInfo().continuedFromExecutionRunId === undefined;
+  const tooDeep = fresh ? fieldNestedTooDeep(rawInput, (field) => startFields.has(field)) : undefined;
+  if (tooDeep !== undefined && isPatched(boundedInputDepth)) {
+    throw rejection(`invalid session input: ${tooDeep}: nested deeper than ${maxInputJsonDepth} levels`, 'invalid_input');
+  }
+  const carriedTooDeep = fieldNestedTooDeep(rawInput, () => true, maxCarriedStateDepth);
+  if (carriedTooDeep !== undefined && isPatched(boundedInputDepth)) {
+    throw rejection(`invalid session input: ${carriedTooDeep}: nested deeper than ${maxCarriedStateDepth} levels`, 'invalid_input');
+  }
+}
+
+/**
  * A conversation as one long-lived workflow: each user message becomes a child `agentRun`
  * that starts from the session state and history the previous runs left. Runs of a session
  * are sequential; the session continues as new every `runsPerExecution` runs (or when
@@ -79,18 +113,7 @@ const startFields: ReadonlySet<string> = new Set(['sessionState', 'history', 'po
  */
 export async function agentSession(rawInput: SessionInput): Promise<SessionReport> {
   decidePatchBaseline();
-  // What its starter gave a new session (what a continued one carries is its own), before the
-  // recursive schemas: a value some thousands of levels deep overflowed the stack there, failing
-  // every workflow task of the session; one deeper than the limit would fail each of its runs.
-  const tooDeep = workflowInfo().continuedFromExecutionRunId === undefined ? fieldNestedTooDeep(rawInput, (field) => startFields.has(field)) : undefined;
-  if (tooDeep !== undefined && isPatched(boundedInputDepth)) {
-    throw rejection(`invalid session input: ${tooDeep}: nested deeper than ${maxInputJsonDepth} levels`, 'invalid_input');
-  }
-  // What it carries (its queue, its runs) has the bound of a run's carried state: any client can send it too.
-  const carriedTooDeep = fieldNestedTooDeep(rawInput, () => true, maxCarriedStateDepth);
-  if (carriedTooDeep !== undefined && isPatched(boundedInputDepth)) {
-    throw rejection(`invalid session input: ${carriedTooDeep}: nested deeper than ${maxCarriedStateDepth} levels`, 'invalid_input');
-  }
+  refuseInputNestedTooDeep(rawInput);
   const parsed = sessionInputSchema().safeParse(rawInput);
   if (!parsed.success) throw rejection(`invalid session input: ${describeIssues(parsed.error)}`, 'invalid_input');
   const state: ParsedSessionInput = parsed.data;
@@ -124,11 +147,7 @@ export async function agentSession(rawInput: SessionInput): Promise<SessionRepor
     {
       validator: (payload) => {
         if (closed) throw rejection('the session is closed', 'session_closed');
-        // Before the recursive schema, which a value some thousands of levels deep overflowed.
-        const plannerOptions = (payload as { plannerOptions?: unknown } | null)?.plannerOptions;
-        if (jsonDepthExceeds(plannerOptions, maxInputJsonDepth)) throw rejection(`invalid message: plannerOptions: nested deeper than ${maxInputJsonDepth} levels`, 'invalid_payload');
-        const check = sessionMessageSchema().safeParse(payload);
-        if (!check.success) throw rejection(`invalid message: ${describeIssues(check.error)}`, 'invalid_payload');
+        checkMessage(payload);
       },
     },
   );
