@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { builtOnce } from './lazy';
 import { interventionSchema } from './control';
 import { runEventSchema } from './events';
-import { jsonObjectSchema } from './json';
+import { jsonObjectSchema, maxSafeJsonDepth } from './json';
 import { messageSchema } from './messages';
 import { awaitSchema, finalizeReasonSchema, terminationSchema } from './plan';
 import { interventionPointSchema } from './points';
@@ -53,7 +53,7 @@ export type CarriedOpenTurn = z.infer<ReturnType<typeof carriedOpenTurnSchema>>;
  * planner's state may nest deeper than a run input may), but any client can send a run input
  * with it: a value some thousands of levels deep overflowed the stack in its recursive schema.
  */
-export const maxCarriedStateDepth = 1000;
+export const maxCarriedStateDepth = maxSafeJsonDepth;
 
 /**
  * Everything a run carries into its next execution when it continues as new at a turn

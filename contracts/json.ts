@@ -104,6 +104,13 @@ export function describeIssues(error: { issues: readonly { path: readonly Proper
 /** Deepest nesting accepted in a JSON value that enters a run from outside (answers, edits). */
 export const maxInputJsonDepth = 64;
 
+/**
+ * Deeper than this, a value is refused wherever it enters, before a recursive schema meets it:
+ * far above what anything taken nests (a run's carried state, a UI's echo of a conversation), far
+ * below where the stack ends (some thousands of levels).
+ */
+export const maxSafeJsonDepth = 1000;
+
 /** Whether a value nests deeper than `max` levels (iterative: any depth is safe to check). */
 export function jsonDepthExceeds(value: unknown, max: number): boolean {
   const stack: { node: unknown; depth: number }[] = [{ node: value, depth: 1 }];

@@ -2,7 +2,7 @@ import type { Context, Hono } from 'hono';
 import { z } from 'zod';
 import { authenticate, authorize, requestToken, type Access, type AuthConfig, type Principal } from './auth';
 import { quoted } from '../contracts/safe-text';
-import { fieldNestedTooDeep, maxInputJsonDepth } from '../contracts/json';
+import { fieldNestedTooDeep, maxSafeJsonDepth } from '../contracts/json';
 import { ApiError, apiErrorStatus, routeError } from './errors';
 import { defaultMaxBodyBytes, isStreamRequest, readBodyText, requireJson } from './request-guard';
 
@@ -64,9 +64,9 @@ function describe(where: string, error: z.ZodError): string {
 function parse<T extends z.ZodType>(schema: T | undefined, value: unknown, where: string): z.infer<T> {
   if (!schema) return undefined as z.infer<T>;
   // Before the schema: a recursive one overflowed the stack on a value some thousands of levels
-  // deep (a 500). Nothing the API takes nests deeper than what runs take.
-  const tooDeep = fieldNestedTooDeep(value);
-  if (tooDeep !== undefined) throw new ApiError('invalid_input', `${where}.${tooDeep}: nested deeper than ${maxInputJsonDepth} levels`);
+  // deep (a 500). What a run takes is checked closer to it (AgentClient: 64 levels).
+  const tooDeep = fieldNestedTooDeep(value, () => true, maxSafeJsonDepth);
+  if (tooDeep !== undefined) throw new ApiError('invalid_input', `${where}.${tooDeep}: nested deeper than ${maxSafeJsonDepth} levels`);
   const parsed = schema.safeParse(value);
   if (!parsed.success) throw new ApiError('invalid_input', describe(where, parsed.error));
   return parsed.data;

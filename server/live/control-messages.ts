@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { quoted, wellFormed } from '../../contracts/safe-text';
-import { fieldNestedTooDeep, maxInputJsonDepth } from '../../contracts/json';
+import { fieldNestedTooDeep, maxSafeJsonDepth } from '../../contracts/json';
 import type { AgentClient } from '../../client/agent-client';
 import { authorize, type Principal } from '../auth';
 import { runOperationNamed, runOperations } from '../operations';
@@ -68,8 +68,8 @@ export async function handleControlMessage(agents: AgentClient, workflowId: stri
   try {
     authorize(principal, operation.access);
     // As the HTTP routes do: before the schema, which a value some thousands of levels deep could overflow.
-    const tooDeep = fieldNestedTooDeep(payload);
-    if (tooDeep !== undefined) throw new ApiError('invalid_input', `${tooDeep}: nested deeper than ${maxInputJsonDepth} levels`);
+    const tooDeep = fieldNestedTooDeep(payload, () => true, maxSafeJsonDepth);
+    if (tooDeep !== undefined) throw new ApiError('invalid_input', `${tooDeep}: nested deeper than ${maxSafeJsonDepth} levels`);
     const parsed = operation.body.safeParse(payload);
     if (!parsed.success) throw new ApiError('invalid_input', describe(parsed.error));
     const body = await operation.perform(agents, workflowId, parsed.data, principal);

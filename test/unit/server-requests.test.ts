@@ -199,12 +199,14 @@ describe('values nested too deep', () => {
   it('a run or session body nested deeper than runs take is refused with 400 naming the field, even 100,000 levels deep', async () => {
     const api = await server(withTokens);
     const headers = { ...bearer('operator'), ...json };
-    for (const levels of [65, 100_000]) {
-      const run = `{"agent":"scripted","messages":[{"role":"user","content":"hi"}],"sessionState":{"deep":${nestedText(levels)}}}`;
-      expectError(await raw(`${api.url}/api/runs`, { method: 'POST', headers, body: run }), 400, 'invalid_input', /^body\.sessionState: nested deeper than 64 levels$/);
-      const session = `{"sessionId":"s1","agent":"scripted","history":[{"role":"user","content":${nestedText(levels)}}]}`;
-      expectError(await raw(`${api.url}/api/sessions`, { method: 'POST', headers, body: session }), 400, 'invalid_input', /^body\.history: nested deeper than 64 levels$/);
-    }
+    const run = (levels: number) => `{"agent":"scripted","messages":[{"role":"user","content":"hi"}],"sessionState":{"deep":${nestedText(levels)}}}`;
+    const session = (levels: number) => `{"sessionId":"s1","agent":"scripted","sessionState":{"deep":${nestedText(levels)}}}`;
+    // Deeper than a run takes: refused before anything is sent to Temporal.
+    expectError(await raw(`${api.url}/api/runs`, { method: 'POST', headers, body: run(65) }), 400, 'invalid_input', /^invalid run input: sessionState: nested deeper than 64 levels$/);
+    expectError(await raw(`${api.url}/api/sessions`, { method: 'POST', headers, body: session(65) }), 400, 'invalid_input', /^invalid session input: sessionState: nested deeper than 64 levels$/);
+    // Deep enough to overflow a recursive schema: refused before any schema (it was a 500).
+    expectError(await raw(`${api.url}/api/runs`, { method: 'POST', headers, body: run(100_000) }), 400, 'invalid_input', /^body\.sessionState: nested deeper than 1000 levels$/);
+    expectError(await raw(`${api.url}/api/sessions`, { method: 'POST', headers, body: session(100_000) }), 400, 'invalid_input', /^body\.sessionState: nested deeper than 1000 levels$/);
   });
 
   it('AgentClient refuses such an input before it reaches Temporal, naming the field', async () => {
