@@ -124,4 +124,21 @@ describe('one table of run operations', () => {
     expect(asViewer).toMatchObject({ ok: false, body: { error: { type: 'forbidden' } } });
     expect(agents.calls).toEqual([]);
   });
+
+  it.each(runOperations.map((op) => [op.name, op] as const))('%s: both doors refuse a payload nested 100,000 levels deep with 400 naming the field, and call nothing', async (name, op) => {
+    agents.calls.length = 0;
+    // Written by hand: JSON.stringify itself overflows the stack on such a value.
+    const deep = `${'['.repeat(100_000)}1${']'.repeat(100_000)}`;
+    const admin = op.access === 'admin';
+    const res = await fetch(`${server.url}/api/runs/run-1/${op.path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${admin ? adminToken : operatorToken}`, 'content-type': 'application/json' },
+      body: `{"args":${deep}}`,
+    });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toEqual({ error: { type: 'invalid_input', message: 'body.args: nested deeper than 1000 levels' } });
+    const ws = await handleControlMessage(agents, 'run-1', admin ? ada : olivia, `{"id":1,"type":"${name}","args":${deep}}`);
+    expect(ws).toMatchObject({ ok: false, body: { error: { type: 'invalid_input', message: 'args: nested deeper than 1000 levels' } } });
+    expect(agents.calls).toEqual([]);
+  });
 });
