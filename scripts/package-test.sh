@@ -29,6 +29,15 @@ if [ -z "${TEMPORAL_CLI_PATH:-}" ] && [ -x "$repo/.tools/temporal/bin/temporal" 
 
 version_of() { node -p "require('$repo/node_modules/$1/package.json').version"; }
 
+# Waits until the worker logging to $1 polls its task queue (the SDK logs its state RUNNING), as a
+# user starts a client once the worker is up: the client scripts follow their runs, and a query no
+# worker answers gives up after 35 s, while on a busy machine bundling the workflows alone has
+# taken 26 s.
+await_worker() {
+  for _ in $(seq 1 360); do grep -q "state: 'RUNNING'" "$1" 2>/dev/null && return 0; sleep 0.5; done
+  cat "$1"; echo "the worker did not start within 180 s"; return 1
+}
+
 echo "== npm pack"
 (cd "$repo" && npm pack --silent --pack-destination "$work" >/dev/null)
 tarball="$(ls "$work"/durable-agents-*.tgz)"
@@ -54,6 +63,7 @@ for _ in $(seq 1 120); do grep -q '^ready' server.log && break; sleep 0.5; done
 grep -q '^ready' server.log || { cat server.log; echo "dev server did not start"; exit 1; }
 node dist/worker.js >worker.log 2>&1 &
 pids+=($!)
+await_worker worker.log
 mkdir -p histories
 timeout 120 node dist/client.js histories/notes.json || { cat worker.log; exit 1; }
 effects="$(wc -l <notes.jsonl)"
@@ -104,7 +114,8 @@ for command in "${commands[@]}"; do
     "OPENAI_BASE_URL=http://127.0.0.1:<port>/v1 npx tsx src/worker.ts")
       model_port="$(sed -n 's#^OPENAI_BASE_URL=http://127.0.0.1:\([0-9]*\)/v1$#\1#p' dev.log)"
       setsid bash -c "${command/<port>/$model_port}" >worker.log 2>&1 </dev/null &
-      groups+=($!) ;;
+      groups+=($!)
+      await_worker worker.log ;;
     "npx tsx src/client.ts")
       timeout 120 $command >client.log 2>&1 </dev/null || { cat client.log worker.log dev.err; exit 1; }
       cat client.log
