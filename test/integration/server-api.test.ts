@@ -161,6 +161,8 @@ describe('runs', () => {
     await waitForApprovals(id);
     expectError(await post(runPath(id, '/resume'), {}), 422, 'rejected', /not paused/);
     const pausing = post(runPath(id, '/pause'), { reason: 'look first' });
+    // The pause answers once the run is paused, after the call: approve once the run has it.
+    await waitFor('the pause requested', async () => (await suite.agents.events(id, 0, 1000)).events.find((e) => e.type === 'pause_requested'));
     await post(runPath(id, '/decisions'), { decision: 'approve', toolCallId: 'call_0_0', by: 'bob' });
     expect(await pausing).toMatchObject({ status: 200, body: { status: 'paused' } });
     expect((await get(runPath(id))).body).toMatchObject({ status: 'paused', pauseReason: 'look first' });
