@@ -48,7 +48,7 @@ import {
   type RunStatus,
   type RunStatusReport,
 } from '../contracts';
-import { fieldNestedTooDeep, jsonDepthExceeds, maxInputJsonDepth } from '../contracts/json';
+import { inputNestedTooDeep, jsonDepthExceeds } from '../contracts/json';
 import { runOperationMessages, type RunOperationName } from '../contracts/operations';
 import { isTerminalRunStatus } from '../contracts/run';
 import { connectionOptions, defaultTaskQueue, temporalConfigFromEnv, type TemporalConfig } from '../config/temporal';
@@ -207,8 +207,8 @@ function fits<T>(what: string, value: T): T {
  * @throws AgentClientError `invalid_input` naming the field.
  */
 function refuseNestedTooDeep(what: string, input: unknown): void {
-  const field = fieldNestedTooDeep(input, (name) => name !== 'continued');
-  if (field !== undefined) throw new AgentClientError('invalid_input', `invalid ${what}: ${field}: nested deeper than ${maxInputJsonDepth} levels`);
+  const tooDeep = inputNestedTooDeep(input, (field) => field !== 'continued');
+  if (tooDeep) throw new AgentClientError('invalid_input', `invalid ${what}: ${tooDeep.field}: nested deeper than ${tooDeep.levels} levels`);
 }
 
 /** gRPC status DEADLINE_EXCEEDED: a query no worker answered before its deadline. */

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { builtOnce } from './lazy';
 import { interventionSchema } from './control';
 import { runEventSchema } from './events';
-import { jsonObjectSchema, maxSafeJsonDepth } from './json';
+import { jsonObjectSchema } from './json';
 import { messageSchema } from './messages';
 import { awaitSchema, finalizeReasonSchema, terminationSchema } from './plan';
 import { interventionPointSchema } from './points';
@@ -47,13 +47,6 @@ export const carriedOpenTurnSchema = builtOnce(() =>
   ]),
 );
 export type CarriedOpenTurn = z.infer<ReturnType<typeof carriedOpenTurnSchema>>;
-
-/**
- * Deepest nesting taken in carried state. Only the runtime writes it, from what the run held (its
- * planner's state may nest deeper than a run input may), but any client can send a run input
- * with it: a value some thousands of levels deep overflowed the stack in its recursive schema.
- */
-export const maxCarriedStateDepth = maxSafeJsonDepth;
 
 /**
  * Everything a run carries into its next execution when it continues as new at a turn

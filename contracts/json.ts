@@ -136,6 +136,20 @@ export function fieldNestedTooDeep(value: unknown, checked: (field: string) => b
 }
 
 /**
+ * Where an input nests too deep: the first of the fields a client gives (`given`) nested deeper
+ * than {@link maxInputJsonDepth} levels, else the first field of any kind (what a run or session
+ * carries across continue-as-new, which only the runtime writes but any client can send) deeper
+ * than {@link maxSafeJsonDepth}. Undefined when neither, or for a value that is not an object.
+ * Check it before the recursive schemas meet the input.
+ */
+export function inputNestedTooDeep(input: unknown, given: (field: string) => boolean): { field: string; levels: number } | undefined {
+  const field = fieldNestedTooDeep(input, given);
+  if (field !== undefined) return { field, levels: maxInputJsonDepth };
+  const carried = fieldNestedTooDeep(input, () => true, maxSafeJsonDepth);
+  return carried === undefined ? undefined : { field: carried, levels: maxSafeJsonDepth };
+}
+
+/**
  * A JSON value from outside a run (a human's answer, an operator's edited arguments): nested at
  * most {@link maxInputJsonDepth} levels, checked before the recursive schema runs, so a hostile
  * value is refused instead of entering events that every reader then fails on.

@@ -6,8 +6,8 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import { agentNameSearchAttribute, agentStatusSearchAttribute } from '../../contracts/search-attributes';
-import { carriedRunStateSchema, maxCarriedStateDepth, type CarriedRunState } from '../../contracts/carried-state';
-import { describeIssues, fieldNestedTooDeep, maxInputJsonDepth } from '../../contracts/json';
+import { carriedRunStateSchema, type CarriedRunState } from '../../contracts/carried-state';
+import { describeIssues, inputNestedTooDeep } from '../../contracts/json';
 import type { RunInput, RunResult } from '../../contracts/run';
 import { parseRunInput } from '../../contracts/fast-schemas';
 import type { AgentRegistry } from '../agents/agent-registry';
@@ -95,15 +95,12 @@ function allHandlersAnswered(): Promise<void> | undefined {
 function prepareRun(registry: AgentRegistry, rawInput: RunInput, options: RunLoopOptions): RunLoop {
   // Before the schemas: they are recursive, and a value nested some thousands of levels deep (any
   // client can send one) overflowed the stack in them, failing every workflow task of the run
-  // instead of the run. Carried state has a bound of its own: only the runtime writes it. Asked
-  // only for an input that nests too deep, so other runs record no marker; an older run that asked
-  // nothing here (its input also failed the schemas) goes on to the same schema failure.
-  const tooDeep = fieldNestedTooDeep(rawInput, (field) => field !== 'continued');
+  // instead of the run. Carried state (`continued`) has the wider bound: only the runtime writes
+  // it. Asked only for an input that nests too deep, so other runs record no marker; an older run
+  // that asked nothing here (its input also failed the schemas) goes on to the same schema failure.
+  const tooDeep = inputNestedTooDeep(rawInput, (field) => field !== 'continued');
   if (tooDeep !== undefined && isPatched(boundedInputDepth)) {
-    throw rejection(`invalid run input: ${tooDeep}: nested deeper than ${maxInputJsonDepth} levels`, 'invalid_input');
-  }
-  if (fieldNestedTooDeep(rawInput, (field) => field === 'continued', maxCarriedStateDepth) !== undefined && isPatched(boundedInputDepth)) {
-    throw rejection(`invalid run input: continued: nested deeper than ${maxCarriedStateDepth} levels`, 'invalid_input');
+    throw rejection(`invalid run input: ${tooDeep.field}: nested deeper than ${tooDeep.levels} levels`, 'invalid_input');
   }
   const parsed = parseRunInput(rawInput);
   if (!parsed.success) {

@@ -21,13 +21,12 @@ import {
   type SessionReport,
   withRunUsage,
 } from '../../contracts/session';
-import { describeIssues, fieldNestedTooDeep, maxInputJsonDepth } from '../../contracts/json';
+import { describeIssues, fieldNestedTooDeep, inputNestedTooDeep, maxInputJsonDepth } from '../../contracts/json';
 import type { Message } from '../../contracts/messages';
 import { agentRunWorkflowType } from '../../contracts/definitions';
 import type { RunInput, RunResult } from '../../contracts/run';
 import { childRunLabels } from './child-run-labels';
 import { rejection } from '../run/failures';
-import { maxCarriedStateDepth } from '../../contracts/carried-state';
 import { boundedInputDepth, decidePatchBaseline, isPatched, refuseSessionWithoutFollowMarker } from '../versioning/patches';
 
 /** The worker version (`deployment.buildId`) running this workflow task, if versioned. */
@@ -85,13 +84,9 @@ function checkMessage(payload: unknown): void {
  */
 function refuseInputNestedTooDeep(rawInput: SessionInput): void {
   const fresh = workflowInfo().continuedFromExecutionRunId === undefined;
-  const tooDeep = fresh ? fieldNestedTooDeep(rawInput, (field) => startFields.has(field)) : undefined;
+  const tooDeep = inputNestedTooDeep(rawInput, (field) => fresh && startFields.has(field));
   if (tooDeep !== undefined && isPatched(boundedInputDepth)) {
-    throw rejection(`invalid session input: ${tooDeep}: nested deeper than ${maxInputJsonDepth} levels`, 'invalid_input');
-  }
-  const carriedTooDeep = fieldNestedTooDeep(rawInput, () => true, maxCarriedStateDepth);
-  if (carriedTooDeep !== undefined && isPatched(boundedInputDepth)) {
-    throw rejection(`invalid session input: ${carriedTooDeep}: nested deeper than ${maxCarriedStateDepth} levels`, 'invalid_input');
+    throw rejection(`invalid session input: ${tooDeep.field}: nested deeper than ${tooDeep.levels} levels`, 'invalid_input');
   }
 }
 
