@@ -36,7 +36,6 @@ import {
   type PauseResult,
   eventPageSchema,
   eventsQuery,
-  payloadTooLarge,
   runInputSchema,
   runResultSchema,
   runStatusSchema,
@@ -48,7 +47,7 @@ import {
   type RunStatus,
   type RunStatusReport,
 } from '../contracts';
-import { inputNestedTooDeep, jsonDepthExceeds } from '../contracts/json';
+import { jsonDepthExceeds } from '../contracts/json';
 import { runOperationMessages, type RunOperationName } from '../contracts/operations';
 import { isTerminalRunStatus } from '../contracts/run';
 import { connectionOptions, defaultTaskQueue, temporalConfigFromEnv, type TemporalConfig } from '../config/temporal';
@@ -81,6 +80,10 @@ import { exportExecutions, exportHistory, type ExportedExecution } from './histo
 import { historyEntries, historySummary, type HistoryEntry, type HistoryStatus } from './history-view';
 import { runWorkerVersion, type RunWorkerVersion } from './worker-version';
 import { noWorkerPolls, workerPresence, type WorkerPresence } from './worker-presence';
+import { AgentClientError, NoWorkerError, RunNotStartedError } from './errors';
+import { fits, refuseNestedTooDeep } from './input-checks';
+
+export { AgentClientError, NoWorkerError, RunNotStartedError, type AgentClientErrorType } from './errors';
 
 /**
  * Error type strings of the client; match on `type`. `rejected`: the run refused the
@@ -90,12 +93,6 @@ import { noWorkerPolls, workerPresence, type WorkerPresence } from './worker-pre
  */
 /** Deepest result {@link AgentClient.result} reads: a result holds input values (64 levels at most) a few levels down. */
 const maxReadableResultDepth = 128;
-
-/**
- * Why an AgentClient call failed. `unreadable`: what the run recorded cannot be read safely
- * (e.g. a result nested thousands of levels deep, from a run started before inputs were bounded).
- */
-export type AgentClientErrorType = 'invalid_input' | 'run_not_found' | 'run_ended' | 'rejected' | 'start_failed' | 'unanswered' | 'unreadable';
 
 /** Options of the query methods. */
 export interface QueryOptions {
@@ -146,69 +143,6 @@ export function clientOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): Agen
 async function tracingInterceptors(options: AgentTracingOptions): Promise<WorkflowClientInterceptor[]> {
   const { resolveTracing, tracingClientInterceptors } = await import('../config/tracing');
   return tracingClientInterceptors(resolveTracing(options));
-}
-
-/** A caller mistake (bad input, unknown run), with a message naming what was wrong. */
-export class AgentClientError extends Error {
-  constructor(
-    readonly type: AgentClientErrorType,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'AgentClientError';
-  }
-}
-
-/**
- * An update refused because no worker would take it now (`unanswered`): sent anyway, the server
- * would hold it unanswered until a worker returns and apply it then, long after the caller gave
- * up. Its signal twin ({@link AgentClient.signal}) waits in the run's history instead.
- */
-export class NoWorkerError extends AgentClientError {
-  /**
-   * @param presence what the server knows of the task queue's workers.
-   * @param reason why no worker would take the update, e.g. `no worker polls task queue q (last seen …)`.
-   */
-  constructor(
-    readonly presence: WorkerPresence,
-    readonly reason: string,
-  ) {
-    super('unanswered', `${reason}; the request was not sent`);
-    this.name = 'NoWorkerError';
-  }
-}
-
-/**
- * `run_not_found` for a session's run that its session has queued but not started yet
- * (`sendMessage` answers a run before it starts): a reader that waits for it, as `follow` and the
- * server's streams do, waits instead of ending.
- */
-export class RunNotStartedError extends AgentClientError {
-  constructor(readonly workflowId: string) {
-    super('run_not_found', `run ${workflowId} has not started yet: its session has it queued (following it, or waiting for its result, waits for it to start)`);
-  }
-}
-
-/**
- * Answers `value` when its JSON fits the payload limit the servers enforce.
- *
- * @throws AgentClientError `invalid_input` naming the limit and the actual size.
- */
-function fits<T>(what: string, value: T): T {
-  const tooLarge = payloadTooLarge(what, value);
-  if (tooLarge) throw new AgentClientError('invalid_input', tooLarge);
-  return value;
-}
-
-/**
- * Refuses an input with a field nested deeper than the workflows take, before the recursive
- * schemas meet it (a value some thousands of levels deep overflowed the stack there).
- *
- * @throws AgentClientError `invalid_input` naming the field.
- */
-function refuseNestedTooDeep(what: string, input: unknown): void {
-  const tooDeep = inputNestedTooDeep(input, (field) => field !== 'continued');
-  if (tooDeep) throw new AgentClientError('invalid_input', `invalid ${what}: ${tooDeep.field}: nested deeper than ${tooDeep.levels} levels`);
 }
 
 /** gRPC status DEADLINE_EXCEEDED: a query no worker answered before its deadline. */
