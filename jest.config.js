@@ -5,6 +5,8 @@
 const { availableParallelism } = require('node:os');
 
 const transform = { '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022' } }] };
+// Node's, plus the removal of the process-wide hooks a file leaves behind (see the file).
+const testEnvironment = '<rootDir>/test/support/test-environment.ts';
 // Inside this repository the examples and tests import the library by its entry points, as users
 // do; these map them to the sources (the published package maps them to dist/).
 const moduleNameMapper = {
@@ -30,14 +32,14 @@ module.exports = {
   projects: [
     {
       displayName: 'unit',
-      testEnvironment: 'node',
+      testEnvironment,
       transform,
       moduleNameMapper,
       testMatch: ['<rootDir>/test/unit/**/*.test.ts', '<rootDir>/examples/**/*.unit.test.ts'],
     },
     {
       displayName: 'integration',
-      testEnvironment: 'node',
+      testEnvironment,
       transform,
       moduleNameMapper,
       testMatch: ['<rootDir>/test/integration/**/*.test.ts', '<rootDir>/test/replay/**/*.test.ts', '<rootDir>/examples/**/*.integration.test.ts'],
