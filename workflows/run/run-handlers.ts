@@ -11,7 +11,6 @@ import { withinBytes } from './event-log';
 import type { RunLoop } from './run-loop';
 import type { RunState } from './run-state';
 import { rejection } from './failures';
-import { boundedInputDepth, isPatched } from '../versioning/patches';
 import { runOperationHandlers, type OperationPayload, type RunOperationHandlers } from './run-operations';
 
 const transcriptArgsSchema = builtOnce(() => z.object({ from: z.number().int().nonnegative().default(0), to: z.number().int().nonnegative().optional() }));
@@ -128,8 +127,9 @@ export function registerRunHandlers(loop: RunLoop): void {
     run.received.signals += 1;
     // Anyone can send it: arguments some thousands of levels deep overflowed the stack in the
     // recursive schema, failing the workflow task at every try, for good (the signal stays in
-    // history). Asked only for such a report, so other runs record no marker.
-    if (fieldNestedTooDeep(payload) !== undefined && isPatched(boundedInputDepth)) return;
+    // history). Dropped without a patch: dropping emits no command, and a run that met such a
+    // report before never completed a workflow task after it.
+    if (fieldNestedTooDeep(payload) !== undefined) return;
     const parsed = earlyToolCallSchema().safeParse(payload);
     if (parsed.success && !run.isTerminal) loop.acceptEarlyCall(parsed.data);
   });

@@ -89,9 +89,8 @@ export const waitOutProviderOutages = 'wait-out-provider-outages';
 /**
  * 1.0.0: a run input with a value nested deeper than 64 levels (`maxInputJsonDepth`) fails the
  * run with `invalid_input` at its start, and so does a new session's input (its state, history,
- * policy, confirmation or labels); an `earlyToolCall` report that nests deeper is dropped. Asked
- * only for such an input, before its schemas. Runs recorded before ran with it; sessions recorded
- * before never asked it.
+ * policy, confirmation or labels). Asked only for such an input, before its schemas. Runs
+ * recorded before ran with it; sessions recorded before never asked it.
  */
 export const boundedInputDepth = 'bounded-input-depth';
 
