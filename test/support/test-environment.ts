@@ -13,6 +13,15 @@
  * - Each `AsyncLocalStorage` that has held a value stays on Node's list (until Node 22's
  *   async-context frames), and every async resource then visits all of them: the SDK's clients
  *   and activity contexts left three to seven a file.
+ *
+ * And one hook into Node that jest installs itself: its source-mapping stack formatter, as the
+ * process's `Error.prepareStackTrace`. Node calls that for errors of every realm, the workflow
+ * sandboxes' too, and the sandbox's promise hook above reads the stack of one new error per
+ * promise of workflow code; the SDK maps those stacks itself with its own formatter, which under
+ * jest is installed in the test file's realm and so never called, and drops the string. So every
+ * workflow promise paid for jest mapping its stack (about 6% of an integration file's CPU). Errors
+ * of other realms than the process's and the running file's now get Node's own format: a workflow
+ * error's stack in a test's output shows bundle positions, not sources.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { promiseHooks } from 'node:v8';
@@ -38,8 +47,47 @@ if (enable) {
   };
 }
 
+/** The realms whose errors jest's formatter maps: the process's and the running file's. */
+const mappedRealms = new Set<unknown>([Function]);
+/** Node's format (lib/internal/errors.js), for errors of other realms. */
+function unmappedStack(error: unknown, callSites: readonly NodeJS.CallSite[]): string {
+  const head = Error.prototype.toString.call(error);
+  return callSites.length ? `${head}\n    at ${callSites.join('\n    at ')}` : head;
+}
+type StackFormatter = NonNullable<typeof Error.prepareStackTrace>;
+/** The formatter set last (jest's, or one that code sets for a moment to read call sites). */
+let formatter: StackFormatter | undefined = Error.prepareStackTrace;
+/** What `Error.prepareStackTrace` reads as: each formatter, realm-aware; written back, the formatter itself. */
+const realmAware = new WeakMap<StackFormatter, StackFormatter>();
+const formatterOf = new WeakMap<StackFormatter, StackFormatter>();
+function realmAwareOf(format: StackFormatter): StackFormatter {
+  let wrapped = realmAware.get(format);
+  if (!wrapped) {
+    wrapped = (error, callSites) => {
+      const realmFunction = (error as { constructor?: { constructor?: unknown } } | null)?.constructor?.constructor;
+      return mappedRealms.has(realmFunction) ? format(error, callSites) : unmappedStack(error, callSites);
+    };
+    realmAware.set(format, wrapped);
+    formatterOf.set(wrapped, format);
+  }
+  return wrapped;
+}
+Object.defineProperty(Error, 'prepareStackTrace', {
+  configurable: true,
+  get: () => (formatter ? realmAwareOf(formatter) : undefined),
+  set: (value: StackFormatter | undefined) => {
+    formatter = value ? (formatterOf.get(value) ?? value) : undefined;
+  },
+});
+
 export default class TestEnvironment extends NodeEnvironment {
+  override async setup(): Promise<void> {
+    await super.setup();
+    mappedRealms.add(this.global.Function);
+  }
+
   override async teardown(): Promise<void> {
+    mappedRealms.delete(this.global.Function);
     for (const stop of leftBehind.promiseHooks.splice(0)) stop();
     for (const used of leftBehind.storages) used.disable();
     leftBehind.storages.clear();

@@ -1,10 +1,14 @@
 /**
  * The suite's test environment (test/support/test-environment.ts) removes the promise hooks a test
  * file installed once it ends: with Node's own environment, a hook from one file still runs for
- * every promise of the files after it in the same jest worker.
+ * every promise of the files after it in the same jest worker. And jest's source-mapping stack
+ * formatter stays with the errors of the process and of the running file.
  */
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import vm from 'node:vm';
 
 const root = join(__dirname, '..', '..');
 const fixtures = join(root, 'test', 'fixtures', 'jest-leftovers');
@@ -31,3 +35,28 @@ test("Node's environment keeps a file's promise hook for the files after it; our
   expect(leftoverHookCalls('node')).toBeGreaterThan(0);
   expect(leftoverHookCalls(join(root, 'test', 'support', 'test-environment.ts'))).toBe(0);
 }, 60_000);
+
+test("jest maps the stacks of the file's and the process's errors, and leaves other realms' (workflow sandboxes') to Node's format", () => {
+  const dir = mkdtempSync(join(tmpdir(), 'stack-realms-'));
+  try {
+    // One generated line whose source map says it was original.ts line 7.
+    const generated = join(dir, 'generated.js');
+    const map = { version: 3, file: 'generated.js', sources: ['original.ts'], names: [], mappings: 'AAMA' };
+    writeFileSync(generated, `new Error('boom').stack\n//# sourceMappingURL=data:application/json;base64,${Buffer.from(JSON.stringify(map)).toString('base64')}\n`);
+    const code = readFileSync(generated, 'utf8');
+    // Code that sets its own formatter for a moment (to read call sites) and puts back what it read.
+    const ProcessError = vm.runInThisContext('Error') as ErrorConstructor;
+    const saved = ProcessError.prepareStackTrace;
+    ProcessError.prepareStackTrace = (_error, callSites) => callSites;
+    const callSites: unknown = vm.runInThisContext('new Error().stack');
+    ProcessError.prepareStackTrace = saved;
+    expect(Array.isArray(callSites)).toBe(true);
+    const processRealm = vm.runInThisContext(code, { filename: generated }) as string;
+    const sandboxRealm = vm.runInNewContext(code, {}, { filename: generated }) as string;
+    expect(processRealm).toMatch(/original\.ts:7:1/);
+    expect(sandboxRealm).toMatch(/^Error: boom\n {4}at .*generated\.js:1:1/);
+    expect(sandboxRealm).not.toMatch(/original\.ts/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
