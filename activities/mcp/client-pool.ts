@@ -1,7 +1,8 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ErrorCode, McpError, ToolListChangedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { mcpTransports, mcpTypes } from './sdk';
 import { checkMcpServers, type McpServerConfig } from './server-config';
 import { toolListVersion, type ServerTool } from './list-version';
 
@@ -37,6 +38,7 @@ const keptVersions = 8;
  * failed), rather than the server answering a request with an error.
  */
 export function isConnectionFailure(err: unknown): boolean {
+  const { ErrorCode, McpError } = mcpTypes();
   if (err instanceof McpError) return err.code === ErrorCode.ConnectionClosed || err.code === ErrorCode.RequestTimeout;
   return true;
 }
@@ -75,7 +77,7 @@ export class McpClientPool {
   /** The process id of a stdio server's current process (diagnostics and tests). */
   async processId(server: string): Promise<number | undefined> {
     const connection = await this.connections.get(server);
-    return connection?.transport instanceof StdioClientTransport ? (connection.transport.pid ?? undefined) : undefined;
+    return connection && connection.transport instanceof mcpTransports().StdioClientTransport ? (connection.transport.pid ?? undefined) : undefined;
   }
 
   /**
@@ -134,7 +136,7 @@ export class McpClientPool {
           if (!connection || connection.closed) return;
           connection.closed = true;
           // An HTTP server keeps a session per client until told it is over.
-          if (connection.transport instanceof StreamableHTTPClientTransport) await connection.transport.terminateSession().catch(() => undefined);
+          if (connection.transport instanceof mcpTransports().StreamableHTTPClientTransport) await connection.transport.terminateSession().catch(() => undefined);
           await connection.client.close().catch(() => undefined);
         }),
       );
@@ -161,6 +163,8 @@ export class McpClientPool {
     // Loaded on the first connection: the MCP client (its JSON Schema validator among its 140
     // modules) takes about 80 ms to load, which every worker paid, MCP or not.
     const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
+    const { StdioClientTransport, StreamableHTTPClientTransport, getDefaultEnvironment } = mcpTransports();
+    const { ToolListChangedNotificationSchema } = mcpTypes();
     const transport =
       config.transport === 'stdio'
         ? new StdioClientTransport({

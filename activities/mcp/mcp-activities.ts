@@ -1,5 +1,4 @@
 import { activityInfo, ApplicationFailure, CancelledFailure, cancellationSignal, heartbeat } from '@temporalio/activity';
-import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import {
   describeIssues,
   isToolSelected,
@@ -15,6 +14,7 @@ import {
 import { resultPreviewChars, toolKeepAliveMs } from '../create-activities';
 import { callResultToJson, errorResultText } from './call-result';
 import { isConnectionFailure, type McpClientPool } from './client-pool';
+import { mcpTypes } from './sdk';
 
 /** The `_meta` key of a call's idempotency key: the same for every attempt of one call, across worker restarts. */
 export const idempotencyMetaKey = 'durable-agents/idempotency-key';
@@ -38,7 +38,7 @@ function serverFailure(server: string, err: unknown, what: string): ApplicationF
     });
   }
   // The server answered with a JSON-RPC error (unknown tool, invalid params …): retrying will not help.
-  const code = err instanceof McpError ? ` (JSON-RPC error ${err.code})` : '';
+  const code = err instanceof mcpTypes().McpError ? ` (JSON-RPC error ${err.code})` : '';
   return ApplicationFailure.create({
     message: `MCP server ${server} refused ${what}${code}: ${message(err)}`,
     type: 'mcp_request_failed',

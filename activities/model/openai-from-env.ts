@@ -1,4 +1,4 @@
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 
 /** Settings read by {@link openAIFromEnv}. */
 export interface OpenAIEnv {
@@ -18,6 +18,9 @@ export function openAIFromEnv(env: OpenAIEnv = process.env): OpenAI | undefined 
   const apiKey = env.OPENAI_API_KEY;
   const baseURL = env.OPENAI_BASE_URL;
   if (!apiKey && !baseURL) return undefined;
+  // Loaded here, not with the module: a worker without a model endpoint never loads openai.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { default: OpenAIClient } = require('openai') as typeof import('openai');
   // Local OpenAI-compatible servers often need no key, but the client insists on one.
-  return new OpenAI({ apiKey: apiKey || 'not-needed', ...(baseURL ? { baseURL } : {}), maxRetries: 0 });
+  return new OpenAIClient({ apiKey: apiKey || 'not-needed', ...(baseURL ? { baseURL } : {}), maxRetries: 0 });
 }

@@ -1,6 +1,16 @@
 import { ApplicationFailure } from '@temporalio/activity';
-import { APIConnectionError, APIError, APIUserAbortError } from 'openai';
+import type { APIError } from 'openai';
 import type { ModelErrorType } from '../../workflows/planners/llm';
+
+/**
+ * openai's error classes, loaded at the first provider error: the model activity's own client (the
+ * worker's `openai` option) has loaded the package by then, and a worker that runs no LLM agent
+ * never loads it (about 150 modules).
+ */
+function openaiErrors(): Pick<typeof import('openai'), 'APIConnectionError' | 'APIError' | 'APIUserAbortError'> {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return require('openai') as typeof import('openai');
+}
 
 /** Longest provider-requested retry delay we honour; longer waits fall back to the retry policy. */
 const maxRetryAfterMs = 5 * 60_000;
@@ -42,6 +52,7 @@ function isValidationError(err: APIError): boolean {
 
 /** True when the server refused a `json_schema` response_format (so the worker can fall back to prompting). */
 export function isJsonSchemaRefusal(err: unknown): boolean {
+  const { APIError } = openaiErrors();
   return err instanceof APIError && typeof err.status === 'number' && err.status >= 400 && err.status !== 429 && /response_format|json_schema|structured output/i.test(err.message);
 }
 
@@ -57,6 +68,7 @@ function failure(type: ModelErrorType, message: string, retryable: boolean, next
  * Cancellation and ApplicationFailures pass through unchanged.
  */
 export function providerFailure(err: unknown, model: string): unknown {
+  const { APIConnectionError, APIError, APIUserAbortError } = openaiErrors();
   if (err instanceof ApplicationFailure || err instanceof APIUserAbortError) return err;
   if (err instanceof APIConnectionError) return failure('model_unavailable', `could not reach the model endpoint for ${model}: ${err.message}`, true);
   if (err instanceof APIError && typeof err.status === 'number') {

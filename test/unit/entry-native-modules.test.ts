@@ -9,8 +9,9 @@ import { resolve } from 'node:path';
 const repo = resolve(__dirname, '../..');
 const nativeFree = { client: 'client/index.ts', protocol: 'protocol/index.ts', workflow: 'workflows/index.ts' };
 
-function loadedModules(source: string): string[] {
-  const script = `require(${JSON.stringify(resolve(repo, source))}); process.stdout.write(JSON.stringify(Object.keys(require.cache)));`;
+/** The modules a fresh Node process has loaded after requiring `source` (as `entry`) and running `then`. */
+function loadedModules(source: string, then = ''): string[] {
+  const script = `const entry = require(${JSON.stringify(resolve(repo, source))}); ${then}; process.stdout.write(JSON.stringify(Object.keys(require.cache)));`;
   const output = execFileSync(process.execPath, ['--require', require.resolve('tsx/cjs'), '-e', script], { cwd: repo, encoding: 'utf8' });
   return JSON.parse(output) as string[];
 }
@@ -28,13 +29,32 @@ describe('entry points without native modules', () => {
   });
 });
 
-// A worker loads the OpenTelemetry SDK when it traces and the MCP client when it connects to an MCP
-// server: about 120 and 80 ms of every worker's start (and of every test file's) before.
+// A worker loads the OpenTelemetry SDK when it traces, the MCP SDK when it connects to an MCP server
+// and openai when it builds a model client or classifies a provider's error: about 120, 120 and 130
+// ms of every worker's start (and of every test file's) before.
 describe('the worker entry', () => {
-  it('loads neither the OpenTelemetry SDK nor the MCP client until a worker traces or connects', () => {
+  const openTelemetrySdk = /[\\/]@opentelemetry[\\/](sdk-trace-base|exporter-trace-otlp-http|resources|sdk-metrics)[\\/]/;
+  const mcpSdk = /[\\/]@modelcontextprotocol[\\/]sdk[\\/]|[\\/]ajv[\\/]/;
+  const openai = /[\\/]node_modules[\\/]openai[\\/]/;
+
+  it('loads neither the OpenTelemetry SDK, the MCP SDK nor openai until a worker traces, connects or calls a model', () => {
     const modules = loadedModules('worker/index.ts');
     expect(modules.some((path) => path.endsWith(resolve(repo, 'worker/plugin.ts')))).toBe(true);
-    expect(modules.filter((path) => /[\\/]@opentelemetry[\\/](sdk-trace-base|exporter-trace-otlp-http|resources|sdk-metrics)[\\/]/.test(path))).toEqual([]);
-    expect(modules.filter((path) => /[\\/]@modelcontextprotocol[\\/]sdk[\\/]dist[\\/]cjs[\\/]client[\\/]index\.js$|[\\/]ajv[\\/]/.test(path))).toEqual([]);
+    expect(modules.filter((path) => openTelemetrySdk.test(path))).toEqual([]);
+    expect(modules.filter((path) => mcpSdk.test(path))).toEqual([]);
+    expect(modules.filter((path) => openai.test(path))).toEqual([]);
+  });
+
+  it('a plugin with MCP servers configured loads the MCP SDK at its first connection, not before', () => {
+    const modules = loadedModules(
+      'worker/index.ts',
+      "new entry.DurableAgentsPlugin({ agents: [], tools: [], mcpServers: { files: { transport: 'stdio', command: 'node' } } })",
+    );
+    expect(modules.filter((path) => mcpSdk.test(path))).toEqual([]);
+  });
+
+  it('openAIFromEnv loads openai when an endpoint is configured', () => {
+    const modules = loadedModules('worker/index.ts', "if (!entry.openAIFromEnv({ OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' })) throw new Error('no client')");
+    expect(modules.filter((path) => openai.test(path)).length).toBeGreaterThan(0);
   });
 });
