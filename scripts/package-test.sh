@@ -38,12 +38,15 @@ await_worker() {
   cat "$1"; echo "the worker did not start within 180 s"; return 1
 }
 
-echo "== npm pack"
+# Each step's heading says when it began (seconds into the test), for finding where its time goes.
+step() { echo "== $1 (at ${SECONDS} s)"; }
+
+step "npm pack"
 (cd "$repo" && npm pack --silent --pack-destination "$work" >/dev/null)
 tarball="$(ls "$work"/durable-agents-*.tgz)"
 echo "packed $(basename "$tarball") ($(du -k "$tarball" | cut -f1) KiB)"
 
-echo "== a fresh project in $work/project"
+step "a fresh project in $work/project"
 cp -r "$repo/test/package/project" "$work/project"
 cd "$work/project"
 npm install --no-audit --no-fund --loglevel=error "$tarball" "zod@$(version_of zod)" \
@@ -55,7 +58,7 @@ node -e 'const s = require("./node_modules/durable-agents/dist/worker/workflow-s
 node -e 'for (const entry of ["client", "protocol"]) require(`durable-agents/${entry}`); const native = Object.keys(require.cache).filter((p) => /[\\/]@temporalio[\\/](worker|core-bridge)[\\/]|\.node$/.test(p)); if (native.length) { console.error(`durable-agents/client or /protocol loads native modules: ${native.join(", ")}`); process.exit(1); }'
 npm run --silent build
 
-echo "== dev server on 127.0.0.1:$port, the project's worker, its client script"
+step "dev server on 127.0.0.1:$port, the project's worker, its client script"
 export TEMPORAL_ADDRESS="127.0.0.1:$port" TEMPORAL_TASK_QUEUE=notes NOTES_FILE="$work/project/notes.jsonl"
 PORT="$port" node dist/server.js >server.log 2>&1 &
 pids+=($!)
@@ -69,15 +72,15 @@ timeout 120 node dist/client.js histories/notes.json || { cat worker.log; exit 1
 effects="$(wc -l <notes.jsonl)"
 [ "$effects" -eq 1 ] || { echo "add_note ran $effects times, expected once"; exit 1; }
 
-echo "== the project's own replay test"
+step "the project's own replay test"
 HISTORY_FILE=histories/notes.json npx jest --ci --testTimeout 120000 test 2>&1
 
-echo "== a workflow bundle built once (bundleAgentWorkflows), replayed and evaluated as it is (--workflow-bundle)"
+step "a workflow bundle built once (bundleAgentWorkflows), replayed and evaluated as it is (--workflow-bundle)"
 node -e 'require("durable-agents/worker").bundleAgentWorkflows(require.resolve("./dist/workflows")).then(({ code }) => require("fs").writeFileSync("workflow-bundle.js", code))'
 npx agentctl replay histories/notes.json --workflow-bundle workflow-bundle.js >replay.log 2>&1 || { cat replay.log; echo "agentctl replay of the recorded run against the bundle failed"; exit 1; }
 grep -q '^replayed [0-9]* events: deterministic$' replay.log || { cat replay.log; echo "agentctl replay against the bundle did not say deterministic"; exit 1; }
 
-echo "== agentctl eval of the recorded run: the agent as it is passes its gates, a reordered one fails"
+step "agentctl eval of the recorded run: the agent as it is passes its gates, a reordered one fails"
 eval_args=(--agent-module dist/agent.js --address "$TEMPORAL_ADDRESS")
 npx agentctl eval histories/notes.json --workflow-bundle workflow-bundle.js "${eval_args[@]}" --gate no-divergence --gate no-unrecorded-calls >eval.log 2>&1 ||
   { cat eval.log; echo "agentctl eval of the unchanged agent failed"; exit 1; }
@@ -90,7 +93,7 @@ grep -q 'gate no-tool-divergence failed: histories/notes.json: chose other tools
 [ "$(wc -l <notes.jsonl)" -eq 1 ] || { echo "an evaluation ran add_note"; exit 1; }
 kill "${pids[@]}" 2>/dev/null || true
 
-echo "== the README's \"Build your own agent\", as written"
+step "the README's \"Build your own agent\", as written"
 readme_started=$SECONDS
 readme_project() { (cd "$repo" && npx tsx test/package/readme-project.ts "$@"); }
 mapfile -t commands < <(readme_project commands README.md)
@@ -131,4 +134,4 @@ grep -qF "\`$typecheck\`" "$repo/README.md" || { echo "the README's type-check l
 echo "\$ $typecheck"
 $typecheck
 echo "the README's section ran in $((SECONDS - readme_started)) s"
-echo "package test passed"
+echo "package test passed (${SECONDS} s)"
