@@ -9,9 +9,7 @@
  *   a stack capture, for the `__stack_trace` query). The SDK never removes it, counting on one
  *   copy of itself per process; here every file that ran workflows added one more for good, so
  *   files late in a long run paid for every file before them (the UI stream's file took 166 s of
- *   CPU late in a full run against 50 s alone, and timed out in two runs of three). While its file
- *   runs, the hook is not called for the promises of the process's realm and the file's, which
- *   hold no workflow (about 1 s of the UI stream file's 40 s of CPU).
+ *   CPU late in a full run against 50 s alone, and timed out in two runs of three).
  * - Each `AsyncLocalStorage` that has held a value stays on Node's list (until Node 22's
  *   async-context frames), and every async resource then visits all of them: the SDK's clients
  *   and activity contexts left three to seven a file.
@@ -27,26 +25,14 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { promiseHooks } from 'node:v8';
-import { runInContext } from 'node:vm';
 import NodeEnvironment from 'jest-environment-node';
 
 /** What the file that runs now put into the process: undone when it ends. */
 const leftBehind = { promiseHooks: [] as (() => void)[], storages: new Set<AsyncLocalStorage<unknown>>() };
 
-/**
- * The Promise constructors of realms that run no workflow: the process's, and the running file's.
- * The SDK's promise hook (the only one in the suite) looks up each new promise's workflow by
- * compiling a function in the promise's realm, for every promise of the process: gRPC's, jest's,
- * the test's own. Those of these realms have none, so the hook is not called for them.
- */
-const plainPromises = new Set<unknown>([Promise]);
 const createHook = promiseHooks.createHook.bind(promiseHooks);
 promiseHooks.createHook = (hooks) => {
-  const { init } = hooks;
-  const workflowPromisesOnly = (promise: Promise<unknown>, parent: Promise<unknown>): void => {
-    if (!plainPromises.has(promise.constructor)) init?.(promise, parent);
-  };
-  const stop = createHook(init ? { ...hooks, init: workflowPromisesOnly } : hooks);
+  const stop = createHook(hooks);
   leftBehind.promiseHooks.push(stop as () => void);
   return stop;
 };
@@ -95,18 +81,13 @@ Object.defineProperty(Error, 'prepareStackTrace', {
 });
 
 export default class TestEnvironment extends NodeEnvironment {
-  private filePromises: unknown[] = [];
-
   override async setup(): Promise<void> {
     await super.setup();
     mappedRealms.add(this.global.Function);
-    this.filePromises = [this.global.Promise, runInContext('(async () => {})().constructor', this.getVmContext()!)];
-    for (const filePromise of this.filePromises) plainPromises.add(filePromise);
   }
 
   override async teardown(): Promise<void> {
     mappedRealms.delete(this.global.Function);
-    for (const filePromise of this.filePromises) plainPromises.delete(filePromise);
     for (const stop of leftBehind.promiseHooks.splice(0)) stop();
     for (const used of leftBehind.storages) used.disable();
     leftBehind.storages.clear();

@@ -1,15 +1,13 @@
 /**
  * The suite's test environment (test/support/test-environment.ts) removes the promise hooks a test
  * file installed once it ends: with Node's own environment, a hook from one file still runs for
- * every promise of the files after it in the same jest worker. While a file runs, that hook only
- * sees promises of other realms than the process's and the file's (workflow sandboxes'). And jest's
- * source-mapping stack formatter stays with the errors of the process and of the running file.
+ * every promise of the files after it in the same jest worker. And jest's source-mapping stack
+ * formatter stays with the errors of the process and of the running file.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promiseHooks } from 'node:v8';
 import vm from 'node:vm';
 
 const root = join(__dirname, '..', '..');
@@ -37,20 +35,6 @@ test("Node's environment keeps a file's promise hook for the files after it; our
   expect(leftoverHookCalls('node')).toBeGreaterThan(0);
   expect(leftoverHookCalls(join(root, 'test', 'support', 'test-environment.ts'))).toBe(0);
 }, 60_000);
-
-test("a promise hook sees the promises of other realms (workflow sandboxes'), not the process's or the file's", () => {
-  const seen = new Set<unknown>();
-  const stop = promiseHooks.createHook({ init: (promise) => void seen.add(promise.constructor) });
-  const sandbox = vm.createContext({});
-  try {
-    void Promise.resolve();
-    vm.runInThisContext('void Promise.resolve()');
-    vm.runInContext('void Promise.resolve()', sandbox);
-  } finally {
-    stop();
-  }
-  expect([...seen]).toEqual([vm.runInContext('Promise', sandbox)]);
-});
 
 test("jest maps the stacks of the file's and the process's errors, and leaves other realms' (workflow sandboxes') to Node's format", () => {
   const dir = mkdtempSync(join(tmpdir(), 'stack-realms-'));
