@@ -1,4 +1,4 @@
-import { NativeConnection, Worker, bundleWorkflowCode, type WorkerOptions, type WorkflowBundleOption, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { NativeConnection, Worker, bundleWorkflowCode, type BundleOptions, type WorkerOptions, type WorkflowBundleOption, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { connectionOptions, type TemporalConfig } from '../config/temporal';
 import { withWorkerEnvDefaults } from './config-worker';
 import { configureAgentBundler, DurableAgentsPlugin, type AgentBundlerOptions, type DurableAgentsPluginOptions } from './plugin';
@@ -19,9 +19,12 @@ export const quietBundlerLogger = { log: () => {}, trace: () => {}, debug: () =>
  * const bundle = await bundleAgentWorkflows(require.resolve('./workflows'));
  */
 export function bundleAgentWorkflows(workflowsPath: string, options: { readonly tracing?: boolean } & AgentBundlerOptions = {}): Promise<WorkflowBundleWithSourceMap> {
-  return bundleWorkflowCode(
-    configureAgentBundler({ workflowsPath, logger: quietBundlerLogger, ...(options.tracing ? { workflowInterceptorModules: [workflowTracingModule] } : {}) }, {}, options),
-  );
+  return bundleWorkflowCode(agentBundleOptions(workflowsPath, options));
+}
+
+/** The SDK bundler's options {@link bundleAgentWorkflows} builds with. */
+export function agentBundleOptions(workflowsPath: string, options: { readonly tracing?: boolean } & AgentBundlerOptions = {}): BundleOptions {
+  return configureAgentBundler({ workflowsPath, logger: quietBundlerLogger, ...(options.tracing ? { workflowInterceptorModules: [workflowTracingModule] } : {}) }, {}, options);
 }
 
 /** Options of {@link createAgentWorker}. */

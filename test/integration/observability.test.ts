@@ -19,7 +19,7 @@ import { AgentClient } from '../../client/agent-client';
 import type { RunInput } from '../../contracts';
 import { startAgentServer, type AgentServer } from '../../server';
 import { callTools, FakeOpenAIServer, say, toolCall } from '../../testing/fake-model';
-import { bundleAgentWorkflows } from '../../worker/create-worker';
+import { bundleWorkflowsForTests } from '../support/bundle-cache';
 import { DurableAgentsPlugin } from '../../worker/plugin';
 import { replayHistoryJson } from '../../worker/replay';
 import { findTestAgent, testAgents } from '../support/agents';
@@ -37,7 +37,7 @@ beforeAll(async () => {
   // A namespace of its own: the API server's metrics count every open run of the namespace.
   env = await createTestEnv({ ownNamespace: true });
   fake = await FakeOpenAIServer.start();
-  tracedBundle = { code: (await bundleAgentWorkflows(testWorkflowsPath, { tracing: true })).code };
+  tracedBundle = { code: (await bundleWorkflowsForTests(testWorkflowsPath, { tracing: true })).code };
 });
 
 afterAll(async () => {

@@ -7,14 +7,14 @@ import { replayHistoriesJson, replayHistoryJson } from '../../worker/replay';
 import { addAapl, callStep, finalStep, observations, scriptedInput, watchlistRun, type Observation } from '../support/scripts';
 import { forkBundleOption, workflowBundleOption } from '../support/test-env';
 import { forkRun } from '../../worker/fork';
-import { bundleAgentWorkflows } from '../../worker/create-worker';
+import { bundleWorkflowsForTests } from '../support/bundle-cache';
 import { agentSuite } from '../support/agent-suite';
 import { waitFor } from '../support/wait';
 
 const sink = new MemorySideEffectSink();
-let watchlistOnly: ReturnType<typeof bundleAgentWorkflows> | undefined;
+let watchlistOnly: ReturnType<typeof bundleWorkflowsForTests> | undefined;
 /** The watchlist example's own bundle (only the watchlist agents), built once for this file. */
-const watchlistOnlyBundle = () => (watchlistOnly ??= bundleAgentWorkflows(require.resolve('../../examples/watchlist/workflows')));
+const watchlistOnlyBundle = () => (watchlistOnly ??= bundleWorkflowsForTests(require.resolve('../../examples/watchlist/workflows')));
 const suite = agentSuite('rewind', () => allToolImplementations({ sideEffects: sink }));
 
 const fiveTurns = () =>

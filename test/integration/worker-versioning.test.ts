@@ -9,12 +9,13 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { temporal } from '@temporalio/proto';
 import { AgentClient, AgentClientError } from 'durable-agents/client';
-import { bundleAgentWorkflows, createAgentWorker, implementTool, replayHistoryJson } from 'durable-agents/worker';
+import { createAgentWorker, implementTool, replayHistoryJson } from 'durable-agents/worker';
 import { releaseAgentV1, releaseAgentV2, shipV1, shipV2 } from '../support/versioned/agents';
 import { lines, runAgentctl } from '../support/agentctl-cli';
 import { callStep, observations, scriptedInput } from '../support/scripts';
 import { createTestEnv, existingTestServer, uniqueTaskQueue } from '../support/test-env';
 import { waitFor } from '../support/wait';
+import { bundleWorkflowsForTests } from '../support/bundle-cache';
 
 const cliPath = process.env.TEMPORAL_CLI_PATH ?? '.tools/temporal/bin/temporal';
 const deploymentName = `agents-${randomUUID().slice(0, 8)}`;
@@ -33,7 +34,7 @@ jest.setTimeout(2 * routingMs + 60_000);
 beforeAll(async () => {
   env = await createTestEnv();
   agents = new AgentClient(env.client, taskQueue, false);
-  const [v1, v2] = await Promise.all([bundleAgentWorkflows(require.resolve('../support/versioned/v1-workflows')), bundleAgentWorkflows(require.resolve('../support/versioned/v2-workflows'))]);
+  const [v1, v2] = await Promise.all([bundleWorkflowsForTests(require.resolve('../support/versioned/v1-workflows')), bundleWorkflowsForTests(require.resolve('../support/versioned/v2-workflows'))]);
   bundles = { v1, v2 };
 }, 120_000);
 

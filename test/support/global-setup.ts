@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { provisionTemporalCli, temporalCliVersion } from '../../testing/temporal-cli';
 import { buildAgentctl } from './agentctl-build';
 import { buildWorkerProcess } from './child-worker';
+import { bundleCacheEnv } from './bundle-cache';
 import { buildTestBundle, buildTestForkBundle } from './test-bundle';
 import { createOwnTestEnv, existingTestServer, sharedServerKey } from './test-server';
 import { suiteBuildDir } from './temp-dir';
@@ -10,7 +11,7 @@ import { suiteBuildDir } from './temp-dir';
 /**
  * Runs once before the integration tests: provisions the Temporal CLI, builds the workflow
  * bundles (for workers, and for forkRun), which every test file then loads from disk instead of
- * rebuilding, compiles agentctl and the worker process once for the tests that launch them, and
+ * rebuilding, and with them the cache the files' own bundles read (./bundle-cache), compiles agentctl and the worker process once for the tests that launch them, and
  * starts the dev server the files share (unless DURABLE_AGENTS_TEST_SERVER names a server to use
  * instead); global teardown stops it.
  */
@@ -22,8 +23,10 @@ export default async function globalSetup(): Promise<void> {
   } else {
     process.stderr.write('\nno Temporal CLI available; the SDK will download one\n');
   }
+  const dir = suiteBuildDir();
+  const bundleCache = join(dir, 'webpack-cache');
   const [bundle, forkBundle, server, agentctl, workerProcess] = await Promise.all([
-    buildTestBundle(),
+    buildTestBundle({ directory: bundleCache, readonly: false }),
     buildTestForkBundle(),
     existingTestServer() ? undefined : createOwnTestEnv(),
     buildAgentctl(),
@@ -31,7 +34,7 @@ export default async function globalSetup(): Promise<void> {
   ]);
   process.env.DURABLE_AGENTS_TEST_AGENTCTL = agentctl;
   process.env.DURABLE_AGENTS_TEST_WORKER_PROCESS = workerProcess;
-  const dir = suiteBuildDir();
+  process.env[bundleCacheEnv] = bundleCache;
   mkdirSync(dir, { recursive: true });
   const codePath = join(dir, 'workflow-bundle.js');
   writeFileSync(codePath, bundle.code);

@@ -3,8 +3,8 @@ import { existsSync } from 'node:fs';
 import { readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import { bundleAgentWorkflows } from '../../worker/create-worker';
 import { bundleForkCapture } from '../../worker/fork';
+import { bundleWorkflowsForTests, type BundleCache } from './bundle-cache';
 
 /**
  * The test suite's workflows module (both examples' agents, and the test agents). This module
@@ -13,9 +13,12 @@ import { bundleForkCapture } from '../../worker/fork';
  */
 export const testWorkflowsPath = require.resolve('./workflows');
 
-/** Bundles the test suite's workflows module. */
-export function buildTestBundle(): ReturnType<typeof bundleAgentWorkflows> {
-  return bundleAgentWorkflows(testWorkflowsPath);
+/**
+ * Bundles the test suite's workflows module; global setup's writes the run's bundle cache
+ * (./bundle-cache) as it goes.
+ */
+export function buildTestBundle(cache?: BundleCache): Promise<WorkflowBundleWithSourceMap> {
+  return bundleWorkflowsForTests(testWorkflowsPath, {}, cache);
 }
 
 /** Bundles the test suite's workflows module for forkRun (its `workflowBundle` option). */
@@ -31,10 +34,10 @@ export function buildTestForkBundle(): ReturnType<typeof bundleForkCapture> {
  */
 export async function bundleOnce(workflowsPath: string): Promise<WorkflowBundleWithSourceMap> {
   const suiteBundle = process.env.DURABLE_AGENTS_TEST_BUNDLE;
-  if (!suiteBundle) return bundleAgentWorkflows(workflowsPath);
+  if (!suiteBundle) return bundleWorkflowsForTests(workflowsPath);
   const kept = join(dirname(suiteBundle), `bundle-${createHash('sha256').update(workflowsPath).digest('hex').slice(0, 16)}.json`);
   if (existsSync(kept)) return JSON.parse(await readFile(kept, 'utf8')) as WorkflowBundleWithSourceMap;
-  const bundle = await bundleAgentWorkflows(workflowsPath);
+  const bundle = await bundleWorkflowsForTests(workflowsPath);
   // Written aside and renamed: a file that reads it never sees half of it.
   const partial = `${kept}.${process.pid}`;
   await writeFile(partial, JSON.stringify(bundle));
