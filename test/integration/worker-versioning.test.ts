@@ -92,14 +92,32 @@ async function route(buildId: string, options: { deployment?: string; rampPercen
     ...(ramping ? ['--percentage', String(options.rampPercentage)] : []), '--yes',
   );
   // The routing change reaches the task queue's partitions asynchronously; wait until it has.
+  // The deployment's update state can stay IN_PROGRESS after its task queues have the change
+  // (temporalio/temporal#11842, seen once in a CI run here): after a minute, the task queue's own
+  // routing naming the build id is enough (the suite's queue only; by then its partitions have it).
   const { RoutingConfigUpdateState } = temporal.api.enums.v1;
+  const queueSufficesAfter = Date.now() + 60_000;
   await waitFor(`version ${buildId} to be ${ramping ? 'ramping' : 'current'} on the task queue`, async () => {
     const { workerDeploymentInfo: info } = await env.client.workflowService.describeWorkerDeployment({ namespace: env.namespace ?? 'default', deploymentName: deployment });
     const routed = ramping ? info?.routingConfig?.rampingDeploymentVersion?.buildId : info?.routingConfig?.currentDeploymentVersion?.buildId;
-    return routed === buildId && info?.routingConfigUpdateState === RoutingConfigUpdateState.ROUTING_CONFIG_UPDATE_STATE_COMPLETED ? true : undefined;
+    if (routed !== buildId) return undefined;
+    if (info?.routingConfigUpdateState === RoutingConfigUpdateState.ROUTING_CONFIG_UPDATE_STATE_COMPLETED) return true;
+    if (deployment !== deploymentName || Date.now() < queueSufficesAfter) return undefined;
+    return (await queueRoutes(taskQueue, buildId, ramping)) ? true : undefined;
     // The server's own deployment workflows carry the change, on the dev server the whole suite
     // shares: on a loaded machine that took over 60 s.
   }, routingMs);
+}
+
+/** Whether the task queue's own routing (what matching routes by) names the build id, for workflow and activity tasks. */
+async function queueRoutes(queue: string, buildId: string, ramping: boolean): Promise<boolean> {
+  const { TaskQueueType } = temporal.api.enums.v1;
+  for (const taskQueueType of [TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW, TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY]) {
+    const described = await env.client.workflowService.describeTaskQueue({ namespace: env.namespace ?? 'default', taskQueue: { name: queue }, taskQueueType }).catch(() => undefined);
+    const version = ramping ? described?.versioningInfo?.rampingDeploymentVersion : described?.versioningInfo?.currentDeploymentVersion;
+    if (version?.buildId !== buildId) return false;
+  }
+  return true;
 }
 
 /** How many running executions the CLI counts pinned to a version (search attribute `deployment:buildId`). */
