@@ -91,8 +91,9 @@ async function route(buildId: string, options: { deployment?: string; rampPercen
     'worker', 'deployment', ramping ? 'set-ramping-version' : 'set-current-version', '--deployment-name', deployment, '--build-id', buildId,
     ...(ramping ? ['--percentage', String(options.rampPercentage)] : []), '--yes',
   );
-  // The routing change reaches the task queue's partitions asynchronously; wait until it has.
-  // The deployment's update state can stay IN_PROGRESS after its task queues have the change
+  // The routing change reaches the task queue's partitions asynchronously, carried by the server's
+  // own deployment workflows (on a loaded machine that took over 60 s); wait until it has. The
+  // deployment's update state can stay IN_PROGRESS after its task queues have the change
   // (temporalio/temporal#11842, seen once in a CI run here): after a minute, the task queue's own
   // routing naming the build id is enough (the suite's queue only; by then its partitions have it).
   const { RoutingConfigUpdateState } = temporal.api.enums.v1;
@@ -104,8 +105,6 @@ async function route(buildId: string, options: { deployment?: string; rampPercen
     if (info?.routingConfigUpdateState === RoutingConfigUpdateState.ROUTING_CONFIG_UPDATE_STATE_COMPLETED) return true;
     if (deployment !== deploymentName || Date.now() < queueSufficesAfter) return undefined;
     return (await queueRoutes(taskQueue, buildId, ramping)) ? true : undefined;
-    // The server's own deployment workflows carry the change, on the dev server the whole suite
-    // shares: on a loaded machine that took over 60 s.
   }, routingMs);
 }
 

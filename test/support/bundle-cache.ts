@@ -22,10 +22,11 @@ export interface BundleCache {
 
 /**
  * The bundler's options with webpack's filesystem cache. The cache is named after the resolve
- * settings: webpack keys cached resolutions by request, not by aliases, so a bundle that aliases a
- * module differently (the fork capture bundle) gets a cache of its own.
+ * settings: webpack keys cached resolutions by request, not by aliases, so a bundle that aliased
+ * a module differently (as the fork capture bundle does, which does not use this cache) would read
+ * a cache of its own name instead of wrong resolutions.
  */
-export function withBundleCache(options: BundleOptions, cache: BundleCache): BundleOptions {
+function withBundleCache(options: BundleOptions, cache: BundleCache): BundleOptions {
   const hook = options.webpackConfigHook ?? ((config) => config);
   return {
     ...options,

@@ -11,9 +11,10 @@ import { suiteBuildDir } from './temp-dir';
 /**
  * Runs once before the integration tests: provisions the Temporal CLI, builds the workflow
  * bundles (for workers, and for forkRun), which every test file then loads from disk instead of
- * rebuilding, and with them the cache the files' own bundles read (./bundle-cache), compiles agentctl and the worker process once for the tests that launch them, and
- * starts the dev server the files share (unless DURABLE_AGENTS_TEST_SERVER names a server to use
- * instead); global teardown stops it.
+ * rebuilding, and with them the webpack cache the files' own bundles read (./bundle-cache),
+ * compiles agentctl and the worker process once for the tests that launch them, and starts the
+ * dev server the files share (unless DURABLE_AGENTS_TEST_SERVER names a server to use instead);
+ * global teardown stops it.
  */
 export default async function globalSetup(): Promise<void> {
   const cli = provisionTemporalCli();
