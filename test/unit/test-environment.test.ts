@@ -60,3 +60,21 @@ test("jest maps the stacks of the file's and the process's errors, and leaves ot
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test("the SDK's stack-collecting promise hook is not installed: promises of a workflow's realm are not tracked", () => {
+  // The hook tracks each promise of a realm whose global has a workflow activator: it tags the
+  // promise with the run's id and keeps its stack. This file's realm gets one for the test.
+  const realm = globalThis as typeof globalThis & { __TEMPORAL_ACTIVATOR__?: unknown };
+  const promiseStackStore = { promiseToStack: new Map(), childToParent: new Map() };
+  realm.__TEMPORAL_ACTIVATOR__ = { info: { runId: 'run-of-the-test' }, promiseStackStore };
+  try {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- the SDK's internal module, as its workflow runtime loads it
+    const { globalHandlers } = require('@temporalio/worker/lib/workflow/vm-shared') as { globalHandlers: { install(): void } };
+    globalHandlers.install();
+    const promise = Promise.resolve('made in a workflow realm') as Promise<string> & { runId?: string };
+    expect(promise.runId).toBeUndefined();
+    expect(promiseStackStore.promiseToStack.size).toBe(0);
+  } finally {
+    delete realm.__TEMPORAL_ACTIVATOR__;
+  }
+});
