@@ -9,8 +9,19 @@ import { resolve } from 'node:path';
 const repo = resolve(__dirname, '../..');
 const nativeFree = { client: 'client/index.ts', protocol: 'protocol/index.ts', workflow: 'workflows/index.ts' };
 
-/** The modules a fresh Node process has loaded after requiring `source` (as `entry`) and running `then`. */
+const loaded = new Map<string, string[]>();
+
+/** The modules a fresh Node process has loaded after requiring `source` (as `entry`) and running `then` (one process per pair: each costs about 1.5 s of CPU). */
 function loadedModules(source: string, then = ''): string[] {
+  const key = JSON.stringify([source, then]);
+  const known = loaded.get(key);
+  if (known) return known;
+  const modules = modulesOfFreshProcess(source, then);
+  loaded.set(key, modules);
+  return modules;
+}
+
+function modulesOfFreshProcess(source: string, then: string): string[] {
   const script = `const entry = require(${JSON.stringify(resolve(repo, source))}); ${then}; process.stdout.write(JSON.stringify(Object.keys(require.cache)));`;
   const output = execFileSync(process.execPath, ['--require', require.resolve('tsx/cjs'), '-e', script], { cwd: repo, encoding: 'utf8' });
   return JSON.parse(output) as string[];
