@@ -31,7 +31,8 @@
  *
  * Each file's CPU time (its jest worker's, and its children's once they have ended) is appended
  * to the file `DURABLE_AGENTS_TEST_CPU_LOG` names, one JSON line per test file, when it is set:
- * what a change to the suite costs, file by file (CONTRIBUTING.md, "What the suite costs").
+ * what a change to the suite costs, file by file (scripts/test-costs.ts reads it; CONTRIBUTING.md,
+ * "What the suite costs").
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { promiseHooks } from 'node:v8';
