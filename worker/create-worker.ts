@@ -22,7 +22,10 @@ export function bundleAgentWorkflows(workflowsPath: string, options: { readonly 
   return bundleWorkflowCode(agentBundleOptions(workflowsPath, options));
 }
 
-/** The SDK bundler's options {@link bundleAgentWorkflows} builds with. */
+/**
+ * The SDK bundler's options {@link bundleAgentWorkflows} builds with (not exported from
+ * durable-agents/worker; the tests' bundle cache adds webpack's cache to them).
+ */
 export function agentBundleOptions(workflowsPath: string, options: { readonly tracing?: boolean } & AgentBundlerOptions = {}): BundleOptions {
   return configureAgentBundler({ workflowsPath, logger: quietBundlerLogger, ...(options.tracing ? { workflowInterceptorModules: [workflowTracingModule] } : {}) }, {}, options);
 }
