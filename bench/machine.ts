@@ -62,25 +62,3 @@ export function loadAverages(): [number, number, number] {
   const [one = 0, five = 0, fifteen = 0] = loadavg();
   return [one, five, fifteen];
 }
-
-/** Clock ticks per second of /proc/<pid>/stat's CPU fields (USER_HZ), asked once. */
-let userHz: number | undefined;
-
-/**
- * CPU time (user + system) another process has used so far, from /proc/<pid>/stat, in ms
- * (10 ms resolution); undefined where there is no /proc or the process is gone.
- */
-export function processCpuMs(pid: number): number | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // The command name (field 2) may contain spaces; fields after its closing parenthesis are fixed.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const utime = Number(fields[11]);
-    const stime = Number(fields[12]);
-    if (!Number.isFinite(utime) || !Number.isFinite(stime)) return undefined;
-    userHz ??= Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
-    return ((utime + stime) * 1000) / userHz;
-  } catch {
-    return undefined;
-  }
-}

@@ -1,5 +1,5 @@
 import type { Client } from '@temporalio/client';
-import { processCpuMs } from './machine';
+import { processCpuMs } from './process-cpu';
 import type { BenchPlan } from './plan';
 import { summarize, type Summary } from './stats';
 import type { LoopSystem, SystemName } from './systems';

@@ -36,10 +36,11 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { promiseHooks } from 'node:v8';
-import { appendFileSync, readFileSync } from 'node:fs';
+import { appendFileSync } from 'node:fs';
 import { relative } from 'node:path';
 import type { EnvironmentContext, JestEnvironmentConfig } from '@jest/environment';
 import NodeEnvironment from 'jest-environment-node';
+import { processCpuMs } from '../../bench/process-cpu';
 
 /** What the file that runs now put into the process: undone when it ends. */
 const leftBehind = { promiseHooks: [] as (() => void)[], storages: new Set<AsyncLocalStorage<unknown>>() };
@@ -98,12 +99,8 @@ Object.defineProperty(Error, 'prepareStackTrace', {
   },
 });
 
-/** CPU seconds of this process and of its children that have ended (Linux's /proc). */
-function cpuSeconds(): number {
-  const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1]?.split(' ') ?? [];
-  // utime, stime, cutime, cstime: fields 14 to 17 of proc(5), in clock ticks (100 a second).
-  return fields.slice(11, 15).reduce((sum, ticks) => sum + Number(ticks), 0) / 100;
-}
+/** CPU seconds of this jest worker and of its children that have ended (0 where there is no /proc). */
+const cpuSeconds = (): number => (processCpuMs('self', { endedChildren: true }) ?? 0) / 1000;
 
 export default class TestEnvironment extends NodeEnvironment {
   private readonly testPath: string;
