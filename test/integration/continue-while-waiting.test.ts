@@ -264,3 +264,116 @@ describe('continue-as-new while a run waits for people', () => {
     expect(log.find((e) => e.type === 'run_terminated')).toMatchObject({ cancelledCalls: ['b'] });
   });
 });
+
+/**
+ * A human input that reaches a run while it still waits for it is never dropped, also when it
+ * comes in the new execution's first workflow task, right after the run continued as new while
+ * waiting. Before 1.0.0-rc the carried approvals and the open await were restored only when the
+ * loop resumed the turn, after the handlers of that first task had run: a `decide` or `answer`
+ * sent 100 to 600 ms after the continuation was rejected ("no call … waits for a decision";
+ * "the run is not waiting for answers") and the run waited for ever.
+ */
+describe('a human input right after the run continued as new while waiting', () => {
+  /** Low enough that three messages continue the run. */
+  const tight = { continueAsNewAfterUpdates: 3, continueAsNewAfterSignals: 3 };
+  type Input = 'decide' | 'answer';
+  type Via = 'signal' | 'update';
+  /** How the run continues: accepted updates, signals, or signals while a pause is requested (carried). */
+  type Way = 'updates' | 'signals' | 'pausing';
+  const delaysMs = [100, 300, 600];
+  const ask: ScriptStep = { type: 'await', await: { items: [{ kind: 'clarification', id: 'city', question: 'Which city?', toolCallId: 'ask_city' }] } };
+
+  async function waitingRun(input: Input): Promise<{ workflowId: string; runId: string }> {
+    const started =
+      input === 'decide'
+        ? await suite.agents.start(scriptedInput([callStep({ name: 'echo', args: { text: 'b' }, id: 'b' }), finalStep()], { confirmation: { tools: ['echo'] }, policy: tight }))
+        : await suite.agents.start(scriptedInput([ask, finalStep()], { policy: tight }));
+    await waitFor('the run waits for a person', async () => {
+      const pending = await suite.agents.pendingInputs(started.workflowId);
+      return pending.approvals.length === 1 || pending.await ? true : undefined;
+    });
+    return started;
+  }
+
+  /** Sends what makes the run continue as new; returns when the last message is accepted. */
+  async function continueBy(way: Way, workflowId: string): Promise<void> {
+    if (way === 'updates') {
+      for (let i = 0; i < 3; i++) await suite.agents.setBudget(workflowId, { maxIterations: 25 + i });
+      return;
+    }
+    let signals = 3;
+    if (way === 'pausing') {
+      await suite.agents.signal(workflowId, 'pause', { reason: 'hold on' });
+      await waitFor('pausing', async () => ((await suite.agents.status(workflowId)).status === 'pausing' ? true : undefined));
+      signals -= 1;
+    }
+    // Invalid ones: rejected in the run's log, counted all the same.
+    for (let i = 0; i < signals; i++) await suite.agents.signal(workflowId, 'setBudget', { maxIterations: -1 });
+  }
+
+  async function give(input: Input, via: Via, workflowId: string): Promise<void> {
+    if (input === 'decide') {
+      const decision = { toolCallId: 'b', decision: 'approve', by: 'alice' } as const;
+      if (via === 'update') await suite.agents.decide(workflowId, decision);
+      else await suite.agents.signal(workflowId, 'decide', decision);
+    } else {
+      const answer = { kind: 'clarification', itemId: 'city', answer: 'Lisbon' } as const;
+      if (via === 'update') await suite.agents.answer(workflowId, answer);
+      else await suite.agents.signal(workflowId, 'answer', answer);
+    }
+  }
+
+  /** One trial: the input, `delayMs` after the message that made the run continue; it is applied once and the run completes. */
+  async function trial(way: Way, input: Input, via: Via, delayMs: number): Promise<void> {
+    const { workflowId, runId } = await waitingRun(input);
+    await continueBy(way, workflowId);
+    await new Promise((r) => setTimeout(r, delayMs));
+    await give(input, via, workflowId);
+    await waitFor(`${input} by ${via} ${delayMs} ms after continuing (${way}) to be taken`, async () => {
+      const pending = await suite.agents.pendingInputs(workflowId);
+      return pending.approvals.length === 0 && !pending.await ? true : undefined;
+    }, 15_000);
+    if (way === 'pausing') await suite.agents.resume(workflowId, 'go on');
+    const result = await suite.agents.result(workflowId);
+    expect(result.status).toBe('completed');
+    expect(observations(result).map((o) => [o.toolCallId, o.status])).toEqual([[input === 'decide' ? 'b' : 'ask_city', 'ok']]);
+    expect((await executions(workflowId, runId)).length).toBeGreaterThan(1);
+    const log = await logEvents(workflowId);
+    expect(log.filter((e) => e.type === 'signal_rejected' && e.signal === input)).toEqual([]);
+    const taken = log.filter((e) => (input === 'decide' ? e.type === 'approval_decided' : e.type === 'await_answered'));
+    expect(taken).toHaveLength(1);
+  }
+
+  it.each(['updates', 'signals', 'pausing'] as const)('continued by %s: decide and answer, by signal and by update, 100, 300 and 600 ms after, are each applied once', async (way) => {
+    const trials = (['decide', 'answer'] as const).flatMap((input) => (['signal', 'update'] as const).flatMap((via) => delaysMs.map((delay) => [input, via, delay] as const)));
+    const outcomes = await Promise.allSettled(trials.map(([input, via, delay]) => trial(way, input, via, delay)));
+    const failed = outcomes.flatMap((o, i) => (o.status === 'rejected' ? [`${trials[i]!.join(' ')}: ${(o.reason as Error).message.split('\n')[0]}`] : []));
+    expect(failed).toEqual([]);
+  });
+
+  it('in a sub-agent tree: the child continues as new while its approval waits, and a decision through the parent right after is applied', async () => {
+    const childSteps: ScriptStep[] = [callStep({ name: 'transfer', args: { to: 'acme', amount: 500 } }), finalStep('child done')];
+    const parentSteps: ScriptStep[] = [{ type: 'tool_calls', calls: [{ id: 'pay', name: 'delegate', args: { task: 'pay acme', steps: childSteps } as never }] }, finalStep('parent done')];
+    const one = async (delayMs: number, via: Via): Promise<void> => {
+      const { workflowId } = await suite.agents.start({ agent: 'delegator', messages: [{ role: 'user', content: 'delegate' }], plannerOptions: { steps: parentSteps }, policy: tight });
+      const [waiting] = await waitFor('the child approval', async () => {
+        const all = await suite.agents.pendingInputsTree(workflowId);
+        return all.length ? all : undefined;
+      });
+      const childId = waiting!.workflowId;
+      // The child has the default bounds: Temporal's own suggestion, at 90% of the lowered update
+      // limit, is what makes it continue.
+      await budgetUpdates(childId, maxTotalUpdates - 2);
+      await new Promise((r) => setTimeout(r, delayMs));
+      const decision = { decision: 'approve', toolCallId: 'call_0_0', by: 'ops' } as const;
+      if (via === 'update') await suite.agents.decideInTree(workflowId, ['pay'], decision);
+      else await suite.agents.signal(childId, 'decide', decision);
+      const result = await suite.agents.result(workflowId);
+      expect(observations(result)).toEqual([expect.objectContaining({ toolCallId: 'pay', status: 'ok', result: expect.objectContaining({ status: 'completed', text: 'child done' }) })]);
+    };
+    const trials = delaysMs.flatMap((delay) => (['signal', 'update'] as const).map((via) => [delay, via] as const));
+    const outcomes = await Promise.allSettled(trials.map(([delay, via]) => one(delay, via)));
+    const failed = outcomes.flatMap((o, i) => (o.status === 'rejected' ? [`${trials[i]!.join(' ')}: ${(o.reason as Error).message.split('\n')[0]}`] : []));
+    expect(failed).toEqual([]);
+  });
+});

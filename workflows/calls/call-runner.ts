@@ -214,13 +214,8 @@ export class CallRunner {
    * are not asked again), calls that had not begun run as they would have.
    */
   resumeTurn(open: CarriedToolTurn, then: (outputs: ToolOutput[]) => ToolOutput[] | Promise<ToolOutput[]>): Promise<ToolOutput[]> {
-    const { state } = this;
-    for (const output of open.ended) state.turnOutputs.set(output.toolCallId, output);
-    for (const { request, requestedAt } of open.waiting) state.human.restoreApproval(request, requestedAt);
-    for (const request of open.requests) {
-      if (!state.turnOutputs.has(request.toolCallId)) state.pending.set(request.toolCallId, { request, dispatched: false });
-    }
-    state.refreshStatus();
+    // Its outputs, approvals and planned calls are back already (human/carried-waits.ts).
+    this.state.refreshStatus();
     this.carried = { ended: new Map(open.ended.map((o) => [o.toolCallId, o])), waiting: new Map(open.waiting.map((w) => [w.request.toolCallId, w.request])) };
     return this.runTurn(open.requests, then);
   }

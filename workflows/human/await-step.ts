@@ -46,7 +46,7 @@ export async function runAwait(state: RunState, host: AwaitHost, planned: Await,
 }
 
 /** The calls an await stands for wait like planned calls (a kill closes them). */
-function holdBoundCalls(state: RunState, spec: Await): BoundCall[] {
+export function holdBoundCalls(state: RunState, spec: Await): BoundCall[] {
   const bound = spec.items.flatMap(boundCalls);
   for (const c of bound) {
     state.pending.set(c.toolCallId, { request: { toolCallId: c.toolCallId, name: c.name, args: c.args, turn: state.turn }, dispatched: false });
@@ -70,10 +70,12 @@ function openAwait(state: RunState, planned: Await): { awaitId: string; spec: Aw
   return { awaitId, spec, timeoutMs: spec.timeoutMs };
 }
 
-/** Reopens a barrier the previous execution opened (no events: they are in the log), for the time it has left. */
+/**
+ * Reopens a barrier the previous execution opened (no events: they are in the log), for the time
+ * it has left. The barrier, its answers and its calls are back already (carried-waits.ts), with
+ * any answer given since.
+ */
 function reopenAwait(state: RunState, carried: CarriedAwait): { awaitId: string; spec: Await; timeoutMs: number | undefined } {
-  holdBoundCalls(state, carried.spec);
-  state.human.restoreAwait(carried, state.turn);
   state.refreshStatus();
   const timeoutMs = carried.deadline === undefined ? undefined : Math.max(1, Date.parse(carried.deadline) - workflowNowMs());
   return { awaitId: carried.awaitId, spec: carried.spec, timeoutMs };

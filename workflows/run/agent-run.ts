@@ -13,6 +13,7 @@ import { parseRunInput } from '../../contracts/fast-schemas';
 import type { AgentRegistry } from '../agents/agent-registry';
 import { reportUnknownAgent } from '../bundle/bundle-sinks';
 import type { Planner } from '../planners/planner';
+import { restoreCarriedWaits } from '../human/carried-waits';
 import { registerRunHandlers } from './run-handlers';
 import { RunLoop, type RunLoopOptions } from './run-loop';
 import { logEpoch, RunState } from './run-state';
@@ -132,6 +133,8 @@ function prepareRun(registry: AgentRegistry, rawInput: RunInput, options: RunLoo
   if (workflowInfo().typedSearchAttributes.get(agentNameSearchAttribute) !== undefined) {
     state.onStatusChange = (status) => upsertSearchAttributes([{ key: agentStatusSearchAttribute, value: status }]);
   }
+  // Before the handlers: a human input delivered as its handler is set finds what it is for.
+  restoreCarriedWaits(state, carried?.openTurn);
   const loop = new RunLoop(state, planner, CancellationScope.current(), options);
   registerRunHandlers(loop);
   return loop;
