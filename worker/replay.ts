@@ -4,8 +4,8 @@ import { Worker, type InjectedSinks, type WorkflowBundleOption } from '@temporal
 import { durableAgentsSinkName, type DurableAgentsSinks } from '../workflows/bundle/bundle-sinks';
 import { agentRunWorkflowType } from '../contracts/definitions';
 import { agentSessionWorkflowType } from '../contracts/session';
-import { releases } from '../workflows/versioning/patches';
-import { OutsideSupportWindowError, outsideSupportWindowMarker, supportWindow } from '../workflows/versioning/support-window';
+import { outsideWindowReason, releases } from '../workflows/versioning/patches';
+import { OutsideSupportWindowError, outsideSupportWindowMarker } from '../workflows/versioning/support-window';
 import { dataConverterFromEnv } from '../config/encryption';
 import { patchMarkerIds } from '../history/patch-markers';
 
@@ -34,8 +34,8 @@ export function supportWindowProblem(history: History): string | undefined {
   if (type !== agentRunWorkflowType) return undefined;
   // A history cut before its first workflow task completed has recorded no command yet.
   if (!events.some((e) => e.workflowTaskCompletedEventAttributes)) return undefined;
-  const baselines = new Set(releases.map((r) => r.baseline));
-  return events.flatMap(patchMarkerIds).some((id) => baselines.has(id)) ? undefined : supportWindow.noBaselineReason;
+  const recorded = new Set(events.flatMap(patchMarkerIds));
+  return releases.some((r) => recorded.has(r.baseline)) ? undefined : outsideWindowReason((id) => recorded.has(id));
 }
 
 /**

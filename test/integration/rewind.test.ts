@@ -280,7 +280,7 @@ describe('history export and replay', () => {
     const changed = JSON.parse(await suite.agents.exportHistory(workflowId)) as { events: { activityTaskScheduledEventAttributes?: { activityType: { name: string } } }[] };
     const scheduled = changed.events.find((e) => e.activityTaskScheduledEventAttributes);
     if (scheduled?.activityTaskScheduledEventAttributes) scheduled.activityTaskScheduledEventAttributes.activityType.name = 'echo';
-    const watchlist: unknown = JSON.parse(readFileSync(join(__dirname, '../histories/0.11.0/watchlist.json'), 'utf8'));
+    const watchlist: unknown = JSON.parse(readFileSync(join(__dirname, '../histories/0.13.0/watchlist.json'), 'utf8'));
     const outcomes = await replayHistoriesJson([good, changed, { events: 'not a history' }, watchlist, good], await watchlistOnlyBundle());
     // The watchlist bundle lacks `scripted`: its runs are unknown_agent, whatever else is wrong with them.
     expect(outcomes.map((o) => (o.ok ? 'ok' : o.kind))).toEqual(['unknown_agent', 'unknown_agent', 'failure', 'ok', 'unknown_agent']);

@@ -25,7 +25,7 @@ describe('nondeterminism in plain words', () => {
 
 describe('replaying histories that cannot be replayed', () => {
   it('reports, never throws: a value that is not a history, and a bundle that does not load', async () => {
-    const history: unknown = JSON.parse(readFileSync(join(__dirname, '../histories/0.11.0/basic.json'), 'utf8'));
+    const history: unknown = JSON.parse(readFileSync(join(__dirname, '../histories/0.13.0/basic.json'), 'utf8'));
     const outcomes = await replayHistoriesJson([{ events: 'not a history' }, history], { code: 'throw new Error("broken bundle")' });
     expect(outcomes).toHaveLength(2);
     expect(outcomes[0]).toMatchObject({ ok: false, kind: 'failure', problem: expect.stringMatching(/^not a workflow history: /) });
@@ -39,7 +39,7 @@ describe('the workflow id a history replays under', () => {
   it("is a session's own id, read from its first run's start (its runs are named after it), in each of its executions", () => {
     expect(replayWorkflowId(read('0.13.0/session-two-runs.json'), 'replay-0')).toBe('session-two-runs');
     expect(replayWorkflowId(read('0.13.0/session-continue-as-new-continued.json'), 'replay-0')).toBe('session-continue-as-new');
-    expect(replayWorkflowId(read('0.9.0/open-session-awaiting-approval.json'), 'replay-0')).toBe('session-awaiting-approval');
+    expect(replayWorkflowId(read('0.13.0/open-session-awaiting-approval.json'), 'replay-0')).toBe('session-awaiting-approval');
   });
 
   it('is the fallback for a run, a session run included', () => {

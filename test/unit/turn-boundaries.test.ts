@@ -1,5 +1,3 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
 import type { temporal } from '@temporalio/proto';
@@ -8,19 +6,6 @@ import { checkpointAt, checkpointsOf, turnsBegun } from '../../history/checkpoin
 import { concludeBoundaries, TurnBoundaries } from '../../workflows/run/turn-boundaries';
 import { runContext } from '../../workflows/run/run-context';
 import { retiredHistories } from '../support/histories';
-
-const corpus = join(__dirname, '../histories');
-
-/** Every history of the replay corpus recorded by the versions `versions` accepts. */
-function recordedHistories(versions: (version: string) => boolean): { name: string; events: temporal.api.history.v1.IHistoryEvent[] }[] {
-  return readdirSync(corpus, { withFileTypes: true })
-    .filter((d) => d.isDirectory() && /^\d+\.\d+\.\d+$/.test(d.name) && versions(d.name))
-    .flatMap((d) =>
-      readdirSync(join(corpus, d.name))
-        .filter((f) => f.endsWith('.json'))
-        .map((f) => ({ name: `${d.name}/${f}`, events: historyFromJSON(JSON.parse(readFileSync(join(corpus, d.name, f), 'utf8'))).events ?? [] })),
-    );
-}
 
 function memoTurns(events: readonly temporal.api.history.v1.IHistoryEvent[]): number[] {
   return events.flatMap((e) => {
@@ -65,7 +50,10 @@ describe('turn boundaries', () => {
   });
 
   it('in runs since 0.6.0, each boundary is the task of its memo change or of its turn\'s first activity, and only the memo-less are found by activity', () => {
-    const histories = recordedHistories((v) => ['0.6.0', '0.7.0', '0.8.0', '0.9.0', '0.10.0', '0.11.0'].includes(v));
+    // Retired from the corpus (test/histories/RETIRED), read from git: the reader still lists their boundaries.
+    const retired = ['0.9.0', '0.10.0', '0.11.0'].map(retiredHistories);
+    if (retired.some((v) => v === undefined)) return console.warn('not a git checkout: the histories of 0.9.0 to 0.11.0 are not read');
+    const histories = retired.flatMap((v) => v ?? []).map(({ name, json }) => ({ name, events: historyFromJSON(json).events ?? [] }));
     expect(histories.length).toBeGreaterThan(30);
     let byActivity = 0;
     for (const { name, events } of histories) {
@@ -89,30 +77,8 @@ describe('turn boundaries', () => {
     expect(byActivity).toBeGreaterThan(30);
   });
 
-  it('an activation that schedules a turn activity needs no memo change; one that does not gets it first', () => {
+  it('only the first boundary of a workflow task is marked: by its activity, or by a memo change when it schedules none', () => {
     const boundaries = new TurnBoundaries(true);
-    const task = () => 3;
-
-    expect(concludeBoundaries([timer], task)).toEqual([timer]);
-
-    boundaries.mark(3);
-    const marked = [timer, schedule('turn-3/call_3_0')];
-    expect(concludeBoundaries(marked, task)).toBe(marked);
-
-    // Turn 4 was answered without an activity (e.g. refused), turn 5 scheduled one, turn 6 waits.
-    boundaries.mark(4);
-    boundaries.mark(5);
-    boundaries.mark(6);
-    const commands = concludeBoundaries([schedule('turn-5/call_5_0'), schedule('turn-60/x'), timer], task);
-    expect(memosOf(commands)).toEqual([4, 6]);
-    expect(commands.slice(0, 2).every((c) => c.modifyWorkflowProperties)).toBe(true);
-    expect(commands).toHaveLength(5);
-    // Concluded: the next activation starts with nothing pending.
-    expect(concludeBoundaries([timer], task)).toEqual([timer]);
-  });
-
-  it('since one-boundary-per-task, only the first boundary of a workflow task is marked', () => {
-    const boundaries = new TurnBoundaries(true, true);
     let historyLength = 3;
     const task = () => historyLength;
 
@@ -141,7 +107,7 @@ describe('turn boundaries', () => {
   });
 
   it('since first-task-begins-run, the run\'s first task begins turn 0 unmarked, and the turns after it in that task share it', () => {
-    const boundaries = new TurnBoundaries(true, true);
+    const boundaries = new TurnBoundaries(true);
     let historyLength = 3;
     const task = () => historyLength;
     boundaries.beginWithTask(0);

@@ -15,7 +15,6 @@ import { rethrow, settleSteps, waitOn, type CallStep } from './call-steps';
 import { executeSubAgent, withChildUsage, type SubAgentHost } from './sub-agent';
 import type { ToolTurns } from './tool-turns';
 import { rejection } from '../run/failures';
-import { isPatched, lightCallGraphs, parallelCallsJoin } from '../versioning/patches';
 
 /** The output of a call the run ended (kill, cancellation) before it was dispatched. */
 function endedBeforeDispatch(request: ToolRequest, hint: RetryHint | undefined): ToolOutput {
@@ -161,13 +160,6 @@ export class CallRunner {
     };
     const host: ToolTurnHost = {
       parallel: state.policy.parallelToolCalls,
-      // Asked only by turns that need them (a patch marker is a command).
-      get joinsCalls() {
-        return isPatched(parallelCallsJoin);
-      },
-      get lightCallGraphs() {
-        return isPatched(lightCallGraphs);
-      },
       turns: this.turns,
       runCall: (request, index, graph) => this.runCall(request, index < allowed, graph),
       reportCall: (request, index, report) => this.reportCall(request, index < allowed, report),

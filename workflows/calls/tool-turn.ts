@@ -1,4 +1,4 @@
-import { CancellationScope, condition } from '@temporalio/workflow';
+import { CancellationScope } from '@temporalio/workflow';
 import type { DependencyOutput, RetryHint, ToolError, ToolOutput, ToolRequest, WrittenOutput } from '../../contracts/tools';
 import type { ToolTurns } from './tool-turns';
 import { usesCallGraph } from './call-graph';
@@ -26,10 +26,6 @@ export interface CallReport {
 /** What a tool turn needs from the run; keeps the turn mechanics apart from run state. */
 export interface ToolTurnHost {
   readonly parallel: boolean;
-  /** Since 0.12.0 (`parallel-calls-join`): parallel calls report their ends ({@link joinCalls}). */
-  readonly joinsCalls: boolean;
-  /** Since 0.13.0 (`light-call-graphs`): see {@link runCallGraph}. */
-  readonly lightCallGraphs: boolean;
   /** The run's tool turns: this turn begins and ends there, and a kill or the time budget cancels it there. */
   readonly turns: ToolTurns;
   /** Runs one call through its safe point, checks and dispatch; always yields an output. */
@@ -64,9 +60,9 @@ export function runToolTurn<R>(requests: readonly ToolRequest[], host: ToolTurnH
   let turn: Promise<ToolOutput | ToolOutput[]>;
   try {
     turn = calls.run((): Promise<ToolOutput | ToolOutput[]> => {
-      if (usesCallGraph(requests)) return runCallGraph(requests, host, host.lightCallGraphs);
+      if (usesCallGraph(requests)) return runCallGraph(requests, host);
       if (requests.length === 1) return host.runCall(requests[0]!, 0);
-      if (host.parallel) return host.joinsCalls ? joinCalls(requests, host) : Promise.all(requests.map((r, i) => host.runCall(r, i)));
+      if (host.parallel) return joinCalls(requests, host);
       return runInOrder(requests, host);
     });
   } catch (err) {
@@ -91,9 +87,7 @@ export function runToolTurn<R>(requests: readonly ToolRequest[], host: ToolTurnH
  * error, as `Promise.all` of their promises would be. Most calls report their ends from the step
  * that records their output, so a call costs no promise of the join's own: `Promise.all` makes
  * one per call to react to its promise (and each promise costs the SDK's promise hook a stack
- * capture). The outputs come a microtask sooner than through `Promise.all`, which can order the
- * next turn's commands differently against a handler running in the same task: runs recorded
- * before 0.12.0 keep `Promise.all`.
+ * capture).
  */
 function joinCalls(requests: readonly ToolRequest[], host: ToolTurnHost): Promise<ToolOutput[]> {
   const outputs = new Array<ToolOutput>(requests.length);
@@ -131,21 +125,17 @@ async function runInOrder(requests: readonly ToolRequest[], host: ToolTurnHost):
  * from recorded results, so it replays exactly. This loop only starts calls, cancels the
  * alternatives that lost, and waits for calls to end.
  *
- * `light` (since 0.13.0, `light-call-graphs`): only calls with an output path (the alternatives,
- * which the turn may cancel one by one) get a scope of their own, an {@link UntimedScope}; the
- * others run in the turn's scope, which cancels them all the same. The loop waits for the calls'
- * own steps to wake it instead of a non-cancellable `condition`, and a call that fails fails the
- * turn at once instead of at the end. That saves most of the promises a graph call cost (about
- * eleven against a plain parallel call's one), and each costs the SDK's promise hook a stack
- * capture; the steps that follow a call's end come at other microtasks, so runs recorded before
- * keep the old way.
+ * Only calls with an output path (the alternatives, which the turn may cancel one by one) get a
+ * scope of their own, an {@link UntimedScope}; the others run in the turn's scope, which cancels
+ * them all the same. The calls' own steps wake the loop, and a call that fails fails the turn at
+ * once.
  */
-async function runCallGraph(requests: readonly ToolRequest[], host: ToolTurnHost, light: boolean): Promise<ToolOutput[]> {
+async function runCallGraph(requests: readonly ToolRequest[], host: ToolTurnHost): Promise<ToolOutput[]> {
   const schedule = graphSchedule(requests, host.parallel);
   const scopes = new Map<string, CancellationScope>();
   const turn = CancellationScope.current();
 
-  // The light loop's wait: resolved by the next call that ends (or fails).
+  // The loop's wait: resolved by the next call that ends (or fails).
   let wake: (() => void) | undefined;
   let failure: { readonly err: unknown } | undefined;
   const woken = (): void => {
@@ -153,7 +143,7 @@ async function runCallGraph(requests: readonly ToolRequest[], host: ToolTurnHost
     wake = undefined;
     resume?.();
   };
-  // Nothing else reads a light call's promise: its failure goes to the loop.
+  // Nothing else reads a call's promise: its failure goes to the loop.
   const failed = (err: unknown): void => {
     failure ??= { err };
     woken();
@@ -161,14 +151,13 @@ async function runCallGraph(requests: readonly ToolRequest[], host: ToolTurnHost
 
   const finished = (r: ToolRequest, output: ToolOutput): void => {
     recordEnded(schedule, r, output);
-    if (light) woken();
+    woken();
     const won = pathWon(schedule, r, output);
     if (!won) return;
     host.writeOutput(won.path, output);
     for (const loser of won.losers) scopes.get(loser)?.cancel();
   };
 
-  const inFlight: Promise<void>[] = [];
   const index = new Map(requests.map((r, i) => [r.toolCallId, i]));
   while (!allAnswered(schedule)) {
     const before = schedule.settled;
@@ -188,12 +177,6 @@ async function runCallGraph(requests: readonly ToolRequest[], host: ToolTurnHost
         settle: (output) => settleAlternative(schedule, r, output),
       };
       const call = (): Promise<ToolOutput> => host.runCall(r, index.get(r.toolCallId)!, options);
-      if (!light) {
-        const scope = new CancellationScope();
-        scopes.set(r.toolCallId, scope);
-        inFlight.push(scope.run(call).then((output) => finished(r, output)));
-        continue;
-      }
       let ending: Promise<ToolOutput>;
       if (r.outputPath !== undefined) {
         const scope = new UntimedScope();
@@ -218,10 +201,8 @@ async function runCallGraph(requests: readonly ToolRequest[], host: ToolTurnHost
     // A call closed during the scan may unblock calls earlier in plan order: scan again at once.
     if (schedule.settled !== before) continue;
     // Waiting for our own calls must not be cut short: a cancelled turn still answers every call.
-    if (light) await new Promise<void>((resolve) => (wake = resolve));
-    else await CancellationScope.nonCancellable(() => condition(() => schedule.settled !== before));
+    await new Promise<void>((resolve) => (wake = resolve));
   }
   if (failure) throw failure.err;
-  await Promise.all(inFlight);
   return requests.map((r) => schedule.outputs.get(r.toolCallId)!);
 }

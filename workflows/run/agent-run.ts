@@ -19,8 +19,8 @@ import { RunLoop, type RunLoopOptions } from './run-loop';
 import { logEpoch, RunState } from './run-state';
 import { rejection } from './failures';
 import { quoted } from '../../contracts/safe-text';
-import { countRun, countedRun } from './run-metrics';
-import { boundedInputDepth, decideRunBaseline, flatRunChain, isPatched } from '../versioning/patches';
+import { countRun } from './run-metrics';
+import { boundedInputDepth, decideRunBaseline, isPatched } from '../versioning/patches';
 
 /**
  * Builds the `agentRun` workflow of a bundle over its agents: one agent run as a durable
@@ -37,14 +37,13 @@ export function createAgentRun(registry: AgentRegistry, options: RunLoopOptions 
     // First, before any code can ask for a patch: one baseline marker, not one marker per patch.
     // A run recorded before the support window has none and is refused here, before it diverges.
     decideRunBaseline();
-    if (isPatched(flatRunChain)) return runAgent(registry, rawInput, options);
-    return countedRun(registry, rawInput, () => runAgentNested(registry, rawInput, options));
+    return runAgent(registry, rawInput, options);
   };
 }
 
 /**
- * One run, counted in its metrics, in one async step (since 0.10.0, `flat-run-chain`): the
- * loop's promise is awaited here, and a failure goes to the loop's {@link RunLoop.afterFailure}.
+ * One run, counted in its metrics, in one async step: the loop's promise is awaited here, and a
+ * failure goes to the loop's {@link RunLoop.afterFailure}.
  */
 async function runAgent(registry: AgentRegistry, rawInput: RunInput, options: RunLoopOptions): Promise<RunResult> {
   const ended = countRun(registry, rawInput);
@@ -65,17 +64,6 @@ async function runAgent(registry: AgentRegistry, rawInput: RunInput, options: Ru
   }
   ended({ result });
   return result;
-}
-
-/** One run, as runs recorded before 0.10.0 take it: three nested async steps. */
-async function runAgentNested(registry: AgentRegistry, rawInput: RunInput, options: RunLoopOptions): Promise<RunResult> {
-  const loop = prepareRun(registry, rawInput, options);
-  try {
-    return await loop.execute();
-  } finally {
-    const answered = allHandlersAnswered();
-    if (answered) await answered;
-  }
 }
 
 /**

@@ -22,8 +22,6 @@ export interface BoundaryState {
   readonly pending: number[];
   /** Set when the bundle has the internals interceptor (see boundary-interceptors.ts). */
   concluderInstalled: boolean;
-  /** Whether only a task's first boundary is marked (`one-boundary-per-task`). */
-  firstPerTask: boolean;
   /** The task (by its history length) whose first boundary is marked, once one is. */
   markedTask: number | undefined;
   /** A boundary its task marks by itself: turn 0, in a run's first task (`first-task-begins-run`). */
@@ -47,7 +45,7 @@ export function runContext(): RunContext {
     current = {
       runId,
       baseline: undefined,
-      boundaries: { pending: [], concluderInstalled: false, firstPerTask: false, markedTask: undefined, taskBegun: undefined },
+      boundaries: { pending: [], concluderInstalled: false, markedTask: undefined, taskBegun: undefined },
       events: { log: undefined, announcedSeq: 0 },
     };
   }

@@ -34,7 +34,7 @@ import { forkCapture } from './fork-capture';
 import { syncToolsets } from './toolset-sync';
 import { reportBoundary } from '../bundle/bundle-sinks';
 import { rejection } from './failures';
-import { continueWhileWaiting, firstTaskBeginsRun, isInBaseline, isPatched, modelUsageEvents, oneBoundaryPerTask } from '../versioning/patches';
+import { continueWhileWaiting, firstTaskBeginsRun, isInBaseline, isPatched, modelUsageEvents } from '../versioning/patches';
 import { boundaryConcluderInstalled, TurnBoundaries } from './turn-boundaries';
 import { watchTimeBudget } from './time-budget-watch';
 import { providerWaitsOf } from './provider-waits';
@@ -84,7 +84,7 @@ export class RunLoop {
     options: RunLoopOptions = {},
   ) {
     const byCommands = boundaryConcluderInstalled();
-    this.boundaries = new TurnBoundaries(byCommands, byCommands && isPatched(oneBoundaryPerTask));
+    this.boundaries = new TurnBoundaries(byCommands);
     this.calls = new CallRunner(state, this.toolTurns, {
       checkpoint: (point, event, tool) => this.checkpoint(point, event, tool),
       waitFor: (done) => this.waitFor(done),
@@ -94,23 +94,9 @@ export class RunLoop {
   }
 
   /**
-   * Runs the loop to a final response, to termination by kill / cancellation, or continues as new.
-   * Runs recorded before 0.10.0 (`flat-run-chain`); since, the workflow function awaits
-   * {@link start} itself and hands a failure to {@link afterFailure}.
+   * Starts the run's loop: the run's result (a final response), or its failure for
+   * {@link afterFailure}; or it continues as new. The workflow function awaits it.
    */
-  async execute(): Promise<RunResult> {
-    try {
-      return await this.start();
-    } catch (err) {
-      if (this.endsByTermination(err)) {
-        await this.calls.discardEarly('the run was terminated');
-        return this.terminate();
-      }
-      throw err;
-    }
-  }
-
-  /** Starts the run's loop: the run's result, or its failure for {@link afterFailure}. */
   start(): Promise<RunResult> {
     const { state } = this;
     if (state.generation === 0) state.emit({ type: 'run_started', agent: state.agent.name, messageCount: state.messages.length });

@@ -34,21 +34,3 @@ export function countRun(registry: AgentRegistry, input: RunInput): (outcome: { 
     if (tags) metricMeter.createCounter(runMetricNames.ended, 'runs', 'Agent runs ended, by status').add(1, { agent, ...tags });
   };
 }
-
-/**
- * Runs `run` and counts the run: started (not when it continues as new), and ended by status
- * (`completed`, `killed`, `failed` with the failure type as `reason`, `cancelled`). Runs
- * recorded before 0.10.0 (`flat-run-chain`); since, the workflow counts in its own step.
- */
-export async function countedRun(registry: AgentRegistry, input: RunInput, run: () => Promise<RunResult>): Promise<RunResult> {
-  const ended = countRun(registry, input);
-  let result: RunResult;
-  try {
-    result = await run();
-  } catch (error) {
-    ended({ error });
-    throw error;
-  }
-  ended({ result });
-  return result;
-}

@@ -97,7 +97,7 @@ export class RunState {
   onStatusChange: ((status: RunStatus) => void) | undefined;
   /**
    * Called after a change the time-budget watch may wait for: idling, the run's end, a budget
-   * change (set by the watch since 0.10.0).
+   * change (set by the watch).
    */
   onClockChange: (() => void) | undefined;
   private readonly usedCallIds = new Set<string>();

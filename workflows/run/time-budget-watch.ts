@@ -5,7 +5,6 @@
  * `cancelled`; the planner then gets its Finalize turn (reason `time_budget`) from the cap check.
  */
 import { type CancellationScope, condition, isCancellation, sleep } from '@temporalio/workflow';
-import { budgetWatchOnChanges, isPatched } from '../versioning/patches';
 import type { RunState } from './run-state';
 import type { ToolTurns } from '../calls/tool-turns';
 import { timeBudgetStep, timeBudgetStepEnds, type WatchedRun } from './budget';
@@ -17,64 +16,45 @@ export interface TimeBudgetHost {
   /** The run's tool turns: a spent budget cancels the one in progress, and waits for a new one. */
   readonly toolTurns: ToolTurns;
   /**
-   * The scope the watch's timers and waits belong to: the run's root scope. Since 0.10.0 the
-   * watch can step inside the code that reported a change, and must outlive that code's scope.
+   * The scope the watch's timers and waits belong to: the run's root scope. The watch can step
+   * inside the code that reported a change, and must outlive that code's scope.
    */
   readonly scope: CancellationScope;
 }
 
 /** Starts the watch of the run's time budget (called once per execution, as its loop starts). */
 export function watchTimeBudget(host: TimeBudgetHost): void {
-  if (isPatched(budgetWatchOnChanges)) {
-    const waits = new ChangeWaits(host.scope);
-    host.state.onClockChange = waits.changed;
-    armTimeBudget(host, waits);
-  } else {
-    armTimeBudget(host, conditionWaits);
-  }
+  const waits = new ChangeWaits(host.scope);
+  host.state.onClockChange = waits.changed;
+  armTimeBudget(host, waits);
 }
-
-/** How the watch waits. Each calls `then` once `ready()` holds; one wait is pending at a time. */
-interface Waits {
-  /** The wait beside a running timer: where every run starts. */
-  whileArmed(ready: () => boolean, then: () => void): void;
-  /** The waits of an idle run and of a spent budget. */
-  otherwise(ready: () => boolean, then: () => void): void;
-  /** The timer fired, or something the wait beside it tests may have changed. */
-  changed(): void;
-}
-
-/** A `condition`, tested by the SDK after the task's other work. */
-function afterCondition(ready: () => boolean, then: () => void): void {
-  condition(ready).then(then, ignoreCancellation);
-}
-
-/** 0.9.0: conditions only. */
-const conditionWaits: Waits = { whileArmed: afterCondition, otherwise: afterCondition, changed: () => {} };
 
 /**
- * Since 0.10.0 (patch `budget-watch-on-changes`): the wait beside the timer is tested when the
- * run reports a change ({@link RunState.onClockChange}: idling, its end, a budget change) and
+ * How the watch waits; one wait is pending at a time. The wait beside the timer (where every run
+ * starts) is tested when the run reports a change ({@link RunState.onClockChange}: idling, its end, a budget change) and
  * when the timer fires; it creates no promise, where a `condition` creates four at every run's
  * start. The other waits stay conditions: they are rare, and a condition re-arms only after the
  * task's other work, so a run that ends in the task that ended its wait arms no new timer.
  */
-class ChangeWaits implements Waits {
+class ChangeWaits {
   private pending: { ready: () => boolean; then: () => void } | undefined;
   /** Where the conditions run: a change can be reported from a call's code, whose scope can be cancelled. */
   private conditionScope: UntimedScope | undefined;
 
   constructor(private readonly runScope: CancellationScope) {}
 
+  /** The wait beside a running timer: calls `then` once `ready()` holds, tested at each change. */
   whileArmed(ready: () => boolean, then: () => void): void {
     this.pending = { ready, then };
   }
 
+  /** The waits of an idle run and of a spent budget: conditions. */
   otherwise(ready: () => boolean, then: () => void): void {
     this.conditionScope ??= new UntimedScope({ cancellable: true, parent: this.runScope });
     this.conditionScope.run(() => condition(ready)).then(then, ignoreCancellation);
   }
 
+  /** The timer fired, or something the wait beside the timer tests may have changed. */
   readonly changed = (): void => {
     const wait = this.pending;
     if (!wait?.ready()) return;
@@ -94,7 +74,7 @@ function ignoreCancellation(err: unknown): void {
  * `condition(fn, timeout)`. When the run ends, its timer is left to close with it instead of
  * being cancelled first (one command and one event less per run).
  */
-function armTimeBudget(host: TimeBudgetHost, waits: Waits): void {
+function armTimeBudget(host: TimeBudgetHost, waits: ChangeWaits): void {
   const { state, toolTurns } = host;
   const watched = (): WatchedRun => ({ isTerminal: state.isTerminal, isIdle: state.isIdle, timeBudgetMs: state.policy.timeBudgetMs, toolTurns: toolTurns.begun });
   const then = watched();

@@ -11,8 +11,8 @@
  * activity), the memo change is written in that task as before.
  *
  * A reset goes back to the start of a task, so a task is one reset point however many turns
- * begin in it (local tools run many turns in one task). Since `one-boundary-per-task` only the
- * first boundary of a task is marked; the reader lists one boundary per task for every run.
+ * begin in it (local tools run many turns in one task): only the first boundary of a task is
+ * marked, and the reader lists one boundary per task for every run.
  *
  * Whether the task scheduled one is only known once the task's code has run: the internals
  * interceptor of this module's companion (`boundary-interceptors.ts`, in every bundle built by
@@ -59,33 +59,22 @@ function memoCommand(turn: number): Command {
 export function concludeBoundaries(commands: Command[], task: () => number): Command[] {
   const state = runContext().boundaries;
   if (state.pending.length === 0) return commands;
-  const turns = state.pending.splice(0);
-  const isMarked = (turn: number): boolean => commands.some((c) => c.scheduleActivity?.activityId?.startsWith(turnActivityIdPrefix(turn)));
-  if (state.firstPerTask) {
-    const current = task();
-    // A later boundary of a marked task shares its reset point: nothing names it.
-    if (current === state.markedTask) return commands;
-    state.markedTask = current;
-    const first = turns[0]!;
-    return isMarked(first) || first === state.taskBegun ? commands : [memoCommand(first), ...commands];
-  }
-  const unmarked = turns.filter((turn) => !isMarked(turn) && turn !== state.taskBegun);
-  return unmarked.length ? [...unmarked.map(memoCommand), ...commands] : commands;
+  const first = state.pending.splice(0)[0]!;
+  const current = task();
+  // A later boundary of a marked task shares its reset point: nothing names it.
+  if (current === state.markedTask) return commands;
+  state.markedTask = current;
+  const isMarked = commands.some((c) => c.scheduleActivity?.activityId?.startsWith(turnActivityIdPrefix(first)));
+  return isMarked || first === state.taskBegun ? commands : [memoCommand(first), ...commands];
 }
 
 /** How one run marks its turn boundaries. */
 export class TurnBoundaries {
   /**
-   * @param byCommands mark boundaries by the turn's activities (the patch is in, and the bundle
-   *   has the concluder); otherwise by a memo change at each boundary.
-   * @param onePerTask with `byCommands`: mark only the first boundary of each workflow task.
+   * @param byCommands mark boundaries by the turn's activities, the first of each workflow task
+   *   (the bundle has the concluder); otherwise by a memo change at each boundary.
    */
-  constructor(
-    readonly byCommands: boolean,
-    onePerTask = false,
-  ) {
-    runContext().boundaries.firstPerTask = byCommands && onePerTask;
-  }
+  constructor(readonly byCommands: boolean) {}
 
   mark(turn: number): void {
     if (this.byCommands) runContext().boundaries.pending.push(turn);

@@ -19,47 +19,6 @@ import { OutsideSupportWindowError, supportWindow } from './support-window';
 // ---- the patches still asked, by the release that brought them ----------------------------
 
 /**
- * 0.10.0: the wait beside the time-budget timer (where every run starts) is tested when the run
- * reports a change (idling, its end, a budget change) or the timer fires, instead of being a
- * `condition`. Its step runs in the code that made the change instead of after the task's
- * microtasks, so its timer commands can come in another order against the task's other
- * commands. Runs of 0.9.0 take the condition.
- */
-export const budgetWatchOnChanges = 'budget-watch-on-changes';
-
-/**
- * 0.10.0: the workflow function, the run metrics and the run loop's error handling are one async
- * step instead of three nested async functions, so the run's end reaches the SDK a few
- * microtasks sooner, which can order its completion differently against a handler running in
- * the same task. Runs of 0.9.0 take the nested steps.
- */
-export const flatRunChain = 'flat-run-chain';
-
-/**
- * 0.11.0: a workflow task marks only the first turn boundary in it. Turns that begin in a task
- * an earlier turn began (local tools run many turns in one task) share that turn's reset point.
- * Runs of 0.9.0 and 0.10.0 wrote a memo change for each.
- */
-export const oneBoundaryPerTask = 'one-boundary-per-task';
-
-/**
- * 0.12.0: a turn of parallel calls joins them by the calls reporting their ends from the step
- * that records each output, instead of `Promise.all` over their promises: the turn goes on one
- * microtask sooner after its last call, which can order the next turn's commands differently
- * against a handler running in the same task. Runs of 0.9.0 to 0.11.0 join with `Promise.all`.
- */
-export const parallelCallsJoin = 'parallel-calls-join';
-
-/**
- * 0.13.0: a dependency-aware plan gives a scope of its own only to calls with an output path
- * (alternatives the turn may cancel one by one), and its loop is woken by the calls' own steps
- * instead of a non-cancellable `condition`; a call that fails fails the turn at once. The steps
- * after a call's end come at other microtasks. Runs of 0.9.0 to 0.12.0 keep the scope per call
- * and the condition.
- */
-export const lightCallGraphs = 'light-call-graphs';
-
-/**
  * 1.0.0: session runs and sub-agent runs start with the memo (`agent`) and, when the starting
  * workflow has AgentName (so the namespace has the attributes), the AgentName search attribute
  * of a plain run, so they mirror their status into AgentStatus and every list, filter and
@@ -144,12 +103,16 @@ export interface Release {
 export const releases: readonly Release[] = [
   // sessions-follow-new-versions came in 0.5.0; sessions record a baseline from 1.0.0 on, so it is first in this one.
   { release: '1.0.0', baseline: 'baseline-1.0.0', patches: [childRunsListed, budgetCountsWork, waitOutProviderOutages, boundedInputDepth, sessionsFollowNewVersions, firstTaskBeginsRun, continueWhileWaiting, modelUsageEvents] },
-  { release: '0.13.0', baseline: 'baseline-0.13.0', patches: [lightCallGraphs] },
-  { release: '0.12.0', baseline: 'baseline-0.12.0', patches: [parallelCallsJoin] },
-  { release: '0.11.0', baseline: 'baseline-0.11.0', patches: [oneBoundaryPerTask] },
-  { release: '0.10.0', baseline: 'baseline-0.10.0', patches: [budgetWatchOnChanges, flatRunChain] },
-  { release: supportWindow.oldest, baseline: 'baseline-0.9.0', patches: [] },
+  { release: supportWindow.oldest, baseline: 'baseline-0.13.0', patches: [] },
 ];
+
+/**
+ * The baselines of releases the window no longer covers, newest first (retired in 1.0.0, with
+ * the work-saving patches only their runs asked: budget-watch-on-changes, flat-run-chain,
+ * one-boundary-per-task, parallel-calls-join, light-call-graphs). Asked only on the replay of a
+ * run that recorded none of the window's, to name the release that started it.
+ */
+const retiredBaselines: readonly string[] = ['baseline-0.12.0', 'baseline-0.11.0', 'baseline-0.10.0', 'baseline-0.9.0'];
 
 /** The patches the baseline of `releases[index]` stands for: its own and every older release's. */
 function patchesFrom(index: number): ReadonlySet<string> {
@@ -173,14 +136,27 @@ export function decidePatchBaseline(): boolean {
 
 /**
  * Decides the baseline of an `agentRun` execution. Every `agentRun` of the window's releases
- * recorded a baseline at its start, so one without it was started by an older release: its
- * workflow task fails with {@link OutsideSupportWindowError} (retried until a worker of a release
- * that still replays it takes the run), instead of diverging from its history.
+ * recorded a baseline at its start, so one without any of theirs was started by an older release
+ * (named by its retired baseline, or before 0.9.0 when it has none): its workflow task fails with
+ * {@link OutsideSupportWindowError} (retried until a worker of a release that still replays it
+ * takes the run), instead of diverging from its history.
  *
  * @throws OutsideSupportWindowError on replay of a run recorded before the window.
  */
 export function decideRunBaseline(): void {
-  if (!decidePatchBaseline()) throw new OutsideSupportWindowError(supportWindow.noBaselineReason);
+  if (decidePatchBaseline()) return;
+  // Only on replay (a new execution records the newest baseline above): patched() records nothing here.
+  throw new OutsideSupportWindowError(outsideWindowReason((id) => patched(id)));
+}
+
+/**
+ * Why a run that recorded none of the window's baselines is outside it: the release its retired
+ * baseline names, or no baseline at all (before 0.9.0). `recorded` tells whether the run recorded
+ * a marker: `patched` in workflow code, the history's markers in the replay tools.
+ */
+export function outsideWindowReason(recorded: (id: string) => boolean): string {
+  const retired = retiredBaselines.find(recorded);
+  return retired ? `recorded by release ${retired.replace('baseline-', '')} (marker ${retired})` : supportWindow.noBaselineReason;
 }
 
 /**

@@ -8,8 +8,8 @@
 /** The oldest release whose runs this code replays, and the last release that replays all older ones. */
 export const supportWindow = {
   /** Runs started by this release or later replay on this code. */
-  oldest: '0.9.0',
-  /** Runs started before {@link supportWindow.oldest} finish on workers of this release line. */
+  oldest: '0.13.0',
+  /** Runs started before {@link supportWindow.oldest} finish on workers of this release line (it replays every release back to 0.1.0). */
   lastReplayingOlder: '0.13.x',
   /** Why an `agentRun` history without a baseline marker is outside the window. */
   noBaselineReason: 'recorded by a release before 0.9.0 (no baseline marker)',
