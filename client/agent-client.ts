@@ -813,7 +813,7 @@ export class AgentClient {
         workflowId,
         args: [input],
         memo: { agent: input.agent },
-        // The session's runs take AgentName from it (workflows/sessions/child-run-labels.ts).
+        // The session's runs take AgentName from it (workflows/calls/child-run-labels.ts).
         ...(this.searchAttributes ? { typedSearchAttributes: [{ key: agentNameSearchAttribute, value: input.agent }] } : {}),
       });
     } catch (err) {

@@ -1,6 +1,6 @@
 import type { JsonValue } from '../contracts';
 import { recordAgentState } from '../workflows/run/agent-state';
-import type { PlannerContext } from '../workflows/planners/planner';
+import type { PlannerContext } from '../workflows/agents/planner';
 
 /** What {@link plannerContext} may be given; everything else gets a neutral default. */
 export interface PlannerContextOptions extends Partial<Omit<PlannerContext, 'state'>> {

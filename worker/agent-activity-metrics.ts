@@ -1,7 +1,7 @@
 import { trace, type Attributes } from '@opentelemetry/api';
 import { CancelledFailure, type Context as ActivityContext } from '@temporalio/activity';
 import type { ActivityExecuteInput, ActivityInboundCallsInterceptor, ActivityInterceptorsFactory, Next } from '@temporalio/worker';
-import { callModelActivityName } from '../workflows/planners/llm/model-call';
+import { callModelActivityName } from '../contracts/model-call';
 import { toolCallFromActivity } from '../contracts/tools';
 
 /** Names of the agents' activity metrics (docs/observability.md). */

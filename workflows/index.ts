@@ -12,7 +12,7 @@
 export { createAgentWorkflows, type AgentWorkflows, type AgentWorkflowsOptions } from './create-agent-workflows';
 export { defineAgent, createAgentRegistry, type AgentDefinition, type AgentRegistry } from './agents/agent-registry';
 export type { AgentHooks, HookAction, HookEvent } from './agents/agent-hooks';
-export type { Planner, PlannerContext, PlanStartInput, PlanResumeInput, AgentState, ModelUsageReport } from './planners/planner';
+export type { Planner, PlannerContext, PlanStartInput, PlanResumeInput, AgentState, ModelUsageReport } from './agents/planner';
 export { createScriptedPlanner, scriptedPlannerOptionsSchema, scriptStepSchema, type ScriptStep, type ScriptedPlannerOptions } from './planners/scripted';
 export {
   defineLlmAgent,

@@ -1,6 +1,6 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Message } from '../../contracts';
-import type { ParsedModelCallInput } from '../../workflows/planners/llm';
+import type { ParsedModelCallInput } from '../../contracts/model-call';
 import { TranscriptCache, TranscriptEntry } from './transcript-cache';
 import type { TranscriptFetcher } from './transcript-query';
 

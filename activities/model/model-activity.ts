@@ -4,7 +4,7 @@ import type { ChatCompletionFunctionTool } from 'openai/resources/chat/completio
 import { describeIssues } from '../../contracts';
 import { callCost, priceOf, priceTableSchema, type PriceTable } from '../../contracts/pricing';
 import type { AgentDefinition } from '../../workflows/agents/agent-registry';
-import { callModelActivityName, modelCallInputSchema, type ModelAnswer } from '../../workflows/planners/llm';
+import { callModelActivityName, modelCallInputSchema, type ModelAnswer } from '../../contracts/model-call';
 import { AgentModelSpecs } from './agent-schemas';
 import type { DeltaSink } from './delta-publisher';
 import { DeltaTap } from './delta-tap';

@@ -1,7 +1,8 @@
 import type { ChatCompletionCreateParamsBase, ChatCompletionFunctionTool, ChatCompletionMessageParam, ChatCompletionToolChoiceOption } from 'openai/resources/chat/completions';
 import type { ResponseFormatJSONSchema } from 'openai/resources/shared';
 import type { Message } from '../../contracts';
-import type { ModelRequestSettings, ParsedModelCallInput } from '../../workflows/planners/llm';
+import type { ParsedModelCallInput } from '../../contracts/model-call';
+import type { ModelRequestSettings } from '../../workflows/planners/llm';
 import type { AgentModelSpecs } from './agent-schemas';
 import { toChatMessage, toChatMessages } from './chat-messages';
 

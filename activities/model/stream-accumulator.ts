@@ -1,6 +1,6 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { ChatCompletion, ChatCompletionChunk } from 'openai/resources/chat/completions';
-import type { ModelAnswer, ModelUsage } from '../../workflows/planners/llm';
+import type { ModelAnswer, ModelUsage } from '../../contracts/model-call';
 
 interface PartialCall {
   id?: string;

@@ -2,7 +2,7 @@ import type { RunEvent } from '../../contracts';
 import type { ScriptStep } from '../../workflows/planners/scripted';
 import { callStep, finalStep, scriptedInput, type Observation } from '../support/scripts';
 import { agentSuite } from '../support/agent-suite';
-import { carriedInputMaxBytes } from '../../workflows/run/carry';
+import { carriedInputMaxBytes } from '../../workflows/state/carry';
 
 const suite = agentSuite('long-runs');
 

@@ -1,5 +1,5 @@
 import { defaultRunPolicy, type ToolOutput } from '../../contracts';
-import { addToolOutputs, costReport, describeCap, emptyUsage, reachedCap, timeBudgetStep, timeBudgetStepEnds, type WatchedRun } from '../../workflows/run/budget';
+import { addToolOutputs, costReport, describeCap, emptyUsage, reachedCap, timeBudgetStep, timeBudgetStepEnds, type WatchedRun } from '../../workflows/state/budget';
 
 const output = (status: ToolOutput['status'], errorType?: NonNullable<ToolOutput['error']>['type']): ToolOutput => ({
   toolCallId: 'c',

@@ -1,5 +1,5 @@
 import { carriedRunStateSchema } from '../../contracts';
-import { carriedOutputs, graphProblems, usesCallGraph, withCallGraph } from '../../workflows/calls/call-graph';
+import { carriedOutputs, graphProblems, usesCallGraph, withCallGraph } from '../../workflows/state/call-graph';
 import { toolCallSchema } from '../../contracts';
 
 const call = (id: string | undefined, dependsOn?: string[], outputPath?: string) => ({ ...(id ? { id } : {}), name: 't', args: {}, ...(dependsOn ? { dependsOn } : {}), ...(outputPath ? { outputPath } : {}) });

@@ -1,5 +1,5 @@
 import type { ToolOutput, ToolRequest, WrittenOutput } from '../../contracts/tools';
-import { withCallGraph } from '../../workflows/calls/call-graph';
+import { withCallGraph } from '../../workflows/state/call-graph';
 import {
   allAnswered,
   decideCall,
@@ -13,7 +13,7 @@ import {
   settleAlternative,
   type GraphSchedule,
 } from '../../workflows/calls/call-schedule';
-import { closedOutput, errorOutput, okOutput } from '../../workflows/calls/outputs';
+import { closedOutput, errorOutput, okOutput } from '../../workflows/kernel/outputs';
 
 const call = (id: string, dependsOn?: string[], outputPath?: string) => ({ id, name: `tool_${id}`, args: {}, ...(dependsOn ? { dependsOn } : {}), ...(outputPath ? { outputPath } : {}) });
 

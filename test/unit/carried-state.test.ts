@@ -2,9 +2,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { carriedRunStateSchema, runInputSchema } from '../../contracts';
 import { scriptedAgent } from '../../examples/toolbox/agent';
-import { carriedInputMaxBytes } from '../../workflows/run/carry';
-import { RunState } from '../../workflows/run/run-state';
-import { closedOutput } from '../../workflows/calls/outputs';
+import { carriedInputMaxBytes } from '../../workflows/state/carry';
+import { RunState } from '../../workflows/state/run-state';
+import { closedOutput } from '../../workflows/kernel/outputs';
 
 const fixture = JSON.parse(readFileSync(join(__dirname, '..', 'fixtures', 'carried-run-state.v1.json'), 'utf8')) as unknown;
 const input = runInputSchema.parse({ agent: 'scripted', messages: [{ role: 'user', content: 'hello' }] });
@@ -65,7 +65,7 @@ describe('carried run state (continue-as-new)', () => {
 });
 
 describe('transcript compaction', () => {
-  const { compactTranscript } = jest.requireActual<typeof import('../../workflows/run/carry')>('../../workflows/run/carry');
+  const { compactTranscript } = jest.requireActual<typeof import('../../workflows/state/carry')>('../../workflows/state/carry');
   const turn = (i: number) => [
     { role: 'assistant' as const, toolCalls: [{ id: `c${i}`, name: 'echo', args: { text: 'x'.repeat(100) } }] },
     { role: 'tool' as const, toolCallId: `c${i}`, name: 'echo', content: 'y'.repeat(100) },

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineTool, jsonByteLength, jsonValueSchema, planResultSchema, runInputSchema } from '../../contracts';
-import { toolResultMessage } from '../../workflows/run/conversation';
-import { EventLog, pageMaxBytes } from '../../workflows/run/event-log';
+import { toolResultMessage } from '../../workflows/state/conversation';
+import { EventLog, pageMaxBytes } from '../../workflows/state/event-log';
 
 describe('contracts', () => {
   it('run input applies defaults and requires a message', () => {

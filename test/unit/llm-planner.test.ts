@@ -2,7 +2,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { z } from 'zod';
 import type { JsonValue, Message, PlannerNote } from '../../contracts';
 import { recordAgentState } from '../../workflows/run/agent-state';
-import type { PlannerContext } from '../../workflows/planners/planner';
+import type { PlannerContext } from '../../workflows/agents/planner';
 import {
   chainDigest,
   createLlmPlanner,

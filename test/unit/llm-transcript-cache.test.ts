@@ -143,7 +143,7 @@ describe('conversationFor', () => {
 describe('the transcript query fetcher', () => {
   it('reads a transcript whose pages are cut by bytes, every message once and in order', async () => {
     const { queryTranscriptFetcher } = jest.requireActual<typeof import('../../activities/model/transcript-query')>('../../activities/model/transcript-query');
-    const { withinBytes } = jest.requireActual<typeof import('../../workflows/run/event-log')>('../../workflows/run/event-log');
+    const { withinBytes } = jest.requireActual<typeof import('../../workflows/state/event-log')>('../../workflows/state/event-log');
     const transcript = Array.from({ length: 30 }, (_, i) => ({ role: 'user' as const, content: `${i}:${'m'.repeat(200_000)}` }));
     const queried: [number, number][] = [];
     const client = {

@@ -1,7 +1,7 @@
 import { callCost, priceOf, priceTableSchema, type PriceTable } from '../../contracts/pricing';
 import { defaultRunPolicy } from '../../contracts/run';
 import { withCost } from '../../activities/model/model-activity';
-import { addModelUsage, costReport, emptyUsage, reachedCap } from '../../workflows/run/budget';
+import { addModelUsage, costReport, emptyUsage, reachedCap } from '../../workflows/state/budget';
 import { childPolicy, withChildUsage } from '../../workflows/calls/sub-agent';
 import { withRunUsage } from '../../contracts/session';
 import type { CostReport } from '../../contracts/run';

@@ -1,4 +1,4 @@
-import { isPending, pauseHold } from '../../workflows/run/safe-point';
+import { isPending, pauseHold } from '../../workflows/state/safe-point';
 
 describe('safe points', () => {
   it('a safe point that does not wait returns its value, not a promise', () => {

@@ -1,6 +1,6 @@
 import type { JsonValue, PlanResult } from '../../contracts';
 import { recordAgentState } from '../../workflows/run/agent-state';
-import type { PlannerContext } from '../../workflows/planners/planner';
+import type { PlannerContext } from '../../workflows/agents/planner';
 import { createScriptedPlanner } from '../../workflows/planners/scripted';
 
 function context(state: Record<string, JsonValue> = {}): PlannerContext {

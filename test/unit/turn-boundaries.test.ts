@@ -4,7 +4,7 @@ import type { temporal } from '@temporalio/proto';
 import Long from 'long';
 import { checkpointAt, checkpointsOf, turnsBegun } from '../../history/checkpoints';
 import { concludeBoundaries, TurnBoundaries } from '../../workflows/run/turn-boundaries';
-import { runContext } from '../../workflows/run/run-context';
+import { runContext } from '../../workflows/kernel/run-context';
 import { retiredHistories } from '../support/histories';
 
 function memoTurns(events: readonly temporal.api.history.v1.IHistoryEvent[]): number[] {

@@ -3,7 +3,7 @@ import type { McpToolsetDefinition } from '../../contracts/mcp-toolset';
 import type { RunPolicy } from '../../contracts/run';
 import type { ToolDefinition } from '../../contracts/tool-definition';
 import type { AgentHooks } from './agent-hooks';
-import type { Planner } from '../planners/planner';
+import type { Planner } from './planner';
 import { quoted } from '../../contracts/safe-text';
 
 /**

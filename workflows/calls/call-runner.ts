@@ -5,16 +5,16 @@ import type { DependencyOutput, RetryHint, ToolOutput, ToolRequest } from '../..
 import type { CarriedOpenTurn } from '../../contracts/carried-state';
 import type { ToolDefinition } from '../../contracts/tool-definition';
 import type { HookAction, HookEvent } from '../agents/agent-hooks';
-import { closedOutput } from './outputs';
-import { RunTerminated } from '../run/run-terminated';
-import { isPending } from '../run/safe-point';
-import type { RunState } from '../run/run-state';
+import { closedOutput } from '../kernel/outputs';
+import { RunTerminated } from '../kernel/run-terminated';
+import { isPending } from '../state/safe-point';
+import type { RunState } from '../state/run-state';
 import { executeCall, prepareCall, type DispatchContext, type PreparedCall } from './tool-dispatch';
 import { runToolTurn, type CallReport, type GraphCallOptions, type ToolTurnHost } from './tool-turn';
 import { rethrow, settleSteps, waitOn, type CallStep } from './call-steps';
 import { executeSubAgent, withChildUsage, type SubAgentHost } from './sub-agent';
 import type { ToolTurns } from './tool-turns';
-import { rejection } from '../run/failures';
+import { rejection } from '../kernel/failures';
 
 /** The output of a call the run ended (kill, cancellation) before it was dispatched. */
 function endedBeforeDispatch(request: ToolRequest, hint: RetryHint | undefined): ToolOutput {

@@ -1,6 +1,6 @@
 import type { DependencyOutput, ToolError, ToolOutput, ToolRequest, WrittenOutput } from '../../contracts/tools';
-import { describeEnding, graphProblems } from './call-graph';
-import { errorOutput } from './outputs';
+import { describeEnding, graphProblems } from '../state/call-graph';
+import { errorOutput } from '../kernel/outputs';
 
 /**
  * The scheduling decisions of a dependency-aware turn, as plain data and plain functions: which

@@ -1,4 +1,4 @@
-import { childRunLabels } from '../sessions/child-run-labels';
+import { childRunLabels } from './child-run-labels';
 import { CancellationScope, ChildWorkflowCancellationType, ChildWorkflowFailure, ParentClosePolicy, isCancellation, startChild } from '@temporalio/workflow';
 import { agentRunWorkflowType } from '../../contracts/definitions';
 import { jsonByteLength } from '../../contracts/json';
@@ -6,9 +6,9 @@ import type { InterventionPoint } from '../../contracts/control';
 import type { BudgetLine, ChildRun, RunInput, RunPolicy, RunResult } from '../../contracts/run';
 import type { ToolDefinition } from '../../contracts/tool-definition';
 import type { ToolOutput, ToolRequest } from '../../contracts/tools';
-import { workflowNowMs } from '../run/clock';
-import { errorOutput, okOutput } from './outputs';
-import type { Usage } from '../run/budget';
+import { workflowNowMs } from '../kernel/clock';
+import { errorOutput, okOutput } from '../kernel/outputs';
+import type { Usage } from '../state/budget';
 
 /** What running a sub-agent needs from its parent run. */
 export interface SubAgentHost {

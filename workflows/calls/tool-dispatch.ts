@@ -23,8 +23,8 @@ import {
 import { describeIssues, jsonByteLength, type JsonValue } from '../../contracts/json';
 import type { ToolDefinition } from '../../contracts/tool-definition';
 import { parseToolActivityResult } from '../../contracts/fast-schemas';
-import { workflowNowMs } from '../run/clock';
-import { errorOutput, okOutput } from './outputs';
+import { workflowNowMs } from '../kernel/clock';
+import { errorOutput, okOutput } from '../kernel/outputs';
 import { toolActivityType } from '../../contracts/tool-activity-type';
 import { mcpCallToolActivityName } from '../../contracts/mcp';
 import type { CallReport } from './tool-turn';

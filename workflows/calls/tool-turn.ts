@@ -1,9 +1,9 @@
 import { CancellationScope } from '@temporalio/workflow';
 import type { DependencyOutput, RetryHint, ToolError, ToolOutput, ToolRequest, WrittenOutput } from '../../contracts/tools';
 import type { ToolTurns } from './tool-turns';
-import { usesCallGraph } from './call-graph';
+import { usesCallGraph } from '../state/call-graph';
 import { allAnswered, decideCall, graphSchedule, lostMessage, mayConsider, pathWon, recordClosed, recordEnded, recordStarted, settleAlternative } from './call-schedule';
-import { UntimedScope } from '../run/untimed-scope';
+import { UntimedScope } from '../kernel/untimed-scope';
 
 /** What a call of a dependency-aware plan gets from its turn. */
 export interface GraphCallOptions {

@@ -6,7 +6,7 @@
  */
 import type { CancellationScope } from '@temporalio/workflow';
 import type { RetryHint } from '../../contracts/tools';
-import { UntimedScope } from '../run/untimed-scope';
+import { UntimedScope } from '../kernel/untimed-scope';
 
 /** Tool turns that share one cancellation scope before it is renewed (see {@link ToolTurns.begin}). */
 const sharedScopeMaxTurns = 64;

@@ -1,10 +1,10 @@
 import type { Await } from '../../contracts/plan';
 import type { CarriedOpenTurn } from '../../contracts/carried-state';
 import type { ToolOutput } from '../../contracts/tools';
-import { workflowNowMs } from '../run/clock';
-import { answersToTranscript, boundCalls, type BoundCall } from './human-inputs';
-import { RunTerminated } from '../run/run-terminated';
-import type { RunState } from '../run/run-state';
+import { workflowNowMs } from '../kernel/clock';
+import { answersToTranscript, boundCalls, type BoundCall } from '../state/human-inputs';
+import { RunTerminated } from '../kernel/run-terminated';
+import type { RunState } from '../state/run-state';
 
 /** What an await step needs from the loop. */
 export interface AwaitHost {

@@ -1,5 +1,5 @@
 import type { CarriedOpenTurn } from '../../contracts/carried-state';
-import type { RunState } from '../run/run-state';
+import type { RunState } from '../state/run-state';
 import { holdBoundCalls } from './await-step';
 
 /**

@@ -6,7 +6,7 @@ import { toolCallSchema, type ToolOutput, type WrittenOutput } from '../../contr
 import type { Message } from '../../contracts/messages';
 import { array, boolean, anyString, fastSafeParse, json, object, oneOf, optional, required, tagged, type FastShape } from '../../contracts/fast-parse';
 import { fastToolCall } from '../../contracts/fast-schemas';
-import type { Planner, PlannerContext } from './planner';
+import type { Planner, PlannerContext } from '../agents/planner';
 
 /** One step of a script: what the planner returns on its Nth turn. */
 const scriptStep = builtOnce(() =>

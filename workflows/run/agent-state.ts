@@ -1,5 +1,5 @@
 import type { JsonValue } from '../../contracts/json';
-import type { AgentState } from '../planners/planner';
+import type { AgentState } from '../agents/planner';
 
 /** {@link AgentState} over a plain record, so it can be carried in durable state. */
 export function recordAgentState(record: Record<string, JsonValue>): AgentState {

@@ -6,7 +6,7 @@
  */
 import { workflowInfo, type WorkflowInterceptors } from '@temporalio/workflow';
 import { concludeBoundaries, installBoundaryConcluder } from './turn-boundaries';
-import { announceNewEvents } from './event-announcements';
+import { announceNewEvents } from '../state/event-announcements';
 
 const taskHistoryLength = (): number => workflowInfo().historyLength;
 

@@ -7,10 +7,10 @@ import { eventsQueryArgsSchema } from '../../contracts/events';
 import { earlyToolCallSchema } from '../../contracts/tools';
 import { z } from 'zod';
 import { builtOnce } from '../../contracts/lazy';
-import { withinBytes } from './event-log';
+import { withinBytes } from '../state/event-log';
 import type { RunLoop } from './run-loop';
-import type { RunState } from './run-state';
-import { rejection } from './failures';
+import type { RunState } from '../state/run-state';
+import { rejection } from '../kernel/failures';
 import { runOperationHandlers, type OperationPayload, type RunOperationHandlers } from './run-operations';
 
 const transcriptArgsSchema = builtOnce(() => z.object({ from: z.number().int().nonnegative().default(0), to: z.number().int().nonnegative().optional() }));

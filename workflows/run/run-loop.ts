@@ -19,25 +19,25 @@ import type { HookAction, HookEvent } from '../agents/agent-hooks';
 import { recordAgentState } from './agent-state';
 import { runAwait, type AwaitHost } from '../human/await-step';
 import type { CarriedOpenTurn } from '../../contracts/carried-state';
-import { addModelUsage, addToolOutputs, describeCap, modelUsageEvent } from './budget';
+import { addModelUsage, addToolOutputs, describeCap, modelUsageEvent } from '../state/budget';
 import { CallRunner } from '../calls/call-runner';
 import { ToolTurns } from '../calls/tool-turns';
-import { workflowNowMs } from './clock';
-import { closedOutput } from '../calls/outputs';
-import type { Planner, PlannerContext } from '../planners/planner';
+import { workflowNowMs } from '../kernel/clock';
+import { closedOutput } from '../kernel/outputs';
+import type { Planner, PlannerContext } from '../agents/planner';
 import { renderTemplate } from './render';
-import { carriedInputMaxBytes } from './carry';
-import type { RunState } from './run-state';
-import { RunTerminated } from './run-terminated';
-import { isPending, pauseHold } from './safe-point';
+import { carriedInputMaxBytes } from '../state/carry';
+import type { RunState } from '../state/run-state';
+import { RunTerminated } from '../kernel/run-terminated';
+import { isPending, pauseHold } from '../state/safe-point';
 import { forkCapture } from './fork-capture';
 import { syncToolsets } from './toolset-sync';
 import { reportBoundary } from '../bundle/bundle-sinks';
-import { rejection } from './failures';
+import { rejection } from '../kernel/failures';
 import { continueWhileWaiting, firstTaskBeginsRun, isInBaseline, isPatched, modelUsageEvents } from '../versioning/patches';
 import { boundaryConcluderInstalled, TurnBoundaries } from './turn-boundaries';
 import { watchTimeBudget } from './time-budget-watch';
-import { providerWaitsOf } from './provider-waits';
+import { providerWaitsOf } from '../kernel/provider-waits';
 
 /** What a run holding at a pause carries when it continues as new there: the open turn, or nothing at a boundary. */
 interface PauseCarry {

@@ -15,8 +15,8 @@ import { quoted } from '../../contracts/safe-text';
 import type { z } from 'zod';
 import type { RunOperationName, runOperationMessages } from '../../contracts/operations';
 import type { RunLoop } from './run-loop';
-import type { RunState } from './run-state';
-import { rejection } from './failures';
+import type { RunState } from '../state/run-state';
+import { rejection } from '../kernel/failures';
 
 /** The parsed payload of an operation. */
 export type OperationPayload<N extends RunOperationName> = z.output<ReturnType<(typeof runOperationMessages)[N]['payload']>>;

@@ -5,10 +5,10 @@
  * `cancelled`; the planner then gets its Finalize turn (reason `time_budget`) from the cap check.
  */
 import { type CancellationScope, condition, isCancellation, sleep } from '@temporalio/workflow';
-import type { RunState } from './run-state';
+import type { RunState } from '../state/run-state';
 import type { ToolTurns } from '../calls/tool-turns';
-import { timeBudgetStep, timeBudgetStepEnds, type WatchedRun } from './budget';
-import { UntimedScope } from './untimed-scope';
+import { timeBudgetStep, timeBudgetStepEnds, type WatchedRun } from '../state/budget';
+import { UntimedScope } from '../kernel/untimed-scope';
 
 /** What the watch needs of the run loop. */
 export interface TimeBudgetHost {

@@ -3,8 +3,8 @@ import { describeIssues } from '../../contracts/json';
 import { mcpListToolsActivityName, mcpListToolsResultSchema, type McpListToolsInput, type McpListToolsResult } from '../../contracts/mcp';
 import type { McpToolsetDefinition } from '../../contracts/mcp-toolset';
 import { isPatched, waitOutProviderOutages } from '../versioning/patches';
-import { providerWaitsOf, waitErrorText } from './provider-waits';
-import type { RunState } from './run-state';
+import { providerWaitsOf, waitErrorText } from '../kernel/provider-waits';
+import type { RunState } from '../state/run-state';
 
 type ListTools = (input: McpListToolsInput) => Promise<McpListToolsResult>;
 

@@ -29,7 +29,7 @@ import { defaultPayloadConverter } from '@temporalio/common';
 import type { coresdk } from '@temporalio/proto';
 import { upsertMemo } from '@temporalio/workflow';
 import { turnActivityIdPrefix } from '../../contracts/tools';
-import { runContext } from './run-context';
+import { runContext } from '../kernel/run-context';
 
 type Command = coresdk.workflow_commands.IWorkflowCommand;
 

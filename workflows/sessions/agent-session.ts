@@ -25,8 +25,8 @@ import { describeIssues, fieldNestedTooDeep, inputNestedTooDeep, maxInputJsonDep
 import type { Message } from '../../contracts/messages';
 import { agentRunWorkflowType } from '../../contracts/definitions';
 import type { RunInput, RunResult } from '../../contracts/run';
-import { childRunLabels } from './child-run-labels';
-import { rejection } from '../run/failures';
+import { childRunLabels } from '../calls/child-run-labels';
+import { rejection } from '../kernel/failures';
 import { boundedInputDepth, decidePatchBaseline, isPatched, refuseSessionWithoutFollowMarker } from '../versioning/patches';
 
 /** The worker version (`deployment.buildId`) running this workflow task, if versioned. */

@@ -1,5 +1,5 @@
 import { patched } from '@temporalio/workflow';
-import { runContext } from '../run/run-context';
+import { runContext } from '../kernel/run-context';
 import { OutsideSupportWindowError, supportWindow } from './support-window';
 
 /**

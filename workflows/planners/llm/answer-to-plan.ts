@@ -4,7 +4,7 @@ import type { Message } from '../../../contracts/messages';
 import type { ToolCall } from '../../../contracts/tools';
 import type { OutputSchemaDefinition } from './config';
 import { humanCallToAwaitItem, type HumanCall, type HumanTool } from './human-tools';
-import type { ModelAnswer } from './model-call';
+import type { ModelAnswer } from '../../../contracts/model-call';
 
 /** What the planner knows when it reads an answer. */
 export interface AnswerContext {

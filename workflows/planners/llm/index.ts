@@ -32,7 +32,7 @@ export {
   type ModelAnswer,
   type ModelToolCall,
   type ModelUsage,
-} from './model-call';
+} from '../../../contracts/model-call';
 export { modelErrorTypeSchema, nonRetryableModelErrorTypes, modelErrorAdvice, isModelErrorType, type ModelErrorType } from './errors';
 export { emptyDigest, chainDigest, prefixDigests, canonicalJson, fnv1a64 } from './digest';
 export { answerToStep, parseToolArguments, finalizeNotice, type AnswerStep, type AnswerContext } from './answer-to-plan';

@@ -1,12 +1,12 @@
 import { describeIssues, type JsonValue } from '../../../contracts/json';
 import type { Message } from '../../../contracts/messages';
 import type { PlanResult, Termination } from '../../../contracts/plan';
-import type { Planner, PlannerContext } from '../planner';
+import type { Planner, PlannerContext } from '../../agents/planner';
 import { answerToStep, finalizeNotice, type AnswerContext } from './answer-to-plan';
 import { defaultMaxRepairTurns, llmRunOptionsSchema, type LlmPlannerConfig } from './config';
 import { enabledHumanTools } from './human-tools';
 import { modelActivityCaller, modelRunFailure, type ModelCaller } from './model-activity-proxy';
-import type { ModelCallInput } from './model-call';
+import type { ModelCallInput } from '../../../contracts/model-call';
 import { markSent, sentWindow, unsentMessages } from './transcript-window';
 
 /** What {@link createLlmPlanner} needs. */

@@ -2,10 +2,10 @@ import { ActivityFailure, ApplicationFailure, TimeoutFailure, isCancellation, pr
 import { describeIssues } from '../../../contracts/json';
 import { turnActivityIdPrefix } from '../../../contracts/tools';
 import { isPatched, waitOutProviderOutages } from '../../versioning/patches';
-import { waitErrorText, type ProviderWaits } from '../../run/provider-waits';
+import { waitErrorText, type ProviderWaits } from '../../kernel/provider-waits';
 import { defaultModelActivityOptions, type ModelActivityOptions } from './config';
 import { isModelErrorType, limitedModelErrorTypes, modelErrorAdvice, nonRetryableModelErrorTypes, outageModelErrorTypes, type ModelErrorType } from './errors';
-import { callModelActivityName, modelAnswerSchema, type ModelAnswer, type ModelCallInput } from './model-call';
+import { callModelActivityName, modelAnswerSchema, type ModelAnswer, type ModelCallInput } from '../../../contracts/model-call';
 
 /**
  * Calls the model once; the planner's only I/O. Injected in unit tests. `waits`: the run's

@@ -1,6 +1,6 @@
 import { jsonByteLength } from '../../../contracts/json';
 import type { Message } from '../../../contracts/messages';
-import type { AgentState } from '../planner';
+import type { AgentState } from '../../agents/planner';
 import { chainDigest, emptyDigest } from './digest';
 
 const sentCountKey = 'llm.sentCount';

@@ -2,8 +2,8 @@ import type { JsonValue } from '../../contracts/json';
 import type { Message } from '../../contracts/messages';
 import type { PlannerNote, PlanResult, Termination } from '../../contracts/plan';
 import type { ToolOutput, WrittenOutput } from '../../contracts/tools';
-import type { ToolsetView } from '../agents/toolsets';
-import type { ProviderWaits } from '../run/provider-waits';
+import type { ToolsetView } from './toolsets';
+import type { ProviderWaits } from '../kernel/provider-waits';
 import type { ModelCallCost } from '../../contracts/pricing';
 
 /** What a planner reports of its model calls (see {@link PlannerContext.recordModelUsage}). */

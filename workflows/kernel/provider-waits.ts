@@ -2,7 +2,6 @@ import type { RunEventDraft } from '../../contracts/events';
 import type { ProviderWait } from '../../contracts/run';
 import { wellFormed } from '../../contracts/safe-text';
 import { workflowNowIso } from './clock';
-import type { RunState } from './run-state';
 
 /**
  * What a call that waits out a provider outage (a model call, an MCP toolset listing) needs of its
@@ -25,8 +24,16 @@ export function waitErrorText(message: string): string {
   return wellFormed(message.length > maxErrorChars ? `${message.slice(0, maxErrorChars)}…` : message);
 }
 
+/** What {@link providerWaitsOf} reads and writes of a run (RunState has it). */
+export interface ProviderWaitHost {
+  readonly policy: { readonly timeBudgetMs: number };
+  elapsedMs(): number;
+  providerWait: ProviderWait | undefined;
+  emit(event: RunEventDraft): void;
+}
+
 /** The provider waits of a run: its status's `waitingFor`, its log and its time budget. */
-export function providerWaitsOf(state: RunState): ProviderWaits {
+export function providerWaitsOf(state: ProviderWaitHost): ProviderWaits {
   return {
     timeBudgetLeftMs: () => state.policy.timeBudgetMs - state.elapsedMs(),
     began: (wait, event) => {

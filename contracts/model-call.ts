@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { builtOnce } from '../../../contracts/lazy';
-import { messageSchema } from '../../../contracts/messages';
-import { modelCallCostSchema } from '../../../contracts/pricing';
+import { builtOnce } from './lazy';
+import { messageSchema } from './messages';
+import { modelCallCostSchema } from './pricing';
 
 /** Activity type of model calls (reserved in contracts/tool-definition.ts). */
 export const callModelActivityName = 'callModel';

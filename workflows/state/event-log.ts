@@ -1,7 +1,7 @@
 import { jsonByteLength } from '../../contracts/json';
 import type { EventPage, RunEvent, RunEventDraft } from '../../contracts/events';
 import type { RunStatus } from '../../contracts/run';
-import { workflowNowIso } from './clock';
+import { workflowNowIso } from '../kernel/clock';
 
 /**
  * JSON bytes of one page of events or messages a query or update answers: well under gRPC's

@@ -24,12 +24,12 @@ import type { ToolCall, ToolOutput, ToolRequest, WrittenOutput } from '../../con
 import type { ToolDefinition } from '../../contracts/tool-definition';
 import type { AgentDefinition } from '../agents/agent-registry';
 import { costReport, describeCap, emptyUsage, reachedCap, type Usage } from './budget';
-import { workflowNowMs } from './clock';
+import { workflowNowMs } from '../kernel/clock';
 import { budgetCountsWork, continueWhileWaiting, isPatched } from '../versioning/patches';
-import { carriedOutputs, withCallGraph } from '../calls/call-graph';
+import { carriedOutputs, withCallGraph } from './call-graph';
 import { assistantToolCalls, toolResultMessage } from './conversation';
 import { EventLog } from './event-log';
-import { HumanInputs } from '../human/human-inputs';
+import { HumanInputs } from './human-inputs';
 import { RunControl } from './run-control';
 import { RunToolsets } from '../agents/toolsets';
 import { parseRunPolicy } from '../../contracts/fast-schemas';

@@ -1,7 +1,7 @@
 import type { BudgetLine, CostReport, RunPolicy } from '../../contracts/run';
 import type { FinalizeReason } from '../../contracts/plan';
 import type { ToolOutput } from '../../contracts/tools';
-import type { ModelUsageReport } from '../planners/planner';
+import type { ModelUsageReport } from '../agents/planner';
 import type { RunEventDraft } from '../../contracts/events';
 
 /** What a run has consumed so far. Plain JSON so it can be carried across continue-as-new. */

@@ -6,7 +6,7 @@
  */
 import { workflowInfo } from '@temporalio/workflow';
 import { announceEvents } from '../bundle/bundle-sinks';
-import { runContext } from './run-context';
+import { runContext } from '../kernel/run-context';
 
 /** Registers the run's event log for announcements (once per execution). */
 export function announceEventsOf(log: { readonly lastSeq: number }): void {

@@ -4,7 +4,7 @@ import type { Message } from '../../contracts/messages';
 import type { ParsedAwaitAnswer, ParsedCallDecision, PendingInputs } from '../../contracts/hitl';
 import type { ToolDefinition } from '../../contracts/tool-definition';
 import type { ToolOutput, ToolRequest } from '../../contracts/tools';
-import { workflowNowIso } from '../run/clock';
+import { workflowNowIso } from '../kernel/clock';
 
 /** A call waiting for a human decision. */
 interface PendingApproval {
