@@ -12,7 +12,7 @@ import type { Subscription, SubscriptionOptions } from './subscription';
 
 /** Settings of a {@link LiveHub}. */
 export interface LiveHubOptions {
-  readonly feed?: Pick<RunFeedOptions, 'recentEvents' | 'maxPollMs'>;
+  readonly feed?: Pick<RunFeedOptions, 'recentEvents' | 'maxPollMs' | 'minWakeIntervalMs'>;
   /** Token deltas kept for subscribers that join mid-call: counts and bytes, per run and in all. */
   readonly deltas?: DeltaStoreOptions;
   /** How long whether a run is open is kept, for deltas posted by publishers. */

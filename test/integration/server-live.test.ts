@@ -1,11 +1,12 @@
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Worker } from '@temporalio/worker';
+import { Client } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import OpenAI from 'openai';
 import WebSocket from 'ws';
 import { createModelActivities, HttpDeltaPublisher } from '../../activities/model';
-import type { AgentClient } from '../../client/agent-client';
+import { AgentClient } from '../../client/agent-client';
 import type { RunEvent, RunInput } from '../../contracts';
 import type { TokenDelta } from '../../contracts/deltas';
 import { startAgentServer, type AgentServer } from '../../server';
@@ -35,6 +36,8 @@ let plain: AgentClient;
 let workers: Worker[] = [];
 let running: Promise<unknown>;
 let publisher: HttpDeltaPublisher;
+/** Events queries the server's client sent, by workflow id. */
+const serverQueries = new Map<string, number>();
 
 beforeAll(async () => {
   env = await createTestEnv();
@@ -44,8 +47,23 @@ beforeAll(async () => {
   const plainQueue = uniqueTaskQueue('flat');
   agents = agentClient(env, taskQueue);
   plain = agentClient(env, plainQueue);
+  // The server's own client counts the events queries it sends (what a watched run costs Temporal).
+  const counted = new Client({
+    connection: env.client.connection,
+    namespace: env.namespace ?? 'default',
+    interceptors: {
+      workflow: [
+        {
+          query: (input, next) => {
+            if (input.queryType === 'events') serverQueries.set(input.workflowExecution.workflowId, (serverQueries.get(input.workflowExecution.workflowId) ?? 0) + 1);
+            return next(input);
+          },
+        },
+      ],
+    },
+  });
   server = await startAgentServer({
-    agents,
+    agents: new AgentClient(counted, taskQueue),
     auth: { localDev: false, tokens: (Object.keys(tokens) as Role[]).map((role) => ({ name: `${role}-user`, role, token: tokens[role] })) },
   });
   publisher = new HttpDeltaPublisher({ url: server.url, token: tokens.publisher });
@@ -200,6 +218,29 @@ describe('SSE events stream', () => {
     const all = await allEvents(workflowId);
     for (const client of clients) expect(runEvents(client)).toEqual(all);
     expect(server.live.stats().feedsStarted - started).toBe(1);
+  });
+});
+
+describe('announcements of new events', () => {
+  it('a publisher flooding announcements for a watched run makes its follower read a few times a second, not once per announcement', async () => {
+    const { workflowId } = await agents.start(watchlistRun([addAapl, finalStep()]));
+    const client = events(workflowId);
+    const toolCallId = await approvalOf(client);
+    const announce = (i: number) =>
+      fetch(`${server.url}/api/deltas`, { method: 'POST', headers: { ...bearer('publisher'), 'content-type': 'application/json' }, body: JSON.stringify({ deltas: [], events: [{ workflowId, lastSeq: 1_000 + i }] }) });
+    const before = serverQueries.get(workflowId) ?? 0;
+    const woken = server.live.stats().announcementsWaking;
+    const started = performance.now();
+    for (let i = 0; i < 300; i++) expect((await announce(i)).status).toBe(204);
+    const elapsedMs = performance.now() - started;
+    const reads = (serverQueries.get(workflowId) ?? 0) - before;
+    expect(server.live.stats().announcementsWaking - woken).toBe(300);
+    // One read per 250 ms of announcements at most, and the read in flight when they began.
+    expect(reads).toBeLessThanOrEqual(Math.ceil(elapsedMs / 250) + 2);
+    // Nothing is lost: the run's later events still reach the stream.
+    await agents.decide(workflowId, { decision: 'approve', toolCallId });
+    await client.done;
+    expect(runEvents(client)).toEqual(await allEvents(workflowId));
   });
 });
 
