@@ -48,8 +48,8 @@ async function main(): Promise<void> {
     .map((name) => name.trim())
     .filter(Boolean);
   const redisUrl = env.DURABLE_AGENTS_REDIS_URL?.trim();
-  // One stream per run under a prefix of the namespace: servers of several namespaces may share a Redis.
-  const broker = redisUrl ? await RedisLiveBroker.connect({ url: redisUrl, keyPrefix: `durable-agents:live:${config.namespace}:` }) : undefined;
+  // The broker's default prefix names the namespace, as for servers started in code.
+  const broker = redisUrl ? await RedisLiveBroker.connect({ url: redisUrl }) : undefined;
   const server = await startAgentServer({
     agents,
     auth,

@@ -98,7 +98,7 @@ export class LiveHub implements DeltaSink {
     this.deltaStore = new DeltaStore(options.deltas);
     this.openRuns = new OpenRuns(agents, options.openRuns);
     this.broker = options.broker;
-    this.broker?.start((workflowId, message) => this.fromBroker(workflowId, message));
+    this.broker?.start((workflowId, message) => this.fromBroker(workflowId, message), { namespace: agents.client.options.namespace });
   }
 
   /**
