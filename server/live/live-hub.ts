@@ -176,7 +176,8 @@ export class LiveHub implements DeltaSink {
   /**
    * Takes a batch posted by a publisher over HTTP: only the deltas of runs that exist and are
    * open (asked of Temporal, the answers kept briefly); the others are dropped and counted.
-   * Answers the ids of the refused runs.
+   * Answers the ids of the refused runs. It carries no signatures: a hub with delta keys refuses
+   * these deltas (use {@link takePosted}).
    *
    * @throws ApiError `forbidden` when `publisher` is scoped to task queues and a run is on another.
    */
