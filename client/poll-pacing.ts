@@ -71,9 +71,12 @@ export class PollPacing {
     });
   }
 
-  /** Something announced new events: the wait in progress (or the next one) ends now. */
+  /**
+   * Something announced new events: the wait in progress (or the next one) ends now. The delay
+   * stays: a read that finds the events calls {@link news}, and one that finds none (an
+   * announcement of nothing new) is no reason to read more often.
+   */
   wake(): void {
-    this.delayMs = this.minMs;
     if (this.wakeUp) this.wakeUp();
     else this.woken = true;
   }

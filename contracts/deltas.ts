@@ -9,6 +9,12 @@ import { z } from 'zod';
 export const tokenDeltaSchema = z.object({
   /** The run's workflow id. */
   workflowId: z.string().min(1).max(1000),
+  /**
+   * The run's execution (Temporal run id) the model call belongs to: activity ids start again in
+   * each execution, so with `activityId` and `attempt` it names one model call, which a delta
+   * signature binds it to ({@link deltaCallSignatureSchema}).
+   */
+  runId: z.string().min(1).max(1000).optional(),
   /** The model activity's id; with `attempt`, names one model call. */
   activityId: z.string().min(1).max(1000),
   /** The activity attempt (1-based): a retried call streams again from scratch. */
@@ -42,9 +48,28 @@ export const eventsAnnouncementSchema = z.object({
 });
 export type EventsAnnouncement = z.infer<typeof eventsAnnouncementSchema>;
 
+/**
+ * A worker's word that the deltas of one model call are its own: an HMAC-SHA256, with a delta key
+ * workers and API servers share, over the call (the JSON array `[workflowId, runId, activityId,
+ * attempt]`), base64url. Only the worker running the call's activity knows all four and the key,
+ * so a leaked publisher token alone cannot put words in a run's mouth.
+ */
+export const deltaCallSignatureSchema = z.object({
+  workflowId: z.string().min(1).max(1000),
+  runId: z.string().min(1).max(1000),
+  activityId: z.string().min(1).max(1000),
+  attempt: z.number().int().positive(),
+  /** The id of the key that signed (keys rotate: servers keep older ones). */
+  keyId: z.string().min(1).max(100),
+  signature: z.string().min(1).max(200),
+});
+export type DeltaCallSignature = z.infer<typeof deltaCallSignatureSchema>;
+
 /** What a worker posts to `POST /api/deltas`. */
 export const deltaBatchSchema = z.object({
   deltas: z.array(tokenDeltaSchema).max(10_000),
+  /** One per model call whose deltas the batch carries, when the worker signs them. */
+  signatures: z.array(deltaCallSignatureSchema).max(10_000).optional(),
   /** Runs whose event logs grew (one per run, the newest seq). */
   events: z.array(eventsAnnouncementSchema).max(10_000).optional(),
   /** Deltas this publisher dropped so far (buffer full, server slow or away). */

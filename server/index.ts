@@ -16,5 +16,5 @@ export { authFromEnv, type AuthConfig, type TokenGrant, type Role, type Principa
 export { ApiError, apiErrorStatus, type ApiErrorType, type ApiErrorBody } from './errors';
 export { openApiDocument, route, type RouteSpec, type RouteRequest, type AnyRoute } from './routes';
 export { LiveHub, UiMessageProjection, type LiveHubOptions, type LiveHubStats, type UiMessageChunk, type FeedItem, type WebSocketOut, type ControlResult } from './live';
-export { RedisLiveBroker, type RedisLiveBrokerOptions, type LiveBroker, type LiveBrokerStats, type LiveMessage, type LiveMessageHandler } from './live';
+export { RedisLiveBroker, type RedisLiveBrokerOptions, type LiveBroker, type LiveBrokerContext, type LiveBrokerStats, type LiveMessage, type LiveMessageHandler } from './live';
 export type { ServerContext } from './context';

@@ -5,13 +5,15 @@
  * DURABLE_AGENTS_HTTP_PORT (default 8080). DURABLE_AGENTS_WORKFLOWS (your workflows module)
  * enables fork; DURABLE_AGENTS_AGENT_NAMES (comma-separated) lets it refuse runs of other agents.
  * DURABLE_AGENTS_REDIS_URL (redis://host:port) shares live deltas and announcements with the other
- * API servers on that Redis (several servers behind one address).
+ * API servers on that Redis (several servers behind one address). DURABLE_AGENTS_DELTAS_KEYS makes
+ * it take only token deltas signed with one of those keys.
  */
 import { resolve } from 'node:path';
 import { AgentClient, clientOptionsFromEnv } from '../client/agent-client';
 import { temporalConfigFromEnv } from '../config/temporal';
 import { authFromEnv } from './auth';
-import { authModeLine } from './auth-mode';
+import { authModeLine, deltasModeLine } from './auth-mode';
+import { deltaKeysFromEnv } from '../config/delta-keys';
 import { RedisLiveBroker } from './live';
 import { startAgentServer } from './start';
 
@@ -36,6 +38,7 @@ function portFromEnv(env: NodeJS.ProcessEnv): number {
 async function main(): Promise<void> {
   const env = process.env;
   const auth = authFromEnv(env);
+  const deltaKeys = deltaKeysFromEnv(env);
   const port = portFromEnv(env);
   const config = temporalConfigFromEnv(env);
   const agents = await AgentClient.connect(config, clientOptionsFromEnv(env));
@@ -45,8 +48,8 @@ async function main(): Promise<void> {
     .map((name) => name.trim())
     .filter(Boolean);
   const redisUrl = env.DURABLE_AGENTS_REDIS_URL?.trim();
-  // One stream per run under a prefix of the namespace: servers of several namespaces may share a Redis.
-  const broker = redisUrl ? await RedisLiveBroker.connect({ url: redisUrl, keyPrefix: `durable-agents:live:${config.namespace}:` }) : undefined;
+  // The broker's default prefix names the namespace, as for servers started in code.
+  const broker = redisUrl ? await RedisLiveBroker.connect({ url: redisUrl }) : undefined;
   const server = await startAgentServer({
     agents,
     auth,
@@ -54,11 +57,12 @@ async function main(): Promise<void> {
     port,
     ...(workflows ? { workflowsPath: resolve(workflows) } : {}),
     ...(agentNames.length > 0 ? { agentNames } : {}),
-    ...(broker ? { live: { broker } } : {}),
+    live: { deltaKeys, ...(broker ? { broker } : {}) },
   });
   console.log(`durable-agents API and dashboard at ${server.url} (OpenAPI: ${server.url}/openapi.json)`);
   console.log(`Temporal ${config.address}, namespace ${config.namespace}, task queue ${config.taskQueue}${workflows ? '' : '; fork off (set DURABLE_AGENTS_WORKFLOWS)'}`);
   console.log(authModeLine(auth));
+  console.log(deltasModeLine(auth, deltaKeys));
   console.log(redisUrl ? `live deltas and announcements shared with other API servers through Redis at ${redactedUrl(redisUrl)}` : 'one API server: live deltas stay in this process (set DURABLE_AGENTS_REDIS_URL to run several)');
   const stop = (): void => {
     void server.close().then(() => process.exit(0));

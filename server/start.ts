@@ -8,6 +8,7 @@ import { createAgentApp } from './app';
 import { authFromEnv, type AuthConfig } from './auth';
 import type { ServerContext } from './context';
 import { LiveHub, type LiveHubOptions } from './live';
+import { deltaKeysFromEnv } from '../config/delta-keys';
 import { defaultMaxBodyBytes, defaultMaxWebSocketMessageBytes } from './request-guard';
 
 /** Options of {@link startAgentServer}. */
@@ -35,7 +36,11 @@ export interface AgentServerOptions {
   readonly maxBodyBytes?: number;
   /** Largest WebSocket message taken, in bytes (the socket closes with 1009 beyond). Default 256 KiB. */
   readonly maxWebSocketMessageBytes?: number;
-  /** Limits of the live hub: the events kept per feed and the token deltas kept (bytes in total and per run). */
+  /**
+   * The live hub: the events kept per feed, the token deltas kept (bytes in total and per run),
+   * a broker shared with other servers, and the keys token deltas must be signed with
+   * (`deltaKeys`; default `DURABLE_AGENTS_DELTAS_KEYS`, else none: unsigned deltas are taken).
+   */
   readonly live?: LiveHubOptions;
 }
 
@@ -71,7 +76,7 @@ function corsFromEnv(env: NodeJS.ProcessEnv): string[] {
  * Starts the HTTP server: API, streams and dashboard.
  *
  * @throws Error when no token is configured and local-dev mode is off (every request would be
- *   refused), or when the port is taken.
+ *   refused), when the delta keys are malformed (naming the key id or the variable), or when the port is taken.
  */
 export async function startAgentServer(options: AgentServerOptions): Promise<AgentServer> {
   const auth = options.auth ?? authFromEnv();
@@ -79,7 +84,7 @@ export async function startAgentServer(options: AgentServerOptions): Promise<Age
     throw new Error('durable-agents server: no tokens configured and local-dev mode is off, so every request would be refused; set DURABLE_AGENTS_TOKENS (name:role:token,...) or DURABLE_AGENTS_TOKENS_FILE, or DURABLE_AGENTS_LOCAL_DEV=1 on a trusted machine');
   }
   const maxBodyBytes = options.maxBodyBytes ?? maxBodyBytesFromEnv(process.env) ?? defaultMaxBodyBytes;
-  const live = new LiveHub(options.agents, options.live);
+  const live = new LiveHub(options.agents, { ...options.live, deltaKeys: options.live?.deltaKeys ?? deltaKeysFromEnv(process.env) });
   const ctx: ServerContext = {
     agents: options.agents,
     auth,

@@ -1,4 +1,5 @@
-import type { EventsAnnouncement, TokenDelta } from '../../contracts/deltas';
+import type { DeltaCallSignature, EventsAnnouncement, TokenDelta } from '../../contracts/deltas';
+import { checkDeltaKeys, deltaKeysFromEnv, signCall, type DeltaKey } from '../../config/delta-keys';
 
 /**
  * Where the model activity sends token deltas. Implementations must never throw and never
@@ -28,6 +29,12 @@ export interface HttpDeltaPublisherOptions {
   readonly url: string;
   /** A token with the `publisher` role. */
   readonly token?: string;
+  /**
+   * The delta key (shared with the API servers) that signs each model call's deltas, binding them
+   * to the activity that produced them: servers with delta keys refuse deltas without a
+   * signature. Deltas without a `runId` go unsigned.
+   */
+  readonly signingKey?: DeltaKey;
   /** How long deltas gather before a batch is posted. Default 50 ms. */
   readonly intervalMs?: number;
   /** Deltas held at most while the server is slow; the rest are dropped (counted). Default 5000. */
@@ -62,7 +69,9 @@ export class HttpDeltaPublisher implements DeltaSink {
   private inFlight: Promise<void> | undefined;
   private readonly endpoint: string;
 
+  /** @throws Error when `signingKey` is not 32 bytes. */
   constructor(private readonly options: HttpDeltaPublisherOptions) {
+    if (options.signingKey) checkDeltaKeys([options.signingKey], 'signingKey');
     const base = options.url.replace(/\/+$/, '');
     this.endpoint = base.endsWith('/api/deltas') ? base : `${base}/api/deltas`;
   }
@@ -128,7 +137,7 @@ export class HttpDeltaPublisher implements DeltaSink {
       const response = await fetch(this.endpoint, {
         method: 'POST',
         headers: { 'content-type': 'application/json', ...(this.options.token ? { authorization: `Bearer ${this.options.token}` } : {}) },
-        body: JSON.stringify({ deltas, dropped: this.stats.dropped, ...(events.length ? { events } : {}) }),
+        body: JSON.stringify({ deltas, dropped: this.stats.dropped, ...(events.length ? { events } : {}), ...this.signed(deltas) }),
         signal: AbortSignal.timeout(this.options.timeoutMs ?? 2000),
       });
       await response.body?.cancel();
@@ -139,22 +148,40 @@ export class HttpDeltaPublisher implements DeltaSink {
       this.stats.dropped += deltas.length;
     }
   }
+
+  /** The batch's `signatures`: one per model call with a `runId`, when there is a signing key. */
+  private signed(deltas: readonly TokenDelta[]): { signatures?: DeltaCallSignature[] } {
+    const key = this.options.signingKey;
+    if (!key) return {};
+    const signatures = new Map<string, DeltaCallSignature>();
+    for (const { workflowId, runId, activityId, attempt } of deltas) {
+      if (runId === undefined) continue;
+      const id = JSON.stringify([workflowId, runId, activityId, attempt]);
+      if (!signatures.has(id)) signatures.set(id, { workflowId, runId, activityId, attempt, keyId: key.id, signature: signCall(key.key, { workflowId, runId, activityId, attempt }) });
+    }
+    return signatures.size > 0 ? { signatures: [...signatures.values()] } : {};
+  }
 }
 
 /** Settings read by {@link deltaPublisherFromEnv}. */
 export interface DeltaPublisherEnv {
   readonly DURABLE_AGENTS_DELTAS_URL?: string;
   readonly DURABLE_AGENTS_DELTAS_TOKEN?: string;
+  readonly DURABLE_AGENTS_DELTAS_KEYS?: string;
 }
 
 /**
- * The worker's delta publisher from `DURABLE_AGENTS_DELTAS_URL` (the server's URL) and
- * `DURABLE_AGENTS_DELTAS_TOKEN` (a `publisher` token), or undefined when no URL is set
- * (then no deltas are published).
+ * The worker's delta publisher from `DURABLE_AGENTS_DELTAS_URL` (the server's URL),
+ * `DURABLE_AGENTS_DELTAS_TOKEN` (a `publisher` token) and `DURABLE_AGENTS_DELTAS_KEYS` (the delta
+ * keys, `id:base64key,...`: it signs with the first), or undefined when no URL is set (then no
+ * deltas are published).
+ *
+ * @throws Error naming the malformed entry of `DURABLE_AGENTS_DELTAS_KEYS`.
  */
 export function deltaPublisherFromEnv(env: DeltaPublisherEnv = process.env): HttpDeltaPublisher | undefined {
   const url = env.DURABLE_AGENTS_DELTAS_URL?.trim();
   if (!url) return undefined;
   const token = env.DURABLE_AGENTS_DELTAS_TOKEN?.trim();
-  return new HttpDeltaPublisher({ url, ...(token ? { token } : {}) });
+  const [signingKey] = deltaKeysFromEnv(env);
+  return new HttpDeltaPublisher({ url, ...(token ? { token } : {}), ...(signingKey ? { signingKey } : {}) });
 }

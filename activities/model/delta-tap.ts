@@ -5,6 +5,8 @@ import type { DeltaSink } from './delta-publisher';
 /** Which model call the deltas of a tap belong to. */
 export interface DeltaSource {
   readonly workflowId: string;
+  /** The run's execution: with the activity id and attempt, what a delta signature binds. */
+  readonly runId?: string;
   readonly activityId: string;
   readonly attempt: number;
   readonly turn?: number;
@@ -57,9 +59,9 @@ export class DeltaTap {
   }
 
   private emit(part: Pick<TokenDelta, 'kind' | 'text' | 'callIndex' | 'toolCallId' | 'toolName'>): void {
-    const { workflowId, activityId, attempt, turn } = this.source;
+    const { workflowId, runId, activityId, attempt, turn } = this.source;
     try {
-      this.sink.publish({ workflowId, activityId, attempt, ...(turn !== undefined ? { turn } : {}), seq: this.seq++, ...part, at: Date.now() });
+      this.sink.publish({ workflowId, ...(runId !== undefined ? { runId } : {}), activityId, attempt, ...(turn !== undefined ? { turn } : {}), seq: this.seq++, ...part, at: Date.now() });
     } catch {
       // best effort: a broken sink must not fail the model call
     }

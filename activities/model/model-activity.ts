@@ -7,7 +7,7 @@ import type { AgentDefinition } from '../../workflows/agents/agent-registry';
 import { callModelActivityName, modelCallInputSchema, type ModelAnswer } from '../../contracts/model-call';
 import { AgentModelSpecs } from './agent-schemas';
 import type { DeltaSink } from './delta-publisher';
-import { DeltaTap } from './delta-tap';
+import { DeltaTap, type DeltaSource } from './delta-tap';
 import { EarlyCallReporter } from './early-calls';
 import { conversationFor } from './conversation';
 import { planModelRequest, type ModelRequest, type StructuredOutputMode } from './model-request';
@@ -102,10 +102,11 @@ async function mcpToolSpecs(
   }
 }
 
-/** The model call deltas belong to: this activity attempt of the run's turn. */
-function deltaSource(workflowId: string, turn: number): { workflowId: string; activityId: string; attempt: number; turn: number } {
+/** The model call deltas belong to: this activity attempt of the run's execution and turn. */
+function deltaSource(workflowId: string, turn: number): DeltaSource {
   const info = activityInfo();
-  return { workflowId, activityId: info.activityId, attempt: info.attempt, turn };
+  const runId = info.workflowExecution?.runId;
+  return { workflowId, ...(runId ? { runId } : {}), activityId: info.activityId, attempt: info.attempt, turn };
 }
 
 /**

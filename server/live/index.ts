@@ -1,5 +1,5 @@
 export { LiveHub, type LiveHubOptions, type LiveHubStats } from './live-hub';
-export type { LiveBroker, LiveBrokerStats, LiveMessage, LiveMessageHandler } from './live-broker';
+export type { LiveBroker, LiveBrokerContext, LiveBrokerStats, LiveMessage, LiveMessageHandler } from './live-broker';
 export { RedisLiveBroker, type RedisLiveBrokerOptions } from './redis-live-broker';
 export { liveRoutes, eventFrames } from './routes';
 export { chatRoutes } from './chat';

@@ -46,6 +46,12 @@ export interface LiveBrokerStats {
   connected: boolean;
 }
 
+/** What a hub tells its broker about the server at start. */
+export interface LiveBrokerContext {
+  /** The Temporal namespace of the server's runs (brokers name their keys after it). */
+  readonly namespace: string;
+}
+
 /**
  * How API servers behind one address share what workers post: a delta or an announcement posted
  * to any server reaches every server that follows the run. The hub publishes each posted batch
@@ -57,8 +63,11 @@ export interface LiveBrokerStats {
  * One process needs none. `RedisLiveBroker` (Redis streams) is the one for several processes.
  */
 export interface LiveBroker {
-  /** Starts delivering messages of followed runs to `onMessage`. Called once, by the hub. */
-  start(onMessage: LiveMessageHandler): void;
+  /**
+   * Starts delivering messages of followed runs to `onMessage`. Called once, by the hub, with the
+   * server's namespace.
+   */
+  start(onMessage: LiveMessageHandler, server?: LiveBrokerContext): void;
   /** Hands a message to the other servers. Never rejects; a failure is counted. */
   publish(workflowId: string, message: LiveMessage): Promise<void>;
   /**

@@ -1,5 +1,6 @@
 import type { AgentClient } from '../../client/agent-client';
-import type { EventsAnnouncement, TokenDelta } from '../../contracts/deltas';
+import type { DeltaCallSignature, EventsAnnouncement, TokenDelta } from '../../contracts/deltas';
+import { checkDeltaKeys, type DeltaKey } from '../../config/delta-keys';
 import type { DeltaSink } from '../../activities/model/delta-publisher';
 import type { Principal } from '../auth';
 import { DeltaStore, type DeltaStoreOptions } from './delta-store';
@@ -7,12 +8,13 @@ import type { FeedItem } from './feed-item';
 import { messagesByRun, type LiveBroker, type LiveBrokerStats, type LiveMessage } from './live-broker';
 import { OpenRuns, type OpenRunsOptions, type RunFacts } from './open-runs';
 import { checkPublisherScope } from './publisher-scope';
+import { checkDeltaSignatures } from './delta-signatures';
 import { RunFeed, type RunFeedOptions } from './run-feed';
 import type { Subscription, SubscriptionOptions } from './subscription';
 
 /** Settings of a {@link LiveHub}. */
 export interface LiveHubOptions {
-  readonly feed?: Pick<RunFeedOptions, 'recentEvents' | 'maxPollMs'>;
+  readonly feed?: Pick<RunFeedOptions, 'recentEvents' | 'maxPollMs' | 'minWakeIntervalMs'>;
   /** Token deltas kept for subscribers that join mid-call: counts and bytes, per run and in all. */
   readonly deltas?: DeltaStoreOptions;
   /** How long whether a run is open is kept, for deltas posted by publishers. */
@@ -23,6 +25,13 @@ export interface LiveHubOptions {
    * process. The hub closes it when it closes.
    */
   readonly broker?: LiveBroker;
+  /**
+   * Keys that sign token deltas (shared with the workers, which sign with the first): with any,
+   * `POST /api/deltas` takes only deltas signed for their model call with one of them, and
+   * refuses the others (403, naming the run and key id). Default none: any publisher may post
+   * deltas for the runs its token allows. `startAgentServer` reads `DURABLE_AGENTS_DELTAS_KEYS`.
+   */
+  readonly deltaKeys?: readonly DeltaKey[];
 }
 
 /** Counters of a hub, for tests and benchmarks. */
@@ -85,10 +94,11 @@ export class LiveHub implements DeltaSink {
     readonly agents: AgentClient,
     private readonly options: LiveHubOptions = {},
   ) {
+    checkDeltaKeys(options.deltaKeys ?? [], 'deltaKeys');
     this.deltaStore = new DeltaStore(options.deltas);
     this.openRuns = new OpenRuns(agents, options.openRuns);
     this.broker = options.broker;
-    this.broker?.start((workflowId, message) => this.fromBroker(workflowId, message));
+    this.broker?.start((workflowId, message) => this.fromBroker(workflowId, message), { namespace: agents.client.options.namespace });
   }
 
   /**
@@ -166,7 +176,8 @@ export class LiveHub implements DeltaSink {
   /**
    * Takes a batch posted by a publisher over HTTP: only the deltas of runs that exist and are
    * open (asked of Temporal, the answers kept briefly); the others are dropped and counted.
-   * Answers the ids of the refused runs.
+   * Answers the ids of the refused runs. It carries no signatures: a hub with delta keys refuses
+   * these deltas (use {@link takePosted}).
    *
    * @throws ApiError `forbidden` when `publisher` is scoped to task queues and a run is on another.
    */
@@ -181,9 +192,16 @@ export class LiveHub implements DeltaSink {
    * runs that exist (a publisher cannot fill the broker with made-up runs). A publisher scoped to
    * task queues (`taskQueues` of its token) may post for the runs of those queues only.
    *
-   * @throws ApiError `forbidden` when `publisher` is scoped and a run it names is on another task queue.
+   * With delta keys, every model call the deltas belong to must be signed with one of them.
+   *
+   * @throws ApiError `forbidden` when `publisher` is scoped and a run it names is on another task
+   *   queue, or (with delta keys) when a call's deltas are not signed with one of them.
    */
-  async takePosted(batch: { readonly deltas: readonly TokenDelta[]; readonly events?: readonly EventsAnnouncement[]; readonly dropped?: number }, publisher?: Principal): Promise<{ refused: string[] }> {
+  async takePosted(
+    batch: { readonly deltas: readonly TokenDelta[]; readonly signatures?: readonly DeltaCallSignature[]; readonly events?: readonly EventsAnnouncement[]; readonly dropped?: number },
+    publisher?: Principal,
+  ): Promise<{ refused: string[] }> {
+    checkDeltaSignatures(this.options.deltaKeys ?? [], batch.deltas, batch.signatures);
     const announcements = batch.events ?? [];
     // Unchecked, an announcement only makes a feed of this process read sooner: as cheap as a read.
     const check = publisher?.taskQueues !== undefined || this.broker !== undefined;

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { TokenDelta } from '../../contracts/deltas';
-import type { LiveBroker, LiveBrokerStats, LiveMessage, LiveMessageHandler } from './live-broker';
+import type { LiveBroker, LiveBrokerContext, LiveBrokerStats, LiveMessage, LiveMessageHandler } from './live-broker';
+import { censusCommands, censusIntervalMs, defaultKeyPrefix, prefixDisagreement } from './prefix-census';
 import { before, CurrentCallCollector, decodeEntry, entryFields, parseEntries, parseReadReply, runStreamKey, workflowIdOfKey } from './redis-stream-wire';
 
 /** Options of {@link RedisLiveBroker.connect}. */
@@ -8,8 +9,11 @@ export interface RedisLiveBrokerOptions {
   /** `redis://[user:password@]host:port[/db]` or `rediss://` (TLS). */
   readonly url: string;
   /**
-   * Prefix of the runs' stream keys. Default `durable-agents:live:`; servers of different Temporal
-   * namespaces sharing one Redis need different prefixes (`npm run api` adds the namespace).
+   * Prefix of the runs' stream keys. Default `durable-agents:live:<namespace>:`, the server's
+   * Temporal namespace (as `npm run api`), so servers of several namespaces may share a Redis and
+   * servers of one namespace share streams however they were started. Each server notes its prefix
+   * in the namespace's well-known key `durable-agents:live-prefixes:<namespace>` and warns (`log`)
+   * when servers of its namespace use another one: they would share nothing.
    */
   readonly keyPrefix?: string;
   /** Entries (posted batches) kept per run, roughly (`XADD MAXLEN ~`). Default 1,000. */
@@ -20,7 +24,10 @@ export interface RedisLiveBrokerOptions {
   readonly publishTimeoutMs?: number;
   /** How long one blocking read waits before it starts again. Default 5,000 ms. */
   readonly blockMs?: number;
-  /** Where connection trouble is reported (at most one line per 30 s). Default `console.warn`. */
+  /**
+   * Where connection trouble (at most one line per 30 s) and a disagreement of key prefixes
+   * within the namespace are reported. Default `console.warn`.
+   */
   readonly log?: (line: string) => void;
 }
 
@@ -40,7 +47,7 @@ const seedPage = 100;
 
 /**
  * A {@link LiveBroker} on Redis streams, for several API servers behind one address. One stream
- * per run (`<keyPrefix><workflowId>`): each post a server takes becomes one entry (`XADD`, the
+ * per run (`<keyPrefix><workflowId>`, the prefix by default `durable-agents:live:<namespace>:`): each post a server takes becomes one entry (`XADD`, the
  * stream capped at about `maxEntriesPerRun` entries and expiring `ttlMs` after its last one).
  * Each server reads, on one connection, only the streams of the runs it has subscribers for
  * (`XREAD BLOCK`, from the last entry it saw, so a short outage loses nothing the stream still
@@ -59,7 +66,11 @@ const seedPage = 100;
 export class RedisLiveBroker implements LiveBroker {
   /** Names this server's entries: its own posts reach its subscribers directly. */
   private readonly origin = randomUUID();
-  private readonly prefix: string;
+  private prefix: string;
+  private namespace = 'default';
+  private censusTimer: NodeJS.Timeout | undefined;
+  /** The last disagreement of prefixes reported (each is said once). */
+  private disagreement: string | undefined;
   /** Followed runs → the id of the last entry read. */
   private readonly cursors = new Map<string, string>();
   private handler: LiveMessageHandler | undefined;
@@ -79,7 +90,7 @@ export class RedisLiveBroker implements LiveBroker {
     private readonly reader: RedisConnection,
     private readonly options: RedisLiveBrokerOptions,
   ) {
-    this.prefix = options.keyPrefix ?? 'durable-agents:live:';
+    this.prefix = options.keyPrefix ?? defaultKeyPrefix(this.namespace);
   }
 
   /**
@@ -115,9 +126,36 @@ export class RedisLiveBroker implements LiveBroker {
     return broker;
   }
 
-  start(onMessage: LiveMessageHandler): void {
+  start(onMessage: LiveMessageHandler, server?: LiveBrokerContext): void {
     this.handler = onMessage;
+    if (server) this.namespace = server.namespace;
+    this.prefix = this.options.keyPrefix ?? defaultKeyPrefix(this.namespace);
     this.reading = this.read();
+    this.census();
+  }
+
+  /** Notes this server's prefix in its namespace's census now (once connected) and every minute after. */
+  private census(): void {
+    if (this.closed) return;
+    const next = (ms: number): void => {
+      this.censusTimer = setTimeout(() => this.census(), ms);
+      this.censusTimer.unref?.();
+    };
+    if (!this.commands.isReady) return next(1_000);
+    void this.takeCensus().finally(() => next(censusIntervalMs));
+  }
+
+  private async takeCensus(): Promise<void> {
+    const timeout = this.options.publishTimeoutMs ?? 1_000;
+    try {
+      const replies = await Promise.all(censusCommands(this.namespace, this.prefix, Date.now()).map((command) => this.commands.sendCommand(command, { timeout })));
+      const noted = replies.at(-1);
+      const disagreement = prefixDisagreement(this.namespace, this.prefix, Array.isArray(noted) ? noted.map(String) : []);
+      if (disagreement !== undefined && disagreement !== this.disagreement) (this.options.log ?? console.warn)(`durable-agents live broker: ${disagreement}`);
+      this.disagreement = disagreement;
+    } catch {
+      // Redis away: its reads and publishes report that; the census tries again at its next turn.
+    }
   }
 
   async publish(workflowId: string, message: LiveMessage): Promise<void> {
@@ -181,6 +219,7 @@ export class RedisLiveBroker implements LiveBroker {
 
   async close(): Promise<void> {
     this.closed = true;
+    clearTimeout(this.censusTimer);
     this.wakeReader?.();
     this.commands.destroy();
     this.reader.destroy();

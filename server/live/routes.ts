@@ -163,7 +163,8 @@ export function liveRoutes(ctx: ServerContext): AnyRoute[] {
       description:
         'Best effort: kept in memory (bounded in bytes per run and in all) for the current turn of each run and sent to its live subscribers; never written to the run\'s history. ' +
         `Only deltas of runs that exist and are open are taken (checked with Temporal, the answer kept a few seconds); the others are dropped. At most ${maxRunsPerBatch} runs per batch. ` +
-        'With a broker (several servers behind one address) they reach the subscribers of every server. A publisher token scoped to task queues gets 403 for a run on another queue.',
+        'With a broker (several servers behind one address) they reach the subscribers of every server. A publisher token scoped to task queues gets 403 for a run on another queue. ' +
+        'A server with delta keys takes only deltas whose model call is signed (`signatures`: HMAC-SHA256 over [workflowId, runId, activityId, attempt]) with one of them, and answers 403 naming the run and key id otherwise.',
       tags: ['live'],
       body: deltaBatchSchema,
       status: 204,

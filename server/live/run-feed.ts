@@ -5,6 +5,7 @@ import { terminalRunStatuses, type FeedItem } from './feed-item';
 import { Subscription, type SubscriptionOptions } from './subscription';
 import { PollPacing } from '../../client/poll-pacing';
 import { callUntil } from './call-until';
+import { WakeCoalescer } from './wake-coalescer';
 
 
 /** Settings of a {@link RunFeed}. */
@@ -16,6 +17,12 @@ export interface RunFeedOptions {
    * brings events is followed by another soon, and {@link RunFeed.wake} ends a wait at once.
    */
   readonly maxPollMs?: number;
+  /**
+   * Announcements of new events wake the feed at most once per this many ms; the others ride on
+   * that read. Default 250: a publisher that floods announcements costs the run at most four
+   * reads a second.
+   */
+  readonly minWakeIntervalMs?: number;
   /**
    * How long an events query waits for a worker before the feed tries again. Default 5 s: a query
    * that lands just as a run completes can go unanswered until Temporal's own 30 s deadline.
@@ -53,6 +60,8 @@ export class RunFeed {
   private readonly abort = new AbortController();
   private running: Promise<void> = Promise.resolve();
   private readonly pacing: PollPacing;
+  private readonly wakes: WakeCoalescer;
+  private wakeTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly agents: AgentClient,
@@ -60,6 +69,7 @@ export class RunFeed {
     private readonly options: RunFeedOptions = {},
   ) {
     this.pacing = new PollPacing({ maxMs: options.maxPollMs ?? 1_000 });
+    this.wakes = new WakeCoalescer(options.minWakeIntervalMs ?? 250);
   }
 
   /** Starts following (reads the log from its start). */
@@ -99,9 +109,20 @@ export class RunFeed {
     return sub;
   }
 
-  /** Something announced new events of the run (a worker, through the hub): read them now. */
+  /**
+   * Something announced new events of the run (a worker, through the hub): read them now, or at
+   * the end of the coalescing interval when the last wake was less than that ago.
+   */
   wake(): void {
-    this.pacing.wake();
+    if (this.stopped) return;
+    const decision = this.wakes.wake(Date.now());
+    if (decision.type === 'now') this.pacing.wake();
+    if (decision.type !== 'later') return;
+    this.wakeTimer = setTimeout(() => {
+      this.wakeTimer = undefined;
+      this.wakes.fired(Date.now());
+      this.pacing.wake();
+    }, decision.inMs);
   }
 
   /** Hands a token delta to every subscriber. */
@@ -114,6 +135,8 @@ export class RunFeed {
   stop(): void {
     if (this.stopped) return;
     this.stopped = true;
+    clearTimeout(this.wakeTimer);
+    this.wakes.cancel();
     this.abort.abort();
     for (const sub of [...this.subscribers]) sub.close('closed');
     this.options.onStop?.(this);

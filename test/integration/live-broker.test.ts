@@ -6,10 +6,16 @@
  * run of many turns; the third server is killed (SIGKILL) mid-stream and its subscribers
  * reconnect to the others with `Last-Event-ID`. Every subscriber ends with every seq of the run's
  * log once, in order, and deltas posted to the first server reached subscribers of the others.
- * A scoped publisher is refused for runs of other task queues. Then Redis is killed: servers and
- * runs go on, events reach every server's subscribers by their paced reads.
+ * A scoped publisher is refused for runs of other task queues, and the servers (with delta keys)
+ * refuse deltas not signed for their model call. A server started in code with the broker's
+ * defaults shares the processes' streams; one of the namespace with another key prefix warns.
+ * Then Redis is killed: servers and runs go on, events reach every server's subscribers by their
+ * paced reads.
  */
+import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
+import { signCall } from '../../config/delta-keys';
+import { LiveHub, RedisLiveBroker, startAgentServer } from '../../server';
 import { join } from 'node:path';
 import { Worker } from '@temporalio/worker';
 import OpenAI from 'openai';
@@ -33,6 +39,8 @@ const tokens = { viewer: 'viewer-token-0123456789', publisher: 'publisher-token-
 const turns = 24;
 const answer = 'All quoted. '.repeat(12).trim();
 const subscribers = 300;
+/** The delta key of the worker and the servers. */
+const deltaKey = { id: 'broker-deltas', key: randomBytes(32) };
 
 let suite: AgentSuite;
 let redis: TestRedis;
@@ -77,10 +85,11 @@ beforeAll(async () => {
     DURABLE_AGENTS_TOKENS_FILE: tokensFile,
     DURABLE_AGENTS_LOCAL_DEV: '',
     DURABLE_AGENTS_REDIS_URL: redis.url,
+    DURABLE_AGENTS_DELTAS_KEYS: `${deltaKey.id}:${Buffer.from(deltaKey.key).toString('base64')}`,
   };
   servers = await Promise.all([0, 1, 2].map(() => startApiServerProcess(serverEnv)));
   // The worker a user runs beside the servers: deltas and announcements to the first one only.
-  const deltas = new HttpDeltaPublisher({ url: (servers[0] as ApiServerProcess).url, token: tokens.publisher });
+  const deltas = new HttpDeltaPublisher({ url: (servers[0] as ApiServerProcess).url, token: tokens.publisher, signingKey: deltaKey });
   const openai = new OpenAI({ baseURL: fake.baseURL, apiKey: 'test-key', maxRetries: 0 });
   worker = await Worker.create({
     connection: env.nativeConnection,
@@ -151,17 +160,51 @@ it('300 subscribers over 3 servers: one server killed mid-stream, its subscriber
   }
 });
 
-it('refuses deltas of a publisher scoped to other task queues, on any server', async () => {
+it('refuses deltas of a publisher scoped to other task queues, and deltas not signed for their model call, on any server', async () => {
   answerAllowed = true;
-  const { workflowId } = await suite.agents.start({ ...input, messages: [{ role: 'user', content: 'Quote once more' }] });
-  const delta = { workflowId, activityId: '1', attempt: 1, turn: 0, seq: 0, kind: 'text', text: 'x', at: Date.now() };
-  const post = (server: ApiServerProcess, token: string) =>
-    fetch(`${server.url}/api/deltas`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify({ deltas: [delta] }) });
-  const refused = await post(servers[1] as ApiServerProcess, tokens.other);
+  const { workflowId, runId } = await suite.agents.start({ ...input, messages: [{ role: 'user', content: 'Quote once more' }] });
+  const call = { workflowId, runId, activityId: '1', attempt: 1 };
+  const delta = { ...call, turn: 0, seq: 0, kind: 'text', text: 'x', at: Date.now() };
+  const signatures = [{ ...call, keyId: deltaKey.id, signature: signCall(deltaKey.key, call) }];
+  const post = (server: ApiServerProcess, token: string, body: unknown) =>
+    fetch(`${server.url}/api/deltas`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify(body) });
+  const refused = await post(servers[1] as ApiServerProcess, tokens.other, { deltas: [delta], signatures });
   expect(refused.status).toBe(403);
   expect(((await refused.json()) as { error: { message: string } }).error.message).toContain('"another-queue"');
-  expect((await post(servers[1] as ApiServerProcess, tokens.publisher)).status).toBe(204);
+  const unsigned = await post(servers[1] as ApiServerProcess, tokens.publisher, { deltas: [delta] });
+  expect(unsigned.status).toBe(403);
+  expect(((await unsigned.json()) as { error: { message: string } }).error.message).toContain(`token deltas of run "${workflowId}"`);
+  expect((await post(servers[1] as ApiServerProcess, tokens.publisher, { deltas: [delta], signatures })).status).toBe(204);
   await suite.agents.kill(workflowId, { reason: 'test over' }).catch(() => undefined);
+});
+
+it("a server started in code with the broker's defaults shares the streams of `npm run api`'s; one of the namespace with another key prefix says so", async () => {
+  answerAllowed = true;
+  const logged: string[] = [];
+  const inCode = await startAgentServer({
+    agents: suite.agents,
+    auth: { localDev: false, tokens: [{ name: 'viewer', role: 'viewer', token: tokens.viewer }] },
+    live: { broker: await RedisLiveBroker.connect({ url: redis.url, log: (line) => logged.push(line) }) },
+  });
+  const otherLog: string[] = [];
+  let elsewhere: LiveHub | undefined;
+  try {
+    const { workflowId } = await suite.agents.start({ ...input, messages: [{ role: 'user', content: 'Quote for the server in code' }] });
+    // The worker posts to the first process only: deltas reach this server through Redis, or not at all.
+    const reader = new RawSseReader(workflowId, tokens.viewer, () => inCode.url);
+    await reader.done;
+    expect(reader.deltas.length).toBeGreaterThan(0);
+    expect(inCode.live.stats().broker?.received).toBeGreaterThan(0);
+    expect(logged.filter((line) => line.includes('key prefix'))).toEqual([]);
+
+    elsewhere = new LiveHub(suite.agents, { broker: await RedisLiveBroker.connect({ url: redis.url, keyPrefix: 'elsewhere:', log: (line) => otherLog.push(line) }) });
+    const warning = await waitFor('the server with another prefix to warn', async () => otherLog.find((line) => line.includes('key prefix')));
+    expect(warning).toContain(`namespace ${JSON.stringify(suite.env.namespace ?? 'default')}`);
+    expect(warning).toContain(JSON.stringify(`durable-agents:live:${suite.env.namespace ?? 'default'}:`));
+    expect(warning).toContain('"elsewhere:"');
+  } finally {
+    await Promise.all([inCode.close(), elsewhere?.close()]);
+  }
 });
 
 it('keeps serving when Redis goes away: runs complete, every server streams their events, the server the worker posts to its deltas', async () => {

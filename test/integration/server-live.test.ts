@@ -1,11 +1,12 @@
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Worker } from '@temporalio/worker';
+import { Client } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import OpenAI from 'openai';
 import WebSocket from 'ws';
 import { createModelActivities, HttpDeltaPublisher } from '../../activities/model';
-import type { AgentClient } from '../../client/agent-client';
+import { AgentClient } from '../../client/agent-client';
 import type { RunEvent, RunInput } from '../../contracts';
 import type { TokenDelta } from '../../contracts/deltas';
 import { startAgentServer, type AgentServer } from '../../server';
@@ -16,6 +17,7 @@ import { SseClient } from '../support/sse-client';
 import { agentClient, createTestEnv, createTestWorker, uniqueTaskQueue } from '../support/test-env';
 import { allToolImplementations } from '../support/tools';
 import { getEventListeners, setMaxListeners } from 'node:events';
+import { createHmac, randomBytes } from 'node:crypto';
 import { callUntil } from '../../server/live/call-until';
 
 const tokens = {
@@ -35,6 +37,10 @@ let plain: AgentClient;
 let workers: Worker[] = [];
 let running: Promise<unknown>;
 let publisher: HttpDeltaPublisher;
+/** The key workers sign their token deltas with, and the server checks them with. */
+const deltaKey = { id: 'deltas-2026-11', key: randomBytes(32) };
+/** Events queries the server's client sent, by workflow id. */
+const serverQueries = new Map<string, number>();
 
 beforeAll(async () => {
   env = await createTestEnv();
@@ -44,11 +50,27 @@ beforeAll(async () => {
   const plainQueue = uniqueTaskQueue('flat');
   agents = agentClient(env, taskQueue);
   plain = agentClient(env, plainQueue);
-  server = await startAgentServer({
-    agents,
-    auth: { localDev: false, tokens: (Object.keys(tokens) as Role[]).map((role) => ({ name: `${role}-user`, role, token: tokens[role] })) },
+  // The server's own client counts the events queries it sends (what a watched run costs Temporal).
+  const counted = new Client({
+    connection: env.client.connection,
+    namespace: env.namespace ?? 'default',
+    interceptors: {
+      workflow: [
+        {
+          query: (input, next) => {
+            if (input.queryType === 'events') serverQueries.set(input.workflowExecution.workflowId, (serverQueries.get(input.workflowExecution.workflowId) ?? 0) + 1);
+            return next(input);
+          },
+        },
+      ],
+    },
   });
-  publisher = new HttpDeltaPublisher({ url: server.url, token: tokens.publisher });
+  server = await startAgentServer({
+    agents: new AgentClient(counted, taskQueue),
+    auth: { localDev: false, tokens: (Object.keys(tokens) as Role[]).map((role) => ({ name: `${role}-user`, role, token: tokens[role] })) },
+    live: { deltaKeys: [deltaKey] },
+  });
+  publisher = new HttpDeltaPublisher({ url: server.url, token: tokens.publisher, signingKey: deltaKey });
   workers = [
     await createTestWorker(env, taskQueue, allToolImplementations(), createModelActivities({ openai, findAgent: findTestAgent, deltas: publisher })),
     await createTestWorker(env, plainQueue, allToolImplementations(), createModelActivities({ openai, findAgent: findTestAgent })),
@@ -200,6 +222,29 @@ describe('SSE events stream', () => {
     const all = await allEvents(workflowId);
     for (const client of clients) expect(runEvents(client)).toEqual(all);
     expect(server.live.stats().feedsStarted - started).toBe(1);
+  });
+});
+
+describe('announcements of new events', () => {
+  it('a publisher flooding announcements for a watched run makes its follower read a few times a second, not once per announcement', async () => {
+    const { workflowId } = await agents.start(watchlistRun([addAapl, finalStep()]));
+    const client = events(workflowId);
+    const toolCallId = await approvalOf(client);
+    const announce = (i: number) =>
+      fetch(`${server.url}/api/deltas`, { method: 'POST', headers: { ...bearer('publisher'), 'content-type': 'application/json' }, body: JSON.stringify({ deltas: [], events: [{ workflowId, lastSeq: 1_000 + i }] }) });
+    const before = serverQueries.get(workflowId) ?? 0;
+    const woken = server.live.stats().announcementsWaking;
+    const started = performance.now();
+    for (let i = 0; i < 300; i++) expect((await announce(i)).status).toBe(204);
+    const elapsedMs = performance.now() - started;
+    const reads = (serverQueries.get(workflowId) ?? 0) - before;
+    expect(server.live.stats().announcementsWaking - woken).toBe(300);
+    // One read per 250 ms of announcements at most, and the read in flight when they began.
+    expect(reads).toBeLessThanOrEqual(Math.ceil(elapsedMs / 250) + 2);
+    // Nothing is lost: the run's later events still reach the stream.
+    await agents.decide(workflowId, { decision: 'approve', toolCallId });
+    await client.done;
+    expect(runEvents(client)).toEqual(await allEvents(workflowId));
   });
 });
 
@@ -375,6 +420,44 @@ describe('token deltas', () => {
     expect(await stableTypes(`deltas-on-${suffix}`)).toEqual(await stableTypes(`deltas-no-${suffix}`));
     expect(await callModelResults(`deltas-on-${suffix}`)).toEqual(await callModelResults(`deltas-no-${suffix}`));
     expect(publisher.stats.dropped).toBe(0);
+  });
+
+  it("a publisher token alone cannot put words in a run's mouth: deltas not signed for their model call are refused, naming the run and key id", async () => {
+    const { workflowId, runId } = await agents.start(watchlistRun([addAapl, finalStep()]));
+    const stream = events(workflowId);
+    const toolCallId = await approvalOf(stream);
+    // A delta of the run's next turn, as its model call would stream it.
+    const forged = { workflowId, runId, activityId: '1', attempt: 1, turn: 1, seq: 0, kind: 'text', text: 'Transferring your savings now.', at: Date.now() };
+    const call = { workflowId, runId, activityId: '1', attempt: 1 };
+    /** The documented signature: HMAC-SHA256 over the call's JSON array, base64url. */
+    const sign = (key: Uint8Array) => createHmac('sha256', key).update(JSON.stringify([workflowId, runId, '1', 1])).digest('base64url');
+    const post = async (body: unknown) => {
+      const response = await fetch(`${server.url}/api/deltas`, { method: 'POST', headers: { ...bearer('publisher'), 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      return { status: response.status, body: (await response.json().catch(() => ({}))) as { error?: { type: string; message: string } } };
+    };
+    const unsigned = await post({ deltas: [forged] });
+    expect(unsigned.status).toBe(403);
+    expect(unsigned.body.error?.message).toContain(workflowId);
+    expect(unsigned.body.error?.message).toContain('"deltas-2026-11"');
+    const wrongKey = await post({ deltas: [forged], signatures: [{ ...call, keyId: deltaKey.id, signature: sign(randomBytes(32)) }] });
+    expect(wrongKey.status).toBe(403);
+    expect(wrongKey.body.error?.message).toContain(workflowId);
+    expect(wrongKey.body.error?.message).toContain('"deltas-2026-11"');
+    const unknownKey = await post({ deltas: [forged], signatures: [{ ...call, keyId: 'retired-key', signature: sign(deltaKey.key) }] });
+    expect(unknownKey.status).toBe(403);
+    expect(unknownKey.body.error?.message).toContain('"retired-key"');
+    // A signature binds one call: it does not vouch for another activity of the run.
+    const otherCall = await post({ deltas: [{ ...forged, activityId: '2' }], signatures: [{ ...call, keyId: deltaKey.id, signature: sign(deltaKey.key) }] });
+    expect(otherCall.status).toBe(403);
+    const withoutRunId = await post({ deltas: [{ ...forged, runId: undefined }] });
+    expect(withoutRunId.status).toBe(403);
+    // What the worker of the call sends is taken.
+    expect((await post({ deltas: [{ ...forged, seq: 1, text: 'signed' }], signatures: [{ ...call, keyId: deltaKey.id, signature: sign(deltaKey.key) }] })).status).toBe(204);
+    expect(server.live.currentDeltas(workflowId).map((d) => d.text)).toEqual(['signed']);
+
+    await agents.decide(workflowId, { decision: 'approve', toolCallId });
+    await stream.done;
+    expect(stream.data<TokenDelta>('delta').map((d) => d.text)).not.toContain(forged.text);
   });
 
   it('refuses deltas without the publisher role, and checks the batch', async () => {

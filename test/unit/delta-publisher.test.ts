@@ -1,7 +1,9 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
-import { DeltaTap, HttpDeltaPublisher, type DeltaSink } from '../../activities/model';
+import { randomBytes } from 'node:crypto';
+import { DeltaTap, HttpDeltaPublisher, deltaPublisherFromEnv, type DeltaSink } from '../../activities/model';
+import { isCallSignature } from '../../config/delta-keys';
 import type { DeltaBatch, TokenDelta } from '../../contracts/deltas';
 
 const delta = (seq: number): TokenDelta => ({ workflowId: 'w', activityId: '1', attempt: 1, turn: 0, seq, kind: 'text', text: `t${seq}`, at: Date.now() });
@@ -62,6 +64,32 @@ describe('HttpDeltaPublisher', () => {
     expect(received[1]?.batch).toMatchObject({ deltas: [], events: [{ workflowId: 'c', lastSeq: 2 }] });
   });
 
+  it('signs each model call of a batch once with its signing key: the run, its execution, the activity and the attempt', async () => {
+    received.length = 0;
+    const key = { id: 'k1', key: randomBytes(32) };
+    const publisher = new HttpDeltaPublisher({ url, signingKey: key, intervalMs: 10_000 });
+    const call = { workflowId: 'w', runId: 'r1', activityId: '1', attempt: 1 };
+    publisher.publish({ ...delta(0), runId: 'r1' });
+    publisher.publish({ ...delta(1), runId: 'r1' });
+    publisher.publish({ ...delta(0), runId: 'r1', attempt: 2 });
+    publisher.publish(delta(5));
+    await publisher.flush(2_000);
+    const signatures = received[0]?.batch.signatures ?? [];
+    expect(signatures.map(({ attempt, keyId }) => ({ attempt, keyId }))).toEqual([
+      { attempt: 1, keyId: 'k1' },
+      { attempt: 2, keyId: 'k1' },
+    ]);
+    expect(signatures.every((s) => isCallSignature(key.key, s, s.signature))).toBe(true);
+    expect(isCallSignature(key.key, { ...call, attempt: 2 }, (signatures[0] as { signature: string }).signature)).toBe(false);
+  });
+
+  it('signs with the first key of DURABLE_AGENTS_DELTAS_KEYS, and names a malformed entry', () => {
+    const keys = `new:${randomBytes(32).toString('base64')},old:${randomBytes(32).toString('base64')}`;
+    expect(deltaPublisherFromEnv({ DURABLE_AGENTS_DELTAS_URL: url, DURABLE_AGENTS_DELTAS_KEYS: keys })).toBeInstanceOf(HttpDeltaPublisher);
+    expect(() => deltaPublisherFromEnv({ DURABLE_AGENTS_DELTAS_URL: url, DURABLE_AGENTS_DELTAS_KEYS: 'short:c2VjcmV0' })).toThrow('DURABLE_AGENTS_DELTAS_KEYS (id:base64key,...) entry 1: key: a key is 32 bytes');
+    expect(() => deltaPublisherFromEnv({ DURABLE_AGENTS_DELTAS_URL: url, DURABLE_AGENTS_DELTAS_KEYS: `a:${randomBytes(32).toString('base64')},a:${randomBytes(32).toString('base64')}` })).toThrow('delta key id "a" is used twice');
+  });
+
   it('drops (and counts) what does not fit its buffer, and what an absent server cannot take, without throwing', async () => {
     const bounded = new HttpDeltaPublisher({ url, maxBuffered: 3, intervalMs: 10_000 });
     for (let i = 0; i < 10; i++) bounded.publish(delta(i));
@@ -95,6 +123,14 @@ describe('DeltaTap', () => {
       [3, 'tool-args', '{"a":1}'],
     ]);
     expect(seen[3]).toMatchObject({ workflowId: 'w', activityId: '3', attempt: 2, turn: 4, callIndex: 0, toolCallId: 'call_1', toolName: 'add' });
+    expect(seen[3]).not.toHaveProperty('runId');
+  });
+
+  it("tags every delta with the run's execution when it is known, for the signature", () => {
+    const seen: TokenDelta[] = [];
+    const tap = new DeltaTap({ publish: (d) => seen.push(d) }, { workflowId: 'w', runId: 'r1', activityId: '3', attempt: 1 });
+    tap.add(chunk({ content: 'Hi' }));
+    expect(seen[0]).toMatchObject({ workflowId: 'w', runId: 'r1', activityId: '3', attempt: 1 });
   });
 
   it('never lets a broken sink fail the call', async () => {

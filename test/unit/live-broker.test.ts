@@ -129,6 +129,7 @@ describe('publisher scopes', () => {
 /** A client with one open run `w` on task queue `queue` (any other run does not exist), its log empty. */
 function fakeAgents(): AgentClient {
   const client = {
+    options: { namespace: 'default' },
     withAbortSignal: <T>(_signal: AbortSignal, fn: () => Promise<T>) => fn(),
     workflow: {
       getHandle: (id: string) => ({

@@ -5,7 +5,7 @@ import { AgentClient, AgentClientError } from '../../client/agent-client';
 import { CheckpointError } from '../../history/checkpoints';
 import { apiVersion, createAgentApp } from '../../server/app';
 import { authenticate, authFromEnv, authorize, isAllowed, requestToken, type AuthConfig, type Principal } from '../../server/auth';
-import { authModeLine } from '../../server/auth-mode';
+import { authModeLine, deltasModeLine } from '../../server/auth-mode';
 import { ApiError, apiErrorStatus, toApiError } from '../../server/errors';
 import { LiveHub } from '../../server/live';
 import { testTempDir } from '../support/temp-dir';
@@ -102,6 +102,19 @@ describe('roles', () => {
     expect(authModeLine(auth)).toBe('auth: bearer tokens (Authorization: Bearer <token>) of ann (operator)');
     expect(authModeLine({ tokens: [], localDev: true })).toMatch(/^auth: LOCAL-DEV MODE: requests without a token act as admin/);
     expect(authModeLine({ ...auth, localDev: true })).not.toContain(secret);
+  });
+
+  it('the start-up line says whose token deltas are taken, and warns about publisher tokens not scoped to task queues', () => {
+    const publishers = {
+      localDev: false,
+      tokens: [
+        { name: 'billing-workers', role: 'publisher' as const, token: 'p'.repeat(20), taskQueues: ['billing'] },
+        { name: 'any-worker', role: 'publisher' as const, token: 'q'.repeat(20) },
+      ],
+    };
+    expect(deltasModeLine(publishers, [{ id: 'd2', key: new Uint8Array(32) }])).toBe('token deltas: only those signed with delta key d2 are taken');
+    expect(deltasModeLine(publishers, [])).toMatch(/^token deltas: unsigned, .*; WARNING: publisher token any-worker is not scoped to task queues and may write live text into any run$/);
+    expect(deltasModeLine({ localDev: false, tokens: [publishers.tokens[0] as (typeof publishers.tokens)[0]] }, [])).not.toContain('WARNING');
   });
 });
 
