@@ -1,0 +1,21 @@
+// What the guides state about the code, checked against the code: a number or a fact a reader
+// acts on (how many attempts before a run waits) must change with the code it describes.
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { defaultModelActivityOptions } from '../../workflows/planners/llm/config';
+import { listRetry } from '../../workflows/run/toolset-sync';
+
+const repo = resolve(__dirname, '../..');
+const guide = (name: string): string => readFileSync(join(repo, 'docs', name), 'utf8').replace(/\s+/g, ' ');
+
+describe('facts the guides state', () => {
+  it('agents-and-tools.md: a model call waits for its provider after the attempts of defaultModelActivityOptions', () => {
+    const stated = /\*\*Outages\*\*: after (\d+) failed attempts/.exec(guide('agents-and-tools.md'));
+    expect(Number(stated?.[1])).toBe(defaultModelActivityOptions.maximumAttempts);
+  });
+
+  it('mcp.md: a listing waits for its server after the attempts of its retry policy', () => {
+    const stated = /waits for it after (\d+) attempts/.exec(guide('mcp.md'));
+    expect(Number(stated?.[1])).toBe(listRetry.maximumAttempts);
+  });
+});
