@@ -18,4 +18,11 @@ describe('facts the guides state', () => {
     const stated = /waits for it after (\d+) attempts/.exec(guide('mcp.md'));
     expect(Number(stated?.[1])).toBe(listRetry.maximumAttempts);
   });
+
+  it("sub-agents-and-call-graphs.md: the dashboard's tree view, which the run page shows (test/integration/dashboard.test.ts opens it), is not denied", () => {
+    expect(readFileSync(join(repo, 'dashboard', 'views', 'run-page.tsx'), 'utf8')).toMatch(/<RunTreePanel /);
+    const text = guide('sub-agents-and-call-graphs.md');
+    expect(text).toContain("a run's page shows the whole tree of its sub-agent runs");
+    expect(/[^.]*no tree view[^.]*/.exec(text)?.[0]).toBeUndefined();
+  });
 });
