@@ -39,3 +39,54 @@ describe('facts the guides state', () => {
     expect(doc).not.toMatch(/also the Temporal activity type/);
   });
 });
+
+/** A package's package.json, as installed. */
+function installed(name: string): { version: string; engines?: { node?: string }; dependencies?: Record<string, string>; peerDependencies?: Record<string, string> } {
+  return JSON.parse(readFileSync(join(repo, 'node_modules', name, 'package.json'), 'utf8'));
+}
+
+/** The lowest version a range of the forms `>=20.3.0`, `>= 20`, `^22.1` admits, as [major, minor, patch]; undefined for none or another form. */
+function lowestVersion(range: string | undefined): number[] | undefined {
+  const match = /^\s*(?:>=|\^)?\s*v?(\d+)(?:\.(\d+))?(?:\.(\d+))?\s*$/.exec(range ?? '');
+  return match ? [Number(match[1]), Number(match[2] ?? 0), Number(match[3] ?? 0)] : undefined;
+}
+
+const compareVersions = (a: readonly number[], b: readonly number[]): number => a.map((n, i) => n - (b[i] ?? 0)).find((d) => d !== 0) ?? 0;
+const versionText = (v: readonly number[] | undefined): string => (v ? v.join('.') : 'none');
+
+describe('the Node and ai versions package.json and the guides state', () => {
+  const pkg = installed('..');
+
+  it("package.json's engines admit no Node older than a runtime or peer dependency declares it needs", () => {
+    const own = lowestVersion(pkg.engines?.node);
+    expect(own).toBeDefined();
+    const needs = Object.keys({ ...pkg.dependencies, ...pkg.peerDependencies })
+      .map((name) => ({ name, node: lowestVersion(installed(name).engines?.node) }))
+      .filter((d) => d.node !== undefined && compareVersions(d.node, own ?? []) > 0)
+      .map((d) => `${d.name} needs Node ${versionText(d.node)}`);
+    expect({ engines: versionText(own), needs }).toEqual({ engines: versionText(own), needs: [] });
+  });
+
+  it('README.md and CONTRIBUTING.md state the Node minimum of package.json', () => {
+    const [major, minor] = lowestVersion(pkg.engines?.node) ?? [];
+    for (const file of ['README.md', 'CONTRIBUTING.md']) {
+      const stated = /Node [\d.]+ or later/.exec(readFileSync(join(repo, file), 'utf8'))?.[0];
+      expect(`${file}: ${stated}`).toBe(`${file}: Node ${major}.${minor} or later`);
+    }
+  });
+
+  it("streaming-to-uis.md states the ai version its AI SDK routes need, and the Node version that ai declares, as the installed ai does", () => {
+    const text = guide('streaming-to-uis.md');
+    const statedAi = /read them with `ai` (\d+\.\d+\.\d+) or later/.exec(text)?.[1];
+    const statedNode = /declare Node (\d+) or later/.exec(text)?.[1];
+    const ai = installed('ai');
+    // The library does not use ai: only the clients of these routes need it (and its Node).
+    expect({ dependency: pkg.dependencies?.['ai'], peer: pkg.peerDependencies?.['ai'] }).toEqual({ dependency: undefined, peer: undefined });
+    // The suite's readers (test/support/ai-sdk-*-process.mjs) use the installed ai: the stated minimum is of its major.
+    expect({ ai: statedAi?.split('.')[0], installedAtLeast: compareVersions(lowestVersion(ai.version) ?? [], lowestVersion(statedAi) ?? [99]) >= 0 }).toEqual({ ai: ai.version.split('.')[0], installedAtLeast: true });
+    const aiNode = [ai.engines?.node, ...Object.keys(ai.dependencies ?? {}).map((name) => installed(name).engines?.node)].map(lowestVersion);
+    expect(aiNode.every((v) => v !== undefined && String(v[0]) === statedNode)).toBe(true);
+    expect(statedNode).toBe(String(lowestVersion(ai.engines?.node)?.[0]));
+  });
+});
+
