@@ -18,7 +18,13 @@ export interface ToolRetryPolicy {
  * schema and execution policy. The implementation lives on the worker (see `implementTool`).
  */
 export interface ToolDefinition<I extends z.ZodType = z.ZodType, O extends z.ZodType = z.ZodType> {
-  /** Unique tool name; also the Temporal activity type of every call to it. */
+  /**
+   * The tool's name, as the model and planners call it: a letter, then letters, digits, `_`, `.`
+   * or `-` (at most 64), unique within an agent. It is not the activity type on its own: a call
+   * runs as an activity of type `<agent>/<tool>` (`toolActivityType`), so two agents may each
+   * have a tool of one name; an MCP tool's calls run as `mcp.callTool`, a sub-agent tool's as a
+   * child workflow.
+   */
   readonly name: string;
   /** What the tool does, written for the model. */
   readonly description: string;

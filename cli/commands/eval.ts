@@ -12,6 +12,7 @@ import { evalGates as gateNames, type EvalGate } from '../../testing/eval/types'
 import { priceTableSchema, type PriceTable } from '../../contracts/pricing';
 import { describeIssues } from '../../contracts/json';
 import { dataConverterFromEnv } from '../../config/encryption';
+import { checkMcpServers, type McpServerConfig } from '../../activities/mcp/server-config';
 const formats = ['table', 'json', 'junit'] as const;
 type Format = (typeof formats)[number];
 
@@ -113,6 +114,27 @@ function pricesFrom(path: string): PriceTable {
   return table.data;
 }
 
+/** The MCP servers of `--mcp-config FILE` (JSON: a worker's `mcpServers`, by name), checked. */
+function mcpServersFrom(path: string): Record<string, McpServerConfig> {
+  let json: unknown;
+  try {
+    json = JSON.parse(readFileSync(existing(path, '--mcp-config'), 'utf8'));
+  } catch (err) {
+    if (err instanceof UsageError) throw err;
+    throw new UsageError(`--mcp-config ${path}: not JSON (${err instanceof Error ? err.message : String(err)})`);
+  }
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) {
+    throw new UsageError(`--mcp-config ${path}: not an object of MCP servers by name ({ "files": { "transport": "stdio", "command": … } })`);
+  }
+  const servers = json as Record<string, McpServerConfig>;
+  try {
+    checkMcpServers(servers);
+  } catch (err) {
+    throw new UsageError(`--mcp-config ${path}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  return servers;
+}
+
 function render(report: EvaluationReport, format: Format, gates: readonly EvalGate[], formatters: typeof import('../../testing/eval')): string {
   if (format === 'json') return JSON.stringify(report, null, 2);
   if (format === 'junit') return formatters.formatEvalJunit(report, gates.length ? gates : undefined);
@@ -131,6 +153,7 @@ interface EvalPlan {
   readonly out?: string;
   readonly server?: { address: string; namespace: string };
   readonly prices?: PriceTable;
+  readonly mcpServers?: Record<string, McpServerConfig>;
   /** The CLI's environment: the model endpoint (OPENAI_*) and the encryption keys. */
   readonly env: NodeJS.ProcessEnv;
 }
@@ -159,6 +182,7 @@ async function evaluate(plan: EvalPlan, ctx: OutputContext): Promise<ExitCode> {
         ...(judge ? { judge } : {}),
         ...(plan.server ? { server: plan.server } : {}),
         ...(plan.prices ? { model: { prices: plan.prices } } : {}),
+        ...(plan.mcpServers ? { mcpServers: plan.mcpServers } : {}),
         payloadCodecs,
         log: progress,
       }),
@@ -198,7 +222,10 @@ export const evalCommand: Command = {
     'candidates\' payloads encrypted with them. --workflows is the candidate\'s workflows module\n' +
     '(its planners run there; or --workflow-bundle, a bundle of it built before), --agent-module the module that exports its agent definitions (a\n' +
     'compiled .js or .mjs, or .ts under tsx), --judge a module exporting judge(recorded, candidate)\n' +
-    '=> { pass, score?, reason? }, --prices a price table (JSON) for the cost in money.\n' +
+    '=> { pass, score?, reason? }, --prices a price table (JSON) for the cost in money, --mcp-config\n' +
+    'the MCP servers of the recorded agents\' toolsets (JSON, as a worker\'s mcpServers): the candidate\n' +
+    'lists their tools from them, and its MCP calls too are answered from the recording. Only what a\n' +
+    'recording runs is needed: other agents of --agent-module are not served.\n' +
     'Reports where each run first diverges (turn, tools, arguments), turns, tool calls, tokens and\n' +
     'cost against the recording, output validity, final answers. Exits 8 when a --gate fails:\n' +
     '  no-divergence        no run chose other tools or arguments\n' +
@@ -217,6 +244,7 @@ export const evalCommand: Command = {
     format: { type: 'string', value: 'FORMAT', description: 'table (default), json or junit' },
     out: { type: 'string', value: 'FILE', description: 'write the report to FILE (the table still goes to stdout)' },
     prices: { type: 'string', value: 'FILE', description: 'price table (JSON: currency, models: {name: {inputPerMillion, outputPerMillion, …}}): cost in money' },
+    'mcp-config': { type: 'string', value: 'FILE', description: 'MCP servers by name (JSON, as a worker\'s mcpServers: {"files": {"transport": "stdio", "command": …}})' },
     gate: { type: 'string', value: 'GATE', multiple: true, description: `fail (exit 8) when a run fails it: ${gateNames.join(', ')}` },
   },
   examples: [
@@ -247,6 +275,7 @@ export const evalCommand: Command = {
     const address = args.string('address');
     const out = args.string('out');
     const pricesFile = args.string('prices');
+    const mcpConfig = args.string('mcp-config');
     const plan: EvalPlan = {
       histories,
       code,
@@ -259,6 +288,7 @@ export const evalCommand: Command = {
       ...(out ? { out } : {}),
       ...(address ? { server: { address, namespace: args.string('namespace') ?? 'default' } } : {}),
       ...(pricesFile !== undefined ? { prices: pricesFrom(pricesFile) } : {}),
+      ...(mcpConfig !== undefined ? { mcpServers: mcpServersFrom(mcpConfig) } : {}),
       env,
     };
     return { offline: (ctx) => evaluate(plan, ctx) };

@@ -18,7 +18,7 @@ import { modelSuite } from '../support/model-suite';
 import { workflowBundleOption } from '../support/test-env';
 import { allToolImplementations } from '../support/tools';
 import { xmlProblem } from '../support/well-formed-xml';
-import { runAgentctlIn, testAgentModule } from '../support/agentctl-eval';
+import { agentModuleForTests, runAgentctlIn, testAgentModule } from '../support/agentctl-eval';
 import { testTempDir } from '../support/temp-dir';
 
 const dir = testTempDir('eval-');
@@ -181,6 +181,20 @@ test('the agentctl binary loads an ES module agent module (import) and a CommonJ
   expect(run.code).toBe(0);
   expect(JSON.parse(run.stdout)).toMatchObject({ totals: { runs: 2, diverged: 0 } });
   expect((JSON.parse(run.stdout) as EvaluationReport).runs.map((r) => r.judge?.pass)).toEqual([true, true]);
+});
+
+test('an agent module that also exports an agent of an MCP server agentctl was not given: the recordings, which do not run it, are evaluated', async () => {
+  fake.reset();
+  fake.script(...addAndQuote(), ...quoteMsft());
+  // The test agents and the MCP tests' agents (toolsets of servers named everything-stdio, everything-http, changing) in one module.
+  const agentModule = join(dir, 'with-mcp-agents.cjs');
+  const [ownAgents, mcpAgents] = [await testAgentModule(), await agentModuleForTests('test/support/mcp/agents.ts', 'eval-mcp-agents')];
+  writeFileSync(agentModule, `module.exports = { ...require(${JSON.stringify(ownAgents)}), ...require(${JSON.stringify(mcpAgents)}) };\n`);
+  const run = await runAgentctlIn(env, fake, ['eval', recorded, '--format', 'json'], { agentModule });
+  expect(run.stderr).not.toMatch(/MCP server/);
+  expect(run.code).toBe(0);
+  expect(JSON.parse(run.stdout)).toMatchObject({ totals: { runs: 2, diverged: 0, unrecordedCalls: 0 } });
+  expect(lines()).toEqual(['add AAPL', 'quote AAPL', 'quote MSFT']);
 });
 
 test('bad input is refused with what was wrong', async () => {

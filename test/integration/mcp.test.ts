@@ -4,6 +4,8 @@
  * real worker through the pool of DurableAgentsPlugin.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
@@ -20,6 +22,9 @@ import { bundleOnce } from '../support/test-bundle';
 import { createTestEnv, uniqueTaskQueue } from '../support/test-env';
 import { waitFor } from '../support/wait';
 import { freeLoopbackPort } from '../../testing/dev-server-port';
+import type { EvaluationReport } from '../../testing/eval';
+import { agentModuleForTests, runAgentctl } from '../support/agentctl-eval';
+import { testTempDir } from '../support/temp-dir';
 
 const everythingEntry = require.resolve('@modelcontextprotocol/server-everything/dist/index.js');
 const changingServer = require.resolve('../support/mcp/changing-server.mjs');
@@ -321,3 +326,46 @@ describe('MCP tools and the LLM planner', () => {
     fake.reset();
   });
 });
+
+describe('evaluating recorded runs of MCP tools (agentctl eval)', () => {
+  const dir = testTempDir('mcp-eval-');
+
+  it("with --mcp-config the candidate lists the toolset's tools from the given server and its MCP calls are answered from the recording; without it the recording that needs the server is refused, naming it", async () => {
+    const recorded = join(dir, 'recorded');
+    mkdirSync(recorded);
+    // ch_meta answers with the key of the run that calls it: a live call would answer the candidate's own.
+    const { worker, agents } = await mcpWorker('mcp-eval-record');
+    const recordedResult = await worker.runUntil(async () => {
+      const { workflowId } = await agents.start(run('mcp-changing', { steps: [callStep({ name: 'ch_meta', args: {} }), finalStep()] }));
+      const result = await agents.result(workflowId);
+      writeFileSync(join(recorded, 'meta.json'), await agents.exportHistory(workflowId));
+      return result;
+    });
+    const [recordedMeta] = observations(recordedResult).map((o) => o.result);
+    expect(recordedMeta).toEqual({ content: [{ type: 'text', text: expect.stringMatching(/\/call_0_0$/) }] });
+
+    const workflowBundle = join(dir, 'workflow-bundle.js');
+    writeFileSync(workflowBundle, bundle.code);
+    const agentModule = await agentModuleForTests('test/support/mcp/agents.ts', 'eval-mcp-agents');
+    const evaluate = (more: string[]) =>
+      runAgentctl(['eval', recorded, '--workflow-bundle', workflowBundle, '--agent-module', agentModule, '--address', env.address, '--format', 'json', ...more]);
+
+    const without = await evaluate([]);
+    expect([without.code, without.stderr]).toEqual([2, expect.stringMatching(/meta\.json is a run of mcp-changing, whose toolset changing lists its tools from MCP server changing: give it with --mcp-config FILE/)]);
+
+    const config = join(dir, 'mcp.json');
+    writeFileSync(config, JSON.stringify({ changing: { transport: 'stdio' } }));
+    const bad = await evaluate(['--mcp-config', config]);
+    expect([bad.code, bad.stderr]).toEqual([2, expect.stringMatching(/--mcp-config .*mcp\.json: mcpServers\.changing: command/)]);
+
+    writeFileSync(config, JSON.stringify({ changing: { transport: 'stdio', command: process.execPath, args: [changingServer] } }));
+    const given = await evaluate(['--mcp-config', config]);
+    expect(given.stderr).not.toMatch(/agentctl:/);
+    expect(given.code).toBe(0);
+    const report = JSON.parse(given.stdout) as EvaluationReport;
+    expect(report.runs.map((r) => [r.divergence, r.unrecorded, r.answeredCalls, r.sameFinal])).toEqual([[undefined, [], 1, true]]);
+    const candidate = await agents.result(report.runs[0]!.candidateWorkflowId);
+    expect(observations(candidate).map((o) => [o.name, o.status, o.result])).toEqual([['ch_meta', 'ok', recordedMeta]]);
+  });
+});
+

@@ -4,10 +4,12 @@
 // paths).
 //
 // How an example becomes a module:
-// - the names it uses that the public entry points export (tsconfig's `durable-agents/*` paths:
-//   `/workflow`, `/worker`, `/client`, `/testing`, `/server`, … in that order) or that its own source
-//   file exports are imported for it; everything else (zod, openai, node:*) it imports itself, as a
-//   reader would;
+// - a Markdown block is compiled as written: it imports what it uses (`durable-agents/*`, zod,
+//   openai, node:*) itself, so that a reader who copies it gets a module that compiles;
+// - a TSDoc `@example` sits in the source it documents and is read in the editor next to it: the
+//   names it uses that the public entry points export (tsconfig's `durable-agents/*` paths:
+//   `/workflow`, `/worker`, `/client`, `/testing`, `/server`, … in that order) or that its own
+//   source file exports are imported for it; everything else it imports itself;
 // - what it takes from the code around it, it declares in its first lines (`declare const
 //   workflowId: string;`): the docs show those lines too. Placeholders are `// …` comments,
 //   never `...`;
@@ -35,7 +37,10 @@ const virtualRoot = join(repo, '.doc-examples');
 interface DocExample {
   /** `<file>:<line>` of the `@example` tag or of the Markdown block's fence. */
   readonly where: string;
-  /** The source file whose exports the example may use unimported; none for a Markdown block. */
+  /**
+   * The source file of a TSDoc `@example`, whose exports and the entry points' it may use
+   * unimported; none for a Markdown block, which imports everything it uses itself.
+   */
   readonly sourceFile?: string;
   readonly code: string;
 }
@@ -195,7 +200,8 @@ function checkDocExamples(examples: readonly DocExample[], readmeFiles: Readonly
     const used = new Set(example.code.match(/[A-Za-z_$][\w$]*/g) ?? []);
     const imported = new Set<string>();
     const imports: string[] = [];
-    for (const module of [...entryPoints, ...(example.sourceFile ? [example.sourceFile.replace(/\.ts$/, '')] : [])]) {
+    const importedFrom = example.sourceFile ? [...entryPoints, example.sourceFile.replace(/\.ts$/, '')] : [];
+    for (const module of importedFrom) {
       const names = [...(exportsOf.get(module)?.keys() ?? [])].filter((name) => used.has(name) && !own.has(name) && !imported.has(name));
       names.forEach((name) => imported.add(name));
       if (names.length > 0) imports.push(`import { ${names.join(', ')} } from '${module}';`);
@@ -223,7 +229,23 @@ function checkDocExamples(examples: readonly DocExample[], readmeFiles: Readonly
 
 describe('code in the docs', () => {
   const canary: DocExample = { where: 'canary.ts:1', sourceFile: join(repo, 'workflows', 'index.ts'), code: "defineTool({ name: 'x' });" };
-  const markdownCanary = '# A guide\n\n```ts\ndefineTool({ name: 1 });\n```\n\n```ts fragment\n{ not: a module\n```\n';
+  const markdownCanary = [
+    '# A guide',
+    '',
+    '```ts',
+    "import { defineTool } from 'durable-agents/workflow';",
+    'defineTool({ name: 1 });',
+    '```',
+    '',
+    '```ts',
+    "defineTool({ name: 'x' });",
+    '```',
+    '',
+    '```ts fragment',
+    '{ not: a module',
+    '```',
+    '',
+  ].join('\n');
   const readme = readFileSync(join(repo, 'README.md'), 'utf8');
   let checked: Checked;
   beforeAll(() => {
@@ -253,8 +275,12 @@ describe('code in the docs', () => {
   });
 
   it('reports a Markdown block that does not compile with its file and fence line, and skips fragments', () => {
-    expect(checked.examples.filter((e) => e.where.startsWith('markdown-canary.md:')).map((e) => e.where)).toEqual(['markdown-canary.md:3']);
-    expect(checked.problems['markdown-canary.md:3']).toEqual([expect.stringMatching(/^line 1: Type 'number' is not assignable/)]);
+    expect(checked.examples.filter((e) => e.where.startsWith('markdown-canary.md:')).map((e) => e.where)).toEqual(['markdown-canary.md:3', 'markdown-canary.md:8']);
+    expect(checked.problems['markdown-canary.md:3']).toEqual([expect.stringMatching(/^line 2: Type 'number' is not assignable/)]);
+  });
+
+  it('compiles a Markdown block as written: a name it uses without importing it is an error, as for a reader who copies it', () => {
+    expect(checked.problems['markdown-canary.md:8']).toEqual([expect.stringMatching(/^line 1: Cannot find name 'defineTool'/)]);
   });
 
   it('every @example compiles', () => {

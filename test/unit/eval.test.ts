@@ -13,6 +13,8 @@ import { candidateInput, outputValidity } from '../../testing/eval/candidate-run
 import { scriptedAgent } from '../../examples/toolbox/agent';
 import { watchlistLlmAgent, watchlistReportAgent } from '../../examples/watchlist/agent';
 import type { RunResult } from '../../contracts';
+import { agentsRecordingsRun, missingMcpServer } from '../../testing/eval/needed-agents';
+import { createScriptedPlanner, defineAgent, defineAgentTool, mcpToolset } from '../../workflows';
 
 const corpus = join(__dirname, '../histories/0.13.0');
 const json = (path: string): unknown => JSON.parse(readFileSync(path, 'utf8'));
@@ -203,5 +205,27 @@ describe('the candidate', () => {
     expect(outputValidity(watchlistReportAgent, result({ watchlist: ['A'], quotes: [{ symbol: 'A', price: 1 }], summary: 's' }))).toEqual({ valid: true });
     expect(outputValidity(watchlistReportAgent, result({ watchlist: 'A' }))).toMatchObject({ valid: false, problem: expect.stringMatching(/watchlist/) });
     expect(outputValidity(watchlistReportAgent, undefined)).toEqual({ valid: false, problem: 'the run gave no structured answer' });
+  });
+});
+
+describe('what the recordings need of an agent module', () => {
+  const planner = { createPlanner: createScriptedPlanner };
+  const files = defineAgent({ name: 'files', description: 'Files', tools: [], toolsets: [mcpToolset({ name: 'fs', server: 'filesystem' })], ...planner });
+  const delegate = defineAgent({ name: 'delegate', description: 'Delegates', tools: [defineAgentTool({ name: 'ask_files', description: 'Ask files', agent: 'files' })], ...planner });
+  const plain = defineAgent({ name: 'plain', description: 'No MCP', tools: [], ...planner });
+  const agents = [files, delegate, plain];
+
+  it('serves the agents the recordings run and the sub-agents their agent tools run, no others', () => {
+    expect(agentsRecordingsRun(['plain'], agents).map((a) => a.name)).toEqual(['plain']);
+    expect(agentsRecordingsRun(['delegate'], agents).map((a) => a.name)).toEqual(['files', 'delegate']);
+  });
+
+  it('names the recording, the agent, the toolset and the MCP server a recording needs and was not given; nothing when no recording needs one', () => {
+    expect(missingMcpServer([{ source: 'a.json', agent: 'plain' }], agents, [])).toBeUndefined();
+    expect(missingMcpServer([{ source: 'a.json', agent: 'plain' }, { source: 'b.json', agent: 'files' }], agents, ['other'])).toBe(
+      'b.json is a run of files, whose toolset fs lists its tools from MCP server filesystem: give it with --mcp-config FILE (agentctl eval) or mcpServers (evaluateRuns); given: other',
+    );
+    expect(missingMcpServer([{ source: 'c.json', agent: 'delegate' }], agents, [])).toMatch(/^c\.json is a run of delegate, whose sub-agent files has the toolset fs, which lists its tools from MCP server filesystem: /);
+    expect(missingMcpServer([{ source: 'c.json', agent: 'delegate' }], agents, ['filesystem'])).toBeUndefined();
   });
 });

@@ -22,6 +22,9 @@ import { summarize } from './summary';
 import { missingSubRuns, recordedTreeTurns, treeInterventions } from './tree-report';
 import type { EvalChange, EvaluationReport, Judge, RunEvaluation, RunSide } from './types';
 import { freeLoopbackPort } from '../dev-server-port';
+import type { McpServerConfig } from '../../activities/mcp/server-config';
+import { agentsRecordingsRun, missingMcpServer } from './needed-agents';
+import { recordedMcpCalls } from './recorded-mcp-calls';
 
 /** Options of {@link evaluateRuns}. */
 export interface EvaluateRunsOptions {
@@ -45,6 +48,13 @@ export interface EvaluateRunsOptions {
    * (never give a tool with side effects here). Default none: such calls fail as "not recorded".
    */
   readonly liveTools?: readonly ToolImplementation[];
+  /**
+   * The MCP servers the toolsets of the recorded runs' agents name, as a worker's `mcpServers`.
+   * The candidates list the toolsets' tools from them; their MCP calls are answered from the
+   * recording, as any tool's, and never reach a server. Only the servers of agents a recording
+   * runs (or a sub-agent of one) are needed. Default none.
+   */
+  readonly mcpServers?: Readonly<Record<string, McpServerConfig>>;
   /** The model endpoint of LLM agents. Default `openAIFromEnv()` (OPENAI_BASE_URL, OPENAI_API_KEY). */
   readonly openai?: Pick<OpenAI, 'chat'> | null;
   /** Further model-activity settings, e.g. `{ prices }` to get cost in money. */
@@ -95,7 +105,8 @@ async function judged(judge: Judge | undefined, recorded: RunSide, candidate: Ru
  * tools or arguments, turns, tool calls, tokens and cost against the recording, structured-output
  * validity, both final answers, the calls the recording could not answer and your judge's verdict.
  *
- * @throws RecordingError naming the file when a history is missing, not JSON, not a workflow history or not an agent run.
+ * @throws RecordingError naming the file when a history is missing, not JSON, not a workflow history or not an agent run,
+ *   or when its agent (or a sub-agent it runs) has a toolset of an MCP server `mcpServers` does not give.
  * @throws OutsideSupportWindowError when a history was recorded before this version's support window.
  * @throws Error when a recording is a run of an LLM agent and no model endpoint is configured.
  * @example
@@ -117,6 +128,14 @@ export async function evaluateRuns(options: EvaluateRunsOptions): Promise<Evalua
   if (unknown.length) {
     throw new RecordingError(`the recordings are runs of ${unknown.join(', ')}, which the given agents do not define (they define: ${options.agents.map((a) => a.name).join(', ') || 'none'})`);
   }
+  const missingServer = missingMcpServer(
+    recordings.map((r) => ({ source: r.source, agent: r.input.agent })),
+    options.agents,
+    Object.keys(options.mcpServers ?? {}),
+  );
+  if (missingServer) throw new RecordingError(missingServer);
+  // The worker serves only the agents the recordings run: the others may need what it was not given.
+  const served = agentsRecordingsRun([...new Set(recordings.map((r) => r.input.agent))], options.agents);
   const openai = options.openai === undefined ? (openAIFromEnv() ?? null) : options.openai;
   const planned = recordings.filter((r) => isLlmAgent(options.agents.find((a) => a.name === r.input.agent)));
   if (!openai && planned.length) {
@@ -133,13 +152,23 @@ export async function evaluateRuns(options: EvaluateRunsOptions): Promise<Evalua
     // Evaluation runs are throwaway: no search attributes (a given server need not have them registered).
     const agents = new AgentClient(new Client({ connection: clientConnection, namespace, dataConverter: { payloadCodecs } }), taskQueue, false);
     const tree = new CandidateTree(options.agents, (id) => startInput(agents, id));
+    const router = { answersOf: async (id: string) => (await tree.node(id))?.answers };
     const plugin = new DurableAgentsPlugin({
-      agents: options.agents,
-      tools: recordedToolImplementations(options.agents, { answersOf: async (id) => (await tree.node(id))?.answers }, options.liveTools),
+      agents: served,
+      tools: recordedToolImplementations(served, router, options.liveTools),
       openai,
       ...(options.model ? { model: options.model } : {}),
+      ...(options.mcpServers ? { mcpServers: options.mcpServers } : {}),
     });
-    const worker = await Worker.create({ connection, namespace, taskQueue, workflowBundle: bundle, plugins: [plugin], dataConverter: { payloadCodecs } });
+    const worker = await Worker.create({
+      connection,
+      namespace,
+      taskQueue,
+      workflowBundle: bundle,
+      plugins: [plugin],
+      dataConverter: { payloadCodecs },
+      interceptors: { activity: [recordedMcpCalls(router)] },
+    });
     const prefix = `eval-${randomUUID().slice(0, 8)}`;
     const runs = await worker.runUntil(async () => {
       const evaluations: RunEvaluation[] = [];

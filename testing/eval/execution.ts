@@ -1,7 +1,7 @@
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
 import type { temporal } from '@temporalio/proto';
 import { agentRunWorkflowType } from '../../contracts/definitions';
-import { toolCallFromActivity, type JsonValue, type RunInput, type RunResult } from '../../contracts';
+import { mcpCallToolActivityName, toolCallFromActivity, type JsonValue, type RunInput, type RunResult } from '../../contracts';
 import { supportWindowProblem } from '../../worker/replay';
 import { OutsideSupportWindowError } from '../../workflows/versioning/support-window';
 import { asRecord, closingEvents, decode, endingOf, outcomeOf, parseArguments } from './history-decode';
@@ -96,13 +96,15 @@ export function readExecution(json: unknown, source: string): RecordedExecution 
       continue;
     }
     const call = toolCallFromActivity({ activityType, activityId: scheduled.activityId ?? '' });
-    if (!call.tool || call.turn === undefined) continue;
     const request = asRecord(payload.request);
+    // An MCP call's activity type is the server's (`mcp.callTool`): its input names the tool as the run knows it.
+    const name = activityType === mcpCallToolActivityName ? request.name : call.tool;
+    if (typeof name !== 'string' || !name || call.turn === undefined) continue;
     const toolCallId = typeof request.toolCallId === 'string' ? request.toolCallId : (call.toolCallId ?? '');
     const recorded: RecordedToolCall = {
       turn: typeof request.turn === 'number' ? request.turn : call.turn,
       toolCallId,
-      name: typeof request.name === 'string' ? request.name : call.tool,
+      name: typeof request.name === 'string' ? request.name : name,
       args: (request.args ?? {}) as JsonValue,
       outcome: outcomeOf(closed.get(Number(e.eventId))),
     };

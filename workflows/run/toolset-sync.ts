@@ -24,8 +24,8 @@ function isOutOfTime(err: unknown): boolean {
   return err instanceof ActivityFailure && err.cause instanceof TimeoutFailure && err.cause.timeoutType === 'SCHEDULE_TO_CLOSE';
 }
 
-/** The retry policy of a listing. */
-const listRetry = { maximumAttempts: 3, initialInterval: 1000, backoffCoefficient: 2, nonRetryableErrorTypes: ['mcp_config', 'invalid_input'] };
+/** The retry policy of a listing (docs/mcp.md states its attempts). */
+export const listRetry = { maximumAttempts: 3, initialInterval: 1000, backoffCoefficient: 2, nonRetryableErrorTypes: ['mcp_config', 'invalid_input'] };
 
 /** The retry policy of a listing that waits for its server: no attempt limit (no maximumAttempts), backoff capped at a minute. */
 const waitRetry = { initialInterval: 1000, backoffCoefficient: 2, maximumInterval: 60_000, nonRetryableErrorTypes: ['mcp_config', 'invalid_input'] };
