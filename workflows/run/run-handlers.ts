@@ -131,7 +131,7 @@ export function registerRunHandlers(loop: RunLoop): void {
     // report before never completed a workflow task after it.
     if (fieldNestedTooDeep(payload) !== undefined) return;
     const parsed = earlyToolCallSchema().safeParse(payload);
-    if (parsed.success && !run.isTerminal) loop.acceptEarlyCall(parsed.data);
+    if (parsed.success && !run.isTerminal) loop.plannerTurns.acceptEarlyCall(parsed.data);
   });
   operations.signal('kill');
   operations.signal('intervene');
@@ -142,7 +142,7 @@ export function registerRunHandlers(loop: RunLoop): void {
     async (payload) => {
       run.received.updates += 1;
       const request = parse('waitForEvents', waitForEventsRequestSchema(), payload);
-      await condition(() => run.log.lastSeq > request.afterSeq || run.isTerminal || loop.closing, request.timeoutMs);
+      await condition(() => run.log.lastSeq > request.afterSeq || run.isTerminal || loop.continuation.closing, request.timeoutMs);
       return run.log.page(request.afterSeq, request.limit, run.status);
     },
     { validator: (payload) => void parse('waitForEvents', waitForEventsRequestSchema(), payload) },

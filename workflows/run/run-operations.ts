@@ -155,11 +155,11 @@ export function runOperationHandlers(loop: RunLoop): RunOperationHandlers {
   return {
     pause: handling<'pause'>({
       check: () => rejectIfEnded(run, 'pause'),
-      apply: ({ reason }) => loop.requestPause(reason),
+      apply: ({ reason }) => loop.safePoints.requestPause(reason),
       // Answers once the run holds at a safe point (or could not reach one in time).
       answer: async (_, { timeoutMs }): Promise<PauseResult> => {
-        const reached = await condition(() => run.control.isPaused || run.isTerminal || run.control.kill !== undefined || loop.continuingWhileWaiting, timeoutMs);
-        if (loop.continuingWhileWaiting && !run.control.isPaused) {
+        const reached = await condition(() => run.control.isPaused || run.isTerminal || run.control.kill !== undefined || loop.continuation.continuingWhileWaiting, timeoutMs);
+        if (loop.continuation.continuingWhileWaiting && !run.control.isPaused) {
           // It cannot answer from the next execution: it answers now, and the pause is carried.
           throw rejection('the run continues as new while it waits for people; the pause stays requested and takes effect at its next safe point', 'pause_timeout');
         }
@@ -180,7 +180,7 @@ export function runOperationHandlers(loop: RunLoop): RunOperationHandlers {
         rejectIfEnded(run, 'resume');
         if (!run.control.isPauseRequested) throw rejection('the run is not paused', 'not_paused');
       },
-      apply: ({ reason }) => loop.resume(reason),
+      apply: ({ reason }) => loop.safePoints.resume(reason),
       answer: () => run.statusReport(),
     }),
     kill: handling<'kill'>({
