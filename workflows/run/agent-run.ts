@@ -16,6 +16,7 @@ import type { Planner } from '../planners/planner';
 import { registerRunHandlers } from './run-handlers';
 import { RunLoop, type RunLoopOptions } from './run-loop';
 import { logEpoch, RunState } from './run-state';
+import { tellParentOfWaits } from './people-waits';
 import { rejection } from './failures';
 import { quoted } from '../../contracts/safe-text';
 import { countRun, countedRun } from './run-metrics';
@@ -132,6 +133,8 @@ function prepareRun(registry: AgentRegistry, rawInput: RunInput, options: RunLoo
   if (workflowInfo().typedSearchAttributes.get(agentNameSearchAttribute) !== undefined) {
     state.onStatusChange = (status) => upsertSearchAttributes([{ key: agentStatusSearchAttribute, value: status }]);
   }
+  const { parent } = parsed.data;
+  if (parent) state.onIdleChange = tellParentOfWaits(state, parent, workflowInfo().workflowId);
   const loop = new RunLoop(state, planner, CancellationScope.current(), options);
   registerRunHandlers(loop);
   return loop;

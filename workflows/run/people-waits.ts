@@ -1,0 +1,95 @@
+/**
+ * Waiting for people across a tree of runs. A run does not charge to its time budget the time it
+ * waits for people (paused, or an approval or an answer of its own); a sub-agent run tells its
+ * parent when it starts or stops waiting so (signal `childWaiting`), and a parent whose calls in
+ * flight are all children that wait for people waits for people too, and tells its own parent in
+ * turn. So a delegated approval holds every budget above it, at any depth, and a parent whose
+ * child works is still charged. One signal per change of a child's wait, nothing per tick.
+ */
+import { CancellationScope, getExternalWorkflowHandle } from '@temporalio/workflow';
+import { childWaitingSignal } from '../../contracts/definitions';
+import { childWaitingSchema } from '../../contracts/run';
+import { describeIssues } from '../../contracts/json';
+import { childWaitsHoldParents, isPatched } from '../versioning/patches';
+import type { RunState } from './run-state';
+
+/** What decides whether a run waits for people. */
+export interface PeopleWaitView {
+  /** Paused, or waiting for an approval or an answer of its own. */
+  readonly waitsItself: boolean;
+  /** The ids of the run's calls in flight (dispatched, not yet answered). */
+  readonly inFlight: readonly string[];
+  /** The calls whose sub-agent runs said they wait for people. */
+  readonly childrenWaiting: ReadonlySet<string>;
+}
+
+/**
+ * Whether a run waits for people, so that the time does not count against its budget: it waits
+ * itself, or it has calls in flight and every one of them is a sub-agent run that waits for
+ * people. A call that works (a tool, a child that runs) makes the run's time work.
+ */
+export function waitsForPeople(view: PeopleWaitView): boolean {
+  if (view.waitsItself) return true;
+  return view.inFlight.length > 0 && view.inFlight.every((id) => view.childrenWaiting.has(id));
+}
+
+/** The sub-agent runs of a run that said they wait for people, by the call they answer. */
+export class ChildWaits {
+  private readonly waiting = new Set<string>();
+
+  /** Records what a child said; true when it changed anything. */
+  note(toolCallId: string, waiting: boolean): boolean {
+    if (waiting === this.waiting.has(toolCallId)) return false;
+    if (waiting) this.waiting.add(toolCallId);
+    else this.waiting.delete(toolCallId);
+    return true;
+  }
+
+  /** A child's call ended, and its wait with it; true when it was waiting. */
+  ended(toolCallId: string): boolean {
+    return this.waiting.delete(toolCallId);
+  }
+
+  /** Whether the run waits for people through its children (see {@link waitsForPeople}). */
+  holdRun(pending: ReadonlyMap<string, { readonly dispatched: boolean }>): boolean {
+    if (this.waiting.size === 0) return false;
+    const inFlight = [...pending].filter(([, call]) => call.dispatched).map(([id]) => id);
+    return waitsForPeople({ waitsItself: false, inFlight, childrenWaiting: this.waiting });
+  }
+}
+
+/**
+ * The signal handler of a parent run: a child that runs for one of its calls says it waits for
+ * people, or no longer does. A late report (the call has ended) is dropped; a report that names
+ * no child of the run is refused as a `signal_rejected` event.
+ */
+export function acceptChildWaiting(run: RunState, raw: unknown): void {
+  run.received.signals += 1;
+  const parsed = childWaitingSchema().safeParse(raw ?? {});
+  if (!parsed.success) {
+    run.emit({ type: 'signal_rejected', signal: childWaitingSignal.name, reason: `invalid ${childWaitingSignal.name} payload: ${describeIssues(parsed.error)}` });
+    return;
+  }
+  const { toolCallId, workflowId, waiting } = parsed.data;
+  const child = run.children.get(toolCallId);
+  if (child?.workflowId !== workflowId) {
+    run.emit({ type: 'signal_rejected', signal: childWaitingSignal.name, reason: `call ${toolCallId} has no sub-agent run ${workflowId}` });
+    return;
+  }
+  if (child.status !== 'running') return;
+  if (run.childWaits.note(toolCallId, waiting)) run.refreshStatus();
+}
+
+/**
+ * What a sub-agent run does when it starts or stops waiting for people: it tells its parent
+ * (since `child-waits-hold-parents`). Its end tells the parent by itself. The signal is sent
+ * outside any call's scope: a wait that ends because its call was cancelled must still be told.
+ */
+export function tellParentOfWaits(run: RunState, parent: { readonly workflowId: string; readonly toolCallId: string }, workflowId: string): (waiting: boolean) => void {
+  return (waiting) => {
+    if (run.isTerminal || !isPatched(childWaitsHoldParents)) return;
+    const payload = { toolCallId: parent.toolCallId, workflowId, waiting };
+    // The parent may have ended meanwhile: nothing to tell then.
+    CancellationScope.nonCancellable(() => getExternalWorkflowHandle(parent.workflowId).signal(childWaitingSignal, payload)).catch(() => undefined);
+  };
+}
