@@ -129,7 +129,10 @@ function sessionEntry(info: WorkflowExecutionInfo): SessionListEntry {
 
 /**
  * Executions matching a visibility query, page by page until `limit` entries: the page token
- * of the last page read comes back when more may follow.
+ * of the last page read comes back when more may follow. One entry per workflow id, the first
+ * the store lists (open executions come first, then the latest closed): a run that was rewound or
+ * continued as new has an execution for each time, and is one run. A later page of the same
+ * listing does not know what an earlier one showed.
  *
  * @throws AgentClientError `invalid_input` for a page token this listing did not answer.
  */
@@ -138,6 +141,7 @@ async function listPage<T>(agents: AgentClient, query: string, options: ListOpti
   const entries: T[] = [];
   if (options.pageToken !== undefined && !isPageToken(options.pageToken)) throw new AgentClientError('invalid_input', 'pageToken: not a page token of this listing');
   let token: Uint8Array | undefined = options.pageToken ? Buffer.from(options.pageToken.slice(pageTokenPrefix.length), 'base64url') : undefined;
+  const listed = new Set<string>();
   while (entries.length < options.limit) {
     const response = await client.workflowService.listWorkflowExecutions({
       namespace: client.options.namespace,
@@ -146,6 +150,9 @@ async function listPage<T>(agents: AgentClient, query: string, options: ListOpti
       ...(token ? { nextPageToken: token } : {}),
     });
     for (const raw of response.executions) {
+      const workflowId = raw.execution?.workflowId ?? '';
+      if (listed.has(workflowId)) continue;
+      listed.add(workflowId);
       entries.push(await decodedExecution(agents, raw, toEntry));
     }
     token = response.nextPageToken && response.nextPageToken.length > 0 ? response.nextPageToken : undefined;
