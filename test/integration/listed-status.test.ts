@@ -51,7 +51,7 @@ describe('the status a list and a result show', () => {
     });
     expect(awaiting.filter((e) => e.workflowId === workflowId).map((e) => e.runId)).toEqual([latest]);
     const all = await listRuns(suite.agents, { agent: 'scripted' }, { limit: 1000 });
-    expect(all.entries.filter((e) => e.workflowId === workflowId).map((e) => [e.runId, e.status])).toEqual([[latest, 'awaiting']]);
+    expect(all.entries.filter((e) => e.workflowId === workflowId).map((e) => [e.runId, e.status, e.earlierExecutions])).toEqual([[latest, 'awaiting', 1]]);
     await suite.agents.decide(workflowId, { decision: 'approve', toolCallId: 'call_0_0' });
     expect((await suite.agents.result(workflowId)).status).toBe('completed');
   });
