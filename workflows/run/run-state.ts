@@ -23,7 +23,7 @@ import type { RunEventDraft } from '../../contracts/events';
 import type { ToolCall, ToolOutput, ToolRequest, WrittenOutput } from '../../contracts/tools';
 import type { ToolDefinition } from '../../contracts/tool-definition';
 import type { AgentDefinition } from '../agents/agent-registry';
-import { costReport, describeCap, emptyUsage, reachedCap, type Usage } from './budget';
+import { costReport, describeCap, emptyUsage, minUnchargedWaitMs, reachedCap, type Usage } from './budget';
 import { workflowNowMs } from './clock';
 import { budgetCountsWork, continueWhileWaiting, isPatched } from '../versioning/patches';
 import { carriedOutputs, withCallGraph } from '../calls/call-graph';
@@ -34,9 +34,6 @@ import { RunControl } from './run-control';
 import { RunToolsets } from '../agents/toolsets';
 import { ChildWaits } from './people-waits';
 import { parseRunPolicy } from '../../contracts/fast-schemas';
-
-/** The shortest wait after a tool turn that is not charged to the time budget (see RunState.creditWaitAfterToolTurn). */
-export const minUnchargedWaitMs = 1_000;
 
 const terminal: readonly RunStatus[] = ['completed', 'failed', 'terminated'];
 

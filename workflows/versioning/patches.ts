@@ -134,6 +134,14 @@ export const modelUsageEvents = 'model-usage-events';
  */
 export const childWaitsHoldParents = 'child-waits-hold-parents';
 
+/**
+ * 1.0.0: a call whose tool reported its end a second or more before the task that records it (a
+ * rewind's reset records it again, minutes or days later; a workflow worker outage delays it)
+ * reports its duration up to that end, not up to the recording. Asked only for such a call, so
+ * runs without one record no marker. Runs recorded before reported the wait as the tool's time.
+ */
+export const callDurationsCountWork = 'call-durations-count-work';
+
 // ---- the releases -------------------------------------------------------------------------
 
 /** A release whose runs this code replays, and what its baseline marker stands for. */
@@ -153,7 +161,7 @@ export interface Release {
  */
 export const releases: readonly Release[] = [
   // sessions-follow-new-versions came in 0.5.0; sessions record a baseline from 1.0.0 on, so it is first in this one.
-  { release: '1.0.0', baseline: 'baseline-1.0.0', patches: [childRunsListed, budgetCountsWork, waitOutProviderOutages, boundedInputDepth, sessionsFollowNewVersions, firstTaskBeginsRun, continueWhileWaiting, modelUsageEvents, childWaitsHoldParents] },
+  { release: '1.0.0', baseline: 'baseline-1.0.0', patches: [childRunsListed, budgetCountsWork, waitOutProviderOutages, boundedInputDepth, sessionsFollowNewVersions, firstTaskBeginsRun, continueWhileWaiting, modelUsageEvents, childWaitsHoldParents, callDurationsCountWork] },
   { release: '0.13.0', baseline: 'baseline-0.13.0', patches: [lightCallGraphs] },
   { release: '0.12.0', baseline: 'baseline-0.12.0', patches: [parallelCallsJoin] },
   { release: '0.11.0', baseline: 'baseline-0.11.0', patches: [oneBoundaryPerTask] },
