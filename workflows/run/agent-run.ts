@@ -134,7 +134,8 @@ function prepareRun(registry: AgentRegistry, rawInput: RunInput, options: RunLoo
     state.onStatusChange = (status) => upsertSearchAttributes([{ key: agentStatusSearchAttribute, value: status }]);
   }
   const { parent } = parsed.data;
-  if (parent) state.onIdleChange = tellParentOfWaits(state, parent, workflowInfo().workflowId);
+  // A fork of a sub-agent run keeps the input's parent, but is no child of it.
+  if (parent && workflowInfo().parent?.workflowId === parent.workflowId) state.onIdleChange = tellParentOfWaits(state, parent, workflowInfo().workflowId);
   const loop = new RunLoop(state, planner, CancellationScope.current(), options);
   registerRunHandlers(loop);
   return loop;

@@ -6,11 +6,12 @@
  * turn. So a delegated approval holds every budget above it, at any depth, and a parent whose
  * child works is still charged. One signal per change of a child's wait, nothing per tick.
  */
-import { CancellationScope, getExternalWorkflowHandle } from '@temporalio/workflow';
+import { CancellationScope, getExternalWorkflowHandle, workflowInfo } from '@temporalio/workflow';
 import { childWaitingSignal } from '../../contracts/definitions';
 import { childWaitingSchema } from '../../contracts/run';
 import { describeIssues } from '../../contracts/json';
 import { childWaitsHoldParents, isPatched } from '../versioning/patches';
+import { childWorkflowId } from '../calls/sub-agent';
 import type { RunState } from './run-state';
 
 /** What decides whether a run waits for people. */
@@ -60,8 +61,10 @@ export class ChildWaits {
 
 /**
  * The signal handler of a parent run: a child that runs for one of its calls says it waits for
- * people, or no longer does. A late report (the call has ended) is dropped; a report that names
- * no child of the run is refused as a `signal_rejected` event.
+ * people, or no longer does. The report may come before the parent has seen the child start (its
+ * first task can wait already), so it is checked against the call in flight and the child id the
+ * call derives. A late report (the call has ended) is dropped; a report that names no child of
+ * the run is refused as a `signal_rejected` event.
  */
 export function acceptChildWaiting(run: RunState, raw: unknown): void {
   run.received.signals += 1;
@@ -72,12 +75,18 @@ export function acceptChildWaiting(run: RunState, raw: unknown): void {
   }
   const { toolCallId, workflowId, waiting } = parsed.data;
   const child = run.children.get(toolCallId);
-  if (child?.workflowId !== workflowId) {
+  const call = run.pending.get(toolCallId);
+  const inFlight = call?.dispatched === true && isAgentTool(run, call.request.name) && (child === undefined || child.status === 'running');
+  const ours = workflowId === childWorkflowId({ epoch: run.log.epoch ?? workflowInfo().runId }, toolCallId);
+  if (!ours || !(inFlight || child)) {
     run.emit({ type: 'signal_rejected', signal: childWaitingSignal.name, reason: `call ${toolCallId} has no sub-agent run ${workflowId}` });
     return;
   }
-  if (child.status !== 'running') return;
-  if (run.childWaits.note(toolCallId, waiting)) run.refreshStatus();
+  if (inFlight && run.childWaits.note(toolCallId, waiting)) run.refreshStatus();
+}
+
+function isAgentTool(run: RunState, name: string): boolean {
+  return run.tools().some((tool) => tool.name === name && tool.subAgent !== undefined);
 }
 
 /**
