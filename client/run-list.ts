@@ -27,6 +27,11 @@ export interface RunListEntry {
    * holds only what the search attributes say (they are never encrypted).
    */
   readonly encrypted?: { readonly keyId: string };
+  /**
+   * How many earlier executions of the run this page of the listing folded into the entry (a run
+   * that was rewound or continued as new has one execution per time); absent when none.
+   */
+  readonly earlierExecutions?: number;
 }
 
 /** One session as the visibility store lists it. */
@@ -129,15 +134,26 @@ function sessionEntry(info: WorkflowExecutionInfo): SessionListEntry {
 
 /**
  * Executions matching a visibility query, page by page until `limit` entries: the page token
- * of the last page read comes back when more may follow.
+ * of the last page read comes back when more may follow. One entry per workflow id, the first
+ * the store lists (open executions come first, then the latest closed): a run that was rewound or
+ * continued as new has an execution for each time, and is one run; `withEarlier` tells the entry
+ * how many it folded. A later page of the same listing does not know what an earlier one showed.
  *
  * @throws AgentClientError `invalid_input` for a page token this listing did not answer.
  */
-async function listPage<T>(agents: AgentClient, query: string, options: ListOptions, toEntry: (info: WorkflowExecutionInfo, encrypted?: RunListEntry['encrypted']) => T): Promise<ListPage<T>> {
+async function listPage<T>(
+  agents: AgentClient,
+  query: string,
+  options: ListOptions,
+  toEntry: (info: WorkflowExecutionInfo, encrypted?: RunListEntry['encrypted']) => T,
+  withEarlier: (entry: T, earlier: number) => T = (entry) => entry,
+): Promise<ListPage<T>> {
   const { client } = agents;
   const entries: T[] = [];
   if (options.pageToken !== undefined && !isPageToken(options.pageToken)) throw new AgentClientError('invalid_input', 'pageToken: not a page token of this listing');
   let token: Uint8Array | undefined = options.pageToken ? Buffer.from(options.pageToken.slice(pageTokenPrefix.length), 'base64url') : undefined;
+  /** The earlier executions folded into each entry, by the entry's workflow id. */
+  const listed = new Map<string, number>();
   while (entries.length < options.limit) {
     const response = await client.workflowService.listWorkflowExecutions({
       namespace: client.options.namespace,
@@ -146,17 +162,21 @@ async function listPage<T>(agents: AgentClient, query: string, options: ListOpti
       ...(token ? { nextPageToken: token } : {}),
     });
     for (const raw of response.executions) {
-      entries.push(await decodedExecution(agents, raw, toEntry));
+      const workflowId = raw.execution?.workflowId ?? '';
+      const earlier = listed.get(workflowId);
+      listed.set(workflowId, earlier === undefined ? 0 : earlier + 1);
+      if (earlier === undefined) entries.push(await decodedExecution(agents, raw, toEntry));
     }
     token = response.nextPageToken && response.nextPageToken.length > 0 ? response.nextPageToken : undefined;
     if (!token) break;
   }
-  return { entries: entries.slice(0, options.limit), ...(token ? { nextPageToken: `${pageTokenPrefix}${Buffer.from(token).toString('base64url')}` } : {}) };
+  const folded = [...listed.values()];
+  return { entries: entries.slice(0, options.limit).map((entry, i) => (folded[i] ? withEarlier(entry, folded[i]) : entry)), ...(token ? { nextPageToken: `${pageTokenPrefix}${Buffer.from(token).toString('base64url')}` } : {}) };
 }
 
 /** Agent runs (newest first), optionally only of one agent and in one status (search attributes). */
 export function listRuns(agents: AgentClient, filter: { readonly agent?: string; readonly status?: RunStatus }, options: ListOptions): Promise<ListPage<RunListEntry>> {
-  return listPage(agents, listQuery(filter), options, runEntry);
+  return listPage(agents, listQuery(filter), options, runEntry, (entry, earlierExecutions) => ({ ...entry, earlierExecutions }));
 }
 
 /** Sessions (newest first), open and closed. */

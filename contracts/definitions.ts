@@ -36,6 +36,11 @@ export const killSignal = defineSignal<[unknown?]>('kill');
 export const earlyToolCallSignal = defineSignal<[unknown]>('earlyToolCall');
 /** `{ maxToolCalls?, maxIterations?, timeBudgetMs?, … }`: change caps while running. */
 export const setBudgetSignal = defineSignal<[unknown]>('setBudget');
+/**
+ * `ChildWaiting` (see childWaitingSchema): sent by a sub-agent run to its parent when it starts or
+ * stops waiting for people, so that the parent does not charge that wait to its time budget.
+ */
+export const childWaitingSignal = defineSignal<[unknown]>('childWaiting');
 
 // Updates: the same operations, validated before they enter history, answering the caller.
 

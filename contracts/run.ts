@@ -177,6 +177,22 @@ export const childRunSchema = builtOnce(() =>
 export type ChildRun = z.infer<ReturnType<typeof childRunSchema>>;
 
 /**
+ * Payload of the `childWaiting` signal a sub-agent run sends its parent when it starts or stops
+ * waiting for people (an approval, an answer, a pause, or a run below it that waits so). The
+ * parent's time budget stands still while every call it has in flight is such a child.
+ */
+export const childWaitingSchema = builtOnce(() =>
+  z.object({
+    /** The parent's call the child answers. */
+    toolCallId: z.string().min(1).max(1_000),
+    /** The child's workflow id: the parent checks it is the run it started for that call. */
+    workflowId: z.string().min(1).max(1_000),
+    waiting: z.boolean(),
+  }),
+);
+export type ChildWaiting = z.infer<ReturnType<typeof childWaitingSchema>>;
+
+/**
  * A model provider or MCP server a run waits for because it is down or rate-limits the run. The
  * run retries without an attempt limit (backing off up to a minute between attempts, or as the
  * provider's Retry-After says) until it answers or the run's time budget is spent.

@@ -8,16 +8,18 @@ export interface RunRow {
 }
 
 /**
- * One row per workflow id: a rewound or continued run is listed by Temporal once per execution,
- * newest first; the list shows the newest and counts the others.
+ * One row per workflow id: a rewound or continued run has an execution per time; the API folds
+ * those of one page into a row (`earlierExecutions`), and rows of several pages fold here. The
+ * list shows the newest and counts the others.
  */
 export function groupByWorkflowId(runs: readonly RunSummary[]): RunRow[] {
   const rows = new Map<string, { run: RunSummary; earlier: number }>();
   for (const run of runs) {
     const row = rows.get(run.workflowId);
-    if (!row) rows.set(run.workflowId, { run, earlier: 0 });
-    else if (run.startTime > row.run.startTime) rows.set(run.workflowId, { run, earlier: row.earlier + 1 });
-    else row.earlier += 1;
+    const earlier = run.earlierExecutions ?? 0;
+    if (!row) rows.set(run.workflowId, { run, earlier });
+    else if (run.startTime > row.run.startTime) rows.set(run.workflowId, { run, earlier: row.earlier + 1 + earlier });
+    else row.earlier += 1 + earlier;
   }
   return [...rows.values()];
 }

@@ -36,6 +36,8 @@ export interface RunSummary {
   readonly waitingForHuman: boolean;
   /** Set when the run's memo is encrypted with a key the server lacks. */
   readonly encrypted?: { readonly keyId: string };
+  /** Earlier executions of the run (rewound or continued as new) the API folded into this row. */
+  readonly earlierExecutions?: number;
   /** With `details=true`: the turn of a running run. */
   readonly turn?: number;
   /** With `details=true`: tool turns completed. */

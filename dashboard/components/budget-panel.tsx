@@ -3,7 +3,7 @@ import { api, runPath } from '../api';
 import type { BudgetChange, CostReport } from '../types';
 import { useAction } from '../use-api';
 import { ErrorBox } from './error-box';
-import { formatDuration } from './json-view';
+import { formatDuration } from '../durations';
 
 /** Budget lines of a cost report and the cap each one is changed with (POST budget). */
 const lines: { key: keyof Omit<CostReport, 'elapsedMs'>; cap: keyof BudgetChange; label: string }[] = [

@@ -54,10 +54,10 @@ export function ApprovalCard({ workflowId, approval, disabled, onDone }: { workf
             <button disabled={busy} onClick={() => decide(() => ({ decision: 'approve', toolCallId: id }))}>
               Approve
             </button>
-            <button class="secondary" onClick={() => setEditing(true)}>
+            <button class="secondary" disabled={disabled} onClick={() => setEditing(true)}>
               Edit
             </button>
-            <input name="reason" placeholder="reason (optional)" value={reason} onInput={(e) => setReason(e.currentTarget.value)} />
+            <input name="reason" placeholder="reason (optional)" disabled={disabled} value={reason} onInput={(e) => setReason(e.currentTarget.value)} />
             <button class="danger" disabled={busy} onClick={() => decide(() => ({ decision: 'reject', toolCallId: id, ...(reason.trim() ? { reason: reason.trim() } : {}) }))}>
               Reject
             </button>
@@ -192,14 +192,14 @@ export function PendingPanel({ pending, canAnswer, onChange, subAgentsBelow = fa
   const below = waiting.length - shown.length;
   return (
     <section class="panel pending" data-testid="pending">
-      <h2>Waiting for you</h2>
+      <h2>{canAnswer ? 'Waiting for you' : 'Waiting for an operator'}</h2>
       {!canAnswer && <p class="hint">Approvals and answers need the operator role.</p>}
       {shown.map((entry) => (
         <TreeEntry key={entry.workflowId} entry={entry} canAnswer={canAnswer} onChange={onChange} testId={entry.path.length > 0 ? 'sub-agent-pending' : 'own-pending'} />
       ))}
       {below > 0 && (
         <p data-testid="sub-agents-waiting">
-          {below === 1 ? '1 sub-agent run waits' : `${below} sub-agent runs wait`} for you: answer {below === 1 ? 'it' : 'them'} in <a href="#sub-agent-runs" onClick={toSubAgentRuns}>
+          {below === 1 ? '1 sub-agent run waits' : `${below} sub-agent runs wait`} for {canAnswer ? 'you: answer' : 'an operator: see'} {below === 1 ? 'it' : 'them'} in <a href="#sub-agent-runs" onClick={toSubAgentRuns}>
             Sub-agent runs
           </a>{' '}
           below.

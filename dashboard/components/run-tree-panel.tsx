@@ -1,7 +1,7 @@
 import { linkTo } from '../router';
 import { countRuns, nestTree, statusInWords, type TreeNode } from '../run-tree';
 import type { RunTreeView } from '../types';
-import { formatDuration } from './json-view';
+import { formatDuration } from '../durations';
 import { pathLabel, TreeEntry, waitsForPerson } from './pending-panel';
 import { StatusBadge } from './status-badge';
 

@@ -1,6 +1,7 @@
 import { markerSeq, type RewindMarker, type Streaming } from '../timeline-state';
 import type { Intervention, RunEvent } from '../types';
-import { counted, formatBytes, formatClock, formatDuration } from './json-view';
+import { counted, formatBytes, formatClock } from './json-view';
+import { formatDuration } from '../durations';
 import { formatMoney } from './budget-panel';
 
 type ToolResult = Extract<RunEvent, { type: 'tool_result' }>;

@@ -29,6 +29,7 @@ export function runSummary(entry: RunListEntry): RunSummary {
     ...(entry.closeTime !== null ? { closeTime: entry.closeTime } : {}),
     waitingForHuman: entry.workflowStatus === 'RUNNING' && entry.status === 'awaiting',
     ...(entry.encrypted ? { encrypted: entry.encrypted } : {}),
+    ...(entry.earlierExecutions ? { earlierExecutions: entry.earlierExecutions } : {}),
   };
 }
 

@@ -40,6 +40,8 @@ export const runSummarySchema = z.object({
   waitingForHuman: z.boolean(),
   /** Set when the run's memo is encrypted with a key this server lacks: listed from its search attributes only. */
   encrypted: z.object({ keyId: z.string() }).optional(),
+  /** Earlier executions of the run (rewound or continued as new) folded into this row by the page; absent when none. */
+  earlierExecutions: z.number().int().positive().optional(),
   /** With `details=true`: the turn of a running run. */
   turn: z.number().int().nonnegative().optional(),
   /** With `details=true`: tool turns completed (running or completed runs). */

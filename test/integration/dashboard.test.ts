@@ -381,7 +381,12 @@ describe('the dashboard in a browser', () => {
       await viewerPage.click('button[type=submit]');
       await expectText(viewerPage.locator('[data-testid=who]'), 'victor · viewer');
       await expectText(viewerPage.locator('[data-testid=pending]'), 'Approvals and answers need the operator role');
+      // A viewer is not the person the run waits for, and has nothing to edit or reject.
+      expect(await viewerPage.locator('[data-testid=pending] h2').textContent()).toBe('Waiting for an operator');
       expect(await viewerPage.locator('[data-testid=pending] button', { hasText: 'Approve' }).isDisabled()).toBe(true);
+      expect(await viewerPage.locator('[data-testid=pending] button', { hasText: 'Edit' }).isDisabled()).toBe(true);
+      expect(await viewerPage.locator('[data-testid=pending] button', { hasText: 'Reject' }).isDisabled()).toBe(true);
+      expect(await viewerPage.locator('[data-testid=pending] input[name=reason]').isDisabled()).toBe(true);
       expect(await viewerPage.locator('[data-testid=controls] button', { hasText: 'Pause' }).isDisabled()).toBe(true);
       expect(await viewerPage.locator('[data-testid=controls] button', { hasText: 'Kill' }).isDisabled()).toBe(true);
     } finally {

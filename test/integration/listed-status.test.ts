@@ -37,4 +37,22 @@ describe('the status a list and a result show', () => {
     expect(result.stderr).toContain('ended terminated, not completed');
     expect((await runAgentctl(suite, ['result', done.workflowId])).code).toBe(0);
   });
+
+  it('a rewound run is listed once, as its latest execution: the replaced one is neither a run of its own nor in its old status', async () => {
+    const { workflowId, runId: replaced } = await suite.agents.start(scriptedInput([callStep({ name: 'transfer', args: { to: 'acme', amount: 500 } }), finalStep('paid')]));
+    await waitFor('the approval', async () => ((await suite.agents.pendingInputs(workflowId)).approvals.length === 1 ? true : undefined));
+    const { runId: latest } = await suite.agents.rewind(workflowId, { toTurn: 0, reason: 'ask again' });
+    expect(latest).not.toBe(replaced);
+    // The new execution waits for the approval again; the replaced one was terminated by the reset
+    // while its AgentStatus still said `awaiting`.
+    const awaiting = await waitFor('the new execution listed as awaiting', async () => {
+      const { entries } = await listRuns(suite.agents, { status: 'awaiting' }, { limit: 1000 });
+      return entries.some((e) => e.runId === latest) ? entries : undefined;
+    });
+    expect(awaiting.filter((e) => e.workflowId === workflowId).map((e) => e.runId)).toEqual([latest]);
+    const all = await listRuns(suite.agents, { agent: 'scripted' }, { limit: 1000 });
+    expect(all.entries.filter((e) => e.workflowId === workflowId).map((e) => [e.runId, e.status, e.earlierExecutions])).toEqual([[latest, 'awaiting', 1]]);
+    await suite.agents.decide(workflowId, { decision: 'approve', toolCallId: 'call_0_0' });
+    expect((await suite.agents.result(workflowId)).status).toBe('completed');
+  });
 });

@@ -60,6 +60,14 @@ describe('a time budget after a rewind or a fork', () => {
     const { events } = await suite.agents.events(workflowId, 0, 1000);
     expect(events.some((e) => e.type === 'finalize_requested')).toBe(false);
     expect(credited(events)).toBe(1);
+    // The outputs of turn 1 were recorded again by the reset, many seconds after the echo ended:
+    // that wait is not the tool's duration either.
+    const durations = events.flatMap((e) => (e.type === 'tool_result' ? [[e.toolCallId, e.durationMs < budgetMs]] : []));
+    expect(durations).toEqual([
+      ['call_0_0', true],
+      ['call_1_0', true],
+      ['call_2_0', true],
+    ]);
   });
 
   it('a fork of a run older than its time budget starts with the time the run had used at the boundary', async () => {

@@ -207,3 +207,96 @@ describe('agents as tools (sub-agent child workflows) on a real dev server', () 
     expect(child.cost.toolCalls.max).toBe(4);
   });
 });
+
+describe('a sub-agent waiting for a person is waiting for its parents too', () => {
+  /** Waits until the tree's only open approval is the one at `path`; returns its run's id. */
+  async function approvalAt(rootId: string, path: string[]): Promise<string> {
+    return waitFor(`the approval at ${path.join('/')}`, async () => {
+      const [first] = await suite.agents.pendingInputsTree(rootId);
+      return first && first.path.join('/') === path.join('/') && first.approvals.length === 1 ? first.workflowId : undefined;
+    });
+  }
+
+  /** Longer than the parents' whole time budget (2 s): waiting for a person does not count. */
+  const pastTheBudget = (): Promise<void> => new Promise((r) => setTimeout(r, 3_000));
+
+  it('a parent whose child waits for an approval longer than the parent\'s time budget goes on once it is given', async () => {
+    const { workflowId } = await suite.agents.start(
+      delegatorRun([delegate('pay', 'pay', childScript({ name: 'transfer', args: { to: 'acme', amount: 500 } })), done], { policy: { timeBudgetMs: 2_000 } }),
+    );
+    const childId = await approvalAt(workflowId, ['pay']);
+    // Only the run started for the call may report its waits; a bad report is refused, not applied.
+    const parent = suite.env.client.workflow.getHandle(workflowId);
+    await parent.signal('childWaiting', { toolCallId: 'pay', workflowId: 'sub-elsewhere/pay', waiting: false });
+    await parent.signal('childWaiting', { toolCallId: 'pay', workflowId: childId, waiting: 'no' });
+    const refused = await waitFor('the refusals', async () => {
+      const events = (await suite.agents.events(workflowId, 0, 1000)).events.filter((e) => e.type === 'signal_rejected');
+      return events.length === 2 ? events.map((e) => (e as { reason: string }).reason) : undefined;
+    });
+    expect(refused).toEqual(['call pay has no sub-agent run sub-elsewhere/pay', expect.stringContaining('waiting')]);
+    await pastTheBudget();
+    expect((await suite.agents.status(childId)).status).toBe('awaiting');
+    await suite.agents.decideInTree(workflowId, ['pay'], { decision: 'approve', toolCallId: 'call_0_0' });
+    const result = await suite.agents.result(workflowId);
+    expect(result).toMatchObject({ status: 'completed', final: { text: 'parent done' } });
+    expect(result.finalizeReason).toBeUndefined();
+    const [call] = result.final?.structured as unknown as { status: string; result: { status: string } }[];
+    expect(call).toMatchObject({ status: 'ok', result: { status: 'completed' } });
+    // The wait is not work: what the parent was charged is less than the time it waited.
+    expect(result.cost.timeMs.used).toBeLessThan(2_000);
+    const replay = await replayHistoryJson(JSON.parse(await suite.agents.exportHistory(workflowId)), await workflowBundleOption());
+    expect(replay).toMatchObject({ ok: true });
+  });
+
+  it('a grandchild\'s approval holds the time budgets of its parent and of the root', async () => {
+    const middleSteps = [delegate('pay', 'pay', childScript({ name: 'transfer', args: { to: 'acme', amount: 600 } })), { type: 'final', text: 'middle done' }] as ScriptStep[];
+    const { workflowId } = await suite.agents.start({
+      agent: 'nested-delegator',
+      messages: [{ role: 'user', content: 'delegate twice' }],
+      plannerOptions: { steps: [{ type: 'tool_calls', calls: [{ id: 'mid', name: 'delegate_to_delegator', args: { task: 'pay through me', steps: middleSteps } as never }] }, done] },
+      policy: { timeBudgetMs: 2_000 },
+    });
+    const grandchildId = await approvalAt(workflowId, ['mid', 'pay']);
+    await pastTheBudget();
+    expect((await suite.agents.status(grandchildId)).status).toBe('awaiting');
+    await suite.agents.decideInTree(workflowId, ['mid', 'pay'], { decision: 'approve', toolCallId: 'call_0_0' });
+    const result = await suite.agents.result(workflowId);
+    expect(result).toMatchObject({ status: 'completed', final: { text: 'parent done' } });
+    expect(result.finalizeReason).toBeUndefined();
+    const middleId = (await suite.agents.tree(workflowId)).children[0]!.workflowId;
+    const middle = await suite.agents.result(middleId);
+    expect(middle).toMatchObject({ status: 'completed', final: { text: 'middle done' } });
+    expect(middle.finalizeReason).toBeUndefined();
+  });
+
+  it('a parent whose child works past the parent\'s time budget is still finalized', async () => {
+    const { workflowId } = await suite.agents.start(
+      delegatorRun([delegate('slow', 'work', childScript({ name: 'sleep', args: { ms: 60_000 } })), done], { policy: { timeBudgetMs: 1_500 } }),
+    );
+    const result = await suite.agents.result(workflowId);
+    expect(result).toMatchObject({ status: 'completed', finalizeReason: 'time_budget' });
+  });
+
+  it('a child waiting for a person does not hold the budget while a call beside it works', async () => {
+    const { workflowId } = await suite.agents.start(
+      delegatorRun(
+        [
+          {
+            type: 'tool_calls',
+            calls: [
+              { id: 'pay', name: 'delegate', args: { task: 'pay', steps: childScript({ name: 'transfer', args: { to: 'acme', amount: 800 } }) } as never },
+              { id: 'work', name: 'sleep', args: { ms: 60_000 } },
+            ],
+          },
+          done,
+        ],
+        { policy: { timeBudgetMs: 1_500 } },
+      ),
+    );
+    const result = await suite.agents.result(workflowId);
+    expect(result).toMatchObject({ status: 'completed', finalizeReason: 'time_budget' });
+    const events = (await suite.agents.events(workflowId, 0, 1000)).events;
+    const results = events.filter((e) => e.type === 'tool_result').map((e) => [e.toolCallId, (e as { status: string }).status]);
+    expect(results).toEqual(expect.arrayContaining([['pay', 'cancelled'], ['work', 'cancelled']]));
+  });
+});

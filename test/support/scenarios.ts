@@ -290,6 +290,22 @@ export const scenarios: readonly Scenario[] = [
       await agents.kill(workflowId, { reason: 'stop the tree' });
     },
   },
+  {
+    // 1.0.0: a sub-agent waits for approval and gets it: it tells its parent when it starts and
+    // stops waiting (childWaiting), and the parent's time budget stands still meanwhile.
+    name: 'sub-agent-approved',
+    input: {
+      agent: 'delegator',
+      messages: [{ role: 'user', content: 'delegate' }],
+      plannerOptions: { steps: [delegateStep('pay', [callStep({ name: 'transfer', args: { to: 'acme', amount: 900 } }), finalStep()]), finalStep()] },
+      policy: { timeBudgetMs: 600_000 },
+    },
+    recordChildren: true,
+    async drive(agents, workflowId) {
+      await waitFor('the child approval', async () => ((await agents.pendingInputsTree(workflowId)).length ? true : undefined));
+      await agents.decideInTree(workflowId, ['pay'], { decision: 'approve', toolCallId: 'call_0_0' });
+    },
+  },
 ];
 
 /**

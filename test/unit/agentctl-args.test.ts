@@ -77,7 +77,8 @@ describe('JSON and schema validation', () => {
 
 describe('list query', () => {
   it('filters agent runs by agent and status', () => {
-    expect(listQuery({ agent: 'scripted', status: 'paused' })).toBe("WorkflowType = 'agentRun' AND AgentName = 'scripted' AND AgentStatus = 'paused'");
+    expect(listQuery({ agent: 'scripted', status: 'paused' })).toBe("WorkflowType = 'agentRun' AND AgentName = 'scripted' AND AgentStatus = 'paused' AND ExecutionStatus = 'Running'");
+    expect(listQuery({ status: 'completed' })).toBe("WorkflowType = 'agentRun' AND AgentStatus = 'completed'");
     expect(listQuery({})).toBe("WorkflowType = 'agentRun'");
   });
 

@@ -577,6 +577,7 @@ export class CallRunner {
       },
       ended: (child, usage) => {
         state.children.set(child.toolCallId, child);
+        if (state.childWaits.ended(child.toolCallId)) state.refreshStatus();
         state.usage = withChildUsage(state.usage, usage);
         state.emit({ type: 'child_ended', toolCallId: child.toolCallId, workflowId: child.workflowId, status: child.status === 'completed' || child.status === 'terminated' ? child.status : 'failed' });
       },

@@ -25,6 +25,8 @@ import type { ToolDefinition } from '../../contracts/tool-definition';
 import { parseToolActivityResult } from '../../contracts/fast-schemas';
 import { workflowNowMs } from '../kernel/clock';
 import { errorOutput, okOutput } from '../kernel/outputs';
+import { callDuration } from './call-duration';
+import { callDurationsCountWork, isPatched } from '../versioning/patches';
 import { toolActivityType } from '../../contracts/tool-activity-type';
 import { mcpCallToolActivityName } from '../../contracts/mcp';
 import type { CallReport } from './tool-turn';
@@ -265,7 +267,7 @@ export function executeCall(
   return scheduled.then((raw) => {
     let output: ToolOutput;
     try {
-      output = completedOutput(ctx, request, raw, workflowNowMs() - started);
+      output = completedOutput(ctx, request, raw, started);
     } catch (err) {
       return failed(err);
     }
@@ -317,19 +319,23 @@ function callSummary(request: ToolRequest, tool: ToolDefinition): string {
 }
 
 /** The output of a call whose activity returned: its envelope checked, or `invalid_result`. */
-function completedOutput(ctx: DispatchContext, request: ToolRequest, raw: unknown, durationMs: number): ToolOutput {
+function completedOutput(ctx: DispatchContext, request: ToolRequest, raw: unknown, dispatchedMs: number): ToolOutput {
   const parsed = parseToolActivityResult(raw);
+  const recordedMs = workflowNowMs();
   if (!parsed.success) {
     return errorOutput(
       request,
       { type: 'invalid_result', message: `tool activity returned an invalid envelope: ${describeIssues(parsed.error)}` },
       { reason: 'malformed_response', tool: request.name },
-      durationMs,
+      recordedMs - dispatchedMs,
     );
   }
   const r = parsed.data;
   if (r.listVersion !== undefined) ctx.onListVersion?.(r.listVersion);
   if (r.endedAtMs !== undefined) ctx.onCallEnded?.(r.endedAtMs);
+  // A wait after the tool's end (a rewind, no workflow worker) is not its time (since call-durations-count-work).
+  const { measuredMs, workMs } = callDuration({ dispatchedMs, recordedMs, endedAtMs: r.endedAtMs });
+  const durationMs = workMs !== measuredMs && isPatched(callDurationsCountWork) ? workMs : measuredMs;
   return okOutput(request, {
     ...(r.result !== undefined ? { result: r.result } : {}),
     resultBytes: r.resultBytes ?? jsonByteLength(r.result ?? null),

@@ -17,6 +17,7 @@ import { restoreCarriedWaits } from '../human/carried-waits';
 import { registerRunHandlers } from './run-handlers';
 import { RunLoop, type RunLoopOptions } from './run-loop';
 import { logEpoch, RunState } from '../state/run-state';
+import { tellParentOfWaits } from './people-waits';
 import { rejection } from '../kernel/failures';
 import { quoted } from '../../contracts/safe-text';
 import { countRun } from './run-metrics';
@@ -123,6 +124,9 @@ function prepareRun(registry: AgentRegistry, rawInput: RunInput, options: RunLoo
   }
   // Before the handlers: a human input delivered as its handler is set finds what it is for.
   restoreCarriedWaits(state, carried?.openTurn);
+  const { parent } = parsed.data;
+  // A fork of a sub-agent run keeps the input's parent, but is no child of it.
+  if (parent && workflowInfo().parent?.workflowId === parent.workflowId) state.onIdleChange = tellParentOfWaits(state, parent, workflowInfo().workflowId);
   const loop = new RunLoop(state, planner, CancellationScope.current(), options);
   registerRunHandlers(loop);
   return loop;

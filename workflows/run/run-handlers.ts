@@ -1,5 +1,5 @@
 import { condition, currentUpdateInfo, setHandler } from '@temporalio/workflow';
-import { pendingInputsQuery, eventsQuery, earlyToolCallSignal, statusQuery, transcriptQuery, waitForEventsUpdate } from '../../contracts/definitions';
+import { pendingInputsQuery, eventsQuery, childWaitingSignal, earlyToolCallSignal, statusQuery, transcriptQuery, waitForEventsUpdate } from '../../contracts/definitions';
 import { runOperationMessages, type RunOperationName } from '../../contracts/operations';
 import { waitForEventsRequestSchema } from '../../contracts/control';
 import { describeIssues, fieldNestedTooDeep } from '../../contracts/json';
@@ -11,6 +11,7 @@ import { withinBytes } from '../state/event-log';
 import type { RunLoop } from './run-loop';
 import type { RunState } from '../state/run-state';
 import { rejection } from '../kernel/failures';
+import { acceptChildWaiting } from './people-waits';
 import { runOperationHandlers, type OperationPayload, type RunOperationHandlers } from './run-operations';
 
 const transcriptArgsSchema = builtOnce(() => z.object({ from: z.number().int().nonnegative().default(0), to: z.number().int().nonnegative().optional() }));
@@ -147,4 +148,6 @@ export function registerRunHandlers(loop: RunLoop): void {
     },
     { validator: (payload) => void parse('waitForEvents', waitForEventsRequestSchema(), payload) },
   );
+  // Reports of the run's sub-agent runs: they wait for people, or no longer do (people-waits.ts).
+  setHandler(childWaitingSignal, (payload) => acceptChildWaiting(run, payload));
 }

@@ -4,6 +4,13 @@ import type { ToolOutput } from '../../contracts/tools';
 import type { ModelUsageReport } from '../agents/planner';
 import type { RunEventDraft } from '../../contracts/events';
 
+/**
+ * The shortest wait between a tool's end and the task that records it which is not the tool's
+ * work: neither charged to the time budget (RunState.creditWaitAfterToolTurn) nor counted in the
+ * call's duration (call-duration.ts).
+ */
+export const minUnchargedWaitMs = 1_000;
+
 /** What a run has consumed so far. Plain JSON so it can be carried across continue-as-new. */
 export interface Usage {
   iterations: number;

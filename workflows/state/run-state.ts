@@ -23,7 +23,7 @@ import type { RunEventDraft } from '../../contracts/events';
 import type { ToolCall, ToolOutput, ToolRequest, WrittenOutput } from '../../contracts/tools';
 import type { ToolDefinition } from '../../contracts/tool-definition';
 import type { AgentDefinition } from '../agents/agent-registry';
-import { costReport, describeCap, emptyUsage, reachedCap, type Usage } from './budget';
+import { costReport, describeCap, emptyUsage, minUnchargedWaitMs, reachedCap, type Usage } from './budget';
 import { workflowNowMs } from '../kernel/clock';
 import { budgetCountsWork, continueWhileWaiting, isPatched } from '../versioning/patches';
 import { carriedOutputs, withCallGraph } from './call-graph';
@@ -32,10 +32,8 @@ import { EventLog } from './event-log';
 import { HumanInputs } from './human-inputs';
 import { RunControl } from './run-control';
 import { RunToolsets } from '../agents/toolsets';
+import { ChildWaits } from './child-waits';
 import { parseRunPolicy } from '../../contracts/fast-schemas';
-
-/** The shortest wait after a tool turn that is not charged to the time budget (see RunState.creditWaitAfterToolTurn). */
-export const minUnchargedWaitMs = 1_000;
 
 const terminal: readonly RunStatus[] = ['completed', 'failed', 'terminated'];
 
@@ -100,6 +98,10 @@ export class RunState {
    * change (set by the watch).
    */
   onClockChange: (() => void) | undefined;
+  /** Called when the run starts or stops waiting for people (a sub-agent run tells its parent, see run/people-waits.ts). */
+  onIdleChange: ((idle: boolean) => void) | undefined;
+  /** Sub-agent runs of this run that wait for people: while all its calls in flight do, the run waits too. */
+  readonly childWaits = new ChildWaits();
   private readonly usedCallIds = new Set<string>();
   /** Sub-agent runs started by agent tools, by call id. */
   readonly children = new Map<string, ChildRun>();
@@ -186,7 +188,7 @@ export class RunState {
           : this.human.isWaiting
             ? 'awaiting'
             : this.baseStatus;
-    this.trackIdle(!this.isTerminal && (to === 'paused' || to === 'awaiting' || this.control.isPaused));
+    this.trackIdle(!this.isTerminal && (to === 'paused' || to === 'awaiting' || this.control.isPaused || this.childWaits.holdRun(this.pending)));
     if (to !== this.reportedStatus) {
       const from = this.reportedStatus;
       this.reportedStatus = to;
@@ -203,15 +205,17 @@ export class RunState {
   // ---- time --------------------------------------------------------------------------
 
   private trackIdle(idle: boolean): void {
+    if (idle === this.isIdle) return;
     const now = workflowNowMs();
-    if (idle && this.idleSinceMs === undefined) this.idleSinceMs = now;
-    if (!idle && this.idleSinceMs !== undefined) {
-      this.idleMs += now - this.idleSinceMs;
+    if (idle) this.idleSinceMs = now;
+    else {
+      this.idleMs += now - (this.idleSinceMs ?? now);
       this.idleSinceMs = undefined;
     }
+    this.onIdleChange?.(idle);
   }
 
-  /** Paused, or waiting for a human: the time budget stands still. */
+  /** Paused, or waiting for people (itself, or through the sub-agent runs of all its calls in flight): the time budget stands still. */
   get isIdle(): boolean {
     return this.idleSinceMs !== undefined;
   }

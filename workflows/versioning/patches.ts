@@ -83,6 +83,24 @@ export const continueWhileWaiting = 'continue-while-waiting';
  */
 export const modelUsageEvents = 'model-usage-events';
 
+/**
+ * 1.0.0: a sub-agent run tells its parent (signal `childWaiting`) when it starts or stops waiting
+ * for people (an approval, an answer, a pause, or a run below it that waits so), and the parent
+ * does not charge to its time budget the time in which every call it has in flight is such a
+ * child: a delegated approval no longer dies with its parent's budget. Asked only by a sub-agent
+ * run at such a change, so other runs record no marker. Runs recorded before never signalled, and
+ * their parents charged the wait (and cancelled the child once the budget was spent).
+ */
+export const childWaitsHoldParents = 'child-waits-hold-parents';
+
+/**
+ * 1.0.0: a call whose tool reported its end a second or more before the task that records it (a
+ * rewind's reset records it again, minutes or days later; a workflow worker outage delays it)
+ * reports its duration up to that end, not up to the recording. Asked only for such a call, so
+ * runs without one record no marker. Runs recorded before reported the wait as the tool's time.
+ */
+export const callDurationsCountWork = 'call-durations-count-work';
+
 // ---- the releases -------------------------------------------------------------------------
 
 /** A release whose runs this code replays, and what its baseline marker stands for. */
@@ -102,7 +120,7 @@ export interface Release {
  */
 export const releases: readonly Release[] = [
   // sessions-follow-new-versions came in 0.5.0; sessions record a baseline from 1.0.0 on, so it is first in this one.
-  { release: '1.0.0', baseline: 'baseline-1.0.0', patches: [childRunsListed, budgetCountsWork, waitOutProviderOutages, boundedInputDepth, sessionsFollowNewVersions, firstTaskBeginsRun, continueWhileWaiting, modelUsageEvents] },
+  { release: '1.0.0', baseline: 'baseline-1.0.0', patches: [childRunsListed, budgetCountsWork, waitOutProviderOutages, boundedInputDepth, sessionsFollowNewVersions, firstTaskBeginsRun, continueWhileWaiting, modelUsageEvents, childWaitsHoldParents, callDurationsCountWork] },
   { release: supportWindow.oldest, baseline: 'baseline-0.13.0', patches: [] },
 ];
 
