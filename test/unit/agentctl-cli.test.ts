@@ -187,7 +187,7 @@ describe('commands call the client with validated requests', () => {
     });
     const r = await cli(['list', '--agent', "o'brien", '--status', 'paused', '--limit', '3', '--json'], { agents });
     expect(r.code).toBe(0);
-    expect(seen).toEqual([{ namespace: 'default', query: "WorkflowType = 'agentRun' AND AgentName = 'o\\'brien' AND AgentStatus = 'paused'", pageSize: 3 }]);
+    expect(seen).toEqual([{ namespace: 'default', query: "WorkflowType = 'agentRun' AND AgentName = 'o\\'brien' AND AgentStatus = 'paused' AND ExecutionStatus = 'Running'", pageSize: 3 }]);
     expect(JSON.parse(r.stdout[0] ?? '')).toEqual([]);
   });
 });
