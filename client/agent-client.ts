@@ -302,6 +302,7 @@ export class AgentClient {
           .describe()
           .then((d) => d.status.name)
           .catch(() => undefined);
+        if (closed && err.runId) throw new AgentClientError('run_not_found', `run ${workflowId} has no execution with run id ${err.runId}`);
         // A running run the server briefly could not route a request to (seen for updates under
         // load, as a run moved between worker versions): the request was not applied, so try again.
         if (closed === 'RUNNING' && attempt < 3) {
