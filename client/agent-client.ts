@@ -342,13 +342,17 @@ export class AgentClient {
     }
   }
 
-  /** Waits for the run's result. Throws the workflow failure when the run failed. */
-  async result(workflowId: string): Promise<RunResult> {
+  /**
+   * Waits for the run's result: of its latest execution, or of the execution `runId` (and those it
+   * continued as new into), e.g. a closed run whose id a later start reused. Throws the workflow
+   * failure when the run failed.
+   */
+  async result(workflowId: string, runId?: string): Promise<RunResult> {
     // A session answers a message with its run's id before the run starts (queued, or a moment
     // before its child workflow exists): wait for that run to begin.
     await untilSessionRunStarts(this.client, workflowId);
     return this.guard(workflowId, async () => {
-      const raw: unknown = await this.handle(workflowId).result();
+      const raw: unknown = await this.handle(workflowId, runId).result();
       // The schemas recurse: a value thousands of levels deep would overflow the stack.
       if (jsonDepthExceeds(raw, maxReadableResultDepth)) {
         throw new AgentClientError('unreadable', `run ${workflowId}'s result nests deeper than ${maxReadableResultDepth} levels; read its history instead (agentctl history export)`);

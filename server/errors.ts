@@ -15,6 +15,8 @@ export const apiErrorStatus = {
   run_not_found: 404,
   not_found: 404,
   run_ended: 409,
+  /** The run ended without a result (failed, terminated by Temporal, timed out); the message says how and why. */
+  run_failed: 409,
   already_started: 409,
   /** The request body is larger than the server takes. */
   too_large: 413,
@@ -77,7 +79,7 @@ export function toApiError(err: unknown): ApiError {
   if (err instanceof CheckpointError) return new ApiError(err.type === 'invalid_input' ? 'invalid_input' : 'rejected', err.message);
   if (err instanceof WorkflowNotFoundError) return new ApiError('run_not_found', `run ${err.workflowId} not found`);
   if (err instanceof WorkflowExecutionAlreadyStartedError) return new ApiError('already_started', `a run with id ${err.workflowId} is already running`);
-  if (err instanceof WorkflowFailedError) return new ApiError('failure', `run failed: ${err.cause?.message ?? err.message}`);
+  if (err instanceof WorkflowFailedError) return new ApiError('run_failed', `run failed: ${err.cause?.message ?? err.message}`);
   if (isServerUnavailable(err)) return new ApiError('unavailable', `the Temporal server is unavailable: ${(err as Error).message}`);
   return new ApiError('failure', err instanceof Error ? err.message : String(err));
 }

@@ -7,6 +7,7 @@ import { ApiError } from '../errors';
 import { route, type AnyRoute } from '../routes';
 import { runCheckpointRoutes } from './run-checkpoints';
 import { RunDetails } from './run-details';
+import { runResultOrWhyNot } from './run-result';
 import { runOperationRoutes } from './run-operations';
 import { runInputRoutes } from './run-inputs';
 import { historyJsonSchema, listRunsQuerySchema, runIdQuerySchema, runListSchema, runStatusResponseSchema, startRunBodySchema, startedRunSchema, type RunSummary } from './schemas';
@@ -102,9 +103,11 @@ export function runRoutes(ctx: ServerContext): AnyRoute[] {
       path: '/api/runs/:id/result',
       access: 'viewer',
       summary: 'Wait for a run to end; its result',
+      description: '`runId`: of that execution (e.g. a closed run whose workflow id a later start reused). A run that ended without a result (failed, terminated by Temporal) is 409 `run_failed` naming how and why.',
       tags,
+      query: runIdQuerySchema,
       response: runResultSchema,
-      handle: ({ params }) => agents.result(params.id ?? ''),
+      handle: ({ params, query }) => runResultOrWhyNot(agents, params.id ?? '', query.runId),
     }),
     route({
       method: 'get',

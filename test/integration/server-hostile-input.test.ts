@@ -200,3 +200,12 @@ describe('run ids and workflow ids are checked where they enter', () => {
     expectShortError(await call('POST', '/api/chat', { as: 'operator', body: { id, messages: [{ id: 'm', role: 'user', parts: [{ type: 'text', text: 'hi' }] }] } }), 400, 'invalid_input', /^body\.id: /);
   });
 });
+
+describe('the result of a run that has no result', () => {
+  it('a failed run answers 409 run_failed with its failure, not 500', async () => {
+    const { workflowId } = await suite.agents.start({ agent: 'no-such-agent', messages: [{ role: 'user', content: 'hi' }] });
+    const reply = await call('GET', runPath(workflowId, '/result'), { as: 'viewer' });
+    expect({ status: reply.status, type: reply.body?.error?.type }).toEqual({ status: 409, type: 'run_failed' });
+    expect(reply.body.error.message).toMatch(new RegExp(`^run "${workflowId}" failed: agent "no-such-agent" is not in this bundle; .* \\(its history: GET /api/runs/${workflowId}/history\\)$`));
+  });
+});

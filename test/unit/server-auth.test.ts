@@ -1,6 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Client, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
+import { Client, WorkflowExecutionAlreadyStartedError, WorkflowFailedError, WorkflowNotFoundError } from '@temporalio/client';
 import { AgentClient, AgentClientError } from '../../client/agent-client';
 import { CheckpointError } from '../../history/checkpoints';
 import { apiVersion, createAgentApp } from '../../server/app';
@@ -118,6 +118,7 @@ describe('error mapping', () => {
       [new CheckpointError('invalid_input', 'x'), 'invalid_input'],
       [new WorkflowNotFoundError('gone', 'run-1', undefined), 'run_not_found'],
       [new WorkflowExecutionAlreadyStartedError('taken', 'run-1', 'agentRun'), 'already_started'],
+      [new WorkflowFailedError('Workflow execution failed', new Error('bug in agent code'), 0), 'run_failed'],
       [new ApiError('not_configured', 'x'), 'not_configured'],
       [new Error('boom'), 'failure'],
       ['a string', 'failure'],
@@ -132,6 +133,7 @@ describe('error mapping', () => {
       ['run_not_found', 404],
       ['not_found', 404],
       ['run_ended', 409],
+      ['run_failed', 409],
       ['already_started', 409],
       ['too_large', 413],
       ['unsupported_media_type', 415],
