@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client, WorkflowExecutionAlreadyStartedError, WorkflowFailedError, WorkflowNotFoundError } from '@temporalio/client';
+import { RetryState } from '@temporalio/common';
 import { AgentClient, AgentClientError } from '../../client/agent-client';
 import { CheckpointError } from '../../history/checkpoints';
 import { apiVersion, createAgentApp } from '../../server/app';
@@ -118,7 +119,7 @@ describe('error mapping', () => {
       [new CheckpointError('invalid_input', 'x'), 'invalid_input'],
       [new WorkflowNotFoundError('gone', 'run-1', undefined), 'run_not_found'],
       [new WorkflowExecutionAlreadyStartedError('taken', 'run-1', 'agentRun'), 'already_started'],
-      [new WorkflowFailedError('Workflow execution failed', new Error('bug in agent code'), 0), 'run_failed'],
+      [new WorkflowFailedError('Workflow execution failed', new Error('bug in agent code'), RetryState.NON_RETRYABLE_FAILURE), 'run_failed'],
       [new ApiError('not_configured', 'x'), 'not_configured'],
       [new Error('boom'), 'failure'],
       ['a string', 'failure'],
