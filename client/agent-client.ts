@@ -82,8 +82,10 @@ import { runWorkerVersion, type RunWorkerVersion } from './worker-version';
 import { noWorkerPolls, workerPresence, type WorkerPresence } from './worker-presence';
 import { AgentClientError, NoWorkerError, RunNotStartedError } from './errors';
 import { fits, refuseNestedTooDeep } from './input-checks';
+import { idReusePolicy, startRefusal } from './start-id-reuse';
 
 export { AgentClientError, NoWorkerError, RunNotStartedError, type AgentClientErrorType } from './errors';
+export { RunIdTakenError } from './start-id-reuse';
 
 /**
  * Error type strings of the client; match on `type`. `rejected`: the run refused the
@@ -172,8 +174,13 @@ const terminalStatuses = new Set(['completed', 'failed', 'terminated']);
 
 /** Options of {@link AgentClient.start}. */
 export interface StartOptions {
-  /** Workflow id; defaults to `run-<agent>-<random>`. Starting an id that is running fails. */
+  /** Workflow id; defaults to `run-<agent>-<random>`. Starting an id that is running fails; one a closed run holds, see `reuseClosedId`. */
   readonly workflowId?: string;
+  /**
+   * `true`: start even when a closed run holds `workflowId`; the new run then answers for the id
+   * (the closed one stays readable by its run id). Default: refused with {@link RunIdTakenError}.
+   */
+  readonly reuseClosedId?: boolean;
 }
 
 /**
@@ -241,7 +248,9 @@ export class AgentClient {
   /**
    * Starts a run after validating its input.
    *
-   * @throws AgentClientError `invalid_input` naming the bad field.
+   * @throws AgentClientError `invalid_input` naming the bad field; RunIdTakenError (`already_exists`)
+   *   when a closed run holds `options.workflowId` (unless `reuseClosedId`);
+   *   WorkflowExecutionAlreadyStartedError when a running one does.
    */
   async start(input: RunInput, options: StartOptions = {}): Promise<{ workflowId: string; runId: string }> {
     refuseNestedTooDeep('run input', input);
@@ -249,12 +258,15 @@ export class AgentClient {
     if (!parsed.success) throw new AgentClientError('invalid_input', `invalid run input: ${describeIssues(parsed.error)}`);
     fits('the run input', input);
     const workflowId = options.workflowId ?? `run-${parsed.data.agent}-${Math.random().toString(36).slice(2, 10)}`;
-    const handle = await this.client.workflow.start(agentRunWorkflowType, {
-      taskQueue: this.taskQueue,
-      workflowId,
-      args: [input],
-      ...agentRunStartAttributes(parsed.data, this.searchAttributes),
-    });
+    const handle = await this.client.workflow
+      .start(agentRunWorkflowType, {
+        taskQueue: this.taskQueue,
+        workflowId,
+        args: [input],
+        ...agentRunStartAttributes(parsed.data, this.searchAttributes),
+        ...idReusePolicy(options.reuseClosedId),
+      })
+      .catch((err: unknown) => startRefusal(this.client, workflowId, err));
     return { workflowId, runId: handle.firstExecutionRunId };
   }
 

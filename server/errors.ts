@@ -18,6 +18,8 @@ export const apiErrorStatus = {
   /** The run ended without a result (failed, terminated by Temporal, timed out); the message says how and why. */
   run_failed: 409,
   already_started: 409,
+  /** A start under the workflow id of a closed run; the message names it and how to read it. */
+  already_exists: 409,
   /** The request body is larger than the server takes. */
   too_large: 413,
   /** A write whose body is not declared as JSON (`Content-Type: application/json`). */
@@ -69,6 +71,7 @@ export function toApiError(err: unknown): ApiError {
       case 'run_not_found':
       case 'run_ended':
       case 'rejected':
+      case 'already_exists':
         return new ApiError(err.type, err.message);
       case 'unanswered':
         return new ApiError('unavailable', err.message);

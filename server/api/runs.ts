@@ -44,15 +44,17 @@ export function runRoutes(ctx: ServerContext): AnyRoute[] {
       path: '/api/runs',
       access: 'operator',
       summary: 'Start a run',
-      description: 'The body is the run input (agent, messages, sessionState, policy, …) and optionally its workflowId. A server given its agents (`agentNames`) refuses others with 400.',
+      description:
+        'The body is the run input (agent, messages, sessionState, policy, …) and optionally its workflowId. A server given its agents (`agentNames`) refuses others with 400. ' +
+        'The workflowId of a running run is 409 `already_started`; of a closed run, 409 `already_exists` naming it, unless `reuseClosedId: true` (the new run then answers for the id).',
       tags,
       body: startRunBodySchema,
       response: startedRunSchema,
       status: 201,
       handle: ({ body }) => {
-        const { workflowId, ...input } = body;
+        const { workflowId, reuseClosedId, ...input } = body;
         checkAgentName(ctx, input.agent);
-        return agents.start(input, workflowId !== undefined ? { workflowId } : {});
+        return agents.start(input, { ...(workflowId !== undefined ? { workflowId } : {}), ...(reuseClosedId ? { reuseClosedId } : {}) });
       },
     }),
     route({

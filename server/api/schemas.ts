@@ -3,8 +3,14 @@ import { isPageToken } from '../../client/run-list';
 import { runIdSchema, sessionIdSchema, workflowIdSchema } from './ids';
 import { costReportSchema, interventionSchema, runInputSchema, runResultSchema, runStatusReportSchema, runStatusSchema, sessionInputSchema, sessionReportSchema } from '../../contracts';
 
-/** Body of POST /api/runs: a run input and, optionally, the run's workflow id. */
-export const startRunBodySchema = runInputSchema.unwrap().omit({ continued: true }).extend({ workflowId: workflowIdSchema.optional() });
+/**
+ * Body of POST /api/runs: a run input and, optionally, the run's workflow id and whether it may be
+ * the id of a closed run (`reuseClosedId`; refused with 409 `already_exists` otherwise).
+ */
+export const startRunBodySchema = runInputSchema
+  .unwrap()
+  .omit({ continued: true })
+  .extend({ workflowId: workflowIdSchema.optional(), reuseClosedId: z.boolean().optional() });
 
 /** The ids of a run just started. */
 export const startedRunSchema = z.object({ workflowId: z.string(), runId: z.string() });

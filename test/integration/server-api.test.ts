@@ -130,6 +130,23 @@ describe('runs', () => {
     expect(done).toMatchObject({ status: 'completed', iterations: 1, cost: { toolCalls: { used: 1 } } });
   });
 
+  it('a start under the id of a closed run is 409 already_exists naming it; reuseClosedId starts a new run, and the old result stays readable by its run id', async () => {
+    const id = uid('api-reuse');
+    const first = await post('/api/runs', { ...scriptedInput([finalStep('first')]), workflowId: id });
+    expect((await get(runPath(id, '/result'))).body).toMatchObject({ final: { text: 'first' } });
+    const refused = await post('/api/runs', { ...scriptedInput([finalStep('second')]), workflowId: id });
+    expectError(refused, 409, 'already_exists', new RegExp(`^a closed run has id ${id} \\(run id ${first.body.runId}, completed\\)`));
+    expect(refused.body.error.message).toContain(`agentctl result ${id} --run-id ${first.body.runId}`);
+    expect((await get(runPath(id, '/result'))).body).toMatchObject({ final: { text: 'first' } });
+
+    const second = await post('/api/runs', { ...scriptedInput([finalStep('second')]), workflowId: id, reuseClosedId: true });
+    expect(second).toMatchObject({ status: 201, body: { workflowId: id, runId: expect.any(String) } });
+    expect(second.body.runId).not.toBe(first.body.runId);
+    expect((await get(runPath(id, '/result'))).body).toMatchObject({ final: { text: 'second' } });
+    expect((await get(`${runPath(id, '/result')}?runId=${first.body.runId}`)).body).toMatchObject({ final: { text: 'first' } });
+    expectError(await post('/api/runs', { ...scriptedInput([finalStep()]), workflowId: id, reuseClosedId: 'yes' }), 400, 'invalid_input', /^body\.reuseClosedId: /);
+  });
+
   it("a run that failed before it could answer queries: its status comes from history", async () => {
     const { body } = await post('/api/runs', { agent: 'no-such-agent', messages: [{ role: 'user', content: 'hi' }] });
     const status = await waitFor('the status from history', async () => {

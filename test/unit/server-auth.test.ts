@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client, WorkflowExecutionAlreadyStartedError, WorkflowFailedError, WorkflowNotFoundError } from '@temporalio/client';
 import { RetryState } from '@temporalio/common';
-import { AgentClient, AgentClientError } from '../../client/agent-client';
+import { AgentClient, AgentClientError, RunIdTakenError } from '../../client/agent-client';
 import { CheckpointError } from '../../history/checkpoints';
 import { apiVersion, createAgentApp } from '../../server/app';
 import { authenticate, authFromEnv, authorize, isAllowed, requestToken, type AuthConfig, type Principal } from '../../server/auth';
@@ -115,6 +115,7 @@ describe('error mapping', () => {
       [new AgentClientError('rejected', 'x'), 'rejected'],
       [new AgentClientError('unanswered', 'x'), 'unavailable'],
       [new AgentClientError('start_failed', 'x'), 'failure'],
+      [new RunIdTakenError('run-1', '0192e6c4-3f1a-7b2c-9d4e-5f6a7b8c9d0e', 'completed'), 'already_exists'],
       [new CheckpointError('no_such_turn', 'x'), 'rejected'],
       [new CheckpointError('invalid_input', 'x'), 'invalid_input'],
       [new WorkflowNotFoundError('gone', 'run-1', undefined), 'run_not_found'],
@@ -136,6 +137,7 @@ describe('error mapping', () => {
       ['run_ended', 409],
       ['run_failed', 409],
       ['already_started', 409],
+      ['already_exists', 409],
       ['too_large', 413],
       ['unsupported_media_type', 415],
       ['rejected', 422],
