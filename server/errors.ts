@@ -2,7 +2,7 @@ import { WorkflowExecutionAlreadyStartedError, WorkflowFailedError, WorkflowNotF
 import { AgentClientError } from '../client/agent-client';
 import { CheckpointError } from '../history/checkpoints';
 import { isServerUnavailable } from '../client/unavailable';
-import { quoted, wellFormed } from '../contracts/safe-text';
+import { maxEchoChars, quoted, wellFormed } from '../contracts/safe-text';
 
 /**
  * Error types of the HTTP API: a closed set, the same as agentctl's exit codes plus the HTTP
@@ -40,8 +40,6 @@ export interface ApiErrorBody {
 
 /** Longest error message the API answers; longer ones are cut with a note. */
 const maxMessageChars = 1000;
-/** Longest echo of a request's path parameter in an error message. */
-const maxEchoChars = 100;
 
 /** An error the API answers with its status and a message naming what was wrong (well-formed, bounded). */
 export class ApiError extends Error {
