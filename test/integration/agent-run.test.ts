@@ -362,6 +362,13 @@ describe('agentRun on a real dev server', () => {
     expect((await suite.agents.result(workflowId, first.runId)).final?.text).toBe('first');
   });
 
+  it('refuses a workflow id with a lone surrogate as invalid input, naming it', async () => {
+    await expect(suite.agents.start(scriptedInput([finalStep()]), { workflowId: 'lone-\ud800' })).rejects.toMatchObject({
+      type: 'invalid_input',
+      message: 'invalid workflowId "lone-\ufffd": it must be well-formed Unicode text (it has a lone surrogate)',
+    });
+  });
+
   it('reports run_not_found for an unknown run id', async () => {
     await expect(suite.agents.status('no-such-run')).rejects.toMatchObject({ type: 'run_not_found' });
   });

@@ -1,5 +1,6 @@
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import { WorkflowIdReusePolicy } from '@temporalio/common';
+import { isWellFormedText, quoted } from '../contracts/safe-text';
 import { AgentClientError } from './errors';
 
 /**
@@ -37,10 +38,14 @@ export function idReusePolicy(reuseClosedId: boolean | undefined): { workflowIdR
 
 /**
  * What a start that failed with `err` throws: {@link RunIdTakenError} naming the closed run when a
- * closed run holds the id; anything else, a running run's id included
- * (`WorkflowExecutionAlreadyStartedError`), as it came.
+ * closed run holds the id; `invalid_input` naming an id Temporal could not take because it is not
+ * well-formed text (the SDK says only "Failed to start Workflow"); anything else, a running run's
+ * id included (`WorkflowExecutionAlreadyStartedError`), as it came.
  */
 export async function startRefusal(client: Client, workflowId: string, err: unknown): Promise<never> {
+  if (!isWellFormedText(workflowId)) {
+    throw new AgentClientError('invalid_input', `invalid workflowId ${quoted(workflowId)}: it must be well-formed Unicode text (it has a lone surrogate)`);
+  }
   if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
   const latest = await client.workflow
     .getHandle(workflowId)
