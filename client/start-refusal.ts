@@ -13,17 +13,15 @@ export class RunIdTakenError extends AgentClientError {
    * @param workflowId the id asked for.
    * @param runId the closed run's run id (its latest execution).
    * @param status how it ended, Temporal's status in lower case (`completed`, `failed`, `terminated`, …).
+   * @param instead what the caller can do instead (default: how to start under the id anyway).
    */
   constructor(
     readonly workflowId: string,
     readonly runId: string,
     readonly status: string,
+    instead = 'to start a new run under this id anyway, which then answers for the id, say so (reuseClosedId, agentctl start --reuse-closed-id)',
   ) {
-    super(
-      'already_exists',
-      `a closed run has id ${workflowId} (run id ${runId}, ${status}); read it with agentctl result ${workflowId} --run-id ${runId}; ` +
-        'to start a new run under this id anyway, which then answers for the id, say so (reuseClosedId, agentctl start --reuse-closed-id)',
-    );
+    super('already_exists', `a closed run has id ${workflowId} (run id ${runId}, ${status}); read it with agentctl result ${workflowId} --run-id ${runId}; ${instead}`);
     this.name = 'RunIdTakenError';
   }
 }
@@ -38,11 +36,11 @@ export function idReusePolicy(reuseClosedId: boolean | undefined): { workflowIdR
 
 /**
  * What a start that failed with `err` throws: {@link RunIdTakenError} naming the closed run when a
- * closed run holds the id; `invalid_input` naming an id Temporal could not take because it is not
+ * closed run holds the id (with `instead`, what to do instead, when it is not {@link idReusePolicy}'s option); `invalid_input` naming an id Temporal could not take because it is not
  * well-formed text (the SDK says only "Failed to start Workflow"); anything else, a running run's
  * id included (`WorkflowExecutionAlreadyStartedError`), as it came.
  */
-export async function startRefusal(client: Client, workflowId: string, err: unknown): Promise<never> {
+export async function startRefusal(client: Client, workflowId: string, err: unknown, instead?: string): Promise<never> {
   if (!isWellFormedText(workflowId)) {
     throw new AgentClientError('invalid_input', `invalid workflowId ${quoted(workflowId)}: it must be well-formed Unicode text (it has a lone surrogate)`);
   }
@@ -52,5 +50,5 @@ export async function startRefusal(client: Client, workflowId: string, err: unkn
     .describe()
     .catch(() => undefined);
   if (!latest || latest.status.name === 'RUNNING') throw err;
-  throw new RunIdTakenError(workflowId, latest.runId, latest.status.name.toLowerCase());
+  throw new RunIdTakenError(workflowId, latest.runId, latest.status.name.toLowerCase(), instead);
 }

@@ -273,6 +273,9 @@ describe('checkpoints, rewind and fork', () => {
     expect((result.body.final.structured as Observation[]).find((o) => o.name === 'add')).toMatchObject({ status: 'ok', result: { sum: 15 } });
 
     expectError(await post(runPath(id, '/fork'), { toTurn: 0 }, 'admin'), 400, 'invalid_input', /^body\.toTurn: /);
+    // A fork under the id of a closed run (here the run itself) would take the id over: refused, naming it.
+    expectError(await post(runPath(id, '/fork'), { toTurn: 1, workflowId: id }, 'admin'), 409, 'already_exists', new RegExp(`^a closed run has id ${id} \\(run id [^,]+, completed\\).*a fork takes a workflow id no run has`));
+    expect((await get(runPath(id, '/result'))).body).toMatchObject({ status: 'completed', final: { text: 'three turns' } });
     const bare = await startAgentServer({ agents: suite.agents, auth });
     try {
       expectError(await call('POST', runPath(id, '/fork'), { as: 'admin', body: { toTurn: 1 }, base: bare.url }), 501, 'not_configured', /workflowsPath/);
