@@ -82,10 +82,10 @@ import { runWorkerVersion, type RunWorkerVersion } from './worker-version';
 import { noWorkerPolls, workerPresence, type WorkerPresence } from './worker-presence';
 import { AgentClientError, NoWorkerError, RunNotStartedError } from './errors';
 import { fits, refuseNestedTooDeep } from './input-checks';
-import { idReusePolicy, startRefusal } from './start-refusal';
+import { idReusePolicy } from '../history/id-reuse';
+import { startRefusal } from './start-refusal';
 
 export { AgentClientError, NoWorkerError, RunNotStartedError, type AgentClientErrorType } from './errors';
-export { RunIdTakenError } from './start-refusal';
 
 /**
  * Error type strings of the client; match on `type`. `rejected`: the run refused the

@@ -3,9 +3,8 @@ import type { WorkerPresence } from './worker-presence';
 /**
  * Why an AgentClient call failed. `unreadable`: what the run recorded cannot be read safely
  * (e.g. a result nested thousands of levels deep, from a run started before inputs were bounded).
- * `already_exists`: a start under the workflow id of a closed run (RunIdTakenError).
  */
-export type AgentClientErrorType = 'invalid_input' | 'run_not_found' | 'run_ended' | 'rejected' | 'start_failed' | 'unanswered' | 'unreadable' | 'already_exists';
+export type AgentClientErrorType = 'invalid_input' | 'run_not_found' | 'run_ended' | 'rejected' | 'start_failed' | 'unanswered' | 'unreadable';
 
 /** A caller mistake (bad input, unknown run), with a message naming what was wrong. */
 export class AgentClientError extends Error {

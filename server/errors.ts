@@ -1,6 +1,7 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowFailedError, WorkflowNotFoundError } from '@temporalio/client';
 import { AgentClientError } from '../client/agent-client';
 import { CheckpointError } from '../history/checkpoints';
+import { RunIdTakenError } from '../history/id-reuse';
 import { isServerUnavailable } from '../client/unavailable';
 import { maxEchoChars, quoted, wellFormed } from '../contracts/safe-text';
 
@@ -69,7 +70,6 @@ export function toApiError(err: unknown): ApiError {
       case 'run_not_found':
       case 'run_ended':
       case 'rejected':
-      case 'already_exists':
         return new ApiError(err.type, err.message);
       case 'unanswered':
         return new ApiError('unavailable', err.message);
@@ -77,6 +77,7 @@ export function toApiError(err: unknown): ApiError {
         return new ApiError('failure', err.message);
     }
   }
+  if (err instanceof RunIdTakenError) return new ApiError('already_exists', err.message);
   if (err instanceof CheckpointError) return new ApiError(err.type === 'invalid_input' ? 'invalid_input' : 'rejected', err.message);
   if (err instanceof WorkflowNotFoundError) return new ApiError('run_not_found', `run ${err.workflowId} not found`);
   if (err instanceof WorkflowExecutionAlreadyStartedError) return new ApiError('already_started', `a run with id ${err.workflowId} is already running`);

@@ -5,7 +5,7 @@ import { fetchDecodedHistory } from '../history/decoded-history';
 import { boundaryTaskEvents, CheckpointError, checkpointAt, correctionsAfterBoundary, type Checkpoint } from '../history/checkpoints';
 import { agentRunStartAttributes, agentRunWorkflowType, carriedRunStateSchema, continuationInput, describeIssues, payloadTooLarge, runInputSchema, type CarriedRunState, type Intervention, type RunInput } from '../contracts';
 import { durableAgentsSinkName, type DurableAgentsSinks } from '../workflows/bundle/bundle-sinks';
-import { idReusePolicy, startRefusal } from '../client/start-refusal';
+import { idReusePolicy, refuseTakenId } from '../history/id-reuse';
 import { refuseOutsideSupportWindow } from './replay';
 import { quietBundlerLogger } from './create-worker';
 import { configureAgentBundler } from './plugin';
@@ -122,6 +122,6 @@ export async function forkRun(client: Client, workflowId: string, options: ForkO
       ...agentRunStartAttributes(forkInput),
       ...idReusePolicy(false),
     })
-    .catch((err: unknown) => startRefusal(client, forkId, err, `a fork takes a workflow id no run has: give another, or none (${workflowId}-fork-<random>)`));
+    .catch((err: unknown) => refuseTakenId(client, forkId, err, `a fork takes a workflow id no run has: give another, or none (${workflowId}-fork-<random>)`));
   return { workflowId: forkId, runId: handle.firstExecutionRunId, checkpoint };
 }
