@@ -82,6 +82,8 @@ import { runWorkerVersion, type RunWorkerVersion } from './worker-version';
 import { noWorkerPolls, workerPresence, type WorkerPresence } from './worker-presence';
 import { AgentClientError, NoWorkerError, RunNotStartedError } from './errors';
 import { fits, refuseNestedTooDeep } from './input-checks';
+import { idReusePolicy } from '../history/id-reuse';
+import { startRefusal } from './start-refusal';
 
 export { AgentClientError, NoWorkerError, RunNotStartedError, type AgentClientErrorType } from './errors';
 
@@ -172,8 +174,13 @@ const terminalStatuses = new Set(['completed', 'failed', 'terminated']);
 
 /** Options of {@link AgentClient.start}. */
 export interface StartOptions {
-  /** Workflow id; defaults to `run-<agent>-<random>`. Starting an id that is running fails. */
+  /** Workflow id; defaults to `run-<agent>-<random>`. Starting an id that is running fails; one a closed run holds, see `reuseClosedId`. */
   readonly workflowId?: string;
+  /**
+   * `true`: start even when a closed run holds `workflowId`; the new run then answers for the id
+   * (the closed one stays readable by its run id). Default: refused with {@link RunIdTakenError}.
+   */
+  readonly reuseClosedId?: boolean;
 }
 
 /**
@@ -241,7 +248,9 @@ export class AgentClient {
   /**
    * Starts a run after validating its input.
    *
-   * @throws AgentClientError `invalid_input` naming the bad field.
+   * @throws AgentClientError `invalid_input` naming the bad field; RunIdTakenError (`already_exists`)
+   *   when a closed run holds `options.workflowId` (unless `reuseClosedId`);
+   *   WorkflowExecutionAlreadyStartedError when a running one does.
    */
   async start(input: RunInput, options: StartOptions = {}): Promise<{ workflowId: string; runId: string }> {
     refuseNestedTooDeep('run input', input);
@@ -249,12 +258,15 @@ export class AgentClient {
     if (!parsed.success) throw new AgentClientError('invalid_input', `invalid run input: ${describeIssues(parsed.error)}`);
     fits('the run input', input);
     const workflowId = options.workflowId ?? `run-${parsed.data.agent}-${Math.random().toString(36).slice(2, 10)}`;
-    const handle = await this.client.workflow.start(agentRunWorkflowType, {
-      taskQueue: this.taskQueue,
-      workflowId,
-      args: [input],
-      ...agentRunStartAttributes(parsed.data, this.searchAttributes),
-    });
+    const handle = await this.client.workflow
+      .start(agentRunWorkflowType, {
+        taskQueue: this.taskQueue,
+        workflowId,
+        args: [input],
+        ...agentRunStartAttributes(parsed.data, this.searchAttributes),
+        ...idReusePolicy(options.reuseClosedId),
+      })
+      .catch((err: unknown) => startRefusal(this.client, workflowId, err));
     return { workflowId, runId: handle.firstExecutionRunId };
   }
 
@@ -302,6 +314,7 @@ export class AgentClient {
           .describe()
           .then((d) => d.status.name)
           .catch(() => undefined);
+        if (closed && err.runId) throw new AgentClientError('run_not_found', `run ${workflowId} has no execution with run id ${err.runId}`);
         // A running run the server briefly could not route a request to (seen for updates under
         // load, as a run moved between worker versions): the request was not applied, so try again.
         if (closed === 'RUNNING' && attempt < 3) {
@@ -341,13 +354,17 @@ export class AgentClient {
     }
   }
 
-  /** Waits for the run's result. Throws the workflow failure when the run failed. */
-  async result(workflowId: string): Promise<RunResult> {
+  /**
+   * Waits for the run's result: of its latest execution, or of the execution `runId` (and those it
+   * continued as new into), e.g. a closed run whose id a later start reused. Throws the workflow
+   * failure when the run failed.
+   */
+  async result(workflowId: string, runId?: string): Promise<RunResult> {
     // A session answers a message with its run's id before the run starts (queued, or a moment
     // before its child workflow exists): wait for that run to begin.
     await untilSessionRunStarts(this.client, workflowId);
     return this.guard(workflowId, async () => {
-      const raw: unknown = await this.handle(workflowId).result();
+      const raw: unknown = await this.handle(workflowId, runId).result();
       // The schemas recurse: a value thousands of levels deep would overflow the stack.
       if (jsonDepthExceeds(raw, maxReadableResultDepth)) {
         throw new AgentClientError('unreadable', `run ${workflowId}'s result nests deeper than ${maxReadableResultDepth} levels; read its history instead (agentctl history export)`);

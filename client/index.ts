@@ -10,6 +10,7 @@
  */
 export { AgentClient, AgentClientError, NoWorkerError, clientOptionsFromEnv, type AgentClientErrorType, type StartOptions, type AgentClientConnectOptions, type QueryOptions, type PendingInputsOptions } from './agent-client';
 export { historyEntries, formatHistoryEntry, type HistoryEntry, type HistoryStatus } from './history-view';
+export { RunIdTakenError } from '../history/id-reuse';
 export { checkpointsOf, rewindRun, CheckpointError, type Checkpoint, type RewindOptions, type CorrectionDelivery } from '../history/checkpoints';
 export { type RunRewind } from '../history/rewinds';
 export { exportHistory, type ExportedExecution } from './history';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { builtOnce } from './lazy';
-import { isWellFormedText } from './safe-text';
+import { echoed, isWellFormedText } from './safe-text';
 
 /** A JSON value: the only kind of data allowed to cross a Temporal payload boundary. */
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
@@ -96,10 +96,14 @@ export function jsonByteLength(value: unknown): number {
  * Used in every error a caller sees for bad input.
  */
 export function describeIssues(error: { issues: readonly { path: readonly PropertyKey[]; message: string }[] }): string {
+  // A path holds the caller's keys and a message may quote them (zod's "Unrecognized key"): both are echoes.
   return error.issues
-    .map((issue) => `${issue.path.length ? issue.path.map(String).join('.') : '(root)'}: ${issue.message}`)
+    .map((issue) => `${issue.path.length ? issue.path.map((key) => echoed(String(key))).join('.') : '(root)'}: ${echoed(issue.message, maxIssueChars)}`)
     .join('; ');
 }
+
+/** Longest message of one issue in {@link describeIssues}. */
+const maxIssueChars = 300;
 
 /** Deepest nesting accepted in a JSON value that enters a run from outside (answers, edits). */
 export const maxInputJsonDepth = 64;

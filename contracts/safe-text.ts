@@ -28,6 +28,23 @@ export function failureMessage(text: string): string {
   return wellFormed(cut(text, maxFailureMessageChars));
 }
 
+/**
+ * Longest echo of a caller's value (an id, a name, a path parameter) in an error message or a
+ * rejection the run records: the HTTP API's and the run's rejections cut echoes alike.
+ */
+export const maxEchoChars = 100;
+
+/** A caller's id or name as a message echoes it: well-formed, at most `max` characters of it, with a note of the rest. */
+export function echoed(text: string, max = maxEchoChars): string {
+  return wellFormed(cut(text, max));
+}
+
+/** Ids for a message: the first `maxItems`, each {@link echoed}, and how many more there are. */
+export function echoedList(items: readonly string[], maxItems = 10): string {
+  const shown = items.slice(0, maxItems).map((item) => echoed(item));
+  return items.length > maxItems ? `${shown.join(', ')} and ${items.length - maxItems} more` : shown.join(', ');
+}
+
 /** Untrusted text quoted for a message: well-formed, escaped, at most `max` characters of it. */
 export function quoted(text: string, max = 120): string {
   return JSON.stringify(wellFormed(cut(text, max)));

@@ -1,8 +1,9 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowFailedError, WorkflowNotFoundError } from '@temporalio/client';
 import { AgentClientError } from '../client/agent-client';
 import { CheckpointError } from '../history/checkpoints';
+import { RunIdTakenError } from '../history/id-reuse';
 import { isServerUnavailable } from '../client/unavailable';
-import { quoted, wellFormed } from '../contracts/safe-text';
+import { maxEchoChars, quoted, wellFormed } from '../contracts/safe-text';
 
 /**
  * Error types of the HTTP API: a closed set, the same as agentctl's exit codes plus the HTTP
@@ -15,7 +16,11 @@ export const apiErrorStatus = {
   run_not_found: 404,
   not_found: 404,
   run_ended: 409,
+  /** The run ended without a result (failed, terminated by Temporal, timed out); the message says how and why. */
+  run_failed: 409,
   already_started: 409,
+  /** A start under the workflow id of a closed run; the message names it and how to read it. */
+  already_exists: 409,
   /** The request body is larger than the server takes. */
   too_large: 413,
   /** A write whose body is not declared as JSON (`Content-Type: application/json`). */
@@ -36,8 +41,6 @@ export interface ApiErrorBody {
 
 /** Longest error message the API answers; longer ones are cut with a note. */
 const maxMessageChars = 1000;
-/** Longest echo of a request's path parameter in an error message. */
-const maxEchoChars = 100;
 
 /** An error the API answers with its status and a message naming what was wrong (well-formed, bounded). */
 export class ApiError extends Error {
@@ -74,10 +77,11 @@ export function toApiError(err: unknown): ApiError {
         return new ApiError('failure', err.message);
     }
   }
+  if (err instanceof RunIdTakenError) return new ApiError('already_exists', err.message);
   if (err instanceof CheckpointError) return new ApiError(err.type === 'invalid_input' ? 'invalid_input' : 'rejected', err.message);
   if (err instanceof WorkflowNotFoundError) return new ApiError('run_not_found', `run ${err.workflowId} not found`);
   if (err instanceof WorkflowExecutionAlreadyStartedError) return new ApiError('already_started', `a run with id ${err.workflowId} is already running`);
-  if (err instanceof WorkflowFailedError) return new ApiError('failure', `run failed: ${err.cause?.message ?? err.message}`);
+  if (err instanceof WorkflowFailedError) return new ApiError('run_failed', `run failed: ${err.cause?.message ?? err.message}`);
   if (isServerUnavailable(err)) return new ApiError('unavailable', `the Temporal server is unavailable: ${(err as Error).message}`);
   return new ApiError('failure', err instanceof Error ? err.message : String(err));
 }

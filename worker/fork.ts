@@ -5,6 +5,7 @@ import { fetchDecodedHistory } from '../history/decoded-history';
 import { boundaryTaskEvents, CheckpointError, checkpointAt, correctionsAfterBoundary, type Checkpoint } from '../history/checkpoints';
 import { agentRunStartAttributes, agentRunWorkflowType, carriedRunStateSchema, continuationInput, describeIssues, payloadTooLarge, runInputSchema, type CarriedRunState, type Intervention, type RunInput } from '../contracts';
 import { durableAgentsSinkName, type DurableAgentsSinks } from '../workflows/bundle/bundle-sinks';
+import { idReusePolicy, refuseTakenId } from '../history/id-reuse';
 import { refuseOutsideSupportWindow } from './replay';
 import { quietBundlerLogger } from './create-worker';
 import { configureAgentBundler } from './plugin';
@@ -75,7 +76,8 @@ export interface ForkOptions {
  * again. Corrections are part of the fork's starting state, so an edit or drop of a call the
  * fork plans next applies exactly, on open and closed runs alike.
  *
- * @throws CheckpointError `no_such_turn` or `invalid_input`.
+ * @throws CheckpointError `no_such_turn` or `invalid_input`; RunIdTakenError (`already_exists`)
+ *   when `workflowId` is a closed run's id (the fork would take it over).
  */
 export async function forkRun(client: Client, workflowId: string, options: ForkOptions): Promise<{ workflowId: string; runId: string; checkpoint: Checkpoint }> {
   const corrections = correctionsAfterBoundary(options.with);
@@ -110,12 +112,16 @@ export async function forkRun(client: Client, workflowId: string, options: ForkO
   if (!parsed.success) throw new CheckpointError('invalid_input', `invalid fork input: ${describeIssues(parsed.error)}`);
   const tooLarge = payloadTooLarge('the fork input', forkInput);
   if (tooLarge) throw new CheckpointError('invalid_input', tooLarge);
-  // Started as AgentClient.start starts a run (search attribute and memo), without the client.
-  const handle = await client.workflow.start(agentRunWorkflowType, {
-    taskQueue: options.taskQueue ?? description.taskQueue,
-    workflowId: forkId,
-    args: [forkInput],
-    ...agentRunStartAttributes(forkInput),
-  });
+  // Started as AgentClient.start starts a run (search attribute and memo), without the client;
+  // never under a closed run's id, which the fork would take over (the run it forks, say).
+  const handle = await client.workflow
+    .start(agentRunWorkflowType, {
+      taskQueue: options.taskQueue ?? description.taskQueue,
+      workflowId: forkId,
+      args: [forkInput],
+      ...agentRunStartAttributes(forkInput),
+      ...idReusePolicy(false),
+    })
+    .catch((err: unknown) => refuseTakenId(client, forkId, err, `a fork takes a workflow id no run has: give another, or none (${workflowId}-fork-<random>)`));
   return { workflowId: forkId, runId: handle.firstExecutionRunId, checkpoint };
 }

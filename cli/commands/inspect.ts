@@ -36,12 +36,15 @@ export const resultCommand: Command = {
   name: 'result',
   summary: 'wait for a run to end and print its result',
   positionals: ['RUN'],
-  options: {},
-  examples: ['result run-watchlist-k3j9x2ab'],
+  options: {
+    'run-id': { type: 'string', value: 'ID', description: 'of this execution (default: the latest), e.g. a closed run whose id a later start reused' },
+  },
+  examples: ['result run-watchlist-k3j9x2ab', 'result run-watchlist-k3j9x2ab --run-id 0192e6c4-3f1a-7b2c-9d4e-5f6a7b8c9d0e'],
   prepare(args) {
     const runId = args.positional(0);
+    const execution = args.string('run-id');
     return async (ctx) => {
-      const result = await ctx.agents.result(runId);
+      const result = await ctx.agents.result(runId, execution);
       ctx.out.emit(result, () => renderResult(result));
       // A killed run completes its workflow, but it did not succeed: scripts must see that.
       if (result.status !== 'completed') {

@@ -37,7 +37,8 @@ export const startCommand: Command = {
     policy: { type: 'string', value: 'JSON', description: 'policy overrides, e.g. {"maxToolCalls":10}' },
     'planner-options': { type: 'string', value: 'JSON', description: 'agent-specific planner options' },
     script: { type: 'string', value: 'FILE', description: 'planner options from a JSON file (scripted agent: {"steps":[...]} or [...])' },
-    id: { type: 'string', value: 'ID', description: 'workflow id (default: run-<agent>-<random>)' },
+    id: { type: 'string', value: 'ID', description: 'workflow id (default: run-<agent>-<random>); the id of a closed run is refused unless --reuse-closed-id' },
+    'reuse-closed-id': { type: 'boolean', description: 'start even if a closed run has the --id; the new run then answers for it (the old one: result --run-id)' },
     follow: { type: 'boolean', description: 'print events until the run ends, then its result' },
     'confirm-ms': {
       type: 'string',
@@ -65,10 +66,12 @@ export const startCommand: Command = {
     };
     validate(runInputSchema, input, { agent: '--agent', messages: '--message' });
     const workflowId = args.string('id');
+    const reuseClosedId = args.flag('reuse-closed-id');
+    if (reuseClosedId && workflowId === undefined) throw new UsageError('--reuse-closed-id needs --id');
     const follow = args.flag('follow');
     const confirmMs = args.int('confirm-ms', 0) ?? 10_000;
     return async (ctx) => {
-      const started = await ctx.agents.start(input, workflowId !== undefined ? { workflowId } : {});
+      const started = await ctx.agents.start(input, { ...(workflowId !== undefined ? { workflowId } : {}), ...(reuseClosedId ? { reuseClosedId } : {}) });
       // An agent the worker does not have, or options it refuses, fail the run's first task:
       // say so (non-zero exit) instead of printing an id as if all were well.
       const state = confirmMs > 0 ? await ctx.agents.confirmStarted(started.workflowId, confirmMs) : undefined;

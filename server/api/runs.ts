@@ -7,6 +7,7 @@ import { ApiError } from '../errors';
 import { route, type AnyRoute } from '../routes';
 import { runCheckpointRoutes } from './run-checkpoints';
 import { RunDetails } from './run-details';
+import { runResultOrWhyNot } from './run-result';
 import { runOperationRoutes } from './run-operations';
 import { runInputRoutes } from './run-inputs';
 import { historyJsonSchema, listRunsQuerySchema, runIdQuerySchema, runListSchema, runStatusResponseSchema, startRunBodySchema, startedRunSchema, type RunSummary } from './schemas';
@@ -44,15 +45,17 @@ export function runRoutes(ctx: ServerContext): AnyRoute[] {
       path: '/api/runs',
       access: 'operator',
       summary: 'Start a run',
-      description: 'The body is the run input (agent, messages, sessionState, policy, …) and optionally its workflowId. A server given its agents (`agentNames`) refuses others with 400.',
+      description:
+        'The body is the run input (agent, messages, sessionState, policy, …) and optionally its workflowId. A server given its agents (`agentNames`) refuses others with 400. ' +
+        'The workflowId of a running run is 409 `already_started`; of a closed run, 409 `already_exists` naming it, unless `reuseClosedId: true` (the new run then answers for the id).',
       tags,
       body: startRunBodySchema,
       response: startedRunSchema,
       status: 201,
       handle: ({ body }) => {
-        const { workflowId, ...input } = body;
+        const { workflowId, reuseClosedId, ...input } = body;
         checkAgentName(ctx, input.agent);
-        return agents.start(input, workflowId !== undefined ? { workflowId } : {});
+        return agents.start(input, { ...(workflowId !== undefined ? { workflowId } : {}), ...(reuseClosedId ? { reuseClosedId } : {}) });
       },
     }),
     route({
@@ -103,9 +106,11 @@ export function runRoutes(ctx: ServerContext): AnyRoute[] {
       path: '/api/runs/:id/result',
       access: 'viewer',
       summary: 'Wait for a run to end; its result',
+      description: '`runId`: of that execution (e.g. a closed run whose workflow id a later start reused). A run that ended without a result (failed, terminated by Temporal) is 409 `run_failed` naming how and why.',
       tags,
+      query: runIdQuerySchema,
       response: runResultSchema,
-      handle: ({ params }) => agents.result(params.id ?? ''),
+      handle: ({ params, query }) => runResultOrWhyNot(agents, params.id ?? '', query.runId),
     }),
     route({
       method: 'get',

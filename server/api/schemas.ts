@@ -1,16 +1,16 @@
 import { z } from 'zod';
 import { isPageToken } from '../../client/run-list';
+import { runIdSchema, sessionIdSchema, workflowIdSchema } from './ids';
 import { costReportSchema, interventionSchema, runInputSchema, runResultSchema, runStatusReportSchema, runStatusSchema, sessionInputSchema, sessionReportSchema } from '../../contracts';
 
-/** Workflow ids given by callers: what Temporal accepts, kept to one printable line. */
-export const workflowIdSchema = z
-  .string()
-  .min(1, 'must not be empty')
-  .max(400)
-  .regex(/^[^\s/?#]+$/, 'use no whitespace, "/", "?" or "#"');
-
-/** Body of POST /api/runs: a run input and, optionally, the run's workflow id. */
-export const startRunBodySchema = runInputSchema.unwrap().omit({ continued: true }).extend({ workflowId: workflowIdSchema.optional() });
+/**
+ * Body of POST /api/runs: a run input and, optionally, the run's workflow id and whether it may be
+ * the id of a closed run (`reuseClosedId`; refused with 409 `already_exists` otherwise).
+ */
+export const startRunBodySchema = runInputSchema
+  .unwrap()
+  .omit({ continued: true })
+  .extend({ workflowId: workflowIdSchema.optional(), reuseClosedId: z.boolean().optional() });
 
 /** The ids of a run just started. */
 export const startedRunSchema = z.object({ workflowId: z.string(), runId: z.string() });
@@ -85,7 +85,7 @@ export const historyStatusSchema = z.object({
 export const runStatusResponseSchema = z.union([runStatusReportSchema, historyStatusSchema]);
 
 /** `?runId=`: which execution of a run to read (default: the latest). */
-export const runIdQuerySchema = z.object({ runId: z.string().min(1).optional() });
+export const runIdQuerySchema = z.object({ runId: runIdSchema.optional() });
 
 /** A turn boundary a rewind or fork goes back to. */
 export const checkpointSchema = z.object({
@@ -101,11 +101,11 @@ export const rewindBodySchema = z.object({
   reapply: z.boolean().optional(),
   with: z.array(interventionSchema).optional(),
   reason: z.string().max(2000).optional(),
-  runId: z.string().min(1).optional(),
+  runId: runIdSchema.optional(),
 });
 
 /** `?runId=` of GET /api/runs/:id/rewinds: the execution to start from (a Temporal run id), default the latest. */
-export const rewindsQuerySchema = z.object({ runId: z.guid('not a run id (a UUID)').optional() });
+export const rewindsQuerySchema = runIdQuerySchema;
 
 /** A rewind of a run as its history records it (GET /api/runs/:id/rewinds). */
 export const runRewindSchema = z.object({
@@ -126,7 +126,7 @@ export const forkBodySchema = z.object({
   toTurn: z.number().int().positive(),
   workflowId: workflowIdSchema.optional(),
   with: z.array(interventionSchema).optional(),
-  runId: z.string().min(1).optional(),
+  runId: runIdSchema.optional(),
 });
 
 /** What a fork answers. */
@@ -139,7 +139,7 @@ export const historyJsonSchema = z.looseObject({ events: z.array(z.unknown()) })
 export const openSessionBodySchema = sessionInputSchema
   .unwrap()
   .pick({ agent: true, sessionState: true, history: true, policy: true, confirmation: true, labels: true, maxHistoryMessages: true, runsPerExecution: true })
-  .extend({ sessionId: z.string().min(1, 'must not be empty').max(200).regex(/^[^\s/?#]+$/, 'use no whitespace, "/", "?" or "#"') });
+  .extend({ sessionId: sessionIdSchema });
 
 /** Query of GET /api/sessions. */
 export const listSessionsQuerySchema = z.object({ limit: z.coerce.number().int().min(1).max(1000).default(50) });

@@ -16,6 +16,7 @@ import type { ServerContext } from '../context';
 import { ApiError } from '../errors';
 import { runOperationNamed } from '../operations';
 import { route, type AnyRoute } from '../routes';
+import { runReferenceSchema } from '../api/ids';
 import { AgUiProjection, agUiFrames } from './ag-ui';
 import { pausingResponse } from './pausing-response';
 import { streamFeed, type StreamFeedOptions } from './sse';
@@ -34,7 +35,7 @@ const resumeEntrySchema = z.object({
 export const agUiRunInputSchema = z
   .object({
     /** The run's workflow id. */
-    threadId: idSchema,
+    threadId: runReferenceSchema,
     runId: idSchema,
     messages: z.array(z.object({ id: z.string().max(1_000), role: z.string().max(100) }).passthrough()).max(100_000),
     tools: z.array(z.unknown()).max(1_000).optional(),

@@ -20,6 +20,7 @@ import type { ServerContext } from '../context';
 import { ApiError } from '../errors';
 import { runOperationNamed } from '../operations';
 import { route, type AnyRoute } from '../routes';
+import { runReferenceSchema } from '../api/ids';
 import { pausingResponse } from './pausing-response';
 import { ensureRun } from './routes';
 import { streamFeed, type StreamFeedOptions } from './sse';
@@ -37,7 +38,7 @@ const chatMessageSchema = z.object({
 export const chatRequestSchema = z
   .object({
     /** The chat id: the run's workflow id. */
-    id: z.string().min(1).max(1_000),
+    id: runReferenceSchema,
     messages: z.array(chatMessageSchema).min(1).max(100_000),
     trigger: z.enum(['submit-message', 'regenerate-message']).optional(),
     messageId: z.string().max(1_000).optional(),

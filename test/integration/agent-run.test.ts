@@ -1,4 +1,4 @@
-import { WorkflowFailedError } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError, WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import type { AgentClient } from '../../client/agent-client';
 import type { RunEvent, RunInput, RunResult } from '../../contracts';
@@ -341,6 +341,32 @@ describe('agentRun on a real dev server', () => {
     for await (const e of suite.agents.follow(workflowId, { afterSeq: 2 })) seen.push(e);
     expect(seen[0]?.seq).toBe(3);
     expect(seen.at(-1)).toMatchObject({ type: 'status_changed', to: 'completed' });
+  });
+
+  it('refuses a start under the id of a closed run unless told to reuse it; a running one stays already started', async () => {
+    const workflowId = `reuse-${Math.random().toString(36).slice(2, 10)}`;
+    const first = await suite.agents.start(scriptedInput([finalStep('first')]), { workflowId });
+    await suite.agents.result(workflowId);
+    await expect(suite.agents.start(scriptedInput([finalStep('second')]), { workflowId })).rejects.toMatchObject({
+      type: 'already_exists',
+      workflowId,
+      runId: first.runId,
+      status: 'completed',
+    });
+    expect((await suite.agents.result(workflowId)).final?.text).toBe('first');
+
+    const second = await suite.agents.start(scriptedInput([callStep({ name: 'sleep', args: { ms: 60_000 } }), finalStep('second')]), { workflowId, reuseClosedId: true });
+    expect(second.runId).not.toBe(first.runId);
+    await expect(suite.agents.start(scriptedInput([finalStep('third')]), { workflowId, reuseClosedId: true })).rejects.toBeInstanceOf(WorkflowExecutionAlreadyStartedError);
+    await suite.agents.kill(workflowId);
+    expect((await suite.agents.result(workflowId, first.runId)).final?.text).toBe('first');
+  });
+
+  it('refuses a workflow id with a lone surrogate as invalid input, naming it', async () => {
+    await expect(suite.agents.start(scriptedInput([finalStep()]), { workflowId: 'lone-\ud800' })).rejects.toMatchObject({
+      type: 'invalid_input',
+      message: 'invalid workflowId "lone-\ufffd": it must be well-formed Unicode text (it has a lone surrogate)',
+    });
   });
 
   it('reports run_not_found for an unknown run id', async () => {

@@ -156,6 +156,25 @@ describe('agentctl against a real dev server', () => {
     expect(await agentctl('start', '--agent', 'scripted', '--message', 'hi', '--session-id', id)).toMatchObject({ code: 2, stderr: "agentctl: unknown option '--session-id'\n" });
   });
 
+  it('start --id of a closed run exits 1 naming it and how to read it; --reuse-closed-id starts a new run; result --run-id reads the old one', async () => {
+    const id = `agentctl-reuse-${Math.random().toString(36).slice(2, 10)}`;
+    const start = (text: string, ...flags: string[]) => agentctl('start', '--agent', 'scripted', '--message', 'hi', '--planner-options', JSON.stringify({ steps: [finalStep(text)] }), '--id', id, ...flags);
+    const first = await start('first', '--json');
+    expect(first.code).toBe(0);
+    const { runId } = JSON.parse(first.stdout) as { runId: string };
+    expect(JSON.parse((await agentctl('result', id, '--json')).stdout)).toMatchObject({ final: { text: 'first' } });
+
+    const refused = await start('second');
+    expect(refused).toMatchObject({ code: 1, stdout: '' });
+    expect(refused.stderr.trim()).toMatch(new RegExp(`^agentctl: a closed run has id ${id} \\(run id ${runId}, completed\\)`));
+    expect(refused.stderr).toContain(`agentctl result ${id} --run-id ${runId}`);
+    expect(refused.stderr).toContain('--reuse-closed-id');
+
+    expect((await start('second', '--reuse-closed-id')).code).toBe(0);
+    expect(JSON.parse((await agentctl('result', id, '--json')).stdout)).toMatchObject({ final: { text: 'second' } });
+    expect(JSON.parse((await agentctl('result', id, '--run-id', runId, '--json')).stdout)).toMatchObject({ final: { text: 'first' } });
+  });
+
   it('start with a run input above the payload limit exits 2 naming the limit and the size, before sending', async () => {
     const file = join(testTempDir('agentctl-'), 'big.json');
     writeFileSync(file, JSON.stringify([finalStep('x'.repeat(600_000))]));

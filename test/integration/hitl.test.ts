@@ -129,9 +129,16 @@ describe('confirmation of tool calls', () => {
       message: 'no call nope waits for a decision; waiting: call_0_0',
     });
     await suite.agents.signal(workflowId, 'decide', { decision: 'maybe', toolCallId: 'call_0_0' });
+    // A 2,000-character id is echoed cut to 100 characters, in the update's error and in the signal's event.
+    const long = `call_${'x'.repeat(1995)}`;
+    const echo = /^no call call_x{95}… \(1900 more characters\) waits for a decision; waiting: call_0_0$/;
+    await expect(suite.agents.decide(workflowId, { decision: 'approve', toolCallId: long })).rejects.toMatchObject({ type: 'rejected', message: expect.stringMatching(echo) });
+    await suite.agents.signal(workflowId, 'decide', { decision: 'approve', toolCallId: long });
     await suite.agents.decide(workflowId, { decision: 'approve', toolCallId: 'call_0_0' });
     await suite.agents.result(workflowId);
-    expect((await events(workflowId)).filter((e) => e.type === 'signal_rejected')).toHaveLength(1);
+    const rejected = (await events(workflowId)).filter((e) => e.type === 'signal_rejected');
+    expect(rejected).toHaveLength(2);
+    expect(rejected[1]).toMatchObject({ signal: 'decide', reason: expect.stringMatching(echo) });
   });
 
   it('a tool can decide per call, from its arguments, whether a human must confirm', async () => {
@@ -208,6 +215,27 @@ describe('await barriers', () => {
     const log = await events(workflowId);
     expect(log.filter((e) => e.type === 'await_answered')).toHaveLength(2);
     expect(log.find((e) => e.type === 'await_closed')).toMatchObject({ outcome: 'answered' });
+  });
+
+  it('a refused answer or intervention echoes a long id cut to 100 characters', async () => {
+    const { workflowId } = await suite.agents.start(scriptedInput([questions, contextStep]));
+    await openAwait(workflowId);
+    const long = (prefix: string) => `${prefix}${'x'.repeat(2000 - prefix.length)}`;
+    const refusals = [
+      suite.agents.answer(workflowId, { kind: 'clarification', itemId: long('item_'), answer: 'Paris' }),
+      suite.agents.answer(workflowId, { kind: 'questions', itemId: 'prefs', answers: { color: [long('option_'), long('other_')], sizes: ['s'] } }),
+      suite.agents.answer(workflowId, { kind: 'questions', itemId: 'prefs', answers: { color: ['red'], sizes: ['s'], [long('question_')]: ['a'] } }),
+      suite.agents.intervene(workflowId, { kind: 'drop_call', toolCallId: long('call_') }),
+    ];
+    for (const refusal of refusals) {
+      const err = await refusal.then(
+        () => undefined,
+        (e: unknown) => e as { type: string; message: string },
+      );
+      expect(err).toMatchObject({ type: 'rejected', message: expect.stringMatching(/x… \(\d+ more characters\)/) });
+      expect(err?.message.length).toBeLessThan(400);
+    }
+    await suite.agents.kill(workflowId);
   });
 
   it('external tool results are validated against the tool schema and close the calls', async () => {

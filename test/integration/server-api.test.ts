@@ -130,6 +130,23 @@ describe('runs', () => {
     expect(done).toMatchObject({ status: 'completed', iterations: 1, cost: { toolCalls: { used: 1 } } });
   });
 
+  it('a start under the id of a closed run is 409 already_exists naming it; reuseClosedId starts a new run, and the old result stays readable by its run id', async () => {
+    const id = uid('api-reuse');
+    const first = await post('/api/runs', { ...scriptedInput([finalStep('first')]), workflowId: id });
+    expect((await get(runPath(id, '/result'))).body).toMatchObject({ final: { text: 'first' } });
+    const refused = await post('/api/runs', { ...scriptedInput([finalStep('second')]), workflowId: id });
+    expectError(refused, 409, 'already_exists', new RegExp(`^a closed run has id ${id} \\(run id ${first.body.runId}, completed\\)`));
+    expect(refused.body.error.message).toContain(`agentctl result ${id} --run-id ${first.body.runId}`);
+    expect((await get(runPath(id, '/result'))).body).toMatchObject({ final: { text: 'first' } });
+
+    const second = await post('/api/runs', { ...scriptedInput([finalStep('second')]), workflowId: id, reuseClosedId: true });
+    expect(second).toMatchObject({ status: 201, body: { workflowId: id, runId: expect.any(String) } });
+    expect(second.body.runId).not.toBe(first.body.runId);
+    expect((await get(runPath(id, '/result'))).body).toMatchObject({ final: { text: 'second' } });
+    expect((await get(`${runPath(id, '/result')}?runId=${first.body.runId}`)).body).toMatchObject({ final: { text: 'first' } });
+    expectError(await post('/api/runs', { ...scriptedInput([finalStep()]), workflowId: id, reuseClosedId: 'yes' }), 400, 'invalid_input', /^body\.reuseClosedId: /);
+  });
+
   it("a run that failed before it could answer queries: its status comes from history", async () => {
     const { body } = await post('/api/runs', { agent: 'no-such-agent', messages: [{ role: 'user', content: 'hi' }] });
     const status = await waitFor('the status from history', async () => {
@@ -256,6 +273,9 @@ describe('checkpoints, rewind and fork', () => {
     expect((result.body.final.structured as Observation[]).find((o) => o.name === 'add')).toMatchObject({ status: 'ok', result: { sum: 15 } });
 
     expectError(await post(runPath(id, '/fork'), { toTurn: 0 }, 'admin'), 400, 'invalid_input', /^body\.toTurn: /);
+    // A fork under the id of a closed run (here the run itself) would take the id over: refused, naming it.
+    expectError(await post(runPath(id, '/fork'), { toTurn: 1, workflowId: id }, 'admin'), 409, 'already_exists', new RegExp(`^a closed run has id ${id} \\(run id [^,]+, completed\\).*a fork takes a workflow id no run has`));
+    expect((await get(runPath(id, '/result'))).body).toMatchObject({ status: 'completed', final: { text: 'three turns' } });
     const bare = await startAgentServer({ agents: suite.agents, auth });
     try {
       expectError(await call('POST', runPath(id, '/fork'), { as: 'admin', body: { toTurn: 1 }, base: bare.url }), 501, 'not_configured', /workflowsPath/);

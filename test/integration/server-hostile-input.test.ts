@@ -13,12 +13,13 @@ import { callStep, finalStep, scriptedInput } from '../support/scripts';
 import { waitFor } from '../support/wait';
 
 const suite = agentSuite('server-hostile');
-const tokens = { viewer: 'viewer-token-0123456789', operator: 'operator-token-0123456789', publisher: 'publisher-token-0123456789' };
+const tokens = { viewer: 'viewer-token-0123456789', operator: 'operator-token-0123456789', admin: 'admin-token-0123456789', publisher: 'publisher-token-0123456789' };
 const auth: AuthConfig = {
   localDev: false,
   tokens: [
     { name: 'vera', role: 'viewer', token: tokens.viewer },
     { name: 'olivia', role: 'operator', token: tokens.operator },
+    { name: 'ada', role: 'admin', token: tokens.admin },
     { name: 'worker', role: 'publisher', token: tokens.publisher },
   ],
 };
@@ -173,5 +174,38 @@ describe('client mistakes are 4xx with short messages (issue 34 item 5)', () => 
     expectShortError(reply, 404, 'run_not_found', /^body\.path\.0: run "[^"]+" has no sub-agent run for call "call_0_0"$/);
     const long = await call('POST', runPath(workflowId, '/tree/answers'), { as: 'operator', body: { path: ['c'.repeat(5000)], answer: { kind: 'clarification', itemId: 'x', answer: 'y' } } });
     expectShortError(long, 400, 'invalid_input', /^body\.path\.0: /);
+  });
+});
+
+describe('run ids and workflow ids are checked where they enter', () => {
+  it('a malformed runId is 400 naming the field, on every route that takes one', async () => {
+    const { workflowId } = await suite.agents.start(scriptedInput([finalStep('done')]));
+    await suite.agents.result(workflowId);
+    const bad = 'not-a-run-id';
+    expectShortError(await call('GET', `${runPath(workflowId, '/history')}?runId=${bad}`, { as: 'viewer' }), 400, 'invalid_input', /^query\.runId: not a run id/);
+    expectShortError(await call('GET', `${runPath(workflowId, '/checkpoints')}?runId=${bad}`, { as: 'viewer' }), 400, 'invalid_input', /^query\.runId: not a run id/);
+    expectShortError(await call('GET', `${runPath(workflowId, '/rewinds')}?runId=${bad}`, { as: 'viewer' }), 400, 'invalid_input', /^query\.runId: not a run id/);
+    expectShortError(await call('POST', runPath(workflowId, '/rewind'), { as: 'admin', body: { toTurn: 0, runId: bad } }), 400, 'invalid_input', /^body\.runId: not a run id/);
+    expectShortError(await call('POST', runPath(workflowId, '/fork'), { as: 'admin', body: { toTurn: 1, runId: bad } }), 400, 'invalid_input', /^body\.runId: not a run id/);
+    // A well-formed run id of no execution of this run is the run's 404.
+    expectShortError(await call('GET', `${runPath(workflowId, '/history')}?runId=${randomUUID()}`, { as: 'viewer' }), 404, 'run_not_found');
+  });
+
+  it('a workflow id or session id with a lone surrogate is 400 naming the field; nothing starts', async () => {
+    const id = `lone-${randomUUID().slice(0, 8)}-\ud800`;
+    expectShortError(await call('POST', '/api/runs', { as: 'operator', body: { ...scriptedInput([finalStep()]), workflowId: id } }), 400, 'invalid_input', /^body\.workflowId: /);
+    expectShortError(await call('POST', '/api/sessions', { as: 'operator', body: { sessionId: id, agent: 'scripted' } }), 400, 'invalid_input', /^body\.sessionId: /);
+    const { workflowId } = await suite.agents.start(scriptedInput([finalStep('done')]));
+    expectShortError(await call('POST', runPath(workflowId, '/fork'), { as: 'admin', body: { toTurn: 1, workflowId: id } }), 400, 'invalid_input', /^body\.workflowId: /);
+    expectShortError(await call('POST', '/api/chat', { as: 'operator', body: { id, messages: [{ id: 'm', role: 'user', parts: [{ type: 'text', text: 'hi' }] }] } }), 400, 'invalid_input', /^body\.id: /);
+  });
+});
+
+describe('the result of a run that has no result', () => {
+  it('a failed run answers 409 run_failed with its failure, not 500', async () => {
+    const { workflowId } = await suite.agents.start({ agent: 'no-such-agent', messages: [{ role: 'user', content: 'hi' }] });
+    const reply = await call('GET', runPath(workflowId, '/result'), { as: 'viewer' });
+    expect({ status: reply.status, type: reply.body?.error?.type }).toEqual({ status: 409, type: 'run_failed' });
+    expect(reply.body.error.message).toMatch(new RegExp(`^run "${workflowId}" failed: agent "no-such-agent" is not in this bundle; .* \\(its history: GET /api/runs/${workflowId}/history\\)$`));
   });
 });

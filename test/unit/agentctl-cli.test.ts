@@ -178,6 +178,16 @@ describe('commands call the client with validated requests', () => {
     expect(r.stdout).toEqual(['run-1']);
   });
 
+  it('start --reuse-closed-id asks the client to take a closed run\'s id, and needs --id', async () => {
+    const r = await cli(['start', '--agent', 'scripted', '--message', 'a', '--id', 'my-run', '--reuse-closed-id', '--confirm-ms', '0']);
+    expect(r.code).toBe(0);
+    expect(r.agents.start).toHaveBeenCalledWith({ agent: 'scripted', messages: [{ role: 'user', content: 'a' }] }, { workflowId: 'my-run', reuseClosedId: true });
+    const without = await cli(['start', '--agent', 'scripted', '--message', 'a', '--reuse-closed-id']);
+    expect(without.code).toBe(2);
+    expect(without.stderr.join('\n')).toMatch(/--reuse-closed-id needs --id/);
+    expect(without.agents.start).not.toHaveBeenCalled();
+  });
+
   it('list passes an escaped visibility query and stops at --limit', async () => {
     const agents = fakeAgents();
     const seen: unknown[] = [];

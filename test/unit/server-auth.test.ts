@@ -1,7 +1,9 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Client, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
+import { Client, WorkflowExecutionAlreadyStartedError, WorkflowFailedError, WorkflowNotFoundError } from '@temporalio/client';
+import { RetryState } from '@temporalio/common';
 import { AgentClient, AgentClientError } from '../../client/agent-client';
+import { RunIdTakenError } from '../../history/id-reuse';
 import { CheckpointError } from '../../history/checkpoints';
 import { apiVersion, createAgentApp } from '../../server/app';
 import { authenticate, authFromEnv, authorize, isAllowed, requestToken, type AuthConfig, type Principal } from '../../server/auth';
@@ -127,10 +129,12 @@ describe('error mapping', () => {
       [new AgentClientError('rejected', 'x'), 'rejected'],
       [new AgentClientError('unanswered', 'x'), 'unavailable'],
       [new AgentClientError('start_failed', 'x'), 'failure'],
+      [new RunIdTakenError('run-1', '0192e6c4-3f1a-7b2c-9d4e-5f6a7b8c9d0e', 'completed'), 'already_exists'],
       [new CheckpointError('no_such_turn', 'x'), 'rejected'],
       [new CheckpointError('invalid_input', 'x'), 'invalid_input'],
       [new WorkflowNotFoundError('gone', 'run-1', undefined), 'run_not_found'],
       [new WorkflowExecutionAlreadyStartedError('taken', 'run-1', 'agentRun'), 'already_started'],
+      [new WorkflowFailedError('Workflow execution failed', new Error('bug in agent code'), RetryState.NON_RETRYABLE_FAILURE), 'run_failed'],
       [new ApiError('not_configured', 'x'), 'not_configured'],
       [new Error('boom'), 'failure'],
       ['a string', 'failure'],
@@ -145,7 +149,9 @@ describe('error mapping', () => {
       ['run_not_found', 404],
       ['not_found', 404],
       ['run_ended', 409],
+      ['run_failed', 409],
       ['already_started', 409],
+      ['already_exists', 409],
       ['too_large', 413],
       ['unsupported_media_type', 415],
       ['rejected', 422],

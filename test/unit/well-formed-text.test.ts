@@ -1,6 +1,7 @@
 /** Strings leaving an activity are made well-formed: values and failures, copied only when needed. */
 import { ApplicationFailure } from '@temporalio/common';
-import { wellFormedValue } from '../../contracts/safe-text';
+import { describeIssues } from '../../contracts/json';
+import { echoed, echoedList, maxEchoChars, wellFormedValue } from '../../contracts/safe-text';
 import { wellFormedError } from '../../worker/well-formed-activity';
 
 const lone = `a${String.fromCharCode(0xd800)}b`;
@@ -17,6 +18,24 @@ describe('wellFormedValue', () => {
   it('returns the same object when nothing needed a change', () => {
     const value = { a: ['x', { b: 'y' }], c: null };
     expect(wellFormedValue(value)).toBe(value);
+  });
+});
+
+describe('echoes of a caller\'s ids in messages', () => {
+  it('keeps a short id as it is and cuts a long one to 100 characters with a note', () => {
+    expect(echoed('call_0_0')).toBe('call_0_0');
+    expect(echoed('x'.repeat(2000))).toBe(`${'x'.repeat(maxEchoChars)}… (1900 more characters)`);
+    expect(echoed('a\ud800')).toBe('a\ufffd');
+  });
+
+  it('lists the first ten ids and counts the rest', () => {
+    expect(echoedList(['a', 'b'])).toBe('a, b');
+    expect(echoedList(Array.from({ length: 12 }, (_, i) => `c${i}`))).toBe('c0, c1, c2, c3, c4, c5, c6, c7, c8, c9 and 2 more');
+  });
+
+  it('describeIssues cuts the keys of a path and the message of an issue', () => {
+    const text = describeIssues({ issues: [{ path: ['answers', 'k'.repeat(500)], message: `Unrecognized key: "${'k'.repeat(500)}"` }] });
+    expect(text).toBe(`answers.${'k'.repeat(100)}… (400 more characters): Unrecognized key: "${'k'.repeat(281)}… (220 more characters)`);
   });
 });
 

@@ -11,7 +11,7 @@ import type { PauseResult, InterventionReceipt, ParsedIntervention } from '../..
 import type { ParsedAwaitAnswer, ParsedCallDecision, PendingInputs } from '../../contracts/hitl';
 import type { CostReport, RunStatusReport } from '../../contracts/run';
 import { describeIssues, type JsonValue } from '../../contracts/json';
-import { quoted } from '../../contracts/safe-text';
+import { echoed, echoedList, maxEchoChars, quoted } from '../../contracts/safe-text';
 import type { z } from 'zod';
 import type { RunOperationName, runOperationMessages } from '../../contracts/operations';
 import type { RunLoop } from './run-loop';
@@ -71,28 +71,28 @@ function validateIntervention(run: RunState, intervention: ParsedIntervention): 
     const names = run.toolsets.definitions.map((d) => d.name);
     if (!names.length) throw rejection(`agent ${run.agent.name} has no MCP toolsets to refresh`, 'invalid_payload');
     if (intervention.toolset !== undefined && !names.includes(intervention.toolset)) {
-      throw rejection(`agent ${run.agent.name} has no toolset ${quoted(intervention.toolset)}; its toolsets: ${names.join(', ')}`, 'invalid_payload');
+      throw rejection(`agent ${run.agent.name} has no toolset ${quoted(intervention.toolset, maxEchoChars)}; its toolsets: ${names.join(', ')}`, 'invalid_payload');
     }
     return;
   }
   if (!isCallModification(intervention)) return;
   const id = intervention.toolCallId;
   if (run.toolOutputs.some((o) => o.toolCallId === id)) {
-    throw rejection(`call ${id} has already finished; only pending calls can be changed`, 'call_finished');
+    throw rejection(`call ${echoed(id)} has already finished; only pending calls can be changed`, 'call_finished');
   }
   const pending = run.pending.get(id);
-  if (pending?.dispatched) throw rejection(`call ${id} is already running; only calls not yet dispatched can be changed`, 'call_running');
+  if (pending?.dispatched) throw rejection(`call ${echoed(id)} is already running; only calls not yet dispatched can be changed`, 'call_running');
   if (!pending && !(intervention.upcoming && !run.hasPlannedCall(id))) {
     const waiting = [...run.pending.values()].filter((p) => !p.dispatched).map((p) => p.request.toolCallId);
     throw rejection(
-      `call ${quoted(id)} is not planned and waiting to run (it finished, or no such call exists yet); ` +
-        `calls that can be changed now: ${waiting.join(', ') || 'none'}` +
+      `call ${quoted(id, maxEchoChars)} is not planned and waiting to run (it finished, or no such call exists yet); ` +
+        `calls that can be changed now: ${echoedList(waiting) || 'none'}` +
         (intervention.upcoming ? '' : '; a correction for the next planner turn (rewind) says upcoming: true'),
       'call_not_pending',
     );
   }
   if (pending && run.human.approvals.has(id)) {
-    throw rejection(`call ${id} waits for a human decision; decide it instead (approve, reject, edit or replace)`, 'call_awaiting_decision');
+    throw rejection(`call ${echoed(id)} waits for a human decision; decide it instead (approve, reject, edit or replace)`, 'call_awaiting_decision');
   }
   if (pending && intervention.kind === 'edit_call') {
     const tool = run.tools().find((t) => t.name === pending.request.name);

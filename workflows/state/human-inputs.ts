@@ -1,4 +1,5 @@
 import { describeIssues, type JsonValue } from '../../contracts/json';
+import { echoed, echoedList } from '../../contracts/safe-text';
 import type { Await, AwaitItem } from '../../contracts/plan';
 import type { Message } from '../../contracts/messages';
 import type { ParsedAwaitAnswer, ParsedCallDecision, PendingInputs } from '../../contracts/hitl';
@@ -85,14 +86,14 @@ export class HumanInputs {
     const pending = this.approvals.get(decision.toolCallId);
     if (!pending || pending.decision) {
       const waiting = [...this.approvals.values()].filter((a) => !a.decision).map((a) => a.request.toolCallId);
-      throw new Error(`no call ${decision.toolCallId} waits for a decision; waiting: ${waiting.join(', ') || 'none'}`);
+      throw new Error(`no call ${echoed(decision.toolCallId)} waits for a decision; waiting: ${echoedList(waiting) || 'none'}`);
     }
     if (decision.decision === 'edit' || decision.decision === 'replace') {
       const name = decision.decision === 'replace' ? decision.name : pending.request.name;
       const tool = tools.find((t) => t.name === name);
-      if (!tool) throw new Error(`unknown tool "${name}"; available tools: ${tools.map((t) => t.name).join(', ')}`);
+      if (!tool) throw new Error(`unknown tool "${echoed(name)}"; available tools: ${tools.map((t) => t.name).join(', ')}`);
       const check = tool.input.safeParse(decision.args);
-      if (!check.success) throw new Error(`arguments do not match ${name}: ${describeIssues(check.error)}`);
+      if (!check.success) throw new Error(`arguments do not match ${echoed(name)}: ${describeIssues(check.error)}`);
     }
   }
 
@@ -128,34 +129,34 @@ export class HumanInputs {
     const open = this.open;
     if (!open) throw new Error('the run is not waiting for answers');
     const item = open.spec.items.find((i) => i.id === answer.itemId);
-    if (!item) throw new Error(`no await item "${answer.itemId}"; items: ${open.spec.items.map((i) => i.id).join(', ')}`);
-    if (open.answers.has(item.id)) throw new Error(`item "${item.id}" is already answered`);
-    if (item.kind !== answer.kind) throw new Error(`item "${item.id}" is a ${item.kind} item, not ${answer.kind}`);
+    if (!item) throw new Error(`no await item "${echoed(answer.itemId)}"; items: ${echoedList(open.spec.items.map((i) => i.id))}`);
+    if (open.answers.has(item.id)) throw new Error(`item "${echoed(item.id)}" is already answered`);
+    if (item.kind !== answer.kind) throw new Error(`item "${echoed(item.id)}" is a ${item.kind} item, not ${answer.kind}`);
     if (item.kind === 'clarification' && answer.kind === 'clarification') {
       const missing = (item.missingFields ?? []).filter((f) => answer.fields?.[f] === undefined);
-      if (missing.length) throw new Error(`required fields missing from the answer: ${missing.join(', ')}`);
+      if (missing.length) throw new Error(`required fields missing from the answer: ${echoedList(missing)}`);
     }
     if (item.kind === 'questions' && answer.kind === 'questions') {
       for (const question of item.questions) {
         const chosen = answer.answers[question.id];
-        if (!chosen) throw new Error(`question "${question.id}" is not answered`);
+        if (!chosen) throw new Error(`question "${echoed(question.id)}" is not answered`);
         const unknown = chosen.filter((id) => !question.options.some((o) => o.id === id));
         if (unknown.length) {
-          throw new Error(`question "${question.id}": unknown option ${unknown.join(', ')}; options: ${question.options.map((o) => o.id).join(', ')}`);
+          throw new Error(`question "${echoed(question.id)}": unknown option ${echoedList(unknown)}; options: ${echoedList(question.options.map((o) => o.id))}`);
         }
-        if (!question.allowMultiple && chosen.length > 1) throw new Error(`question "${question.id}" allows one option, got ${chosen.length}`);
+        if (!question.allowMultiple && chosen.length > 1) throw new Error(`question "${echoed(question.id)}" allows one option, got ${chosen.length}`);
       }
       const extra = Object.keys(answer.answers).filter((id) => !item.questions.some((q) => q.id === id));
-      if (extra.length) throw new Error(`no question ${extra.join(', ')} in item "${item.id}"`);
+      if (extra.length) throw new Error(`no question ${echoedList(extra)} in item "${echoed(item.id)}"`);
     }
     if (item.kind === 'external_tools' && answer.kind === 'external_tools') {
       for (const call of item.calls) {
         const result = answer.results.find((r) => r.toolCallId === call.toolCallId);
-        if (!result) throw new Error(`no result for call ${call.toolCallId}`);
-        if (result.error === undefined && result.result === undefined) throw new Error(`call ${call.toolCallId}: give a result or an error`);
+        if (!result) throw new Error(`no result for call ${echoed(call.toolCallId)}`);
+        if (result.error === undefined && result.result === undefined) throw new Error(`call ${echoed(call.toolCallId)}: give a result or an error`);
         const output = tools.find((t) => t.name === call.name)?.output;
         const check = result.error === undefined ? output?.safeParse(result.result) : undefined;
-        if (check && !check.success) throw new Error(`result of ${call.toolCallId} does not match ${call.name}: ${describeIssues(check.error)}`);
+        if (check && !check.success) throw new Error(`result of ${echoed(call.toolCallId)} does not match ${call.name}: ${describeIssues(check.error)}`);
       }
     }
   }
