@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineTool, type ToolRequest } from '../../contracts';
-import { prepareCall } from '../../workflows/calls/tool-dispatch';
+import { prepareCall } from '../../workflows/calls/call-rules';
 import { jsonSchemaOf } from '../../activities/model/agent-schemas';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { createActivities } from '../../activities';

@@ -1,25 +1,19 @@
-import { CancellationScope, condition, getExternalWorkflowHandle, isCancellation, workflowInfo } from '@temporalio/workflow';
-import { describeIssues, type JsonValue } from '../../contracts/json';
-import { pauseSignal } from '../../contracts/definitions';
-import type { DependencyOutput, RetryHint, ToolOutput, ToolRequest } from '../../contracts/tools';
+import { CancellationScope, isCancellation } from '@temporalio/workflow';
+import type { ToolOutput, ToolRequest } from '../../contracts/tools';
 import type { CarriedOpenTurn } from '../../contracts/carried-state';
 import type { ToolDefinition } from '../../contracts/tool-definition';
 import type { HookAction, HookEvent } from '../agents/agent-hooks';
 import { closedOutput } from '../kernel/outputs';
-import { RunTerminated } from '../kernel/run-terminated';
 import { isPending } from '../state/safe-point';
 import type { RunState } from '../state/run-state';
-import { executeCall, prepareCall, type DispatchContext, type PreparedCall } from './tool-dispatch';
+import { decidedCall, modifiedCall, needsConfirmation, prepareCall, type ModifiedCall, type PreparedCall } from './call-rules';
+import { endsBeforeDispatch, type CallInFlight, type DispatchableCall } from './call-in-flight';
+import { CallDispatch } from './call-dispatch';
+import { EarlyCalls } from './early-calls';
+import { executeCall } from './tool-dispatch';
 import { runToolTurn, type CallReport, type GraphCallOptions, type ToolTurnHost } from './tool-turn';
 import { rethrow, settleSteps, waitOn, type CallStep } from './call-steps';
-import { executeSubAgent, withChildUsage, type SubAgentHost } from './sub-agent';
 import type { ToolTurns } from './tool-turns';
-import { rejection } from '../kernel/failures';
-
-/** The output of a call the run ended (kill, cancellation) before it was dispatched. */
-function endedBeforeDispatch(request: ToolRequest, hint: RetryHint | undefined): ToolOutput {
-  return closedOutput(request, 'cancelled', 'the run ended before this call was dispatched', hint);
-}
 
 /** What running calls needs from the loop. */
 export interface CallRunnerHost {
@@ -33,107 +27,36 @@ export interface CallRunnerHost {
   readonly compactToolInputs: boolean;
 }
 
-/**
- * Runs the calls of one tool turn: the before_tool safe point, operator edits and drops,
- * blocks, validation, confirmation by a human, then one activity per call.
- */
-/** A call started while the model was still answering (early dispatch). */
-interface EarlyCall {
-  readonly request: ToolRequest;
-  readonly scope: CancellationScope;
-  readonly promise: Promise<ToolOutput>;
-}
-
-function sameCall(a: ToolRequest, b: ToolRequest): boolean {
-  return a.toolCallId === b.toolCallId && a.name === b.name && JSON.stringify(a.args) === JSON.stringify(b.args);
-}
-
-/**
- * One call in flight: the record that goes through {@link CallRunner}'s steps, from the plan to
- * its output. `request` changes as hooks, operators and humans edit the call.
- */
-interface CallInFlight {
-  request: ToolRequest;
-  readonly graph: GraphCallOptions | undefined;
-  /** Records the call's output (through the graph's `settle` in a dependency-aware plan). */
-  readonly finish: (output: ToolOutput) => ToolOutput;
-  /**
-   * Where the call reports its end ({@link ToolTurnHost.reportCall}), while its first step runs:
-   * a call that reaches its activity in that step reports from the activity's step and sets
-   * `reported`; one that waits first settles through its promise.
-   */
-  report?: CallReport;
-  reported?: boolean;
-}
-
-
 /** A tool turn carried across continue-as-new (see {@link CallRunner.openTurnAtRest}). */
 export type CarriedToolTurn = Extract<CarriedOpenTurn, { kind: 'tool_calls' }>;
 
+/**
+ * Runs the calls of one tool turn, each through its steps: the before_tool safe point, operator
+ * edits and drops, blocks, validation, confirmation by a human, a pause hold, then its slot and
+ * activity (call-dispatch.ts). The rules of each step are plain functions (call-rules.ts); calls
+ * started while the model still answered are early-calls.ts.
+ */
 export class CallRunner {
-  /** Tool activities of the current turn in flight (bounded by the policy's maxConcurrentToolCalls). */
-  private dispatched = 0;
   /** The calls of the turn in progress, and those of them that have begun their steps. */
   private openRequests: readonly ToolRequest[] | undefined;
   private readonly started = new Set<string>();
   /** In a turn carried from the previous execution: the calls that had ended, and those that waited for a decision. */
   private carried: { readonly ended: ReadonlyMap<string, ToolOutput>; readonly waiting: ReadonlyMap<string, ToolRequest> } | undefined;
-  /** Calls started early in the current planner turn, by call id, until the plan claims them. */
-  private readonly early = new Map<string, EarlyCall>();
-  /** Early calls the plan did not claim: cancelled, answered once they stopped. */
-  private orphans: EarlyCall[] = [];
-
-  /** How many calls were started early in the current planner turn. */
-  get earlyCount(): number {
-    return this.early.size;
-  }
-
-  /**
-   * Starts a call the model activity reported while the model still answers, if it is a valid
-   * call of a `startEarly` tool that needs no confirmation; the plan claims it later (same id,
-   * tool and arguments) or it is cancelled and discarded.
-   */
-  startEarly(request: ToolRequest): boolean {
-    const { state } = this;
-    if (this.early.has(request.toolCallId) || state.control.blockReason(request.name)) return false;
-    const prepared = prepareCall(state.tools(), request);
-    if (prepared.type !== 'dispatch' || !prepared.tool.startEarly || this.needsConfirmation(prepared.tool, prepared.args)) return false;
-    state.emit({ type: 'tool_call', turn: request.turn, toolCallId: request.toolCallId, name: request.name, args: request.args, early: true });
-    const scope = new CancellationScope();
-    const promise = scope.run(() => executeCall(this.dispatchContext(prepared.tool), prepared));
-    this.early.set(request.toolCallId, { request, scope, promise });
-    return true;
-  }
-
-  /** Cancels every early call (a kill): they are answered by {@link discardEarly}. */
-  cancelEarly(): void {
-    for (const call of this.early.values()) call.scope.cancel();
-  }
-
-  /** Cancels and waits for the early calls no plan claimed, and logs them as discarded. */
-  async discardEarly(reason: string): Promise<void> {
-    this.orphans.push(...this.early.values());
-    this.early.clear();
-    await this.settleOrphans(reason);
-  }
-
-  private async settleOrphans(reason: string): Promise<void> {
-    const orphans = this.orphans;
-    this.orphans = [];
-    for (const call of orphans) call.scope.cancel();
-    for (const call of orphans) {
-      const output = await call.promise;
-      const { request } = call;
-      const detail = output.status === 'cancelled' ? reason : `${reason} (it had already ended: ${output.status})`;
-      this.state.emit({ type: 'early_call_discarded', turn: request.turn, toolCallId: request.toolCallId, name: request.name, reason: detail });
-    }
-  }
+  /** Calls started while the model still answers (early dispatch). */
+  readonly early: EarlyCalls;
+  private readonly dispatch: CallDispatch;
 
   constructor(
     private readonly state: RunState,
     private readonly turns: ToolTurns,
     private readonly host: CallRunnerHost,
-  ) {}
+  ) {
+    this.dispatch = new CallDispatch(state, turns, host.compactToolInputs);
+    this.early = new EarlyCalls(state, {
+      needsConfirmation: (prepared) => this.needsConfirmation(prepared.tool, prepared.args),
+      execute: (prepared) => executeCall(this.dispatch.context(prepared.tool), prepared),
+    });
+  }
 
   /**
    * Runs a turn's calls; their outputs, in call order and already in the transcript, go through
@@ -142,12 +65,7 @@ export class CallRunner {
   runTurn(requests: readonly ToolRequest[], then: (outputs: ToolOutput[]) => ToolOutput[] | Promise<ToolOutput[]>): Promise<ToolOutput[]> {
     const { state } = this;
     // Early calls the plan does not contain stop now; the turn's calls claim the others.
-    for (const [id, call] of this.early) {
-      if (requests.some((r) => sameCall(r, call.request))) continue;
-      this.early.delete(id);
-      this.orphans.push(call);
-      call.scope.cancel();
-    }
+    this.early.stopUnclaimed(requests);
     const allowed = Math.max(0, state.policy.maxToolCalls - state.usage.toolCalls);
     this.openRequests = requests;
     this.started.clear();
@@ -156,7 +74,8 @@ export class CallRunner {
       this.carried = undefined;
       // Results enter the transcript in call order, whatever order they finished in.
       state.commit(outputs);
-      return this.orphans.length ? this.settleOrphans('the final answer has no such call').then(() => outputs) : outputs;
+      const settling = this.early.settleUnclaimed();
+      return settling ? settling.then(() => outputs) : outputs;
     };
     const host: ToolTurnHost = {
       parallel: state.policy.parallelToolCalls,
@@ -175,7 +94,7 @@ export class CallRunner {
 
   /** True while an activity, a child run or an early call of the turn is in flight. */
   get busy(): boolean {
-    return this.dispatched > 0 || this.early.size > 0 || this.orphans.length > 0;
+    return this.dispatch.busy || this.early.busy;
   }
 
   /**
@@ -265,15 +184,14 @@ export class CallRunner {
       const waiting = carried.waiting.get(planned.toolCallId);
       if (waiting) return this.waitingAgain({ ...call, request: waiting });
     }
-    const early = this.early.get(planned.toolCallId);
-    if (early && sameCall(early.request, planned)) {
+    const early = this.early.claim(planned);
+    if (early) {
       // Started while the model still answered: the plan claims it as it is.
-      this.early.delete(planned.toolCallId);
       state.pending.set(planned.toolCallId, { request: planned, dispatched: true });
       return waitOn(early.promise, (output) => ({ output: call.finish(output) }), rethrow, true);
     }
     if (!withinCap) return { output: state.record(closedOutput(planned, 'tool_cap', `not run: the tool-call cap of ${state.policy.maxToolCalls} is reached`)) };
-    const ended = this.endedBeforeDispatchStep(call);
+    const ended = endsBeforeDispatch(call, () => this.turns.cancelHint);
     const act = (action: HookAction | undefined): CallStep => {
       let closed: CallStep | undefined;
       try {
@@ -291,17 +209,6 @@ export class CallRunner {
       return ended(err);
     }
     return isPending(atSafePoint) ? waitOn(atSafePoint, act, ended) : act(atSafePoint);
-  }
-
-  /**
-   * The `catch` of a wait before dispatch: a kill or cancellation answers the call as ended before
-   * dispatch (the request as it stands then); anything else is rethrown.
-   */
-  private endedBeforeDispatchStep(call: CallInFlight): (err: unknown) => CallStep {
-    return (err) => {
-      if (err instanceof RunTerminated || isCancellation(err)) return { output: call.finish(endedBeforeDispatch(call.request, this.turns.cancelHint)) };
-      throw err;
-    };
   }
 
   /** After the safe point: operator modifications, blocks, validation, then confirmation if needed. */
@@ -337,7 +244,7 @@ export class CallRunner {
   }
 
   /** Waits for a human's decision on the call (asked now, or `asked` before), then goes on as decided. */
-  private confirmed(call: CallInFlight, prepared: Extract<PreparedCall, { type: 'dispatch' }>, asked: boolean): CallStep {
+  private confirmed(call: CallInFlight, prepared: DispatchableCall, asked: boolean): CallStep {
     const { graph } = call;
     const unconfirmed = (err: unknown): CallStep => {
       // In a dependency-aware plan the turn cancels a call whose alternative won, also while it waits for a human.
@@ -366,162 +273,37 @@ export class CallRunner {
     call.request = prepared.request;
     // A call approved while the run is paused (or pausing) starts only after resume.
     if (state.control.isPauseRequested) {
-      const ended = this.endedBeforeDispatchStep(call);
+      const ended = endsBeforeDispatch(call, () => this.turns.cancelHint);
       let held: Promise<void>;
       try {
         held = this.host.holdWhilePaused();
       } catch (err) {
         return ended(err);
       }
-      return waitOn(held, () => this.callWithinLimit(call, prepared), ended);
+      return waitOn(held, () => this.dispatch.whenSlotFree(call, prepared), ended);
     }
-    return this.callWithinLimit(call, prepared);
+    return this.dispatch.whenSlotFree(call, prepared);
   }
 
-  /** Waits for a free slot when the policy limits concurrent calls, then dispatches. */
-  private callWithinLimit(call: CallInFlight, prepared: Extract<PreparedCall, { type: 'dispatch' }>): CallStep {
-    const limit = this.state.policy.maxConcurrentToolCalls;
-    if (limit === undefined) return this.dispatch(call, prepared);
-    const cancelled = (err: unknown): CallStep => {
-      if (!isCancellation(err)) throw err;
-      return { output: call.finish(closedOutput(call.request, 'cancelled', call.graph?.cancelMessage() ?? 'the call was cancelled while it waited to be dispatched', this.turns.cancelHint)) };
-    };
-    // Every waiter wakes when a slot frees: each checks again, so only one takes it.
-    const next = (): CallStep => {
-      if (this.dispatched < limit) return this.dispatch(call, prepared);
-      let freed: Promise<void>;
-      try {
-        freed = condition(() => this.dispatched < limit);
-      } catch (err) {
-        return cancelled(err);
-      }
-      return waitOn(freed, next, cancelled);
-    };
-    return next();
-  }
-
-  /** Starts the call's activity (or child run); its output is the call's last step. */
-  private dispatch(call: CallInFlight, prepared: Extract<PreparedCall, { type: 'dispatch' }>): CallStep {
+  /** Applies queued edit / drop modifications addressed to this call (see modifiedCall). */
+  private applyCallModifications(request: ToolRequest): ModifiedCall['outcome'] {
     const { state } = this;
-    const { request } = call;
-    state.emit({ type: 'tool_call', turn: request.turn, toolCallId: request.toolCallId, name: request.name, args: request.args });
-    state.pending.set(request.toolCallId, { request, dispatched: true });
-    this.dispatched += 1;
-    if (!prepared.tool.subAgent) return this.settledInActivityStep(call, prepared);
-    let running: Promise<ToolOutput>;
-    try {
-      running = executeSubAgent(this.subAgentHost(), request, prepared.tool, prepared.args);
-    } catch (err) {
-      this.dispatched -= 1;
-      throw err;
-    }
-    return waitOn(
-      running,
-      (output) => {
-        try {
-          return { output: call.finish(output) };
-        } finally {
-          this.dispatched -= 1;
-        }
-      },
-      (err) => {
-        this.dispatched -= 1;
-        throw err;
-      },
-      true,
-    );
-  }
-
-  /**
-   * The last step of a dispatched tool call: the activity's own step records the output and
-   * frees the slot, so the step's promise is the call's output as it is.
-   */
-  private settledInActivityStep(call: CallInFlight, prepared: Extract<PreparedCall, { type: 'dispatch' }>): CallStep {
-    const { report } = call;
-    let recorded = false;
-    const settle = (output: ToolOutput): ToolOutput => {
-      recorded = true;
-      let finished: ToolOutput;
-      try {
-        finished = call.finish(output);
-      } catch (err) {
-        if (!report) throw err;
-        // Nothing reacts to a reported call's promise: it must not reject.
-        report.fail(err);
-        return output;
-      } finally {
-        this.dispatched -= 1;
-      }
-      report?.done(finished);
-      return finished;
-    };
-    const free = (): void => {
-      if (!recorded) this.dispatched -= 1;
-    };
-    let running: Promise<ToolOutput>;
-    try {
-      // Built per call: sequential calls see session changes of the calls before them.
-      running = executeCall(this.dispatchContext(prepared.tool, call.graph?.dependencies), prepared, {
-        cancelHint: () => this.turns.cancelHint,
-        cancelMessage: call.graph?.cancelMessage,
-        settle,
-        report,
-      });
-    } catch (err) {
-      free();
-      throw err;
-    }
-    if (report) call.reported = true;
-    const failed = (err: unknown): never => {
-      free();
-      throw err;
-    };
-    return { ...waitOn(running, (output) => ({ output: output as ToolOutput }), failed, true), settled: true };
-  }
-
-  /** Applies queued edit / drop modifications addressed to this call. */
-  private applyCallModifications(request: ToolRequest): { type: 'run'; request: ToolRequest } | { type: 'closed'; output: ToolOutput } {
-    const { state } = this;
-    let current = request;
-    for (const { id, intervention } of state.control.take((q) => 'toolCallId' in q.intervention && q.intervention.toolCallId === request.toolCallId)) {
-      if (intervention.kind === 'drop_call') {
-        state.emit({ type: 'intervention_applied', id, source: 'operator', kind: 'drop_call', point: 'before_tool', detail: `dropped ${request.toolCallId}: ${intervention.reason}` });
-        return { type: 'closed', output: closedOutput(current, 'rejected', `dropped by operator: ${intervention.reason}`) };
-      }
-      if (intervention.kind === 'edit_call') {
-        const check = state.tools().find((t) => t.name === current.name)?.input.safeParse(intervention.args);
-        if (check && !check.success) {
-          state.emit({ type: 'intervention_rejected', id, kind: 'edit_call', reason: `edited arguments do not match ${current.name}: ${describeIssues(check.error)}` });
-          continue;
-        }
-        const detail = `${request.toolCallId} args ${JSON.stringify(current.args)} -> ${JSON.stringify(intervention.args)}`;
-        state.emit({ type: 'intervention_applied', id, source: 'operator', kind: 'edit_call', point: 'before_tool', detail });
-        current = { ...current, args: intervention.args };
-      }
-    }
-    return { type: 'run', request: current };
+    const queued = state.control.take((q) => 'toolCallId' in q.intervention && q.intervention.toolCallId === request.toolCallId);
+    const modified = modifiedCall(request, queued, state.tools());
+    for (const event of modified.events) state.emit(event);
+    return modified.outcome;
   }
 
   private needsConfirmation(tool: ToolDefinition, args: unknown): boolean {
-    const policy = this.state.input.confirmation;
-    if (policy?.exempt?.includes(tool.name) || this.state.human.alwaysApproved.has(tool.name)) return false;
-    if (policy?.all || policy?.tools?.includes(tool.name)) return true;
-    const flag = tool.requiresConfirmation;
-    if (typeof flag !== 'function') return flag;
-    try {
-      return flag(args);
-    } catch (err) {
-      // A bug in agent code: retrying the workflow task would fail the same way forever.
-      const message = err instanceof Error ? err.message : String(err);
-      throw rejection(`agent ${this.state.agent.name}: requiresConfirmation of tool ${tool.name} threw: ${message}`, 'hook_failed');
-    }
+    const { state } = this;
+    return needsConfirmation(tool, args, { confirmation: state.input.confirmation, alwaysApproved: state.human.alwaysApproved, agent: state.agent.name });
   }
 
   /**
    * Waits for a human decision on a call and applies it: the call to dispatch, or the
    * output that closes it (rejected, or cancelled by a kill).
    */
-  private async confirm(prepared: Extract<PreparedCall, { type: 'dispatch' }>, asked = false): Promise<PreparedCall> {
+  private async confirm(prepared: DispatchableCall, asked = false): Promise<PreparedCall> {
     const { state } = this;
     const { request } = prepared;
     if (!asked) {
@@ -539,69 +321,8 @@ export class CallRunner {
     const decision = state.human.takeDecision(request.toolCallId);
     state.refreshStatus();
     if (!decided || !decision) return { type: 'refused', output: closedOutput(request, 'cancelled', 'the run ended while this call waited for confirmation') };
-    const base = { toolCallId: request.toolCallId, ...(decision.by ? { by: decision.by } : {}) };
-    switch (decision.decision) {
-      case 'approve':
-        state.emit({ type: 'approval_decided', ...base, decision: 'approve', always: decision.always });
-        return prepared;
-      case 'reject':
-        state.emit({ type: 'approval_decided', ...base, decision: 'reject', reason: decision.reason });
-        return { type: 'refused', output: closedOutput(request, 'rejected', `rejected by a human: ${decision.reason}`) };
-      case 'edit':
-      case 'replace': {
-        const updated = { name: decision.decision === 'replace' ? decision.name : request.name, args: decision.args };
-        state.emit({ type: 'approval_decided', ...base, decision: decision.decision, original: { name: request.name, args: request.args }, updated });
-        return prepareCall(state.tools(), { ...request, ...updated });
-      }
-    }
-  }
-
-  private subAgentHost(): SubAgentHost {
-    const { state } = this;
-    return {
-      workflowId: workflowInfo().workflowId,
-      epoch: state.log.epoch ?? workflowInfo().runId,
-      path: state.input.parent?.path ?? [],
-      breakpoints: state.control.breakpointList,
-      resultByteBudget: state.policy.toolResultByteBudget,
-      policy: state.policy,
-      usage: state.usage,
-      remainingTimeMs: () => state.policy.timeBudgetMs - state.elapsedMs(),
-      started: (child) => {
-        state.children.set(child.toolCallId, child);
-        state.emit({ type: 'child_started', turn: child.turn, toolCallId: child.toolCallId, workflowId: child.workflowId, agent: child.agent });
-        // Paused while the child was starting: the pause reaches it now.
-        if (state.control.isPauseRequested) {
-          getExternalWorkflowHandle(child.workflowId).signal(pauseSignal, { reason: `parent paused: ${state.control.pauseReason ?? ''}` }).catch(() => undefined);
-        }
-      },
-      ended: (child, usage) => {
-        state.children.set(child.toolCallId, child);
-        if (state.childWaits.ended(child.toolCallId)) state.refreshStatus();
-        state.usage = withChildUsage(state.usage, usage);
-        state.emit({ type: 'child_ended', toolCallId: child.toolCallId, workflowId: child.workflowId, status: child.status === 'completed' || child.status === 'terminated' ? child.status : 'failed' });
-      },
-    };
-  }
-
-  private dispatchContext(tool: ToolDefinition, dependencies?: readonly DependencyOutput[]): DispatchContext {
-    const { state } = this;
-    const keys = tool.sessionKeys;
-    const sessionState = keys ? Object.fromEntries(keys.filter((k) => k in state.sessionState).map((k) => [k, state.sessionState[k] as JsonValue])) : { ...state.sessionState };
-    const info = workflowInfo();
-    return {
-      workflowId: info.workflowId,
-      runId: info.runId,
-      ...(state.log.epoch ? { epoch: state.log.epoch } : {}),
-      agent: state.agent.name,
-      ...(state.input.sessionId ? { sessionId: state.input.sessionId } : {}),
-      resultByteBudget: state.policy.toolResultByteBudget,
-      sessionState,
-      compactInput: this.host.compactToolInputs,
-      ...(keys ? { sessionKeys: keys } : {}),
-      ...(dependencies?.length ? { dependencies } : {}),
-      ...(tool.mcp ? { onListVersion: (version: string) => state.toolsets.observe(tool.mcp?.toolset ?? '', version) } : {}),
-      onCallEnded: state.noteCallEnded,
-    };
+    const outcome = decidedCall(prepared, decision, state.tools());
+    state.emit(outcome.event);
+    return outcome.next;
   }
 }

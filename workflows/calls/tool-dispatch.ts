@@ -25,6 +25,7 @@ import type { ToolDefinition } from '../../contracts/tool-definition';
 import { parseToolActivityResult } from '../../contracts/fast-schemas';
 import { workflowNowMs } from '../kernel/clock';
 import { errorOutput, okOutput } from '../kernel/outputs';
+import type { PreparedCall } from './call-rules';
 import { callDuration } from './call-duration';
 import { callDurationsCountWork, isPatched } from '../versioning/patches';
 import { toolActivityType } from '../../contracts/tool-activity-type';
@@ -51,69 +52,6 @@ export interface DispatchContext {
   readonly onCallEnded?: (endedAtMs: number) => void;
   /** Send a compact activity input (local tools always get one; MCP calls never). */
   readonly compactInput?: boolean;
-}
-
-/** Outcome of checking a call before scheduling: dispatch it, or close it with an error now. */
-export type PreparedCall =
-  | { type: 'dispatch'; request: ToolRequest; tool: ToolDefinition; /** The arguments as the tool's schema parsed them. */ args: unknown }
-  | { type: 'refused'; output: ToolOutput };
-
-
-function valueAt(value: unknown, path: readonly PropertyKey[]): unknown {
-  let current = value;
-  for (const key of path) {
-    if (current === null || typeof current !== 'object') return undefined;
-    current = (current as Record<PropertyKey, unknown>)[key];
-  }
-  return current;
-}
-
-/** Names of required fields that were absent from the arguments, from a zod error. */
-function missingFields(args: unknown, issues: readonly { code: string; path: readonly PropertyKey[] }[]): string[] {
-  return issues
-    .filter((i) => i.code === 'invalid_type' && i.path.length > 0 && valueAt(args, i.path) === undefined)
-    .map((i) => i.path.map(String).join('.'));
-}
-
-/**
- * Checks a planner's call against the agent's tools: unknown tools and arguments that do
- * not match the schema are refused with a RetryHint, and no activity runs for them.
- */
-export function prepareCall(tools: readonly ToolDefinition[], request: ToolRequest): PreparedCall {
-  const tool = tools.find((t) => t.name === request.name);
-  if (!tool) {
-    const known = tools.map((t) => t.name).join(', ') || '(none)';
-    return {
-      type: 'refused',
-      output: errorOutput(
-        request,
-        { type: 'tool_unknown', message: `unknown tool "${request.name}"; available tools: ${known}` },
-        { reason: 'tool_unavailable', tool: request.name, message: `choose one of: ${known}` },
-      ),
-    };
-  }
-  const parsed = tool.input.safeParse(request.args);
-  if (!parsed.success) {
-    const missing = missingFields(request.args, parsed.error.issues);
-    const message = `invalid arguments for ${tool.name}: ${describeIssues(parsed.error)}`;
-    return {
-      type: 'refused',
-      output: errorOutput(
-        request,
-        { type: 'invalid_arguments', message },
-        {
-          reason: missing.length ? 'missing_fields' : 'invalid_arguments',
-          tool: tool.name,
-          ...(missing.length ? { missingFields: missing } : {}),
-          priorInput: request.args,
-          message,
-        },
-      ),
-    };
-  }
-  // Dispatch the arguments as the planner sent them: the worker parses them once, so defaults,
-  // coercions and transforms apply exactly once (a transform's output need not parse again).
-  return { type: 'dispatch', request, tool, args: parsed.data };
 }
 
 /** Maps a failed tool activity to the ToolOutput the planner sees. */

@@ -62,8 +62,8 @@ export class PlannerTurns {
     const { state } = this;
     const window = this.earlyWindow;
     if (!window || window.turn !== call.turn || !window.tools.includes(call.name) || state.control.isPauseRequested || state.control.kill) return;
-    if (state.usage.toolCalls + this.calls.earlyCount >= state.policy.maxToolCalls) return;
-    this.calls.startEarly({ toolCallId: call.toolCallId, name: call.name, args: call.args, turn: state.turn });
+    if (state.usage.toolCalls + this.calls.early.count >= state.policy.maxToolCalls) return;
+    this.calls.early.start({ toolCallId: call.toolCallId, name: call.name, args: call.args, turn: state.turn });
   }
 
   /**
@@ -128,8 +128,8 @@ export class PlannerTurns {
     const parsed = parsePlanResult(raw);
     if (!parsed.success) return this.host.fail('invalid_plan', `planner returned an invalid PlanResult at turn ${state.turn}: ${describeIssues(parsed.error)}`);
     for (const note of parsed.data.notes ?? []) state.emit({ type: 'note', turn: state.turn, note });
-    if (parsed.data.type !== 'tool_calls' && this.calls.earlyCount) {
-      return this.calls.discardEarly(`the final answer has no tool calls (${parsed.data.type})`).then(() => parsed.data);
+    if (parsed.data.type !== 'tool_calls' && this.calls.early.count) {
+      return this.calls.early.discard(`the final answer has no tool calls (${parsed.data.type})`).then(() => parsed.data);
     }
     return parsed.data;
   }

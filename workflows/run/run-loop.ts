@@ -80,7 +80,7 @@ export class RunLoop {
   /** The result of a run whose loop failed: terminated when a kill or a cancellation ended it; otherwise the failure. */
   async afterFailure(err: unknown): Promise<RunResult> {
     if (!this.endsByTermination(err)) throw err;
-    await this.calls.discardEarly('the run was terminated');
+    await this.calls.early.discard('the run was terminated');
     return this.terminate();
   }
 
@@ -215,7 +215,7 @@ export class RunLoop {
     state.emit({ type: 'kill_requested', reason, source: 'operator' });
     this.plannerTurns.cancel();
     this.toolTurns.cancel();
-    this.calls.cancelEarly();
+    this.calls.early.cancel();
   }
 
   // ---- endings -----------------------------------------------------------------------
