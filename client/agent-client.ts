@@ -1,4 +1,4 @@
-import { Client, Connection, QueryNotRegisteredError, ServiceError, WorkflowExecutionAlreadyStartedError, WorkflowFailedError, WorkflowNotFoundError, WorkflowUpdateFailedError, type WorkflowClientInterceptor, type WorkflowHandle } from '@temporalio/client';
+import { Client, QueryNotRegisteredError, ServiceError, WorkflowExecutionAlreadyStartedError, WorkflowFailedError, WorkflowNotFoundError, WorkflowUpdateFailedError, type WorkflowClientInterceptor, type WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure, type DataConverter } from '@temporalio/common';
 import {
   agentNameSearchAttribute,
@@ -50,7 +50,7 @@ import {
 import { jsonDepthExceeds } from '../contracts/json';
 import { runOperationMessages, type RunOperationName } from '../contracts/operations';
 import { isTerminalRunStatus } from '../contracts/run';
-import { connectionOptions, defaultTaskQueue, temporalConfigFromEnv, type TemporalConfig } from '../config/temporal';
+import { defaultTaskQueue, temporalConfigFromEnv, type TemporalConfig } from '../config/temporal';
 import { dataConverterFromEnv, EncryptedPayloadGuard } from '../config/encryption';
 import { tracingFromEnv } from '../config/telemetry-env';
 import type { AgentTracingOptions } from '../config/tracing';
@@ -80,6 +80,10 @@ import { exportExecutions, exportHistory, type ExportedExecution } from './histo
 import { historyEntries, historySummary, type HistoryEntry, type HistoryStatus } from './history-view';
 import { runWorkerVersion, type RunWorkerVersion } from './worker-version';
 import { noWorkerPolls, workerPresence, type WorkerPresence } from './worker-presence';
+import { requireWorkerForStart } from './start-needs-worker';
+import { unansweredNote } from './unanswered-note';
+import { warnUnreadEnvOnce } from './unread-env';
+import { connectTo } from './connect';
 import { AgentClientError, NoWorkerError, RunNotStartedError } from './errors';
 import { fits, refuseNestedTooDeep } from './input-checks';
 
@@ -174,6 +178,11 @@ const terminalStatuses = new Set(['completed', 'failed', 'terminated']);
 export interface StartOptions {
   /** Workflow id; defaults to `run-<agent>-<random>`. Starting an id that is running fails. */
   readonly workflowId?: string;
+  /**
+   * `true`: start the run even when no worker has polled the client's task queue in the last five
+   * minutes; it waits there until one does. Default: such a start is refused with NoWorkerError.
+   */
+  readonly allowNoWorker?: boolean;
 }
 
 /**
@@ -202,25 +211,31 @@ export class AgentClient {
    * span whose context travels to the run, so a run's spans are children of the client span
    * that started it.
    *
-   * @throws Error when the server is unreachable.
+   * Without a config, when TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE or TEMPORAL_TASK_QUEUE is set,
+   * it warns once (a process warning, code `DURABLE_AGENTS_ENV_NOT_READ`) that it does not read them.
+   *
+   * @throws Error naming the address and namespace when the server is unreachable.
    * @example
    * import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
    * declare const spanProcessor: SpanProcessor;
    * const agents = await AgentClient.connect({ address: 'temporal:7233', namespace: 'agents', taskQueue: 'notes' }, { tracing: { spanProcessor } });
    */
-  static async connect(config: TemporalConfig = localConfig, options: AgentClientConnectOptions = {}): Promise<AgentClient> {
+  static async connect(config?: TemporalConfig, options: AgentClientConnectOptions = {}): Promise<AgentClient> {
+    const target = config ?? localConfig;
+    // Until 0.13 connect() read TEMPORAL_*: a project that still sets them would go elsewhere unawares.
+    if (config === undefined) warnUnreadEnvOnce(process.env, target);
     // The OpenTelemetry SDK is loaded only for a client that traces (about 90 ms at each start of a process otherwise).
     const interceptors = options.tracing ? await tracingInterceptors(options.tracing) : undefined;
-    const connection = await Connection.connect(connectionOptions(config));
+    const connection = await connectTo(target, config === undefined);
     const dataConverter = options.dataConverter ?? { payloadCodecs: [new EncryptedPayloadGuard()] };
     return new AgentClient(
       new Client({
         connection,
-        namespace: config.namespace,
+        namespace: target.namespace,
         ...(dataConverter ? { dataConverter } : {}),
         ...(interceptors ? { interceptors: { workflow: interceptors } } : {}),
       }),
-      config.taskQueue,
+      target.taskQueue,
     );
   }
 
@@ -239,15 +254,18 @@ export class AgentClient {
   }
 
   /**
-   * Starts a run after validating its input.
+   * Starts a run after validating its input, on a task queue some worker has polled in the last
+   * five minutes (a run on a queue none polls would wait for ever; `allowNoWorker` starts it anyway).
    *
-   * @throws AgentClientError `invalid_input` naming the bad field.
+   * @throws AgentClientError `invalid_input` naming the bad field; NoWorkerError naming the task
+   *   queue when no worker has polled it.
    */
   async start(input: RunInput, options: StartOptions = {}): Promise<{ workflowId: string; runId: string }> {
     refuseNestedTooDeep('run input', input);
     const parsed = runInputSchema.safeParse(input);
     if (!parsed.success) throw new AgentClientError('invalid_input', `invalid run input: ${describeIssues(parsed.error)}`);
     fits('the run input', input);
+    if (!options.allowNoWorker) await requireWorkerForStart(this.client, this.taskQueue);
     const workflowId = options.workflowId ?? `run-${parsed.data.agent}-${Math.random().toString(36).slice(2, 10)}`;
     const handle = await this.client.workflow.start(agentRunWorkflowType, {
       taskQueue: this.taskQueue,
@@ -321,7 +339,7 @@ export class AgentClient {
         throw new AgentClientError('unanswered', `run ${workflowId} cannot answer queries (it ended before it registered them)`);
       }
       if (err instanceof ServiceError && (err.cause as { code?: unknown } | undefined)?.code === grpcDeadlineExceeded) {
-        throw new AgentClientError('unanswered', `no worker answered a query of run ${workflowId} in time; is a worker running on its task queue?`);
+        throw new AgentClientError('unanswered', `no worker answered a query of run ${workflowId} in time: ${await unansweredNote(this.client, workflowId)}`);
       }
       if (err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure && err.cause.type === acceptedUpdateCompletedWorkflow) {
         throw new AgentClientError(
@@ -372,7 +390,7 @@ export class AgentClient {
         // What the server answers a query once no worker has polled the run's task queue for a
         // while (a crashed worker): it does not wait for one.
         if (code === grpcFailedPrecondition) {
-          throw new AgentClientError('unanswered', `no worker answered a query of run ${workflowId}: the server has seen no worker poll its task queue lately`);
+          throw new AgentClientError('unanswered', `no worker answered a query of run ${workflowId}: ${await unansweredNote(this.client, workflowId)}`);
         }
         if (!((code === grpcDeadlineExceeded || code === grpcCancelled) && Date.now() >= deadline)) throw err;
         // A query also times out when the server itself is away: ask it something no worker answers.
@@ -380,7 +398,7 @@ export class AgentClient {
         if (attempt + 1 < tries.length) continue;
         const waited = tries.reduce((sum, ms) => sum + ms, 0);
         const how = tries.length > 1 ? `in ${tries.length} tries over ${waited / 1000} s` : `within ${waited} ms`;
-        throw new AgentClientError('unanswered', `no worker answered a query of run ${workflowId} ${how}; is a worker running on its task queue?`);
+        throw new AgentClientError('unanswered', `no worker answered a query of run ${workflowId} ${how}: ${await unansweredNote(this.client, workflowId)}`);
       }
     }
   }

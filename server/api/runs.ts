@@ -1,6 +1,8 @@
 import { ServiceError } from '@temporalio/client';
 import { runResultSchema } from '../../contracts';
-import { AgentClientError } from '../../client/agent-client';
+import { AgentClientError, NoWorkerError, type AgentClient, type StartOptions } from '../../client/agent-client';
+import { refusedStartMessage } from '../../client/start-needs-worker';
+import type { RunInput } from '../../contracts';
 import { listRuns, type RunListEntry } from '../../client/run-list';
 import { checkAgentName, type ServerContext } from '../context';
 import { ApiError } from '../errors';
@@ -32,6 +34,16 @@ export function runSummary(entry: RunListEntry): RunSummary {
   };
 }
 
+/** Starts a run; a refusal for want of a worker names the body field that starts it anyway. */
+async function startRun(agents: AgentClient, input: RunInput, options: StartOptions): Promise<{ workflowId: string; runId: string }> {
+  try {
+    return await agents.start(input, options);
+  } catch (err) {
+    if (!(err instanceof NoWorkerError)) throw err;
+    throw new NoWorkerError(err.presence, err.reason, refusedStartMessage(err.presence, { taskQueue: "the API server's TEMPORAL_TASK_QUEUE", startAnyway: '"allowNoWorker": true in the body' }));
+  }
+}
+
 /** The control API of runs: start, list, read; plus control, human inputs and checkpoints. */
 export function runRoutes(ctx: ServerContext): AnyRoute[] {
   const { agents } = ctx;
@@ -43,15 +55,17 @@ export function runRoutes(ctx: ServerContext): AnyRoute[] {
       path: '/api/runs',
       access: 'operator',
       summary: 'Start a run',
-      description: 'The body is the run input (agent, messages, sessionState, policy, …) and optionally its workflowId. A server given its agents (`agentNames`) refuses others with 400.',
+      description:
+        'The body is the run input (agent, messages, sessionState, policy, …) and optionally its workflowId. A server given its agents (`agentNames`) refuses others with 400. ' +
+        'A start on a task queue no worker has polled in the last 5 minutes is refused with 503 naming the queue, unless `allowNoWorker` is true (the run then waits for a worker).',
       tags,
       body: startRunBodySchema,
       response: startedRunSchema,
       status: 201,
       handle: ({ body }) => {
-        const { workflowId, ...input } = body;
+        const { workflowId, allowNoWorker, ...input } = body;
         checkAgentName(ctx, input.agent);
-        return agents.start(input, workflowId !== undefined ? { workflowId } : {});
+        return startRun(agents, input, { ...(workflowId !== undefined ? { workflowId } : {}), ...(allowNoWorker ? { allowNoWorker } : {}) });
       },
     }),
     route({

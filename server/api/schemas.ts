@@ -9,8 +9,14 @@ export const workflowIdSchema = z
   .max(400)
   .regex(/^[^\s/?#]+$/, 'use no whitespace, "/", "?" or "#"');
 
-/** Body of POST /api/runs: a run input and, optionally, the run's workflow id. */
-export const startRunBodySchema = runInputSchema.unwrap().omit({ continued: true }).extend({ workflowId: workflowIdSchema.optional() });
+/**
+ * Body of POST /api/runs: a run input and, optionally, the run's workflow id and `allowNoWorker`
+ * (start even when no worker has polled the task queue lately).
+ */
+export const startRunBodySchema = runInputSchema
+  .unwrap()
+  .omit({ continued: true })
+  .extend({ workflowId: workflowIdSchema.optional(), allowNoWorker: z.boolean().optional() });
 
 /** The ids of a run just started. */
 export const startedRunSchema = z.object({ workflowId: z.string(), runId: z.string() });
