@@ -50,7 +50,7 @@ import {
 import { jsonDepthExceeds } from '../contracts/json';
 import { runOperationMessages, type RunOperationName } from '../contracts/operations';
 import { isTerminalRunStatus } from '../contracts/run';
-import { defaultTaskQueue, temporalConfigFromEnv, type TemporalConfig } from '../config/temporal';
+import { temporalConfigFromEnv, type TemporalConfig } from '../config/temporal';
 import { dataConverterFromEnv, EncryptedPayloadGuard } from '../config/encryption';
 import { tracingFromEnv } from '../config/telemetry-env';
 import type { AgentTracingOptions } from '../config/tracing';
@@ -80,9 +80,8 @@ import { exportExecutions, exportHistory, type ExportedExecution } from './histo
 import { historyEntries, historySummary, type HistoryEntry, type HistoryStatus } from './history-view';
 import { runWorkerVersion, type RunWorkerVersion } from './worker-version';
 import { noWorkerPolls, workerPresence, type WorkerPresence } from './worker-presence';
-import { requireWorkerForStart } from './start-needs-worker';
+import { requireWorkerForStart, type StartOptions } from './start-needs-worker';
 import { unansweredNote } from './unanswered-note';
-import { warnUnreadEnvOnce } from './unread-env';
 import { connectTo } from './connect';
 import { AgentClientError, NoWorkerError, RunNotStartedError } from './errors';
 import { fits, refuseNestedTooDeep } from './input-checks';
@@ -124,9 +123,6 @@ export interface AgentClientConnectOptions {
   /** OpenTelemetry tracing of the client's calls (`tracingFromEnv()` reads DURABLE_AGENTS_TRACING). Absent or `null`: none. */
   readonly tracing?: AgentTracingOptions | null;
 }
-
-/** Where {@link AgentClient.connect} goes without a config: a local dev server's defaults. */
-const localConfig: TemporalConfig = { address: '127.0.0.1:7233', namespace: 'default', taskQueue: defaultTaskQueue };
 
 /**
  * The client options the environment sets: the data converter of DURABLE_AGENTS_ENCRYPTION_KEYS
@@ -174,17 +170,6 @@ const acceptedUpdateCompletedWorkflow = 'AcceptedUpdateCompletedWorkflow';
 
 const terminalStatuses = new Set(['completed', 'failed', 'terminated']);
 
-/** Options of {@link AgentClient.start}. */
-export interface StartOptions {
-  /** Workflow id; defaults to `run-<agent>-<random>`. Starting an id that is running fails. */
-  readonly workflowId?: string;
-  /**
-   * `true`: start the run even when no worker has polled the client's task queue in the last five
-   * minutes; it waits there until one does. Default: such a start is refused with NoWorkerError.
-   */
-  readonly allowNoWorker?: boolean;
-}
-
 /**
  * Typed client of agent runs: start, result, status, events, follow.
  *
@@ -221,12 +206,9 @@ export class AgentClient {
    * const agents = await AgentClient.connect({ address: 'temporal:7233', namespace: 'agents', taskQueue: 'notes' }, { tracing: { spanProcessor } });
    */
   static async connect(config?: TemporalConfig, options: AgentClientConnectOptions = {}): Promise<AgentClient> {
-    const target = config ?? localConfig;
-    // Until 0.13 connect() read TEMPORAL_*: a project that still sets them would go elsewhere unawares.
-    if (config === undefined) warnUnreadEnvOnce(process.env, target);
     // The OpenTelemetry SDK is loaded only for a client that traces (about 90 ms at each start of a process otherwise).
     const interceptors = options.tracing ? await tracingInterceptors(options.tracing) : undefined;
-    const connection = await connectTo(target, config === undefined);
+    const { connection, target } = await connectTo(config);
     const dataConverter = options.dataConverter ?? { payloadCodecs: [new EncryptedPayloadGuard()] };
     return new AgentClient(
       new Client({

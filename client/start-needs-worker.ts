@@ -2,6 +2,17 @@ import type { Client } from '@temporalio/client';
 import { NoWorkerError } from './errors';
 import { noWorkerPolls, workerPresence, type WorkerPresence } from './worker-presence';
 
+/** Options of {@link AgentClient.start}. */
+export interface StartOptions {
+  /** Workflow id; defaults to `run-<agent>-<random>`. Starting an id that is running fails. */
+  readonly workflowId?: string;
+  /**
+   * `true`: start the run even when no worker has polled the client's task queue in the last five
+   * minutes; it waits there until one does. Default: such a start is refused with NoWorkerError.
+   */
+  readonly allowNoWorker?: boolean;
+}
+
 /**
  * How long a start looks again for a worker that is only starting (its first poll may reach the
  * server a moment after the client asks): the pauses between the looks, 3 s in all. Spent only on

@@ -1,7 +1,7 @@
 import { ServiceError } from '@temporalio/client';
 import { runResultSchema } from '../../contracts';
-import { AgentClientError, NoWorkerError, type AgentClient, type StartOptions } from '../../client/agent-client';
-import { refusedStartMessage } from '../../client/start-needs-worker';
+import { AgentClientError, NoWorkerError, type AgentClient } from '../../client/agent-client';
+import { refusedStartMessage, type StartOptions } from '../../client/start-needs-worker';
 import type { RunInput } from '../../contracts';
 import { listRuns, type RunListEntry } from '../../client/run-list';
 import { checkAgentName, type ServerContext } from '../context';
