@@ -1,4 +1,5 @@
 import { AgentClient, clientOptionsFromEnv } from '../client/agent-client';
+import { ServerUnreachableError } from '../client/unavailable';
 import type { TemporalConfig } from '../config/temporal';
 import { parseCommandArgs, splitCommand } from './args';
 import type { Command, Terminal } from './command';
@@ -38,11 +39,9 @@ export async function connectAgents(config: TemporalConfig, env: NodeJS.ProcessE
   try {
     agents = await AgentClient.connect(config, clientOptionsFromEnv(env));
   } catch (err) {
-    const reason = err instanceof Error ? err.message : String(err);
-    throw new Error(
-      `cannot reach the Temporal server at ${config.address} (namespace ${config.namespace}): ${reason}; ` +
-        'is it running? Set TEMPORAL_ADDRESS or --address to where it listens',
-    );
+    // The client's own error names the address (ServerUnreachableError); anything else, here.
+    const reason = err instanceof ServerUnreachableError ? err.message : `cannot reach the Temporal server at ${config.address} (namespace ${config.namespace}): ${err instanceof Error ? err.message : String(err)}`;
+    throw new Error(`${reason}; is it running? Set TEMPORAL_ADDRESS or --address to where it listens`);
   }
   return { agents, close: () => agents.client.connection.close() };
 }

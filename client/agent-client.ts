@@ -1,4 +1,4 @@
-import { Client, Connection, QueryNotRegisteredError, ServiceError, WorkflowExecutionAlreadyStartedError, WorkflowFailedError, WorkflowNotFoundError, WorkflowUpdateFailedError, type WorkflowClientInterceptor, type WorkflowHandle } from '@temporalio/client';
+import { Client, QueryNotRegisteredError, ServiceError, WorkflowExecutionAlreadyStartedError, WorkflowFailedError, WorkflowNotFoundError, WorkflowUpdateFailedError, type WorkflowClientInterceptor, type WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure, type DataConverter } from '@temporalio/common';
 import {
   agentNameSearchAttribute,
@@ -50,7 +50,7 @@ import {
 import { jsonDepthExceeds } from '../contracts/json';
 import { runOperationMessages, type RunOperationName } from '../contracts/operations';
 import { isTerminalRunStatus } from '../contracts/run';
-import { connectionOptions, defaultTaskQueue, temporalConfigFromEnv, type TemporalConfig } from '../config/temporal';
+import { temporalConfigFromEnv, type TemporalConfig } from '../config/temporal';
 import { dataConverterFromEnv, EncryptedPayloadGuard } from '../config/encryption';
 import { tracingFromEnv } from '../config/telemetry-env';
 import type { AgentTracingOptions } from '../config/tracing';
@@ -80,6 +80,9 @@ import { exportExecutions, exportHistory, type ExportedExecution } from './histo
 import { historyEntries, historySummary, type HistoryEntry, type HistoryStatus } from './history-view';
 import { runWorkerVersion, type RunWorkerVersion } from './worker-version';
 import { noWorkerPolls, workerPresence, type WorkerPresence } from './worker-presence';
+import { requireWorkerForStart, type StartOptions } from './start-needs-worker';
+import { unansweredNote } from './unanswered-note';
+import { connectTo } from './connect';
 import { AgentClientError, NoWorkerError, RunNotStartedError } from './errors';
 import { fits, refuseNestedTooDeep } from './input-checks';
 import { idReusePolicy } from '../history/id-reuse';
@@ -122,9 +125,6 @@ export interface AgentClientConnectOptions {
   /** OpenTelemetry tracing of the client's calls (`tracingFromEnv()` reads DURABLE_AGENTS_TRACING). Absent or `null`: none. */
   readonly tracing?: AgentTracingOptions | null;
 }
-
-/** Where {@link AgentClient.connect} goes without a config: a local dev server's defaults. */
-const localConfig: TemporalConfig = { address: '127.0.0.1:7233', namespace: 'default', taskQueue: defaultTaskQueue };
 
 /**
  * The client options the environment sets: the data converter of DURABLE_AGENTS_ENCRYPTION_KEYS
@@ -172,17 +172,6 @@ const acceptedUpdateCompletedWorkflow = 'AcceptedUpdateCompletedWorkflow';
 
 const terminalStatuses = new Set(['completed', 'failed', 'terminated']);
 
-/** Options of {@link AgentClient.start}. */
-export interface StartOptions {
-  /** Workflow id; defaults to `run-<agent>-<random>`. Starting an id that is running fails; one a closed run holds, see `reuseClosedId`. */
-  readonly workflowId?: string;
-  /**
-   * `true`: start even when a closed run holds `workflowId`; the new run then answers for the id
-   * (the closed one stays readable by its run id). Default: refused with {@link RunIdTakenError}.
-   */
-  readonly reuseClosedId?: boolean;
-}
-
 /**
  * Typed client of agent runs: start, result, status, events, follow.
  *
@@ -209,25 +198,28 @@ export class AgentClient {
    * span whose context travels to the run, so a run's spans are children of the client span
    * that started it.
    *
-   * @throws Error when the server is unreachable.
+   * Without a config, when TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE or TEMPORAL_TASK_QUEUE is set,
+   * it warns once (a process warning, code `DURABLE_AGENTS_ENV_NOT_READ`) that it does not read them.
+   *
+   * @throws Error naming the address and namespace when the server is unreachable.
    * @example
    * import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
    * declare const spanProcessor: SpanProcessor;
    * const agents = await AgentClient.connect({ address: 'temporal:7233', namespace: 'agents', taskQueue: 'notes' }, { tracing: { spanProcessor } });
    */
-  static async connect(config: TemporalConfig = localConfig, options: AgentClientConnectOptions = {}): Promise<AgentClient> {
+  static async connect(config?: TemporalConfig, options: AgentClientConnectOptions = {}): Promise<AgentClient> {
     // The OpenTelemetry SDK is loaded only for a client that traces (about 90 ms at each start of a process otherwise).
     const interceptors = options.tracing ? await tracingInterceptors(options.tracing) : undefined;
-    const connection = await Connection.connect(connectionOptions(config));
+    const { connection, target } = await connectTo(config);
     const dataConverter = options.dataConverter ?? { payloadCodecs: [new EncryptedPayloadGuard()] };
     return new AgentClient(
       new Client({
         connection,
-        namespace: config.namespace,
+        namespace: target.namespace,
         ...(dataConverter ? { dataConverter } : {}),
         ...(interceptors ? { interceptors: { workflow: interceptors } } : {}),
       }),
-      config.taskQueue,
+      target.taskQueue,
     );
   }
 
@@ -246,17 +238,20 @@ export class AgentClient {
   }
 
   /**
-   * Starts a run after validating its input.
+   * Starts a run after validating its input, on a task queue some worker has polled in the last
+   * five minutes (a run on a queue none polls would wait for ever; `allowNoWorker` starts it anyway).
    *
    * @throws AgentClientError `invalid_input` naming the bad field; RunIdTakenError (`already_exists`)
    *   when a closed run holds `options.workflowId` (unless `reuseClosedId`);
-   *   WorkflowExecutionAlreadyStartedError when a running one does.
+   *   WorkflowExecutionAlreadyStartedError when a running one does; NoWorkerError naming the task
+   *   queue when no worker has polled it (unless `allowNoWorker`).
    */
   async start(input: RunInput, options: StartOptions = {}): Promise<{ workflowId: string; runId: string }> {
     refuseNestedTooDeep('run input', input);
     const parsed = runInputSchema.safeParse(input);
     if (!parsed.success) throw new AgentClientError('invalid_input', `invalid run input: ${describeIssues(parsed.error)}`);
     fits('the run input', input);
+    if (!options.allowNoWorker) await requireWorkerForStart(this.client, this.taskQueue);
     const workflowId = options.workflowId ?? `run-${parsed.data.agent}-${Math.random().toString(36).slice(2, 10)}`;
     const handle = await this.client.workflow
       .start(agentRunWorkflowType, {
@@ -334,7 +329,7 @@ export class AgentClient {
         throw new AgentClientError('unanswered', `run ${workflowId} cannot answer queries (it ended before it registered them)`);
       }
       if (err instanceof ServiceError && (err.cause as { code?: unknown } | undefined)?.code === grpcDeadlineExceeded) {
-        throw new AgentClientError('unanswered', `no worker answered a query of run ${workflowId} in time; is a worker running on its task queue?`);
+        throw new AgentClientError('unanswered', `no worker answered a query of run ${workflowId} in time: ${await unansweredNote(this.client, workflowId)}`);
       }
       if (err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure && err.cause.type === acceptedUpdateCompletedWorkflow) {
         throw new AgentClientError(
@@ -389,7 +384,7 @@ export class AgentClient {
         // What the server answers a query once no worker has polled the run's task queue for a
         // while (a crashed worker): it does not wait for one.
         if (code === grpcFailedPrecondition) {
-          throw new AgentClientError('unanswered', `no worker answered a query of run ${workflowId}: the server has seen no worker poll its task queue lately`);
+          throw new AgentClientError('unanswered', `no worker answered a query of run ${workflowId}: ${await unansweredNote(this.client, workflowId)}`);
         }
         if (!((code === grpcDeadlineExceeded || code === grpcCancelled) && Date.now() >= deadline)) throw err;
         // A query also times out when the server itself is away: ask it something no worker answers.
@@ -397,7 +392,7 @@ export class AgentClient {
         if (attempt + 1 < tries.length) continue;
         const waited = tries.reduce((sum, ms) => sum + ms, 0);
         const how = tries.length > 1 ? `in ${tries.length} tries over ${waited / 1000} s` : `within ${waited} ms`;
-        throw new AgentClientError('unanswered', `no worker answered a query of run ${workflowId} ${how}; is a worker running on its task queue?`);
+        throw new AgentClientError('unanswered', `no worker answered a query of run ${workflowId} ${how}: ${await unansweredNote(this.client, workflowId)}`);
       }
     }
   }

@@ -20,18 +20,22 @@ export class AgentClientError extends Error {
 /**
  * An update refused because no worker would take it now (`unanswered`): sent anyway, the server
  * would hold it unanswered until a worker returns and apply it then, long after the caller gave
- * up. Its signal twin ({@link AgentClient.signal}) waits in the run's history instead.
+ * up. Its signal twin ({@link AgentClient.signal}) waits in the run's history instead. Also a
+ * start on a task queue no worker has polled ({@link AgentClient.start}), where the run would
+ * wait for ever.
  */
 export class NoWorkerError extends AgentClientError {
   /**
    * @param presence what the server knows of the task queue's workers.
    * @param reason why no worker would take the update, e.g. `no worker polls task queue q (last seen …)`.
+   * @param outcome what became of the request, and what to do.
    */
   constructor(
     readonly presence: WorkerPresence,
     readonly reason: string,
+    outcome = 'the request was not sent',
   ) {
-    super('unanswered', `${reason}; the request was not sent`);
+    super('unanswered', `${reason}; ${outcome}`);
     this.name = 'NoWorkerError';
   }
 }

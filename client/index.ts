@@ -8,13 +8,14 @@
  * const { workflowId } = await agents.start({ agent: 'notes', messages: [{ role: 'user', content: 'Note: buy milk' }] });
  * for await (const event of agents.follow(workflowId)) console.log(event.type);
  */
-export { AgentClient, AgentClientError, NoWorkerError, clientOptionsFromEnv, type AgentClientErrorType, type StartOptions, type AgentClientConnectOptions, type QueryOptions, type PendingInputsOptions } from './agent-client';
+export { AgentClient, AgentClientError, NoWorkerError, clientOptionsFromEnv, type AgentClientErrorType, type AgentClientConnectOptions, type QueryOptions, type PendingInputsOptions } from './agent-client';
 export { historyEntries, formatHistoryEntry, type HistoryEntry, type HistoryStatus } from './history-view';
 export { RunIdTakenError } from '../history/id-reuse';
 export { checkpointsOf, rewindRun, CheckpointError, type Checkpoint, type RewindOptions, type CorrectionDelivery } from '../history/checkpoints';
 export { type RunRewind } from '../history/rewinds';
 export { exportHistory, type ExportedExecution } from './history';
 export { workerPresence, type WorkerPresence } from './worker-presence';
+export { type StartOptions } from './start-needs-worker';
 export { runWorkerVersion, formatWorkerVersion, type RunWorkerVersion } from './worker-version';
 export { listRuns, listSessions, type RunListEntry, type SessionListEntry, type ListPage, type ListOptions } from './run-list';
 export { openSessionFor } from './session-open';

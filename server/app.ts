@@ -18,7 +18,7 @@ import { mountRoutes, openApiDocument, route, type AnyRoute } from './routes';
  * API version, shown in the OpenAPI document and `/api/health`: the package's version (a unit
  * test keeps them equal; package.json is not beside this file once built).
  */
-export const apiVersion = '0.13.0';
+export const apiVersion = '1.0.0-rc.0';
 const version = apiVersion;
 
 /** Options of the HTTP layer itself. */

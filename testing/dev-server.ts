@@ -58,8 +58,14 @@ export const searchAttributeArgs = ['--search-attribute', 'AgentName=Keyword', '
 export interface DevServerOptions {
   /** SQLite file (relative to the current directory); runs survive a server restart. Default `.temporal/dev.sqlite`; `null` keeps everything in memory (a throwaway server for tests). */
   readonly dbFile?: string | null;
+  /** The frontend's gRPC port. Default 7233. */
   readonly port?: number;
+  /** The Web UI's port. Default `port` + 1000. */
   readonly uiPort?: number;
+  /** The server's HTTP API port. Default: a free port the server picks. */
+  readonly httpPort?: number;
+  /** The port of the server's Prometheus `/metrics`. Default: a free port the server picks. */
+  readonly metricsPort?: number;
   readonly namespace?: string;
   /**
    * Use a Temporal server already listening on the port instead of failing. Default false: a
@@ -81,16 +87,32 @@ export interface DevServer {
   stop(): Promise<void>;
 }
 
-/** Thrown when the port of a dev server to start is already taken. */
+/** The ports of a dev server, as {@link PortInUseError} names them: what listens there, and the option and flag that set it. */
+const portRoles = {
+  frontend: 'the frontend (port, --port)',
+  ui: 'the Web UI (uiPort, --ui-port)',
+  http: 'the HTTP API (httpPort, --temporal-http-port)',
+  metrics: 'the metrics (metricsPort, --temporal-metrics-port)',
+} as const;
+
+/** Which port of a dev server: the frontend's gRPC port, the Web UI's, the HTTP API's or the metrics'. */
+export type DevServerPortRole = keyof typeof portRoles;
+
+/** Thrown when a port of a dev server to start is already taken. */
 export class PortInUseError extends Error {
+  /**
+   * @param temporal a Temporal server answers on the port (only asked of the frontend port).
+   * @param role which of the server's ports it is (default the frontend's).
+   */
   constructor(
     readonly port: number,
     readonly temporal: boolean,
+    readonly role: DevServerPortRole = 'frontend',
   ) {
     super(
       temporal
         ? `127.0.0.1:${port} is already served by a Temporal server that this process did not start; stop it, pick another port (--port), or point at it with TEMPORAL_ADDRESS=127.0.0.1:${port}`
-        : `port ${port} on 127.0.0.1 is taken by another program; pick another port (--port) or stop that program`,
+        : `port ${port} on 127.0.0.1, wanted for ${portRoles[role]}, is taken by another program; pick another port or stop that program`,
     );
     this.name = 'PortInUseError';
   }
@@ -175,7 +197,8 @@ function stopChild(child: ChildProcess): Promise<void> {
  * `reuseExisting` allows a Temporal server found there. When no CLI can be found or
  * provisioned, falls back to the SDK's own download of the CLI (needs internet).
  *
- * @throws PortInUseError when the port (or the UI port) is taken.
+ * @throws PortInUseError naming the port when the port, the UI port, or a pinned HTTP API or metrics
+ *   port is taken.
  * @throws Error when the server does not become ready.
  * @example
  * const server = await startDevServer();
@@ -196,7 +219,9 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     log(`using the Temporal server already running at ${address}`);
     return { address, namespace, uiUrl: `http://127.0.0.1:${uiPort}`, owned: false, stop: async () => {} };
   }
-  if (await isPortTaken(uiPort)) throw new PortInUseError(uiPort, false);
+  const others: [DevServerPortRole, number | undefined][] = [['ui', uiPort], ['http', options.httpPort], ['metrics', options.metricsPort]];
+  for (const [role, other] of others) if (other !== undefined && (await isPortTaken(other))) throw new PortInUseError(other, false, role);
+  const pinned = [...(options.httpPort !== undefined ? ['--http-port', String(options.httpPort)] : []), ...(options.metricsPort !== undefined ? ['--metrics-port', String(options.metricsPort)] : [])];
   if (dbFile) mkdirSync(dirname(dbFile), { recursive: true });
   const storage = dbFile ? ['--db-filename', dbFile, ...sqliteArgs] : [];
 
@@ -205,7 +230,7 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     log('no Temporal CLI found or installable; letting the Temporal SDK download one');
     const { TestWorkflowEnvironment } = await sdkTestingPackage();
     const env = await TestWorkflowEnvironment.createLocal({
-      server: { ip: '127.0.0.1', port, uiPort, ...(dbFile ? { dbFilename: dbFile } : {}), namespace, extraArgs: [...(dbFile ? sqliteArgs : []), ...devServerSafetyArgs, ...searchAttributeArgs] },
+      server: { ip: '127.0.0.1', port, uiPort, ...(dbFile ? { dbFilename: dbFile } : {}), namespace, extraArgs: [...(dbFile ? sqliteArgs : []), ...pinned, ...devServerSafetyArgs, ...searchAttributeArgs] },
     });
     return { address, namespace, uiUrl: `http://127.0.0.1:${uiPort}`, owned: true, stop: () => env.teardown() };
   }
@@ -218,6 +243,7 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
       '--ip', '127.0.0.1',
       '--port', String(port),
       '--ui-port', String(uiPort),
+      ...pinned,
       ...storage,
       '--namespace', namespace,
       '--log-level', 'warn',
@@ -238,7 +264,9 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     await stopChild(child);
     throw err;
   }
-  log(`Temporal dev server ready at ${address}; Web UI at http://127.0.0.1:${uiPort}`);
+  const httpApi = options.httpPort !== undefined ? `; HTTP API at http://127.0.0.1:${options.httpPort}` : '';
+  const metrics = options.metricsPort !== undefined ? `; metrics at http://127.0.0.1:${options.metricsPort}/metrics` : '';
+  log(`Temporal dev server ready at ${address}; Web UI at http://127.0.0.1:${uiPort}${httpApi}${metrics}`);
   const stop = (): Promise<void> => {
     stopping = true;
     return stopChild(child);

@@ -9,8 +9,8 @@
  * // a worker with OPENAI_BASE_URL=model.baseURL (or createAgentWorker({ openai: new OpenAI({ baseURL: model.baseURL, apiKey: 'test' }) }))
  * const results = await replayAgentHistories('test/histories', { workflowsPath: require.resolve('../src/workflows') });
  */
-export { startDevServer, PortInUseError, devServerSafetyArgs, searchAttributeArgs, type DevServer, type DevServerOptions } from './dev-server';
-export { devServerPort, withoutPortFlag } from './dev-server-port';
+export { startDevServer, PortInUseError, devServerSafetyArgs, searchAttributeArgs, type DevServer, type DevServerOptions, type DevServerPortRole } from './dev-server';
+export { devServerPort, devServerPorts, withoutPortFlag } from './dev-server-port';
 export { provisionTemporalCli, findTemporalCli, pinnedTemporalCli, type TemporalCli } from './temporal-cli';
 export { plannerContext, type PlannerContextOptions } from './planner-context';
 export { findHistoryFiles } from './history-files';

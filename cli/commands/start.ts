@@ -2,7 +2,9 @@ import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { jsonObjectSchema, jsonValueSchema, runInputSchema, runPolicySchema, type RunInput } from '../../contracts';
 import { parseJsonValue, validate } from '../args';
-import type { Command } from '../command';
+import { NoWorkerError } from '../../client/agent-client';
+import { refusedStartMessage, type StartOptions } from '../../client/start-needs-worker';
+import type { Command, CommandContext } from '../command';
 import { UsageError } from '../exit-codes';
 import { followEvents } from '../follow';
 import { renderResult } from '../render';
@@ -25,6 +27,16 @@ export function readScript(path: string): z.output<typeof scriptFileSchema> {
   return parseJsonValue(`--script ${path}`, text, scriptFileSchema);
 }
 
+/** Starts a run; a refusal for want of a worker names the flag that starts it anyway. */
+async function startRun(ctx: CommandContext, input: RunInput, options: StartOptions): Promise<{ workflowId: string; runId: string }> {
+  try {
+    return await ctx.agents.start(input, options);
+  } catch (err) {
+    if (!(err instanceof NoWorkerError)) throw err;
+    throw new NoWorkerError(err.presence, err.reason, refusedStartMessage(err.presence, { taskQueue: '--task-queue or TEMPORAL_TASK_QUEUE', startAnyway: '--allow-no-worker' }));
+  }
+}
+
 /** `start`: starts a run; prints its id, and with `--follow` its events and result. */
 export const startCommand: Command = {
   name: 'start',
@@ -40,6 +52,7 @@ export const startCommand: Command = {
     id: { type: 'string', value: 'ID', description: 'workflow id (default: run-<agent>-<random>); the id of a closed run is refused unless --reuse-closed-id' },
     'reuse-closed-id': { type: 'boolean', description: 'start even if a closed run has the --id; the new run then answers for it (the old one: result --run-id)' },
     follow: { type: 'boolean', description: 'print events until the run ends, then its result' },
+    'allow-no-worker': { type: 'boolean', description: 'start even when no worker has polled the task queue in the last 5 minutes (the run waits for one)' },
     'confirm-ms': {
       type: 'string',
       value: 'MS',
@@ -70,13 +83,14 @@ export const startCommand: Command = {
     if (reuseClosedId && workflowId === undefined) throw new UsageError('--reuse-closed-id needs --id');
     const follow = args.flag('follow');
     const confirmMs = args.int('confirm-ms', 0) ?? 10_000;
+    const allowNoWorker = args.flag('allow-no-worker');
     return async (ctx) => {
-      const started = await ctx.agents.start(input, { ...(workflowId !== undefined ? { workflowId } : {}), ...(reuseClosedId ? { reuseClosedId } : {}) });
+      const started = await startRun(ctx, input, { ...(workflowId !== undefined ? { workflowId } : {}), ...(reuseClosedId ? { reuseClosedId } : {}), ...(allowNoWorker ? { allowNoWorker } : {}) });
       // An agent the worker does not have, or options it refuses, fail the run's first task:
       // say so (non-zero exit) instead of printing an id as if all were well.
       const state = confirmMs > 0 ? await ctx.agents.confirmStarted(started.workflowId, confirmMs) : undefined;
       if (state === 'not_picked_up') {
-        ctx.progress?.(`agentctl: no worker has started run ${started.workflowId} within ${confirmMs} ms; it stays queued on its task queue`);
+        ctx.progress?.(`agentctl: no worker has started run ${started.workflowId} within ${confirmMs} ms; it stays queued on task queue ${ctx.agents.taskQueue}`);
       }
       ctx.out.emit(started, () => started.workflowId);
       if (!follow) return;

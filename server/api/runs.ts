@@ -1,6 +1,8 @@
 import { ServiceError } from '@temporalio/client';
 import { runResultSchema } from '../../contracts';
-import { AgentClientError } from '../../client/agent-client';
+import { AgentClientError, NoWorkerError, type AgentClient } from '../../client/agent-client';
+import { refusedStartMessage, type StartOptions } from '../../client/start-needs-worker';
+import type { RunInput } from '../../contracts';
 import { listRuns, type RunListEntry } from '../../client/run-list';
 import { checkAgentName, type ServerContext } from '../context';
 import { ApiError } from '../errors';
@@ -34,6 +36,16 @@ export function runSummary(entry: RunListEntry): RunSummary {
   };
 }
 
+/** Starts a run; a refusal for want of a worker names the body field that starts it anyway. */
+async function startRun(agents: AgentClient, input: RunInput, options: StartOptions): Promise<{ workflowId: string; runId: string }> {
+  try {
+    return await agents.start(input, options);
+  } catch (err) {
+    if (!(err instanceof NoWorkerError)) throw err;
+    throw new NoWorkerError(err.presence, err.reason, refusedStartMessage(err.presence, { taskQueue: "the API server's TEMPORAL_TASK_QUEUE", startAnyway: '"allowNoWorker": true in the body' }));
+  }
+}
+
 /** The control API of runs: start, list, read; plus control, human inputs and checkpoints. */
 export function runRoutes(ctx: ServerContext): AnyRoute[] {
   const { agents } = ctx;
@@ -47,15 +59,15 @@ export function runRoutes(ctx: ServerContext): AnyRoute[] {
       summary: 'Start a run',
       description:
         'The body is the run input (agent, messages, sessionState, policy, …) and optionally its workflowId. A server given its agents (`agentNames`) refuses others with 400. ' +
-        'The workflowId of a running run is 409 `already_started`; of a closed run, 409 `already_exists` naming it, unless `reuseClosedId: true` (the new run then answers for the id).',
+        'The workflowId of a running run is 409 `already_started`; of a closed run, 409 `already_exists` naming it, unless `reuseClosedId: true` (the new run then answers for the id). A start on a task queue no worker has polled in the last 5 minutes is refused with 503 naming the queue, unless `allowNoWorker` is true (the run then waits for a worker).',
       tags,
       body: startRunBodySchema,
       response: startedRunSchema,
       status: 201,
       handle: ({ body }) => {
-        const { workflowId, reuseClosedId, ...input } = body;
+        const { workflowId, reuseClosedId, allowNoWorker, ...input } = body;
         checkAgentName(ctx, input.agent);
-        return agents.start(input, { ...(workflowId !== undefined ? { workflowId } : {}), ...(reuseClosedId ? { reuseClosedId } : {}) });
+        return startRun(agents, input, { ...(workflowId !== undefined ? { workflowId } : {}), ...(reuseClosedId ? { reuseClosedId } : {}), ...(allowNoWorker ? { allowNoWorker } : {}) });
       },
     }),
     route({

@@ -4,13 +4,14 @@ import { runIdSchema, sessionIdSchema, workflowIdSchema } from './ids';
 import { costReportSchema, interventionSchema, runInputSchema, runResultSchema, runStatusReportSchema, runStatusSchema, sessionInputSchema, sessionReportSchema } from '../../contracts';
 
 /**
- * Body of POST /api/runs: a run input and, optionally, the run's workflow id and whether it may be
- * the id of a closed run (`reuseClosedId`; refused with 409 `already_exists` otherwise).
+ * Body of POST /api/runs: a run input and, optionally, the run's workflow id, whether it may be
+ * the id of a closed run (`reuseClosedId`; refused with 409 `already_exists` otherwise), and
+ * `allowNoWorker` (start even when no worker has polled the task queue lately).
  */
 export const startRunBodySchema = runInputSchema
   .unwrap()
   .omit({ continued: true })
-  .extend({ workflowId: workflowIdSchema.optional(), reuseClosedId: z.boolean().optional() });
+  .extend({ workflowId: workflowIdSchema.optional(), reuseClosedId: z.boolean().optional(), allowNoWorker: z.boolean().optional() });
 
 /** The ids of a run just started. */
 export const startedRunSchema = z.object({ workflowId: z.string(), runId: z.string() });

@@ -1,5 +1,5 @@
 import { ServiceError } from '@temporalio/client';
-import { AgentClient } from '../../client/agent-client';
+import { AgentClient, NoWorkerError } from '../../client/agent-client';
 import { pendingInputsQuery } from '../../contracts';
 import { agentSuite } from '../support/agent-suite';
 import { lines } from '../support/agentctl-cli';
@@ -26,7 +26,18 @@ describe('agentctl with no worker on the task queue at all', () => {
     const queue = uniqueTaskQueue('no-worker');
     const cli = (...args: string[]) => startAgentctl(suite, args, { env: { TEMPORAL_TASK_QUEUE: queue }, limitMs: 60_000 }).exited;
     const agents = new AgentClient(suite.env.client, queue);
-    const { workflowId } = await agents.start(scriptedInput([finalStep('never')]));
+    // A start there would wait for ever: refused, naming the queue and how to start anyway.
+    const refused = await agents.start(scriptedInput([finalStep('never')])).catch((err: unknown) => err);
+    expect(refused).toBeInstanceOf(NoWorkerError);
+    expect((refused as NoWorkerError).message).toBe(
+      `no worker polls task queue ${queue} (none seen in the last 5 minutes); the run was not started: start a worker on task queue ${queue}, ` +
+        'or use the task queue your workers poll (AgentClient.fromEnv() reads TEMPORAL_TASK_QUEUE), or pass allowNoWorker: true to start it anyway (it waits on the queue for a worker)',
+    );
+    const { workflowId } = await agents.start(scriptedInput([finalStep('never')]), { allowNoWorker: true });
+    // Reads that need a worker say which queue has none.
+    await expect(agents.status(workflowId, { timeoutMs: 2_000 })).rejects.toThrow(
+      `no worker answered a query of run ${workflowId} within 2000 ms: no worker polls task queue ${queue} (none seen in the last 5 minutes)`,
+    );
 
     const kill = await cli('kill', workflowId, '--reason', 'no worker', '--json');
     expect(kill).toMatchObject({ code: 0, stderr: '' });
@@ -59,6 +70,8 @@ describe('agentctl while the worker of a run has crashed', () => {
     await follower.printed(/ approval_requested /);
 
     await workers[0]?.kill9();
+    // Before the server gives up on the worker, a query waits out its deadline: the error names the queue.
+    await expect(agents.status(workflowId, { timeoutMs: 1_000 })).rejects.toThrow(new RegExp(`^no worker answered a query of run ${workflowId}( within 1000 ms)?: (task queue ${queue} was last polled at \\S+; is its worker running\\?|no worker polls task queue ${queue} )`));
     // The crash as an operator meets it: the server no longer waits for a worker to answer queries.
     await waitFor('the server to report no poller', () => serverSaysNoPoller(workflowId), 90_000);
 

@@ -93,14 +93,37 @@ describe('agentctl against a real dev server', () => {
     expect(unknown.stderr).toMatch(/\nagentctl: run failed: agent "nobody" is not in this bundle/);
     expect(lines(unknown.stdout).at(-1)).toMatch(/ run_failed +agent "nobody" is not in this bundle/);
 
-    const unreachable = await agentctl('status', 'some-run', '--address', '127.0.0.1:1');
+    // Both wait out the SDK's connect deadline (10 s), together.
+    const [unreachable, connectError] = await Promise.all([
+      agentctl('status', 'some-run', '--address', '127.0.0.1:1'),
+      AgentClient.connect({ address: '127.0.0.1:1', namespace: 'agents', taskQueue: 'notes' }).then(
+        () => undefined,
+        (err: unknown) => err,
+      ),
+    ]);
     expect(unreachable.code).toBe(1);
-    expect(unreachable.stderr).toMatch(/^agentctl: cannot reach the Temporal server at 127\.0\.0\.1:1 \(namespace default\): /);
+    expect(unreachable.stderr).toBe(
+      'agentctl: cannot reach the Temporal server at 127.0.0.1:1 (namespace default): Failed to connect before the deadline; is it running? Set TEMPORAL_ADDRESS or --address to where it listens\n',
+    );
+    // The library's own error names the address, not only the SDK's "Failed to connect before the deadline".
+    expect((connectError as Error).message).toBe('cannot reach the Temporal server at 127.0.0.1:1 (namespace agents): Failed to connect before the deadline');
   });
 
   it('status and events read the history when no worker answers: a run without a worker, a run that failed at start', async () => {
     const queue = uniqueTaskQueue('no-worker');
-    const { workflowId } = await new AgentClient(suite.env.client, queue).start(scriptedInput([finalStep('never')]));
+    // agentctl start refuses a queue no worker polls, naming its flag to start anyway.
+    const refused = await agentctl('start', '--agent', 'scripted', '--message', 'hi', '--task-queue', queue);
+    expect(refused).toEqual({
+      code: 1,
+      stdout: '',
+      stderr:
+        `agentctl: no worker polls task queue ${queue} (none seen in the last 5 minutes); the run was not started: start a worker on task queue ${queue}, ` +
+        'or use the task queue your workers poll (--task-queue or TEMPORAL_TASK_QUEUE), or pass --allow-no-worker to start it anyway (it waits on the queue for a worker)\n',
+    });
+    const queued = await agentctl('start', '--agent', 'scripted', '--message', 'hi', '--task-queue', queue, '--allow-no-worker', '--confirm-ms', '200');
+    expect(queued.code).toBe(0);
+    expect(queued.stderr).toBe(`agentctl: no worker has started run ${queued.stdout.trim()} within 200 ms; it stays queued on task queue ${queue}\n`);
+    const { workflowId } = await new AgentClient(suite.env.client, queue).start(scriptedInput([finalStep('never')]), { allowNoWorker: true });
     const status = await agentctl('status', workflowId, '--task-queue', queue, '--json');
     expect(status).toMatchObject({ code: 0 });
     expect(status.stderr).toBe(`agentctl: no worker polls task queue ${queue} (none seen in the last 5 minutes); showing the run as recorded\n`);

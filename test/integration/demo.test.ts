@@ -47,13 +47,21 @@ function runDemo(cwd: string, args: readonly string[]): Promise<Ended> {
   });
 }
 
-it('npm run demo starts its own dev server and API, approves as the demo user and prints the completed run', async () => {
+it('npm run demo starts its own dev server and API, on the ports pinned, approves as the demo user and prints the completed run', async () => {
   const port = await demoPort();
+  // Every port pinned, as beside other servers: the dev server's Web UI, HTTP API and metrics, and the demo's API.
+  const [uiPort, temporalHttpPort, metricsPort, apiPort] = [await freeLoopbackPort(), await freeLoopbackPort(), await freeLoopbackPort(), await freeLoopbackPort()];
+  const pins = ['--ui-port', uiPort, '--temporal-http-port', temporalHttpPort, '--temporal-metrics-port', metricsPort, '--http-port', apiPort].map(String);
   const cwd = mkdtempSync(join(tmpdir(), 'demo-'));
-  const demo = await runDemo(cwd, ['--port', String(port), 'Add AAPL to my watchlist']).finally(() => rmSync(cwd, { recursive: true, force: true }));
+  const demo = await runDemo(cwd, ['--port', String(port), ...pins, 'Add AAPL to my watchlist']).finally(() => rmSync(cwd, { recursive: true, force: true }));
   expect({ code: demo.code, stderr: demo.code === 0 ? '' : demo.stderr }).toEqual({ code: 0, stderr: '' });
   expect(demo.stdout).toContain(`Temporal dev server started by the demo at 127.0.0.1:${port}`);
-  expect(demo.stdout).toMatch(/^HTTP API and dashboard at http:\/\/127\.0\.0\.1:\d+\/ /m);
+  expect(demo.stderr).toContain(
+    `Temporal dev server ready at 127.0.0.1:${port}; Web UI at http://127.0.0.1:${uiPort}; HTTP API at http://127.0.0.1:${temporalHttpPort}; metrics at http://127.0.0.1:${metricsPort}/metrics`,
+  );
+  expect(demo.stdout).toContain(`HTTP API and dashboard at http://127.0.0.1:${apiPort}/ `);
+  expect(demo.stdout).toContain('started run run-watchlist-');
+  expect(demo.stdout).toMatch(/: "Add AAPL to my watchlist" \(session watchlist: TSLA\)$/m);
   expect(demo.stdout).toMatch(/-> approving add_to_watchlist\(call_0_0\) as the demo user/);
   expect(demo.stdout).toMatch(/^result: completed: Your watchlist: TSLA, AAPL\. Latest prices: TSLA [\d.]+; AAPL [\d.]+\.$/m);
 }, 120_000);

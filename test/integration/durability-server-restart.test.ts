@@ -37,10 +37,17 @@ afterAll(() =>
 describe('durability across a server restart', () => {
   it('a run survives its dev server (SQLite) going down and coming back, with every side effect once', async () => {
     quietRuntime();
-    const [port, uiPort] = [await freeLoopbackPort(), await freeLoopbackPort()];
+    const [port, uiPort, httpPort, metricsPort] = [await freeLoopbackPort(), await freeLoopbackPort(), await freeLoopbackPort(), await freeLoopbackPort()];
     const dbFile = join(testTempDir('temporal-db-'), 'dev.sqlite');
-    const serverOptions = { port, uiPort, dbFile, reuseExisting: false, log: (line: string) => serverLog.push(line) };
+    // Every port pinned, as a developer pins them beside other servers; they come back on the same ports.
+    const serverOptions = { port, uiPort, httpPort, metricsPort, dbFile, reuseExisting: false, log: (line: string) => serverLog.push(line) };
     server = await startDevServer(serverOptions);
+    expect(serverLog).toContain(`Temporal dev server ready at 127.0.0.1:${port}; Web UI at http://127.0.0.1:${uiPort}; HTTP API at http://127.0.0.1:${httpPort}; metrics at http://127.0.0.1:${metricsPort}/metrics`);
+    const pinned = async (): Promise<[number, number]> => [
+      (await fetch(`http://127.0.0.1:${httpPort}/api/v1/namespaces/default`)).status,
+      (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).status,
+    ];
+    expect(await pinned()).toEqual([200, 200]);
 
     const taskQueue = uniqueTaskQueue('durability-restart');
     const { env: workerEnv, sideEffectFile } = childWorkerEnv(server.address, 'default', taskQueue);
@@ -81,6 +88,7 @@ describe('durability across a server restart', () => {
     await waitFor('agentctl to notice the outage', () => Promise.resolve(/reconnecting in/.test(followErr) ? true : undefined), 60_000);
     server = await startDevServer(serverOptions);
     expect(server.owned).toBe(true);
+    expect(await pinned()).toEqual([200, 200]);
 
     // The worker normally rides out the outage (its polls retry); replace it if it did not.
     if (!workers.some((w) => w.alive())) workers.push(await startChildWorker(workerEnv));

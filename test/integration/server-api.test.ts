@@ -4,11 +4,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { ScriptStep } from '../../workflows/planners/scripted';
+import { AgentClient } from '../../client/agent-client';
 import { startAgentServer, type AgentServer } from '../../server';
 import type { AuthConfig } from '../../server/auth';
 import { agentSuite } from '../support/agent-suite';
 import { addAapl, callStep, contextStep, finalStep, scriptedInput, watchlistRun, type Observation } from '../support/scripts';
-import { testWorkflowsPath } from '../support/test-env';
+import { testWorkflowsPath, uniqueTaskQueue } from '../support/test-env';
 import { waitFor } from '../support/wait';
 
 // A namespace of its own: paging waits for a settled list of every scripted run in the namespace.
@@ -210,6 +211,28 @@ describe('runs', () => {
     expect(await post(runPath(id, '/kill'), { reason: 'enough' }, 'admin')).toMatchObject({ status: 200, body: { status: 'terminated' } });
     expect((await get(runPath(id, '/result'))).body).toMatchObject({ status: 'terminated' });
     expectError(await post(runPath(id, '/kill'), {}, 'admin'), 409, 'run_ended');
+  });
+
+  it('503 for a start on a task queue no worker has polled, naming it and allowNoWorker; allowNoWorker starts the run', async () => {
+    const queue = uniqueTaskQueue('api-no-worker');
+    const elsewhere = await startAgentServer({ agents: new AgentClient(suite.env.client, queue), auth });
+    try {
+      const input = scriptedInput([finalStep('never')]);
+      expectError(await call('POST', '/api/runs', { as: 'operator', body: input, base: elsewhere.url }), 503, 'unavailable');
+      expect((await call('POST', '/api/runs', { as: 'operator', body: input, base: elsewhere.url })).body.error.message).toBe(
+        `no worker polls task queue ${queue} (none seen in the last 5 minutes); the run was not started: start a worker on task queue ${queue}, ` +
+          `or use the task queue your workers poll (the API server's TEMPORAL_TASK_QUEUE), or pass "allowNoWorker": true in the body to start it anyway (it waits on the queue for a worker)`,
+      );
+      expectError(await call('POST', '/api/runs', { as: 'operator', body: { ...input, allowNoWorker: 'yes' }, base: elsewhere.url }), 400, 'invalid_input', /^body\.allowNoWorker: /);
+      const started = await call('POST', '/api/runs', { as: 'operator', body: { ...input, allowNoWorker: true }, base: elsewhere.url });
+      expect(started).toMatchObject({ status: 201, body: { workflowId: expect.any(String) } });
+      const handle = suite.env.client.workflow.getHandle(started.body.workflowId);
+      expect((await handle.describe()).taskQueue).toBe(queue);
+      // Nothing will run it; the paging case counts the namespace's open runs.
+      await handle.terminate('no worker in this test');
+    } finally {
+      await elsewhere.close();
+    }
   });
 
   it('answers an await item; the run refuses an unknown option with 422', async () => {

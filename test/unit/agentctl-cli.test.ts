@@ -22,6 +22,7 @@ function fakeAgents() {
     setBudget: jest.fn(),
     signal: jest.fn(async () => undefined),
     client: { workflowService: { listWorkflowExecutions: jest.fn() }, options: { namespace: 'default' } },
+    taskQueue: 'agents-q',
   };
 }
 
@@ -236,7 +237,7 @@ describe('the environment and the output are the io\'s', () => {
       const r = await cli(['start', '--agent', 'scripted', '--message', 'hi', '--confirm-ms', '50'], { agents });
       expect(r.code).toBe(0);
       expect(r.stdout).toEqual(['run-1']);
-      expect(r.stderr).toEqual(['agentctl: no worker has started run run-1 within 50 ms; it stays queued on its task queue']);
+      expect(r.stderr).toEqual(['agentctl: no worker has started run run-1 within 50 ms; it stays queued on task queue agents-q']);
       expect(written).not.toHaveBeenCalled();
     } finally {
       written.mockRestore();

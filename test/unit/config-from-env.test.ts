@@ -3,6 +3,7 @@
 // createAgentWorker, the one-call factory, for what its options leave out).
 import { randomBytes } from 'node:crypto';
 import { clientOptionsFromEnv } from '../../client/agent-client';
+import { unreadEnvWarning, unreadEnvWarningCode, warnUnreadEnvOnce } from '../../client/unread-env';
 import { withWorkerEnvDefaults, workerConfigFromEnv } from '../../worker/config-worker';
 import { EncryptedPayloadGuard, EncryptionCodec } from '../../config/encryption';
 import { DurableAgentsPlugin } from '../../worker/plugin';
@@ -66,5 +67,33 @@ describe('clientOptionsFromEnv', () => {
     const options = clientOptionsFromEnv({});
     expect(options.dataConverter?.payloadCodecs?.[0]).toBeInstanceOf(EncryptedPayloadGuard);
     expect(options.tracing).toBeUndefined();
+  });
+});
+
+describe('AgentClient.connect() without a config, in an environment of TEMPORAL_* variables', () => {
+  const defaults = { address: '127.0.0.1:7233', namespace: 'default', taskQueue: 'durable-agents' };
+
+  it('warns that it reads none of them, naming them, where it goes instead and AgentClient.fromEnv()', () => {
+    expect(unreadEnvWarning({ TEMPORAL_ADDRESS: 'temporal.internal:7233', TEMPORAL_TASK_QUEUE: 'notes', OPENAI_API_KEY: 'sk-secret' }, defaults)).toBe(
+      'TEMPORAL_ADDRESS=temporal.internal:7233, TEMPORAL_TASK_QUEUE=notes are set, but AgentClient.connect() without a config reads no environment variable: ' +
+        'this client goes to 127.0.0.1:7233, namespace default, task queue durable-agents. Use AgentClient.fromEnv() to connect as the TEMPORAL_* variables say, or pass a config',
+    );
+    expect(unreadEnvWarning({ TEMPORAL_ADDRESS: ' ', OPENAI_API_KEY: 'sk-secret' }, defaults)).toBeUndefined();
+  });
+
+  it('warns once per process', () => {
+    // Watched, not replaced: the warning is printed as Node prints it (jest's sandbox does not
+    // pass the process's 'warning' events to a test's listener).
+    const emitted = jest.spyOn(process, 'emitWarning');
+    try {
+      warnUnreadEnvOnce({}, defaults);
+      warnUnreadEnvOnce({ TEMPORAL_TASK_QUEUE: 'notes' }, defaults);
+      warnUnreadEnvOnce({ TEMPORAL_ADDRESS: 'temporal.internal:7233' }, defaults);
+      expect(emitted.mock.calls).toEqual([
+        [expect.stringMatching(/^TEMPORAL_TASK_QUEUE=notes is set, but AgentClient\.connect\(\) without a config/), { type: 'DurableAgentsWarning', code: unreadEnvWarningCode }],
+      ]);
+    } finally {
+      emitted.mockRestore();
+    }
   });
 });

@@ -5,7 +5,8 @@ import { createActivities } from '../../activities';
 import { sessionStateMaxBytes } from '../../contracts';
 import { createAgentRegistry, createScriptedPlanner, defineAgent, defineTool, type ToolDefinition } from 'durable-agents/workflow';
 import { implementTool } from 'durable-agents/worker';
-import { devServerPort, PortInUseError, startDevServer, withoutPortFlag } from 'durable-agents/testing';
+import { devServerPort, devServerPorts, PortInUseError, startDevServer, withoutPortFlag } from 'durable-agents/testing';
+import { freeLoopbackPort } from '../../testing/dev-server-port';
 
 const lookup = defineTool({ name: 'lookup', description: 'Look up', input: z.object({ key: z.string() }) });
 const otherLookup = defineTool({ name: 'lookup', description: 'Look up elsewhere', input: z.object({ id: z.number() }) });
@@ -130,6 +131,15 @@ describe('dev server ports', () => {
     expect(withoutPortFlag(['--port', '7300', 'Add', 'AMD'])).toEqual(['Add', 'AMD']);
   });
 
+  it('pins the Web UI, HTTP API and metrics ports by flag; bad values are named, and the flags are not part of the rest', () => {
+    const argv = ['--ui-port', '9001', 'Add', '--temporal-http-port', '9002', 'AMD', '--temporal-metrics-port', '9003', '--port', '7300'];
+    expect(devServerPorts(argv, {})).toEqual({ port: 7300, uiPort: 9001, httpPort: 9002, metricsPort: 9003 });
+    expect(devServerPorts([], {})).toEqual({ port: 7233 });
+    expect(withoutPortFlag(argv)).toEqual(['Add', 'AMD']);
+    expect(() => devServerPorts(['--temporal-metrics-port', '70000'], {})).toThrow('--temporal-metrics-port: expected a port number (1-65535), got "70000"');
+    expect(() => devServerPorts(['--ui-port'], {})).toThrow('--ui-port: expected a port number (1-65535), got ""');
+  });
+
   it('a port taken by another program is reported, never silently reused', async () => {
     const server: Server = createServer();
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -137,7 +147,25 @@ describe('dev server ports', () => {
     try {
       const started = startDevServer({ port, uiPort: port + 1, dbFile: null, log: () => {} });
       await expect(started).rejects.toBeInstanceOf(PortInUseError);
-      await expect(started).rejects.toThrow(`port ${port} on 127.0.0.1 is taken by another program`);
+      await expect(started).rejects.toThrow(`port ${port} on 127.0.0.1, wanted for the frontend (port, --port), is taken by another program`);
+    } finally {
+      server.close();
+    }
+  });
+
+  it('a pinned HTTP API or metrics port taken is named before anything starts', async () => {
+    const server: Server = createServer();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const taken = (server.address() as { port: number }).port;
+    const [port, uiPort] = [await freeLoopbackPort(), await freeLoopbackPort()];
+    try {
+      for (const [option, wanted] of [['httpPort', 'the HTTP API (httpPort, --temporal-http-port)'], ['metricsPort', 'the metrics (metricsPort, --temporal-metrics-port)']] as const) {
+        const started = startDevServer({ port, uiPort, [option]: taken, dbFile: null, log: () => {} });
+        // Stopped should it start at all (code that does not know the option).
+        await started.then((s) => s.stop(), () => undefined);
+        await expect(started).rejects.toMatchObject({ name: 'PortInUseError', port: taken, role: option === 'httpPort' ? 'http' : 'metrics' });
+        await expect(started).rejects.toThrow(`port ${taken} on 127.0.0.1, wanted for ${wanted}, is taken by another program; pick another port or stop that program`);
+      }
     } finally {
       server.close();
     }

@@ -1,5 +1,6 @@
 import OpenAI from 'openai';
 import { callTools, dynamic, FakeOpenAIServer, say, toolCall, toolPairingProblem } from '../../testing/fake-model';
+import { freeLoopbackPort } from '../../testing/dev-server-port';
 
 let fake: FakeOpenAIServer;
 let openai: OpenAI;
@@ -16,6 +17,17 @@ afterAll(async () => {
 afterEach(() => fake.reset());
 
 describe('fake OpenAI server', () => {
+  it('starts on the port asked for; a port taken is named', async () => {
+    const port = await freeLoopbackPort();
+    const pinned = await FakeOpenAIServer.start({ port });
+    try {
+      expect(pinned.baseURL).toBe(`http://127.0.0.1:${port}/v1`);
+      await expect(FakeOpenAIServer.start({ port })).rejects.toThrow(`fake OpenAI server: port ${port} on 127.0.0.1 is taken by another program; pick another port`);
+    } finally {
+      await pinned.close();
+    }
+  });
+
   it('answers non-streaming requests too', async () => {
     fake.script(callTools(toolCall('echo', { text: 'hi' }, 'c1')));
     const completion = await openai.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'hi' }] });

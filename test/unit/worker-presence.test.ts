@@ -1,5 +1,6 @@
 import type { Client } from '@temporalio/client';
 import { noWorkerPolls, pollFreshMs, workerPresence } from '../../client/worker-presence';
+import { isStartable, refusedStartMessage } from '../../client/start-needs-worker';
 
 const now = Date.parse('2026-01-01T12:00:00.000Z');
 
@@ -24,5 +25,21 @@ describe('workerPresence', () => {
     const presence = await workerPresence(clientWithPollers(), 'q', now);
     expect(presence).toEqual({ taskQueue: 'q', polled: false, lastSeen: null });
     expect(noWorkerPolls(presence, now)).toBe('no worker polls task queue q (none seen in the last 5 minutes)');
+  });
+});
+
+describe('a start on a task queue', () => {
+  it('goes ahead while a worker polled the queue in the last five minutes, also one polling no more (a restart)', () => {
+    expect(isStartable({ taskQueue: 'q', polled: true, lastSeen: '2026-01-01T11:59:40.000Z' })).toBe(true);
+    expect(isStartable({ taskQueue: 'q', polled: false, lastSeen: '2026-01-01T11:56:00.000Z' })).toBe(true);
+  });
+
+  it('is refused on a queue no worker has polled, naming the queue and the option that starts anyway', () => {
+    const presence = { taskQueue: 'durable-agents', polled: false, lastSeen: null };
+    expect(isStartable(presence)).toBe(false);
+    expect(refusedStartMessage(presence)).toBe(
+      'the run was not started: start a worker on task queue durable-agents, or use the task queue your workers poll ' +
+        '(AgentClient.fromEnv() reads TEMPORAL_TASK_QUEUE), or pass allowNoWorker: true to start it anyway (it waits on the queue for a worker)',
+    );
   });
 });

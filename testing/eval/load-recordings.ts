@@ -1,7 +1,7 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import type { PayloadCodec } from '@temporalio/common';
 import { relative } from 'node:path';
-import { findHistoryFiles } from '../history-files';
+import { corpusHistoryFiles, EmptyCorpusError } from '../history-files';
 import { readExecution } from './execution';
 import type { Recording } from './recording';
 import { RecordingError } from './recording-error';
@@ -14,13 +14,12 @@ export type HistorySources = string | readonly string[] | readonly { readonly so
 function parsedHistories(histories: HistorySources): { source: string; json: unknown }[] {
   if (typeof histories !== 'string' && histories.length > 0 && typeof histories[0] === 'object') return [...(histories as readonly { source: string; json: unknown }[])];
   const paths = typeof histories === 'string' ? [histories] : (histories as readonly string[]);
-  if (paths.length === 0) throw new RecordingError('no histories given');
-  const files = paths.flatMap((p) => {
-    if (!existsSync(p)) throw new RecordingError(`${p}: no such file or directory`);
-    const found = findHistoryFiles(p);
-    if (found.length === 0) throw new RecordingError(`${p}: no *.json histories in this directory`);
-    return found;
-  });
+  let files: string[];
+  try {
+    files = corpusHistoryFiles(paths);
+  } catch (err) {
+    throw err instanceof EmptyCorpusError ? new RecordingError(err.message) : err;
+  }
   return files.map((file) => {
     const source = relative(process.cwd(), file) || file;
     try {

@@ -50,8 +50,12 @@ export class FakeOpenAIServer {
     readonly port: number,
   ) {}
 
-  /** Starts a server on a random loopback port. */
-  static async start(): Promise<FakeOpenAIServer> {
+  /**
+   * Starts a server on 127.0.0.1, on `options.port` (default: a free port; see `port` and `baseURL`).
+   *
+   * @throws Error naming the port when it is taken.
+   */
+  static async start(options: { readonly port?: number } = {}): Promise<FakeOpenAIServer> {
     const handlers: { fake?: FakeOpenAIServer } = {};
     const server = createServer((req, res) => {
       const fake = handlers.fake;
@@ -62,7 +66,13 @@ export class FakeOpenAIServer {
         else res.end();
       });
     });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const wanted = options.port ?? 0;
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', (err: NodeJS.ErrnoException) =>
+        reject(err.code === 'EADDRINUSE' ? new Error(`fake OpenAI server: port ${wanted} on 127.0.0.1 is taken by another program; pick another port`, { cause: err }) : err),
+      );
+      server.listen(wanted, '127.0.0.1', resolve);
+    });
     handlers.fake = new FakeOpenAIServer(server, (server.address() as AddressInfo).port);
     return handlers.fake;
   }
