@@ -25,7 +25,8 @@ import { awaitAnswerSchema, callDecisionSchema } from './hitl';
  *
  * The one table the rest derive from: the workflow registers both handlers of each operation
  * from it (workflows/run/run-handlers.ts), the API server its HTTP routes and WebSocket control
- * messages (server/operations.ts), and `AgentClient.signal` sends from it.
+ * messages (server/operations.ts), `AgentClient.signal` sends from it, and the readers of recorded
+ * histories recognise its messages by it ({@link runOperationOf}).
  */
 export const runOperationMessages = {
   pause: { payload: pauseRequestSchema, signal: pauseSignal, update: pauseUpdate },
@@ -39,3 +40,19 @@ export const runOperationMessages = {
 
 /** The name of an operation on a run: also the name of its signal. */
 export type RunOperationName = keyof typeof runOperationMessages;
+
+let operationByMessage: ReadonlyMap<string, RunOperationName> | undefined;
+
+/**
+ * The operation a signal or update of a run's history carries, by the message's name (its signal's
+ * or its update's), or undefined for any other message (queries, internal signals).
+ */
+export function runOperationOf(messageName: string): RunOperationName | undefined {
+  operationByMessage ??= new Map(
+    (Object.keys(runOperationMessages) as RunOperationName[]).flatMap((op) => [
+      [runOperationMessages[op].signal.name, op] as const,
+      [runOperationMessages[op].update.name, op] as const,
+    ]),
+  );
+  return operationByMessage.get(messageName);
+}

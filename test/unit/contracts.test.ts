@@ -92,3 +92,14 @@ describe('event log after continue-as-new', () => {
     expect(log.page(4, 10, 'running').missingBefore).toBeUndefined();
   });
 });
+
+describe('the operations table recognises its messages', () => {
+  it('maps every operation\'s signal and update name back to the operation, and nothing else', () => {
+    const { runOperationMessages, runOperationOf } = jest.requireActual<typeof import('../../contracts/operations')>('../../contracts/operations');
+    for (const [op, messages] of Object.entries(runOperationMessages)) {
+      expect([runOperationOf(messages.signal.name), runOperationOf(messages.update.name)]).toEqual([op, op]);
+    }
+    expect(runOperationOf('status')).toBeUndefined();
+    expect(runOperationOf('childWaiting')).toBeUndefined();
+  });
+});

@@ -1,4 +1,4 @@
-import { answerAwaitUpdate, answerSignal, decideCallUpdate, decideSignal, interveneSignal, interveneUpdate, killSignal, killUpdate, setBudgetSignal, setBudgetUpdate } from '../../contracts/definitions';
+import { runOperationOf } from '../../contracts/operations';
 import type { JsonValue } from '../../contracts';
 import { asRecord, decode, type HistoryEvent } from './history-decode';
 
@@ -34,11 +34,26 @@ export function humanInputs(events: readonly HistoryEvent[]): HumanInputs {
     const name = update?.name ?? signal?.signalName;
     if (!name) continue;
     const arg = asRecord(decode(update?.args ?? signal?.input)[0]) as Record<string, JsonValue>;
-    if (name === decideCallUpdate.name || name === decideSignal.name) inputs.decisions.push(arg);
-    else if (name === answerAwaitUpdate.name || name === answerSignal.name) inputs.answers.push(arg);
-    else if (name === interveneUpdate.name || name === interveneSignal.name) inputs.interventions.push({ kind: typeof arg.kind === 'string' ? arg.kind : 'unknown', intervention: arg });
-    else if (name === setBudgetUpdate.name || name === setBudgetSignal.name) inputs.interventions.push({ kind: 'set_budget', intervention: arg });
-    else if (name === killUpdate.name || name === killSignal.name) inputs.interventions.push({ kind: 'kill', intervention: arg });
+    switch (runOperationOf(name)) {
+      case 'decide':
+        inputs.decisions.push(arg);
+        break;
+      case 'answer':
+        inputs.answers.push(arg);
+        break;
+      case 'intervene':
+        inputs.interventions.push({ kind: typeof arg.kind === 'string' ? arg.kind : 'unknown', intervention: arg });
+        break;
+      case 'setBudget':
+        inputs.interventions.push({ kind: 'set_budget', intervention: arg });
+        break;
+      case 'kill':
+        inputs.interventions.push({ kind: 'kill', intervention: arg });
+        break;
+      default:
+        // pause and resume change no decision a candidate would make; other messages are not operations.
+        break;
+    }
   }
   return inputs;
 }
