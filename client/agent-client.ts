@@ -1,5 +1,5 @@
 import { Client, QueryNotRegisteredError, ServiceError, WorkflowExecutionAlreadyStartedError, WorkflowFailedError, WorkflowNotFoundError, WorkflowUpdateFailedError, type WorkflowClientInterceptor, type WorkflowHandle } from '@temporalio/client';
-import { ApplicationFailure, type DataConverter } from '@temporalio/common';
+import { ApplicationFailure, type DataConverter, type UpdateDefinition } from '@temporalio/common';
 import {
   agentNameSearchAttribute,
   agentStatusSearchAttribute,
@@ -15,17 +15,10 @@ import {
   type SessionReport,
   type SessionRunRecord,
   describeIssues,
-  answerAwaitUpdate,
-  decideCallUpdate,
   pendingInputsQuery,
   type AwaitAnswer,
   type CallDecision,
   type PendingInputs,
-  interveneUpdate,
-  killUpdate,
-  pauseUpdate,
-  resumeUpdate,
-  setBudgetUpdate,
   waitForEventsUpdate,
   type BudgetChange,
   type CostReport,
@@ -48,7 +41,7 @@ import {
   type RunStatusReport,
 } from '../contracts';
 import { jsonDepthExceeds } from '../contracts/json';
-import { runOperationMessages, type RunOperationName } from '../contracts/operations';
+import { runOperationMessages, type RunOperationAnswer, type RunOperationName, type RunOperationRequest } from '../contracts/operations';
 import { isTerminalRunStatus } from '../contracts/run';
 import { temporalConfigFromEnv, type TemporalConfig } from '../config/temporal';
 import { dataConverterFromEnv, EncryptedPayloadGuard } from '../config/encryption';
@@ -645,6 +638,12 @@ export class AgentClient {
     return this.guard(workflowId, () => sendUntilProcessed(send));
   }
 
+  /** Sends an operation of the operations table (contracts/operations.ts) as its validated update, and answers the run's answer. */
+  private async operate<N extends RunOperationName>(workflowId: string, name: N, request: RunOperationRequest<N>): Promise<RunOperationAnswer<N>> {
+    const update = runOperationMessages[name].update as UpdateDefinition<RunOperationAnswer<N>, [unknown]>;
+    return this.update(workflowId, () => this.handle(workflowId).executeUpdate(update, { args: [fits(`the ${update.name} update`, request)] }));
+  }
+
   /**
    * Pauses at the next safe point; resolves once paused (update `pauseRun`).
    *
@@ -654,27 +653,27 @@ export class AgentClient {
    *   answer, decide): none waits silently for a worker.
    */
   async pause(workflowId: string, request: PauseRequest = {}): Promise<PauseResult> {
-    return this.update(workflowId, () => this.handle(workflowId).executeUpdate(pauseUpdate, { args: [fits('the pause update', request)] }));
+    return this.operate(workflowId, 'pause', request);
   }
 
   /** Resumes a paused run; rejected when it is not paused. Answers the new status. */
   async resume(workflowId: string, reason?: string): Promise<RunStatusReport> {
-    return this.update(workflowId, () => this.handle(workflowId).executeUpdate(resumeUpdate, { args: [fits('the resume update', reason ? { reason } : {})] }));
+    return this.operate(workflowId, 'resume', reason ? { reason } : {});
   }
 
   /** Queues or applies an intervention, validated by the run. */
   async intervene(workflowId: string, intervention: Intervention): Promise<InterventionReceipt> {
-    return this.update(workflowId, () => this.handle(workflowId).executeUpdate(interveneUpdate, { args: [fits('the intervene update', intervention)] }));
+    return this.operate(workflowId, 'intervene', intervention);
   }
 
   /** Changes caps while the run runs; answers the new cost report. */
   async setBudget(workflowId: string, change: BudgetChange): Promise<CostReport> {
-    return this.update(workflowId, () => this.handle(workflowId).executeUpdate(setBudgetUpdate, { args: [fits('the setBudget update', change)] }));
+    return this.operate(workflowId, 'setBudget', change);
   }
 
   /** Ends the run now, cancelling in-flight calls; resolves once it has ended. */
   async kill(workflowId: string, request: KillRequest = {}): Promise<RunStatusReport> {
-    return this.update(workflowId, () => this.handle(workflowId).executeUpdate(killUpdate, { args: [fits('the kill update', request)] }));
+    return this.operate(workflowId, 'kill', request);
   }
 
   /**
@@ -705,7 +704,7 @@ export class AgentClient {
    * @throws AgentClientError `rejected` naming what is wrong.
    */
   async answer(workflowId: string, answer: AwaitAnswer): Promise<PendingInputs> {
-    return this.update(workflowId, () => this.handle(workflowId).executeUpdate(answerAwaitUpdate, { args: [fits('the answerAwait update', answer)] }));
+    return this.operate(workflowId, 'answer', answer);
   }
 
   /**
@@ -716,7 +715,7 @@ export class AgentClient {
    */
   async decide(workflowId: string, decision: CallDecision): Promise<PendingInputs> {
     try {
-      return await this.update(workflowId, () => this.handle(workflowId).executeUpdate(decideCallUpdate, { args: [fits('the decideCall update', decision)] }));
+      return await this.operate(workflowId, 'decide', decision);
     } catch (err) {
       if (!(err instanceof AgentClientError) || err.type !== 'rejected') throw err;
       const below = await subRunsWaitingOnCall(this, workflowId, decision.toolCallId).catch(() => []);

@@ -1,3 +1,5 @@
+import type { z } from 'zod';
+import type { UpdateDefinition } from '@temporalio/common';
 import {
   answerAwaitUpdate,
   answerSignal,
@@ -40,6 +42,12 @@ export const runOperationMessages = {
 
 /** The name of an operation on a run: also the name of its signal. */
 export type RunOperationName = keyof typeof runOperationMessages;
+
+/** What a caller sends for an operation (its payload schema's input). */
+export type RunOperationRequest<N extends RunOperationName> = z.input<ReturnType<(typeof runOperationMessages)[N]['payload']>>;
+
+/** What an operation's update answers. */
+export type RunOperationAnswer<N extends RunOperationName> = (typeof runOperationMessages)[N]['update'] extends UpdateDefinition<infer R, [unknown]> ? R : never;
 
 let operationByMessage: ReadonlyMap<string, RunOperationName> | undefined;
 
