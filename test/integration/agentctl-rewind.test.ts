@@ -79,7 +79,7 @@ describe('agentctl checkpoints, rewind, history export and replay', () => {
     const fixture = join(__dirname, '..', 'fixtures', 'outside-window', '0.8.0-basic.json');
     const r = await agentctl('replay', fixture, ...testWorkflowCodeArgs());
     expect(r.code).toBe(7);
-    expect(r.stdout).toMatch(/^outside the support window: .*recorded by a release before 0\.9\.0 .*outside this version's support window \(≥ 0\.9\.0\); finish it on a worker running ≤ 0\.13\.x\n$/);
+    expect(r.stdout).toMatch(/^outside the support window: .*recorded by a release before 0\.9\.0 .*outside this version's support window \(≥ 0\.13\.0\); finish it on a worker running ≤ 0\.13\.x\n$/);
     expect(r.stdout).not.toMatch(/nondetermin/i);
   });
 
