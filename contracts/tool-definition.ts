@@ -89,6 +89,8 @@ export interface SubAgentSpec {
    * (tool calls, tokens, model calls, time). Usage is counted in the parent when the child ends.
    */
   readonly allowance?: { readonly maxToolCalls?: number; readonly maxTokens?: number; readonly maxModelCalls?: number; readonly timeBudgetMs?: number; readonly maxCost?: number };
+  /** A wall-clock limit of each sub-agent run, waits for people included (Temporal's execution timeout); none unless given. */
+  readonly timeoutMs?: number;
 }
 
 /** Options of {@link defineAgentTool}. */
@@ -102,7 +104,11 @@ export interface AgentToolOptions<I extends z.ZodType> {
   readonly toRun?: (args: z.output<I>) => SubAgentRun;
   readonly allowance?: SubAgentSpec['allowance'];
   readonly requiresConfirmation?: ToolDefinition['requiresConfirmation'];
-  /** Limit of the whole sub-agent run. Default 1 hour. */
+  /**
+   * A wall-clock limit of the whole sub-agent run, time it waits for people included (Temporal's
+   * execution timeout). Default: none; its time budget (at most what the parent has left) bounds
+   * its work, and a child that waits for a person waits as long as it takes.
+   */
   readonly timeoutMs?: number;
 }
 
@@ -130,7 +136,14 @@ export function defineAgentTool<I extends z.ZodType = ReturnType<typeof defaultA
   });
   if (!options.agent) throw new Error(`defineAgentTool: tool ${options.name} needs the name of the agent it runs`);
   // Assigned, not spread: a spread would read (and so build) a schema given as a builder.
-  return Object.assign(definition, { subAgent: { agent: options.agent, toRun: toRun as SubAgentSpec['toRun'], ...(options.allowance ? { allowance: options.allowance } : {}) } });
+  return Object.assign(definition, {
+    subAgent: {
+      agent: options.agent,
+      toRun: toRun as SubAgentSpec['toRun'],
+      ...(options.allowance ? { allowance: options.allowance } : {}),
+      ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+    },
+  });
 }
 
 /** Options accepted by {@link defineTool}. */

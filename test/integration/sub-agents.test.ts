@@ -58,6 +58,10 @@ describe('agents as tools (sub-agent child workflows) on a real dev server', () 
     expect(pending).toHaveLength(1);
     expect(pending[0]).toMatchObject({ path: ['pay'], approvals: [{ toolCallId: 'call_0_0', name: 'transfer', args: { to: 'acme', amount: 500 } }] });
     expect(pending[0]?.workflowId).toMatch(/^sub-.+\/pay$/);
+    // No wall-clock limit by default: a child that waits for a person waits as long as it takes
+    // (its time budget counts its work); with the old 1-hour default it was ended mid-approval.
+    const child = await suite.env.client.workflow.getHandle(pending[0]!.workflowId).describe();
+    expect(child.raw.executionConfig?.workflowExecutionTimeout ?? null).toBeNull();
     await suite.agents.decideInTree(workflowId, ['pay'], { decision: 'approve', toolCallId: 'call_0_0', by: 'ops' });
     const result = await suite.agents.result(workflowId);
     const [call] = result.final?.structured as unknown as { result: { status: string; structured: { status: string }[] } }[];

@@ -124,7 +124,9 @@ export async function executeSubAgent(host: SubAgentHost, request: ToolRequest, 
       // The child ends (like a kill) when the parent closes or cancels the call.
       parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
       cancellationType: ChildWorkflowCancellationType.WAIT_CANCELLATION_COMPLETED,
-      workflowExecutionTimeout: tool.timeoutMs,
+      // A wall-clock limit only when the tool asks for one: the child's time budget bounds its
+      // work, and its waits for people are free (an execution timeout would end them).
+      ...(spec.timeoutMs !== undefined ? { workflowExecutionTimeout: spec.timeoutMs } : {}),
       ...childRunLabels(spec.agent, { parentWorkflowId: host.workflowId, parentToolCallId: request.toolCallId }),
     });
     host.started(child);
