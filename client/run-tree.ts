@@ -1,6 +1,7 @@
 import type { AwaitAnswer, CallDecision, PendingInputs, RunEvent, RunStatus } from '../contracts';
 import type { AgentClient, QueryOptions } from './agent-client';
 import { fetchDecodedHistory } from '../history/decoded-history';
+import { childRunFor, recordedChildRuns } from './recorded-children';
 
 /** A run and the sub-agent runs its agent tools started, recursively. */
 export interface RunTree {
@@ -70,13 +71,7 @@ export interface RecordedRunTree {
 export async function recordedRunTree(agents: AgentClient, workflowId: string, path: readonly string[] = [], toolCallId?: string): Promise<RecordedRunTree> {
   const recorded = await agents.statusFromHistory(workflowId);
   const { events } = await fetchDecodedHistory(agents.client, workflowId, recorded.runId);
-  const childIds = (events ?? []).flatMap((e) => e.startChildWorkflowExecutionInitiatedEventAttributes?.workflowId ?? []);
-  const children = await Promise.all(
-    childIds.map((id) => {
-      const callId = id.slice(id.lastIndexOf('/') + 1);
-      return recordedRunTree(agents, id, [...path, callId], callId);
-    }),
-  );
+  const children = await Promise.all(recordedChildRuns(events ?? []).map((c) => recordedRunTree(agents, c.workflowId, [...path, c.toolCallId], c.toolCallId)));
   return { workflowId, agent: recorded.agent, status: recorded.status, path, ...(toolCallId ? { toolCallId } : {}), children };
 }
 
@@ -153,16 +148,18 @@ export class TreePathError extends Error {
 }
 
 /**
- * The workflow id of the run at `path` under `workflowId` (call ids from that run down).
+ * The workflow id of the run at `path` under `workflowId` (call ids from that run down): from
+ * each run's status, or its history when no worker answers (so a decision for a sub-agent run
+ * can be queued like one for the top run).
  *
  * @throws TreePathError naming the first call id of the path that started no sub-agent.
  */
 export async function resolveTreePath(agents: AgentClient, workflowId: string, path: readonly string[]): Promise<string> {
   let current = workflowId;
   for (const [i, toolCallId] of path.entries()) {
-    const child = (await agents.status(current)).children?.find((c) => c.toolCallId === toolCallId);
+    const child = await childRunFor(agents, current, toolCallId);
     if (!child) throw new TreePathError(i, current, toolCallId, path);
-    current = child.workflowId;
+    current = child;
   }
   return current;
 }

@@ -1,17 +1,18 @@
 import { ServiceError } from '@temporalio/client';
 import { runResultSchema } from '../../contracts';
-import { AgentClientError } from '../../client/agent-client';
+import { readOrRecorded } from '../../client/no-worker-reads';
 import { listRuns, type RunListEntry } from '../../client/run-list';
 import { checkAgentName, type ServerContext } from '../context';
 import { ApiError } from '../errors';
 import { route, type AnyRoute } from '../routes';
+import { noWorkerOf } from './no-worker';
 import { runCheckpointRoutes } from './run-checkpoints';
 import { RunDetails } from './run-details';
 import { runOperationRoutes } from './run-operations';
 import { runInputRoutes } from './run-inputs';
 import { historyJsonSchema, listRunsQuerySchema, runIdQuerySchema, runListSchema, runStatusResponseSchema, startRunBodySchema, startedRunSchema, type RunSummary } from './schemas';
 
-/** How long the status route waits for a worker before it reads a closed run's history instead. */
+/** How long the status route waits for a worker that polls the run's task queue before it reads the run's history instead. */
 const statusQueryTimeoutMs = 5_000;
 
 /** gRPC INVALID_ARGUMENT: what the server answers to a page token it did not issue. */
@@ -82,19 +83,19 @@ export function runRoutes(ctx: ServerContext): AnyRoute[] {
       path: '/api/runs/:id',
       access: 'viewer',
       summary: "A run's status, pending calls, controls and budget",
-      description: 'The status query; for a closed run that cannot answer it, what its history says (`source: "history"`).',
+      description:
+        'The status query. When no worker can answer it, what the run\'s history says (`source: "history"`, with `noWorker`: the task queue, when a worker last polled it and why): ' +
+        `at once when no worker polls the run's task queue, else after ${statusQueryTimeoutMs / 1000} s without an answer.`,
       tags,
       response: runStatusResponseSchema,
       handle: async ({ params }) => {
         const id = params.id ?? '';
-        try {
-          return await agents.status(id, { timeoutMs: statusQueryTimeoutMs });
-        } catch (err) {
-          if (!(err instanceof AgentClientError && err.type === 'unanswered')) throw err;
-          const fromHistory = await agents.statusFromHistory(id);
-          if (fromHistory.workflowStatus === 'RUNNING') throw err;
-          return fromHistory;
-        }
+        return readOrRecorded(
+          agents,
+          id,
+          () => agents.status(id, { timeoutMs: statusQueryTimeoutMs }),
+          async (why) => ({ ...(await agents.statusFromHistory(id)), noWorker: noWorkerOf(why) }),
+        );
       },
     }),
     route({
