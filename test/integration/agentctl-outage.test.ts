@@ -147,6 +147,7 @@ describe('the HTTP API and agentctl once no worker has polled the runs\' task qu
       lastSeen: presence.lastSeen,
       reason: expect.stringMatching(new RegExp(`^no worker polls task queue ${idle.taskQueue} \\(last seen ${presence.lastSeen}, \\d+ s ago\\)$`)),
     };
+    const child = await waitFor('the sub-agent run', async () => (await agents.treeFromHistory(idle.delegator)).children[0]?.workflowId);
     const server = await startAgentServer({ agents, auth: { localDev: true, tokens: [] } });
     try {
       // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -154,8 +155,6 @@ describe('the HTTP API and agentctl once no worker has polled the runs\' task qu
         const response = await fetch(`${server.url}${path}`, body === undefined ? {} : { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
         return { status: response.status, body: await response.json() };
       };
-      const child = await waitFor('the sub-agent run', async () => (await agents.treeFromHistory(idle.delegator)).children[0]?.workflowId);
-
       expect(await call(`/api/runs/${idle.root}`)).toMatchObject({ status: 200, body: { source: 'history', workflowId: idle.root, agent: 'watchlist-scripted', status: 'awaiting', workflowStatus: 'RUNNING', noWorker } });
       expect(await call(`/api/runs/${idle.root}/pending`)).toEqual({
         status: 200,
@@ -185,8 +184,15 @@ describe('the HTTP API and agentctl once no worker has polled the runs\' task qu
       await server.close();
     }
 
-    // agentctl queues a sub-agent run's decision as it queues the top run's.
+    // agentctl reads the histories as the API does, saying why.
     const env = agentctlEnv(suite, { TEMPORAL_TASK_QUEUE: idle.taskQueue });
+    const [status, pending] = await Promise.all([runAgentctlWith(env, ['status', idle.asking]), runAgentctlWith(env, ['pending', idle.delegator])]);
+    const recorded = new RegExp(`^agentctl: no worker polls task queue ${idle.taskQueue} \\(last seen [^)]+\\); showing the run as recorded\\n$`);
+    for (const read of [status, pending]) expect(read).toMatchObject({ code: 0, stderr: expect.stringMatching(recorded) });
+    expect(lines(status.stdout)).toContain('status      awaiting');
+    expect(lines(pending.stdout)).toEqual(['what each run waits on needs a worker to read; the runs as recorded:', `${idle.delegator}  delegator  running`, `  pay -> ${child}  scripted  awaiting`]);
+
+    // agentctl queues a sub-agent run's decision as it queues the top run's.
     const queued = new RegExp(`^no worker polls task queue ${idle.taskQueue} \\(last seen [^)]+\\); the decision is queued and will apply when a worker returns \\(sent as the decide signal; the run checks it then\\)\\n$`);
     const [childApproval, rootApproval] = await Promise.all([
       runAgentctlWith(env, ['approve', idle.delegator, '--path', 'pay', '--call', 'call_0_0', '--by', 'night-shift']),
@@ -197,6 +203,8 @@ describe('the HTTP API and agentctl once no worker has polled the runs\' task qu
     // Both apply once a worker returns.
     const worker = await createTestWorker(suite.env, idle.taskQueue, allToolImplementations());
     await worker.runUntil(async () => {
+      // An update is refused until the server has seen the worker poll.
+      await waitFor('the worker to poll', async () => ((await agents.workerPresence(idle.asking)).polled ? true : undefined));
       await agents.answer(idle.asking, { kind: 'clarification', itemId: 'city', answer: 'Paris' });
       const results = await Promise.all([idle.root, idle.delegator, idle.asking].map((id) => agents.result(id)));
       expect(results.map((r) => r.status)).toEqual(['completed', 'completed', 'completed']);
