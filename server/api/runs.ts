@@ -94,7 +94,11 @@ export function runRoutes(ctx: ServerContext): AnyRoute[] {
           agents,
           id,
           () => agents.status(id, { timeoutMs: statusQueryTimeoutMs }),
-          async (why) => ({ ...(await agents.statusFromHistory(id)), noWorker: noWorkerOf(why) }),
+          async (why) => {
+            const recorded = await agents.statusFromHistory(id);
+            // A closed run a polled worker did not answer ended before it registered its queries: no worker is missing.
+            return recorded.workflowStatus !== 'RUNNING' && why.presence.polled ? recorded : { ...recorded, noWorker: noWorkerOf(why) };
+          },
         );
       },
     }),
