@@ -161,6 +161,19 @@ describe('the HTTP API and agentctl once no worker has polled the runs\' task qu
         body: { source: 'history', noWorker, approvals: [], tree: [], waiting: [{ workflowId: idle.root, agent: 'watchlist-scripted', path: [] }] },
       });
       expect((await call(`/api/runs/${idle.delegator}/pending`)).body.waiting).toEqual([{ workflowId: child, agent: 'scripted', path: ['pay'] }]);
+      expect(await call(`/api/runs/${idle.delegator}/tree`)).toEqual({
+        status: 200,
+        body: {
+          source: 'history',
+          noWorker,
+          runs: [
+            { workflowId: idle.delegator, agent: 'delegator', status: 'running', path: [], startTime: expect.any(String) },
+            { workflowId: child, agent: 'scripted', status: 'awaiting', path: ['pay'], toolCallId: 'pay', startTime: expect.any(String) },
+          ],
+          pending: [],
+          waiting: [{ workflowId: child, agent: 'scripted', path: ['pay'] }],
+        },
+      });
       const events = await call(`/api/runs/${idle.asking}/events?after=0`);
       expect(events).toMatchObject({ status: 200, body: { source: 'history', noWorker, events: [], nextAfterSeq: 0, status: 'awaiting' } });
       expect(events.body.steps[0]).toMatchObject({ kind: 'run_started', detail: expect.stringMatching(/^agent=scripted /) });
