@@ -6,8 +6,8 @@
 import { createScriptedPlanner, defineAgent, defineTool } from 'durable-agents/workflow';
 import { echoTool, scriptedAgent } from '../examples/toolbox/agent';
 
-/** `echo` as a local tool. */
-export const localEchoTool = defineTool({ ...echoTool, local: true });
+/** `echo` as a local tool (which cannot heartbeat: it runs inside the workflow task, which a crash retries whole). */
+export const localEchoTool = defineTool({ ...echoTool, heartbeatTimeoutMs: undefined, local: true });
 
 export const scriptedLocalAgent = defineAgent({
   name: 'scripted-local',

@@ -3,6 +3,7 @@ import { formatEvent } from '../client/format';
 import { formatHistoryEntry } from '../client/history-view';
 import { isServerUnavailable } from '../client/unavailable';
 import { noWorkerPolls } from '../client/worker-presence';
+import type { NoWorkerRead } from '../client/no-worker-reads';
 import type { CommandContext } from './command';
 
 /** Backoff of `--follow` while the Temporal server is unreachable: 0.5 s doubling to 10 s. */
@@ -13,6 +14,8 @@ export const reconnectGiveUpMs = 5 * 60_000;
 /**
  * How long `status`, `events` and `--follow` wait for a worker to answer a query before they
  * read the run's history instead (with no worker polling, the server would wait about 30 s).
+ * When no worker polls the run's task queue at all, `status`, `events`, `pending` and `tree` do
+ * not ask: they read the history at once.
  */
 export const queryTimeoutMs = 5_000;
 
@@ -36,12 +39,18 @@ export async function showingRecorded(ctx: CommandContext, runId: string): Promi
   ctx.progress?.(`agentctl: ${why}; showing the run as recorded`);
 }
 
+/** Says on stderr why a command shows the run as its history records it, when the reason is known. */
+export function showingRecordedBecause(ctx: CommandContext, why: NoWorkerRead): void {
+  ctx.progress?.(`agentctl: ${why.reason}; showing the run as recorded`);
+}
+
 /**
  * Prints the run's steps as its Temporal history records them, after a line on stderr saying
  * why (no worker answered). With `--json`, one `{ source: 'history', ... }` object per step.
  */
-export async function printHistoryEntries(ctx: CommandContext, runId: string): Promise<void> {
-  await showingRecorded(ctx, runId);
+export async function printHistoryEntries(ctx: CommandContext, runId: string, why?: NoWorkerRead): Promise<void> {
+  if (why) showingRecordedBecause(ctx, why);
+  else await showingRecorded(ctx, runId);
   for (const entry of await ctx.agents.historyOf(runId)) ctx.out.emit({ source: 'history', ...entry }, () => formatHistoryEntry(entry));
 }
 

@@ -1,6 +1,7 @@
 import type { AwaitAnswer, CallDecision, PendingInputs, RunEvent, RunStatus } from '../contracts';
 import type { AgentClient, QueryOptions } from './agent-client';
 import { fetchDecodedHistory } from '../history/decoded-history';
+import { childRunFor, recordedChildRuns } from './recorded-children';
 
 /** A run and the sub-agent runs its agent tools started, recursively. */
 export interface RunTree {
@@ -70,13 +71,7 @@ export interface RecordedRunTree {
 export async function recordedRunTree(agents: AgentClient, workflowId: string, path: readonly string[] = [], toolCallId?: string): Promise<RecordedRunTree> {
   const recorded = await agents.statusFromHistory(workflowId);
   const { events } = await fetchDecodedHistory(agents.client, workflowId, recorded.runId);
-  const childIds = (events ?? []).flatMap((e) => e.startChildWorkflowExecutionInitiatedEventAttributes?.workflowId ?? []);
-  const children = await Promise.all(
-    childIds.map((id) => {
-      const callId = id.slice(id.lastIndexOf('/') + 1);
-      return recordedRunTree(agents, id, [...path, callId], callId);
-    }),
-  );
+  const children = await Promise.all(recordedChildRuns(events ?? []).map((c) => recordedRunTree(agents, c.workflowId, [...path, c.toolCallId], c.toolCallId)));
   return { workflowId, agent: recorded.agent, status: recorded.status, path, ...(toolCallId ? { toolCallId } : {}), children };
 }
 
@@ -93,10 +88,15 @@ export function hasPendingInputs(p: PendingInputs): boolean {
  * Everything the runs of a tree wait on from humans, each with the run that owns it. A parent
  * lists a child once it has seen it start, which can be a moment after the child runs.
  *
+ * Without `tree`, each run is asked for its status (its sub-agent runs) and its pending inputs
+ * at once: one wait per level of the tree, not two in a row (right after a worker crash each
+ * query waits until another worker takes the run).
+ *
  * @param tree the tree of `workflowId` when the caller has it already.
  */
 export async function pendingInputsTree(agents: AgentClient, workflowId: string, tree?: RunTree, options: QueryOptions = {}): Promise<TreePendingInputs[]> {
-  const open = flatten(tree ?? (await runTree(agents, workflowId, options))).filter((r) => !['completed', 'failed', 'terminated'].includes(r.status));
+  if (!tree) return (await pendingBelow(agents, workflowId, [], options)).filter(hasPendingInputs);
+  const open = flatten(tree).filter((r) => !isTerminal(r.status));
   const pending = await Promise.all(
     open.map(async (r) => {
       const inputs = await agents.pendingInputs(r.workflowId, { ...options, subAgents: false });
@@ -104,6 +104,23 @@ export async function pendingInputsTree(agents: AgentClient, workflowId: string,
     }),
   );
   return pending.filter(hasPendingInputs);
+}
+
+function isTerminal(status: string): boolean {
+  return ['completed', 'failed', 'terminated'].includes(status);
+}
+
+/** The pending inputs of an open run and of its open sub-agent runs, depth first (its status and its pending inputs read at once). */
+async function pendingBelow(agents: AgentClient, workflowId: string, path: readonly string[], options: QueryOptions): Promise<TreePendingInputs[]> {
+  const [report, inputs] = await Promise.allSettled([agents.status(workflowId, options), agents.pendingInputs(workflowId, { ...options, subAgents: false })]);
+  if (report.status === 'rejected') throw report.reason;
+  // A closed run waits on nothing (it may not even answer the second query: it ended before registering it).
+  if (isTerminal(report.value.status)) return [];
+  if (inputs.status === 'rejected') throw inputs.reason;
+  const own = { workflowId, path, approvals: inputs.value.approvals, ...(inputs.value.await ? { await: inputs.value.await } : {}) };
+  const open = (report.value.children ?? []).filter((c) => !isTerminal(c.status));
+  const below = await Promise.all(open.map((c) => pendingBelow(agents, c.workflowId, [...path, c.toolCallId], options)));
+  return [own, ...below.flat()];
 }
 
 /**
@@ -131,16 +148,18 @@ export class TreePathError extends Error {
 }
 
 /**
- * The workflow id of the run at `path` under `workflowId` (call ids from that run down).
+ * The workflow id of the run at `path` under `workflowId` (call ids from that run down): from
+ * each run's status, or its history when no worker answers (so a decision for a sub-agent run
+ * can be queued like one for the top run).
  *
  * @throws TreePathError naming the first call id of the path that started no sub-agent.
  */
 export async function resolveTreePath(agents: AgentClient, workflowId: string, path: readonly string[]): Promise<string> {
   let current = workflowId;
   for (const [i, toolCallId] of path.entries()) {
-    const child = (await agents.status(current)).children?.find((c) => c.toolCallId === toolCallId);
+    const child = await childRunFor(agents, current, toolCallId);
     if (!child) throw new TreePathError(i, current, toolCallId, path);
-    current = child.workflowId;
+    current = child;
   }
   return current;
 }

@@ -83,9 +83,46 @@ export type TreePending = PendingInputs & { readonly workflowId: string; readonl
 /** GET /api/runs/:id/pending: the run's own inputs, and its tree's (this run first, path `[]`). */
 export type RunPending = PendingInputs & { readonly tree: readonly TreePending[] };
 
-/** GET /api/inbox. */
+/**
+ * Set on a read the API answered from the run's history because no worker could answer: the
+ * run's task queue, when a worker last polled it, and why.
+ */
+export interface NoWorker {
+  readonly taskQueue: string;
+  /** A worker polled within about a minute, but none answered in time (it may have crashed). */
+  readonly polled: boolean;
+  readonly lastSeen: string | null;
+  readonly reason: string;
+}
+
+/** GET /api/runs/:id when no worker can answer its status query: what its history says. */
+export interface RecordedRunStatus {
+  readonly source: 'history';
+  readonly workflowId: string;
+  readonly agent: string | null;
+  readonly status: string;
+  readonly workflowStatus: string;
+  readonly turns: number;
+  readonly toolCalls: number;
+  readonly noWorker?: NoWorker;
+}
+
+/** A run of a tree that waits for a person as its history records it (no worker says what it asks). */
+export interface RecordedWait {
+  readonly workflowId: string;
+  readonly agent: string | null;
+  readonly path: readonly string[];
+}
+
+/** GET /api/inbox. An entry with `source: 'history'` is a run whose history says it waits; what it asks needs a worker. */
 export interface Inbox {
-  readonly trees: readonly { readonly workflowId: string; readonly agent?: string; readonly startTime?: string; readonly waiting: readonly TreePending[] }[];
+  readonly trees: readonly {
+    readonly workflowId: string;
+    readonly agent?: string;
+    readonly startTime?: string;
+    readonly waiting: readonly (TreePending & { readonly source?: 'history' })[];
+    readonly noWorker?: NoWorker;
+  }[];
   readonly truncated: boolean;
 }
 
@@ -103,10 +140,13 @@ export interface TreeRun {
   readonly closeTime?: string;
 }
 
-/** GET /api/runs/:id/tree: the run and its sub-agent runs, and what each of them waits on. */
+/** GET /api/runs/:id/tree: the run and its sub-agent runs, and what each of them waits on (from their histories when no worker answers). */
 export interface RunTreeView {
   readonly runs: readonly TreeRun[];
   readonly pending: readonly TreePending[];
+  readonly source?: 'history';
+  readonly noWorker?: NoWorker;
+  readonly waiting?: readonly RecordedWait[];
 }
 
 /** A rewind as the run's history records it (GET /api/runs/:id/rewinds). */

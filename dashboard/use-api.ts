@@ -12,29 +12,37 @@ export interface Loaded<T> {
 
 /**
  * GETs `path` (again when it changes, and every `refreshMs` when given). A failed read keeps
- * the last good data and says what went wrong.
+ * the last good data and says what went wrong. A refresh is skipped while a read is in flight:
+ * a read slower than the period (the API waiting for a worker that crashed a moment ago) still
+ * lands, instead of being dropped for the next one, and the next, for as long as it is slow.
  */
 export function useApi<T>(path: string | undefined, refreshMs?: number): Loaded<T> {
   const [data, setData] = useState<T>();
   const [error, setError] = useState<string>();
   const [loading, setLoading] = useState(false);
   const generation = useRef(0);
+  const inFlight = useRef(false);
 
   const reload = useCallback(() => {
     if (!path) return;
     const mine = ++generation.current;
+    inFlight.current = true;
     setLoading(true);
+    const settle = (): boolean => {
+      if (mine !== generation.current) return false;
+      inFlight.current = false;
+      setLoading(false);
+      return true;
+    };
     api<T>(path).then(
       (value) => {
-        if (mine !== generation.current) return;
+        if (!settle()) return;
         setData(value);
         setError(undefined);
-        setLoading(false);
       },
       (err: unknown) => {
-        if (mine !== generation.current) return;
+        if (!settle()) return;
         setError(messageOf(err));
-        setLoading(false);
       },
     );
   }, [path]);
@@ -48,7 +56,9 @@ export function useApi<T>(path: string | undefined, refreshMs?: number): Loaded<
   useEffect(() => {
     reload();
     if (!refreshMs) return;
-    const timer = setInterval(reload, refreshMs);
+    const timer = setInterval(() => {
+      if (!inFlight.current) reload();
+    }, refreshMs);
     return () => clearInterval(timer);
   }, [reload, refreshMs]);
 

@@ -4,6 +4,7 @@ import type { Command } from '../command';
 import { UsageError } from '../exit-codes';
 import { renderRemaining } from '../hitl/render';
 import { updateOrQueue } from '../queued';
+import { resolveTreePath } from '../../client/run-tree';
 
 /** Decision fields by the flag that sets them, so errors name the flag. */
 const decisionFlags = { toolCallId: '--call', args: '--args', name: '--tool', reason: '--reason', by: '--by' };
@@ -45,9 +46,10 @@ function decisionCommand(spec: {
         const always = decision.decision === 'approve' && decision.always ? ' (and every later call of its tool)' : '';
         const print = (pending: PendingInputs): void =>
           ctx.out.emit(pending, () => [`${pastTense[decision.decision]} ${decision.toolCallId}${always} on ${runId}`, renderRemaining(pending)]);
-        // A sub-agent run is found through its parents' status, which needs a worker: no queueing there.
-        if (path.length) print(await ctx.agents.decideInTree(runId, path, decision));
-        else await updateOrQueue(ctx, runId, 'decision', () => ctx.agents.decide(runId, decision), { name: 'decide', payload: decision }, print);
+        // A sub-agent run is found through its parents' status, or their histories when no worker
+        // answers: its decision is queued like the top run's.
+        const target = path.length ? await resolveTreePath(ctx.agents, runId, path) : runId;
+        await updateOrQueue(ctx, target, 'decision', () => ctx.agents.decide(target, decision), { name: 'decide', payload: decision }, print);
       };
     },
   };

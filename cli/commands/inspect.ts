@@ -1,7 +1,8 @@
 import { formatEvent } from '../../client/format';
 import type { Command } from '../command';
 import { ExitCode, UsageError } from '../exit-codes';
-import { followEvents, isUnanswered, printHistoryEntries, queryTimeoutMs, showingRecorded } from '../follow';
+import { readOrRecorded } from '../../client/no-worker-reads';
+import { followEvents, printHistoryEntries, queryTimeoutMs, showingRecordedBecause } from '../follow';
 import { renderHistoryStatus, renderResult, renderStatus } from '../render';
 
 /** `status RUN`: the status query, or the run's history and memo when no worker answers. */
@@ -9,7 +10,7 @@ export const statusCommand: Command = {
   name: 'status',
   summary: "print a run's status, pending calls, controls, budget and worker version",
   details:
-    `When no worker answers within ${queryTimeoutMs / 1000} s (none is running, or the run failed before it could answer),\n` +
+    `When no worker polls the run's task queue, or none answers within ${queryTimeoutMs / 1000} s (the run failed before it could answer),\n` +
     "prints what the run's history says instead: agent, status, turns, calls, failure or result\n" +
     '(--json: an object with "source": "history").',
   positionals: ['RUN'],
@@ -18,15 +19,19 @@ export const statusCommand: Command = {
   prepare(args) {
     const runId = args.positional(0);
     return async (ctx) => {
-      try {
-        const [report, workerVersion] = await Promise.all([ctx.agents.status(runId, { timeoutMs: queryTimeoutMs }), ctx.agents.workerVersion(runId)]);
-        ctx.out.emit({ ...report, workerVersion }, () => renderStatus(runId, report, workerVersion));
-      } catch (err) {
-        if (!isUnanswered(err)) throw err;
-        const report = await ctx.agents.statusFromHistory(runId);
-        await showingRecorded(ctx, runId);
-        ctx.out.emit(report, () => renderHistoryStatus(report));
-      }
+      await readOrRecorded(
+        ctx.agents,
+        runId,
+        async () => {
+          const [report, workerVersion] = await Promise.all([ctx.agents.status(runId, { timeoutMs: queryTimeoutMs }), ctx.agents.workerVersion(runId)]);
+          ctx.out.emit({ ...report, workerVersion }, () => renderStatus(runId, report, workerVersion));
+        },
+        async (why) => {
+          const report = await ctx.agents.statusFromHistory(runId);
+          showingRecordedBecause(ctx, why);
+          ctx.out.emit(report, () => renderHistoryStatus(report));
+        },
+      );
     };
   },
 };
@@ -61,7 +66,7 @@ export const eventsCommand: Command = {
   name: 'events',
   summary: "print a run's events (--follow: as they arrive, until the run ends)",
   details:
-    `When no worker answers within ${queryTimeoutMs / 1000} s, prints the steps the run's history records instead\n` +
+    `When no worker polls the run's task queue, or none answers within ${queryTimeoutMs / 1000} s, prints the steps the run's history records instead\n` +
     '(lines "hEVENTID TIME KIND DETAIL"; --json: objects with "source": "history").',
   positionals: ['RUN'],
   options: {
@@ -81,13 +86,15 @@ export const eventsCommand: Command = {
         await followEvents(ctx, runId, after, limit);
         return;
       }
-      try {
-        const page = await ctx.agents.events(runId, after, limit ?? 200, { timeoutMs: queryTimeoutMs });
-        ctx.out.emit(page, () => page.events.map(formatEvent));
-      } catch (err) {
-        if (!isUnanswered(err)) throw err;
-        await printHistoryEntries(ctx, runId);
-      }
+      await readOrRecorded(
+        ctx.agents,
+        runId,
+        async () => {
+          const page = await ctx.agents.events(runId, after, limit ?? 200, { timeoutMs: queryTimeoutMs });
+          ctx.out.emit(page, () => page.events.map(formatEvent));
+        },
+        (why) => printHistoryEntries(ctx, runId, why),
+      );
     };
   },
 };

@@ -2,7 +2,8 @@ import { jsonObjectSchema } from '../../contracts';
 import { AgentClientError } from '../../client/agent-client';
 import { resolveTreePath, type RunPendingInputs } from '../../client/run-tree';
 import type { Command } from '../command';
-import { isUnanswered, queryTimeoutMs, showingRecorded } from '../follow';
+import { readOrRecorded } from '../../client/no-worker-reads';
+import { queryTimeoutMs, showingRecordedBecause } from '../follow';
 import { answerKindOf, buildAnswer, findOpenItem, type AnswerFlags } from '../hitl/answers';
 import { renderPendingTree, renderRemaining } from '../hitl/render';
 import { renderTree } from './tree';
@@ -20,18 +21,20 @@ export const pendingCommand: Command = {
   prepare(args) {
     const runId = args.positional(0);
     return async (ctx) => {
-      let pending: RunPendingInputs;
-      try {
-        pending = await ctx.agents.pendingInputs(runId, { timeoutMs: queryTimeoutMs });
-      } catch (err) {
-        if (!isUnanswered(err)) throw err;
-        // What a run waits on lives in the run (a worker answers it); its history records its status.
-        const recorded = await ctx.agents.treeFromHistory(runId);
-        await showingRecorded(ctx, runId);
-        ctx.out.emit({ source: 'history', tree: recorded }, () => ['what each run waits on needs a worker to read; the runs as recorded:', ...renderTree(recorded)]);
-        return;
-      }
-      ctx.out.emit(pending, () => renderPendingTree(runId, pending));
+      await readOrRecorded(
+        ctx.agents,
+        runId,
+        async () => {
+          const pending: RunPendingInputs = await ctx.agents.pendingInputs(runId, { timeoutMs: queryTimeoutMs });
+          ctx.out.emit(pending, () => renderPendingTree(runId, pending));
+        },
+        async (why) => {
+          // What a run waits on lives in the run (a worker answers it); its history records its status.
+          const recorded = await ctx.agents.treeFromHistory(runId);
+          showingRecordedBecause(ctx, why);
+          ctx.out.emit({ source: 'history', tree: recorded }, () => ['what each run waits on needs a worker to read; the runs as recorded:', ...renderTree(recorded)]);
+        },
+      );
     };
   },
 };

@@ -1,5 +1,6 @@
 import type { Command } from '../command';
-import { isUnanswered, queryTimeoutMs, showingRecorded } from '../follow';
+import { readOrRecorded } from '../../client/no-worker-reads';
+import { queryTimeoutMs, showingRecordedBecause } from '../follow';
 import type { RecordedRunTree, RunTree } from '../../client/run-tree';
 
 /** The runs of a tree, one line each, indented by depth: `CALL -> WORKFLOW-ID  AGENT  STATUS`. */
@@ -19,16 +20,18 @@ export const treeCommand: Command = {
   prepare(args) {
     const runId = args.positional(0);
     return async (ctx) => {
-      let tree: RunTree;
-      try {
-        tree = await ctx.agents.tree(runId, { timeoutMs: queryTimeoutMs });
-      } catch (err) {
-        if (!isUnanswered(err)) throw err;
-        const recorded = await ctx.agents.treeFromHistory(runId);
-        await showingRecorded(ctx, runId);
-        ctx.out.emit({ source: 'history', tree: recorded }, () => renderTree(recorded));
-        return;
-      }
+      const tree: RunTree | undefined = await readOrRecorded(
+        ctx.agents,
+        runId,
+        () => ctx.agents.tree(runId, { timeoutMs: queryTimeoutMs }),
+        async (why) => {
+          const recorded = await ctx.agents.treeFromHistory(runId);
+          showingRecordedBecause(ctx, why);
+          ctx.out.emit({ source: 'history', tree: recorded }, () => renderTree(recorded));
+          return undefined;
+        },
+      );
+      if (!tree) return;
       const pending = await ctx.agents.pendingInputsTree(runId, { timeoutMs: queryTimeoutMs });
       ctx.out.emit({ tree, pending }, () => {
         const lines = renderTree(tree);

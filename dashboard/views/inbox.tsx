@@ -2,6 +2,7 @@ import { ErrorBox } from '../components/error-box';
 import { formatTime } from '../components/json-view';
 import { TreeEntry } from '../components/pending-panel';
 import { linkTo } from '../router';
+import { noWorkerNotice } from '../no-worker';
 import type { Inbox } from '../types';
 import { useApi } from '../use-api';
 
@@ -26,7 +27,8 @@ export function InboxView({ role }: { role: string }) {
       {inbox.data && trees.length === 0 && <p class="hint">Nothing waits for a person.</p>}
       {inbox.data?.truncated && <p class="hint">Showing the newest waiting runs only.</p>}
       {trees.map((tree) => {
-        const count = tree.waiting.reduce((n, entry) => n + entry.approvals.length + (entry.await?.items.filter((i) => !i.answered).length ?? 0), 0);
+        // A run whose history says it waits counts as one thing asked: what it asks needs a worker.
+        const count = tree.waiting.reduce((n, entry) => n + (entry.source === 'history' ? 1 : entry.approvals.length + (entry.await?.items.filter((i) => !i.answered).length ?? 0)), 0);
         return (
           <section class="panel" key={tree.workflowId} data-testid="inbox-tree" data-workflow-id={tree.workflowId}>
             <h2>
@@ -36,9 +38,20 @@ export function InboxView({ role }: { role: string }) {
               {asked(count)}
               {tree.startTime ? ` · started ${formatTime(tree.startTime)}` : ''}
             </p>
-            {tree.waiting.map((entry) => (
-              <TreeEntry key={entry.workflowId} entry={entry} canAnswer={canAnswer} onChange={inbox.reload} testId="inbox-entry" />
-            ))}
+            {tree.noWorker && (
+              <p class="notice no-worker" role="status" data-testid="no-worker" data-task-queue={tree.noWorker.taskQueue}>
+                {noWorkerNotice(tree.noWorker)}
+              </p>
+            )}
+            {tree.waiting.map((entry) =>
+              entry.source === 'history' ? (
+                <p key={entry.workflowId} data-testid="inbox-recorded" data-path={entry.path.join('/')}>
+                  <a href={linkTo({ view: 'run', id: entry.workflowId })}>{entry.path.length > 0 ? `Sub-agent ${entry.path.join('/')}` : entry.workflowId}</a> waits for a person
+                </p>
+              ) : (
+                <TreeEntry key={entry.workflowId} entry={entry} canAnswer={canAnswer} onChange={inbox.reload} testId="inbox-entry" />
+              ),
+            )}
           </section>
         );
       })}

@@ -11,7 +11,8 @@ import { StatusBadge, WaitingBadge } from '../components/status-badge';
 import { Timeline } from '../components/timeline';
 import { useRunEvents } from '../live-events';
 import { rewindMarkers } from '../timeline-state';
-import type { RunEvent, RunPending, RunRewind, RunStatusReport, RunTreeView } from '../types';
+import type { RecordedRunStatus, RunEvent, RunPending, RunRewind, RunStatusReport, RunTreeView } from '../types';
+import { noWorkerNotice } from '../no-worker';
 import { useApi } from '../use-api';
 import { linkTo } from '../router';
 import { counted } from '../components/json-view';
@@ -43,7 +44,7 @@ export function RunPage({ workflowId, role }: { workflowId: string; role: string
   // Bumped by a rewind: a run whose feed had ended goes on, so the page follows it again.
   const [generation, setGeneration] = useState(0);
   const live = useRunEvents(workflowId, generation);
-  const status = useApi<RunStatusReport>(runPath(workflowId), live.ended ? undefined : refreshMs);
+  const status = useApi<RunStatusReport | RecordedRunStatus>(runPath(workflowId), live.ended ? undefined : refreshMs);
   // The tree read answers the sub-agent runs and what every run of the tree waits on, in one read.
   const tree = useApi<RunTreeView>(runPath(workflowId, '/tree'), live.ended ? undefined : refreshMs);
   // Where the run was rewound, from its history: read again after each rewind the feed shows.
@@ -61,12 +62,16 @@ export function RunPage({ workflowId, role }: { workflowId: string; role: string
   // Every new event, the end of the feed and a rewind may change the status and what the run waits on.
   useEffect(refresh, [lastSeq, live.ended, live.resets]);
 
-  const report = status.data;
+  // With no worker to answer, the API reads the run's history: its recorded status, no figures.
+  const recorded = status.data && 'source' in status.data ? status.data : undefined;
+  const report = status.data && !('source' in status.data) ? status.data : undefined;
+  const noWorker = recorded?.noWorker ?? tree.data?.noWorker;
   // The live feed knows a status change first; the report (polled) fills in before any event.
   // Once the feed ended, the report read after the end is the last word.
-  const runStatus = live.ended ? (report?.status ?? live.ended) : (lastStatusChange(live.events) ?? report?.status);
-  // The run, or one of its sub-agent runs, waits for a person.
-  const waiting = (pending?.tree ?? []).some(waitsForPerson);
+  const reported = report?.status ?? recorded?.status;
+  const runStatus = live.ended ? (reported ?? live.ended) : (lastStatusChange(live.events) ?? reported);
+  // The run, or one of its sub-agent runs, waits for a person (as their histories say, with no worker).
+  const waiting = (pending?.tree ?? []).some(waitsForPerson) || (tree.data?.waiting?.length ?? 0) > 0;
   const hasSubAgents = (tree.data?.runs.length ?? 0) > 1;
   return (
     <section class="run">
@@ -95,6 +100,16 @@ export function RunPage({ workflowId, role }: { workflowId: string; role: string
               (call {report.parent.toolCallId})
             </>
           )}
+        </p>
+      )}
+      {recorded && (
+        <p class="meta" data-testid="run-meta">
+          agent <b>{recorded.agent ?? '-'}</b> · {counted(recorded.turns, 'turn')} begun · {counted(recorded.toolCalls, 'tool call')} · as its history records it
+        </p>
+      )}
+      {noWorker && (
+        <p class="notice no-worker" role="status" data-testid="no-worker" data-task-queue={noWorker.taskQueue}>
+          {noWorkerNotice(noWorker)}
         </p>
       )}
       <ErrorBox error={status.error} />

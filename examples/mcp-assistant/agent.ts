@@ -11,6 +11,9 @@ export const rememberTool = defineTool({
   description: 'Remember a fact for the rest of the session',
   input: () => z.object({ fact: z.string().min(1) }),
   sessionKeys: ['facts'],
+  // Every tool heartbeats on its own while it runs: a call whose worker died is retried on another
+  // within 5 s instead of after its 60 s timeout (docs/agents-and-tools.md, "Tools").
+  heartbeatTimeoutMs: 5_000,
 });
 
 /** Three of the server's tools; sums need a human's approval (a stand-in for a tool with side effects). */

@@ -12,6 +12,9 @@ export const echoTool = defineTool({
   description: 'Return the given text unchanged.',
   input: () => z.object({ text: z.string() }),
   output: () => z.object({ text: z.string() }),
+  // Every tool heartbeats on its own while it runs: a call whose worker died is retried on another
+  // within 5 s instead of after its 60 s timeout (docs/agents-and-tools.md, "Tools").
+  heartbeatTimeoutMs: 5_000,
 });
 
 /** Adds two numbers. */
@@ -19,6 +22,7 @@ export const addTool = defineTool({
   name: 'add',
   description: 'Add two numbers.',
   input: () => z.object({ a: z.number(), b: z.number() }),
+  heartbeatTimeoutMs: 5_000,
 });
 
 /** Sleeps, heartbeating every 200 ms, so cancellation reaches it. */
@@ -36,6 +40,7 @@ export const failTool = defineTool({
   description: 'Fail with the given message.',
   input: () => z.object({ message: z.string(), retryable: z.boolean().default(false) }),
   retry: { maximumAttempts: 2, initialIntervalMs: 100 },
+  heartbeatTimeoutMs: 5_000,
 });
 
 /** Fails its first `failAttempts` attempts, then succeeds: exercises the retry policy. */
@@ -44,6 +49,7 @@ export const flakyTool = defineTool({
   description: 'Fail transiently a few times, then succeed.',
   input: () => z.object({ failAttempts: z.number().int().nonnegative() }),
   retry: { maximumAttempts: 5, initialIntervalMs: 100, backoffCoefficient: 1 },
+  heartbeatTimeoutMs: 5_000,
 });
 
 /**
@@ -64,6 +70,7 @@ export const blobTool = defineTool({
   name: 'blob',
   description: 'Return a large text blob of the given size in bytes.',
   input: () => z.object({ bytes: z.number().int().positive().max(20_000_000) }),
+  heartbeatTimeoutMs: 5_000,
 });
 
 const transferInput = builtOnce(() => z.object({ to: z.string().min(1), amount: z.number().positive() }));
@@ -75,6 +82,7 @@ export const transferTool = defineTool({
   input: transferInput,
   // Runs in the workflow on validated arguments, so it must stay a pure function of them.
   requiresConfirmation: (args) => transferInput().parse(args).amount > 100,
+  heartbeatTimeoutMs: 5_000,
 });
 
 /**

@@ -26,6 +26,9 @@ export const addToWatchlistTool = defineTool({
   sessionKeys: ['watchlist'],
   input: () => z.object({ symbols: z.array(symbolSchema()).min(1) }),
   output: () => z.object({ added: z.array(z.string()), watchlist: z.array(z.string()) }),
+  // Every tool heartbeats on its own while it runs: a call whose worker died is retried on another
+  // within 5 s instead of after its 60 s timeout (docs/agents-and-tools.md, "Tools").
+  heartbeatTimeoutMs: 5_000,
 });
 
 /** Removes symbols from the watchlist. */
@@ -35,6 +38,7 @@ export const removeFromWatchlistTool = defineTool({
   sessionKeys: ['watchlist'],
   input: () => z.object({ symbols: z.array(symbolSchema()).min(1) }),
   output: () => z.object({ removed: z.array(z.string()), watchlist: z.array(z.string()) }),
+  heartbeatTimeoutMs: 5_000,
 });
 
 /** Looks up a quote (offline demo data). */
@@ -46,6 +50,7 @@ export const getQuoteTool = defineTool({
   startEarly: true,
   input: () => z.object({ symbol: symbolSchema() }),
   output: () => z.object({ symbol: z.string(), price: z.number(), currency: z.string() }),
+  heartbeatTimeoutMs: 5_000,
 });
 
 const stopWords = new Set(['I', 'A', 'AND', 'THE', 'TO', 'MY', 'OF', 'ADD', 'OK']);

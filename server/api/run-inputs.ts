@@ -3,6 +3,8 @@ import { awaitAnswerSchema, callDecisionSchema, pendingInputsSchema } from '../.
 import type { AgentClient } from '../../client/agent-client';
 import { flattenTree, pendingInputsTree, resolveTreePath, runTree, TreePathError, type RunTree } from '../../client/run-tree';
 import { quoted } from '../../contracts/safe-text';
+import { readOrRecorded } from '../../client/no-worker-reads';
+import { noWorkerSchema, recordedPending, recordedTree, recordedWaitSchema } from './no-worker';
 import { ApiError } from '../errors';
 import type { ServerContext } from '../context';
 import { route, type AnyRoute } from '../routes';
@@ -24,10 +26,26 @@ const treePendingSchema = pendingInputsSchema.unwrap().extend({ workflowId: z.st
 const treeResponseSchema = z.object({
   runs: z.array(treeRunSchema),
   pending: z.array(treePendingSchema),
+  /** Set when no worker could answer: `runs` as their histories record them, `pending` empty, `waiting` the runs recorded as waiting for a person. */
+  source: z.literal('history').optional(),
+  noWorker: noWorkerSchema.optional(),
+  waiting: z.array(recordedWaitSchema).optional(),
 });
 
-/** The run's own pending inputs, and `tree`: what it and its sub-agent runs wait on, one list. */
-const runPendingResponseSchema = pendingInputsSchema.unwrap().extend({ tree: z.array(treePendingSchema) });
+/**
+ * The run's own pending inputs, and `tree`: what it and its sub-agent runs wait on, one list.
+ * When no worker can answer: `source: "history"`, `noWorker`, empty lists, and `waiting`: the
+ * runs of the tree whose histories say they wait for a person.
+ */
+const runPendingResponseSchema = pendingInputsSchema
+  .unwrap()
+  .extend({ tree: z.array(treePendingSchema), source: z.literal('history').optional(), noWorker: noWorkerSchema.optional(), waiting: z.array(recordedWaitSchema).optional() });
+
+/** How long the tree route waits for each run's worker before it reads the histories instead. */
+const treeQueryTimeoutMs = 5_000;
+
+/** How long the pending route waits for a worker that polls the run's task queue before it reads the histories instead. */
+const pendingQueryTimeoutMs = 5_000;
 
 /**
  * The runs of a tree, root first, each with when it started and closed (one describe per run:
@@ -83,10 +101,19 @@ export function runInputRoutes(ctx: ServerContext): AnyRoute[] {
       access: 'viewer',
       summary: 'Calls waiting for confirmation and the open await barrier, of the run and its sub-agent runs',
       description:
-        '`approvals` and `await` are the run\'s own; `tree` lists every run of its tree that waits (this run first, path `[]`), each with its workflow id and path. Decide or answer a sub-agent run through the tree routes with that path.',
+        '`approvals` and `await` are the run\'s own; `tree` lists every run of its tree that waits (this run first, path `[]`), each with its workflow id and path. Decide or answer a sub-agent run through the tree routes with that path. ' +
+        'When no worker can answer (none polls the run\'s task queue: at once; else after 5 s), `source: "history"` with `noWorker` and `waiting`, the runs whose histories say they wait for a person.',
       tags,
       response: runPendingResponseSchema,
-      handle: ({ params }) => agents.pendingInputs(params.id ?? ''),
+      handle: ({ params }) => {
+        const id = params.id ?? '';
+        return readOrRecorded(
+          agents,
+          id,
+          () => agents.pendingInputs(id, { timeoutMs: pendingQueryTimeoutMs }),
+          (why) => recordedPending(agents, id, why),
+        );
+      },
     }),
     route({
       method: 'get',
@@ -95,15 +122,23 @@ export function runInputRoutes(ctx: ServerContext): AnyRoute[] {
       summary: 'The run and its sub-agent runs (agent tools), and what each of them waits on from humans',
       description:
         'Runs are listed root first, each with its status (a running sub-agent run\'s own, e.g. `awaiting`), the call that started it, and when it started and closed; `path` is the call ids from this run down. ' +
-        'Answer a sub-agent through the tree routes with that path, or on its own run. Reading costs a status query, a describe and, for open runs, a pending-inputs query per run: nothing is written to any run.',
+        'Answer a sub-agent through the tree routes with that path, or on its own run. Reading costs a status query, a describe and, for open runs, a pending-inputs query per run: nothing is written to any run. ' +
+        'When no worker can answer (none polls the run\'s task queue: at once; else after 5 s), the runs as their histories record them, with `source: "history"`, `noWorker` and `waiting`.',
       tags,
       response: treeResponseSchema,
       handle: async ({ params }) => {
         const id = params.id ?? '';
-        // One tree for both: a parent learns of a child's start a little after the child runs.
-        const tree = await runTree(agents, id);
-        const [runs, pending] = await Promise.all([treeRuns(agents, tree), pendingInputsTree(agents, id, tree)]);
-        return { runs, pending };
+        return readOrRecorded(
+          agents,
+          id,
+          async () => {
+            // One tree for both: a parent learns of a child's start a little after the child runs.
+            const tree = await runTree(agents, id, { timeoutMs: treeQueryTimeoutMs });
+            const [runs, pending] = await Promise.all([treeRuns(agents, tree), pendingInputsTree(agents, id, tree, { timeoutMs: treeQueryTimeoutMs })]);
+            return { runs, pending };
+          },
+          (why) => recordedTree(agents, id, why),
+        );
       },
     }),
     route({

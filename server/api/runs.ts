@@ -1,12 +1,14 @@
 import { ServiceError } from '@temporalio/client';
 import { runResultSchema } from '../../contracts';
-import { AgentClientError, NoWorkerError, type AgentClient } from '../../client/agent-client';
+import { NoWorkerError, type AgentClient } from '../../client/agent-client';
 import { refusedStartMessage, type StartOptions } from '../../client/start-needs-worker';
 import type { RunInput } from '../../contracts';
+import { readOrRecorded } from '../../client/no-worker-reads';
 import { listRuns, type RunListEntry } from '../../client/run-list';
 import { checkAgentName, type ServerContext } from '../context';
 import { ApiError } from '../errors';
 import { route, type AnyRoute } from '../routes';
+import { noWorkerOf } from './no-worker';
 import { runCheckpointRoutes } from './run-checkpoints';
 import { RunDetails } from './run-details';
 import { runResultOrWhyNot } from './run-result';
@@ -14,7 +16,7 @@ import { runOperationRoutes } from './run-operations';
 import { runInputRoutes } from './run-inputs';
 import { historyJsonSchema, listRunsQuerySchema, runIdQuerySchema, runListSchema, runStatusResponseSchema, startRunBodySchema, startedRunSchema, type RunSummary } from './schemas';
 
-/** How long the status route waits for a worker before it reads a closed run's history instead. */
+/** How long the status route waits for a worker that polls the run's task queue before it reads the run's history instead. */
 const statusQueryTimeoutMs = 5_000;
 
 /** gRPC INVALID_ARGUMENT: what the server answers to a page token it did not issue. */
@@ -98,19 +100,23 @@ export function runRoutes(ctx: ServerContext): AnyRoute[] {
       path: '/api/runs/:id',
       access: 'viewer',
       summary: "A run's status, pending calls, controls and budget",
-      description: 'The status query; for a closed run that cannot answer it, what its history says (`source: "history"`).',
+      description:
+        'The status query. When no worker can answer it, what the run\'s history says (`source: "history"`, with `noWorker`: the task queue, when a worker last polled it and why): ' +
+        `at once when no worker polls the run's task queue, else after ${statusQueryTimeoutMs / 1000} s without an answer.`,
       tags,
       response: runStatusResponseSchema,
       handle: async ({ params }) => {
         const id = params.id ?? '';
-        try {
-          return await agents.status(id, { timeoutMs: statusQueryTimeoutMs });
-        } catch (err) {
-          if (!(err instanceof AgentClientError && err.type === 'unanswered')) throw err;
-          const fromHistory = await agents.statusFromHistory(id);
-          if (fromHistory.workflowStatus === 'RUNNING') throw err;
-          return fromHistory;
-        }
+        return readOrRecorded(
+          agents,
+          id,
+          () => agents.status(id, { timeoutMs: statusQueryTimeoutMs }),
+          async (why) => {
+            const recorded = await agents.statusFromHistory(id);
+            // A closed run a polled worker did not answer ended before it registered its queries: no worker is missing.
+            return recorded.workflowStatus !== 'RUNNING' && why.presence.polled ? recorded : { ...recorded, noWorker: noWorkerOf(why) };
+          },
+        );
       },
     }),
     route({

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { isPageToken } from '../../client/run-list';
 import { runIdSchema, sessionIdSchema, workflowIdSchema } from './ids';
+import { noWorkerSchema } from './no-worker';
 import { costReportSchema, interventionSchema, runInputSchema, runResultSchema, runStatusReportSchema, runStatusSchema, sessionInputSchema, sessionReportSchema } from '../../contracts';
 
 /**
@@ -63,7 +64,7 @@ export const runWorkerVersionSchema = z.object({
   override: z.union([z.object({ behavior: z.literal('PINNED'), deploymentName: z.string(), buildId: z.string() }), z.object({ behavior: z.literal('AUTO_UPGRADE') })]).nullable(),
 });
 
-/** What a closed run's history says when no worker can answer its status query. */
+/** What a run's history says when no worker can answer its status query. */
 export const historyStatusSchema = z.object({
   source: z.literal('history'),
   workflowId: z.string(),
@@ -80,9 +81,11 @@ export const historyStatusSchema = z.object({
   workerVersion: runWorkerVersionSchema,
   failure: z.string().optional(),
   result: runResultSchema.optional(),
+  /** Why no worker answered: its task queue and when a worker last polled it. */
+  noWorker: noWorkerSchema.optional(),
 });
 
-/** GET /api/runs/:id: the status query, or for a closed run that cannot answer, its history. */
+/** GET /api/runs/:id: the status query, or when no worker can answer it, the run's history. */
 export const runStatusResponseSchema = z.union([runStatusReportSchema, historyStatusSchema]);
 
 /** `?runId=`: which execution of a run to read (default: the latest). */

@@ -11,6 +11,8 @@ import { streamTree } from './tree-sse';
 import { UiMessageProjection, uiMessageFrames, uiMessageStreamHeaders } from './ui-message-stream';
 import { runWebSocket } from './websocket';
 import { sessionRunState } from '../../client/session-run-start';
+import { readOrRecorded } from '../../client/no-worker-reads';
+import { recordedEventPage } from '../api/no-worker';
 
 const eventsQuerySchema = z.object({
   after: z.coerce.number().int().nonnegative().default(0),
@@ -82,14 +84,23 @@ export function liveRoutes(ctx: ServerContext): AnyRoute[] {
       description:
         'JSON: events with seq > `after` (an EventPage). SSE: `event: run-event` with `id: <seq>` and the event as data, from `after` or `Last-Event-ID` on; ' +
         '`event: reset` data { epoch, fromSeq } after a rewind (drop events >= fromSeq, the new ones follow); `event: delta` token deltas of the current model call ' +
-        '(no id; a preview that never enters history); `event: end` data { status } when the run closes; `: ping` comments keep it alive.',
+        '(no id; a preview that never enters history); `event: end` data { status } when the run closes; `: ping` comments keep it alive. ' +
+        'JSON when no worker can answer (none polls the run\'s task queue: at once; else after the query\'s tries): `source: "history"` with `noWorker`, no events, `nextAfterSeq` = `after`, the recorded status and `steps`, what the history records; 503 for a closed run.',
       tags: ['live'],
       query: eventsQuerySchema,
       response: eventPageSchema,
       streams: 'text/event-stream',
       handle: async ({ params, query, c }) => {
         const workflowId = params.id as string;
-        if (!(c.req.header('accept') ?? '').includes('text/event-stream')) return ctx.agents.events(workflowId, query.after, query.limit);
+        if (!(c.req.header('accept') ?? '').includes('text/event-stream')) {
+          return readOrRecorded(
+            ctx.agents,
+            workflowId,
+            // The client's tries (a worker may lose a query of a closed run among several at once).
+            () => ctx.agents.events(workflowId, query.after, query.limit),
+            (why) => recordedEventPage(ctx.agents, workflowId, query.after, why),
+          );
+        }
         const after = resumeAfter(c.req.header('last-event-id'), query.after);
         await ensureRun(ctx, workflowId);
         return streamFeed(c, ctx.live, workflowId, after, { render: eventFrames });

@@ -1,11 +1,16 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
+import { AgentClient } from '../../client/agent-client';
+import { listRuns } from '../../client/run-list';
 import { startAgentServer, type AgentServer } from '../../server';
 import { agentSuite } from '../support/agent-suite';
 import { launchTestBrowser, type TestBrowser } from '../support/browser';
 import { callStep, finalStep, scriptedInput } from '../support/scripts';
+import { createTestWorker, uniqueTaskQueue } from '../support/test-env';
+import { allToolImplementations } from '../support/tools';
 import { trackCalls, type TrackedAgents } from '../support/tracked-calls';
+import { waitFor } from '../support/wait';
 
 /**
  * The web dashboard in a real browser (Chromium through playwright-core) against a real
@@ -23,6 +28,8 @@ let server: AgentServer;
 let browser: TestBrowser;
 let page: Page;
 let serverCalls: TrackedAgents;
+/** A run waiting for approval on a task queue whose only worker stops as the file begins (see the no-worker test). */
+const idle = { taskQueue: uniqueTaskQueue('dashboard-idle'), workflowId: '' };
 
 /** A transfer above 100: the toolbox's `transfer` tool then needs a human to confirm it. */
 const transferRun = () => scriptedInput([callStep({ name: 'transfer', args: { to: 'acct-7', amount: 500 } }), finalStep('transferred')]);
@@ -41,6 +48,12 @@ describe('the dashboard in a browser', () => {
   // Inside the describe block: they run after the file's worker is up and before it stops,
   // so no page is still reading from the server when the dev server goes away.
   beforeAll(async () => {
+    const idleAgents = new AgentClient(suite.env.client, idle.taskQueue);
+    const idleWorker = await createTestWorker(suite.env, idle.taskQueue, allToolImplementations());
+    await idleWorker.runUntil(async () => {
+      idle.workflowId = (await idleAgents.start(transferRun())).workflowId;
+      await waitFor('the idle run to wait for approval', async () => ((await idleAgents.pendingInputs(idle.workflowId)).approvals.length > 0 ? true : undefined));
+    });
     serverCalls = trackCalls(suite.agents);
     server = await startAgentServer({ agents: serverCalls.agents, auth: { tokens: [{ name: 'alice', role: 'admin', token: adminToken }, { name: 'victor', role: 'viewer', token: viewerToken }, { name: 'worker', role: 'publisher', token: publisherToken }], localDev: false } });
     browser = await launchTestBrowser();
@@ -347,6 +360,31 @@ describe('the dashboard in a browser', () => {
     await expectText(second, 'failed');
     await expectText(second.locator('.error'), 'invalid planner options for agent scripted');
     expect(await page.locator('.conversation li').count()).toBe(2);
+  });
+
+  it("says when no worker polls a waiting run's task queue, and since when, on its page and in the inbox", async () => {
+    const idleAgents = new AgentClient(suite.env.client, idle.taskQueue);
+    const presence = await waitFor('no worker to have polled the idle queue for a while', async () => {
+      const seen = await idleAgents.workerPresence(idle.workflowId);
+      return seen.polled ? undefined : seen;
+    }, 120_000);
+    const since = `since ${presence.lastSeen?.slice(0, 19).replace('T', ' ')} UTC`;
+    await page.goto(`${server.url}/#/runs/${encodeURIComponent(idle.workflowId)}`);
+    await seeStatus('awaiting');
+    await expectText(page.locator('[data-testid=no-worker]'), `No worker polls task queue ${idle.taskQueue} ${since}`);
+    await expectText(page.locator('[data-testid=run-meta]'), 'as its history records it');
+    await page.locator('h1 .badge.waiting').waitFor();
+    await page.screenshot({ path: join(screenshots, 'no-worker.png'), fullPage: true });
+
+    await page.goto(`${server.url}/#/inbox`);
+    const tree = page.locator(`[data-testid=inbox-tree][data-workflow-id="${idle.workflowId}"]`);
+    await expectText(tree.locator('[data-testid=no-worker]'), `No worker polls task queue ${idle.taskQueue} ${since}`);
+    await expectText(tree.locator('[data-testid=inbox-recorded]'), 'waits for a person');
+    await expectText(tree, '1 thing to answer');
+
+    // Ended, it no longer waits (the runs list below counts the runs that wait).
+    await suite.env.client.workflow.getHandle(idle.workflowId).terminate('test over');
+    await waitFor('the idle run listed as ended', async () => ((await listRuns(idleAgents, { status: 'awaiting' }, { limit: 100 })).entries.some((e) => e.workflowId === idle.workflowId && e.workflowStatus === 'RUNNING') ? undefined : true));
   });
 
   it('lists the runs with the waiting-for-human badge on the one that waits', async () => {

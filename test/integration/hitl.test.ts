@@ -1,4 +1,5 @@
-import { WorkflowFailedError } from '@temporalio/client';
+import { Client, WorkflowFailedError, type WorkflowClientInterceptor } from '@temporalio/client';
+import { AgentClient } from '../../client/agent-client';
 import type { ApplicationFailure } from '@temporalio/common';
 import type { PendingInputs, RunEvent, RunResult } from '../../contracts';
 import type { ScriptStep } from '../../workflows/planners/scripted';
@@ -120,6 +121,30 @@ describe('confirmation of tool calls', () => {
     const result = await suite.agents.result(workflowId);
     expect(result.iterations).toBe(2);
     expect((await events(workflowId)).filter((e) => e.type === 'approval_requested')).toHaveLength(1);
+  });
+
+  it('pendingInputs asks a run for its status and its pending inputs at once: one wait for a worker, not two in a row', async () => {
+    const { workflowId } = await suite.agents.start(watchlistRun([addAapl, contextStep]));
+    await approvals(workflowId, 1);
+    // Queries in flight as each one is sent, seen by a real client's interceptor.
+    let inFlight = 0;
+    const seen: number[] = [];
+    const counting: WorkflowClientInterceptor = {
+      async query(input, next) {
+        seen.push(++inFlight);
+        try {
+          return await next(input);
+        } finally {
+          inFlight--;
+        }
+      },
+    };
+    const client = new Client({ connection: suite.env.client.connection, namespace: suite.env.namespace ?? 'default', interceptors: { workflow: [counting] } });
+    const pending = await new AgentClient(client, suite.taskQueue).pendingInputs(workflowId);
+    expect(pending.tree).toEqual([expect.objectContaining({ workflowId, path: [], approvals: [expect.objectContaining({ toolCallId: 'call_0_0' })] })]);
+    expect(seen).toEqual([1, 2]);
+    await suite.agents.decide(workflowId, { decision: 'approve', toolCallId: 'call_0_0' });
+    expect((await suite.agents.result(workflowId)).status).toBe('completed');
   });
 
   it('a decision for a call that does not wait is rejected', async () => {

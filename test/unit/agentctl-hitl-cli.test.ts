@@ -17,6 +17,8 @@ const cost = { iterations: { used: 1 }, toolCalls: { used: 1 }, consecutiveFailu
 
 function fakeAgents() {
   return {
+    // A worker polls the run's task queue: reads ask the run.
+    workerPresence: jest.fn(async () => ({ taskQueue: 'q', polled: true, lastSeen: at })),
     pendingInputs: jest.fn(async (): Promise<RunPendingInputs> => ({ approvals: [approval], tree: [] })),
     decide: jest.fn(async (): Promise<PendingInputs> => ({ approvals: [] })),
     answer: jest.fn(async (): Promise<PendingInputs> => ({ approvals: [] })),
