@@ -64,3 +64,24 @@ describe('durability', () => {
     expect(results.every((e) => e.status === 'ok')).toBe(true);
   });
 });
+
+describe('an operator right after a worker crash', () => {
+  it('a decision sent the moment the worker that ran the run dies is taken by the standby worker, not refused as "no worker"', async () => {
+    const taskQueue = uniqueTaskQueue('sticky-crash');
+    const { env: workerEnv } = childWorkerEnv(env.address, env.namespace ?? 'default', taskQueue);
+    const agents = agentClient(env, taskQueue);
+    const first = await startChildWorker(workerEnv);
+    workers.push(first);
+    const { workflowId } = await agents.start(scriptedInput([callStep({ name: 'echo', args: { text: 'pay' } }), finalStep('paid')], { confirmation: { tools: ['echo'] } }));
+    await waitFor('the approval', async () => ((await agents.pendingInputs(workflowId, { subAgents: false })).approvals.length === 1 ? true : undefined));
+    // A second worker polls the same queue; the run's tasks still go to the first one's sticky queue.
+    const standby = await startChildWorker(workerEnv);
+    workers.push(standby);
+    await first.kill9();
+
+    // At once: the client's worker probe and the update must reach the standby worker, not wait on
+    // the dead worker's sticky queue (the SIGKILL closed its polls).
+    await agents.decide(workflowId, { toolCallId: 'call_0_0', decision: 'approve', by: 'ops' });
+    expect(await agents.result(workflowId)).toMatchObject({ status: 'completed', final: { text: 'paid' } });
+  });
+});
