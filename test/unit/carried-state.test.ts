@@ -4,6 +4,7 @@ import { carriedRunStateSchema, runInputSchema } from '../../contracts';
 import { scriptedAgent } from '../../examples/toolbox/agent';
 import { carriedInputMaxBytes } from '../../workflows/state/carry';
 import { RunState } from '../../workflows/state/run-state';
+import { carriedStateOf, continuedInput } from '../../workflows/state/carried-state-of';
 import { closedOutput } from '../../workflows/kernel/outputs';
 
 const fixture = JSON.parse(readFileSync(join(__dirname, '..', 'fixtures', 'carried-run-state.v1.json'), 'utf8')) as unknown;
@@ -31,7 +32,7 @@ describe('carried run state (continue-as-new)', () => {
 
   it('a state round-trips through toCarried', () => {
     const state = new RunState(input, scriptedAgent, carriedRunStateSchema.parse(fixture));
-    const again = carriedRunStateSchema.parse(JSON.parse(JSON.stringify(state.toCarried())));
+    const again = carriedRunStateSchema.parse(JSON.parse(JSON.stringify(carriedStateOf(state))));
     expect(again.messages).toEqual(carriedRunStateSchema.parse(fixture).messages);
     expect(again.generation).toBe(2);
   });
@@ -47,7 +48,7 @@ describe('carried run state (continue-as-new)', () => {
       { kind: 'turn_ended' as const, outputs: [ended] },
     ];
     for (const openTurn of turns) {
-      const carried = carriedRunStateSchema.parse(JSON.parse(JSON.stringify(state.toCarried(undefined, openTurn))));
+      const carried = carriedRunStateSchema.parse(JSON.parse(JSON.stringify(carriedStateOf(state, undefined, openTurn))));
       expect(carried.openTurn).toEqual(openTurn);
       const next = new RunState(input, scriptedAgent, carried);
       expect(next.takeOpenTurn()).toEqual(openTurn);
@@ -110,8 +111,8 @@ describe('the carried state is bounded in bytes', () => {
 
   it('a maximal run carries a compacted state within the bound, with its task and its newest messages', () => {
     const state = maximalRun();
-    expect(JSON.stringify({ ...state.input, continued: state.toCarried() }).length).toBeGreaterThan(2 * 1024 * 1024);
-    const next = state.continuedInput();
+    expect(JSON.stringify({ ...state.input, continued: carriedStateOf(state) }).length).toBeGreaterThan(2 * 1024 * 1024);
+    const next = continuedInput(state);
     expect(next.input).toBeDefined();
     expect(next.bytes).toBeLessThanOrEqual(carriedInputMaxBytes);
     expect(Buffer.byteLength(JSON.stringify(next.input))).toBe(next.bytes);
@@ -136,12 +137,12 @@ describe('the carried state is bounded in bytes', () => {
 
   it('a small run carries everything of its last turns', () => {
     const state = new RunState(input, scriptedAgent, carriedRunStateSchema.parse(fixture));
-    const next = state.continuedInput();
-    expect(carriedRunStateSchema.parse(next.input?.continued)).toEqual(carriedRunStateSchema.parse(JSON.parse(JSON.stringify(state.toCarried()))));
+    const next = continuedInput(state);
+    expect(carriedRunStateSchema.parse(next.input?.continued)).toEqual(carriedRunStateSchema.parse(JSON.parse(JSON.stringify(carriedStateOf(state)))));
   });
 
   it('a session state too large to carry is refused, with its size', () => {
-    const next = maximalRun(carriedInputMaxBytes).continuedInput();
+    const next = continuedInput(maximalRun(carriedInputMaxBytes));
     expect(next.input).toBeUndefined();
     expect(next.bytes).toBeGreaterThan(carriedInputMaxBytes);
   });

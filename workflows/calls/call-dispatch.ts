@@ -141,7 +141,7 @@ export class CallDispatch {
       resultByteBudget: state.policy.toolResultByteBudget,
       policy: state.policy,
       usage: state.usage,
-      remainingTimeMs: () => state.policy.timeBudgetMs - state.elapsedMs(),
+      remainingTimeMs: () => state.policy.timeBudgetMs - state.clock.elapsedMs(),
       started: (child) => {
         state.children.set(child.toolCallId, child);
         state.emit({ type: 'child_started', turn: child.turn, toolCallId: child.toolCallId, workflowId: child.workflowId, agent: child.agent });
@@ -177,7 +177,7 @@ export class CallDispatch {
       ...(keys ? { sessionKeys: keys } : {}),
       ...(dependencies?.length ? { dependencies } : {}),
       ...(tool.mcp ? { onListVersion: (version: string) => state.toolsets.observe(tool.mcp?.toolset ?? '', version) } : {}),
-      onCallEnded: state.noteCallEnded,
+      onCallEnded: state.clock.noteCallEnded,
     };
   }
 }

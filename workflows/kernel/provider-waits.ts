@@ -27,7 +27,7 @@ export function waitErrorText(message: string): string {
 /** What {@link providerWaitsOf} reads and writes of a run (RunState has it). */
 export interface ProviderWaitHost {
   readonly policy: { readonly timeBudgetMs: number };
-  elapsedMs(): number;
+  readonly clock: { elapsedMs(): number };
   providerWait: ProviderWait | undefined;
   emit(event: RunEventDraft): void;
 }
@@ -35,7 +35,7 @@ export interface ProviderWaitHost {
 /** The provider waits of a run: its status's `waitingFor`, its log and its time budget. */
 export function providerWaitsOf(state: ProviderWaitHost): ProviderWaits {
   return {
-    timeBudgetLeftMs: () => state.policy.timeBudgetMs - state.elapsedMs(),
+    timeBudgetLeftMs: () => state.policy.timeBudgetMs - state.clock.elapsedMs(),
     began: (wait, event) => {
       state.providerWait = { ...wait, since: workflowNowIso() };
       state.emit(event);

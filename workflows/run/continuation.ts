@@ -5,6 +5,7 @@ import type { RunInput, RunResult } from '../../contracts/run';
 import type { CallRunner } from '../calls/call-runner';
 import { workflowNowMs } from '../kernel/clock';
 import { carriedInputMaxBytes } from '../state/carry';
+import { continuedInput } from '../state/carried-state-of';
 import type { RunState } from '../state/run-state';
 import { continueWhileWaiting, isPatched } from '../versioning/patches';
 
@@ -141,7 +142,7 @@ export class Continuation {
    */
   async continueAsNew(openTurn?: CarriedOpenTurn): Promise<void> {
     const { state } = this;
-    const next = state.continuedInput(carriedInputMaxBytes, openTurn);
+    const next = continuedInput(state, carriedInputMaxBytes, openTurn);
     const { input } = next;
     if (input === undefined) {
       if (!this.carryRefused) {

@@ -13,6 +13,7 @@ import type { RunState } from '../state/run-state';
 import { RunTerminated } from '../kernel/run-terminated';
 import { isPending } from '../state/safe-point';
 import { forkCapture } from './fork-capture';
+import { carriedStateOf } from '../state/carried-state-of';
 import { reportBoundary } from '../bundle/bundle-sinks';
 import { rejection } from '../kernel/failures';
 import { firstTaskBeginsRun, isInBaseline } from '../versioning/patches';
@@ -170,7 +171,7 @@ export class RunLoop {
   private counted(outputs: ToolOutput[]): ToolOutput[] | Promise<ToolOutput[]> {
     const { state } = this;
     state.usage = addToolOutputs(state.usage, outputs);
-    state.creditWaitAfterToolTurn(outputs);
+    state.clock.creditWaitAfterToolTurn(outputs);
     const afterTool = this.safePoints.checkpointCarrying({ openTurn: { kind: 'turn_ended', outputs } }, 'after_tool', { point: 'after_tool', turn: state.turn, outputs });
     return isPending(afterTool) ? afterTool.then(() => outputs) : outputs;
   }
@@ -202,7 +203,7 @@ export class RunLoop {
     const { state } = this;
     this.boundaries.mark(state.turn);
     // A copy: sinks run after the activation, when this turn's planner has changed the state.
-    if (options.reportToFork && forkCapture) reportBoundary(state.turn, JSON.parse(JSON.stringify(state.toCarried())));
+    if (options.reportToFork && forkCapture) reportBoundary(state.turn, JSON.parse(JSON.stringify(carriedStateOf(state))));
   }
 
   // ---- control ---------------------------------------------------------------------

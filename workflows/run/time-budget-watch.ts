@@ -76,9 +76,9 @@ function ignoreCancellation(err: unknown): void {
  */
 function armTimeBudget(host: TimeBudgetHost, waits: ChangeWaits): void {
   const { state, toolTurns } = host;
-  const watched = (): WatchedRun => ({ isTerminal: state.isTerminal, isIdle: state.isIdle, timeBudgetMs: state.policy.timeBudgetMs, toolTurns: toolTurns.begun });
+  const watched = (): WatchedRun => ({ isTerminal: state.isTerminal, isIdle: state.clock.isIdle, timeBudgetMs: state.policy.timeBudgetMs, toolTurns: toolTurns.begun });
   const then = watched();
-  const step = timeBudgetStep(then, () => state.elapsedMs());
+  const step = timeBudgetStep(then, () => state.clock.elapsedMs());
   const next = (): void => armTimeBudget(host, waits);
   switch (step.kind) {
     case 'ended':

@@ -6,7 +6,7 @@ import type { RunEventDraft } from '../../contracts/events';
 
 /**
  * The shortest wait between a tool's end and the task that records it which is not the tool's
- * work: neither charged to the time budget (RunState.creditWaitAfterToolTurn) nor counted in the
+ * work: neither charged to the time budget (RunClock.creditWaitAfterToolTurn) nor counted in the
  * call's duration (call-duration.ts).
  */
 export const minUnchargedWaitMs = 1_000;

@@ -1,7 +1,6 @@
 import { announceEventsOf } from './event-announcements';
 import { workflowInfo } from '@temporalio/workflow';
-import { carriedInputMaxBytes, carryLevels, compactTranscript, type CarryLevel } from './carry';
-import { carriedRunStateVersion, continuationInput, type CarriedOpenTurn, type CarriedRunState } from '../../contracts/carried-state';
+import type { CarriedOpenTurn, CarriedRunState } from '../../contracts/carried-state';
 import {
   defaultContinueAsNewAfterSignals,
   defaultContinueAsNewAfterUpdates,
@@ -9,13 +8,12 @@ import {
   type ChildRun,
   type ParsedRunInput,
   type ProviderWait,
-  type RunInput,
   type RunPolicy,
   type RunResult,
   type RunStatus,
   type RunStatusReport,
 } from '../../contracts/run';
-import { jsonByteLength, type JsonValue } from '../../contracts/json';
+import type { JsonValue } from '../../contracts/json';
 import { resultInEvent } from '../../contracts/result-in-event';
 import type { FinalizeReason, FinalResponse, Await, AwaitItem, Termination } from '../../contracts/plan';
 import type { Message } from '../../contracts/messages';
@@ -23,14 +21,14 @@ import type { RunEventDraft } from '../../contracts/events';
 import type { ToolCall, ToolOutput, ToolRequest, WrittenOutput } from '../../contracts/tools';
 import type { ToolDefinition } from '../../contracts/tool-definition';
 import type { AgentDefinition } from '../agents/agent-registry';
-import { costReport, describeCap, emptyUsage, minUnchargedWaitMs, reachedCap, type Usage } from './budget';
-import { workflowNowMs } from '../kernel/clock';
-import { budgetCountsWork, continueWhileWaiting, isPatched } from '../versioning/patches';
-import { carriedOutputs, withCallGraph } from './call-graph';
+import { costReport, describeCap, emptyUsage, reachedCap, type Usage } from './budget';
+import { continueWhileWaiting, isPatched } from '../versioning/patches';
+import { withCallGraph } from './call-graph';
 import { assistantToolCalls, toolResultMessage } from './conversation';
 import { EventLog } from './event-log';
 import { HumanInputs } from './human-inputs';
 import { RunControl } from './run-control';
+import { RunClock } from './run-clock';
 import { RunToolsets } from '../agents/toolsets';
 import { ChildWaits } from './child-waits';
 import { parseRunPolicy } from '../../contracts/fast-schemas';
@@ -85,8 +83,8 @@ export class RunState {
   readonly pending = new Map<string, { request: ToolRequest; dispatched: boolean }>();
   usage: Usage;
   finalizeReason: FinalizeReason | undefined;
-  /** A finalize decided but not yet handed to the planner. */
-  private pendingTermination: Termination | undefined;
+  /** A finalize decided but not yet handed to the planner (carried across continue-as-new). */
+  pendingTermination: Termination | undefined;
   turn: number;
   instructionsOverride: string | undefined;
   /** The model provider or MCP server the run waits for (an outage): the status's `waitingFor` (see provider-waits.ts). */
@@ -107,9 +105,8 @@ export class RunState {
   readonly children = new Map<string, ChildRun>();
   /** Write-once output paths written so far (see ToolCall.outputPath). */
   readonly outputs: Map<string, WrittenOutput>;
-  private readonly startedAtMs: number;
-  private idleMs: number;
-  private idleSinceMs: number | undefined;
+  /** The run's work time, which the time budget counts (paused and waiting for people do not count). */
+  readonly clock: RunClock;
   private baseStatus: RunStatus = 'running';
   private reportedStatus: RunStatus = 'running';
   readonly generation: number;
@@ -136,8 +133,13 @@ export class RunState {
     this.carriedOpenTurn = carried?.openTurn;
     this.turn = carried?.turn ?? 0;
     this.instructionsOverride = carried?.instructionsOverride;
-    this.startedAtMs = carried ? Date.parse(carried.startedAt) : workflowNowMs();
-    this.idleMs = carried?.idleMs ?? 0;
+    this.clock = new RunClock(carried, {
+      idleChanged: (idle) => this.onIdleChange?.(idle),
+      credited: (event) => {
+        this.emit(event);
+        this.onClockChange?.();
+      },
+    });
     this.generation = carried?.generation ?? 0;
     this.transcriptEpoch = carried?.transcriptEpoch ?? 0;
     this.outputs = new Map(Object.entries(carried?.outputs ?? {}));
@@ -188,7 +190,7 @@ export class RunState {
           : this.human.isWaiting
             ? 'awaiting'
             : this.baseStatus;
-    this.trackIdle(!this.isTerminal && (to === 'paused' || to === 'awaiting' || this.control.isPaused || this.childWaits.holdRun(this.pending)));
+    this.clock.trackIdle(!this.isTerminal && (to === 'paused' || to === 'awaiting' || this.control.isPaused || this.childWaits.holdRun(this.pending)));
     if (to !== this.reportedStatus) {
       const from = this.reportedStatus;
       this.reportedStatus = to;
@@ -200,59 +202,6 @@ export class RunState {
 
   emit(draft: RunEventDraft): void {
     this.log.append(draft);
-  }
-
-  // ---- time --------------------------------------------------------------------------
-
-  private trackIdle(idle: boolean): void {
-    if (idle === this.isIdle) return;
-    const now = workflowNowMs();
-    if (idle) this.idleSinceMs = now;
-    else {
-      this.idleMs += now - (this.idleSinceMs ?? now);
-      this.idleSinceMs = undefined;
-    }
-    this.onIdleChange?.(idle);
-  }
-
-  /** Paused, or waiting for people (itself, or through the sub-agent runs of all its calls in flight): the time budget stands still. */
-  get isIdle(): boolean {
-    return this.idleSinceMs !== undefined;
-  }
-
-  /** The tool turn in progress: when its calls were planned, and what its tools reported of their ends. */
-  private toolTurnWork = { startedMs: 0, ends: 0, lastEndMs: 0 };
-
-  /** A call's tool finished at `endedAtMs` (its worker's clock); see {@link creditWaitAfterToolTurn}. */
-  readonly noteCallEnded = (endedAtMs: number): void => {
-    this.toolTurnWork.ends += 1;
-    this.toolTurnWork.lastEndMs = Math.max(this.toolTurnWork.lastEndMs, endedAtMs);
-  };
-
-  /**
-   * After a tool turn whose calls all succeeded and reported their ends: the time between the
-   * last end and now (when the run records the outputs) is not work. It is a rewind's reset
-   * (the outputs recorded again, minutes or days later) or a wait for a workflow worker. Such a
-   * wait of {@link minUnchargedWaitMs} or more is not charged to the time budget (since
-   * `budget-counts-work`; asked only then, so other runs record no marker). At most the turn's
-   * own duration is credited, whatever the worker's clock says.
-   */
-  creditWaitAfterToolTurn(outputs: readonly { status: string }[]): void {
-    const work = this.toolTurnWork;
-    this.toolTurnWork = { startedMs: workflowNowMs(), ends: 0, lastEndMs: 0 };
-    if (outputs.length === 0 || work.ends !== outputs.length || outputs.some((o) => o.status !== 'ok')) return;
-    const now = workflowNowMs();
-    const wait = Math.min(now - work.lastEndMs, now - work.startedMs);
-    if (wait < minUnchargedWaitMs || this.isIdle || !isPatched(budgetCountsWork)) return;
-    this.idleMs += wait;
-    this.emit({ type: 'budget_credited', waitedMs: wait, reason: 'no worker recorded the turn\'s results (a rewind, or no workflow worker running)' });
-    this.onClockChange?.();
-  }
-
-  /** Run time so far, excluding time spent paused or waiting for humans. */
-  elapsedMs(): number {
-    const idleNow = this.idleSinceMs !== undefined ? workflowNowMs() - this.idleSinceMs : 0;
-    return workflowNowMs() - this.startedAtMs - this.idleMs - idleNow;
   }
 
   // ---- budgets -----------------------------------------------------------------------
@@ -267,7 +216,7 @@ export class RunState {
   /** Hands a decided finalize to the planner exactly once; decides one when a cap is reached. */
   takeTermination(): Termination | undefined {
     if (!this.finalizeReason) {
-      const reason = reachedCap(this.usage, this.policy, this.elapsedMs());
+      const reason = reachedCap(this.usage, this.policy, this.clock.elapsedMs());
       if (reason) this.requestFinalize(reason);
     }
     const termination = this.pendingTermination;
@@ -284,7 +233,7 @@ export class RunState {
   }
 
   cost() {
-    return costReport(this.usage, this.policy, this.elapsedMs());
+    return costReport(this.usage, this.policy, this.clock.elapsedMs());
   }
 
   // ---- conversation ------------------------------------------------------------------
@@ -323,7 +272,7 @@ export class RunState {
 
   /** Assigns call ids, opens the calls in the conversation and logs the plan. */
   planCalls(calls: readonly ToolCall[], text?: string): ToolRequest[] {
-    this.toolTurnWork = { startedMs: workflowNowMs(), ends: 0, lastEndMs: 0 };
+    this.clock.beginToolTurn();
     const ids = calls.map((call, index) => {
       const base = call.id ?? `call_${this.turn}_${index}`;
       let id = base;
@@ -457,67 +406,5 @@ export class RunState {
     const open = this.carriedOpenTurn;
     this.carriedOpenTurn = undefined;
     return open;
-  }
-
-  /**
-   * The input of the next execution, within `maxBytes`: the run's input without its
-   * conversation and session state (the carried state has them), and the carried state at the
-   * first level of {@link carryLevels} that fits. Undefined when even the smallest does not fit
-   * (the session or planner state alone is too large).
-   */
-  continuedInput(maxBytes = carriedInputMaxBytes, openTurn?: CarriedOpenTurn): { input: RunInput | undefined; bytes: number } {
-    let bytes = 0;
-    for (const carry of carryLevels) {
-      const input = continuationInput(this.input, this.toCarried(carry, openTurn));
-      bytes = jsonByteLength(input);
-      if (bytes <= maxBytes) return { input, bytes };
-    }
-    return { input: undefined, bytes };
-  }
-
-  /**
-   * The state to carry into the next execution. Old turns' results are compacted: the
-   * transcript keeps what the planner saw, outputs older than the last turns drop their result.
-   */
-  toCarried(carry: CarryLevel = carryLevels[0]!, openTurn?: CarriedOpenTurn): CarriedRunState {
-    const oldest = this.turn - carry.keptTurns;
-    const transcript = compactTranscript(this.messages, carry.transcriptBytes, carry.messageChars);
-    const toolOutputs = this.toolOutputs.slice(-carry.outputs).map((o) =>
-      o.turn >= oldest || o.result === undefined
-        ? o
-        : (({ result: _dropped, ...rest }) => ({ ...rest, resultOmitted: true, resultOmittedReason: 'compacted' as const }))(o),
-    );
-    return {
-      schemaVersion: carriedRunStateVersion,
-      policy: this.policy,
-      messages: transcript.messages,
-      toolOutputs,
-      plannerState: this.plannerState,
-      sessionState: this.sessionState,
-      usage: this.usage,
-      ...(this.finalizeReason ? { finalizeReason: this.finalizeReason } : {}),
-      ...(this.pendingTermination ? { pendingTermination: this.pendingTermination } : {}),
-      turn: this.turn,
-      startedAt: new Date(this.startedAtMs).toISOString(),
-      // A wait in progress (the run continues as new while it waits for people) is idle time too.
-      idleMs: this.idleMs + (this.idleSinceMs !== undefined ? workflowNowMs() - this.idleSinceMs : 0),
-      ...(this.instructionsOverride !== undefined ? { instructionsOverride: this.instructionsOverride } : {}),
-      control: {
-        ...(this.control.pauseReason !== undefined ? { pauseReason: this.control.pauseReason } : {}),
-        breakpoints: this.control.breakpointList,
-        blockedTools: this.control.blockedList,
-        queued: this.control.queued.map((q) => ({ id: q.id, intervention: q.intervention })),
-        nextInterventionId: this.control.peekNextId,
-      },
-      alwaysApproved: [...this.human.alwaysApproved],
-      events: this.log.tail(carry.events, carry.eventBytes),
-      nextSeq: this.log.lastSeq + 1,
-      generation: this.generation + 1,
-      transcriptEpoch: this.transcriptEpoch + (transcript.dropped > 0 ? 1 : 0),
-      ...(this.log.epoch ? { logEpoch: this.log.epoch } : {}),
-      ...(this.outputs.size ? { outputs: carriedOutputs(this.outputs, oldest) } : {}),
-      ...this.toolsets.toCarried(),
-      ...(openTurn ? { openTurn } : {}),
-    };
   }
 }
