@@ -136,7 +136,7 @@ describe('dependency-aware tool calls on a real dev server', () => {
   it('withdraws an alternative waiting for approval once another one won', async () => {
     const { workflowId } = await suite.agents.start(
       scriptedInput([
-        plan({ id: 'big', name: 'transfer', args: { to: 'acme', amount: 500 }, outputPath: 'paid' }, step('small', 1500, { outputPath: 'paid' })),
+        plan({ id: 'big', name: 'transfer', args: { to: 'acme', amount: 500 }, outputPath: 'paid' }, step('small', 3000, { outputPath: 'paid' })),
         contextStep,
       ]),
     );
