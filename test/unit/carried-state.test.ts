@@ -132,7 +132,7 @@ describe('the carried state is bounded in bytes', () => {
     // The restored run continues with the same turn and call ids.
     const restored = new RunState(runInputSchema.parse(next.input), scriptedAgent, carried);
     expect(restored.turn).toBe(25);
-    expect(restored.hasPlannedCall('call_24_15')).toBe(true);
+    expect(restored.callIds.has('call_24_15')).toBe(true);
   });
 
   it('a small run carries everything of its last turns', () => {

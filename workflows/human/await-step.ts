@@ -58,9 +58,9 @@ export function holdBoundCalls(state: RunState, spec: Await): BoundCall[] {
 function openAwait(state: RunState, planned: Await): { awaitId: string; spec: Await; timeoutMs: number | undefined } {
   const awaitId = `await_${state.turn}`;
   const unique = planned.items.some((item) => boundCalls(item).length > 0);
-  const spec = (unique && state.uniqueAwaitCallIds(planned)) || planned;
+  const spec = (unique && state.callIds.uniqueInAwait(planned)) || planned;
   const bound = holdBoundCalls(state, spec);
-  if (unique) state.markCallIdsUsed(bound.map((c) => c.toolCallId));
+  if (unique) state.callIds.markUsed(bound.map((c) => c.toolCallId));
   if (bound.length) state.messages.push({ role: 'assistant', toolCalls: bound.map((c) => ({ id: c.toolCallId, name: c.name, args: c.args })) });
   const deadline = spec.timeoutMs !== undefined ? new Date(workflowNowMs() + spec.timeoutMs).toISOString() : undefined;
   state.human.openAwait(awaitId, spec, state.turn, deadline);

@@ -10,6 +10,7 @@ import { builtOnce } from '../../contracts/lazy';
 import { withinBytes } from '../state/event-log';
 import type { RunLoop } from './run-loop';
 import type { RunState } from '../state/run-state';
+import { statusReport } from '../state/run-reports';
 import { rejection } from '../kernel/failures';
 import { acceptChildWaiting } from './people-waits';
 import { runOperationHandlers, type OperationPayload, type RunOperationHandlers } from './run-operations';
@@ -107,7 +108,7 @@ export function registerRunHandlers(loop: RunLoop): void {
   operations.signal('decide');
   operations.update('answer');
   operations.update('decide');
-  setHandler(statusQuery, () => run.statusReport());
+  setHandler(statusQuery, () => statusReport(run));
   setHandler(eventsQuery, (args) => {
     const parsed = eventsQueryArgsSchema().safeParse(args ?? {});
     if (!parsed.success) throw new Error(`invalid events query arguments: ${describeIssues(parsed.error)}`);

@@ -10,6 +10,7 @@ import { ToolTurns } from '../calls/tool-turns';
 import { closedOutput } from '../kernel/outputs';
 import type { Planner } from '../agents/planner';
 import type { RunState } from '../state/run-state';
+import { runResult } from '../state/run-reports';
 import { RunTerminated } from '../kernel/run-terminated';
 import { isPending } from '../state/safe-point';
 import { forkCapture } from './fork-capture';
@@ -230,7 +231,7 @@ export class RunLoop {
     state.messages.push({ role: 'assistant', content: response.text });
     state.emit({ type: 'final', response });
     state.end('completed');
-    return state.result('completed', response);
+    return runResult(state, 'completed', response);
   }
 
   private terminate(): RunResult {
@@ -242,7 +243,7 @@ export class RunLoop {
     cancelled.push(...closing.map((o) => o.toolCallId));
     state.emit({ type: 'run_terminated', reason: state.control.kill?.reason ?? 'terminated', cancelledCalls: cancelled });
     state.end('terminated');
-    return state.result('terminated');
+    return runResult(state, 'terminated');
   }
 
   fail(errorType: string, message: string): never {

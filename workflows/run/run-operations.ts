@@ -16,6 +16,7 @@ import type { z } from 'zod';
 import type { RunOperationName, runOperationMessages } from '../../contracts/operations';
 import type { RunLoop } from './run-loop';
 import type { RunState } from '../state/run-state';
+import { statusReport } from '../state/run-reports';
 import { rejection } from '../kernel/failures';
 
 /** The parsed payload of an operation. */
@@ -82,7 +83,7 @@ function validateIntervention(run: RunState, intervention: ParsedIntervention): 
   }
   const pending = run.pending.get(id);
   if (pending?.dispatched) throw rejection(`call ${echoed(id)} is already running; only calls not yet dispatched can be changed`, 'call_running');
-  if (!pending && !(intervention.upcoming && !run.hasPlannedCall(id))) {
+  if (!pending && !(intervention.upcoming && !run.callIds.has(id))) {
     const waiting = [...run.pending.values()].filter((p) => !p.dispatched).map((p) => p.request.toolCallId);
     throw rejection(
       `call ${quoted(id, maxEchoChars)} is not planned and waiting to run (it finished, or no such call exists yet); ` +
@@ -181,7 +182,7 @@ export function runOperationHandlers(loop: RunLoop): RunOperationHandlers {
         if (!run.control.isPauseRequested) throw rejection('the run is not paused', 'not_paused');
       },
       apply: ({ reason }) => loop.safePoints.resume(reason),
-      answer: () => run.statusReport(),
+      answer: () => statusReport(run),
     }),
     kill: handling<'kill'>({
       check: () => rejectIfEnded(run, 'kill'),
@@ -189,7 +190,7 @@ export function runOperationHandlers(loop: RunLoop): RunOperationHandlers {
       // Answers once the run has ended.
       answer: async (): Promise<RunStatusReport> => {
         await condition(() => run.isTerminal);
-        return run.statusReport();
+        return statusReport(run);
       },
     }),
     intervene: handling<'intervene', InterventionReceipt>({

@@ -9,13 +9,11 @@ import {
   type ParsedRunInput,
   type ProviderWait,
   type RunPolicy,
-  type RunResult,
   type RunStatus,
-  type RunStatusReport,
 } from '../../contracts/run';
 import type { JsonValue } from '../../contracts/json';
 import { resultInEvent } from '../../contracts/result-in-event';
-import type { FinalizeReason, FinalResponse, Await, AwaitItem, Termination } from '../../contracts/plan';
+import type { FinalizeReason, Termination } from '../../contracts/plan';
 import type { Message } from '../../contracts/messages';
 import type { RunEventDraft } from '../../contracts/events';
 import type { ToolCall, ToolOutput, ToolRequest, WrittenOutput } from '../../contracts/tools';
@@ -29,6 +27,7 @@ import { EventLog } from './event-log';
 import { HumanInputs } from './human-inputs';
 import { RunControl } from './run-control';
 import { RunClock } from './run-clock';
+import { CallIds } from './call-ids';
 import { RunToolsets } from '../agents/toolsets';
 import { ChildWaits } from './child-waits';
 import { parseRunPolicy } from '../../contracts/fast-schemas';
@@ -100,7 +99,8 @@ export class RunState {
   onIdleChange: ((idle: boolean) => void) | undefined;
   /** Sub-agent runs of this run that wait for people: while all its calls in flight do, the run waits too. */
   readonly childWaits = new ChildWaits();
-  private readonly usedCallIds = new Set<string>();
+  /** The call ids this run has used (planned calls, calls an await binds). */
+  readonly callIds: CallIds;
   /** Sub-agent runs started by agent tools, by call id. */
   readonly children = new Map<string, ChildRun>();
   /** Write-once output paths written so far (see ToolCall.outputPath). */
@@ -146,7 +146,7 @@ export class RunState {
     this.toolsets = new RunToolsets(agent.toolsets ?? [], agent.tools, carried);
     this.log = new EventLog(carried?.nextSeq ?? 1, carried?.events ?? [], epochOf?.(carried?.logEpoch));
     announceEventsOf(this.log);
-    for (const m of this.messages) if (m.role === 'assistant') for (const c of m.toolCalls ?? []) this.usedCallIds.add(c.id);
+    this.callIds = new CallIds(this.messages);
     const breakpoints = carried?.control.breakpoints ?? input.breakpoints;
     for (const b of breakpoints) this.control.setBreakpoint(b.point, b.tool, b.once);
     if (carried) {
@@ -238,48 +238,10 @@ export class RunState {
 
   // ---- conversation ------------------------------------------------------------------
 
-  /** Whether a call of this id was ever planned in this run. */
-  hasPlannedCall(toolCallId: string): boolean {
-    return this.usedCallIds.has(toolCallId);
-  }
-
-  /**
-   * The call ids an await binds, made unique in the run the way planned calls are (`id#2`):
-   * a planner that reuses an id (or binds one twice) would otherwise put two calls of one id in
-   * the transcript, which model APIs refuse. Undefined when no id needed changing.
-   */
-  uniqueAwaitCallIds(spec: Await): Await | undefined {
-    const taken = new Set(this.usedCallIds);
-    let changed = false;
-    const unique = (id: string): string => {
-      let next = id;
-      for (let n = 2; taken.has(next); n++) next = `${id}#${n}`;
-      taken.add(next);
-      if (next !== id) changed = true;
-      return next;
-    };
-    const items = spec.items.map((item): AwaitItem => {
-      if (item.kind === 'external_tools') return { ...item, calls: item.calls.map((c) => ({ ...c, toolCallId: unique(c.toolCallId) })) };
-      return item.toolCallId === undefined ? item : { ...item, toolCallId: unique(item.toolCallId) };
-    });
-    return changed ? { ...spec, items } : undefined;
-  }
-
-  /** Remembers call ids bound by an await, so later calls never reuse them. */
-  markCallIdsUsed(ids: readonly string[]): void {
-    for (const id of ids) this.usedCallIds.add(id);
-  }
-
   /** Assigns call ids, opens the calls in the conversation and logs the plan. */
   planCalls(calls: readonly ToolCall[], text?: string): ToolRequest[] {
     this.clock.beginToolTurn();
-    const ids = calls.map((call, index) => {
-      const base = call.id ?? `call_${this.turn}_${index}`;
-      let id = base;
-      for (let n = 2; this.usedCallIds.has(id); n++) id = `${base}#${n}`;
-      this.usedCallIds.add(id);
-      return id;
-    });
+    const ids = this.callIds.assign(calls, this.turn);
     const requests = withCallGraph(calls, ids, this.turn);
     for (const request of requests) this.pending.set(request.toolCallId, { request, dispatched: false });
     // The assistant message opens the calls now, so every later ending can close them.
@@ -339,44 +301,6 @@ export class RunState {
   }
 
   // ---- reports -----------------------------------------------------------------------
-
-  /** The run's result once it ended. */
-  result(status: 'completed' | 'terminated', response?: FinalResponse): RunResult {
-    return {
-      status,
-      ...(response ? { final: response } : {}),
-      ...(this.finalizeReason ? { finalizeReason: this.finalizeReason } : {}),
-      iterations: this.usage.iterations,
-      cost: this.cost(),
-      sessionState: this.sessionState,
-      lastEventSeq: this.log.lastSeq,
-    };
-  }
-
-  /** Snapshot for the status query. */
-  statusReport(): RunStatusReport {
-    return {
-      status: this.status,
-      agent: this.agent.name,
-      iteration: this.usage.iterations,
-      turn: this.turn,
-      pendingCalls: [...this.pending.values()].map(({ request, dispatched }) => ({ toolCallId: request.toolCallId, name: request.name, dispatched })),
-      ...(this.children.size ? { children: [...this.children.values()] } : {}),
-      ...(this.input.parent ? { parent: this.input.parent } : {}),
-      ...(this.finalizeReason ? { finalizeReason: this.finalizeReason } : {}),
-      ...(this.control.pausedAt ? { pausedAt: { point: this.control.pausedAt.point, turn: this.control.pausedAt.turn } } : {}),
-      ...(this.control.pauseReason ? { pauseReason: this.control.pauseReason } : {}),
-      sessionState: this.sessionState,
-      control: {
-        blockedTools: this.control.blockedTools,
-        breakpoints: this.control.breakpointList,
-        queuedInterventions: this.control.queued.map((q) => ({ id: q.id, kind: q.intervention.kind })),
-      },
-      cost: this.cost(),
-      lastEventSeq: this.log.lastSeq,
-      ...(this.providerWait ? { waitingFor: this.providerWait } : {}),
-    };
-  }
 
   /** True when history is long enough, or messages many enough, that the run should continue as new at this boundary. */
   shouldContinueAsNew(): boolean {
