@@ -72,7 +72,7 @@ import {
 import { exportExecutions, exportHistory, type ExportedExecution } from './history';
 import { historyEntries, historySummary, type HistoryEntry, type HistoryStatus } from './history-view';
 import { runWorkerVersion, type RunWorkerVersion } from './worker-version';
-import { noWorkerPolls, workerPresence, type WorkerPresence } from './worker-presence';
+import { noWorkerAnswered, noWorkerPolls, PresenceCache, workerPresence, type WorkerPresence } from './worker-presence';
 import { requireWorkerForStart, type StartOptions } from './start-needs-worker';
 import { unansweredNote } from './unanswered-note';
 import { connectTo } from './connect';
@@ -183,6 +183,9 @@ export class AgentClient {
     readonly taskQueue: string,
     readonly searchAttributes = true,
   ) {}
+
+  /** Worker presence for reads, asked at most every 2 s per task queue (see {@link workerPresence}). */
+  private presence: PresenceCache | undefined;
 
   /**
    * Connects with a config (default: a local dev server, 127.0.0.1:7233, namespace `default`,
@@ -597,11 +600,11 @@ export class AgentClient {
 
   /**
    * Whether workers poll the task queue of the run's latest execution, and when one last did
-   * (the server's DescribeTaskQueue). Needs no worker.
+   * (the server's DescribeTaskQueue, at most 2 s old: reads ask it once per task queue that often). Needs no worker.
    */
   async workerPresence(workflowId: string): Promise<WorkerPresence> {
-    const description = await this.guard(workflowId, () => this.handle(workflowId).describe());
-    return workerPresence(this.client, description.taskQueue);
+    this.presence ??= new PresenceCache(this.client);
+    return this.presence.ofRun(workflowId, async () => (await this.guard(workflowId, () => this.handle(workflowId).describe())).taskQueue);
   }
 
   /**
@@ -624,7 +627,7 @@ export class AgentClient {
       if (!(err instanceof AgentClientError && err.type === 'unanswered')) return;
       throw new NoWorkerError(
         presence,
-        `no worker answered run ${workflowId} within ${workerProbeMs / 1000} s (task queue ${presence.taskQueue}, last polled ${presence.lastSeen ?? 'never'})`,
+        noWorkerAnswered(workflowId, presence, `within ${workerProbeMs / 1000} s`),
       );
     }
   }

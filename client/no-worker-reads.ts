@@ -1,6 +1,6 @@
 import type { AgentClient } from './agent-client';
 import { AgentClientError } from './errors';
-import { noWorkerPolls, type WorkerPresence } from './worker-presence';
+import { noWorkerAnswered, noWorkerPolls, type WorkerPresence } from './worker-presence';
 
 /** Why a read shows a run as its history records it instead of asking the run. */
 export interface NoWorkerRead {
@@ -19,7 +19,7 @@ export interface NoWorkerRead {
 export function noWorkerRead(workflowId: string, presence: WorkerPresence, unanswered = false, now = Date.now()): NoWorkerRead | undefined {
   if (!presence.polled) return { presence, reason: noWorkerPolls(presence, now) };
   if (!unanswered) return undefined;
-  return { presence, reason: `no worker answered run ${workflowId} in time (task queue ${presence.taskQueue}, last polled ${presence.lastSeen ?? 'never'})` };
+  return { presence, reason: noWorkerAnswered(workflowId, presence) };
 }
 
 /**

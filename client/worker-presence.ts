@@ -34,6 +34,44 @@ export async function workerPresence(client: Client, taskQueue: string, now = Da
   return { taskQueue, polled: last !== undefined && now - last < pollFreshMs, lastSeen: last === undefined ? null : new Date(last).toISOString() };
 }
 
+/** `no worker answered run R in time (task queue X, last polled <time>)`: the queue looks polled, but the run's worker did not answer (it may have crashed a moment ago). */
+export function noWorkerAnswered(workflowId: string, presence: WorkerPresence, within = 'in time'): string {
+  return `no worker answered run ${workflowId} ${within} (task queue ${presence.taskQueue}, last polled ${presence.lastSeen ?? 'never'})`;
+}
+
+/**
+ * Worker presence for reads, asked at most once per task queue every {@link PresenceCache.ttlMs}
+ * (and each run's task queue once): a dashboard or a follower reads a run every few seconds, and
+ * asking the server twice more per read would triple what watching costs it. Updates and starts
+ * ask afresh.
+ */
+export class PresenceCache {
+  static readonly ttlMs = 2_000;
+  /** Bounds the runs whose task queue is remembered (a run's task queue does not change). */
+  private static readonly maxRuns = 1_000;
+  private readonly byQueue = new Map<string, { readonly at: number; readonly presence: Promise<WorkerPresence> }>();
+  private readonly queueOfRun = new Map<string, string>();
+
+  constructor(private readonly client: Client) {}
+
+  /** The presence of the workers of a run's task queue; `taskQueueOf` reads it when the run is new here. */
+  async ofRun(workflowId: string, taskQueueOf: () => Promise<string>, now = Date.now()): Promise<WorkerPresence> {
+    let taskQueue = this.queueOfRun.get(workflowId);
+    if (taskQueue === undefined) {
+      taskQueue = await taskQueueOf();
+      if (this.queueOfRun.size >= PresenceCache.maxRuns) this.queueOfRun.delete(this.queueOfRun.keys().next().value as string);
+      this.queueOfRun.set(workflowId, taskQueue);
+    }
+    const cached = this.byQueue.get(taskQueue);
+    if (cached && now - cached.at < PresenceCache.ttlMs) return cached.presence;
+    const presence = workerPresence(this.client, taskQueue);
+    this.byQueue.set(taskQueue, { at: now, presence });
+    // A failed ask is not remembered.
+    presence.catch(() => this.byQueue.delete(taskQueue));
+    return presence;
+  }
+}
+
 /** `no worker polls task queue X (last seen <time>, N s ago)`, or `(none seen in the last 5 minutes)`. */
 export function noWorkerPolls(presence: WorkerPresence, now = Date.now()): string {
   const seen = presence.lastSeen === null ? 'none seen in the last 5 minutes' : `last seen ${presence.lastSeen}, ${Math.round((now - Date.parse(presence.lastSeen)) / 1000)} s ago`;

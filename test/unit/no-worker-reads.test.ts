@@ -1,4 +1,6 @@
 import type { temporal } from '@temporalio/proto';
+import type { Client } from '@temporalio/client';
+import { PresenceCache } from '../../client/worker-presence';
 import { noWorkerRead } from '../../client/no-worker-reads';
 import { recordedChildRuns } from '../../client/recorded-children';
 import { recordedWaits } from '../../client/recorded-waits';
@@ -51,5 +53,42 @@ describe('recordedWaits: the runs of a recorded tree that wait for a person', ()
 
   it('nothing waits: none', () => {
     expect(recordedWaits(run('top', 'completed', [], [run('c1', 'running', ['x'])]))).toEqual([]);
+  });
+});
+
+describe('PresenceCache: what reads cost the server', () => {
+  /** A client whose DescribeTaskQueue answers a poll 1 s old and counts its calls. */
+  function countingClient(): { client: Client; asked: string[] } {
+    const asked: string[] = [];
+    const client = {
+      options: { namespace: 'default' },
+      workflowService: {
+        describeTaskQueue: async (request: { taskQueue: { name: string } }) => {
+          asked.push(request.taskQueue.name);
+          return { pollers: [{ lastAccessTime: { seconds: Math.floor((Date.now() - 1000) / 1000), nanos: 0 } }] };
+        },
+      },
+    } as unknown as Client;
+    return { client, asked };
+  }
+
+  it('asks each task queue at most once per 2 s, and each run its task queue once', async () => {
+    const { client, asked } = countingClient();
+    const cache = new PresenceCache(client);
+    const runsAsked: string[] = [];
+    const queueOf = (run: string, queue: string) => async () => {
+      runsAsked.push(run);
+      return queue;
+    };
+    const t = Date.now();
+    await cache.ofRun('a', queueOf('a', 'q1'), t);
+    await cache.ofRun('b', queueOf('b', 'q1'), t + 10);
+    await cache.ofRun('a', queueOf('a', 'q1'), t + 1_000);
+    expect(asked).toEqual(['q1']);
+    expect(runsAsked).toEqual(['a', 'b']);
+    expect(await cache.ofRun('a', queueOf('a', 'q1'), t + PresenceCache.ttlMs + 1)).toMatchObject({ taskQueue: 'q1', polled: true });
+    expect(asked).toEqual(['q1', 'q1']);
+    await cache.ofRun('c', queueOf('c', 'q2'), t + PresenceCache.ttlMs + 2);
+    expect(asked).toEqual(['q1', 'q1', 'q2']);
   });
 });
