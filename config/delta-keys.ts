@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { z } from 'zod';
+import { inlineKeyList } from './key-list';
 
 /** One key that signs the token deltas of model calls, with its id. */
 export interface DeltaKey {
@@ -32,11 +32,6 @@ export function isCallSignature(key: Uint8Array, call: SignedCall, signature: st
   return expected.length === given.length && timingSafeEqual(expected, given);
 }
 
-const entrySchema = z.object({
-  id: z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, 'key ids are 1-64 characters of A-Z a-z 0-9 . _ -'),
-  key: z.string().refine((k) => Buffer.from(k, 'base64').length === 32, 'a key is 32 bytes, base64-encoded (openssl rand -base64 32)'),
-});
-
 /**
  * The delta keys from `DURABLE_AGENTS_DELTAS_KEYS`: `id:base64key` entries separated by commas,
  * the same value on workers and API servers. Workers sign with the first; servers take deltas
@@ -48,15 +43,7 @@ const entrySchema = z.object({
 export function deltaKeysFromEnv(env: { readonly DURABLE_AGENTS_DELTAS_KEYS?: string } = process.env): DeltaKey[] {
   const inline = env.DURABLE_AGENTS_DELTAS_KEYS?.trim();
   if (!inline) return [];
-  const keys = inline.split(',').map((entry, i): DeltaKey => {
-    const at = entry.indexOf(':');
-    const parsed = entrySchema.safeParse(at < 0 ? { id: entry.trim(), key: '' } : { id: entry.slice(0, at).trim(), key: entry.slice(at + 1).trim() });
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      throw new Error(`DURABLE_AGENTS_DELTAS_KEYS (id:base64key,...) entry ${i + 1}: ${issue ? `${issue.path.join('.') || 'entry'}: ${issue.message}` : 'invalid'}`);
-    }
-    return { id: parsed.data.id, key: Buffer.from(parsed.data.key, 'base64') };
-  });
+  const keys = inlineKeyList(inline, 'DURABLE_AGENTS_DELTAS_KEYS (id:base64key,...)');
   checkDeltaKeys(keys, 'DURABLE_AGENTS_DELTAS_KEYS');
   return keys;
 }

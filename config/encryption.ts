@@ -1,8 +1,8 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { METADATA_ENCODING_KEY, type DataConverter, type Payload, type PayloadCodec } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
-import { z } from 'zod';
 import { readJsonArrayFile } from './json-array-file';
+import { inlineKeyList, keyEntries } from './key-list';
 
 /** `encoding` metadata of an encrypted payload. */
 export const encryptedEncoding = 'binary/encrypted';
@@ -97,24 +97,6 @@ export class EncryptionCodec implements PayloadCodec {
   }
 }
 
-const keyEntrySchema = z.object({
-  id: z
-    .string()
-    .regex(/^[A-Za-z0-9._-]{1,64}$/, 'key ids are 1-64 characters of A-Z a-z 0-9 . _ -'),
-  key: z.string().refine((k) => Buffer.from(k, 'base64').length === 32, 'a key is 32 bytes, base64-encoded (openssl rand -base64 32)'),
-});
-
-function parseKeys(entries: unknown[], where: string): EncryptionKey[] {
-  return entries.map((entry, i) => {
-    const parsed = keyEntrySchema.safeParse(entry);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      throw new Error(`${where} entry ${i + 1}: ${issue ? `${issue.path.join('.') || 'entry'}: ${issue.message}` : 'invalid'}`);
-    }
-    return { id: parsed.data.id, key: Buffer.from(parsed.data.key, 'base64') };
-  });
-}
-
 /**
  * The encryption keys from the environment, or undefined when encryption is off:
  * - `DURABLE_AGENTS_ENCRYPTION_KEYS`: `id:base64key` entries separated by commas, the current
@@ -127,14 +109,10 @@ export function encryptionKeysFromEnv(env: NodeJS.ProcessEnv = process.env): Enc
   const keys: EncryptionKey[] = [];
   const inline = env.DURABLE_AGENTS_ENCRYPTION_KEYS?.trim();
   if (inline) {
-    const entries = inline.split(',').map((entry) => {
-      const at = entry.indexOf(':');
-      return at < 0 ? { id: entry.trim(), key: '' } : { id: entry.slice(0, at).trim(), key: entry.slice(at + 1).trim() };
-    });
-    keys.push(...parseKeys(entries, 'DURABLE_AGENTS_ENCRYPTION_KEYS (id:base64key,...)'));
+    keys.push(...inlineKeyList(inline, 'DURABLE_AGENTS_ENCRYPTION_KEYS (id:base64key,...)'));
   }
   const file = env.DURABLE_AGENTS_ENCRYPTION_KEYS_FILE?.trim();
-  if (file) keys.push(...parseKeys(readJsonArrayFile('DURABLE_AGENTS_ENCRYPTION_KEYS_FILE', file, '{ id, key }'), `DURABLE_AGENTS_ENCRYPTION_KEYS_FILE ${file}`));
+  if (file) keys.push(...keyEntries(readJsonArrayFile('DURABLE_AGENTS_ENCRYPTION_KEYS_FILE', file, '{ id, key }'), `DURABLE_AGENTS_ENCRYPTION_KEYS_FILE ${file}`));
   const [first, ...rest] = keys;
   return first ? [first, ...rest] : undefined;
 }
