@@ -10,6 +10,7 @@ import { CancellationScope, getExternalWorkflowHandle, workflowInfo } from '@tem
 import { childWaitingSignal } from '../../contracts/definitions';
 import { childWaitingSchema } from '../../contracts/run';
 import { describeIssues } from '../../contracts/json';
+import { echoed } from '../../contracts/safe-text';
 import { childWaitsHoldParents, isPatched } from '../versioning/patches';
 import { childWorkflowId } from '../calls/sub-agent';
 import type { RunState } from '../state/run-state';
@@ -34,7 +35,7 @@ export function acceptChildWaiting(run: RunState, raw: unknown): void {
   const inFlight = call?.dispatched === true && isAgentTool(run, call.request.name) && (child === undefined || child.status === 'running');
   const ours = workflowId === childWorkflowId({ epoch: run.log.epoch ?? workflowInfo().runId }, toolCallId);
   if (!ours || !(inFlight || child)) {
-    run.emit({ type: 'signal_rejected', signal: childWaitingSignal.name, reason: `call ${toolCallId} has no sub-agent run ${workflowId}` });
+    run.emit({ type: 'signal_rejected', signal: childWaitingSignal.name, reason: `call ${echoed(toolCallId)} has no sub-agent run ${echoed(workflowId)}` });
     return;
   }
   if (inFlight && run.childWaits.note(toolCallId, waiting)) run.refreshStatus();
