@@ -5,6 +5,7 @@ import type { RecordedRunTree } from '../../client/run-tree';
 import { recordedWaits } from '../../client/recorded-waits';
 import { runStatusSchema, type RunStatus } from '../../contracts';
 import { ApiError } from '../errors';
+import { runTimes } from './run-times';
 
 /**
  * Set on a read answered from the run's history because no worker could answer it: the run's
@@ -44,21 +45,14 @@ export async function recordedPending(agents: AgentClient, workflowId: string, w
 export async function recordedTree(agents: AgentClient, workflowId: string, why: NoWorkerRead) {
   const tree = await agents.treeFromHistory(workflowId);
   const runs = await Promise.all(
-    flattenRecorded(tree).map(async (run) => {
-      const described = await agents.client.workflow
-        .getHandle(run.workflowId)
-        .describe()
-        .catch(() => undefined);
-      return {
-        workflowId: run.workflowId,
-        agent: run.agent ?? '',
-        status: run.status,
-        path: [...run.path],
-        ...(run.toolCallId ? { toolCallId: run.toolCallId } : {}),
-        ...(described?.startTime ? { startTime: described.startTime.toISOString() } : {}),
-        ...(described?.closeTime ? { closeTime: described.closeTime.toISOString() } : {}),
-      };
-    }),
+    flattenRecorded(tree).map(async (run) => ({
+      workflowId: run.workflowId,
+      agent: run.agent ?? '',
+      status: run.status,
+      path: [...run.path],
+      ...(run.toolCallId ? { toolCallId: run.toolCallId } : {}),
+      ...(await runTimes(agents, run.workflowId)),
+    })),
   );
   const waiting = recordedWaits(tree).map((w) => ({ ...w, path: [...w.path] }));
   return { source: 'history' as const, noWorker: noWorkerOf(why), runs, pending: [], waiting };

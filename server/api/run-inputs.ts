@@ -8,6 +8,7 @@ import { noWorkerSchema, recordedPending, recordedTree, recordedWaitSchema } fro
 import { ApiError } from '../errors';
 import type { ServerContext } from '../context';
 import { route, type AnyRoute } from '../routes';
+import { runTimes } from './run-times';
 
 const treeRunSchema = z.object({
   workflowId: z.string(),
@@ -54,18 +55,7 @@ const pendingQueryTimeoutMs = 5_000;
  */
 async function treeRuns(agents: AgentClient, tree: RunTree): Promise<z.infer<typeof treeRunSchema>[]> {
   return Promise.all(
-    flattenTree(tree).map(async (run) => {
-      const described = await agents.client.workflow
-        .getHandle(run.workflowId)
-        .describe()
-        .catch(() => undefined);
-      return {
-        ...run,
-        path: [...run.path],
-        ...(described?.startTime ? { startTime: described.startTime.toISOString() } : {}),
-        ...(described?.closeTime ? { closeTime: described.closeTime.toISOString() } : {}),
-      };
-    }),
+    flattenTree(tree).map(async (run) => ({ ...run, path: [...run.path], ...(await runTimes(agents, run.workflowId)) })),
   );
 }
 
