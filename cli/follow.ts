@@ -2,8 +2,7 @@ import { AgentClientError } from '../client/agent-client';
 import { formatEvent } from '../client/format';
 import { formatHistoryEntry } from '../client/history-view';
 import { isServerUnavailable } from '../client/unavailable';
-import { noWorkerPolls } from '../client/worker-presence';
-import type { NoWorkerRead } from '../client/no-worker-reads';
+import { noWorkerRead, type NoWorkerRead } from '../client/no-worker-reads';
 import type { CommandContext } from './command';
 
 /** Backoff of `--follow` while the Temporal server is unreachable: 0.5 s doubling to 10 s. */
@@ -31,8 +30,7 @@ export function isUnanswered(err: unknown): err is AgentClientError {
 export async function showingRecorded(ctx: CommandContext, runId: string): Promise<void> {
   let why = `no worker answered run ${runId} in time`;
   try {
-    const presence = await ctx.agents.workerPresence(runId);
-    why = presence.polled ? `${why} (task queue ${presence.taskQueue}, last polled ${presence.lastSeen ?? 'never'})` : noWorkerPolls(presence);
+    why = noWorkerRead(runId, await ctx.agents.workerPresence(runId), true)?.reason ?? why;
   } catch {
     // The reason stays general; what the history says still helps.
   }
