@@ -1,23 +1,31 @@
-import { condition, getExternalWorkflowHandle, isCancellation, workflowInfo } from '@temporalio/workflow';
+import { getExternalWorkflowHandle, workflowInfo } from '@temporalio/workflow';
 import type { JsonValue } from '../../contracts/json';
 import { pauseSignal } from '../../contracts/definitions';
 import type { DependencyOutput, ToolOutput } from '../../contracts/tools';
 import type { ToolDefinition } from '../../contracts/tool-definition';
-import { closedOutput } from '../kernel/outputs';
 import type { RunState } from '../state/run-state';
-import type { CallInFlight, DispatchableCall } from './call-in-flight';
+import { cancelMessageOf, settledOutput, type CallRow, type DispatchableCall, type ToolTurnState } from './turn-machine';
 import { waitOn, type CallStep } from './call-steps';
 import { executeSubAgent, withChildUsage, type SubAgentHost } from './sub-agent';
 import { executeCall, type DispatchContext } from './tool-dispatch';
 import type { ToolTurns } from './tool-turns';
 
+/** Where a joined turn's call reports its end from its activity's step (the turn's driver). */
+export interface CallReporter {
+  /** The call reached its activity in its first step: the activity's step reports its end. */
+  willReport(): void;
+  reportEnd(row: CallRow, output: ToolOutput): void;
+  /** An error in the activity's step: it fails the turn. */
+  reportFailure(err: unknown): void;
+}
+
 /**
- * The last steps of a call: a slot under the policy's concurrency limit, then its activity (or
- * child run), and the count of what is in flight. The activity's own step records the output.
+ * The last step of a call: its activity (or child run), and the count of what is in flight. The
+ * activity's own step records the output.
  */
 export class CallDispatch {
   /** Tool activities and child runs of the current turn in flight (bounded by the policy's maxConcurrentToolCalls). */
-  private dispatched = 0;
+  inFlight = 0;
 
   constructor(
     private readonly state: RunState,
@@ -27,57 +35,38 @@ export class CallDispatch {
 
   /** True while an activity or a child run of the turn is in flight. */
   get busy(): boolean {
-    return this.dispatched > 0;
+    return this.inFlight > 0;
   }
 
-  /** Waits for a free slot when the policy limits concurrent calls, then dispatches. */
-  whenSlotFree(call: CallInFlight, prepared: DispatchableCall): CallStep {
-    const limit = this.state.policy.maxConcurrentToolCalls;
-    if (limit === undefined) return this.dispatch(call, prepared);
-    const cancelled = (err: unknown): CallStep => {
-      if (!isCancellation(err)) throw err;
-      return { output: call.finish(closedOutput(call.request, 'cancelled', call.graph?.cancelMessage() ?? 'the call was cancelled while it waited to be dispatched', this.turns.cancelHint)) };
-    };
-    // Every waiter wakes when a slot frees: each checks again, so only one takes it.
-    const next = (): CallStep => {
-      if (this.dispatched < limit) return this.dispatch(call, prepared);
-      let freed: Promise<void>;
-      try {
-        freed = condition(() => this.dispatched < limit);
-      } catch (err) {
-        return cancelled(err);
-      }
-      return waitOn(freed, next, cancelled);
-    };
-    return next();
-  }
-
-  /** Starts the call's activity (or child run); its output is the call's last step. */
-  private dispatch(call: CallInFlight, prepared: DispatchableCall): CallStep {
+  /**
+   * Starts the call's activity (or child run); its output is the call's last step. With a
+   * `reporter` (a joined turn's call in its first step), the activity's step reports the end.
+   */
+  dispatch(turn: ToolTurnState, row: CallRow, prepared: DispatchableCall, reporter?: CallReporter): CallStep {
     const { state } = this;
-    const { request } = call;
+    const { request } = row;
     state.emit({ type: 'tool_call', turn: request.turn, toolCallId: request.toolCallId, name: request.name, args: request.args });
     state.pending.set(request.toolCallId, { request, dispatched: true });
-    this.dispatched += 1;
-    if (!prepared.tool.subAgent) return this.settledInActivityStep(call, prepared);
+    this.inFlight += 1;
+    if (!prepared.tool.subAgent) return this.settledInActivityStep(turn, row, prepared, reporter);
     let running: Promise<ToolOutput>;
     try {
       running = executeSubAgent(this.subAgentHost(), request, prepared.tool, prepared.args);
     } catch (err) {
-      this.dispatched -= 1;
+      this.inFlight -= 1;
       throw err;
     }
     return waitOn(
       running,
       (output) => {
         try {
-          return { output: call.finish(output) };
+          return { output: state.record(settledOutput(turn, row, output)) };
         } finally {
-          this.dispatched -= 1;
+          this.inFlight -= 1;
         }
       },
       (err) => {
-        this.dispatched -= 1;
+        this.inFlight -= 1;
         throw err;
       },
       true,
@@ -88,42 +77,42 @@ export class CallDispatch {
    * The last step of a dispatched tool call: the activity's own step records the output and
    * frees the slot, so the step's promise is the call's output as it is.
    */
-  private settledInActivityStep(call: CallInFlight, prepared: DispatchableCall): CallStep {
-    const { report } = call;
+  private settledInActivityStep(turn: ToolTurnState, row: CallRow, prepared: DispatchableCall, reporter: CallReporter | undefined): CallStep {
+    const { state } = this;
     let recorded = false;
     const settle = (output: ToolOutput): ToolOutput => {
       recorded = true;
       let finished: ToolOutput;
       try {
-        finished = call.finish(output);
+        finished = state.record(settledOutput(turn, row, output));
       } catch (err) {
-        if (!report) throw err;
+        if (!reporter) throw err;
         // Nothing reacts to a reported call's promise: it must not reject.
-        report.fail(err);
+        reporter.reportFailure(err);
         return output;
       } finally {
-        this.dispatched -= 1;
+        this.inFlight -= 1;
       }
-      report?.done(finished);
+      reporter?.reportEnd(row, finished);
       return finished;
     };
     const free = (): void => {
-      if (!recorded) this.dispatched -= 1;
+      if (!recorded) this.inFlight -= 1;
     };
     let running: Promise<ToolOutput>;
     try {
       // Built per call: sequential calls see session changes of the calls before them.
-      running = executeCall(this.context(prepared.tool, call.graph?.dependencies), prepared, {
+      running = executeCall(this.context(prepared.tool, row.dependencies), prepared, {
         cancelHint: () => this.turns.cancelHint,
-        cancelMessage: call.graph?.cancelMessage,
+        cancelMessage: turn.schedule ? () => cancelMessageOf(turn, row) : undefined,
         settle,
-        report,
+        ...(reporter ? { fail: (err: unknown) => reporter.reportFailure(err) } : {}),
       });
     } catch (err) {
       free();
       throw err;
     }
-    if (report) call.reported = true;
+    reporter?.willReport();
     const failed = (err: unknown): never => {
       free();
       throw err;

@@ -2,8 +2,8 @@
  * The rules a call goes through before its activity, as plain functions (no Temporal import):
  * its check against the agent's tools ({@link prepareCall}), operators' queued edits and drops
  * ({@link modifiedCall}), whether a human must confirm it ({@link needsConfirmation}), and what a
- * human's decision makes of it ({@link decidedCall}). CallRunner performs what they return: it
- * takes the queue, records the events, waits for the decision.
+ * human's decision makes of it ({@link decidedCall}). The turn machine (turn-machine.ts) asks them;
+ * its driver takes the queue, records the events and waits for the decision.
  */
 import { describeIssues } from '../../contracts/json';
 import type { ParsedCallDecision } from '../../contracts/hitl';

@@ -5,9 +5,9 @@ import { errorOutput } from '../kernel/outputs';
 /**
  * The scheduling decisions of a dependency-aware turn, as plain data and plain functions: which
  * call may start, which must be answered without running, which alternative won an output path
- * and which lost. Nothing here awaits or touches Temporal; the driver (`runCallGraph` in
- * tool-turn.ts) asks, performs what it is told and reports back, so every decision can be
- * tested without a workflow (test/unit/call-schedule.test.ts).
+ * and which lost. Nothing here awaits or touches Temporal: the turn machine (turn-machine.ts,
+ * `scanTurn` and `callEnded`) takes its graph decisions here, and its unit tests
+ * (test/unit/turn-machine-graph.test.ts) drive them without a workflow.
  *
  * A call starts once the calls it depends on have succeeded, in plan order when several become
  * ready at once, within the turn's concurrency slots. A call whose dependency did not succeed is

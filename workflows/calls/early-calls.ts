@@ -2,7 +2,7 @@ import { CancellationScope } from '@temporalio/workflow';
 import type { ToolOutput, ToolRequest } from '../../contracts/tools';
 import type { RunState } from '../state/run-state';
 import { prepareCall } from './call-rules';
-import type { DispatchableCall } from './call-in-flight';
+import type { DispatchableCall } from './turn-machine';
 
 /** A call started while the model was still answering (early dispatch). */
 export interface EarlyCall {
@@ -15,7 +15,7 @@ function sameCall(a: ToolRequest, b: ToolRequest): boolean {
   return a.toolCallId === b.toolCallId && a.name === b.name && JSON.stringify(a.args) === JSON.stringify(b.args);
 }
 
-/** How an early call is checked and started (CallRunner's rules and dispatch). */
+/** How an early call is checked and started (the call rules and the dispatch). */
 export interface EarlyCallHost {
   needsConfirmation(call: DispatchableCall): boolean;
   execute(call: DispatchableCall): Promise<ToolOutput>;

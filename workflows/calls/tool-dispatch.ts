@@ -30,7 +30,6 @@ import { callDuration } from './call-duration';
 import { callDurationsCountWork, isPatched } from '../versioning/patches';
 import { toolActivityType } from '../../contracts/tool-activity-type';
 import { mcpCallToolActivityName } from '../../contracts/mcp';
-import type { CallReport } from './tool-turn';
 
 /** Run-level facts every tool activity receives. */
 export interface DispatchContext {
@@ -147,8 +146,11 @@ export interface CallEnding {
   readonly cancelMessage?: () => string | undefined;
   /** Sees the output in the step that ends the call; an error it throws rejects the call's promise. */
   readonly settle?: (output: ToolOutput) => ToolOutput;
-  /** Where a call that reports its end sends it (see ToolTurnHost.reportCall). */
-  readonly report?: CallReport;
+  /**
+   * Set for a call that reports its end from its last step (a joined turn's call, see
+   * turn-driver.ts): an error in that step comes here, and the call's promise never rejects.
+   */
+  readonly fail?: (err: unknown) => void;
 }
 
 /**
@@ -161,9 +163,9 @@ export interface CallEnding {
  * SDK's promise hook a stack capture. `ending.settle` sees the output in that same step (the
  * caller's bookkeeping, without a step of its own); an error it throws rejects the promise.
  *
- * With `ending.report` (a call that reports its end, see ToolTurnHost.reportCall), `settle` reports the
- * output and nothing reacts to the promise: an error in the step goes to `report.fail` and the
- * promise does not reject, and an error before the activity is scheduled is thrown.
+ * With `ending.fail` (a call that reports its end), `settle` reports the output and nothing reacts
+ * to the promise: an error in the step goes to `ending.fail` and the promise does not reject, and
+ * an error before the activity is scheduled is thrown.
  */
 export function executeCall(
   ctx: DispatchContext,
@@ -171,23 +173,23 @@ export function executeCall(
   ending: CallEnding = {},
 ): Promise<ToolOutput> {
   const { request, tool } = prepared;
-  const { cancelHint, cancelMessage, settle = (output: ToolOutput): ToolOutput => output, report } = ending;
+  const { cancelHint, cancelMessage, settle = (output: ToolOutput): ToolOutput => output, fail } = ending;
   let activity: ToolActivity;
   try {
     activity = toolActivityProxy(ctx, request, tool);
   } catch (err) {
-    if (report) throw err;
+    if (fail) throw err;
     return Promise.reject(err);
   }
   const started = workflowNowMs();
   const failedOutput = (err: unknown): ToolOutput => settle(failureToOutput(request, err, workflowNowMs() - started, cancelHint?.(), cancelMessage?.()));
-  const failed = !report
+  const failed = !fail
     ? failedOutput
     : (err: unknown): ToolOutput => {
         try {
           return failedOutput(err);
         } catch (failure) {
-          report.fail(failure);
+          fail(failure);
           // The promise's value is never read (see above).
           return undefined as unknown as ToolOutput;
         }

@@ -1,7 +1,7 @@
 /**
- * The run's tool turns as the run loop, the call runner, the tool turn and the time-budget watch
+ * The run's tool turns as the run loop, the turn driver and the time-budget watch
  * all see them: the scope the calls of the turn in progress run in, why the run cancelled them,
- * and how many turns have begun. One record shared by the four, instead of callbacks passed
+ * and how many turns have begun. One record shared by the three, instead of callbacks passed
  * between them.
  */
 import type { CancellationScope } from '@temporalio/workflow';

@@ -1,19 +1,7 @@
 import type { ToolOutput, ToolRequest, WrittenOutput } from '../../contracts/tools';
 import { withCallGraph } from '../../workflows/state/call-graph';
-import {
-  allAnswered,
-  decideCall,
-  graphSchedule,
-  lostMessage,
-  mayConsider,
-  pathWon,
-  recordClosed,
-  recordEnded,
-  recordStarted,
-  settleAlternative,
-  type GraphSchedule,
-} from '../../workflows/calls/call-schedule';
-import { closedOutput, errorOutput, okOutput } from '../../workflows/kernel/outputs';
+import { callEnded, cancelMessageOf, turnAnswered, newTurn, scanTurn, settledOutput, type ToolTurnState } from '../../workflows/calls/turn-machine';
+import { errorOutput, okOutput } from '../../workflows/kernel/outputs';
 
 const call = (id: string, dependsOn?: string[], outputPath?: string) => ({ id, name: `tool_${id}`, args: {}, ...(dependsOn ? { dependsOn } : {}), ...(outputPath ? { outputPath } : {}) });
 
@@ -25,36 +13,37 @@ function plan(...calls: ReturnType<typeof call>[]): ToolRequest[] {
   );
 }
 
+/** A dependency-aware turn of the plan: parallel calls, or one at a time. */
+const graphSchedule = (requests: ToolRequest[], parallel: boolean): ToolTurnState => newTurn(requests, { parallel, allowed: requests.length });
+
 const ok = (r: ToolRequest, result: unknown = `${r.toolCallId} done`): ToolOutput => okOutput(r, { result: result as never, resultBytes: 10, telemetry: { durationMs: 5 } });
 const failedWith = (r: ToolRequest, message: string): ToolOutput => errorOutput(r, { type: 'tool_failed', message }, undefined, 5);
 
-/** One scan of the driver: closes what must be closed, starts what may start; answers what it did, in order. */
-function scan(s: GraphSchedule, opts: { cancelled?: boolean; written?: Record<string, WrittenOutput> } = {}): string[] {
-  const did: string[] = [];
-  for (const r of s.requests) {
-    if (!mayConsider(s, r)) continue;
-    const decision = decideCall(s, r, opts.cancelled ?? false, (path) => opts.written?.[path]);
-    if (decision.kind === 'wait') continue;
-    if (decision.kind === 'close') {
-      recordClosed(s, r, closedOutput(r, decision.type, decision.message));
-      did.push(`close ${r.toolCallId} ${decision.type}: ${decision.message}`);
-      continue;
-    }
-    recordStarted(s, r);
-    did.push(`run ${r.toolCallId}${decision.dependencies.length ? ` with ${decision.dependencies.map((d) => `${d.toolCallId}<-${d.fromToolCallId}`).join(',')}` : ''}`);
-  }
-  return did;
+const rowOf = (t: ToolTurnState, id: string) => t.rows.find((r) => r.planned.toolCallId === id)!;
+
+/** The machine's scan of the turn, as the driver would perform it, in order. */
+function scan(t: ToolTurnState, opts: { cancelled?: boolean; written?: Record<string, WrittenOutput> } = {}): string[] {
+  return scanTurn(t, { turnCancelled: opts.cancelled ?? false, cancelHint: undefined, writtenOutput: (path) => opts.written?.[path] }).map((a) => {
+    const r = a.type === 'close' || a.type === 'start' ? a.row : undefined;
+    if (a.type === 'close') return `close ${r!.planned.toolCallId} ${a.output.error!.type}: ${a.output.error!.message}`;
+    if (a.type === 'start') return `run ${r!.planned.toolCallId}${r!.dependencies?.length ? ` with ${r!.dependencies.map((d) => `${d.toolCallId}<-${d.fromToolCallId}`).join(',')}` : ''}`;
+    return a.type;
+  });
 }
 
-/** A started call ends: its output settles, is recorded, and may win its path. */
-function end(s: GraphSchedule, id: string, output: (r: ToolRequest) => ToolOutput) {
-  const r = s.byId.get(id)!;
-  const settled = settleAlternative(s, r, output(r));
-  recordEnded(s, r, settled);
-  return { settled, won: pathWon(s, r, settled) };
+/** A started call ends: its output settles, is recorded, and may win its path (the machine says what to write and whom to cancel). */
+function end(t: ToolTurnState, id: string, output: (r: ToolRequest) => ToolOutput) {
+  const row = rowOf(t, id);
+  const settled = settledOutput(t, row, output(row.planned));
+  const actions = callEnded(t, row, settled);
+  const write = actions.find((a) => a.type === 'write_output');
+  const won = write && write.type === 'write_output' ? { path: write.path, losers: actions.flatMap((a) => (a.type === 'cancel' ? [a.row.planned.toolCallId] : [])) } : undefined;
+  return { settled, won };
 }
 
-describe('the scheduler of a dependency-aware turn (workflows/calls/call-schedule.ts)', () => {
+const lostMessage = (t: ToolTurnState, r: ToolRequest): string | undefined => cancelMessageOf(t, rowOf(t, r.toolCallId));
+
+describe('the turn machine: a dependency-aware turn (scanTurn, callEnded in workflows/calls/turn-machine.ts)', () => {
   it('starts ready calls in plan order, and a dependent once its dependency succeeded, with its output', () => {
     const s = graphSchedule(plan(call('fetch'), call('summarize', ['fetch']), call('lookup')), true);
     expect(scan(s)).toEqual(['run fetch', 'run lookup']);
@@ -63,7 +52,7 @@ describe('the scheduler of a dependency-aware turn (workflows/calls/call-schedul
     expect(scan(s)).toEqual(['run summarize with fetch<-fetch']);
     end(s, 'lookup', ok);
     end(s, 'summarize', ok);
-    expect(allAnswered(s)).toBe(true);
+    expect(turnAnswered(s)).toBe(true);
   });
 
   it('a sequential run has one slot: the next ready call waits until the running one ends', () => {
@@ -81,10 +70,12 @@ describe('the scheduler of a dependency-aware turn (workflows/calls/call-schedul
     const s = graphSchedule(plan(call('c', ['b']), call('a'), call('b', ['a'])), true);
     expect(scan(s)).toEqual(['run a']);
     end(s, 'a', (r) => failedWith(r, 'boom'));
-    expect(scan(s)).toEqual(['close b dependency_failed: not run: it depends on a (tool_a), which ended with tool_failed: boom']);
-    // The driver scans again at once when a scan answered a call: c now sees b's answer.
-    expect(scan(s)).toEqual(['close c dependency_failed: not run: it depends on b (tool_b), which ended with dependency_failed: not run: it depends on a (tool_a), which ended with tool_failed: boom']);
-    expect(allAnswered(s)).toBe(true);
+    // A scan that answered a call scans again at once: c, earlier in the plan, now sees b's answer.
+    expect(scan(s)).toEqual([
+      'close b dependency_failed: not run: it depends on a (tool_a), which ended with tool_failed: boom',
+      'close c dependency_failed: not run: it depends on b (tool_b), which ended with dependency_failed: not run: it depends on a (tool_a), which ended with tool_failed: boom',
+    ]);
+    expect(turnAnswered(s)).toBe(true);
   });
 
   it('answers the calls of a cycle or of an unknown dependency at the first scan', () => {
@@ -101,7 +92,7 @@ describe('the scheduler of a dependency-aware turn (workflows/calls/call-schedul
     expect(scan(s)).toEqual(['run fast', 'run slow']);
     const first = end(s, 'fast', ok);
     expect(first.won).toEqual({ path: 'answer', losers: ['slow'] });
-    expect(lostMessage(s, s.byId.get('slow')!)).toBe('cancelled: its alternative fast wrote output path answer first');
+    expect(lostMessage(s, rowOf(s, 'slow').planned)).toBe('cancelled: its alternative fast wrote output path answer first');
     // The cancellation came too late: slow finished anyway.
     const late = end(s, 'slow', ok);
     expect(late.won).toBeUndefined();
@@ -116,7 +107,7 @@ describe('the scheduler of a dependency-aware turn (workflows/calls/call-schedul
     expect(scan(s)).toEqual(['run a']);
     expect(end(s, 'a', ok).won).toEqual({ path: 'out', losers: [] });
     expect(scan(s)).toEqual(['close b cancelled: not run: its alternative a already wrote output path out']);
-    expect(lostMessage(s, s.byId.get('b')!)).toBe('cancelled: its alternative a wrote output path out first');
+    expect(lostMessage(s, rowOf(s, 'b').planned)).toBe('cancelled: its alternative a wrote output path out first');
   });
 
   it('a path written in an earlier turn is write-once, and a cancelled turn starts nothing', () => {
