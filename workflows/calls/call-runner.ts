@@ -7,7 +7,8 @@ import type { RunState } from '../state/run-state';
 import { CallDispatch } from './call-dispatch';
 import { EarlyCalls } from './early-calls';
 import { executeCall } from './tool-dispatch';
-import { driveTurn, type TurnDriverHost, type TurnParts } from './turn-driver';
+import type { TurnDriverHost, TurnParts } from './call-driver';
+import { driveTurn } from './turn-driver';
 import { newTurn, type CarriedCalls, type ToolTurnState, type TurnFacts } from './turn-machine';
 import type { ToolTurns } from './tool-turns';
 

@@ -1,49 +1,17 @@
 /**
- * The driver of a tool turn: performs what the turn machine (turn-machine.ts) returns with
- * Temporal (safe points, approvals, pause holds, slots, activities, cancellation scopes) and
- * feeds what came of it back as the machine's next event. It takes no decision of its own.
- *
- * Each call is a chain of synchronous steps (call-steps.ts): a step performs actions until one
- * waits, and the wait's outcome is the next event. The turn waits for its calls by its cadence
- * (see TurnCadence), in the same microtasks as before, so concurrent calls' commands keep the
- * order recorded histories have.
+ * The driver of a tool turn: runs the turn's calls (each through call-driver.ts, which performs
+ * what the turn machine returns) and waits for them by the turn's cadence (see TurnCadence), in
+ * the same microtasks as before, so concurrent calls' commands keep the order recorded
+ * histories have. It takes no decision of its own: which call of a graph starts, closes or is
+ * cancelled is the machine's `scanTurn` / `callEnded`.
  */
-import { CancellationScope, condition, isCancellation } from '@temporalio/workflow';
+import { CancellationScope } from '@temporalio/workflow';
 import type { ToolOutput } from '../../contracts/tools';
-import type { HookAction } from '../agents/agent-hooks';
-import { RunTerminated } from '../kernel/run-terminated';
 import { UntimedScope } from '../kernel/untimed-scope';
-import { isPending } from '../state/safe-point';
-import type { RunState } from '../state/run-state';
-import type { CallDispatch, CallReporter } from './call-dispatch';
-import { rethrow, settleSteps, waitOn, type CallStep } from './call-steps';
-import type { EarlyCalls } from './early-calls';
-import { callEnded, scanTurn, settledOutput, stepCall, turnAnswered, turnOutputs, type CallAction, type CallEvent, type CallRow, type ToolTurnState, type TurnFacts, type WaitFailure } from './turn-machine';
-import type { ToolTurns } from './tool-turns';
-
-/** What the driver performs with, besides the run's state. */
-export interface TurnDriverHost {
-  /** The before_tool safe point; returns a promise only when it has to wait (a pause). */
-  checkpoint(point: 'before_tool', event: Extract<CallAction, { type: 'safe_point' }>['event'], tool: string): Promise<HookAction | undefined> | HookAction | undefined;
-  /** Waits (cancellably) for `done` or a kill; returns whether `done` holds. */
-  waitFor(done: () => boolean): Promise<boolean>;
-  /** Waits while a pause is requested (marking the run paused if no branch has); throws RunTerminated on a kill. */
-  holdWhilePaused(): Promise<void>;
-}
-
-/** The run's parts a turn's driver uses: one set per run, shared by its turns. */
-export interface TurnParts {
-  readonly state: RunState;
-  readonly turns: ToolTurns;
-  readonly host: TurnDriverHost;
-  readonly dispatch: CallDispatch;
-  readonly early: EarlyCalls;
-  readonly facts: TurnFacts;
-}
-
-function failureOf(err: unknown): WaitFailure {
-  return err instanceof RunTerminated ? 'terminated' : isCancellation(err) ? 'cancelled' : 'other';
-}
+import type { CallReporter } from './call-dispatch';
+import { CallDriver, type TurnParts } from './call-driver';
+import { settleSteps, type CallStep } from './call-steps';
+import { callEnded, scanTurn, turnAnswered, turnOutputs, type CallRow, type ToolTurnState } from './turn-machine';
 
 /**
  * Runs one turn's calls in the run's current tool-turn scope: every call is answered (cancelled
@@ -76,9 +44,8 @@ export function driveTurn<R>(turn: ToolTurnState, parts: TurnParts, then: (outpu
 }
 
 class TurnDriver implements CallReporter {
-  /** The call whose first step is running in a `joined` turn: it reports its end to the join. */
-  private reporting: CallRow | undefined;
-  /** Whether that call reached its activity in its first step (its activity's step reports). */
+  private readonly calls: CallDriver;
+  /** Whether the joined call in its first step reached its activity (its activity's step reports). */
   private reported = false;
   /** The join of a `joined` turn. */
   private joined: { readonly outputs: ToolOutput[]; left: number; resolve: (outputs: ToolOutput[]) => void; reject: (err: unknown) => void } | undefined;
@@ -86,7 +53,9 @@ class TurnDriver implements CallReporter {
   constructor(
     private readonly turn: ToolTurnState,
     private readonly parts: TurnParts,
-  ) {}
+  ) {
+    this.calls = new CallDriver(turn, parts);
+  }
 
   run(): Promise<ToolOutput | ToolOutput[]> {
     const { rows } = this.turn;
@@ -108,7 +77,7 @@ class TurnDriver implements CallReporter {
   private call(row: CallRow): Promise<ToolOutput> {
     let step: CallStep;
     try {
-      step = this.advance(row, { type: 'begin' });
+      step = this.calls.begin(row);
     } catch (err) {
       return Promise.reject(err);
     }
@@ -144,15 +113,11 @@ class TurnDriver implements CallReporter {
    */
   private reportingCall(row: CallRow): Promise<ToolOutput> | undefined {
     let step: CallStep;
-    this.reporting = row;
     this.reported = false;
     try {
-      step = this.advance(row, { type: 'begin' });
+      step = this.calls.begin(row, this);
     } catch (err) {
       return Promise.reject(err);
-    } finally {
-      // A step reached after a wait settles through the call's promise.
-      this.reporting = undefined;
     }
     if ('output' in step) {
       this.ended(row, step.output);
@@ -242,97 +207,6 @@ class TurnDriver implements CallReporter {
     return turnOutputs(turn);
   }
 
-  // ---- a call's steps ---------------------------------------------------------------------
-
-  /** The machine's next action for the call after `event`, performed. */
-  private advance(row: CallRow, event: CallEvent): CallStep {
-    return this.perform(row, stepCall(this.turn, row, event, this.parts.facts));
-  }
-
-  /** The wait's error as the call's next event, or rethrown when the machine says it is not the call's. */
-  private afterFailure(row: CallRow, err: unknown): CallStep {
-    const action = stepCall(this.turn, row, { type: 'failed', failure: failureOf(err) }, this.parts.facts);
-    if (action.type === 'rethrow') throw err;
-    return this.perform(row, action);
-  }
-
-  /** Performs actions until the call ends or waits. */
-  private perform(row: CallRow, first: CallAction): CallStep {
-    const { turn, parts } = this;
-    const { state, host, facts } = parts;
-    let action = first;
-    const next = (event: CallEvent): CallAction => stepCall(turn, row, event, facts);
-    for (;;) {
-      if ('emit' in action) for (const event of action.emit) state.emit(event);
-      switch (action.type) {
-        case 'claim_early': {
-          const early = parts.early.claim(row.request);
-          if (!early) {
-            action = next({ type: 'not_early' });
-            continue;
-          }
-          // Started while the model still answered: the plan claims it as it is.
-          state.pending.set(row.request.toolCallId, { request: row.request, dispatched: true });
-          return waitOn(early.promise, (output) => ({ output: state.record(settledOutput(turn, row, output)) }), rethrow, true);
-        }
-        case 'safe_point': {
-          let atSafePoint: Promise<HookAction | undefined> | HookAction | undefined;
-          try {
-            atSafePoint = host.checkpoint('before_tool', action.event, row.request.name);
-          } catch (err) {
-            return this.afterFailure(row, err);
-          }
-          if (isPending(atSafePoint)) return waitOn(atSafePoint, (hook) => this.advance(row, { type: 'safe_point', action: hook }), (err) => this.afterFailure(row, err));
-          action = next({ type: 'safe_point', action: atSafePoint });
-          continue;
-        }
-        case 'take_queued': {
-          const id = row.request.toolCallId;
-          action = next({ type: 'queued', queued: state.control.take((q) => 'toolCallId' in q.intervention && q.intervention.toolCallId === id) });
-          continue;
-        }
-        case 'ask': {
-          let decision: Promise<CallAction>;
-          try {
-            decision = this.confirm(row, action.asked);
-          } catch (err) {
-            return this.afterFailure(row, err);
-          }
-          return waitOn(decision, () => this.advance(row, { type: 'decision_taken' }), (err) => this.afterFailure(row, err));
-        }
-        case 'hold': {
-          let held: Promise<void>;
-          try {
-            held = host.holdWhilePaused();
-          } catch (err) {
-            return this.afterFailure(row, err);
-          }
-          return waitOn(held, () => this.advance(row, { type: 'resumed' }), (err) => this.afterFailure(row, err));
-        }
-        case 'wait_slot': {
-          const limit = facts.concurrencyLimit!;
-          let freed: Promise<void>;
-          try {
-            // Every waiter wakes when a slot frees: each checks again, so only one takes it.
-            freed = condition(() => parts.dispatch.inFlight < limit);
-          } catch (err) {
-            return this.afterFailure(row, err);
-          }
-          return waitOn(freed, () => this.advance(row, { type: 'slot_freed' }), (err) => this.afterFailure(row, err));
-        }
-        case 'dispatch':
-          return parts.dispatch.dispatch(turn, row, action.prepared, this.reporting === row ? this : undefined);
-        case 'close': {
-          if (action.withdraw) state.human.approvals.delete(row.request.toolCallId);
-          return { output: action.record ? state.record(action.output) : action.output };
-        }
-        case 'decision':
-        case 'rethrow':
-          throw new Error(`a call's step answered ${action.type} outside its wait`);
-      }
-    }
-  }
-
   /** A joined call's activity reports its end from its own step (see CallDispatch.dispatch). */
   reportEnd(row: CallRow, output: ToolOutput): void {
     this.ended(row, output);
@@ -348,29 +222,4 @@ class TurnDriver implements CallReporter {
     this.reported = true;
   }
 
-  /**
-   * Asks a human to decide the call (unless it was asked before this execution), waits for the
-   * decision, and records it: the machine's `decision` action, inside the wait.
-   */
-  private async confirm(row: CallRow, asked: boolean): Promise<CallAction> {
-    const { state, host, facts } = this.parts;
-    const { request } = row;
-    if (!asked) {
-      state.human.requestApproval(request);
-      state.emit({ type: 'approval_requested', turn: request.turn, toolCallId: request.toolCallId, name: request.name, args: request.args });
-    }
-    state.refreshStatus();
-    let decided = false;
-    try {
-      decided = await host.waitFor(() => state.human.approvals.get(request.toolCallId)?.decision !== undefined);
-    } finally {
-      if (!decided) state.human.approvals.delete(request.toolCallId);
-      state.refreshStatus();
-    }
-    const decision = state.human.takeDecision(request.toolCallId);
-    state.refreshStatus();
-    const taken = stepCall(this.turn, row, { type: 'decided', decision: decided ? decision : undefined }, facts);
-    if ('emit' in taken) for (const event of taken.emit) state.emit(event);
-    return taken;
-  }
 }
