@@ -5,7 +5,7 @@ import type { EarlyToolCall } from '../../contracts/tools';
 import { parsePlanResult } from '../../contracts/fast-schemas';
 import type { Planner, PlannerContext } from '../agents/planner';
 import type { CallRunner } from '../calls/call-runner';
-import { providerWaitsOf } from '../kernel/provider-waits';
+import { providerWaitsOf } from '../state/provider-waits-of';
 import { RunTerminated } from '../kernel/run-terminated';
 import { addModelUsage, modelUsageEvent } from '../state/budget';
 import type { RunState } from '../state/run-state';
