@@ -131,7 +131,7 @@ export class RunLoop {
       this.markBoundary({ reportToFork: true });
       const boundary = this.safePoints.checkpointCarrying({}, 'task_boundary');
       if (isPending(boundary)) await boundary;
-      if (state.shouldContinueAsNew()) await this.continuation.continueAsNew();
+      if (this.continuation.continuesAtBoundary()) await this.continuation.continueAsNew();
       const next = this.resumeTurn(lastOutputs);
       plan = isPending(next) ? await next : next;
     }
