@@ -10,11 +10,29 @@ export interface RunContext {
   readonly runId: string;
   /** The patches in effect for the whole execution (undefined: none, each is asked). */
   baseline: ReadonlySet<string> | undefined;
+  /** What the execution does of the work its baseline saves, decided with the baseline (see {@link BaselineWork}). */
+  work: BaselineWork;
   /** Turn boundaries, see turn-boundaries.ts. */
   readonly boundaries: BoundaryState;
   /** The run's event log and the newest seq announced to the worker (see event-announcements.ts). */
   readonly events: { log: { readonly lastSeq: number } | undefined; announcedSeq: number };
 }
+
+/**
+ * What an execution does of the work that changes riding on a release's baseline save: plain
+ * values, decided once at its start from its baseline (`decidePatchBaseline` in
+ * workflows/versioning/patches.ts), read where the paths part. Runs of older baselines keep the
+ * old work for their whole life, and never record a marker for it.
+ */
+export interface BaselineWork {
+  /** The run marks its first task as turn 0's boundary (a memo change); since `first-task-begins-run` the reader finds it unmarked. */
+  readonly marksFirstTask: boolean;
+  /** A planner's model calls log `model_usage` events (since `model-usage-events`). */
+  readonly logsModelUsage: boolean;
+}
+
+/** The work of an execution without a baseline (none decided yet, or outside a workflow): the oldest code's. */
+const workWithoutBaseline: BaselineWork = Object.freeze({ marksFirstTask: true, logsModelUsage: false });
 
 /** What turn-boundaries.ts keeps between an activation's code and its commands. */
 export interface BoundaryState {
@@ -45,6 +63,7 @@ export function runContext(): RunContext {
     current = {
       runId,
       baseline: undefined,
+      work: workWithoutBaseline,
       boundaries: { pending: [], concluderInstalled: false, markedTask: undefined, taskBegun: undefined },
       events: { log: undefined, announcedSeq: 0 },
     };

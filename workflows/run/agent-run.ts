@@ -7,7 +7,7 @@ import {
 } from '@temporalio/workflow';
 import { agentNameSearchAttribute, agentStatusSearchAttribute } from '../../contracts/search-attributes';
 import { carriedRunStateSchema, type CarriedRunState } from '../../contracts/carried-state';
-import { describeIssues, inputNestedTooDeep } from '../../contracts/json';
+import { describeIssues } from '../../contracts/json';
 import type { RunInput, RunResult } from '../../contracts/run';
 import { parseRunInput } from '../../contracts/fast-schemas';
 import type { AgentRegistry } from '../agents/agent-registry';
@@ -21,7 +21,8 @@ import { tellParentOfWaits } from './people-waits';
 import { rejection } from '../kernel/failures';
 import { quoted } from '../../contracts/safe-text';
 import { countRun } from './run-metrics';
-import { boundedInputDepth, decideRunBaseline, isPatched } from '../versioning/patches';
+import { decideRunBaseline } from '../versioning/patches';
+import { refuseInputNestedTooDeep } from './input-depth';
 
 /**
  * Builds the `agentRun` workflow of a bundle over its agents: one agent run as a durable
@@ -83,15 +84,8 @@ function allHandlersAnswered(): Promise<void> | undefined {
  * failures.
  */
 function prepareRun(registry: AgentRegistry, rawInput: RunInput, options: RunLoopOptions): RunLoop {
-  // Before the schemas: they are recursive, and a value nested some thousands of levels deep (any
-  // client can send one) overflowed the stack in them, failing every workflow task of the run
-  // instead of the run. Carried state (`continued`) has the wider bound: only the runtime writes
-  // it. Asked only for an input that nests too deep, so other runs record no marker; an older run
-  // that asked nothing here (its input also failed the schemas) goes on to the same schema failure.
-  const tooDeep = inputNestedTooDeep(rawInput, (field) => field !== 'continued');
-  if (tooDeep !== undefined && isPatched(boundedInputDepth)) {
-    throw rejection(`invalid run input: ${tooDeep.field}: nested deeper than ${tooDeep.levels} levels`, 'invalid_input');
-  }
+  // Before the schemas. Carried state (`continued`) has the wider bound: only the runtime writes it.
+  refuseInputNestedTooDeep('run', rawInput, (field) => field !== 'continued');
   const parsed = parseRunInput(rawInput);
   if (!parsed.success) {
     throw rejection(`invalid run input: ${describeIssues(parsed.error)}`, 'invalid_input');

@@ -1,4 +1,4 @@
-import { CancellationScope, allHandlersFinished, condition, continueAsNew, isCancellation } from '@temporalio/workflow';
+import { CancellationScope, allHandlersFinished, condition, continueAsNew, isCancellation, workflowInfo } from '@temporalio/workflow';
 import { jsonByteLength } from '../../contracts/json';
 import type { CarriedOpenTurn } from '../../contracts/carried-state';
 import type { RunInput, RunResult } from '../../contracts/run';
@@ -8,6 +8,10 @@ import { carriedInputMaxBytes } from '../state/carry';
 import { continuedInput } from '../state/carried-state-of';
 import type { RunState } from '../state/run-state';
 import { continueWhileWaiting, isPatched } from '../versioning/patches';
+import { continuesAsNew } from './continues-as-new';
+
+/** Whether this run continues as new while it waits, or for many messages: the one place `continue-while-waiting` is asked (see {@link continuesAsNew}). */
+const hasContinueWhileWaiting = (): boolean => isPatched(continueWhileWaiting);
 
 /** What a run holding at a pause carries when it continues as new there: the open turn, or nothing at a boundary. */
 export interface PauseCarry {
@@ -67,6 +71,14 @@ export class Continuation {
     return done();
   }
 
+  /** True when the run continues as new at this turn boundary: a long history, or (since 1.0.0) many messages. */
+  continuesAtBoundary(): boolean {
+    const { state } = this;
+    const info = workflowInfo();
+    const point = { at: 'boundary', suggested: info.continueAsNewSuggested, longHistory: info.historyLength >= state.policy.continueAsNewAfterEvents, manyMessages: state.messagesNearLimit() } as const;
+    return continuesAsNew(point, hasContinueWhileWaiting);
+  }
+
   /** True when a run holding at a pause should continue as new there: the continuation is due and no call is in flight. */
   mayContinueWhilePaused(): boolean {
     return !this.waitsWithoutContinuing && !this.closing && this.state.continuationDue() && !this.calls.busy;
@@ -109,7 +121,7 @@ export class Continuation {
    * 1.0.0 (replayed without the marker) or a state too large to carry waits on in this execution.
    */
   async continueFromWait(atRest: () => PauseCarry | undefined): Promise<void> {
-    if (!isPatched(continueWhileWaiting)) {
+    if (!continuesAsNew({ at: 'wait' }, hasContinueWhileWaiting)) {
       this.waitsWithoutContinuing = true;
       return;
     }

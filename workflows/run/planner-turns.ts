@@ -5,12 +5,12 @@ import type { EarlyToolCall } from '../../contracts/tools';
 import { parsePlanResult } from '../../contracts/fast-schemas';
 import type { Planner, PlannerContext } from '../agents/planner';
 import type { CallRunner } from '../calls/call-runner';
-import { providerWaitsOf } from '../kernel/provider-waits';
+import { providerWaitsOf } from '../state/provider-waits-of';
+import { runContext } from '../kernel/run-context';
 import { RunTerminated } from '../kernel/run-terminated';
 import { addModelUsage, modelUsageEvent } from '../state/budget';
 import type { RunState } from '../state/run-state';
 import { isPending } from '../state/safe-point';
-import { isInBaseline, modelUsageEvents } from '../versioning/patches';
 import { recordAgentState } from './agent-state';
 import { renderTemplate } from './render';
 import { syncToolsets } from './toolset-sync';
@@ -179,7 +179,7 @@ export class PlannerTurns {
       recordModelUsage: (report) => {
         state.usage = addModelUsage(state.usage, report);
         // Runs of releases before 1.0.0 log no such event: their later events keep their seqs on replay.
-        if (isInBaseline(modelUsageEvents)) state.emit(modelUsageEvent(state.turn, report));
+        if (runContext().work.logsModelUsage) state.emit(modelUsageEvent(state.turn, report));
       },
     };
   }

@@ -17,7 +17,7 @@ import { forkCapture } from './fork-capture';
 import { carriedStateOf } from '../state/carried-state-of';
 import { reportBoundary } from '../bundle/bundle-sinks';
 import { rejection } from '../kernel/failures';
-import { firstTaskBeginsRun, isInBaseline } from '../versioning/patches';
+import { runContext } from '../kernel/run-context';
 import { boundaryConcluderInstalled, TurnBoundaries } from './turn-boundaries';
 import { watchTimeBudget } from './time-budget-watch';
 import { Continuation, type PauseCarry } from './continuation';
@@ -99,8 +99,8 @@ export class RunLoop {
       plan = { type: 'carried', open };
     } else if (state.generation === 0) {
       // Since 1.0.0 the run's first task is its turn 0 boundary for the reader, unmarked.
-      if (isInBaseline(firstTaskBeginsRun)) this.boundaries.beginWithTask(state.turn);
-      else this.markBoundary();
+      if (runContext().work.marksFirstTask) this.markBoundary();
+      else this.boundaries.beginWithTask(state.turn);
       const beforeLlm = this.safePoints.checkpoint('before_llm');
       if (isPending(beforeLlm)) await beforeLlm;
       const first = this.plannerTurns.start();
@@ -131,7 +131,7 @@ export class RunLoop {
       this.markBoundary({ reportToFork: true });
       const boundary = this.safePoints.checkpointCarrying({}, 'task_boundary');
       if (isPending(boundary)) await boundary;
-      if (state.shouldContinueAsNew()) await this.continuation.continueAsNew();
+      if (this.continuation.continuesAtBoundary()) await this.continuation.continueAsNew();
       const next = this.resumeTurn(lastOutputs);
       plan = isPending(next) ? await next : next;
     }

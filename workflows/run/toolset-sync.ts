@@ -2,8 +2,8 @@ import { isCancellation, proxyActivities, ActivityFailure, ApplicationFailure, T
 import { describeIssues } from '../../contracts/json';
 import { mcpListToolsActivityName, mcpListToolsResultSchema, type McpListToolsInput, type McpListToolsResult } from '../../contracts/mcp';
 import type { McpToolsetDefinition } from '../../contracts/mcp-toolset';
-import { isPatched, waitOutProviderOutages } from '../versioning/patches';
-import { providerWaitsOf, waitErrorText } from '../kernel/provider-waits';
+import { waitErrorText, type ProviderWaits } from '../kernel/provider-waits';
+import { providerWaitsOf } from '../state/provider-waits-of';
 import type { RunState } from '../state/run-state';
 
 type ListTools = (input: McpListToolsInput) => Promise<McpListToolsResult>;
@@ -41,22 +41,27 @@ function listToolsActivity(state: RunState, definition: McpToolsetDefinition, mo
 }
 
 /**
- * The rest of a listing whose first activity failed because the server is unavailable (since
- * `wait-out-provider-outages`): the run logs `mcp_waiting`, its status shows the wait, and the
- * listing is scheduled again without an attempt limit (backoff capped at a minute) and with what
- * is left of the time budget as its schedule-to-close timeout. Runs recorded before went on
- * without the toolset's tools.
- *
- * @throws the last failure when the time budget is spent first, or a failure that is not an outage.
+ * Opens the wait of a listing whose first activity failed because the server is unavailable
+ * (since `wait-out-provider-outages`): the run logs `mcp_waiting` and its status shows the wait.
+ * Runs recorded before 1.0.0 (`refused`) went on without the toolset's tools.
  */
-async function waitOutOutage(state: RunState, definition: McpToolsetDefinition, input: McpListToolsInput, outage: ApplicationFailure): Promise<unknown> {
-  const waits = providerWaitsOf(state);
-  if (waits.timeBudgetLeftMs() <= 0) throw outage;
+function openWait(waits: ProviderWaits, state: RunState, definition: McpToolsetDefinition, outage: ApplicationFailure): ReturnType<ProviderWaits['open']> {
   const error = waitErrorText(outage.message);
-  waits.began(
+  return waits.open(
     { kind: 'mcp', name: definition.server, turn: state.turn, attempts: listRetry.maximumAttempts, errorType: 'mcp_unavailable', error },
     { type: 'mcp_waiting', turn: state.turn, toolset: definition.name, server: definition.server, attempts: listRetry.maximumAttempts, error },
   );
+}
+
+/**
+ * The rest of a listing whose wait its run opened ({@link openWait}; `spent`: the time budget was
+ * spent at once): the listing is scheduled again without an attempt limit (backoff capped at a
+ * minute) and with what is left of the time budget as its schedule-to-close timeout.
+ *
+ * @throws the last failure when the time budget is spent first, or a failure that is not an outage.
+ */
+async function waitOutOutage(state: RunState, definition: McpToolsetDefinition, input: McpListToolsInput, waits: ProviderWaits, outage: ApplicationFailure, opening: 'spent' | 'waiting'): Promise<unknown> {
+  if (opening === 'spent') throw outage;
   for (;;) {
     const listTools = listToolsActivity(state, definition, { scheduleToCloseTimeout: Math.max(waits.timeBudgetLeftMs(), minWaitMs), retry: waitRetry });
     try {
@@ -97,9 +102,11 @@ export async function syncToolsets(state: RunState): Promise<void> {
       try {
         raw = await listToolsActivity(state, definition, { retry: listRetry })(input);
       } catch (err) {
-        // Runs recorded before 1.0.0 went on without the list. Asked only now, so runs without an outage record no marker.
-        if (!isUnavailable(err) || !isPatched(waitOutProviderOutages)) throw err;
-        raw = await waitOutOutage(state, definition, input, err.cause);
+        if (!isUnavailable(err)) throw err;
+        const waits = providerWaitsOf(state);
+        const opening = openWait(waits, state, definition, err.cause);
+        if (opening === 'refused') throw err;
+        raw = await waitOutOutage(state, definition, input, waits, err.cause, opening);
       }
       const parsed = mcpListToolsResultSchema().safeParse(raw);
       if (!parsed.success) throw new Error(`mcp.listTools returned an invalid result: ${describeIssues(parsed.error)}`);

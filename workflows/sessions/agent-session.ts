@@ -21,13 +21,14 @@ import {
   type SessionReport,
   withRunUsage,
 } from '../../contracts/session';
-import { describeIssues, fieldNestedTooDeep, inputNestedTooDeep, maxInputJsonDepth } from '../../contracts/json';
+import { describeIssues, fieldNestedTooDeep, maxInputJsonDepth } from '../../contracts/json';
 import type { Message } from '../../contracts/messages';
 import { agentRunWorkflowType } from '../../contracts/definitions';
 import type { RunInput, RunResult } from '../../contracts/run';
 import { childRunLabels } from '../calls/child-run-labels';
 import { rejection } from '../kernel/failures';
-import { boundedInputDepth, decidePatchBaseline, isPatched, refuseSessionWithoutFollowMarker } from '../versioning/patches';
+import { decidePatchBaseline, refuseSessionWithoutFollowMarker } from '../versioning/patches';
+import { refuseInputNestedTooDeep } from '../run/input-depth';
 
 /** The worker version (`deployment.buildId`) running this workflow task, if versioned. */
 function currentVersion(): string | undefined {
@@ -74,20 +75,16 @@ function checkMessage(payload: unknown): void {
 }
 
 /**
- * Refuses a session input nested too deep, before the recursive schemas (a value some thousands
- * of levels deep overflowed the stack there, failing every workflow task of the session): what
- * its starter gave a new session (what a continued one carries is its own) deeper than a run
- * takes, which would fail each of its runs; anything deeper than a run's carried state (its queue
- * and runs, which any client can send too). Asks `bounded-input-depth` only then.
+ * Refuses a session input nested too deep, before the recursive schemas (see
+ * {@link refuseInputNestedTooDeep}, shared with runs): what its starter gave a new session (what a
+ * continued one carries is its own) deeper than a run takes, which would fail each of its runs;
+ * anything deeper than a run's carried state (its queue and runs, which any client can send too).
  *
  * @throws ApplicationFailure `invalid_input` naming the field.
  */
-function refuseInputNestedTooDeep(rawInput: SessionInput): void {
+function refuseSessionInputNestedTooDeep(rawInput: SessionInput): void {
   const fresh = workflowInfo().continuedFromExecutionRunId === undefined;
-  const tooDeep = inputNestedTooDeep(rawInput, (field) => fresh && startFields.has(field));
-  if (tooDeep !== undefined && isPatched(boundedInputDepth)) {
-    throw rejection(`invalid session input: ${tooDeep.field}: nested deeper than ${tooDeep.levels} levels`, 'invalid_input');
-  }
+  refuseInputNestedTooDeep('session', rawInput, (field) => fresh && startFields.has(field));
 }
 
 /**
@@ -108,7 +105,7 @@ function refuseInputNestedTooDeep(rawInput: SessionInput): void {
  */
 export async function agentSession(rawInput: SessionInput): Promise<SessionReport> {
   decidePatchBaseline();
-  refuseInputNestedTooDeep(rawInput);
+  refuseSessionInputNestedTooDeep(rawInput);
   const parsed = sessionInputSchema().safeParse(rawInput);
   if (!parsed.success) throw rejection(`invalid session input: ${describeIssues(parsed.error)}`, 'invalid_input');
   const state: ParsedSessionInput = parsed.data;

@@ -20,7 +20,6 @@ import type { ToolCall, ToolOutput, ToolRequest, WrittenOutput } from '../../con
 import type { ToolDefinition } from '../../contracts/tool-definition';
 import type { AgentDefinition } from '../agents/agent-registry';
 import { costReport, describeCap, emptyUsage, reachedCap, type Usage } from './budget';
-import { continueWhileWaiting, isPatched } from '../versioning/patches';
 import { withCallGraph } from './call-graph';
 import { assistantToolCalls, toolResultMessage } from './conversation';
 import { EventLog } from './event-log';
@@ -301,14 +300,6 @@ export class RunState {
   }
 
   // ---- reports -----------------------------------------------------------------------
-
-  /** True when history is long enough, or messages many enough, that the run should continue as new at this boundary. */
-  shouldContinueAsNew(): boolean {
-    const info = workflowInfo();
-    if (info.continueAsNewSuggested || info.historyLength >= this.policy.continueAsNewAfterEvents) return true;
-    // Asked only once the messages reach their bound, so other runs record no marker.
-    return this.messagesNearLimit() && isPatched(continueWhileWaiting);
-  }
 
   /** True when this execution should continue as new as soon as it safely can: a long history, or many messages. */
   continuationDue(): boolean {

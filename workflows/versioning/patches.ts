@@ -1,5 +1,5 @@
 import { patched } from '@temporalio/workflow';
-import { runContext } from '../kernel/run-context';
+import { runContext, type BaselineWork } from '../kernel/run-context';
 import { OutsideSupportWindowError, supportWindow } from './support-window';
 
 /**
@@ -11,9 +11,10 @@ import { OutsideSupportWindowError, supportWindow } from './support-window';
  * marker at its start, which stands for every patch of its release and the releases before.
  *
  * The rule since 1.0: a change that only saves work (fewer promises, fewer events) gets no patch
- * of its own; it rides on the next release's baseline ({@link isInBaseline}). A change of
- * behaviour a user can see gets a patch ({@link isPatched}). Either id is listed in the
- * `patches` of the release that brings it.
+ * of its own; it rides on the next release's baseline, decided once per execution into a plain
+ * value of the run ({@link baselineWork}). A change of behaviour a user can see gets a patch
+ * ({@link isPatched}), asked at one place. Either id is listed in the `patches` of the release
+ * that brings it.
  */
 
 // ---- the patches still asked, by the release that brought them ----------------------------
@@ -148,8 +149,20 @@ const baselines: readonly (readonly [id: string, patches: ReadonlySet<string>])[
  */
 export function decidePatchBaseline(): boolean {
   const found = baselines.find(([id]) => patched(id));
-  runContext().baseline = found?.[1];
+  const context = runContext();
+  context.baseline = found?.[1];
+  context.work = baselineWork(context.baseline);
   return found !== undefined;
+}
+
+/**
+ * What a run of `baseline` does of the work the changes riding on baselines save: the one place
+ * they are decided, into plain values of the run (RunContext.work) that its code reads where the
+ * paths part. Never asks a marker.
+ */
+export function baselineWork(baseline: ReadonlySet<string> | undefined): BaselineWork {
+  const has = (id: string): boolean => baseline?.has(id) === true;
+  return { marksFirstTask: !has(firstTaskBeginsRun), logsModelUsage: has(modelUsageEvents) };
 }
 
 /**
@@ -183,15 +196,6 @@ export function outsideWindowReason(recorded: (id: string) => boolean): string {
  */
 export function isPatched(id: string): boolean {
   return runContext().baseline?.has(id) === true || patched(id);
-}
-
-/**
- * Whether this run's baseline includes `id`, never asking a marker: the condition of a change
- * that only saves work, which rides on a release's baseline instead of a patch of its own. Runs
- * of older baselines keep the old path for their whole life, and record nothing for it.
- */
-export function isInBaseline(id: string): boolean {
-  return runContext().baseline?.has(id) === true;
 }
 
 /**

@@ -1,8 +1,7 @@
 import { ActivityFailure, ApplicationFailure, TimeoutFailure, isCancellation, proxyActivities, type ActivityOptions } from '@temporalio/workflow';
 import { describeIssues } from '../../../contracts/json';
 import { turnActivityIdPrefix } from '../../../contracts/tools';
-import { isPatched, waitOutProviderOutages } from '../../versioning/patches';
-import { waitErrorText, type ProviderWaits } from '../../kernel/provider-waits';
+import { waitErrorText, type ProviderWaitOpening, type ProviderWaits } from '../../kernel/provider-waits';
 import { defaultModelActivityOptions, type ModelActivityOptions } from './config';
 import { isModelErrorType, limitedModelErrorTypes, modelErrorAdvice, nonRetryableModelErrorTypes, outageModelErrorTypes, type ModelErrorType } from './errors';
 import { callModelActivityName, modelAnswerSchema, type ModelAnswer, type ModelCallInput } from '../../../contracts/model-call';
@@ -84,9 +83,27 @@ function firstRetry(o: Required<ModelActivityOptions>): ActivityOptions['retry']
   };
 }
 
+/** The last outage error of a model call that waits, as its status and events report it. */
+interface LastOutage {
+  readonly errorType: string;
+  readonly error: string;
+}
+
+/** The last outage of a model call, from its failure. */
+function lastOutage(outage: ApplicationFailure): LastOutage {
+  return { errorType: outage.type ?? 'model_unavailable', error: waitErrorText(outage.message) };
+}
+
+/** What a model call that waits shows in the run's status, and the `model_waiting` event it logs. */
+function modelWait(o: Required<ModelActivityOptions>, input: ModelCallInput, last: LastOutage): Parameters<ProviderWaits['began']> {
+  const wait = { attempts: o.maximumAttempts, ...last };
+  return [{ kind: 'model', name: input.model, turn: input.turn, ...wait }, { type: 'model_waiting', turn: input.turn, model: input.model, ...wait }];
+}
+
 /**
  * The rest of a model call whose first activity failed for an outage (since
- * `wait-out-provider-outages`; `outage` is that failure).
+ * `wait-out-provider-outages`; `outage` is that failure), once its run opened the wait
+ * (`opening`: `waiting`, or `spent` when its time budget was spent at once).
  *
  * The run reports the wait (`model_waiting`, the status's `waitingFor`) and schedules the call
  * again with a policy without an attempt limit, whose retries happen on the server: an outage
@@ -96,7 +113,7 @@ function firstRetry(o: Required<ModelActivityOptions>): ActivityOptions['retry']
  * raised meanwhile is used by scheduling it again. A broken answer while waiting goes back to the
  * first policy. Refusals (bad request, credentials, unknown model) fail at once in either phase.
  */
-async function waitOutOutage(o: Required<ModelActivityOptions>, input: ModelCallInput, id: string, waits: ProviderWaits, outage: ApplicationFailure): Promise<unknown> {
+async function waitOutOutage(o: Required<ModelActivityOptions>, input: ModelCallInput, id: string, waits: ProviderWaits, outage: ApplicationFailure, opening: Exclude<ProviderWaitOpening, 'refused'>): Promise<unknown> {
   const common = commonOptions(o, input);
   // No maximumAttempts: without a limit.
   const waitRetry = {
@@ -105,17 +122,12 @@ async function waitOutOutage(o: Required<ModelActivityOptions>, input: ModelCall
     maximumInterval: o.outageMaximumIntervalMs,
     nonRetryableErrorTypes: [...nonRetryableModelErrorTypes, ...limitedModelErrorTypes],
   };
-  let last = { errorType: outage.type ?? 'model_unavailable', error: waitErrorText(outage.message) };
+  let last = lastOutage(outage);
   const giveUp = (): ApplicationFailure => {
     waits.ended();
     return modelRunFailure(last.errorType as ModelErrorType, input.model, `the provider was unavailable until the run's time budget was spent; the last error: ${last.error}`);
   };
-  const begin = (): void => {
-    const wait = { attempts: o.maximumAttempts, ...last };
-    waits.began({ kind: 'model', name: input.model, turn: input.turn, ...wait }, { type: 'model_waiting', turn: input.turn, model: input.model, ...wait });
-  };
-  if (waits.timeBudgetLeftMs() <= 0) throw giveUp();
-  begin();
+  if (opening === 'spent') throw giveUp();
   let waiting = true;
   for (let n = 1; ; n++) {
     // Each activity of the call has an id of its own: `turn-<N>/model-<k>/wait-<n>` (or `again-<n>`).
@@ -134,12 +146,12 @@ async function waitOutOutage(o: Required<ModelActivityOptions>, input: ModelCall
         throw err;
       }
       const again = outageOf(err);
-      if (again) last = { errorType: again.type ?? 'model_unavailable', error: waitErrorText(again.message) };
+      if (again) last = lastOutage(again);
       // Waiting: its schedule-to-close timeout (the budget) passed; budget left means it was raised
       // meanwhile. Not waiting: the first policy's attempts failed for an outage again.
       if (waiting ? isOutOfTime(err) : again) {
         if (waits.timeBudgetLeftMs() <= 0) throw giveUp();
-        if (!waiting) begin();
+        if (!waiting) waits.began(...modelWait(o, input, last));
         waiting = true;
         continue;
       }
@@ -176,9 +188,11 @@ export function modelActivityCaller(options: ModelActivityOptions = {}): ModelCa
       raw = await activity(input);
     } catch (err) {
       const outage = outageOf(err);
-      // Runs recorded before 1.0.0 failed here. Asked only now, so runs without an outage record no marker.
-      if (!outage || !waits || !isPatched(waitOutProviderOutages)) throw toRunFailure(err, input.model);
-      raw = await waitOutOutage(o, input, id, waits, outage);
+      if (!outage || !waits) throw toRunFailure(err, input.model);
+      // Runs recorded before 1.0.0 failed here (`refused`).
+      const opening = waits.open(...modelWait(o, input, lastOutage(outage)));
+      if (opening === 'refused') throw toRunFailure(err, input.model);
+      raw = await waitOutOutage(o, input, id, waits, outage, opening);
     }
     const parsed = modelAnswerSchema().safeParse(raw);
     if (!parsed.success) throw modelRunFailure('model_activity_failed', input.model, `the activity returned an invalid answer: ${describeIssues(parsed.error)}`);
