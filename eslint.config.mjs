@@ -46,6 +46,8 @@ function floorImports(folder, floor) {
   const below = new Set([folder, ...workflowFloors.slice(0, floor).flat()]);
   const forbidden = allFolders.filter((f) => !below.has(f));
   const patterns = [...deterministicImports.patterns, { regex: '^(\\.\\./)+(index|create-agent-workflows)$', message: 'workflow modules never import the entry files above them' }];
+  // A tool turn sees the run through the interface it declares (calls/calls-run.ts), not the run's whole state.
+  if (folder === 'calls') patterns.push({ regex: '^\\.\\./state/run-state$', message: 'workflows/calls/ depends on CallsRun (calls/calls-run.ts), not on RunState' });
   if (forbidden.length) {
     patterns.push({
       regex: `^(\\.\\./)+(${forbidden.join('|')})/`,

@@ -3,7 +3,7 @@ import type { JsonValue } from '../../contracts/json';
 import { pauseSignal } from '../../contracts/definitions';
 import type { DependencyOutput, ToolOutput } from '../../contracts/tools';
 import type { ToolDefinition } from '../../contracts/tool-definition';
-import type { RunState } from '../state/run-state';
+import type { CallsRun } from './calls-run';
 import { cancelMessageOf, settledOutput, type CallRow, type DispatchableCall, type ToolTurnState } from './turn-machine';
 import { waitOn, type CallStep } from './call-steps';
 import { executeSubAgent, withChildUsage, type SubAgentHost } from './sub-agent';
@@ -28,7 +28,7 @@ export class CallDispatch {
   inFlight = 0;
 
   constructor(
-    private readonly state: RunState,
+    private readonly state: CallsRun,
     private readonly turns: ToolTurns,
     private readonly compactToolInputs: boolean,
   ) {}

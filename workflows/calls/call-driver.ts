@@ -9,7 +9,7 @@ import type { HookAction } from '../agents/agent-hooks';
 import { RunTerminated } from '../kernel/run-terminated';
 import { isPending } from '../state/safe-point';
 import { rethrow, waitOn, type CallStep } from './call-steps';
-import type { RunState } from '../state/run-state';
+import type { CallsRun } from './calls-run';
 import type { CallDispatch, CallReporter } from './call-dispatch';
 import type { EarlyCalls } from './early-calls';
 import type { ToolTurns } from './tool-turns';
@@ -27,7 +27,7 @@ export interface TurnDriverHost {
 
 /** The run's parts a turn's driver uses: one set per run, shared by its turns. */
 export interface TurnParts {
-  readonly state: RunState;
+  readonly state: CallsRun;
   readonly turns: ToolTurns;
   readonly host: TurnDriverHost;
   readonly dispatch: CallDispatch;

@@ -3,7 +3,7 @@ import type { ToolOutput, ToolRequest } from '../../contracts/tools';
 import type { CarriedOpenTurn } from '../../contracts/carried-state';
 import { needsConfirmation } from './call-rules';
 import { isPending } from '../state/safe-point';
-import type { RunState } from '../state/run-state';
+import type { CallsRun } from './calls-run';
 import { CallDispatch } from './call-dispatch';
 import { EarlyCalls } from './early-calls';
 import { executeCall } from './tool-dispatch';
@@ -34,7 +34,7 @@ export class CallRunner {
   private readonly parts: TurnParts;
 
   constructor(
-    private readonly state: RunState,
+    private readonly state: CallsRun,
     turns: ToolTurns,
     host: CallRunnerHost,
   ) {
@@ -110,7 +110,7 @@ export class CallRunner {
 }
 
 /** The run as the turn machine reads it: live views of the run's state, read at each step. */
-function runFacts(state: RunState, turns: ToolTurns, dispatch: CallDispatch): TurnFacts {
+function runFacts(state: CallsRun, turns: ToolTurns, dispatch: CallDispatch): TurnFacts {
   return {
     get turn() {
       return state.turn;

@@ -1,6 +1,6 @@
 import { CancellationScope } from '@temporalio/workflow';
 import type { ToolOutput, ToolRequest } from '../../contracts/tools';
-import type { RunState } from '../state/run-state';
+import type { CallsRun } from './calls-run';
 import { prepareCall } from './call-rules';
 import type { DispatchableCall } from './turn-machine';
 
@@ -33,7 +33,7 @@ export class EarlyCalls {
   private orphans: EarlyCall[] = [];
 
   constructor(
-    private readonly state: RunState,
+    private readonly state: CallsRun,
     private readonly host: EarlyCallHost,
   ) {}
 
