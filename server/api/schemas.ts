@@ -157,5 +157,3 @@ export const sessionSummarySchema = z.object({
   startTime: z.string(),
 });
 
-/** One run of a session. */
-export const sessionRunRecordSchema = sessionReportSchema.unwrap().shape.runs.element;
