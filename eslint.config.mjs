@@ -15,7 +15,7 @@ const deterministicImports = {
     { name: `node:${name}`, message: 'deterministic code: no Node builtins (move I/O to an activity)' },
   ]),
   patterns: [
-    { group: ['@temporalio/activity', '@temporalio/client', '@temporalio/worker', 'openai', '**/activities/**', '**/worker/**', '**/client/**', 'durable-agents/worker', 'durable-agents/client', 'durable-agents/testing', '**/examples/*/tools', '**/support/tools'], message: 'deterministic code may import only contracts, workflows and definitions (durable-agents/workflow)' },
+    { group: ['@temporalio/activity', '@temporalio/client', '@temporalio/worker', 'openai', '**/activities/**', '**/worker/**', '**/client/**', '**/server/**', 'durable-agents/worker', 'durable-agents/client', 'durable-agents/server', 'durable-agents/testing', '**/examples/*/tools', '**/support/tools'], message: 'deterministic code may import only contracts, workflows and definitions (durable-agents/workflow)' },
     {
       regex: '^(\\.\\./)+contracts(/index|/schemas)?$',
       allowTypeImports: true,

@@ -5,6 +5,7 @@ import { confirmationPolicySchema } from './hitl';
 import { jsonObjectSchema, jsonValueSchema } from './json';
 import { messageSchema } from './messages';
 import { budgetLineSchema, runPolicySchema, type CostReport } from './run';
+import { operation } from './operations';
 
 /** Workflow type of a session: one conversation, many runs. */
 export const agentSessionWorkflowType = 'agentSession';
@@ -116,12 +117,32 @@ export const sessionReportSchema = builtOnce(() =>
 );
 export type SessionReport = z.infer<ReturnType<typeof sessionReportSchema>>;
 
-/** Queues the next user turn; answers the workflow id of the run that will handle it. */
-export const sendMessageUpdate = defineUpdate<SessionRunRecord, [unknown]>('sendMessage');
+/**
+ * Every operation on a session, one row each (see contracts/operations.ts): the session workflow
+ * registers their handlers from it, and the API server derives their routes
+ * (`POST /api/sessions/:id/<path>`, server/operations.ts).
+ */
+export const sessionOperationMessages = {
+  /** Queues the next user turn; answers the record of the run that will handle it. */
+  sendMessage: operation({
+    kind: 'session',
+    payload: sessionMessageSchema,
+    answer: runRecordSchema,
+    update: defineUpdate<SessionRunRecord, [unknown]>('sendMessage'),
+  }),
+  /** Closes the session after the queued runs; it then completes with its final state. */
+  close: operation({ kind: 'session', signal: defineSignal<[]>('closeSession') }),
+} as const;
+
+/** The name of an operation on a session. */
+export type SessionOperationName = keyof typeof sessionOperationMessages;
+
+/** Queues the next user turn; answers the workflow id of the run that will handle it (the `sendMessage` row). */
+export const sendMessageUpdate = sessionOperationMessages.sendMessage.update;
 /** The session's state, history size and runs. */
 export const sessionQuery = defineQuery<SessionReport>('session');
-/** Closes the session after the queued runs; it then completes with its final state. */
-export const closeSessionSignal = defineSignal<[]>('closeSession');
+/** Closes the session after the queued runs; it then completes with its final state (the `close` row). */
+export const closeSessionSignal = sessionOperationMessages.close.signal;
 
 /**
  * A session's usage after one more run: its tokens and its money in the session's currency (the

@@ -5,7 +5,7 @@ import { temporal } from '@temporalio/proto';
 import Long from 'long';
 import { fetchDecodedHistory } from './decoded-history';
 import { patchMarkerIds } from './patch-markers';
-import { interventionSchema, pauseUpdate, resumeUpdate, describeIssues, toolCallFromActivity, turnOfToolCallSummary, type Intervention } from '../contracts';
+import { interventionSchema, interveneSignal, pauseUpdate, resumeUpdate, describeIssues, toolCallFromActivity, turnOfToolCallSummary, type Intervention } from '../contracts';
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 
@@ -330,7 +330,7 @@ export async function rewindRun(
         'corrections apply atomically only when the run is rewound while open. Fork the run instead (agentctl fork, forkRun: a new workflow id, where they apply exactly), or rewind without them and correct the run as it goes',
     );
   }
-  if (open) for (const correction of corrections) await client.workflow.getHandle(workflowId, runId).signal('intervene', correction);
+  if (open) for (const correction of corrections) await client.workflow.getHandle(workflowId, runId).signal(interveneSignal, correction);
   const { ResetReapplyExcludeType } = temporal.api.enums.v1;
   const reapplySignals = options.reapply === true || (open && corrections.length > 0);
   const response: temporal.api.workflowservice.v1.IResetWorkflowExecutionResponse = await client.workflowService.resetWorkflowExecution({

@@ -3,7 +3,7 @@ import { defaultPayloadConverter } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import { fetchDecodedHistory } from './decoded-history';
 import { checkpointsOf } from './checkpoints';
-import { interventionSchema, type Intervention } from '../contracts';
+import { interventionSchema, interveneSignal, type Intervention } from '../contracts';
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 
@@ -39,7 +39,7 @@ function eventTime(event: HistoryEvent): string {
 /** An `intervene` signal's correction, when it parses as one. */
 function correctionOf(event: HistoryEvent): Intervention | undefined {
   const signal = event.workflowExecutionSignaledEventAttributes;
-  const payload = signal?.signalName === 'intervene' ? signal.input?.payloads?.[0] : undefined;
+  const payload = signal?.signalName === interveneSignal.name ? signal.input?.payloads?.[0] : undefined;
   if (!payload) return undefined;
   try {
     const parsed = interventionSchema.safeParse(defaultPayloadConverter.fromPayload<unknown>(payload as temporal.api.common.v1.IPayload));

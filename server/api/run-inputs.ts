@@ -1,14 +1,13 @@
 import { z } from 'zod';
-import { awaitAnswerSchema, callDecisionSchema, pendingInputsSchema } from '../../contracts';
+import { pendingInputsSchema } from '../../contracts';
 import type { AgentClient } from '../../client/agent-client';
-import { flattenTree, pendingInputsTree, resolveTreePath, runTree, TreePathError, type RunTree } from '../../client/run-tree';
-import { quoted } from '../../contracts/safe-text';
+import { flattenTree, pendingInputsTree, runTree, type RunTree } from '../../client/run-tree';
 import { readOrRecorded } from '../../client/no-worker-reads';
 import { noWorkerSchema, recordedPending, recordedTree, recordedWaitSchema } from './no-worker';
-import { ApiError } from '../errors';
 import type { ServerContext } from '../context';
 import { route, type AnyRoute } from '../routes';
 import { runTimes } from './run-times';
+import { treeOperationRoutes } from './run-operations';
 
 const treeRunSchema = z.object({
   workflowId: z.string(),
@@ -59,27 +58,10 @@ async function treeRuns(agents: AgentClient, tree: RunTree): Promise<z.infer<typ
   );
 }
 
-/** Call ids from a run down to one of its sub-agent runs. */
-const treePathSchema = z.array(z.string().min(1).max(400)).min(1).max(64);
-
 /**
- * The workflow id of the run at `path` under `workflowId` (`resolveTreePath`), with the caller's
- * mistake answered as such.
- *
- * @throws ApiError `run_not_found` naming the element of `body.path` that started no sub-agent.
- */
-async function runAtPath(agents: AgentClient, workflowId: string, path: readonly string[]): Promise<string> {
-  try {
-    return await resolveTreePath(agents, workflowId, path);
-  } catch (err) {
-    if (!(err instanceof TreePathError)) throw err;
-    throw new ApiError('run_not_found', `body.path.${err.index}: run ${quoted(err.workflowId, 100)} has no sub-agent run for call ${quoted(err.toolCallId, 100)}`);
-  }
-}
-
-/**
- * What a run and its sub-agent runs wait on from humans, and answers routed down the tree. A run's
- * own decisions and answers are operations (server/operations.ts).
+ * What a run and its sub-agent runs wait on from humans, and answers routed down the tree (the
+ * tree variants of the operations table, run-operations.ts). A run's own decisions and answers are
+ * operations (server/operations.ts).
  */
 export function runInputRoutes(ctx: ServerContext): AnyRoute[] {
   const { agents } = ctx;
@@ -131,25 +113,6 @@ export function runInputRoutes(ctx: ServerContext): AnyRoute[] {
         );
       },
     }),
-    route({
-      method: 'post',
-      path: '/api/runs/:id/tree/decisions',
-      access: 'operator',
-      summary: 'Decide a call of a sub-agent run: routed to the run at `path` under this one',
-      tags,
-      body: z.object({ path: treePathSchema, decision: callDecisionSchema }),
-      response: pendingInputsSchema,
-      handle: async ({ params, body, principal }) => agents.decide(await runAtPath(agents, params.id ?? '', body.path), { ...body.decision, by: body.decision.by ?? principal.name }),
-    }),
-    route({
-      method: 'post',
-      path: '/api/runs/:id/tree/answers',
-      access: 'operator',
-      summary: 'Answer an await item of a sub-agent run: routed to the run at `path` under this one',
-      tags,
-      body: z.object({ path: treePathSchema, answer: awaitAnswerSchema }),
-      response: pendingInputsSchema,
-      handle: async ({ params, body }) => agents.answer(await runAtPath(agents, params.id ?? '', body.path), body.answer),
-    }),
+    ...treeOperationRoutes(agents),
   ];
 }

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { isPageToken } from '../../client/run-list';
 import { runIdSchema, sessionIdSchema, workflowIdSchema } from './ids';
 import { noWorkerSchema } from './no-worker';
-import { costReportSchema, interventionSchema, runInputSchema, runResultSchema, runStatusReportSchema, runStatusSchema, sessionInputSchema, sessionReportSchema } from '../../contracts';
+import { costReportSchema, interventionSchema, runInputSchema, runResultSchema, runStatusReportSchema, runStatusSchema, sessionInputSchema } from '../../contracts';
 
 /**
  * Body of POST /api/runs: a run input and, optionally, the run's workflow id, whether it may be
@@ -157,5 +157,3 @@ export const sessionSummarySchema = z.object({
   startTime: z.string(),
 });
 
-/** One run of a session. */
-export const sessionRunRecordSchema = sessionReportSchema.unwrap().shape.runs.element;

@@ -1,12 +1,16 @@
 import { z } from 'zod';
-import { sessionMessageSchema, sessionReportSchema } from '../../contracts';
+import { sessionReportSchema } from '../../contracts';
 import { listSessions } from '../../client/run-list';
 import { openSessionFor } from '../../client/session-open';
 import { checkAgentName, type ServerContext } from '../context';
 import { route, type AnyRoute } from '../routes';
-import { listSessionsQuerySchema, openSessionBodySchema, sessionRunRecordSchema, sessionSummarySchema } from './schemas';
+import { listSessionsQuerySchema, openSessionBodySchema, sessionSummarySchema } from './schemas';
+import { sessionOperationRoutes } from './run-operations';
 
-/** Sessions: conversations of many runs that share state and history (the agentSession workflow). */
+/**
+ * Sessions: conversations of many runs that share state and history (the agentSession workflow).
+ * Its operations (the next message, the close) are rows of the session's operations table.
+ */
 export function sessionRoutes(ctx: ServerContext): AnyRoute[] {
   const { agents } = ctx;
   const tags = ['sessions'];
@@ -57,26 +61,6 @@ export function sessionRoutes(ctx: ServerContext): AnyRoute[] {
       response: sessionReportSchema,
       handle: ({ params }) => agents.session(params.id ?? ''),
     }),
-    route({
-      method: 'post',
-      path: '/api/sessions/:id/messages',
-      access: 'operator',
-      summary: 'Queue the next user message of a session; answers the run that will handle it',
-      tags,
-      body: sessionMessageSchema,
-      response: sessionRunRecordSchema,
-      handle: ({ params, body }) => agents.sendMessage(params.id ?? '', body),
-    }),
-    route({
-      method: 'post',
-      path: '/api/sessions/:id/close',
-      access: 'operator',
-      summary: 'Close a session after its queued runs',
-      tags,
-      status: 204,
-      handle: async ({ params }) => {
-        await agents.closeSession(params.id ?? '');
-      },
-    }),
+    ...sessionOperationRoutes(ctx),
   ];
 }

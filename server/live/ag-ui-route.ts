@@ -14,7 +14,7 @@ import { quoted } from '../../contracts/safe-text';
 import { authorize, type Principal } from '../auth';
 import type { ServerContext } from '../context';
 import { ApiError } from '../errors';
-import { runOperationNamed } from '../operations';
+import { runOperationsByName } from '../operations';
 import { route, type AnyRoute } from '../routes';
 import { runReferenceSchema } from '../api/ids';
 import { AgUiProjection, agUiFrames } from './ag-ui';
@@ -79,8 +79,7 @@ async function applyResume(ctx: ServerContext, body: AgUiRunInput, principal: Pr
   const entries = body.resume ?? [];
   if (entries.length === 0) return [];
   authorize(principal, 'operator');
-  const decide = runOperationNamed('decide');
-  if (!decide) throw new Error('the decide operation is missing from the operations table');
+  const { decide } = runOperationsByName;
   const decisions = entries.map((entry, index) => {
     const parsed = decide.body.safeParse(decisionOf(entry, index));
     if (!parsed.success) {

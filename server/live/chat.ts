@@ -18,7 +18,7 @@ import { z } from 'zod';
 import { quoted } from '../../contracts/safe-text';
 import type { ServerContext } from '../context';
 import { ApiError } from '../errors';
-import { runOperationNamed } from '../operations';
+import { runOperationsByName } from '../operations';
 import { route, type AnyRoute } from '../routes';
 import { runReferenceSchema } from '../api/ids';
 import { pausingResponse } from './pausing-response';
@@ -107,8 +107,7 @@ function chatResponse(messageId: string, shownSeq: number, answered: readonly st
 
 /** The chat routes (AI SDK `DefaultChatTransport` with `api: '/api/chat'`). */
 export function chatRoutes(ctx: ServerContext): AnyRoute[] {
-  const decide = runOperationNamed('decide');
-  if (!decide) throw new Error('the decide operation is missing from the operations table');
+  const { decide } = runOperationsByName;
   return [
     route({
       method: 'get',

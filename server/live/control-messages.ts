@@ -3,21 +3,27 @@ import { quoted, wellFormed } from '../../contracts/safe-text';
 import { fieldNestedTooDeep, maxSafeJsonDepth } from '../../contracts/json';
 import type { AgentClient } from '../../client/agent-client';
 import { authorize, type Principal } from '../auth';
-import { runOperationNamed, runOperations } from '../operations';
+import { runOperations, type AnyOperation } from '../operations';
 import { ApiError, toApiError, type ApiErrorBody } from '../errors';
 
 /** Longest id of a control message (echoed in its result). */
 const maxIdChars = 200;
 
+/** The envelope of a control message naming one of `operations`: `{ id, type, ...payload }`. */
+function envelopeSchemaOf(operations: readonly AnyOperation[]) {
+  return z.looseObject({
+    /** Echoed in the result, to match answers to requests. */
+    id: z.union([z.string().max(maxIdChars), z.number()]).optional(),
+    type: z.enum(operations.map((op) => op.name) as [string, ...string[]]),
+  });
+}
+
 /**
  * The envelope of a control message sent over a run's WebSocket: `{ id, type, ...payload }`,
- * where `type` names an operation of {@link runOperations}.
+ * where `type` names an operation of {@link runOperations}: one message type per row of the
+ * operations table.
  */
-export const controlEnvelopeSchema = z.looseObject({
-  /** Echoed in the result, to match answers to requests. */
-  id: z.union([z.string().max(maxIdChars), z.number()]).optional(),
-  type: z.enum(runOperations.map((op) => op.name) as [string, ...string[]]),
-});
+export const controlEnvelopeSchema = envelopeSchemaOf(runOperations);
 export type ControlType = z.infer<typeof controlEnvelopeSchema>['type'];
 
 /** The answer to a control message. */
@@ -51,26 +57,27 @@ function echoedId(id: unknown): string | number | null {
  * Runs one control message of a WebSocket client: parses it (JSON, envelope, payload with the
  * operation's schema), checks the role the operation needs (as its HTTP route does), performs it, and answers
  * `{ type: 'result', id, ok, body }` with the route's result or its JSON error. Never throws.
+ * `operations`: the operations it takes (default: every operation on a run).
  */
-export async function handleControlMessage(agents: AgentClient, workflowId: string, principal: Principal, raw: string): Promise<ControlResult> {
+export async function handleControlMessage(agents: AgentClient, workflowId: string, principal: Principal, raw: string, operations: readonly AnyOperation[] = runOperations): Promise<ControlResult> {
   let message: unknown;
   try {
     message = JSON.parse(raw);
   } catch (err) {
     return failure(null, new ApiError('invalid_input', `the message is not JSON: ${err instanceof Error ? quoted(err.message, 100) : 'unreadable'}`));
   }
-  const envelope = controlEnvelopeSchema.safeParse(message);
+  const envelope = (operations === runOperations ? controlEnvelopeSchema : envelopeSchemaOf(operations)).safeParse(message);
   const id = echoedId((message as { id?: unknown } | null)?.id);
   if (!envelope.success) return failure(id, new ApiError('invalid_input', describe(envelope.error)));
   const { type, ...payload } = envelope.data;
   delete payload.id;
-  const operation = runOperationNamed(type)!;
+  const operation = operations.find((op) => op.name === type)!;
   try {
     authorize(principal, operation.access);
     // As the HTTP routes do: before the schema, which a value some thousands of levels deep could overflow.
     const tooDeep = fieldNestedTooDeep(payload, () => true, maxSafeJsonDepth);
     if (tooDeep !== undefined) throw new ApiError('invalid_input', `${tooDeep}: nested deeper than ${maxSafeJsonDepth} levels`);
-    const parsed = operation.body.safeParse(payload);
+    const parsed = operation.body ? operation.body.safeParse(payload) : { success: true as const, data: undefined };
     if (!parsed.success) throw new ApiError('invalid_input', describe(parsed.error));
     const body = await operation.perform(agents, workflowId, parsed.data, principal);
     return { type: 'result', id, ok: true, body };

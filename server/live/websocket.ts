@@ -29,9 +29,8 @@ function outOf(item: FeedItem): WebSocketOut {
 
 /**
  * Upgrades a request to the run's WebSocket: the feed goes out (`event`, `delta`, `reset`,
- * `end`, from after `afterSeq`), control messages come in (`{ type, ...payload }`, one per
- * operation of server/operations.ts: `pause`, `resume`, `kill`, `intervene`, `setBudget`,
- * `decide`, `answer`) and are answered with `result`. The socket stays open after `end` for
+ * `end`, from after `afterSeq`), control messages come in (`{ type, ...payload }`, one type per
+ * operation on a run, see server/operations.ts) and are answered with `result`. The socket stays open after `end` for
  * control answers until the client closes it; closing it never stops the run.
  *
  * @throws ApiError `invalid_input` for a request that is no WebSocket upgrade.

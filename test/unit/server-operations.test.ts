@@ -1,18 +1,28 @@
 /**
- * Every operation on a run comes from one table (server/operations.ts): its HTTP route and its
+ * Every operation on a run or a session is one row of an operations table (contracts/operations.ts
+ * and contracts/session.ts, with their HTTP parts in server/operations.ts): its HTTP route and its
  * WebSocket control message take the same payload, need the same role and call the same client
  * method, and its name is the run's signal of that operation. Against the real HTTP server, with
  * a client whose operations are recorded instead of sent (no Temporal server here).
  */
 import { Client, Connection } from '@temporalio/client';
+import { defaultPayloadConverter, type UpdateDefinition } from '@temporalio/common';
+import { defineSignal, defineUpdate } from '@temporalio/workflow';
+import { z } from 'zod';
 import { AgentClient } from '../../client/agent-client';
 import * as definitions from '../../contracts/definitions';
 import { startAgentServer, type AgentServer } from '../../server';
 import type { AuthConfig, Principal } from '../../server/auth';
-import { handleControlMessage } from '../../server/live/control-messages';
-import { runOperations } from '../../server/operations';
-import { runOperationMessages } from '../../contracts/operations';
-import type { z } from 'zod';
+import { controlEnvelopeSchema, handleControlMessage } from '../../server/live/control-messages';
+import { operationsOf, runOperations, runOperationsByName, runOperationsHttp, sessionOperations, type HttpParts } from '../../server/operations';
+import { operationRoutes, treeOperationRoutes } from '../../server/api/run-operations';
+import { openApiDocument } from '../../server/routes';
+import { operation, runOperationMessages, runOperationNames } from '../../contracts/operations';
+import { pauseRequestSchema, pauseResultSchema } from '../../contracts/control';
+import { sessionOperationMessages } from '../../contracts/session';
+import type { CostReport } from '../../contracts/run';
+import { humanInputs } from '../../testing/eval/human-inputs';
+import { documentedOperationsTable, operationsDocCommand, renderOperationsTable } from '../../scripts/operations-doc';
 
 /** An AgentClient that records what it was asked to do. */
 class RecordingAgents extends AgentClient {
@@ -31,6 +41,8 @@ class RecordingAgents extends AgentClient {
   override setBudget(...args: unknown[]) { return this.record('setBudget', args); }
   override decide(...args: unknown[]) { return this.record('decide', args); }
   override answer(...args: unknown[]) { return this.record('answer', args); }
+  override sendMessage(...args: unknown[]) { return this.record('sendMessage', args); }
+  override closeSession(...args: unknown[]) { return this.record('closeSession', args); }
 }
 
 /** A valid payload of each operation, and the client call it must become. */
@@ -143,3 +155,119 @@ describe('one table of run operations', () => {
     expect(agents.calls).toEqual([]);
   });
 });
+
+/** The OpenAPI document the server serves, read over HTTP. */
+async function servedDocument(): Promise<{ paths: Record<string, { post?: { 'x-required-role'?: string; tags?: string[]; requestBody?: { content: Record<string, { schema: { properties?: Record<string, unknown> } }> } } }> }> {
+  return (await (await fetch(`${server.url}/openapi.json`, { headers: { authorization: `Bearer ${viewerToken}` } })).json()) as never;
+}
+
+/** A signal and an accepted update of a recorded history, as Temporal records them. */
+function recordedMessages(signalName: string, updateName: string, payload: unknown): object[] {
+  const payloads = { payloads: [defaultPayloadConverter.toPayload(payload)] };
+  return [
+    { workflowExecutionSignaledEventAttributes: { signalName, input: payloads } },
+    { workflowExecutionUpdateAcceptedEventAttributes: { acceptedRequest: { input: { name: updateName, args: payloads } } } },
+  ];
+}
+
+describe('what derives from the rows of the operations tables', () => {
+  it('gives every run operation its route, role and schemas, its WebSocket message, and its tree route exactly when its row has a tree field', async () => {
+    const document = await servedDocument();
+    for (const name of runOperationNames) {
+      const row = runOperationMessages[name];
+      const op = runOperationsByName[name];
+      expect([op.name, op.signal, op.update]).toEqual([name, row.signal, row.update]);
+      expect((op.body as z.ZodLazy).unwrap()).toBe(row.payload());
+      expect((op.response as z.ZodLazy).unwrap()).toBe(row.answer());
+      expect(document.paths[`/api/runs/{id}/${op.path}`]?.post?.['x-required-role']).toBe(op.access);
+      expect(controlEnvelopeSchema.safeParse({ type: name }).success).toBe(true);
+      const tree = document.paths[`/api/runs/{id}/tree/${op.path}`]?.post;
+      const treeField: string | undefined = 'tree' in row ? row.tree : undefined;
+      if (treeField === undefined) expect(tree).toBeUndefined();
+      else expect(Object.keys(tree?.requestBody?.content['application/json']?.schema.properties ?? {})).toEqual(['path', treeField]);
+    }
+    expect(runOperationNames.filter((name) => 'tree' in runOperationMessages[name]).sort()).toEqual(['answer', 'decide']);
+  });
+
+  it('gives every session operation its route from its row: the session id, the payload and the client call', async () => {
+    expect(sessionOperations.map((op) => op.name).sort()).toEqual(Object.keys(sessionOperationMessages).sort());
+    agents.calls.length = 0;
+    const post = (path: string, body: object = {}) =>
+      fetch(`${server.url}/api/sessions/chat-1/${path}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${operatorToken}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    const sent = await post('messages', { content: 'hello' });
+    expect([sent.status, await sent.json()]).toEqual([200, { done: 'sendMessage' }]);
+    const refused = await post('messages', { content: '' });
+    expect([refused.status, await refused.json()]).toEqual([400, { error: { type: 'invalid_input', message: 'body.content: the message must not be empty' } }]);
+    const closed = await post('close');
+    expect([closed.status, await closed.text()]).toEqual([204, '']);
+    expect(agents.calls).toEqual([
+      ['sendMessage', 'chat-1', { content: 'hello' }],
+      ['closeSession', 'chat-1'],
+    ]);
+  });
+
+  it("recognises every run operation in a recorded history by its signal's and its update's names, as eval's part of its row says", () => {
+    const payload = { kind: 'block_tool', name: 'rm', decision: 'approve', toolCallId: 'c1', itemId: 'q1' };
+    const kept: Record<string, number> = {};
+    for (const name of runOperationNames) {
+      const { signal, update } = runOperationMessages[name];
+      const inputs = humanInputs(recordedMessages(signal.name, update.name, payload));
+      kept[name] = inputs.decisions.length + inputs.answers.length + inputs.interventions.length;
+    }
+    // Both messages of each operation eval reports; pause and resume change no decision a candidate makes.
+    expect(kept).toEqual({ answer: 2, decide: 2, pause: 0, resume: 0, kill: 2, intervene: 2, setBudget: 2 });
+    expect(humanInputs(recordedMessages('earlyToolCall', 'waitForEvents', payload))).toEqual({ decisions: [], answers: [], interventions: [] });
+  });
+
+  it('derives a new row everywhere: its route, its tree route, its place in the OpenAPI document and its WebSocket message', async () => {
+    const nudgeSchema = () => z.object({ hint: z.string().min(1) });
+    const extended = {
+      ...runOperationMessages,
+      nudge: operation({ kind: 'control', payload: nudgeSchema, answer: pauseResultSchema, signal: defineSignal<[unknown]>('nudge'), update: defineUpdate<z.infer<ReturnType<typeof pauseResultSchema>>, [unknown]>('nudgeRun'), tree: 'nudge' }),
+    };
+    const nudged: unknown[] = [];
+    const http: HttpParts<typeof extended> = {
+      ...runOperationsHttp,
+      nudge: {
+        path: 'nudges',
+        access: 'operator',
+        summary: 'Nudge a run',
+        perform: (_agents, id, body) => Promise.resolve(nudged.push([id, body])),
+        tree: { summary: 'Nudge a sub-agent run' },
+      },
+    };
+    const operations = operationsOf(extended, http);
+    const routes = [...operationRoutes(agents, '/api/runs', operations), ...treeOperationRoutes(agents, operations)];
+    const paths = (openApiDocument(routes, { title: 't', version: '0' }) as { paths: Record<string, { post: { tags: string[]; 'x-required-role': string } }> }).paths;
+    expect(paths['/api/runs/{id}/nudges']?.post).toMatchObject({ tags: ['control'], 'x-required-role': 'operator' });
+    expect(paths['/api/runs/{id}/tree/nudges']?.post).toMatchObject({ summary: 'Nudge a sub-agent run', 'x-required-role': 'operator' });
+    const answer = await handleControlMessage(agents, 'run-1', olivia, JSON.stringify({ id: 3, type: 'nudge', hint: 'look again' }), operations);
+    expect(answer).toEqual({ type: 'result', id: 3, ok: true, body: 1 });
+    expect(nudged).toEqual([['run-1', { hint: 'look again' }]]);
+  });
+
+  it(`keeps the guide's table of operations the tables' (regenerate it with \`npx tsx scripts/operations-doc.ts\`)`, () => {
+    expect(operationsDocCommand).toBe('npx tsx scripts/operations-doc.ts');
+    expect(documentedOperationsTable()).toBe(renderOperationsTable());
+  });
+});
+
+/**
+ * Type tests: what must not compile. `npm run check` compiles this file; each `@ts-expect-error`
+ * fails it if the line below it compiles.
+ */
+export function operationsTypeTests(): unknown[] {
+  const partsWithoutAnswer: Omit<typeof runOperationsHttp, 'answer'> = runOperationsHttp;
+  // @ts-expect-error a row of the protocol's table without its HTTP part is a compile error
+  const missingRow: HttpParts<typeof runOperationMessages> = partsWithoutAnswer;
+  // @ts-expect-error a row with a tree field needs its tree route's summary
+  const missingTree: HttpParts<typeof runOperationMessages> = { ...runOperationsHttp, decide: { ...runOperationsHttp.decide, tree: undefined } };
+  const costUpdate: UpdateDefinition<CostReport, [unknown]> = defineUpdate<CostReport, [unknown]>('pauseRunWrongly');
+  // @ts-expect-error a row whose update answers something else than its answer's schema parses
+  const mismatched = operation({ kind: 'control', payload: pauseRequestSchema, answer: pauseResultSchema, signal: defineSignal<[unknown?]>('pauseWrongly'), update: costUpdate });
+  return [missingRow, missingTree, mismatched];
+}

@@ -1,4 +1,4 @@
-import { runOperationOf } from '../../contracts/operations';
+import { runOperationOf, type RunOperationName } from '../../contracts/operations';
 import type { JsonValue } from '../../contracts';
 import { asRecord, decode, type HistoryEvent } from './history-decode';
 
@@ -25,35 +25,38 @@ export interface HumanInputs {
   readonly interventions: Omit<RecordedIntervention, 'workflowId' | 'path'>[];
 }
 
-/** Accepted updates and signals of the decide, answer, intervene, set-budget and kill kinds, in order. */
+/**
+ * Eval's part of each row of the operations table (contracts/operations.ts): where an operation a
+ * recorded run got goes, given its payload as sent, or null for one that changes no decision a
+ * candidate would make. A row without its entry does not compile.
+ */
+const recorded: { readonly [N in RunOperationName]: ((arg: Record<string, JsonValue>, inputs: HumanInputs) => void) | null } = {
+  answer: (arg, inputs) => inputs.answers.push(arg),
+  decide: (arg, inputs) => inputs.decisions.push(arg),
+  // A pause and a resume change no decision a candidate would make.
+  pause: null,
+  resume: null,
+  kill: (arg, inputs) => inputs.interventions.push({ kind: 'kill', intervention: arg }),
+  intervene: (arg, inputs) => inputs.interventions.push({ kind: typeof arg.kind === 'string' ? arg.kind : 'unknown', intervention: arg }),
+  setBudget: (arg, inputs) => inputs.interventions.push({ kind: 'set_budget', intervention: arg }),
+};
+
+/**
+ * The operations a recorded run's history carries (accepted updates and signals, by their names in
+ * the operations table) that eval reports: decisions, answers, interventions, budget changes and
+ * kills, in order.
+ */
 export function humanInputs(events: readonly HistoryEvent[]): HumanInputs {
   const inputs: HumanInputs = { decisions: [], answers: [], interventions: [] };
   for (const e of events) {
     const update = e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input;
     const signal = e.workflowExecutionSignaledEventAttributes;
     const name = update?.name ?? signal?.signalName;
-    if (!name) continue;
-    const arg = asRecord(decode(update?.args ?? signal?.input)[0]) as Record<string, JsonValue>;
-    switch (runOperationOf(name)) {
-      case 'decide':
-        inputs.decisions.push(arg);
-        break;
-      case 'answer':
-        inputs.answers.push(arg);
-        break;
-      case 'intervene':
-        inputs.interventions.push({ kind: typeof arg.kind === 'string' ? arg.kind : 'unknown', intervention: arg });
-        break;
-      case 'setBudget':
-        inputs.interventions.push({ kind: 'set_budget', intervention: arg });
-        break;
-      case 'kill':
-        inputs.interventions.push({ kind: 'kill', intervention: arg });
-        break;
-      default:
-        // pause and resume change no decision a candidate would make; other messages are not operations.
-        break;
-    }
+    const operation = name ? runOperationOf(name) : undefined;
+    // Not an operation: a query, the run's own signals (early calls, a child's waits).
+    const record = operation ? recorded[operation] : null;
+    if (!record) continue;
+    record(asRecord(decode(update?.args ?? signal?.input)[0]) as Record<string, JsonValue>, inputs);
   }
   return inputs;
 }

@@ -1,6 +1,6 @@
 import { condition, currentUpdateInfo, setHandler } from '@temporalio/workflow';
 import { pendingInputsQuery, eventsQuery, childWaitingSignal, earlyToolCallSignal, statusQuery, transcriptQuery, waitForEventsUpdate } from '../../contracts/definitions';
-import { runOperationMessages, type RunOperationName } from '../../contracts/operations';
+import { runOperationMessages, runOperationNames, type OperationKind, type RunOperationName } from '../../contracts/operations';
 import { waitForEventsRequestSchema } from '../../contracts/control';
 import { describeIssues, fieldNestedTooDeep } from '../../contracts/json';
 import { eventsQueryArgsSchema } from '../../contracts/events';
@@ -93,6 +93,11 @@ class OperationRegistrar {
   }
 }
 
+/** The operations of one kind, in the table's order. */
+function operationsOf(kind: OperationKind): RunOperationName[] {
+  return runOperationNames.filter((name) => runOperationMessages[name].kind === kind);
+}
+
 /**
  * Registers the queries, signals and updates of a run. Every accepted update and every signal is
  * counted ({@link RunState.received}): the run continues as new before Temporal's limits.
@@ -102,12 +107,14 @@ export function registerRunHandlers(loop: RunLoop): void {
   const operations = new OperationRegistrar(run, runOperationHandlers(loop));
   // The order of registration is part of replay: a signal or update that arrived before the
   // run's first workflow task is delivered when its handler is set, so the handlers of a run
-  // are set in the order its recorded histories saw.
+  // are set in the order its recorded histories saw: the human inputs' signals, then their
+  // updates, the queries, the control operations' signals (the model activity's early calls
+  // among them, before kill's), then their updates, in the order of the operations table.
+  const humanInputs = operationsOf('human input');
+  const control = operationsOf('control');
   setHandler(pendingInputsQuery, () => run.human.pending());
-  operations.signal('answer');
-  operations.signal('decide');
-  operations.update('answer');
-  operations.update('decide');
+  for (const name of humanInputs) operations.signal(name);
+  for (const name of humanInputs) operations.update(name);
   setHandler(statusQuery, () => statusReport(run));
   setHandler(eventsQuery, (args) => {
     const parsed = eventsQueryArgsSchema().safeParse(args ?? {});
@@ -121,24 +128,11 @@ export function registerRunHandlers(loop: RunLoop): void {
     const messages = withinBytes(run.messages.slice(parsed.data.from, parsed.data.to));
     return { messages, total: run.messages.length, next: parsed.data.from + messages.length };
   });
-  operations.signal('pause');
-  operations.signal('resume');
-  // Reports of the model activity (early dispatch): a late or unusable one is dropped quietly,
-  // since the final answer carries every call anyway.
-  setHandler(earlyToolCallSignal, (payload) => {
-    run.received.signals += 1;
-    // Anyone can send it: arguments some thousands of levels deep overflowed the stack in the
-    // recursive schema, failing the workflow task at every try, for good (the signal stays in
-    // history). Dropped without a patch: dropping emits no command, and a run that met such a
-    // report before never completed a workflow task after it.
-    if (fieldNestedTooDeep(payload) !== undefined) return;
-    const parsed = earlyToolCallSchema().safeParse(payload);
-    if (parsed.success && !run.isTerminal) loop.plannerTurns.acceptEarlyCall(parsed.data);
-  });
-  operations.signal('kill');
-  operations.signal('intervene');
-  operations.signal('setBudget');
-  for (const name of ['pause', 'resume', 'kill', 'intervene', 'setBudget'] as const) operations.update(name);
+  for (const name of control) {
+    if (name === 'kill') registerEarlyCalls(loop);
+    operations.signal(name);
+  }
+  for (const name of control) operations.update(name);
   setHandler(
     waitForEventsUpdate,
     async (payload) => {
@@ -151,4 +145,22 @@ export function registerRunHandlers(loop: RunLoop): void {
   );
   // Reports of the run's sub-agent runs: they wait for people, or no longer do (people-waits.ts).
   setHandler(childWaitingSignal, (payload) => acceptChildWaiting(run, payload));
+}
+
+/**
+ * Reports of the model activity (early dispatch): a late or unusable one is dropped quietly,
+ * since the final answer carries every call anyway.
+ */
+function registerEarlyCalls(loop: RunLoop): void {
+  const run = loop.state;
+  setHandler(earlyToolCallSignal, (payload) => {
+    run.received.signals += 1;
+    // Anyone can send it: arguments some thousands of levels deep overflowed the stack in the
+    // recursive schema, failing the workflow task at every try, for good (the signal stays in
+    // history). Dropped without a patch: dropping emits no command, and a run that met such a
+    // report before never completed a workflow task after it.
+    if (fieldNestedTooDeep(payload) !== undefined) return;
+    const parsed = earlyToolCallSchema().safeParse(payload);
+    if (parsed.success && !run.isTerminal) loop.plannerTurns.acceptEarlyCall(parsed.data);
+  });
 }

@@ -10,10 +10,8 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import {
-  closeSessionSignal,
-  sendMessageUpdate,
   sessionInputSchema,
-  sessionMessageSchema,
+  sessionOperationMessages,
   sessionQuery,
   sessionRunWorkflowId,
   type ParsedSessionInput,
@@ -70,7 +68,7 @@ const startFields: ReadonlySet<string> = new Set(['sessionState', 'history', 'po
 function checkMessage(payload: unknown): void {
   const field = fieldNestedTooDeep(payload);
   if (field !== undefined) throw rejection(`invalid message: ${field}: nested deeper than ${maxInputJsonDepth} levels`, 'invalid_payload');
-  const check = sessionMessageSchema().safeParse(payload);
+  const check = sessionOperationMessages.sendMessage.payload().safeParse(payload);
   if (!check.success) throw rejection(`invalid message: ${describeIssues(check.error)}`, 'invalid_payload');
 }
 
@@ -122,14 +120,17 @@ export async function agentSession(rawInput: SessionInput): Promise<SessionRepor
     ...(state.usage ? { usage: state.usage } : {}),
   });
 
+  // The session's operations, from their rows (contracts/session.ts), in the order its recorded
+  // histories saw.
+  const { close, sendMessage } = sessionOperationMessages;
   setHandler(sessionQuery, report);
-  setHandler(closeSessionSignal, () => {
+  setHandler(close.signal, () => {
     closed = true;
   });
   setHandler(
-    sendMessageUpdate,
+    sendMessage.update,
     (payload) => {
-      const message = sessionMessageSchema().parse(payload);
+      const message = sendMessage.payload().parse(payload);
       const runNumber = state.nextRunNumber++;
       const record = { runNumber, workflowId: sessionRunWorkflowId(sessionId, runNumber), status: 'queued' as const };
       state.queue.push({ runNumber, workflowId: record.workflowId, content: message.content, ...(message.plannerOptions !== undefined ? { plannerOptions: message.plannerOptions } : {}) });
