@@ -254,7 +254,8 @@ export const scenarios: readonly Scenario[] = [
       { type: 'final', text: 'alternatives done', reportContext: true },
     ]),
     async drive(agents, workflowId) {
-      await waitFor('the approval request', async () => (await agents.pendingInputs(workflowId)).approvals[0]);
+      // Its event, not the pending approval: 'small' wins the path 300 ms in and withdraws the approval, which a read under load may miss.
+      await waitFor('the approval request', async () => ((await agents.events(workflowId)).events.some((e) => e.type === 'approval_requested') ? true : undefined));
     },
   },
   {
