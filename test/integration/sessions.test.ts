@@ -36,7 +36,7 @@ describe('sessions across runs', () => {
       ['user', 'What is on my watchlist?'],
     ]);
     const report = await waitFor('both runs recorded', async () => {
-      const r = await suite.agents.session(sessionId);
+      const r = await suite.agents.session(sessionId).status();
       return r.runs.every((run) => run.status === 'completed') ? r : undefined;
     });
     expect(report).toMatchObject({ open: true, sessionState: { watchlist: ['AAPL'] }, historyLength: 4 });
@@ -54,7 +54,7 @@ describe('sessions across runs', () => {
     // The current execution was continued from an earlier one.
     const history = await handle.fetchHistory();
     expect(history.events?.[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId).toBeTruthy();
-    const report = await suite.agents.session(sessionId);
+    const report = await suite.agents.session(sessionId).status();
     expect(report.runs.map((r) => r.runNumber)).toEqual([1, 2, 3]);
     expect(report.historyLength).toBe(6);
     await suite.agents.closeSession(sessionId);
