@@ -42,6 +42,28 @@ describe('sessions across runs', () => {
     expect(report).toMatchObject({ open: true, sessionState: { watchlist: ['AAPL'] }, historyLength: 4 });
   });
 
+  it('agents.session(id) opens, takes messages, lists its runs, hands out their handles and closes', async () => {
+    const session = suite.agents.session(`handle-${Date.now()}`);
+    expect(await session.open({ agent: 'scripted' })).toBe(session.workflowId);
+    // Opening an open session changes nothing.
+    expect(await session.open({ agent: 'scripted' })).toBe(session.workflowId);
+    const record = await session.sendMessage({ content: 'say hi', plannerOptions: { steps: [{ type: 'final', text: 'hi' }] } });
+    expect(record).toMatchObject({ runNumber: 1, workflowId: `${session.workflowId}/run-1` });
+    const run = session.run(record.runNumber);
+    expect(run.workflowId).toBe(record.workflowId);
+    expect((await run.result()).final?.text).toBe('hi');
+    const runs = await waitFor('the run recorded as completed', async () => {
+      const listed = await session.runs();
+      return listed[0]?.status === 'completed' ? listed : undefined;
+    });
+    expect(runs.map((r) => r.runNumber)).toEqual([1]);
+    expect(await session.status()).toMatchObject({ agent: 'scripted', open: true });
+    await expect(session.sendMessage({ content: '' })).rejects.toMatchObject({ type: 'rejected', message: expect.stringContaining('content') });
+    await session.close();
+    const final = await suite.env.client.workflow.getHandle(session.workflowId).result();
+    expect(final).toMatchObject({ open: false });
+  });
+
   it('continues as new between runs and keeps state, history and run numbering', async () => {
     const sessionId = `can-${Date.now()}`;
     await suite.agents.openSession(sessionId, { agent: 'scripted', runsPerExecution: 2 });
