@@ -39,7 +39,8 @@ export interface ClientErrorRow {
   readonly byMessage?: true;
 }
 
-function grpcCode(err: unknown): unknown {
+/** The gRPC status code of a ServiceError (on its cause, where the SDK puts it). */
+export function grpcCode(err: unknown): unknown {
   return err instanceof ServiceError ? (err.cause as { code?: unknown } | undefined)?.code : undefined;
 }
 
@@ -65,6 +66,15 @@ export const clientErrorTable: readonly ClientErrorRow[] = [
   { kind: 'unavailable', matches: isServerUnavailable, becomes: 'as_is' },
   { kind: 'completed_by_message', matches: (err) => err instanceof Error && /workflow execution already completed/i.test(err.message), becomes: 'run_ended', byMessage: true },
 ];
+
+/**
+ * Whether `err` is the server's refusal of an update no worker processed (it reached a workflow
+ * task whose completion did not take it; it never entered history, so it may be sent again). The
+ * refusal carries no failure type: its text is all there is, so this reads the message.
+ */
+export function isUnprocessedUpdate(err: unknown): boolean {
+  return err instanceof WorkflowUpdateFailedError && /wasn't processed by worker/i.test(err.cause?.message ?? '');
+}
 
 /** The row of the error table `err` matches, or undefined for an error the client passes on as it came. */
 export function clientErrorRow(err: unknown): ClientErrorRow | undefined {

@@ -1,8 +1,8 @@
-import { ServiceError, type Client, type WorkflowExecutionDescription, type WorkflowHandle } from '@temporalio/client';
+import type { Client, WorkflowExecutionDescription, WorkflowHandle } from '@temporalio/client';
 import type { UpdateDefinition } from '@temporalio/common';
 import { runOperationMessages, type RunOperationAnswer, type RunOperationName, type RunOperationRequest } from '../contracts/operations';
 import { AgentClientError, NoWorkerError, RunNotStartedError } from './errors';
-import { clientErrorMessage, clientErrorRow, grpcDeadlineExceeded } from './error-table';
+import { clientErrorMessage, clientErrorRow, grpcCode, grpcDeadlineExceeded } from './error-table';
 import { fits } from './input-checks';
 import { sessionRunState } from './session-run-start';
 import { unansweredNote } from './unanswered-note';
@@ -109,7 +109,7 @@ export class RunCalls {
       try {
         return await this.client.connection.withDeadline(deadline, fn);
       } catch (err) {
-        const code = err instanceof ServiceError ? (err.cause as { code?: unknown } | undefined)?.code : undefined;
+        const code = grpcCode(err);
         // What the server answers a query once no worker has polled the run's task queue for a
         // while (a crashed worker): it does not wait for one.
         if (code === grpcFailedPrecondition) {

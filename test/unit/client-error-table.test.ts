@@ -1,6 +1,6 @@
 import { QueryNotRegisteredError, ServiceError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { ApplicationFailure, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/common';
-import { clientErrorKind, clientErrorMessage, clientErrorRow, clientErrorTable, type ClientErrorKind } from '../../client/error-table';
+import { clientErrorKind, clientErrorMessage, clientErrorRow, clientErrorTable, isUnprocessedUpdate, type ClientErrorKind } from '../../client/error-table';
 import { ServerUnreachableError } from '../../client/unavailable';
 
 /** A gRPC error as the SDK throws it: a ServiceError whose cause carries the status code. */
@@ -51,5 +51,13 @@ describe('the client error table', () => {
     expect(clientErrorMessage('no_query_handler', new QueryNotRegisteredError('did not register', 5), 'run-1')).toBe('run run-1 cannot answer queries (it ended before it registered them)');
     expect(clientErrorMessage('completed_by_message', new Error('Workflow execution already completed'), 'run-1')).toBe('run run-1 has ended');
     expect(clientErrorMessage('update_outlived_execution', updateFailed('closed', 'AcceptedUpdateCompletedWorkflow'), 'run-1')).toMatch(/^the execution of run run-1 that took the request closed before answering it/);
+  });
+});
+
+describe('an update no worker processed', () => {
+  it('is told by the server’s text, the one refusal without a failure type', () => {
+    expect(isUnprocessedUpdate(updateFailed("Workflow Update is rejected because it wasn't processed by worker. Probably, Workflow Update is not supported by the worker."))).toBe(true);
+    expect(isUnprocessedUpdate(updateFailed('the run is not paused', 'not_paused'))).toBe(false);
+    expect(isUnprocessedUpdate(new Error("wasn't processed by worker"))).toBe(false);
   });
 });
