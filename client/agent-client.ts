@@ -1,10 +1,5 @@
-import { Client, type WorkflowClientInterceptor } from '@temporalio/client';
-import type { DataConverter } from '@temporalio/common';
+import { Client } from '@temporalio/client';
 import {
-  agentRunWorkflowType,
-  agentRunStartAttributes,
-  describeIssues,
-  runInputSchema,
   type AwaitAnswer,
   type BudgetChange,
   type CallDecision,
@@ -26,64 +21,28 @@ import {
 } from '../contracts';
 import type { RunOperationName } from '../contracts/operations';
 import { temporalConfigFromEnv, type TemporalConfig } from '../config/temporal';
-import { dataConverterFromEnv, EncryptedPayloadGuard } from '../config/encryption';
-import { tracingFromEnv } from '../config/telemetry-env';
-import type { AgentTracingOptions } from '../config/tracing';
+import { EncryptedPayloadGuard } from '../config/encryption';
 import type { Checkpoint, CorrectionDelivery, RewindOptions } from '../history/checkpoints';
 import type { RunRewind } from '../history/rewinds';
-import { idReusePolicy } from '../history/id-reuse';
 import { connectTo } from './connect';
-import { AgentClientError } from './errors';
+import { clientOptionsFromEnv, tracingInterceptors, type AgentClientConnectOptions } from './connect-options';
 import type { ExportedExecution } from './history';
 import type { HistoryEntry, HistoryStatus } from './history-view';
-import { fits, refuseNestedTooDeep } from './input-checks';
 import type { PendingInputsOptions, QueryOptions } from './query-options';
 import { RunCalls } from './run-calls';
 import type { FollowOptions } from './run-follow';
 import { RunHandle } from './run-handle';
+import { startRun } from './run-start';
 import { decideInTree, followTree, pendingInputsTree, recordedRunTree, runTree, type RecordedRunTree, type RunPendingInputs, type RunTree, type TreeEvent, type TreePendingInputs } from './run-tree';
 import { SessionHandle, sessionWorkflowId } from './session-handle';
-import { requireWorkerForStart, type StartOptions } from './start-needs-worker';
-import { startRefusal } from './start-refusal';
+import type { StartOptions } from './start-needs-worker';
 import type { RunWorkerVersion } from './worker-version';
 import type { WorkerPresence } from './worker-presence';
 
 export { AgentClientError, NoWorkerError, RunNotStartedError, type AgentClientErrorType } from './errors';
 export type { PendingInputsOptions, QueryOptions } from './query-options';
 export { workerProbeMs } from './run-calls';
-
-/** Options of {@link AgentClient.connect}. */
-export interface AgentClientConnectOptions {
-  /**
-   * Payload converter and codecs, e.g. `dataConverterFromEnv()` (the encryption of
-   * DURABLE_AGENTS_ENCRYPTION_KEYS). Default: payloads as Temporal stores them, and a clear
-   * error naming the key of an encrypted one.
-   */
-  readonly dataConverter?: DataConverter;
-  /** OpenTelemetry tracing of the client's calls (`tracingFromEnv()` reads DURABLE_AGENTS_TRACING). Absent or `null`: none. */
-  readonly tracing?: AgentTracingOptions | null;
-}
-
-/**
- * The client options the environment sets: the data converter of DURABLE_AGENTS_ENCRYPTION_KEYS
- * (/ _FILE) and the tracing of DURABLE_AGENTS_TRACING, for `AgentClient.connect(config, …)`
- * in a process whose configuration lives there (`AgentClient.fromEnv()` takes the config from
- * there too).
- *
- * @throws Error naming the variable whose value is malformed.
- * @example
- * const agents = await AgentClient.connect({ ...temporalConfigFromEnv(), taskQueue: 'notes' }, clientOptionsFromEnv());
- */
-export function clientOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): AgentClientConnectOptions {
-  const tracing = tracingFromEnv(env);
-  return { dataConverter: dataConverterFromEnv(env), ...(tracing ? { tracing } : {}) };
-}
-
-/** The client interceptors of `options`' tracing, with the OpenTelemetry SDK loaded now. */
-async function tracingInterceptors(options: AgentTracingOptions): Promise<WorkflowClientInterceptor[]> {
-  const { resolveTracing, tracingClientInterceptors } = await import('../config/tracing');
-  return tracingClientInterceptors(resolveTracing(options));
-}
+export { clientOptionsFromEnv, type AgentClientConnectOptions } from './connect-options';
 
 /**
  * Typed client of agent runs and sessions: it starts runs and hands out their handles.
@@ -169,23 +128,8 @@ export class AgentClient {
    *   WorkflowExecutionAlreadyStartedError when a running one does; NoWorkerError naming the task
    *   queue when no worker has polled it (unless `allowNoWorker`).
    */
-  async start(input: RunInput, options: StartOptions = {}): Promise<{ workflowId: string; runId: string }> {
-    refuseNestedTooDeep('run input', input);
-    const parsed = runInputSchema.safeParse(input);
-    if (!parsed.success) throw new AgentClientError('invalid_input', `invalid run input: ${describeIssues(parsed.error)}`);
-    fits('the run input', input);
-    if (!options.allowNoWorker) await requireWorkerForStart(this.client, this.taskQueue);
-    const workflowId = options.workflowId ?? `run-${parsed.data.agent}-${Math.random().toString(36).slice(2, 10)}`;
-    const handle = await this.client.workflow
-      .start(agentRunWorkflowType, {
-        taskQueue: this.taskQueue,
-        workflowId,
-        args: [input],
-        ...agentRunStartAttributes(parsed.data, this.searchAttributes),
-        ...idReusePolicy(options.reuseClosedId),
-      })
-      .catch((err: unknown) => startRefusal(this.client, workflowId, err));
-    return { workflowId, runId: handle.firstExecutionRunId };
+  start(input: RunInput, options: StartOptions = {}): Promise<{ workflowId: string; runId: string }> {
+    return startRun(this.runCalls, input, options);
   }
 
   /**
