@@ -47,9 +47,10 @@ export { clientOptionsFromEnv, type AgentClientConnectOptions } from './connect-
 /**
  * Typed client of agent runs and sessions: it starts runs and hands out their handles.
  * `agents.run(id)` is one run ({@link RunHandle}: status, events, follow, the operations,
- * history, checkpoints, rewind, its tree), `agents.session(id)` one session ({@link SessionHandle}),
- * as Temporal's `WorkflowHandle` is one workflow. The per-run methods here take the run's
- * workflow id first and do what the handle's method of the same name does.
+ * history, checkpoints, rewind), `agents.session(id)` one session ({@link SessionHandle}), as
+ * Temporal's `WorkflowHandle` is one workflow; the tree functions (`runTree`, `decideInTree`, …)
+ * take the client as their source of handles. The per-run methods here take the run's workflow
+ * id first and do what the handle's method of the same name does.
  *
  * @example
  * const agents = await AgentClient.fromEnv();
