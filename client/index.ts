@@ -9,7 +9,7 @@
  * for await (const event of agents.run(workflowId).follow()) console.log(event.type);
  */
 export { AgentClient, AgentClientError, NoWorkerError, clientOptionsFromEnv, type AgentClientErrorType, type AgentClientConnectOptions, type QueryOptions, type PendingInputsOptions } from './agent-client';
-export { RunHandle, type RunOperation, type RunOperations } from './run-handle';
+export { RunHandle, type RunOperations } from './run-handle';
 export { SessionHandle } from './session-handle';
 export { type FollowOptions } from './run-follow';
 export { historyEntries, formatHistoryEntry, type HistoryEntry, type HistoryStatus } from './history-view';

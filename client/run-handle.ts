@@ -25,11 +25,11 @@ import type { WorkerPresence } from './worker-presence';
 /** Deepest result {@link RunHandle.result} reads: a result holds input values (64 levels at most) a few levels down. */
 const maxReadableResultDepth = 128;
 
-/** One operation of the operations table (contracts/operations.ts) as a method: its payload in, the run's answer out. */
-export type RunOperation<N extends RunOperationName> = (request: RunOperationRequest<N>) => Promise<RunOperationAnswer<N>>;
-
-/** A method per row of the operations table: a {@link RunHandle} has every one (a new row without its method does not compile). */
-export type RunOperations = { readonly [N in RunOperationName]: RunOperation<N> };
+/**
+ * A method per row of the operations table (contracts/operations.ts), its payload in and the run's
+ * answer out: a {@link RunHandle} has every one (a new row without its method does not compile).
+ */
+export type RunOperations = { readonly [N in RunOperationName]: (request: RunOperationRequest<N>) => Promise<RunOperationAnswer<N>> };
 
 /**
  * One agent run, by workflow id, as Temporal's WorkflowHandle is one workflow: what it reports
