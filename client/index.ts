@@ -6,9 +6,12 @@
  * import { AgentClient } from 'durable-agents/client';
  * const agents = await AgentClient.connect({ address: '127.0.0.1:7233', namespace: 'default', taskQueue: 'notes' });
  * const { workflowId } = await agents.start({ agent: 'notes', messages: [{ role: 'user', content: 'Note: buy milk' }] });
- * for await (const event of agents.follow(workflowId)) console.log(event.type);
+ * for await (const event of agents.run(workflowId).follow()) console.log(event.type);
  */
 export { AgentClient, AgentClientError, NoWorkerError, clientOptionsFromEnv, type AgentClientErrorType, type AgentClientConnectOptions, type QueryOptions, type PendingInputsOptions } from './agent-client';
+export { RunHandle, type RunOperations } from './run-handle';
+export { SessionHandle } from './session-handle';
+export { type FollowOptions } from './run-follow';
 export { historyEntries, formatHistoryEntry, type HistoryEntry, type HistoryStatus } from './history-view';
 export { RunIdTakenError } from '../history/id-reuse';
 export { checkpointsOf, rewindRun, CheckpointError, type Checkpoint, type RewindOptions, type CorrectionDelivery } from '../history/checkpoints';
@@ -24,6 +27,7 @@ export { temporalConfigFromEnv, connectionOptions, defaultTaskQueue, type Tempor
 export { EncryptionCodec, encryptionKeysFromEnv, dataConverterFromEnv, type EncryptionKey, type EncryptionKeys } from '../config/encryption';
 export { fetchDecodedHistory, decodeHistoryPayloads } from '../history/decoded-history';
 export { runTree, recordedRunTree, pendingInputsTree, decideInTree, answerInTree, flattenTree, followTree, resolveTreePath, type RunTree, type TreePendingInputs, type RunPendingInputs, type RecordedRunTree, type TreeEvent } from './run-tree';
+export { type TreeRuns, type TreeRun } from './tree-runs';
 export { type AgentTracingOptions } from '../config/tracing';
 // What runs take and report, as a client script names them. Their schemas and the signal,
 // update and query definitions are in `durable-agents/protocol`; the types a planner or a

@@ -1,6 +1,10 @@
-import type { AgentClient } from './agent-client';
 import { AgentClientError } from './errors';
 import { noWorkerAnswered, noWorkerPolls, type WorkerPresence } from './worker-presence';
+
+/** Where {@link readOrRecorded} learns whether a run's task queue is polled: an AgentClient. */
+export interface PresenceSource {
+  workerPresence(workflowId: string): Promise<WorkerPresence>;
+}
 
 /** Why a read shows a run as its history records it instead of asking the run. */
 export interface NoWorkerRead {
@@ -30,7 +34,7 @@ export function noWorkerRead(workflowId: string, presence: WorkerPresence, unans
  * @throws what `read` throws, other than `unanswered`; AgentClientError `run_not_found`.
  */
 export async function readOrRecorded<T, R>(
-  agents: AgentClient,
+  agents: PresenceSource,
   workflowId: string,
   read: () => Promise<T>,
   recorded: (why: NoWorkerRead) => Promise<R>,

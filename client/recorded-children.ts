@@ -1,7 +1,7 @@
 import type { temporal } from '@temporalio/proto';
-import type { AgentClient } from './agent-client';
 import { fetchDecodedHistory } from '../history/decoded-history';
 import { readOrRecorded } from './no-worker-reads';
+import type { TreeRuns } from './tree-runs';
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 
@@ -28,11 +28,11 @@ const statusTimeoutMs = 5_000;
  * the run's status while a worker answers it, else from its history at once (no worker polls the
  * run's task queue) or after one unanswered status query. Undefined when the call started none.
  */
-export async function childRunFor(agents: AgentClient, workflowId: string, toolCallId: string): Promise<string | undefined> {
+export async function childRunFor(agents: TreeRuns, workflowId: string, toolCallId: string): Promise<string | undefined> {
   return readOrRecorded(
     agents,
     workflowId,
-    async () => (await agents.status(workflowId, { timeoutMs: statusTimeoutMs })).children?.find((c) => c.toolCallId === toolCallId)?.workflowId,
+    async () => (await agents.run(workflowId).status({ timeoutMs: statusTimeoutMs })).children?.find((c) => c.toolCallId === toolCallId)?.workflowId,
     async () => {
       const { events } = await fetchDecodedHistory(agents.client, workflowId);
       // A call's run started again (a rewound turn) is the last one started.

@@ -1,6 +1,8 @@
 import type { AwaitAnswer, CallDecision, PendingInputs, RunEvent, RunStatus } from '../contracts';
-import type { AgentClient, QueryOptions } from './agent-client';
 import { fetchDecodedHistory } from '../history/decoded-history';
+import { AgentClientError } from './errors';
+import type { QueryOptions } from './query-options';
+import type { TreeRuns } from './tree-runs';
 import { childRunFor, recordedChildRuns } from './recorded-children';
 
 /** A run and the sub-agent runs its agent tools started, recursively. */
@@ -42,12 +44,12 @@ export interface TreeEvent {
 }
 
 /** The tree of a run: its sub-agent runs, theirs, and so on (status queries, one per run). */
-export async function runTree(agents: AgentClient, workflowId: string, options: QueryOptions = {}): Promise<RunTree> {
+export async function runTree(agents: TreeRuns, workflowId: string, options: QueryOptions = {}): Promise<RunTree> {
   return subTree(agents, workflowId, [], undefined, options);
 }
 
-async function subTree(agents: AgentClient, workflowId: string, path: readonly string[], toolCallId: string | undefined, options: QueryOptions): Promise<RunTree> {
-  const report = await agents.status(workflowId, options);
+async function subTree(agents: TreeRuns, workflowId: string, path: readonly string[], toolCallId: string | undefined, options: QueryOptions): Promise<RunTree> {
+  const report = await agents.run(workflowId).status(options);
   const children = await Promise.all((report.children ?? []).map((c) => subTree(agents, c.workflowId, [...path, c.toolCallId], c.toolCallId, options)));
   return { workflowId, agent: report.agent, status: report.status, path, ...(toolCallId ? { toolCallId } : {}), children };
 }
@@ -68,8 +70,8 @@ export interface RecordedRunTree {
  * and as its children the sub-agent runs its history started (child workflows, whose ids end
  * with the call id that started them).
  */
-export async function recordedRunTree(agents: AgentClient, workflowId: string, path: readonly string[] = [], toolCallId?: string): Promise<RecordedRunTree> {
-  const recorded = await agents.statusFromHistory(workflowId);
+export async function recordedRunTree(agents: TreeRuns, workflowId: string, path: readonly string[] = [], toolCallId?: string): Promise<RecordedRunTree> {
+  const recorded = await agents.run(workflowId).statusFromHistory();
   const { events } = await fetchDecodedHistory(agents.client, workflowId, recorded.runId);
   const children = await Promise.all(recordedChildRuns(events ?? []).map((c) => recordedRunTree(agents, c.workflowId, [...path, c.toolCallId], c.toolCallId)));
   return { workflowId, agent: recorded.agent, status: recorded.status, path, ...(toolCallId ? { toolCallId } : {}), children };
@@ -94,12 +96,12 @@ export function hasPendingInputs(p: PendingInputs): boolean {
  *
  * @param tree the tree of `workflowId` when the caller has it already.
  */
-export async function pendingInputsTree(agents: AgentClient, workflowId: string, tree?: RunTree, options: QueryOptions = {}): Promise<TreePendingInputs[]> {
+export async function pendingInputsTree(agents: TreeRuns, workflowId: string, tree?: RunTree, options: QueryOptions = {}): Promise<TreePendingInputs[]> {
   if (!tree) return (await pendingBelow(agents, workflowId, [], options)).filter(hasPendingInputs);
   const open = flatten(tree).filter((r) => !isTerminal(r.status));
   const pending = await Promise.all(
     open.map(async (r) => {
-      const inputs = await agents.pendingInputs(r.workflowId, { ...options, subAgents: false });
+      const inputs = await agents.run(r.workflowId).pendingInputs({ ...options, subAgents: false });
       return { workflowId: r.workflowId, path: r.path, approvals: inputs.approvals, ...(inputs.await ? { await: inputs.await } : {}) };
     }),
   );
@@ -111,8 +113,8 @@ function isTerminal(status: string): boolean {
 }
 
 /** The pending inputs of an open run and of its open sub-agent runs, depth first (its status and its pending inputs read at once). */
-async function pendingBelow(agents: AgentClient, workflowId: string, path: readonly string[], options: QueryOptions): Promise<TreePendingInputs[]> {
-  const [report, inputs] = await Promise.allSettled([agents.status(workflowId, options), agents.pendingInputs(workflowId, { ...options, subAgents: false })]);
+async function pendingBelow(agents: TreeRuns, workflowId: string, path: readonly string[], options: QueryOptions): Promise<TreePendingInputs[]> {
+  const [report, inputs] = await Promise.allSettled([agents.run(workflowId).status(options), agents.run(workflowId).pendingInputs({ ...options, subAgents: false })]);
   if (report.status === 'rejected') throw report.reason;
   // A closed run waits on nothing (it may not even answer the second query: it ended before registering it).
   if (isTerminal(report.value.status)) return [];
@@ -127,9 +129,21 @@ async function pendingBelow(agents: AgentClient, workflowId: string, path: reado
  * The sub-agent runs under `workflowId` where a call with this id waits for a decision, for an
  * error that says where to decide it instead.
  */
-export async function subRunsWaitingOnCall(agents: AgentClient, workflowId: string, toolCallId: string): Promise<TreePendingInputs[]> {
-  const { tree } = await agents.pendingInputs(workflowId);
+export async function subRunsWaitingOnCall(agents: TreeRuns, workflowId: string, toolCallId: string): Promise<TreePendingInputs[]> {
+  const tree = await pendingInputsTree(agents, workflowId);
   return tree.filter((p) => p.path.length > 0 && p.approvals.some((a) => a.toolCallId === toolCallId));
+}
+
+/**
+ * Throws `err`, a decision the run refused: when the call waits in a sub-agent run instead, with
+ * that run's path added, so the caller can decide it there ({@link decideInTree}).
+ */
+export async function rethrowWithSubRunHint(err: unknown, agents: TreeRuns, workflowId: string, toolCallId: string): Promise<never> {
+  if (!(err instanceof AgentClientError) || err.type !== 'rejected') throw err;
+  const below = await subRunsWaitingOnCall(agents, workflowId, toolCallId).catch(() => []);
+  if (below.length === 0) throw err;
+  const where = below.map((p) => `at path ${p.path.join('/')} (${p.workflowId}): decide it there (--path ${p.path.join('/')})`).join('; or ');
+  throw new AgentClientError('rejected', `${err.message}; ${toolCallId} waits in the sub-agent run ${where}`);
 }
 
 /** A tree path naming a call that started no sub-agent run in the run it reached. */
@@ -154,7 +168,7 @@ export class TreePathError extends Error {
  *
  * @throws TreePathError naming the first call id of the path that started no sub-agent.
  */
-export async function resolveTreePath(agents: AgentClient, workflowId: string, path: readonly string[]): Promise<string> {
+export async function resolveTreePath(agents: TreeRuns, workflowId: string, path: readonly string[]): Promise<string> {
   let current = workflowId;
   for (const [i, toolCallId] of path.entries()) {
     const child = await childRunFor(agents, current, toolCallId);
@@ -165,13 +179,13 @@ export async function resolveTreePath(agents: AgentClient, workflowId: string, p
 }
 
 /** Decides a call waiting for approval anywhere in the tree: routed to the run that owns it. */
-export async function decideInTree(agents: AgentClient, workflowId: string, path: readonly string[], decision: CallDecision): Promise<PendingInputs> {
-  return agents.decide(await resolveTreePath(agents, workflowId, path), decision);
+export async function decideInTree(agents: TreeRuns, workflowId: string, path: readonly string[], decision: CallDecision): Promise<PendingInputs> {
+  return agents.run(await resolveTreePath(agents, workflowId, path)).decide(decision);
 }
 
 /** Answers an await item anywhere in the tree: routed to the run that owns it. */
-export async function answerInTree(agents: AgentClient, workflowId: string, path: readonly string[], answer: AwaitAnswer): Promise<PendingInputs> {
-  return agents.answer(await resolveTreePath(agents, workflowId, path), answer);
+export async function answerInTree(agents: TreeRuns, workflowId: string, path: readonly string[], answer: AwaitAnswer): Promise<PendingInputs> {
+  return agents.run(await resolveTreePath(agents, workflowId, path)).answer(answer);
 }
 
 /** The runs of a tree, root first (depth first), without nesting. */
@@ -183,7 +197,7 @@ export function flattenTree(tree: RunTree): Omit<RunTree, 'children'>[] {
  * Follows a run and every sub-agent run it starts (as they start), until all of them ended.
  * Each event comes with its run's path; events of one run are in order, runs interleave.
  */
-export async function* followTree(agents: AgentClient, workflowId: string, options: { mode?: 'long-poll' | 'poll'; pollMs?: number } = {}): AsyncGenerator<TreeEvent> {
+export async function* followTree(agents: TreeRuns, workflowId: string, options: { mode?: 'long-poll' | 'poll'; pollMs?: number } = {}): AsyncGenerator<TreeEvent> {
   const queue: TreeEvent[] = [];
   let wake: (() => void) | undefined;
   let active = 0;
@@ -196,7 +210,7 @@ export async function* followTree(agents: AgentClient, workflowId: string, optio
     active += 1;
     void (async () => {
       try {
-        for await (const event of agents.follow(id, options)) {
+        for await (const event of agents.run(id).follow(options)) {
           queue.push({ workflowId: id, path, event });
           if (event.type === 'child_started') follow(event.workflowId, [...path, event.toolCallId]);
           notify();

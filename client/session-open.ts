@@ -10,8 +10,9 @@ import { AgentClientError, type AgentClient } from './agent-client';
  *   `invalid_input` naming the bad field.
  */
 export async function openSessionFor(agents: AgentClient, sessionId: string, input: SessionInput): Promise<string> {
-  const workflowId = await agents.openSession(sessionId, input);
-  const report = await agents.session(sessionId);
+  const session = agents.session(sessionId);
+  const workflowId = await session.open(input);
+  const report = await session.status();
   if (report.agent !== input.agent) throw new AgentClientError('rejected', `session ${sessionId} is already open with agent ${report.agent}`);
   return workflowId;
 }

@@ -1,4 +1,4 @@
-import { WorkflowUpdateFailedError } from '@temporalio/client';
+import { isUnprocessedUpdate } from './error-table';
 
 /**
  * Sends an update again when the server says no worker processed it: it reached a workflow task
@@ -11,8 +11,7 @@ export async function sendUntilProcessed<T>(send: () => Promise<T>, attempts = 3
     try {
       return await send();
     } catch (err) {
-      const unprocessed = err instanceof WorkflowUpdateFailedError && /wasn't processed by worker/i.test(err.cause?.message ?? '');
-      if (!unprocessed || attempt >= attempts) throw err;
+      if (!isUnprocessedUpdate(err) || attempt >= attempts) throw err;
       await new Promise((r) => setTimeout(r, 250 * attempt));
     }
   }

@@ -99,7 +99,7 @@ function prepareSession(args: ParsedArgs, sub: Subcommand): Action {
     }
     case 'state':
       return async (ctx) => {
-        const report = await ctx.agents.session(sessionId);
+        const report = await ctx.agents.session(sessionId).status();
         ctx.out.emit(report, () => renderSession(sessionId, report));
       };
     case 'close':

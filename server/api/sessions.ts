@@ -59,7 +59,7 @@ export function sessionRoutes(ctx: ServerContext): AnyRoute[] {
       summary: "A session's state, history size and runs",
       tags,
       response: sessionReportSchema,
-      handle: ({ params }) => agents.session(params.id ?? ''),
+      handle: ({ params }) => agents.session(params.id ?? '').status(),
     }),
     ...sessionOperationRoutes(ctx),
   ];

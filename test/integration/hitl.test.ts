@@ -193,6 +193,37 @@ describe('confirmation of tool calls', () => {
   });
 });
 
+describe('a run driven through its handle', () => {
+  it('agents.run(id) reads, pauses, resumes, decides, follows and reads the history of one run', async () => {
+    const { workflowId } = await suite.agents.start(scriptedInput([callStep({ name: 'echo', args: { text: 'a' } }), finalStep()], { confirmation: { tools: ['echo'] } }));
+    const run = suite.agents.run(workflowId);
+    const waiting = await waitFor('the approval request', async () => (await run.pendingInputs()).approvals[0]);
+    expect(waiting.toolCallId).toBe('call_0_0');
+    expect((await run.status()).status).toBe('awaiting');
+    // Errors come through the client's error table: the run's refusal, and a run that does not exist.
+    await expect(run.decide({ decision: 'approve', toolCallId: 'nope' })).rejects.toMatchObject({ type: 'rejected', message: 'no call nope waits for a decision; waiting: call_0_0' });
+    await expect(suite.agents.run(`${workflowId}-none`).status()).rejects.toMatchObject({ type: 'run_not_found' });
+
+    // The pause answers once the run is paused: at the await, or after the approved call.
+    const pausing = run.pause({ reason: 'look first' });
+    await run.decide({ decision: 'approve', toolCallId: 'call_0_0' });
+    expect(await pausing).toMatchObject({ status: 'paused' });
+    expect((await run.status()).status).toBe('paused');
+    expect(await run.resume({ reason: 'go on' })).toMatchObject({ status: 'running' });
+
+    const followed: string[] = [];
+    for await (const event of run.follow()) followed.push(event.type);
+    expect(followed).toEqual(expect.arrayContaining(['approval_requested', 'paused', 'resumed', 'tool_call', 'tool_result', 'final']));
+    expect(followed.indexOf('resumed')).toBeGreaterThan(followed.indexOf('paused'));
+    expect(observations(await run.result()).map((o) => o.status)).toEqual(['ok']);
+
+    const history = await run.history();
+    expect(history.filter((e) => e.kind === 'tool_call')).toHaveLength(1);
+    expect(history.filter((e) => e.kind === 'update').map((e) => e.detail)).toEqual(expect.arrayContaining([expect.stringContaining('pauseRun'), expect.stringContaining('resumeRun')]));
+    expect(history.at(-1)?.kind).toBe('run_completed');
+  });
+});
+
 describe('await barriers', () => {
   const questions: ScriptStep = {
     type: 'await',

@@ -84,7 +84,7 @@ describe('budgets in money', () => {
     }
     // A run's result is ready a moment before its session takes it in.
     const report = await waitFor('the session took in both runs', async () => {
-      const r = await suite.agents.session(sessionId);
+      const r = await suite.agents.session(sessionId).status();
       return r.runs.length === 2 && r.runs.every((run) => run.status !== 'running' && run.status !== 'queued') ? r : undefined;
     });
     // Two calls each reach 0.08 ≥ 0.05, the finalize turn is a third: 3 calls, 90 tokens a run.

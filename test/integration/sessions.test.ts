@@ -36,10 +36,32 @@ describe('sessions across runs', () => {
       ['user', 'What is on my watchlist?'],
     ]);
     const report = await waitFor('both runs recorded', async () => {
-      const r = await suite.agents.session(sessionId);
+      const r = await suite.agents.session(sessionId).status();
       return r.runs.every((run) => run.status === 'completed') ? r : undefined;
     });
     expect(report).toMatchObject({ open: true, sessionState: { watchlist: ['AAPL'] }, historyLength: 4 });
+  });
+
+  it('agents.session(id) opens, takes messages, lists its runs, hands out their handles and closes', async () => {
+    const session = suite.agents.session(`handle-${Date.now()}`);
+    expect(await session.open({ agent: 'scripted' })).toBe(session.workflowId);
+    // Opening an open session changes nothing.
+    expect(await session.open({ agent: 'scripted' })).toBe(session.workflowId);
+    const record = await session.sendMessage({ content: 'say hi', plannerOptions: { steps: [{ type: 'final', text: 'hi' }] } });
+    expect(record).toMatchObject({ runNumber: 1, workflowId: `${session.workflowId}/run-1` });
+    const run = session.run(record.runNumber);
+    expect(run.workflowId).toBe(record.workflowId);
+    expect((await run.result()).final?.text).toBe('hi');
+    const runs = await waitFor('the run recorded as completed', async () => {
+      const listed = await session.runs();
+      return listed[0]?.status === 'completed' ? listed : undefined;
+    });
+    expect(runs.map((r) => r.runNumber)).toEqual([1]);
+    expect(await session.status()).toMatchObject({ agent: 'scripted', open: true });
+    await expect(session.sendMessage({ content: '' })).rejects.toMatchObject({ type: 'rejected', message: expect.stringContaining('content') });
+    await session.close();
+    const final = await suite.env.client.workflow.getHandle(session.workflowId).result();
+    expect(final).toMatchObject({ open: false });
   });
 
   it('continues as new between runs and keeps state, history and run numbering', async () => {
@@ -54,7 +76,7 @@ describe('sessions across runs', () => {
     // The current execution was continued from an earlier one.
     const history = await handle.fetchHistory();
     expect(history.events?.[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId).toBeTruthy();
-    const report = await suite.agents.session(sessionId);
+    const report = await suite.agents.session(sessionId).status();
     expect(report.runs.map((r) => r.runNumber)).toEqual([1, 2, 3]);
     expect(report.historyLength).toBe(6);
     await suite.agents.closeSession(sessionId);

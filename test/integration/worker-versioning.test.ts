@@ -205,7 +205,7 @@ describe('worker versioning: a new release rolls out while a run waits', () => {
     expect(await agents.workerVersion(sessionWorkflowId)).toMatchObject({ buildId: 'v2', behavior: 'PINNED' });
     // A run's result is ready a moment before its session takes it in.
     const statuses = await waitFor('the session took in its second run', async () => {
-      const runs = (await agents.session(sessionId)).runs.map((r) => r.status);
+      const runs = (await agents.session(sessionId).status()).runs.map((r) => r.status);
       return runs.includes('running') ? undefined : runs;
     });
     expect(statuses).toEqual(['completed', 'completed']);

@@ -1,0 +1,27 @@
+import { agentRunStartAttributes, agentRunWorkflowType, describeIssues, runInputSchema, type RunInput } from '../contracts';
+import { idReusePolicy } from '../history/id-reuse';
+import { AgentClientError } from './errors';
+import { fits, refuseNestedTooDeep } from './input-checks';
+import type { RunCalls } from './run-calls';
+import { requireWorkerForStart, type StartOptions } from './start-needs-worker';
+import { startRefusal } from './start-refusal';
+
+/** Starts a run on the client's task queue, as {@link AgentClient.start} says. */
+export async function startRun(calls: RunCalls, input: RunInput, options: StartOptions): Promise<{ workflowId: string; runId: string }> {
+  refuseNestedTooDeep('run input', input);
+  const parsed = runInputSchema.safeParse(input);
+  if (!parsed.success) throw new AgentClientError('invalid_input', `invalid run input: ${describeIssues(parsed.error)}`);
+  fits('the run input', input);
+  if (!options.allowNoWorker) await requireWorkerForStart(calls.client, calls.taskQueue);
+  const workflowId = options.workflowId ?? `run-${parsed.data.agent}-${Math.random().toString(36).slice(2, 10)}`;
+  const handle = await calls.client.workflow
+    .start(agentRunWorkflowType, {
+      taskQueue: calls.taskQueue,
+      workflowId,
+      args: [input],
+      ...agentRunStartAttributes(parsed.data, calls.searchAttributes),
+      ...idReusePolicy(options.reuseClosedId),
+    })
+    .catch((err: unknown) => startRefusal(calls.client, workflowId, err));
+  return { workflowId, runId: handle.firstExecutionRunId };
+}

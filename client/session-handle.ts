@@ -1,0 +1,110 @@
+import {
+  agentNameSearchAttribute,
+  agentSessionWorkflowType,
+  closeSessionSignal,
+  describeIssues,
+  sendMessageUpdate,
+  sessionInputSchema,
+  sessionQuery,
+  type SessionInput,
+  type SessionMessage,
+  type SessionReport,
+  type SessionRunRecord,
+} from '../contracts';
+import { sessionRunWorkflowId } from '../contracts/session';
+import { AgentClientError } from './errors';
+import { clientErrorKind } from './error-table';
+import { fits, refuseNestedTooDeep } from './input-checks';
+import { workerProbeMs, type RunCalls } from './run-calls';
+import { RunHandle } from './run-handle';
+
+/** Workflow id of the session with this id. */
+export function sessionWorkflowId(sessionId: string): string {
+  return `session-${sessionId}`;
+}
+
+/**
+ * One session (a conversation of many runs that share state and history), by its id: open it,
+ * send it messages, read it, close it. Each message becomes a run, driven by its own
+ * {@link RunHandle}. Getting one asks nothing of the server: `agents.session(id)`.
+ *
+ * @example
+ * declare const agents: AgentClient;
+ * const session = agents.session('shop-42');
+ * await session.open({ agent: 'watchlist' });
+ * const record = await session.sendMessage({ content: 'Add AAPL' });
+ * const result = await session.run(record.runNumber).result();
+ * console.log(result.final?.text, (await session.status()).runs.length);
+ * await session.close();
+ */
+export class SessionHandle {
+  /** The session's workflow id (`session-<sessionId>`). */
+  readonly workflowId: string;
+
+  /** @internal Handles come from `agents.session(id)`. */
+  constructor(
+    private readonly calls: RunCalls,
+    readonly sessionId: string,
+  ) {
+    this.workflowId = sessionWorkflowId(sessionId);
+  }
+
+  /**
+   * Opens the session unless it is open already (then nothing changes). Later runs of the
+   * session start from the session state and history the earlier ones left.
+   *
+   * @returns the session's workflow id.
+   * @throws AgentClientError `invalid_input` naming the bad field.
+   */
+  async open(input: SessionInput): Promise<string> {
+    refuseNestedTooDeep('session input', input);
+    const parsed = sessionInputSchema.safeParse(input);
+    if (!parsed.success) throw new AgentClientError('invalid_input', `invalid session input: ${describeIssues(parsed.error)}`);
+    fits('the session input', input);
+    const { client, taskQueue, searchAttributes } = this.calls;
+    try {
+      await client.workflow.start(agentSessionWorkflowType, {
+        taskQueue,
+        workflowId: this.workflowId,
+        args: [input],
+        memo: { agent: input.agent },
+        // The session's runs take AgentName from it (workflows/calls/child-run-labels.ts).
+        ...(searchAttributes ? { typedSearchAttributes: [{ key: agentNameSearchAttribute, value: input.agent }] } : {}),
+      });
+    } catch (err) {
+      if (clientErrorKind(err) !== 'already_started') throw err;
+    }
+    return this.workflowId;
+  }
+
+  /**
+   * Sends the next user message; answers the run that will handle it (queued until the runs
+   * before it end). Follow it, or wait for its result, with {@link run}.
+   *
+   * @throws NoWorkerError when no worker would take it now (nothing is sent).
+   */
+  sendMessage(message: SessionMessage): Promise<SessionRunRecord> {
+    const probe = () => this.calls.query(this.workflowId, workerProbeMs, () => this.calls.handle(this.workflowId).query(sessionQuery));
+    return this.calls.update(this.workflowId, () => this.calls.handle(this.workflowId).executeUpdate(sendMessageUpdate, { args: [fits('the sendMessage update', message)] }), probe);
+  }
+
+  /** The session's state, history size and runs (the session query, answered by a worker). */
+  status(): Promise<SessionReport> {
+    return this.calls.guard(this.workflowId, () => this.calls.handle(this.workflowId).query(sessionQuery));
+  }
+
+  /** The session's runs so far, first to last, each with its number, workflow id and status. */
+  async runs(): Promise<SessionReport['runs']> {
+    return (await this.status()).runs;
+  }
+
+  /** The handle of the session's run number `runNumber` (1 for the first message's), started or still queued. */
+  run(runNumber: number): RunHandle {
+    return new RunHandle(this.calls, sessionRunWorkflowId(this.workflowId, runNumber));
+  }
+
+  /** Closes the session after its queued runs (a signal: it is queued when no worker runs). */
+  async close(): Promise<void> {
+    await this.calls.guard(this.workflowId, () => this.calls.handle(this.workflowId).signal(closeSessionSignal));
+  }
+}
