@@ -1,5 +1,17 @@
-import type { ReplayCostPlan } from './replay-cost';
 import type { RunShape } from './workload';
+
+/** Sizes of the replay-cost measurement (replay-cost.ts). */
+export interface ReplayCostPlan {
+  readonly shortTurns: number;
+  readonly longTurns: number;
+  /** Replays of the short history per round; the long one gets proportionally fewer (at least `minLongReplays`). */
+  readonly replays: number;
+  /** Enough that creating the replay worker (parsing the bundle and its source map) is spread thin. */
+  readonly minLongReplays: number;
+  readonly rounds: number;
+  /** Replays of the fan-out history per round (see ReplayCosts.fanOut). */
+  readonly fanOutReplays: number;
+}
 
 /** Sizes of one benchmark invocation. */
 export interface BenchPlan {

@@ -1,5 +1,6 @@
 import { promiseHooks } from 'node:v8';
 import { Worker } from '@temporalio/worker';
+import type { ReplayCostPlan } from './plan';
 import type { BenchContext } from './scenarios';
 import type { FetchedHistory } from './phases';
 import { percentile } from './stats';
@@ -48,18 +49,6 @@ export interface ReplayCosts {
     readonly promises: number;
     readonly promisesPerExtraCall: number;
   };
-}
-
-export interface ReplayCostPlan {
-  readonly shortTurns: number;
-  readonly longTurns: number;
-  /** Replays of the short history per round; the long one gets proportionally fewer (at least `minLongReplays`). */
-  readonly replays: number;
-  /** Enough that creating the replay worker (parsing the bundle and its source map) is spread thin. */
-  readonly minLongReplays: number;
-  readonly rounds: number;
-  /** Replays of the fan-out history per round (see ReplayCosts.fanOut). */
-  readonly fanOutReplays: number;
 }
 
 async function recordHistory(ctx: BenchContext, system: LoopSystem, shape: RunShape): Promise<{ workflowId: string; history: FetchedHistory }> {

@@ -2,7 +2,7 @@ import { quoted } from '../contracts/safe-text';
 import type { AgentClient } from '../client/agent-client';
 import type { AuthConfig } from './auth';
 import { ApiError } from './errors';
-import type { LiveHub } from './live';
+import type { LiveHub } from './live/live-hub';
 
 /** What every route of the server shares. */
 export interface ServerContext {

@@ -6,7 +6,7 @@ import { supportWindowProblem } from '../../worker/replay';
 import { OutsideSupportWindowError } from '../../workflows/versioning/support-window';
 import { asRecord, closingEvents, decode, endingOf, outcomeOf, parseArguments } from './history-decode';
 import { humanInputs, type HumanInputs } from './human-inputs';
-import type { RecordedToolCall, TurnStep } from './recording';
+import type { RecordedToolCall, TurnStep } from './recording-types';
 import { RecordingError } from './recording-error';
 
 /** A sub-agent run an execution started (an agent tool's child `agentRun`), as its start records it. */

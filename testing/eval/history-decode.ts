@@ -1,7 +1,7 @@
 import { defaultPayloadConverter } from '@temporalio/common';
 import type { temporal } from '@temporalio/proto';
 import type { JsonValue } from '../../contracts';
-import type { RecordedOutcome } from './recording';
+import type { RecordedOutcome } from './recording-types';
 import { RecordingError } from './recording-error';
 
 export type HistoryEvent = temporal.api.history.v1.IHistoryEvent;

@@ -1,22 +1,9 @@
 import { runOperationOf, type RunOperationName } from '../../contracts/operations';
 import type { JsonValue } from '../../contracts';
 import { asRecord, decode, type HistoryEvent } from './history-decode';
+import type { RecordedIntervention } from './recording-types';
 
-/**
- * An operator's correction the recorded run got, which a candidate does not: an intervention
- * (edited or dropped call, injected message, overridden instructions, blocked tool,
- * breakpoint, …), a budget change or a kill.
- */
-export interface RecordedIntervention {
-  /** The recorded run (of the tree) that got it. */
-  readonly workflowId: string;
-  /** Call path from the evaluated run to that run (empty: the evaluated run itself). */
-  readonly path: readonly string[];
-  /** The intervention's kind (`edit_call`, `drop_call`, `inject_message`, …), or `set_budget`, `kill`. */
-  readonly kind: string;
-  /** The request as sent. */
-  readonly intervention: Readonly<Record<string, JsonValue>>;
-}
+export type { RecordedIntervention } from './recording-types';
 
 /** What people sent a run, as its history records it: decisions, answers and interventions, each in order. */
 export interface HumanInputs {
