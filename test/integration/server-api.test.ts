@@ -345,6 +345,30 @@ describe('sessions', () => {
   });
 });
 
+describe('message ids', () => {
+  const sessionRuns = async (sessionId: string): Promise<{ runNumber: number; messageId?: string; status: string }[]> => (await get(`/api/sessions/${sessionId}`)).body.runs;
+
+  it('POST /messages takes a messageId, or the Idempotency-Key header: a retried POST queues one run', async () => {
+    const sessionId = uid('api-idem');
+    await post('/api/sessions', { sessionId, agent: 'scripted' });
+    const message = { content: 'say hi', plannerOptions: { steps: [{ type: 'final', text: 'hi' }] } };
+    const withKey = (key: string) => fetch(`${server.url}/api/sessions/${sessionId}/messages`, { method: 'POST', headers: { authorization: `Bearer ${tokens.operator}`, 'content-type': 'application/json', 'idempotency-key': key }, body: JSON.stringify(message) }).then(async (r) => ({ status: r.status, body: await r.json() }));
+    const [first, retried] = [await withKey('k-1'), await withKey('k-1')];
+    expect(first).toMatchObject({ status: 200, body: { runNumber: 1, messageId: 'k-1' } });
+    expect(retried).toMatchObject({ status: 200, body: { runNumber: 1, messageId: 'k-1' } });
+    // The body's id wins over the header's.
+    expect(await post(`/api/sessions/${sessionId}/messages`, { ...message, messageId: 'k-1' })).toMatchObject({ status: 200, body: { runNumber: 1 } });
+    expect(await post(`/api/sessions/${sessionId}/messages`, { ...message, messageId: 'k-2' })).toMatchObject({ status: 200, body: { runNumber: 2, messageId: 'k-2' } });
+    expectError(await post(`/api/sessions/${sessionId}/messages`, { ...message, messageId: 'two words' }), 400, 'invalid_input', /^body\.messageId: a message id is printable ASCII/);
+    expectError(await withKey('x'.repeat(200)), 400, 'invalid_input', /^header Idempotency-Key: a message id is at most 128 characters/);
+    expect((await sessionRuns(sessionId)).map((r) => [r.runNumber, r.messageId])).toEqual([
+      [1, 'k-1'],
+      [2, 'k-2'],
+    ]);
+    await call('POST', `/api/sessions/${sessionId}/close`, { as: 'operator' });
+  });
+});
+
 describe('OpenAPI document', () => {
   it('documents every route of the control API with its role and schemas', async () => {
     const { status, body } = await call('GET', '/openapi.json');
