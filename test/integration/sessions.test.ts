@@ -199,6 +199,22 @@ describe('sessions across runs', () => {
     await suite.agents.closeSession(sessionId);
   });
 
+  it('a closed session refuses a new message as run_ended naming it, and still answers a retry of one it took', async () => {
+    const sessionId = `closed-${Date.now()}`;
+    const workflowId = await suite.agents.openSession(sessionId, { agent: 'scripted' });
+    // The run waits for an answer, so the session stays up, closed, with it running.
+    const waiting = { content: 'wait', messageId: 'w-1', plannerOptions: { steps: [{ type: 'await', await: { items: [{ kind: 'clarification', id: 'q', question: 'Go on?' }] } }, { type: 'final', text: 'went on' }] } };
+    const first = await suite.agents.sendMessage(sessionId, waiting);
+    await suite.agents.closeSession(sessionId);
+    await waitFor('the session closed', async () => ((await reportOf(sessionId)).open ? undefined : true));
+    await expect(suite.agents.sendMessage(sessionId, { content: 'late', messageId: 'w-2' })).rejects.toMatchObject({ type: 'run_ended', message: `session ${workflowId} is closed: it takes no more messages` });
+    expect(await suite.agents.sendMessage(sessionId, waiting)).toMatchObject({ runNumber: 1, workflowId: first.workflowId, messageId: 'w-1' });
+    await waitFor('the run to wait for its answer', async () => (await suite.agents.pendingInputs(first.workflowId).catch(() => undefined))?.await ? true : undefined);
+    await suite.agents.answer(first.workflowId, { kind: 'clarification', itemId: 'q', answer: 'yes' });
+    expect((await runOf(first.workflowId)).final?.text).toBe('went on');
+    await expect(suite.env.client.workflow.getHandle(workflowId).result()).resolves.toMatchObject({ open: false, runs: [{ runNumber: 1, messageId: 'w-1', status: 'completed' }] });
+  });
+
   it('refuses a message id that is empty, too long or not printable, naming messageId', async () => {
     const sessionId = `bad-id-${Date.now()}`;
     await suite.agents.openSession(sessionId, { agent: 'scripted' });
