@@ -12,6 +12,7 @@ export const defaultWebhookToleranceSeconds = 300;
  * `<timestamp>.<raw body>`, as the value of {@link webhookSignatureHeader} (`sha256=<hex>`).
  *
  * @example
+ * declare const secret: Uint8Array; // the source's 32 bytes
  * const timestamp = Math.floor(Date.now() / 1000);
  * const body = JSON.stringify({ event: 'deploy_failed' });
  * const headers = { 'X-Durable-Agents-Timestamp': String(timestamp), 'X-Durable-Agents-Signature': signWebhookDelivery(secret, timestamp, body) };

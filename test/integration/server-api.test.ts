@@ -2,7 +2,11 @@
  * The HTTP control API against a real dev server and worker: every route through `fetch`, with
  * viewer / operator / admin tokens, and the JSON errors of each kind.
  */
+import { execFile } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import type { ScriptStep } from '../../workflows/planners/scripted';
 import { AgentClient } from '../../client/agent-client';
 import { signWebhookDelivery, startAgentServer, type AgentServer } from '../../server';
@@ -428,6 +432,21 @@ describe('message ids and webhooks', () => {
     await waitFor('the session to end', async () => ((await get(`/api/sessions?limit=100`)).body.sessions.some((s: { sessionId: string; status: string }) => s.sessionId === sessionId && s.status === 'completed') ? true : undefined));
     expectError(await deliver(sessionId, 'ci', raw, { key: 'delivery-2' }), 409, 'run_ended', new RegExp(`^session "${sessionId}" is closed: it takes no more messages \\(webhook source "ci"\\)`));
     expectError(await deliver('no-such-session', 'ci', raw, { key: 'delivery-3' }), 404, 'run_not_found', /^session "no-such-session" not found \(webhook source "ci"\)/);
+  });
+
+  it("the sessions guide's curl and openssl example delivers a signed message", async () => {
+    const sessionId = uid('api-hook-doc');
+    await post('/api/sessions', { sessionId, agent: 'watchlist', sessionState: { watchlist: [] } });
+    const guide = readFileSync(join(__dirname, '../../docs/human-in-the-loop.md'), 'utf8');
+    const block = [...guide.matchAll(/```bash\n([\s\S]*?)```/g)].map((m) => m[1] ?? '').find((code) => code.includes('openssl dgst'));
+    expect(block).toBeDefined();
+    const script = (block ?? '')
+      .replace(/^API=.*$/m, `API=${server.url}`)
+      .replace(/^SECRET=.*$/m, `SECRET='${secrets.ci.toString('base64')}'`)
+      .replaceAll('ops-room', sessionId);
+    const { stdout } = await promisify(execFile)('bash', ['-euo', 'pipefail', '-c', script]);
+    expect(JSON.parse(stdout)).toMatchObject({ sessionId, source: 'ci', messageId: 'ci:deploy-4711', run: { runNumber: 1, messageId: 'ci:deploy-4711' } });
+    await call('POST', `/api/sessions/${sessionId}/close`, { as: 'operator' });
   });
 
   it('refuses an unknown source, a bad or missing signature, a stale timestamp, a missing key, a session out of scope: 4xx naming it, nothing queued', async () => {
