@@ -57,14 +57,15 @@ export function webhookSourcesFromEnv(env: { readonly DURABLE_AGENTS_WEBHOOK_SEC
     const entries = readJsonArrayFile('DURABLE_AGENTS_WEBHOOK_SECRETS_FILE', file, '{ source, secret, idempotencyField?, template?, sessions? }');
     const secrets = keyEntries(entries, where, { id: 'source', key: 'secret' });
     entries.forEach((entry, i) => {
-      const { source: _source, secret: _secret, ...rest } = entry as Record<string, unknown>;
-      const options = sourceOptionsSchema.strict().safeParse(rest);
+      // The options beside the secret; source and secret were checked above.
+      const options = sourceOptionsSchema.extend({ source: z.unknown(), secret: z.unknown() }).strict().safeParse(entry);
       if (!options.success) {
         const issue = options.error.issues[0];
         throw new Error(`${where} entry ${i + 1}: ${issue ? `${issue.path.join('.') || 'entry'}: ${issue.message}` : 'invalid'}`);
       }
       const { id, key } = secrets[i] as (typeof secrets)[number];
-      sources.push({ source: id, secret: key, ...options.data });
+      const { idempotencyField, template, sessions } = options.data;
+      sources.push({ source: id, secret: key, ...(idempotencyField !== undefined ? { idempotencyField } : {}), ...(template !== undefined ? { template } : {}), ...(sessions !== undefined ? { sessions } : {}) });
     });
   }
   return sources;
