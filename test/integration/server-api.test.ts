@@ -434,6 +434,26 @@ describe('message ids and webhooks', () => {
     expectError(await deliver('no-such-session', 'ci', raw, { key: 'delivery-3' }), 404, 'run_not_found', /^session "no-such-session" not found \(webhook source "ci"\)/);
   });
 
+  it('deliveries to a session that continues as new after every run are each taken once, redeliveries included', async () => {
+    const sessionId = uid('api-hook-can');
+    await post('/api/sessions', { sessionId, agent: 'watchlist', sessionState: { watchlist: [] }, runsPerExecution: 1 });
+    const keys = Array.from({ length: 4 }, (_, i) => `burst-${i}`);
+    // A pair at a time, while the runs before end and the session continues as new between them.
+    const replies: Reply[] = [];
+    for (const key of keys) replies.push(...(await Promise.all([deliver(sessionId, 'ci', JSON.stringify({ key }), { key }), deliver(sessionId, 'ci', JSON.stringify({ key }), { key })])));
+    expect(replies.map((r) => r.status)).toEqual(replies.map(() => 202));
+    for (const key of keys) {
+      const runs = new Set(replies.filter((r) => r.body.messageId === `ci:${key}`).map((r) => r.body.run.runNumber));
+      expect({ key, runs: runs.size }).toEqual({ key, runs: 1 });
+    }
+    const report = await waitFor('every run completed', async () => {
+      const { body } = await get(`/api/sessions/${sessionId}`);
+      return body.runs?.length === keys.length && body.runs.every((r: { status: string }) => r.status === 'completed') ? body : undefined;
+    });
+    expect(report.runs.map((r: { messageId: string }) => r.messageId).sort()).toEqual(keys.map((k) => `ci:${k}`).sort());
+    await call('POST', `/api/sessions/${sessionId}/close`, { as: 'operator' });
+  });
+
   it("the sessions guide's curl and openssl example delivers a signed message", async () => {
     const sessionId = uid('api-hook-doc');
     await post('/api/sessions', { sessionId, agent: 'watchlist', sessionState: { watchlist: [] } });
