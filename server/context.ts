@@ -1,9 +1,9 @@
 import { quoted } from '../contracts/safe-text';
 import type { AgentClient } from '../client/agent-client';
+import type { WebhookSource } from '../config/webhook-sources';
 import type { AuthConfig } from './auth';
 import { ApiError } from './errors';
 import type { LiveHub } from './live';
-import type { WebhookSource } from '../config/webhook-sources';
 
 /** What every route of the server shares. */
 export interface ServerContext {
