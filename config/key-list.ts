@@ -12,16 +12,20 @@ const keyEntrySchema = z.object({
 });
 
 /**
- * Parses `{ id, key }` entries (key base64, 32 bytes).
+ * Parses `{ id, key }` entries (key base64, 32 bytes); `names` says what a list calls the two
+ * fields (a webhook source's list: `{ source, secret }`).
  *
  * @throws Error `<where> entry <n>: <field>: <problem>`, never echoing key material.
  */
-export function keyEntries(entries: readonly unknown[], where: string): KeyWithId[] {
+export function keyEntries(entries: readonly unknown[], where: string, names: { readonly id: string; readonly key: string } = { id: 'id', key: 'key' }): KeyWithId[] {
   return entries.map((entry, i) => {
-    const parsed = keyEntrySchema.safeParse(entry);
+    if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) throw new Error(`${where} entry ${i + 1}: entry: expected an object { ${names.id}, ${names.key} }`);
+    const fields = entry as Record<string, unknown>;
+    const parsed = keyEntrySchema.safeParse({ id: fields[names.id], key: fields[names.key] });
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
-      throw new Error(`${where} entry ${i + 1}: ${issue ? `${issue.path.join('.') || 'entry'}: ${issue.message}` : 'invalid'}`);
+      const field = issue?.path[0] === 'id' ? names.id : issue?.path[0] === 'key' ? names.key : 'entry';
+      throw new Error(`${where} entry ${i + 1}: ${issue ? `${field}: ${issue.message}` : 'invalid'}`);
     }
     return { id: parsed.data.id, key: Buffer.from(parsed.data.key, 'base64') };
   });

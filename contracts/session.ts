@@ -24,10 +24,28 @@ export function parseSessionRunWorkflowId(workflowId: string): { sessionWorkflow
 /** Version of the carried session state; bump it with a migration when the shape changes. */
 export const sessionSchemaVersion = 1;
 
+/** Longest message id a session takes (an `Idempotency-Key` is most often a UUID: 36). */
+export const maxMessageIdChars = 128;
+
+/**
+ * The id of a session's message: 1 to 128 printable ASCII characters, no spaces (a UUID, a
+ * webhook's delivery id, `order-42`). A client gives it so that a retry is not sent twice; the
+ * session gives one of its own (`m-<runNumber>`) to a message without it.
+ */
+export const messageIdSchema = builtOnce(() =>
+  z
+    .string()
+    .min(1, 'a message id is 1 to 128 characters')
+    .max(maxMessageIdChars, `a message id is at most ${maxMessageIdChars} characters`)
+    .regex(/^[\x21-\x7e]+$/, 'a message id is printable ASCII without spaces (A-Z a-z 0-9 and punctuation)'),
+);
+
 const runRecordSchema = builtOnce(() =>
   z.object({
     runNumber: z.number().int().positive(),
     workflowId: z.string(),
+    /** The id of the message the run handles: the client's, or the session's own `m-<runNumber>` (since 1.0.0). */
+    messageId: z.string().optional(),
     status: z.enum(['queued', 'running', 'completed', 'failed', 'terminated']),
     final: z.string().optional(),
     error: z.string().optional(),
@@ -57,8 +75,22 @@ const queuedMessageSchema = builtOnce(() =>
     workflowId: z.string(),
     content: z.string().min(1),
     plannerOptions: jsonValueSchema().optional(),
+    messageId: z.string().optional(),
   }),
 );
+
+/**
+ * A message id the session took, and the run it became; its status once the run ended (the
+ * session answers a retry of it with this when the run's own record is no longer carried).
+ */
+const rememberedMessageSchema = builtOnce(() =>
+  z.object({
+    messageId: z.string(),
+    runNumber: z.number().int().positive(),
+    status: runRecordSchema().shape.status.optional(),
+  }),
+);
+export type RememberedMessage = z.infer<ReturnType<typeof rememberedMessageSchema>>;
 
 /** Input of the session workflow; also what it carries across continue-as-new. */
 export const sessionInputSchema = builtOnce(() =>
@@ -87,6 +119,11 @@ export const sessionInputSchema = builtOnce(() =>
     movedFrom: z.string().optional(),
     /** What the session's runs used in all (since 1.0.0; carried across continue-as-new). */
     usage: sessionUsageSchema().optional(),
+    /**
+     * The ids of its last messages, oldest first (at most `maxRememberedMessageIds`, see
+     * workflows/sessions/message-ids.ts; since 1.0.0): a message with one of them is not queued again.
+     */
+    messageIds: z.array(rememberedMessageSchema()).optional(),
   }),
 );
 export type SessionInput = z.input<ReturnType<typeof sessionInputSchema>>;
@@ -98,6 +135,12 @@ export const sessionMessageSchema = builtOnce(() =>
     content: z.string().min(1, 'the message must not be empty'),
     /** Planner options for this turn's run (e.g. a script). */
     plannerOptions: jsonValueSchema().optional(),
+    /**
+     * The message's id (see messageIdSchema): a message whose id the session already took is not
+     * queued again; the session answers the record of the run that took it. Without it the
+     * session gives the message its own id, `m-<runNumber>`.
+     */
+    messageId: messageIdSchema().optional(),
   }),
 );
 export type SessionMessage = z.input<ReturnType<typeof sessionMessageSchema>>;
@@ -123,7 +166,10 @@ export type SessionReport = z.infer<ReturnType<typeof sessionReportSchema>>;
  * (`POST /api/sessions/:id/<path>`, server/operations.ts).
  */
 export const sessionOperationMessages = {
-  /** Queues the next user turn; answers the record of the run that will handle it. */
+  /**
+   * Queues the next user turn; answers the record of the run that will handle it. A message whose
+   * `messageId` the session already took answers that run's record instead, and queues nothing.
+   */
   sendMessage: operation({
     kind: 'session',
     payload: sessionMessageSchema,

@@ -11,6 +11,7 @@ import { mountDashboard } from './dashboard';
 import { ApiError, toApiError } from './errors';
 import { agUiRoutes, chatRoutes, liveRoutes } from './live';
 import { inboxRoutes } from './api/inbox';
+import { webhookRoutes } from './webhooks';
 import { originGuard } from './request-guard';
 import { mountRoutes, openApiDocument, route, type AnyRoute } from './routes';
 
@@ -54,7 +55,7 @@ export function apiRoutes(ctx: ServerContext): AnyRoute[] {
       handle: ({ principal }) => ({ name: principal.name, role: principal.role, localDev: ctx.auth.localDev }),
     }),
   ];
-  return [...meta, ...runRoutes(ctx), ...sessionRoutes(ctx), ...inboxRoutes(ctx), ...liveRoutes(ctx), ...chatRoutes(ctx), ...agUiRoutes(ctx), ...codecRoutes(ctx), ...metricsRoutes(ctx)];
+  return [...meta, ...runRoutes(ctx), ...sessionRoutes(ctx), ...webhookRoutes(ctx), ...inboxRoutes(ctx), ...liveRoutes(ctx), ...chatRoutes(ctx), ...agUiRoutes(ctx), ...codecRoutes(ctx), ...metricsRoutes(ctx)];
 }
 
 /**
@@ -66,7 +67,7 @@ export function createAgentApp(ctx: ServerContext, options: AppOptions = {}): Ho
   const origins = [...(options.corsOrigins ?? [])];
   app.use('*', originGuard({ localDev: ctx.auth.localDev, allowedOrigins: origins }));
   if (origins.length > 0) {
-    app.use('*', cors({ origin: origins.includes('*') ? '*' : origins, allowHeaders: ['Authorization', 'Content-Type', 'Last-Event-ID', 'X-Namespace'], credentials: !origins.includes('*'), exposeHeaders: ['Content-Type'] }));
+    app.use('*', cors({ origin: origins.includes('*') ? '*' : origins, allowHeaders: ['Authorization', 'Content-Type', 'Last-Event-ID', 'X-Namespace', 'Idempotency-Key'], credentials: !origins.includes('*'), exposeHeaders: ['Content-Type'] }));
   }
   const routes = apiRoutes(ctx);
   // Built on the first request and kept: the routes never change while the server runs.

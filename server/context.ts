@@ -1,5 +1,6 @@
 import { quoted } from '../contracts/safe-text';
 import type { AgentClient } from '../client/agent-client';
+import type { WebhookSource } from '../config/webhook-sources';
 import type { AuthConfig } from './auth';
 import { ApiError } from './errors';
 import type { LiveHub } from './live/live-hub';
@@ -18,6 +19,16 @@ export interface ServerContext {
    * workflow type) and such a run starts, then fails with `unknown_agent`.
    */
   readonly agentNames?: readonly string[];
+  /** The systems that may post signed messages into sessions (`POST /api/sessions/:id/webhooks/:source`). */
+  readonly webhooks?: WebhookSettings;
+}
+
+/** Who may post messages into sessions through webhooks, and how old a delivery may be. */
+export interface WebhookSettings {
+  /** The sources and their secrets (see {@link WebhookSource}); none: every delivery is refused. */
+  readonly sources: readonly WebhookSource[];
+  /** How far a delivery's timestamp may be from the server's clock, in seconds; default 300. */
+  readonly toleranceSeconds?: number;
 }
 
 /**

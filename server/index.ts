@@ -17,4 +17,6 @@ export { ApiError, apiErrorStatus, type ApiErrorType, type ApiErrorBody } from '
 export { openApiDocument, route, type RouteSpec, type RouteRequest, type AnyRoute } from './routes';
 export { LiveHub, UiMessageProjection, type LiveHubOptions, type LiveHubStats, type UiMessageChunk, type FeedItem, type WebSocketOut, type ControlResult } from './live';
 export { RedisLiveBroker, type RedisLiveBrokerOptions, type LiveBroker, type LiveBrokerContext, type LiveBrokerStats, type LiveMessage, type LiveMessageHandler } from './live';
-export type { ServerContext } from './context';
+export type { ServerContext, WebhookSettings } from './context';
+export { signWebhookDelivery } from './webhooks';
+export { webhookSourcesFromEnv, type WebhookSource } from '../config/webhook-sources';

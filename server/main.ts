@@ -6,7 +6,8 @@
  * enables fork; DURABLE_AGENTS_AGENT_NAMES (comma-separated) lets it refuse runs of other agents.
  * DURABLE_AGENTS_REDIS_URL (redis://host:port) shares live deltas and announcements with the other
  * API servers on that Redis (several servers behind one address). DURABLE_AGENTS_DELTAS_KEYS makes
- * it take only token deltas signed with one of those keys.
+ * it take only token deltas signed with one of those keys. DURABLE_AGENTS_WEBHOOK_SECRETS /
+ * DURABLE_AGENTS_WEBHOOK_SECRETS_FILE name the systems that may post signed messages into sessions.
  */
 import { resolve } from 'node:path';
 import { AgentClient, clientOptionsFromEnv } from '../client/agent-client';
@@ -14,6 +15,7 @@ import { temporalConfigFromEnv } from '../config/temporal';
 import { authFromEnv } from './auth';
 import { authModeLine, deltasModeLine } from './auth-mode';
 import { deltaKeysFromEnv } from '../config/delta-keys';
+import { webhookSourcesFromEnv } from '../config/webhook-sources';
 import { RedisLiveBroker } from './live';
 import { startAgentServer } from './start';
 
@@ -39,6 +41,7 @@ async function main(): Promise<void> {
   const env = process.env;
   const auth = authFromEnv(env);
   const deltaKeys = deltaKeysFromEnv(env);
+  const webhookSources = webhookSourcesFromEnv(env);
   const port = portFromEnv(env);
   const config = temporalConfigFromEnv(env);
   const agents = await AgentClient.connect(config, clientOptionsFromEnv(env));
@@ -58,11 +61,14 @@ async function main(): Promise<void> {
     ...(workflows ? { workflowsPath: resolve(workflows) } : {}),
     ...(agentNames.length > 0 ? { agentNames } : {}),
     live: { deltaKeys, ...(broker ? { broker } : {}) },
+    webhooks: { sources: webhookSources },
   });
   console.log(`durable-agents API and dashboard at ${server.url} (OpenAPI: ${server.url}/openapi.json)`);
   console.log(`Temporal ${config.address}, namespace ${config.namespace}, task queue ${config.taskQueue}${workflows ? '' : '; fork off (set DURABLE_AGENTS_WORKFLOWS)'}`);
   console.log(authModeLine(auth));
   console.log(deltasModeLine(auth, deltaKeys));
+  const sourceNames = [...new Set(webhookSources.map((s) => s.source))];
+  console.log(sourceNames.length > 0 ? `webhooks: POST /api/sessions/:id/webhooks/<source> takes deliveries signed by ${sourceNames.join(', ')}` : 'webhooks: no sources (set DURABLE_AGENTS_WEBHOOK_SECRETS to take signed deliveries into sessions)');
   console.log(redisUrl ? `live deltas and announcements shared with other API servers through Redis at ${redactedUrl(redisUrl)}` : 'one API server: live deltas stay in this process (set DURABLE_AGENTS_REDIS_URL to run several)');
   const stop = (): void => {
     void server.close().then(() => process.exit(0));

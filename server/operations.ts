@@ -21,6 +21,8 @@ export type OperationHttp<R extends OperationRow> = {
   readonly description?: string;
   /** 204: the route answers nothing. */
   readonly status?: 204;
+  /** Body fields a request header gives when the body has none: field → header (e.g. `messageId` → `Idempotency-Key`). */
+  readonly fromHeaders?: Readonly<Record<string, string>>;
   /** Sends the operation with the client (`id`: the run's workflow id, or the session id). */
   perform(agents: AgentClient, id: string, body: PayloadOf<R>, principal: Principal): Promise<unknown>;
 } & (R extends { readonly tree: string } ? { readonly tree: { readonly summary: string } } : { readonly tree?: never });
@@ -52,6 +54,8 @@ export interface Operation<N extends string = string, B extends z.ZodType | unde
   readonly body: B;
   readonly response?: z.ZodType;
   readonly status?: 204;
+  /** Body fields a request header gives when the body has none (see {@link OperationHttp}). */
+  readonly fromHeaders?: Readonly<Record<string, string>>;
   /** The workflow's own definitions of the operation, from the protocol's table. */
   readonly signal?: { readonly name: string };
   readonly update?: { readonly name: string };
@@ -90,6 +94,7 @@ export function operationsOf<T extends Readonly<Record<string, OperationRow>>>(r
       body: row.payload ? lazySchema(row.payload) : undefined,
       ...(row.answer ? { response: lazySchema(row.answer) } : {}),
       ...(part.status !== undefined ? { status: part.status } : {}),
+      ...(part.fromHeaders !== undefined ? { fromHeaders: part.fromHeaders } : {}),
       ...(row.signal ? { signal: row.signal } : {}),
       ...(row.update ? { update: row.update } : {}),
       ...(row.tree !== undefined && part.tree ? { tree: { field: row.tree, summary: part.tree.summary } } : {}),
@@ -154,6 +159,10 @@ export const sessionOperationsHttp: HttpParts<typeof sessionOperationMessages> =
     path: 'messages',
     access: 'operator',
     summary: 'Queue the next user message of a session; answers the run that will handle it',
+    description:
+      'A message whose `messageId` (or, without one, `Idempotency-Key` header) the session took already is not queued again: the answer is the run that took it. ' +
+      'Without either the session gives the message its own id, `m-<runNumber>`.',
+    fromHeaders: { messageId: 'Idempotency-Key' },
     perform: (agents, id, body) => agents.sendMessage(id, body),
   },
   close: {

@@ -14,6 +14,8 @@ export interface RouteRequest<Q, B> {
   readonly principal: Principal;
   /** The Hono context, for streaming responses and headers. */
   readonly c: Context;
+  /** The body as received, for a route that reads it so ({@link RouteSpec.rawBody}). */
+  readonly rawBody?: string;
 }
 
 /**
@@ -41,6 +43,11 @@ export interface RouteSpec<Q extends z.ZodType = z.ZodType, B extends z.ZodType 
    * send headers). Taken only on stream GETs of such a route: SSE or a WebSocket upgrade.
    */
   readonly queryToken?: boolean;
+  /**
+   * The route takes the body as received (`rawBody`), JSON unparsed and unchecked, within the
+   * server's size limit: a signature over the exact bytes is checked before it is parsed.
+   */
+  readonly rawBody?: boolean;
   handle(request: RouteRequest<z.infer<Q>, z.infer<B>>): Promise<unknown> | unknown;
 }
 
@@ -129,6 +136,7 @@ export function mountRoutes(app: Hono, auth: AuthConfig, routes: readonly AnyRou
         body: spec.body ? parse(spec.body, await readBody(c, maxBodyBytes), 'body') : undefined,
         principal,
         c,
+        ...(spec.rawBody ? { rawBody: await readBodyText(c, maxBodyBytes) } : {}),
       };
       let result: unknown;
       try {
@@ -198,7 +206,7 @@ export function openApiDocument(routes: readonly AnyRoute[], info: { title: stri
       ...(spec.tags ? { tags: spec.tags } : {}),
       ...(spec.access === 'public' ? { security: [] } : { 'x-required-role': spec.access }),
       parameters: [...params, ...queryParams],
-      ...(spec.body ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(spec.body, 'input') } } } } : {}),
+      ...(spec.body || spec.rawBody ? { requestBody: { required: true, content: { 'application/json': { schema: spec.body ? jsonSchema(spec.body, 'input') : {} } } } } : {}),
       responses: { [status]: ok, default: errorResponse },
     };
   }

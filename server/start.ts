@@ -6,9 +6,10 @@ import type { AgentClient } from '../client/agent-client';
 import { quoted } from '../contracts/safe-text';
 import { createAgentApp } from './app';
 import { authFromEnv, type AuthConfig } from './auth';
-import type { ServerContext } from './context';
+import type { ServerContext, WebhookSettings } from './context';
 import { LiveHub, type LiveHubOptions } from './live';
 import { deltaKeysFromEnv } from '../config/delta-keys';
+import { webhookSourcesFromEnv } from '../config/webhook-sources';
 import { defaultMaxBodyBytes, defaultMaxWebSocketMessageBytes } from './request-guard';
 
 /** Options of {@link startAgentServer}. */
@@ -42,6 +43,12 @@ export interface AgentServerOptions {
    * (`deltaKeys`; default `DURABLE_AGENTS_DELTAS_KEYS`, else none: unsigned deltas are taken).
    */
   readonly live?: LiveHubOptions;
+  /**
+   * The systems that may post signed messages into sessions (`POST /api/sessions/:id/webhooks/:source`);
+   * default the sources of `DURABLE_AGENTS_WEBHOOK_SECRETS` and `DURABLE_AGENTS_WEBHOOK_SECRETS_FILE`
+   * ({@link webhookSourcesFromEnv}), else none.
+   */
+  readonly webhooks?: WebhookSettings;
 }
 
 /** A running server. */
@@ -76,7 +83,8 @@ function corsFromEnv(env: NodeJS.ProcessEnv): string[] {
  * Starts the HTTP server: API, streams and dashboard.
  *
  * @throws Error when no token is configured and local-dev mode is off (every request would be
- *   refused), when the delta keys are malformed (naming the key id or the variable), or when the port is taken.
+ *   refused), when the delta keys or webhook secrets are malformed (naming the key id or source and
+ *   the variable), or when the port is taken.
  */
 export async function startAgentServer(options: AgentServerOptions): Promise<AgentServer> {
   const auth = options.auth ?? authFromEnv();
@@ -91,6 +99,7 @@ export async function startAgentServer(options: AgentServerOptions): Promise<Age
     live,
     ...(options.workflowsPath ? { workflowsPath: options.workflowsPath } : {}),
     ...(options.agentNames ? { agentNames: options.agentNames } : {}),
+    webhooks: options.webhooks ?? { sources: webhookSourcesFromEnv(process.env) },
   };
   const app = createAgentApp(ctx, { corsOrigins: options.corsOrigins ?? corsFromEnv(process.env), maxBodyBytes });
   const host = options.host ?? '127.0.0.1';

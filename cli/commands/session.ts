@@ -19,7 +19,7 @@ function isSubcommand(name: string): name is Subcommand {
 /** Options each subcommand takes; any other command option is a usage error. */
 const optionsOf: Record<Subcommand, readonly string[]> = {
   open: ['agent', 'session-state', 'policy'],
-  send: ['message', 'planner-options', 'script', 'follow'],
+  send: ['message', 'message-id', 'planner-options', 'script', 'follow'],
   state: [],
   list: ['limit'],
   close: [],
@@ -88,8 +88,9 @@ function prepareSession(args: ParsedArgs, sub: Subcommand): Action {
       const script = args.string('script');
       const plannerOptions = script !== undefined ? readScript(script) : args.json('planner-options', jsonValueSchema);
       const follow = args.flag('follow');
+      const messageId = args.string('message-id');
       return async (ctx) => {
-        const record = await ctx.agents.sendMessage(sessionId, { content, ...(plannerOptions !== undefined ? { plannerOptions } : {}) });
+        const record = await ctx.agents.sendMessage(sessionId, { content, ...(plannerOptions !== undefined ? { plannerOptions } : {}), ...(messageId !== undefined ? { messageId } : {}) });
         ctx.out.emit(record, () => `run #${record.runNumber} of session ${sessionId}: ${record.workflowId} (${record.status})`);
         if (!follow) return;
         await followEvents(ctx, record.workflowId);
@@ -125,6 +126,7 @@ export const sessionCommand: Command = {
     'session-state': { type: 'string', value: 'JSON', description: 'open: initial session state (a JSON object)' },
     policy: { type: 'string', value: 'JSON', description: 'open: policy overrides of every run, e.g. {"maxToolCalls":10}' },
     message: { type: 'string', value: 'TEXT', description: 'send: the user message (required; one per send)' },
+    'message-id': { type: 'string', value: 'ID', description: 'send: the message id; a send again with the same id answers the first run and queues nothing' },
     'planner-options': { type: 'string', value: 'JSON', description: "send: planner options of this message's run" },
     script: { type: 'string', value: 'FILE', description: 'send: planner options from a JSON file (scripted agent)' },
     follow: { type: 'boolean', description: "send: print the run's events once it starts, then its result" },
@@ -133,6 +135,7 @@ export const sessionCommand: Command = {
   examples: [
     'session open shop-42 --agent watchlist',
     'session send shop-42 --message "Add AAPL" --follow',
+    'session send shop-42 --message "Add MSFT" --message-id order-7',
     'session state shop-42 --json',
     'session list',
     'session close shop-42',

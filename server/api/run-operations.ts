@@ -20,12 +20,35 @@ export function operationRoutes(agents: AgentClient, resource: string, operation
       ...(op.body ? { body: op.body } : {}),
       ...(op.response ? { response: op.response } : {}),
       ...(op.status !== undefined ? { status: op.status } : {}),
-      handle: async ({ params, body, principal }) => {
-        const answer = await op.perform(agents, params.id ?? '', body, principal);
+      handle: async ({ params, body, principal, c }) => {
+        const payload = op.fromHeaders && op.body ? withHeaderFields(op.body, body, op.fromHeaders, (name) => c.req.header(name)) : body;
+        const answer = await op.perform(agents, params.id ?? '', payload, principal);
         return op.status === 204 ? undefined : answer;
       },
     }),
   );
+}
+
+/**
+ * The body with the fields its headers give (`fromHeaders`: field → header) where it has none,
+ * checked again with the operation's schema.
+ *
+ * @throws ApiError `invalid_input` naming the header whose value the schema refuses.
+ */
+export function withHeaderFields(schema: z.ZodType, body: unknown, fromHeaders: Readonly<Record<string, string>>, header: (name: string) => string | undefined): unknown {
+  let merged = body as Record<string, unknown>;
+  for (const [field, name] of Object.entries(fromHeaders)) {
+    const value = header(name);
+    if (value === undefined || merged[field] !== undefined) continue;
+    const next = { ...merged, [field]: value.trim() };
+    const check = schema.safeParse(next);
+    if (!check.success) {
+      const issue = check.error.issues.find((i) => i.path[0] === field) ?? check.error.issues[0];
+      throw new ApiError('invalid_input', `header ${name}: ${issue?.message ?? 'invalid'}`);
+    }
+    merged = check.data as Record<string, unknown>;
+  }
+  return merged;
 }
 
 /**

@@ -153,8 +153,11 @@ describe('agentctl against a real dev server', () => {
     expect(printed[0]).toBe(`run #1 of session ${id}: session-${id}/run-1 (queued)`);
     expect(printed).toContain('result: completed: one');
 
-    const second = await agentctl('session', 'send', id, '--message', 'say two', '--planner-options', say('two'), '--json');
-    expect(JSON.parse(second.stdout)).toMatchObject({ runNumber: 2, workflowId: `session-${id}/run-2`, status: 'queued' });
+    const sendTwo = () => agentctl('session', 'send', id, '--message', 'say two', '--planner-options', say('two'), '--message-id', 'say-two', '--json');
+    const second = await sendTwo();
+    expect(JSON.parse(second.stdout)).toMatchObject({ runNumber: 2, workflowId: `session-${id}/run-2`, messageId: 'say-two' });
+    // Sent again with its id (a retry): the same run, nothing queued.
+    expect(JSON.parse((await sendTwo()).stdout)).toMatchObject({ runNumber: 2, messageId: 'say-two' });
     const state = await waitFor('both runs of the session completed', async () => {
       const r = await agentctl('session', 'state', id, '--json');
       const report = JSON.parse(r.stdout) as { runs: { status: string }[] };

@@ -2,10 +2,14 @@
  * The HTTP control API against a real dev server and worker: every route through `fetch`, with
  * viewer / operator / admin tokens, and the JSON errors of each kind.
  */
-import { randomUUID } from 'node:crypto';
+import { execFile } from 'node:child_process';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import type { ScriptStep } from '../../workflows/planners/scripted';
 import { AgentClient } from '../../client/agent-client';
-import { startAgentServer, type AgentServer } from '../../server';
+import { signWebhookDelivery, startAgentServer, type AgentServer } from '../../server';
 import type { AuthConfig } from '../../server/auth';
 import { agentSuite } from '../support/agent-suite';
 import { addAapl, callStep, contextStep, finalStep, scriptedInput, watchlistRun, type Observation } from '../support/scripts';
@@ -23,10 +27,19 @@ const auth: AuthConfig = {
     { name: 'ada', role: 'admin', token: tokens.admin },
   ],
 };
+/** Webhook sources: `ci` takes the raw body and the Idempotency-Key header; `shop` fills a template and keys by a body field; `scoped` may post to `hook-scoped-*` only. */
+const secrets = { ci: randomBytes(32), shop: randomBytes(32), scoped: randomBytes(32) };
+const webhooks = {
+  sources: [
+    { source: 'ci', secret: secrets.ci },
+    { source: 'shop', secret: secrets.shop, idempotencyField: 'order.id', template: 'add {{order.symbol}} to my watchlist' },
+    { source: 'scoped', secret: secrets.scoped, sessions: ['hook-scoped-*'] },
+  ],
+};
 let server: AgentServer;
 
 beforeAll(async () => {
-  server = await startAgentServer({ agents: suite.agents, auth, workflowsPath: testWorkflowsPath });
+  server = await startAgentServer({ agents: suite.agents, auth, workflowsPath: testWorkflowsPath, webhooks });
 });
 
 afterAll(async () => {
@@ -345,6 +358,139 @@ describe('sessions', () => {
   });
 });
 
+describe('message ids and webhooks', () => {
+  const sessionRuns = async (sessionId: string): Promise<{ runNumber: number; messageId?: string; status: string }[]> => (await get(`/api/sessions/${sessionId}`)).body.runs;
+
+  it('POST /messages takes a messageId, or the Idempotency-Key header: a retried POST queues one run', async () => {
+    const sessionId = uid('api-idem');
+    await post('/api/sessions', { sessionId, agent: 'scripted' });
+    const message = { content: 'say hi', plannerOptions: { steps: [{ type: 'final', text: 'hi' }] } };
+    const withKey = (key: string) => fetch(`${server.url}/api/sessions/${sessionId}/messages`, { method: 'POST', headers: { authorization: `Bearer ${tokens.operator}`, 'content-type': 'application/json', 'idempotency-key': key }, body: JSON.stringify(message) }).then(async (r) => ({ status: r.status, body: await r.json() }));
+    const [first, retried] = [await withKey('k-1'), await withKey('k-1')];
+    expect(first).toMatchObject({ status: 200, body: { runNumber: 1, messageId: 'k-1' } });
+    expect(retried).toMatchObject({ status: 200, body: { runNumber: 1, messageId: 'k-1' } });
+    // The body's id wins over the header's.
+    expect(await post(`/api/sessions/${sessionId}/messages`, { ...message, messageId: 'k-1' })).toMatchObject({ status: 200, body: { runNumber: 1 } });
+    expect(await post(`/api/sessions/${sessionId}/messages`, { ...message, messageId: 'k-2' })).toMatchObject({ status: 200, body: { runNumber: 2, messageId: 'k-2' } });
+    expectError(await post(`/api/sessions/${sessionId}/messages`, { ...message, messageId: 'two words' }), 400, 'invalid_input', /^body\.messageId: a message id is printable ASCII/);
+    expectError(await withKey('x'.repeat(200)), 400, 'invalid_input', /^header Idempotency-Key: a message id is at most 128 characters/);
+    expect((await sessionRuns(sessionId)).map((r) => [r.runNumber, r.messageId])).toEqual([
+      [1, 'k-1'],
+      [2, 'k-2'],
+    ]);
+    await call('POST', `/api/sessions/${sessionId}/close`, { as: 'operator' });
+  });
+
+  /** One webhook delivery: signed with `secret` at `timestamp` unless the headers given say otherwise. */
+  async function deliver(sessionId: string, source: string, body: string, options: { secret?: Buffer; key?: string; timestamp?: number; headers?: Record<string, string> } = {}): Promise<Reply> {
+    const timestamp = options.timestamp ?? Math.floor(Date.now() / 1000);
+    const secret = options.secret ?? secrets[source as keyof typeof secrets] ?? randomBytes(32);
+    const headers: Record<string, string> = {
+      'content-type': 'application/json',
+      'x-durable-agents-timestamp': String(timestamp),
+      'x-durable-agents-signature': signWebhookDelivery(secret, timestamp, body),
+      ...(options.key !== undefined ? { 'idempotency-key': options.key } : {}),
+      ...options.headers,
+    };
+    const response = await fetch(`${server.url}/api/sessions/${encodeURIComponent(sessionId)}/webhooks/${source}`, { method: 'POST', headers, body });
+    const text = await response.text();
+    return { status: response.status, body: text ? JSON.parse(text) : undefined };
+  }
+
+  it('a signed delivery becomes the next message (raw JSON, or a template); a redelivery, and one racing itself, queue one run', async () => {
+    const sessionId = uid('api-hook');
+    await post('/api/sessions', { sessionId, agent: 'watchlist', sessionState: { watchlist: [] }, confirmation: { exempt: ['add_to_watchlist'] } });
+    const raw = JSON.stringify({ event: 'deploy_finished', service: 'api' });
+    const first = await deliver(sessionId, 'ci', raw, { key: 'delivery-1' });
+    expect(first).toEqual({ status: 202, body: { sessionId, source: 'ci', messageId: 'ci:delivery-1', run: { runNumber: 1, workflowId: `session-${sessionId}/run-1`, messageId: 'ci:delivery-1', status: 'queued' } } });
+    // The same delivery again (the sender did not see the answer): its run, nothing sent.
+    expect(await deliver(sessionId, 'ci', raw, { key: 'delivery-1' })).toMatchObject({ status: 202, body: { messageId: 'ci:delivery-1', run: { runNumber: 1 } } });
+    // The raw JSON is the run's user message.
+    const history = await waitFor('the first run', async () => {
+      const reply = await get(runPath(first.body.run.workflowId, '/history'));
+      return reply.status === 200 ? reply.body : undefined;
+    });
+    const started = history.events[0].workflowExecutionStartedEventAttributes.input.payloads[0];
+    expect(JSON.parse(Buffer.from(started.data, 'base64').toString('utf8'))).toMatchObject({ messages: [{ role: 'user', content: raw }] });
+
+    // A template, keyed by a body field; two deliveries of one order at once: one run.
+    const order = JSON.stringify({ order: { id: 9001, symbol: 'AAPL' } });
+    const raced = await Promise.all([deliver(sessionId, 'shop', order), deliver(sessionId, 'shop', order)]);
+    expect(raced.map((r) => [r.status, r.body.messageId, r.body.run.runNumber])).toEqual([
+      [202, 'shop:9001', 2],
+      [202, 'shop:9001', 2],
+    ]);
+    const report = await waitFor('both runs completed', async () => {
+      const { body } = await get(`/api/sessions/${sessionId}`);
+      return body.runs?.length === 2 && body.runs.every((r: { status: string }) => r.status === 'completed') ? body : undefined;
+    });
+    expect(report.sessionState).toEqual({ watchlist: ['AAPL'] });
+    expect(report.runs.map((r: { messageId: string }) => r.messageId)).toEqual(['ci:delivery-1', 'shop:9001']);
+
+    // A closed session takes no more deliveries: 409 naming it.
+    expect((await call('POST', `/api/sessions/${sessionId}/close`, { as: 'operator' })).status).toBe(204);
+    await waitFor('the session to end', async () => ((await get(`/api/sessions?limit=100`)).body.sessions.some((s: { sessionId: string; status: string }) => s.sessionId === sessionId && s.status === 'completed') ? true : undefined));
+    expectError(await deliver(sessionId, 'ci', raw, { key: 'delivery-2' }), 409, 'run_ended', new RegExp(`^session "${sessionId}" is closed: it takes no more messages \\(webhook source "ci"\\)`));
+    expectError(await deliver('no-such-session', 'ci', raw, { key: 'delivery-3' }), 404, 'run_not_found', /^session "no-such-session" not found \(webhook source "ci"\)/);
+  });
+
+  it('deliveries to a session that continues as new after every run are each taken once, redeliveries included', async () => {
+    const sessionId = uid('api-hook-can');
+    await post('/api/sessions', { sessionId, agent: 'watchlist', sessionState: { watchlist: [] }, runsPerExecution: 1 });
+    const keys = Array.from({ length: 4 }, (_, i) => `burst-${i}`);
+    // A pair at a time, while the runs before end and the session continues as new between them.
+    const replies: Reply[] = [];
+    for (const key of keys) replies.push(...(await Promise.all([deliver(sessionId, 'ci', JSON.stringify({ key }), { key }), deliver(sessionId, 'ci', JSON.stringify({ key }), { key })])));
+    expect(replies.map((r) => r.status)).toEqual(replies.map(() => 202));
+    for (const key of keys) {
+      const runs = new Set(replies.filter((r) => r.body.messageId === `ci:${key}`).map((r) => r.body.run.runNumber));
+      expect({ key, runs: runs.size }).toEqual({ key, runs: 1 });
+    }
+    const report = await waitFor('every run completed', async () => {
+      const { body } = await get(`/api/sessions/${sessionId}`);
+      return body.runs?.length === keys.length && body.runs.every((r: { status: string }) => r.status === 'completed') ? body : undefined;
+    });
+    expect(report.runs.map((r: { messageId: string }) => r.messageId).sort()).toEqual(keys.map((k) => `ci:${k}`).sort());
+    await call('POST', `/api/sessions/${sessionId}/close`, { as: 'operator' });
+  });
+
+  it("the sessions guide's curl and openssl example delivers a signed message", async () => {
+    const sessionId = uid('api-hook-doc');
+    await post('/api/sessions', { sessionId, agent: 'watchlist', sessionState: { watchlist: [] } });
+    const guide = readFileSync(join(__dirname, '../../docs/human-in-the-loop.md'), 'utf8');
+    const block = [...guide.matchAll(/```bash\n([\s\S]*?)```/g)].map((m) => m[1] ?? '').find((code) => code.includes('openssl dgst'));
+    expect(block).toBeDefined();
+    const script = (block ?? '')
+      .replace(/^API=.*$/m, `API=${server.url}`)
+      .replace(/^SECRET=.*$/m, `SECRET='${secrets.ci.toString('base64')}'`)
+      .replaceAll('ops-room', sessionId);
+    const { stdout } = await promisify(execFile)('bash', ['-euo', 'pipefail', '-c', script]);
+    expect(JSON.parse(stdout)).toMatchObject({ sessionId, source: 'ci', messageId: 'ci:deploy-4711', run: { runNumber: 1, messageId: 'ci:deploy-4711' } });
+    await call('POST', `/api/sessions/${sessionId}/close`, { as: 'operator' });
+  });
+
+  it('refuses an unknown source, a bad or missing signature, a stale timestamp, a missing key, a session out of scope: 4xx naming it, nothing queued', async () => {
+    const sessionId = uid('api-hook-bad');
+    await post('/api/sessions', { sessionId, agent: 'scripted' });
+    const body = JSON.stringify({ event: 'ping' });
+    expectError(await deliver(sessionId, 'nobody', body, { key: 'k' }), 401, 'unauthorized', /^webhook source "nobody" is not configured on this server/);
+    expectError(await deliver(sessionId, 'ci', body, { key: 'k', secret: secrets.shop }), 401, 'unauthorized', /^webhook source "ci": bad signature/);
+    expectError(await deliver(sessionId, 'ci', body, { key: 'k', headers: { 'x-durable-agents-signature': '' } }), 401, 'unauthorized', /^webhook source "ci": the delivery has no X-Durable-Agents-Signature header/);
+    expectError(await deliver(sessionId, 'ci', body, { key: 'k', timestamp: Math.floor(Date.now() / 1000) - 3600 }), 401, 'unauthorized', /^webhook source "ci": stale timestamp: .* deliveries are taken within 300 s/);
+    expectError(await deliver(sessionId, 'ci', body), 400, 'invalid_input', /^webhook source "ci": the delivery has no idempotency key: send it as the Idempotency-Key header/);
+    expectError(await deliver(sessionId, 'shop', JSON.stringify({ order: { symbol: 'AAPL' } })), 400, 'invalid_input', /^webhook source "shop": the delivery has no idempotency key: send it as body\.order\.id or the Idempotency-Key header/);
+    expectError(await deliver(sessionId, 'shop', JSON.stringify({ order: { id: 'o-1' } })), 400, 'invalid_input', /^webhook source "shop": body\.order\.symbol: missing/);
+    expectError(await deliver(sessionId, 'ci', '{"event":', { key: 'k' }), 400, 'invalid_input', /^webhook source "ci": the body is not JSON/);
+    expectError(await deliver(sessionId, 'scoped', body, { key: 'k' }), 403, 'forbidden', new RegExp(`^webhook source "scoped" may not post to session "${sessionId}"`));
+    // A body changed after signing (the signature covers the exact bytes).
+    const timestamp = Math.floor(Date.now() / 1000);
+    const tampered = await deliver(sessionId, 'ci', JSON.stringify({ event: 'pong' }), { key: 'k', headers: { 'x-durable-agents-signature': signWebhookDelivery(secrets.ci, timestamp, body), 'x-durable-agents-timestamp': String(timestamp) } });
+    expectError(tampered, 401, 'unauthorized', /bad signature/);
+    expect(await sessionRuns(sessionId)).toEqual([]);
+    await call('POST', `/api/sessions/${sessionId}/close`, { as: 'operator' });
+  });
+});
+
 describe('OpenAPI document', () => {
   it('documents every route of the control API with its role and schemas', async () => {
     const { status, body } = await call('GET', '/openapi.json');
@@ -375,6 +521,7 @@ describe('OpenAPI document', () => {
       ['get', '/api/sessions/{id}', 'viewer'],
       ['post', '/api/sessions/{id}/messages', 'operator'],
       ['post', '/api/sessions/{id}/close', 'operator'],
+      ['post', '/api/sessions/{id}/webhooks/{source}', 'public'],
     ];
     for (const [method, path, role] of expected) {
       const operation = body.paths[path]?.[method];

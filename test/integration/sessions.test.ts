@@ -2,6 +2,7 @@ import type { RunEvent, RunResult } from '../../contracts';
 import type { ScriptStep } from '../../workflows/planners/scripted';
 import { Client, WorkflowNotFoundError } from '@temporalio/client';
 import { AgentClient } from '../../client/agent-client';
+import { sessionQuery, type SessionReport } from '../../contracts/session';
 import { agentSuite } from '../support/agent-suite';
 import { waitFor } from '../support/wait';
 
@@ -9,6 +10,11 @@ const suite = agentSuite('sessions');
 
 const contextStep: ScriptStep = { type: 'final', text: 'done', reportContext: true };
 type View = { instructions: string | null; messages: { role: string; content?: string }[] };
+
+/** A session's report, asked of the session workflow itself. */
+async function reportOf(sessionId: string): Promise<SessionReport> {
+  return suite.env.client.workflow.getHandle(AgentClient.sessionWorkflowId(sessionId)).query(sessionQuery);
+}
 
 async function runOf(workflowId: string): Promise<RunResult> {
   return waitFor('the run to start', async () => suite.agents.result(workflowId).catch(() => undefined));
@@ -167,6 +173,78 @@ describe('sessions across runs', () => {
     const within = <T>(p: Promise<T>) => Promise.race([p, new Promise<never>((_, reject) => setTimeout(() => reject(new Error('still waiting after 20 s')), 20_000))]);
     await expect(within(follow())).rejects.toMatchObject({ type: 'run_not_found' });
     await expect(within(suite.agents.result(second.workflowId))).rejects.toMatchObject({ type: 'run_not_found' });
+  });
+
+  it('a message sent again with the same messageId is not queued again: the retry answers the first run', async () => {
+    const sessionId = `retry-${Date.now()}`;
+    await suite.agents.openSession(sessionId, { agent: 'scripted' });
+    const message = { content: 'say once', messageId: 'order-42', plannerOptions: { steps: [{ type: 'final', text: 'once' }] } };
+    const first = await suite.agents.sendMessage(sessionId, message);
+    // A retry (a POST retried after a timeout): the same record, nothing queued.
+    const retried = await suite.agents.sendMessage(sessionId, message);
+    expect([first.runNumber, retried.runNumber]).toEqual([1, 1]);
+    expect(first).toMatchObject({ runNumber: 1, messageId: 'order-42' });
+    expect(retried).toMatchObject({ runNumber: 1, workflowId: first.workflowId, messageId: 'order-42' });
+    // A message without an id gets the session's own, from its run number.
+    const next = await suite.agents.sendMessage(sessionId, { content: 'say twice', plannerOptions: { steps: [{ type: 'final', text: 'twice' }] } });
+    expect(next).toMatchObject({ runNumber: 2, messageId: 'm-2' });
+    expect((await runOf(next.workflowId)).final?.text).toBe('twice');
+    const report = await reportOf(sessionId);
+    expect(report.runs.map((r) => [r.runNumber, r.messageId])).toEqual([
+      [1, 'order-42'],
+      [2, 'm-2'],
+    ]);
+    // Asked again once its run completed: the record as it is now.
+    expect(await suite.agents.sendMessage(sessionId, message)).toMatchObject({ runNumber: 1, status: 'completed', final: 'once' });
+    expect((await reportOf(sessionId)).runs).toHaveLength(2);
+    await suite.agents.closeSession(sessionId);
+  });
+
+  it('remembers message ids across continue-as-new', async () => {
+    const sessionId = `retry-can-${Date.now()}`;
+    await suite.agents.openSession(sessionId, { agent: 'scripted', runsPerExecution: 1 });
+    const say = (text: string) => ({ content: `say ${text}`, messageId: `id-${text}`, plannerOptions: { steps: [{ type: 'final', text }] } });
+    const first = await suite.agents.sendMessage(sessionId, say('one'));
+    expect((await runOf(first.workflowId)).final?.text).toBe('one');
+    const second = await suite.agents.sendMessage(sessionId, say('two'));
+    expect(second).toMatchObject({ runNumber: 2, messageId: 'id-two' });
+    expect((await runOf(second.workflowId)).final?.text).toBe('two');
+    // The session continued as new after each run: the execution that answers the retry is not the one that took it.
+    const handle = suite.env.client.workflow.getHandle(AgentClient.sessionWorkflowId(sessionId));
+    await waitFor('the session to continue as new after its second run', async () => {
+      const history = await handle.fetchHistory();
+      const started = history.events?.[0]?.workflowExecutionStartedEventAttributes;
+      return started?.continuedExecutionRunId && (await reportOf(sessionId)).runs.length === 2 ? true : undefined;
+    });
+    expect(await suite.agents.sendMessage(sessionId, say('one'))).toMatchObject({ runNumber: 1, messageId: 'id-one', status: 'completed' });
+    expect((await reportOf(sessionId)).runs.map((r) => r.runNumber)).toEqual([1, 2]);
+    await suite.agents.closeSession(sessionId);
+  });
+
+  it('a closed session refuses a new message as run_ended naming it, and still answers a retry of one it took', async () => {
+    const sessionId = `closed-${Date.now()}`;
+    const workflowId = await suite.agents.openSession(sessionId, { agent: 'scripted' });
+    // The run waits for an answer, so the session stays up, closed, with it running.
+    const waiting = { content: 'wait', messageId: 'w-1', plannerOptions: { steps: [{ type: 'await', await: { items: [{ kind: 'clarification', id: 'q', question: 'Go on?' }] } }, { type: 'final', text: 'went on' }] } };
+    const first = await suite.agents.sendMessage(sessionId, waiting);
+    await suite.agents.closeSession(sessionId);
+    await waitFor('the session closed', async () => ((await reportOf(sessionId)).open ? undefined : true));
+    await expect(suite.agents.sendMessage(sessionId, { content: 'late', messageId: 'w-2' })).rejects.toMatchObject({ type: 'run_ended', message: `session ${workflowId} is closed: it takes no more messages` });
+    expect(await suite.agents.sendMessage(sessionId, waiting)).toMatchObject({ runNumber: 1, workflowId: first.workflowId, messageId: 'w-1' });
+    await waitFor('the run to wait for its answer', async () => (await suite.agents.pendingInputs(first.workflowId).catch(() => undefined))?.await ? true : undefined);
+    await suite.agents.answer(first.workflowId, { kind: 'clarification', itemId: 'q', answer: 'yes' });
+    expect((await runOf(first.workflowId)).final?.text).toBe('went on');
+    await expect(suite.env.client.workflow.getHandle(workflowId).result()).resolves.toMatchObject({ open: false, runs: [{ runNumber: 1, messageId: 'w-1', status: 'completed' }] });
+  });
+
+  it('refuses a message id that is empty, too long or not printable, naming messageId', async () => {
+    const sessionId = `bad-id-${Date.now()}`;
+    await suite.agents.openSession(sessionId, { agent: 'scripted' });
+    for (const messageId of ['', 'x'.repeat(129), 'two words', 'tab\there']) {
+      await expect(suite.agents.sendMessage(sessionId, { content: 'hi', messageId })).rejects.toMatchObject({ type: 'rejected', message: expect.stringContaining('messageId') });
+    }
+    expect((await reportOf(sessionId)).runs).toEqual([]);
+    await suite.agents.closeSession(sessionId);
   });
 
   it('rejects an empty message', async () => {

@@ -6,6 +6,8 @@ import ts from 'typescript';
 import { defaultModelActivityOptions } from '../../workflows/planners/llm/config';
 import { listRetry } from '../../workflows/run/toolset-sync';
 import { toolActivityType } from '../../contracts/tool-activity-type';
+import { maxRememberedMessageIds } from '../../workflows/sessions/message-ids';
+import { defaultWebhookToleranceSeconds } from '../../server/webhooks';
 
 const repo = resolve(__dirname, '../..');
 const guide = (name: string): string => readFileSync(join(repo, 'docs', name), 'utf8').replace(/\s+/g, ' ');
@@ -19,6 +21,13 @@ describe('facts the guides state', () => {
   it('mcp.md: a listing waits for its server after the attempts of its retry policy', () => {
     const stated = /waits for it after (\d+) attempts/.exec(guide('mcp.md'));
     expect(Number(stated?.[1])).toBe(listRetry.maximumAttempts);
+  });
+
+  it('human-in-the-loop.md: a session remembers the ids of its last maxRememberedMessageIds messages; webhooks take timestamps within the default tolerance', () => {
+    const text = guide('human-in-the-loop.md');
+    const remembered = /remembers the ids of its last \*\*([\d,]+)\*\* messages/.exec(text);
+    expect(Number(remembered?.[1]?.replace(/,/g, ''))).toBe(maxRememberedMessageIds);
+    expect(Number(/a timestamp more than (\d+) s from the server's clock/.exec(text)?.[1])).toBe(defaultWebhookToleranceSeconds);
   });
 
   it("sub-agents-and-call-graphs.md: the dashboard's tree view, which the run page shows (test/integration/dashboard.test.ts opens it), is not denied", () => {

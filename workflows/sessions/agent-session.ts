@@ -27,6 +27,7 @@ import { childRunLabels } from '../calls/child-run-labels';
 import { rejection } from '../kernel/failures';
 import { decidePatchBaseline, refuseSessionWithoutFollowMarker } from '../versioning/patches';
 import { refuseInputNestedTooDeep } from '../run/input-depth';
+import { decideMessage, duplicateAnswer, remember, settle } from './message-ids';
 
 /** The worker version (`deployment.buildId`) running this workflow task, if versioned. */
 function currentVersion(): string | undefined {
@@ -123,6 +124,8 @@ export async function agentSession(rawInput: SessionInput): Promise<SessionRepor
   // The session's operations, from their rows (contracts/session.ts), in the order its recorded
   // histories saw.
   const { close, sendMessage } = sessionOperationMessages;
+  /** Whether a (checked) sendMessage payload carries an id the session took already. */
+  const isTakenId = (payload: unknown): boolean => decideMessage(state.messageIds ?? [], sendMessage.payload().parse(payload).messageId, state.nextRunNumber).type === 'duplicate';
   setHandler(sessionQuery, report);
   setHandler(close.signal, () => {
     closed = true;
@@ -131,16 +134,22 @@ export async function agentSession(rawInput: SessionInput): Promise<SessionRepor
     sendMessage.update,
     (payload) => {
       const message = sendMessage.payload().parse(payload);
+      const decision = decideMessage(state.messageIds ?? [], message.messageId, state.nextRunNumber);
+      // A message it took already (a retry, a webhook delivered twice): its run, nothing queued.
+      if (decision.type === 'duplicate') return duplicateAnswer(state.runs, decision.taken, sessionRunWorkflowId(sessionId, decision.taken.runNumber));
       const runNumber = state.nextRunNumber++;
-      const record = { runNumber, workflowId: sessionRunWorkflowId(sessionId, runNumber), status: 'queued' as const };
-      state.queue.push({ runNumber, workflowId: record.workflowId, content: message.content, ...(message.plannerOptions !== undefined ? { plannerOptions: message.plannerOptions } : {}) });
+      const { messageId } = decision;
+      const record = { runNumber, workflowId: sessionRunWorkflowId(sessionId, runNumber), messageId, status: 'queued' as const };
+      state.queue.push({ runNumber, workflowId: record.workflowId, content: message.content, messageId, ...(message.plannerOptions !== undefined ? { plannerOptions: message.plannerOptions } : {}) });
       state.runs.push(record);
+      state.messageIds = remember(state.messageIds ?? [], { messageId, runNumber });
       return record;
     },
     {
       validator: (payload) => {
-        if (closed) throw rejection('the session is closed', 'session_closed');
         checkMessage(payload);
+        // A closed session takes no new message; a retry of one it took still gets its run.
+        if (closed && !isTakenId(payload)) throw rejection(`session ${sessionId} is closed: it takes no more messages`, 'run_ended');
       },
     },
   );
@@ -180,6 +189,7 @@ export async function agentSession(rawInput: SessionInput): Promise<SessionRepor
       state.sessionState = result.sessionState;
       const answer: Message[] = result.final ? [{ role: 'assistant', content: result.final.text }] : [];
       state.history = [...state.history, userMessage, ...answer].slice(-state.maxHistoryMessages);
+      state.messageIds = settle(state.messageIds ?? [], next.runNumber, result.status);
       if (record) {
         record.status = result.status;
         if (result.final) record.final = result.final.text;
@@ -189,6 +199,7 @@ export async function agentSession(rawInput: SessionInput): Promise<SessionRepor
       state.usage = withRunUsage(state.usage, result.cost);
     } catch (err) {
       if (!(err instanceof ChildWorkflowFailure)) throw err;
+      state.messageIds = settle(state.messageIds ?? [], next.runNumber, 'failed');
       if (record) {
         record.status = 'failed';
         record.error = err.cause?.message ?? err.message;
