@@ -80,6 +80,8 @@ export const carriedRunStateSchema = builtOnce(() =>
     /** Time spent paused or waiting for humans so far. */
     idleMs: z.number().nonnegative(),
     instructionsOverride: z.string().optional(),
+    /** Ids of injected messages the planner saw so far (see RunResult.steered). */
+    steered: z.array(z.string()).optional(),
     control: z.object({
       pauseReason: z.string().optional(),
       breakpoints: z.array(z.object({ point: interventionPointSchema(), tool: z.string().optional(), once: z.boolean() })),

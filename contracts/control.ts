@@ -37,7 +37,13 @@ export type BudgetChange = z.input<ReturnType<typeof budgetChangeSchema>>;
 export const interventionSchema = builtOnce(() =>
   z.discriminatedUnion('kind', [
     /** Appended to the conversation before the next planner turn. */
-    z.object({ kind: z.literal('inject_message'), role: z.enum(['user', 'system']), content: z.string().min(1) }),
+    z.object({
+      kind: z.literal('inject_message'),
+      role: z.enum(['user', 'system']),
+      content: z.string().min(1),
+      /** The session message it delivers (`whenBusy: steer`): the run's result lists the ids its planner saw (`RunResult.steered`). */
+      messageId: z.string().min(1).max(128).optional(),
+    }),
     /** Replaces the agent's system instructions from the next planner turn on. */
     z.object({ kind: z.literal('override_system_prompt'), content: z.string().min(1) }),
     /**

@@ -156,6 +156,8 @@ export const runResultSchema = builtOnce(() =>
     sessionState: jsonObjectSchema(),
     /** seq of the last event; `events` queries after it return nothing. */
     lastEventSeq: z.number().int().nonnegative(),
+    /** Ids of the injected messages (`inject_message` with a `messageId`) the planner saw, in order; absent when none. */
+    steered: z.array(z.string()).optional(),
   }),
 );
 export type RunResult = z.infer<ReturnType<typeof runResultSchema>>;

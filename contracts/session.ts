@@ -40,6 +40,17 @@ export const messageIdSchema = builtOnce(() =>
     .regex(/^[\x21-\x7e]+$/, 'a message id is printable ASCII without spaces (A-Z a-z 0-9 and punctuation)'),
 );
 
+/**
+ * What a session does with a message that arrives while one of its runs is active
+ * (workflows/sessions/busy-policy.ts): `enqueue` it (the default), `reject` it (answered at once,
+ * naming the active run), `interrupt` the run (it ends now; the message runs next with the
+ * conversation so far), `rollback` the run (it ends now and what it did is discarded; the message
+ * runs next from the session as it was before it), or `steer` it (the message is delivered into
+ * the active run at its next planner turn; if the run ends first, it runs next).
+ */
+export const busyPolicySchema = builtOnce(() => z.enum(['enqueue', 'reject', 'interrupt', 'rollback', 'steer']));
+export type BusyPolicy = z.infer<ReturnType<typeof busyPolicySchema>>;
+
 const runRecordSchema = builtOnce(() =>
   z.object({
     runNumber: z.number().int().positive(),
@@ -52,6 +63,15 @@ const runRecordSchema = builtOnce(() =>
     /** What the run used, once it completed: its tokens and its money line (see costReportSchema). */
     tokens: z.number().nonnegative().optional(),
     cost: budgetLineSchema().optional(),
+    /** A run a later message ended (its `whenBusy`): `interrupt` kept what it did, `rollback` discarded it. */
+    endedBy: z.enum(['interrupt', 'rollback']).optional(),
+    /** Messages steered into the run (`whenBusy: steer`), by id, that its planner saw. */
+    steered: z.array(z.string()).optional(),
+    /**
+     * How the message this answers was taken, when not queued at the back: `next` (it runs after
+     * the run it interrupted or rolled back), `steered` (delivered into the run of this record).
+     */
+    delivery: z.enum(['next', 'steered']).optional(),
   }),
 );
 export type SessionRunRecord = z.infer<ReturnType<typeof runRecordSchema>>;
@@ -124,6 +144,8 @@ export const sessionInputSchema = builtOnce(() =>
      * workflows/sessions/message-ids.ts; since 1.0.0): a message with one of them is not queued again.
      */
     messageIds: z.array(rememberedMessageSchema()).optional(),
+    /** What the session does with a message that arrives while a run is active (see busyPolicySchema); a message may say otherwise. */
+    whenBusy: busyPolicySchema().default('enqueue'),
   }),
 );
 export type SessionInput = z.input<ReturnType<typeof sessionInputSchema>>;
@@ -141,6 +163,8 @@ export const sessionMessageSchema = builtOnce(() =>
      * session gives the message its own id, `m-<runNumber>`.
      */
     messageId: messageIdSchema().optional(),
+    /** What to do when a run of the session is active, for this message (default: the session's `whenBusy`). */
+    whenBusy: busyPolicySchema().optional(),
   }),
 );
 export type SessionMessage = z.input<ReturnType<typeof sessionMessageSchema>>;
@@ -156,6 +180,8 @@ export const sessionReportSchema = builtOnce(() =>
     runs: z.array(runRecordSchema()),
     /** What all its runs used: tokens, and money in the workers' currency (`unknownCalls`: calls of unknown cost). */
     usage: sessionUsageSchema().optional(),
+    /** What it does with a message that arrives while a run is active (since 1.0.0). */
+    whenBusy: busyPolicySchema().optional(),
   }),
 );
 export type SessionReport = z.infer<ReturnType<typeof sessionReportSchema>>;

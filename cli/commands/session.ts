@@ -1,4 +1,5 @@
 import { jsonObjectSchema, jsonValueSchema, runPolicySchema, type SessionReport } from '../../contracts';
+import { busyPolicySchema, type BusyPolicy } from '../../contracts/session';
 import { AgentClient } from '../../client/agent-client';
 import { openSessionFor } from '../../client/session-open';
 import type { ParsedArgs } from '../args';
@@ -18,8 +19,8 @@ function isSubcommand(name: string): name is Subcommand {
 
 /** Options each subcommand takes; any other command option is a usage error. */
 const optionsOf: Record<Subcommand, readonly string[]> = {
-  open: ['agent', 'session-state', 'policy'],
-  send: ['message', 'message-id', 'planner-options', 'script', 'follow'],
+  open: ['agent', 'session-state', 'policy', 'when-busy'],
+  send: ['message', 'message-id', 'when-busy', 'planner-options', 'script', 'follow'],
   state: [],
   list: ['limit'],
   close: [],
@@ -59,6 +60,15 @@ function sessionIdOf(args: ParsedArgs, sub: Subcommand): string {
   return sessionId;
 }
 
+/** The --when-busy policy, checked against the session's policies. */
+function whenBusyOf(args: ParsedArgs): BusyPolicy | undefined {
+  const given = args.string('when-busy');
+  if (given === undefined) return undefined;
+  const parsed = busyPolicySchema().safeParse(given);
+  if (!parsed.success) throw new UsageError(`--when-busy: expected one of ${busyPolicySchema().options.join(', ')}, got '${given}'`);
+  return parsed.data;
+}
+
 function prepareSession(args: ParsedArgs, sub: Subcommand): Action {
   if (sub === 'list') {
     if (args.positionals.length > 1) throw new UsageError(`unexpected argument '${args.positionals[1]}'`);
@@ -74,9 +84,10 @@ function prepareSession(args: ParsedArgs, sub: Subcommand): Action {
       const agent = args.requiredString('agent');
       const sessionState = args.json('session-state', jsonObjectSchema);
       const policy = args.json('policy', runPolicySchema.unwrap().partial().strict());
+      const whenBusy = whenBusyOf(args);
       return async (ctx) => {
         // Opening an open session is a no-op; it fails when that session has another agent.
-        const workflowId = await openSessionFor(ctx.agents, sessionId, { agent, ...(sessionState ? { sessionState } : {}), ...(policy ? { policy } : {}) });
+        const workflowId = await openSessionFor(ctx.agents, sessionId, { agent, ...(sessionState ? { sessionState } : {}), ...(policy ? { policy } : {}), ...(whenBusy ? { whenBusy } : {}) });
         ctx.out.emit({ sessionId, workflowId }, () => `session ${sessionId} open (${workflowId})`);
       };
     }
@@ -89,9 +100,11 @@ function prepareSession(args: ParsedArgs, sub: Subcommand): Action {
       const plannerOptions = script !== undefined ? readScript(script) : args.json('planner-options', jsonValueSchema);
       const follow = args.flag('follow');
       const messageId = args.string('message-id');
+      const whenBusy = whenBusyOf(args);
       return async (ctx) => {
-        const record = await ctx.agents.sendMessage(sessionId, { content, ...(plannerOptions !== undefined ? { plannerOptions } : {}), ...(messageId !== undefined ? { messageId } : {}) });
-        ctx.out.emit(record, () => `run #${record.runNumber} of session ${sessionId}: ${record.workflowId} (${record.status})`);
+        const record = await ctx.agents.sendMessage(sessionId, { content, ...(plannerOptions !== undefined ? { plannerOptions } : {}), ...(messageId !== undefined ? { messageId } : {}), ...(whenBusy ? { whenBusy } : {}) });
+        const how = record.delivery === 'steered' ? ', steered into it' : record.delivery === 'next' ? ', runs next' : '';
+        ctx.out.emit(record, () => `run #${record.runNumber} of session ${sessionId}: ${record.workflowId} (${record.status}${how})`);
         if (!follow) return;
         await followEvents(ctx, record.workflowId);
         const result = await ctx.agents.result(record.workflowId);
@@ -127,6 +140,7 @@ export const sessionCommand: Command = {
     policy: { type: 'string', value: 'JSON', description: 'open: policy overrides of every run, e.g. {"maxToolCalls":10}' },
     message: { type: 'string', value: 'TEXT', description: 'send: the user message (required; one per send)' },
     'message-id': { type: 'string', value: 'ID', description: 'send: the message id; a send again with the same id answers the first run and queues nothing' },
+    'when-busy': { type: 'string', value: 'POLICY', description: 'open, send: what a message does while a run is active: enqueue (default), reject, interrupt, rollback or steer' },
     'planner-options': { type: 'string', value: 'JSON', description: "send: planner options of this message's run" },
     script: { type: 'string', value: 'FILE', description: 'send: planner options from a JSON file (scripted agent)' },
     follow: { type: 'boolean', description: "send: print the run's events once it starts, then its result" },
@@ -136,6 +150,7 @@ export const sessionCommand: Command = {
     'session open shop-42 --agent watchlist',
     'session send shop-42 --message "Add AAPL" --follow',
     'session send shop-42 --message "Add MSFT" --message-id order-7',
+    'session send shop-42 --message "No, MSFT" --when-busy steer',
     'session state shop-42 --json',
     'session list',
     'session close shop-42',

@@ -142,7 +142,7 @@ export const historyJsonSchema = z.looseObject({ events: z.array(z.unknown()) })
 /** Body of POST /api/sessions: the session's id and what every run of it starts from. */
 export const openSessionBodySchema = sessionInputSchema
   .unwrap()
-  .pick({ agent: true, sessionState: true, history: true, policy: true, confirmation: true, labels: true, maxHistoryMessages: true, runsPerExecution: true })
+  .pick({ agent: true, sessionState: true, history: true, policy: true, confirmation: true, labels: true, maxHistoryMessages: true, runsPerExecution: true, whenBusy: true })
   .extend({ sessionId: sessionIdSchema });
 
 /** Query of GET /api/sessions. */

@@ -254,3 +254,172 @@ describe('sessions across runs', () => {
     await suite.agents.closeSession(sessionId);
   });
 });
+
+describe('a message that arrives while a run is active (whenBusy)', () => {
+  type Held = 'awaiting approval' | 'tool running' | 'paused' | 'awaiting an answer';
+  const states: readonly Held[] = ['awaiting approval', 'tool running', 'paused', 'awaiting an answer'];
+  const first = 'Track AAPL please';
+  const later = 'Actually, track MSFT instead';
+
+  /** Opens a session whose first run holds in `state`; `release` lets the run go on (a decision, an answer, a resume, or the tool's end). */
+  async function holdIn(state: Held, tag: string, shortTool = false) {
+    const sessionId = `busy-${tag}-${state.replace(/ /g, '-')}-${Date.now()}`;
+    const agent = state === 'awaiting approval' ? 'watchlist-scripted' : 'scripted';
+    await suite.agents.openSession(sessionId, { agent, sessionState: { watchlist: [] } });
+    const hold: ScriptStep[] =
+      state === 'awaiting approval'
+        ? [{ type: 'tool_calls', calls: [{ name: 'add_to_watchlist', args: { symbols: ['AAPL'] } }] }]
+        : state === 'awaiting an answer'
+          ? [{ type: 'await', await: { items: [{ kind: 'clarification', id: 'q', question: 'Which exchange?' }] } } as ScriptStep]
+          : state === 'paused'
+            ? [{ type: 'tool_calls', calls: [{ name: 'sleep', args: { ms: 200 } }] }, { type: 'tool_calls', calls: [{ name: 'sleep', args: { ms: 200 } }] }]
+            : [{ type: 'tool_calls', calls: [{ name: 'sleep', args: { ms: shortTool ? 1_500 : 600_000 } }] }];
+    const record = await suite.agents.sendMessage(sessionId, { content: first, plannerOptions: { steps: [...hold, contextStep] } });
+    const run = suite.agents.run(record.workflowId);
+    await waitFor('the run to hold', async () => {
+      if (state === 'paused') {
+        await run.pause({ reason: 'hold' }).catch(() => undefined);
+        return (await run.status().catch(() => undefined))?.status === 'paused' ? true : undefined;
+      }
+      if (state === 'tool running') return (await run.events().catch(() => undefined))?.events.some((e: RunEvent) => e.type === 'tool_call' && e.name === 'sleep') ? true : undefined;
+      const pending = await run.pendingInputs().catch(() => undefined);
+      return (state === 'awaiting approval' ? pending?.approvals.length : pending?.await) ? true : undefined;
+    });
+    const release = async (): Promise<void> => {
+      if (state === 'awaiting approval') {
+        const { approvals } = await run.pendingInputs();
+        await run.decide({ toolCallId: approvals[0]!.toolCallId, decision: 'approve' });
+      } else if (state === 'awaiting an answer') await run.answer({ kind: 'clarification', itemId: 'q', answer: 'NASDAQ' });
+      else if (state === 'paused') await run.resume({ reason: 'go on' });
+    };
+    return { sessionId, record, run, release };
+  }
+
+  const messagesSeen = async (workflowId: string) => ((await runOf(workflowId)).final?.structured as unknown as View).messages.filter((m) => m.role === 'user').map((m) => m.content);
+
+  it('reject: answered at once naming the active run, nothing queued, the run goes on (in every state)', async () => {
+    await Promise.all(
+      states.map(async (state) => {
+        const { sessionId, record, run } = await holdIn(state, 'reject');
+        await expect(suite.agents.sendMessage(sessionId, { content: later, whenBusy: 'reject' })).rejects.toMatchObject({ type: 'rejected', message: expect.stringContaining(record.workflowId) });
+        const report = await reportOf(sessionId);
+        expect(report.runs.map((r) => r.runNumber)).toEqual([1]);
+        expect((await run.status()).status).not.toMatch(/completed|terminated|failed/);
+        await run.kill({ reason: 'test done' });
+        await suite.agents.closeSession(sessionId);
+      }),
+    );
+  });
+
+  it('interrupt: the active run ends now and the message runs next with the conversation so far (in every state)', async () => {
+    await Promise.all(
+      states.map(async (state) => {
+        const { sessionId, record } = await holdIn(state, 'interrupt');
+        const next = await suite.agents.sendMessage(sessionId, { content: later, whenBusy: 'interrupt', plannerOptions: { steps: [contextStep] } });
+        expect(next).toMatchObject({ runNumber: 2, delivery: 'next', status: 'queued' });
+        expect((await runOf(record.workflowId)).status).toBe('terminated');
+        expect(await messagesSeen(next.workflowId)).toEqual([first, later]);
+        const report = await waitFor('both runs recorded', async () => {
+          const r = await reportOf(sessionId);
+          return r.runs.every((x) => x.status !== 'running' && x.status !== 'queued') ? r : undefined;
+        });
+        expect(report.runs.map((r) => [r.runNumber, r.status, r.endedBy])).toEqual([
+          [1, 'terminated', 'interrupt'],
+          [2, 'completed', undefined],
+        ]);
+        await suite.agents.closeSession(sessionId);
+      }),
+    );
+  });
+
+  it('rollback: the active run ends and what it did is discarded; the message runs from the session as it was (in every state)', async () => {
+    await Promise.all(
+      states.map(async (state) => {
+        const { sessionId, record } = await holdIn(state, 'rollback');
+        const next = await suite.agents.sendMessage(sessionId, { content: later, whenBusy: 'rollback', plannerOptions: { steps: [contextStep] } });
+        expect(next).toMatchObject({ runNumber: 2, delivery: 'next' });
+        expect((await runOf(record.workflowId)).status).toBe('terminated');
+        expect(await messagesSeen(next.workflowId)).toEqual([later]);
+        const report = await waitFor('both runs recorded', async () => {
+          const r = await reportOf(sessionId);
+          return r.runs.every((x) => x.status !== 'running' && x.status !== 'queued') ? r : undefined;
+        });
+        expect(report.runs.map((r) => [r.runNumber, r.status, r.endedBy])).toEqual([
+          [1, 'terminated', 'rollback'],
+          [2, 'completed', undefined],
+        ]);
+        expect(report.historyLength).toBe(2);
+        await suite.agents.closeSession(sessionId);
+      }),
+    );
+  });
+
+  it('rollback discards the session state the run had changed; interrupt keeps it', async () => {
+    const outcome = async (whenBusy: 'rollback' | 'interrupt') => {
+      const sessionId = `busy-state-${whenBusy}-${Date.now()}`;
+      await suite.agents.openSession(sessionId, { agent: 'watchlist-scripted', sessionState: { watchlist: [] }, confirmation: { exempt: ['add_to_watchlist'], tools: ['remove_from_watchlist'] } });
+      const add = { type: 'tool_calls', calls: [{ name: 'add_to_watchlist', args: { symbols: ['AAPL'] } }] } as ScriptStep;
+      const hold = { type: 'tool_calls', calls: [{ name: 'remove_from_watchlist', args: { symbols: ['AAPL'] } }] } as ScriptStep;
+      const record = await suite.agents.sendMessage(sessionId, { content: first, plannerOptions: { steps: [add, hold, contextStep] } });
+      await waitFor('the second call to wait for approval', async () => ((await suite.agents.pendingInputs(record.workflowId).catch(() => undefined))?.approvals.length ? true : undefined));
+      const next = await suite.agents.sendMessage(sessionId, { content: later, whenBusy, plannerOptions: { steps: [contextStep] } });
+      return (await runOf(next.workflowId)).sessionState;
+    };
+    const [rolledBack, interrupted] = await Promise.all([outcome('rollback'), outcome('interrupt')]);
+    expect(rolledBack).toEqual({ watchlist: [] });
+    expect(interrupted).toEqual({ watchlist: ['AAPL'] });
+  });
+
+  it('steer: the message goes into the active run, which sees it at its next planner turn, and joins the conversation (in every state)', async () => {
+    await Promise.all(
+      states.map(async (state) => {
+        const { sessionId, record, release } = await holdIn(state, 'steer', true);
+        const steered = await suite.agents.sendMessage(sessionId, { content: later, whenBusy: 'steer', messageId: `steer-${state.replace(/ /g, '-')}` });
+        expect(steered).toMatchObject({ runNumber: 1, workflowId: record.workflowId, delivery: 'steered' });
+        await release();
+        // Its planner sees it as the newest user message (after an answer the run got, if any).
+        const seen = await messagesSeen(record.workflowId);
+        expect([seen[0], seen[seen.length - 1]]).toEqual([first, later]);
+        expect((await runOf(record.workflowId)).steered).toEqual([steered.messageId]);
+        const report = await waitFor('the run recorded', async () => {
+          const r = await reportOf(sessionId);
+          return r.runs[0]?.status === 'completed' ? r : undefined;
+        });
+        expect(report.runs).toHaveLength(1);
+        expect(report.runs[0]).toMatchObject({ steered: [steered.messageId] });
+        // A retry of the steered message answers the run it went into.
+        expect(await suite.agents.sendMessage(sessionId, { content: later, messageId: steered.messageId })).toMatchObject({ runNumber: 1 });
+        await suite.agents.closeSession(sessionId);
+      }),
+    );
+  });
+
+  it('steer into a run that ends before its next planner turn: the message is not lost, it runs next', async () => {
+    const { sessionId, record, run } = await holdIn('awaiting approval', 'steer-lost');
+    const steered = await suite.agents.sendMessage(sessionId, { content: later, whenBusy: 'steer', messageId: 'late-steer', plannerOptions: { steps: [contextStep] } });
+    expect(steered).toMatchObject({ runNumber: 1, delivery: 'steered' });
+    await run.kill({ reason: 'an operator ended it' });
+    expect((await runOf(record.workflowId)).steered).toBeUndefined();
+    const report = await waitFor('the steered message to get its run', async () => {
+      const r = await reportOf(sessionId);
+      return r.runs.length === 2 && r.runs[1]!.status === 'completed' ? r : undefined;
+    });
+    expect(report.runs[1]).toMatchObject({ runNumber: 2, messageId: 'late-steer', delivery: 'next' });
+    expect(await messagesSeen(report.runs[1]!.workflowId)).toEqual([first, later]);
+    // Its id now names the run that took it.
+    expect(await suite.agents.sendMessage(sessionId, { content: later, messageId: 'late-steer' })).toMatchObject({ runNumber: 2 });
+    await suite.agents.closeSession(sessionId);
+  });
+
+  it("a session's own whenBusy applies to messages that say none; with no run active every policy queues", async () => {
+    const sessionId = `busy-default-${Date.now()}`;
+    await suite.agents.openSession(sessionId, { agent: 'scripted', whenBusy: 'reject' });
+    const idle = await suite.agents.sendMessage(sessionId, { content: 'first', whenBusy: 'interrupt', plannerOptions: { steps: [{ type: 'tool_calls', calls: [{ name: 'sleep', args: { ms: 600_000 } }] }, contextStep] } });
+    expect(idle).toMatchObject({ runNumber: 1, status: 'queued' });
+    expect(idle.delivery).toBeUndefined();
+    await waitFor('the sleep call', async () => ((await suite.agents.events(idle.workflowId).catch(() => undefined))?.events.some((e: RunEvent) => e.type === 'tool_call') ? true : undefined));
+    await expect(suite.agents.sendMessage(sessionId, { content: 'second' })).rejects.toMatchObject({ type: 'rejected', message: expect.stringContaining('whenBusy: reject') });
+    await suite.agents.kill(idle.workflowId, { reason: 'test done' });
+    await suite.agents.closeSession(sessionId);
+  });
+});

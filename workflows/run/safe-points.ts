@@ -175,7 +175,9 @@ export class SafePoints {
     for (const { id, intervention } of items) {
       if (intervention.kind === 'inject_message') {
         state.messages.push({ role: intervention.role, content: intervention.content });
-        state.emit({ type: 'intervention_applied', id, source: 'operator', kind: intervention.kind, point: 'before_llm', detail: `${intervention.role} message injected` });
+        if (intervention.messageId !== undefined) state.steered.push(intervention.messageId);
+        const message = intervention.messageId !== undefined ? ` (session message ${intervention.messageId})` : '';
+        state.emit({ type: 'intervention_applied', id, source: 'operator', kind: intervention.kind, point: 'before_llm', detail: `${intervention.role} message injected${message}` });
       } else if (intervention.kind === 'override_system_prompt') {
         state.instructionsOverride = intervention.content;
         state.emit({ type: 'intervention_applied', id, source: 'operator', kind: intervention.kind, point: 'before_llm', detail: 'system prompt overridden' });

@@ -27,7 +27,9 @@ import { childRunLabels } from '../calls/child-run-labels';
 import { rejection } from '../kernel/failures';
 import { decidePatchBaseline, refuseSessionWithoutFollowMarker } from '../versioning/patches';
 import { refuseInputNestedTooDeep } from '../run/input-depth';
-import { decideMessage, duplicateAnswer, remember, settle } from './message-ids';
+import { decideMessage, duplicateAnswer, settle } from './message-ids';
+import type { ActiveRun } from './busy-policy';
+import { busyDecision, busyRefusal, endRun, takeMessage } from './session-intake';
 
 /** The worker version (`deployment.buildId`) running this workflow task, if versioned. */
 function currentVersion(): string | undefined {
@@ -111,6 +113,8 @@ export async function agentSession(rawInput: SessionInput): Promise<SessionRepor
   const sessionId = workflowInfo().workflowId;
   let closed = false;
   let runsThisExecution = 0;
+  /** The run in progress, while one is (what a message's whenBusy acts on). */
+  let active: ActiveRun | undefined;
 
   const report = (): SessionReport => ({
     agent: state.agent,
@@ -119,6 +123,7 @@ export async function agentSession(rawInput: SessionInput): Promise<SessionRepor
     historyLength: state.history.length,
     runs: state.runs.slice(-50),
     ...(state.usage ? { usage: state.usage } : {}),
+    whenBusy: state.whenBusy,
   });
 
   // The session's operations, from their rows (contracts/session.ts), in the order its recorded
@@ -137,19 +142,18 @@ export async function agentSession(rawInput: SessionInput): Promise<SessionRepor
       const decision = decideMessage(state.messageIds ?? [], message.messageId, state.nextRunNumber);
       // A message it took already (a retry, a webhook delivered twice): its run, nothing queued.
       if (decision.type === 'duplicate') return duplicateAnswer(state.runs, decision.taken, sessionRunWorkflowId(sessionId, decision.taken.runNumber));
-      const runNumber = state.nextRunNumber++;
-      const { messageId } = decision;
-      const record = { runNumber, workflowId: sessionRunWorkflowId(sessionId, runNumber), messageId, status: 'queued' as const };
-      state.queue.push({ runNumber, workflowId: record.workflowId, content: message.content, messageId, ...(message.plannerOptions !== undefined ? { plannerOptions: message.plannerOptions } : {}) });
-      state.runs.push(record);
-      state.messageIds = remember(state.messageIds ?? [], { messageId, runNumber });
-      return record;
+      // What its policy (whenBusy) makes of it while a run is active: queued, run next, or steered into that run.
+      return takeMessage(state, sessionId, busyDecision(state, active, message), message, decision.messageId);
     },
     {
       validator: (payload) => {
         checkMessage(payload);
+        if (isTakenId(payload)) return;
         // A closed session takes no new message; a retry of one it took still gets its run.
-        if (closed && !isTakenId(payload)) throw rejection(`session ${sessionId} is closed: it takes no more messages`, 'run_ended');
+        if (closed) throw rejection(`session ${sessionId} is closed: it takes no more messages`, 'run_ended');
+        // `reject` while a run is active: refused before the update is taken, so nothing of it is recorded.
+        const decision = busyDecision(state, active, sendMessage.payload().parse(payload));
+        if (decision.type === 'reject') throw busyRefusal(sessionId, decision.active);
       },
     },
   );
@@ -166,6 +170,9 @@ export async function agentSession(rawInput: SessionInput): Promise<SessionRepor
     const record = state.runs.find((r) => r.runNumber === next.runNumber);
     if (record) record.status = 'running';
     const userMessage: Message = { role: 'user', content: next.content };
+    const running: ActiveRun = { runNumber: next.runNumber, workflowId: next.workflowId, nextCount: 0, steers: [] };
+    active = running;
+    let ended: RunResult | undefined;
     try {
       const result = await executeChild<(input: RunInput) => Promise<RunResult>>(agentRunWorkflowType, {
         workflowId: next.workflowId,
@@ -186,9 +193,7 @@ export async function agentSession(rawInput: SessionInput): Promise<SessionRepor
         parentClosePolicy: ParentClosePolicy.ABANDON,
         ...childRunLabels(state.agent, undefined, { sessionId }),
       });
-      state.sessionState = result.sessionState;
-      const answer: Message[] = result.final ? [{ role: 'assistant', content: result.final.text }] : [];
-      state.history = [...state.history, userMessage, ...answer].slice(-state.maxHistoryMessages);
+      ended = result;
       state.messageIds = settle(state.messageIds ?? [], next.runNumber, result.status);
       if (record) {
         record.status = result.status;
@@ -205,6 +210,8 @@ export async function agentSession(rawInput: SessionInput): Promise<SessionRepor
         record.error = err.cause?.message ?? err.message;
       }
     }
+    active = undefined;
+    endRun(state, sessionId, running, userMessage, ended, record);
     runsThisExecution += 1;
     if (!closed && (runsThisExecution >= state.runsPerExecution || workflowInfo().continueAsNewSuggested)) {
       await condition(allHandlersFinished);

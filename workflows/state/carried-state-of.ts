@@ -47,6 +47,7 @@ export function carriedStateOf(state: RunState, carry: CarryLevel = carryLevels[
     turn: state.turn,
     ...state.clock.toCarried(),
     ...(state.instructionsOverride !== undefined ? { instructionsOverride: state.instructionsOverride } : {}),
+    ...(state.steered.length ? { steered: [...state.steered] } : {}),
     control: {
       ...(state.control.pauseReason !== undefined ? { pauseReason: state.control.pauseReason } : {}),
       breakpoints: state.control.breakpointList,

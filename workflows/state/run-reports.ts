@@ -13,6 +13,7 @@ export function runResult(run: RunState, status: 'completed' | 'terminated', res
     cost: run.cost(),
     sessionState: run.sessionState,
     lastEventSeq: run.log.lastSeq,
+    ...(run.steered.length ? { steered: [...run.steered] } : {}),
   };
 }
 

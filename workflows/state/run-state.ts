@@ -85,6 +85,8 @@ export class RunState {
   pendingTermination: Termination | undefined;
   turn: number;
   instructionsOverride: string | undefined;
+  /** Ids of the injected messages the planner saw (a session's steered messages), in order. */
+  readonly steered: string[];
   /** The model provider or MCP server the run waits for (an outage): the status's `waitingFor` (see provider-waits.ts). */
   providerWait: ProviderWait | undefined;
   /** Called after every reported status change (the workflow mirrors it to a search attribute). */
@@ -132,6 +134,7 @@ export class RunState {
     this.carriedOpenTurn = carried?.openTurn;
     this.turn = carried?.turn ?? 0;
     this.instructionsOverride = carried?.instructionsOverride;
+    this.steered = [...(carried?.steered ?? [])];
     this.clock = new RunClock(carried, {
       idleChanged: (idle) => this.onIdleChange?.(idle),
       credited: (event) => {
