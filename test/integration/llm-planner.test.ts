@@ -24,6 +24,7 @@ import {
   validationError500,
   type FakeChatMessage,
 } from '../../testing/fake-model';
+import { waitFor } from '../support/wait';
 import { agentClient, createTestEnv, createTestWorker, uniqueTaskQueue, workflowBundleOption } from '../support/test-env';
 
 let env: TestWorkflowEnvironment;
@@ -289,5 +290,45 @@ describe('LLM planner on a real dev server', () => {
     expect(first).toMatchObject({ baseCount: 1, newMessages: [] });
     expect(fetches.filter((f) => f.workflowId === workflowId)).toEqual([{ workflowId, from: 0, to: 1 }]);
     expect(sentMessages()[0]?.[1]).toEqual({ role: 'user', content: long });
+  });
+});
+
+describe('a session of an LLM agent takes a message while its run is active (whenBusy)', () => {
+  const userTexts = (messages: FakeChatMessage[]): unknown[] => messages.filter((m) => m.role === 'user').map((m) => m.content);
+  const awaitingApproval = async (workflowId: string) =>
+    waitFor('the approval request', async () => {
+      const pending = await agents.pendingInputs(workflowId).catch(() => undefined);
+      return pending?.approvals.length ? pending.approvals[0] : undefined;
+    });
+
+  it('steer: the model sees the message as the newest user message at its next call', async () => {
+    const sessionId = `llm-steer-${Date.now()}`;
+    await agents.openSession(sessionId, { agent: 'watchlist-llm', sessionState: { watchlist: [] } });
+    fake.script(callTools(toolCall('add_to_watchlist', { symbols: ['AAPL'] }, 'a1')), say('Added AAPL, and noted MSFT.'));
+    const record = await agents.sendMessage(sessionId, { content: 'Add AAPL' });
+    const approval = await awaitingApproval(record.workflowId);
+    const steered = await agents.sendMessage(sessionId, { content: 'Also remember MSFT', whenBusy: 'steer' });
+    expect(steered).toMatchObject({ runNumber: 1, delivery: 'steered' });
+    await agents.decide(record.workflowId, { toolCallId: approval.toolCallId, decision: 'approve' });
+    const result = await agents.result(record.workflowId);
+    expect(result.steered).toEqual([steered.messageId]);
+    const [firstCall, secondCall] = sentMessages();
+    expect(userTexts(firstCall!)).toEqual(['Add AAPL']);
+    expect(userTexts(secondCall!)).toEqual(['Add AAPL', 'Also remember MSFT']);
+    await agents.closeSession(sessionId);
+  });
+
+  it('interrupt: the run ends at once and the model gets the new message with the conversation so far', async () => {
+    const sessionId = `llm-interrupt-${Date.now()}`;
+    await agents.openSession(sessionId, { agent: 'watchlist-llm', sessionState: { watchlist: [] } });
+    fake.script(callTools(toolCall('add_to_watchlist', { symbols: ['AAPL'] }, 'i1')), say('MSFT it is.'));
+    const record = await agents.sendMessage(sessionId, { content: 'Add AAPL' });
+    await awaitingApproval(record.workflowId);
+    const next = await agents.sendMessage(sessionId, { content: 'No, add MSFT instead', whenBusy: 'interrupt' });
+    expect(next).toMatchObject({ runNumber: 2, delivery: 'next' });
+    expect((await agents.result(record.workflowId)).status).toBe('terminated');
+    expect((await agents.result(next.workflowId)).final?.text).toBe('MSFT it is.');
+    expect(userTexts(sentMessages()[1]!)).toEqual(['Add AAPL', 'No, add MSFT instead']);
+    await agents.closeSession(sessionId);
   });
 });

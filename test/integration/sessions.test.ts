@@ -411,6 +411,56 @@ describe('a message that arrives while a run is active (whenBusy)', () => {
     await suite.agents.closeSession(sessionId);
   });
 
+  it('while a sub-agent runs: interrupt ends the run and its sub-agent run; steer reaches the parent, whose next turn sees it', async () => {
+    const delegating = (ms: number): ScriptStep[] => [{ type: 'tool_calls', calls: [{ name: 'delegate', args: { task: 'wait', steps: [{ type: 'tool_calls', calls: [{ name: 'sleep', args: { ms } }] }, { type: 'final', text: 'child done' }] } }] }, contextStep];
+    const open = async (tag: string, ms: number) => {
+      const sessionId = `busy-child-${tag}-${Date.now()}`;
+      await suite.agents.openSession(sessionId, { agent: 'delegator' });
+      const record = await suite.agents.sendMessage(sessionId, { content: first, plannerOptions: { steps: delegating(ms) } });
+      const child = await waitFor('the sub-agent run', async () => (await suite.agents.status(record.workflowId).catch(() => undefined))?.children?.[0]);
+      return { sessionId, record, child };
+    };
+    const [interrupted, steered] = await Promise.all([open('interrupt', 600_000), open('steer', 1_500)]);
+
+    const next = await suite.agents.sendMessage(interrupted.sessionId, { content: later, whenBusy: 'interrupt', plannerOptions: { steps: [contextStep] } });
+    expect((await runOf(interrupted.record.workflowId)).status).toBe('terminated');
+    expect(await messagesSeen(next.workflowId)).toEqual([first, later]);
+    await waitFor('the sub-agent run to end', async () => ((await suite.env.client.workflow.getHandle(interrupted.child.workflowId).describe()).status.name !== 'RUNNING' ? true : undefined));
+
+    const answer = await suite.agents.sendMessage(steered.sessionId, { content: later, whenBusy: 'steer' });
+    expect(answer).toMatchObject({ runNumber: 1, delivery: 'steered' });
+    expect(await messagesSeen(steered.record.workflowId)).toEqual([first, later]);
+    await Promise.all([suite.agents.closeSession(interrupted.sessionId), suite.agents.closeSession(steered.sessionId)]);
+  });
+
+  it('steered messages reach a run that continues as new while it waits for an approval, each once', async () => {
+    const sessionId = `busy-can-${Date.now()}`;
+    await suite.agents.openSession(sessionId, { agent: 'watchlist-scripted', policy: { continueAsNewAfterSignals: 2 } });
+    const record = await suite.agents.sendMessage(sessionId, { content: first, plannerOptions: { steps: [{ type: 'tool_calls', calls: [{ name: 'add_to_watchlist', args: { symbols: ['AAPL'] } }] }, contextStep] } });
+    const run = suite.agents.run(record.workflowId);
+    await waitFor('the approval request', async () => ((await run.pendingInputs().catch(() => undefined))?.approvals.length ? true : undefined));
+    const execution = suite.env.client.workflow.getHandle(record.workflowId);
+    const firstRunId = (await execution.describe()).runId;
+    const ids = ['s-1', 's-2', 's-3', 's-4'];
+    for (const [i, messageId] of ids.entries()) await suite.agents.sendMessage(sessionId, { content: `steer ${i + 1}`, whenBusy: 'steer', messageId });
+    // Each steer is a signal to the run: it has continued as new while it waits.
+    await waitFor('the run to continue as new', async () => ((await execution.describe()).runId !== firstRunId ? true : undefined));
+    const { approvals } = await waitFor('the approval, carried', async () => {
+      const pending = await run.pendingInputs().catch(() => undefined);
+      return pending?.approvals.length ? pending : undefined;
+    });
+    await run.decide({ toolCallId: approvals[0]!.toolCallId, decision: 'approve' });
+    expect(await messagesSeen(record.workflowId)).toEqual([first, 'steer 1', 'steer 2', 'steer 3', 'steer 4']);
+    expect((await runOf(record.workflowId)).steered).toEqual(ids);
+    const report = await waitFor('the run recorded', async () => {
+      const r = await reportOf(sessionId);
+      return r.runs[0]?.status === 'completed' ? r : undefined;
+    });
+    expect(report.runs).toHaveLength(1);
+    expect(report.runs[0]!.steered).toEqual(ids);
+    await suite.agents.closeSession(sessionId);
+  });
+
   it("a session's own whenBusy applies to messages that say none; with no run active every policy queues", async () => {
     const sessionId = `busy-default-${Date.now()}`;
     await suite.agents.openSession(sessionId, { agent: 'scripted', whenBusy: 'reject' });
