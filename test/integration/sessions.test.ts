@@ -473,3 +473,48 @@ describe('a message that arrives while a run is active (whenBusy)', () => {
     await suite.agents.closeSession(sessionId);
   });
 });
+
+describe('sending to a session that is not open yet opens it in the same call (update-with-start)', () => {
+  const say = (text: string) => ({ plannerOptions: { steps: [{ type: 'final', text }] } });
+
+  it('opens a missing session, then reuses it: one session, every message taken', async () => {
+    const sessionId = `uws-${Date.now()}`;
+    const open = { agent: 'scripted' };
+    const first = await suite.agents.session(sessionId).sendMessage({ content: 'one', ...say('1') }, { open });
+    expect(first).toMatchObject({ runNumber: 1, status: 'queued' });
+    const second = await suite.agents.session(sessionId).sendMessage({ content: 'two', ...say('2') }, { open });
+    expect(second).toMatchObject({ runNumber: 2 });
+    expect((await runOf(second.workflowId)).final?.text).toBe('2');
+    expect(await reportOf(sessionId)).toMatchObject({ agent: 'scripted', open: true });
+    await suite.agents.closeSession(sessionId);
+  });
+
+  it('two senders that both find the session missing open it once, and both messages are taken', async () => {
+    const sessionId = `uws-race-${Date.now()}`;
+    const open = { agent: 'scripted' };
+    const records = await Promise.all(['a', 'b', 'c'].map((text) => suite.agents.sendMessage(sessionId, { content: text, messageId: `race-${text}`, ...say(text) }, { open })));
+    expect(records.map((r) => r.runNumber).sort()).toEqual([1, 2, 3]);
+    const executions = await suite.env.client.workflow.list({ query: `WorkflowId = '${AgentClient.sessionWorkflowId(sessionId)}'` });
+    const found: string[] = [];
+    for await (const execution of executions) found.push(execution.runId);
+    expect(found).toHaveLength(1);
+    await suite.agents.closeSession(sessionId);
+  });
+
+  it('an open session of another agent refuses the message, naming both agents; nothing is queued', async () => {
+    const sessionId = `uws-agent-${Date.now()}`;
+    await suite.agents.openSession(sessionId, { agent: 'scripted' });
+    await expect(suite.agents.sendMessage(sessionId, { content: 'hi', ...say('hi') }, { open: { agent: 'watchlist-scripted' } })).rejects.toMatchObject({
+      type: 'rejected',
+      message: expect.stringContaining('runs agent scripted, not watchlist-scripted'),
+    });
+    expect((await reportOf(sessionId)).runs).toEqual([]);
+    await suite.agents.closeSession(sessionId);
+  });
+
+  it('a bad opening input is refused before anything is started, naming the field', async () => {
+    const sessionId = `uws-bad-${Date.now()}`;
+    await expect(suite.agents.sendMessage(sessionId, { content: 'hi' }, { open: { agent: '' } })).rejects.toMatchObject({ type: 'invalid_input', message: expect.stringContaining('agent') });
+    await expect(suite.env.client.workflow.getHandle(AgentClient.sessionWorkflowId(sessionId)).describe()).rejects.toBeInstanceOf(WorkflowNotFoundError);
+  });
+});
