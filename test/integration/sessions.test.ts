@@ -272,15 +272,18 @@ describe('a message that arrives while a run is active (whenBusy)', () => {
         : state === 'awaiting an answer'
           ? [{ type: 'await', await: { items: [{ kind: 'clarification', id: 'q', question: 'Which exchange?' }] } } as ScriptStep]
           : state === 'paused'
-            ? [{ type: 'tool_calls', calls: [{ name: 'sleep', args: { ms: 200 } }] }, { type: 'tool_calls', calls: [{ name: 'sleep', args: { ms: 200 } }] }]
+            ? [{ type: 'tool_calls', calls: [{ name: 'sleep', args: { ms: 1_000 } }] }, { type: 'tool_calls', calls: [{ name: 'sleep', args: { ms: 200 } }] }]
             : [{ type: 'tool_calls', calls: [{ name: 'sleep', args: { ms: shortTool ? 1_500 : 600_000 } }] }];
     const record = await suite.agents.sendMessage(sessionId, { content: first, plannerOptions: { steps: [...hold, contextStep] } });
     const run = suite.agents.run(record.workflowId);
+    const toolCalled = async () => ((await run.events().catch(() => undefined))?.events.some((e: RunEvent) => e.type === 'tool_call' && e.name === 'sleep') ? true : undefined);
+    if (state === 'paused') {
+      // Asked while its first tool runs: it pauses when the tool ends (the pause answers then).
+      await waitFor('the first tool call', toolCalled);
+      await run.pause({ reason: 'hold' });
+    }
     await waitFor('the run to hold', async () => {
-      if (state === 'paused') {
-        await run.pause({ reason: 'hold' }).catch(() => undefined);
-        return (await run.status().catch(() => undefined))?.status === 'paused' ? true : undefined;
-      }
+      if (state === 'paused') return (await run.status().catch(() => undefined))?.status === 'paused' ? true : undefined;
       if (state === 'tool running') return (await run.events().catch(() => undefined))?.events.some((e: RunEvent) => e.type === 'tool_call' && e.name === 'sleep') ? true : undefined;
       const pending = await run.pendingInputs().catch(() => undefined);
       return (state === 'awaiting approval' ? pending?.approvals.length : pending?.await) ? true : undefined;
