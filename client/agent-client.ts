@@ -163,9 +163,9 @@ export class AgentClient {
     return this.session(sessionId).open(input);
   }
 
-  /** Same as `agents.session(sessionId).sendMessage(message)`. */
-  sendMessage(sessionId: string, message: SessionMessage): Promise<SessionRunRecord> {
-    return this.session(sessionId).sendMessage(message);
+  /** Same as `agents.session(sessionId).sendMessage(message, options)`. */
+  sendMessage(sessionId: string, message: SessionMessage, options: { readonly open?: SessionInput } = {}): Promise<SessionRunRecord> {
+    return this.session(sessionId).sendMessage(message, options);
   }
 
   /** Same as `agents.session(sessionId).close()`. */

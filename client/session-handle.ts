@@ -1,10 +1,7 @@
 import {
-  agentNameSearchAttribute,
   agentSessionWorkflowType,
   closeSessionSignal,
-  describeIssues,
   sendMessageUpdate,
-  sessionInputSchema,
   sessionQuery,
   type SessionInput,
   type SessionMessage,
@@ -12,9 +9,9 @@ import {
   type SessionRunRecord,
 } from '../contracts';
 import { sessionRunWorkflowId } from '../contracts/session';
-import { AgentClientError } from './errors';
 import { clientErrorKind } from './error-table';
-import { fits, refuseNestedTooDeep } from './input-checks';
+import { fits } from './input-checks';
+import { checkSessionInput, sendOpening, sessionStart } from './session-send-opening';
 import { workerProbeMs, type RunCalls } from './run-calls';
 import { RunHandle } from './run-handle';
 
@@ -57,20 +54,9 @@ export class SessionHandle {
    * @throws AgentClientError `invalid_input` naming the bad field.
    */
   async open(input: SessionInput): Promise<string> {
-    refuseNestedTooDeep('session input', input);
-    const parsed = sessionInputSchema.safeParse(input);
-    if (!parsed.success) throw new AgentClientError('invalid_input', `invalid session input: ${describeIssues(parsed.error)}`);
-    fits('the session input', input);
-    const { client, taskQueue, searchAttributes } = this.calls;
+    checkSessionInput(input);
     try {
-      await client.workflow.start(agentSessionWorkflowType, {
-        taskQueue,
-        workflowId: this.workflowId,
-        args: [input],
-        memo: { agent: input.agent },
-        // The session's runs take AgentName from it (workflows/calls/child-run-labels.ts).
-        ...(searchAttributes ? { typedSearchAttributes: [{ key: agentNameSearchAttribute, value: input.agent }] } : {}),
-      });
+      await this.calls.client.workflow.start(agentSessionWorkflowType, sessionStart(this.calls, this.workflowId, input));
     } catch (err) {
       if (clientErrorKind(err) !== 'already_started') throw err;
     }
@@ -79,11 +65,14 @@ export class SessionHandle {
 
   /**
    * Sends the next user message; answers the run that will handle it (queued until the runs
-   * before it end). Follow it, or wait for its result, with {@link run}.
+   * before it end). Follow it, or wait for its result, with {@link run}. With `open`, a session
+   * that is not open is opened with that input in the same call (update-with-start), and an open
+   * one of another agent refuses the message.
    *
    * @throws NoWorkerError when no worker would take it now (nothing is sent).
    */
-  sendMessage(message: SessionMessage): Promise<SessionRunRecord> {
+  sendMessage(message: SessionMessage, options: { readonly open?: SessionInput } = {}): Promise<SessionRunRecord> {
+    if (options.open) return sendOpening(this.calls, this.workflowId, message, options.open);
     const probe = () => this.calls.query(this.workflowId, workerProbeMs, () => this.calls.handle(this.workflowId).query(sessionQuery));
     return this.calls.update(this.workflowId, () => this.calls.handle(this.workflowId).executeUpdate(sendMessageUpdate, { args: [fits('the sendMessage update', message)] }), probe);
   }

@@ -165,6 +165,12 @@ export const sessionMessageSchema = builtOnce(() =>
     messageId: messageIdSchema().optional(),
     /** What to do when a run of the session is active, for this message (default: the session's `whenBusy`). */
     whenBusy: busyPolicySchema().optional(),
+    /**
+     * The agent the sender expects the session to run: a session of another agent refuses the
+     * message, queueing nothing (what a send that opens the session when needed sends, so it never
+     * lands in another agent's session of the same id).
+     */
+    agent: z.string().min(1).optional(),
   }),
 );
 export type SessionMessage = z.input<ReturnType<typeof sessionMessageSchema>>;

@@ -20,7 +20,7 @@ function isSubcommand(name: string): name is Subcommand {
 /** Options each subcommand takes; any other command option is a usage error. */
 const optionsOf: Record<Subcommand, readonly string[]> = {
   open: ['agent', 'session-state', 'policy', 'when-busy'],
-  send: ['message', 'message-id', 'when-busy', 'planner-options', 'script', 'follow'],
+  send: ['message', 'message-id', 'when-busy', 'agent', 'planner-options', 'script', 'follow'],
   state: [],
   list: ['limit'],
   close: [],
@@ -101,8 +101,11 @@ function prepareSession(args: ParsedArgs, sub: Subcommand): Action {
       const follow = args.flag('follow');
       const messageId = args.string('message-id');
       const whenBusy = whenBusyOf(args);
+      const agent = args.string('agent');
       return async (ctx) => {
-        const record = await ctx.agents.sendMessage(sessionId, { content, ...(plannerOptions !== undefined ? { plannerOptions } : {}), ...(messageId !== undefined ? { messageId } : {}), ...(whenBusy ? { whenBusy } : {}) });
+        const message = { content, ...(plannerOptions !== undefined ? { plannerOptions } : {}), ...(messageId !== undefined ? { messageId } : {}), ...(whenBusy ? { whenBusy } : {}) };
+        // With --agent, a session that is not open is opened in the same call.
+        const record = await ctx.agents.sendMessage(sessionId, message, agent !== undefined ? { open: { agent } } : {});
         const how = record.delivery === 'steered' ? ', steered into it' : record.delivery === 'next' ? ', runs next' : '';
         ctx.out.emit(record, () => `run #${record.runNumber} of session ${sessionId}: ${record.workflowId} (${record.status}${how})`);
         if (!follow) return;
@@ -135,7 +138,7 @@ export const sessionCommand: Command = {
   positionals: ['SUBCOMMAND', 'SESSION'],
   optionalPositionals: 2,
   options: {
-    agent: { type: 'string', value: 'NAME', description: 'open: the agent of every run of the session (required)' },
+    agent: { type: 'string', value: 'NAME', description: 'open: the agent of every run of the session (required); send: open the session with it when it is not open (a session of another agent refuses the message)' },
     'session-state': { type: 'string', value: 'JSON', description: 'open: initial session state (a JSON object)' },
     policy: { type: 'string', value: 'JSON', description: 'open: policy overrides of every run, e.g. {"maxToolCalls":10}' },
     message: { type: 'string', value: 'TEXT', description: 'send: the user message (required; one per send)' },
@@ -151,6 +154,7 @@ export const sessionCommand: Command = {
     'session send shop-42 --message "Add AAPL" --follow',
     'session send shop-42 --message "Add MSFT" --message-id order-7',
     'session send shop-42 --message "No, MSFT" --when-busy steer',
+    'session send thread-9 --agent watchlist --message "Add AAPL"',
     'session state shop-42 --json',
     'session list',
     'session close shop-42',

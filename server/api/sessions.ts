@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { sessionReportSchema } from '../../contracts';
+import { sessionMessageSchema, sessionReportSchema } from '../../contracts';
+import { sessionOperationMessages } from '../../contracts/session';
 import { listSessions } from '../../client/run-list';
 import { openSessionFor } from '../../client/session-open';
 import { checkAgentName, type ServerContext } from '../context';
@@ -19,15 +20,21 @@ export function sessionRoutes(ctx: ServerContext): AnyRoute[] {
       method: 'post',
       path: '/api/sessions',
       access: 'operator',
-      summary: 'Open a session (a no-op when it is open already with the same agent)',
-      description: '422 rejected when the session is open with another agent.',
+      summary: 'Open a session (a no-op when it is open already with the same agent), and send it a first message if given',
+      description:
+        '422 rejected when the session is open with another agent. With `message`, the session is opened when it is not open and the message is sent in the same call ' +
+        '(update-with-start: two such calls for a missing session open it once and both messages are taken); the answer has the run that will handle it.',
       tags,
-      body: openSessionBodySchema,
-      response: z.object({ workflowId: z.string() }),
+      body: openSessionBodySchema.extend({ message: sessionMessageSchema.unwrap().omit({ agent: true }).optional() }),
+      response: z.object({ workflowId: z.string(), run: sessionOperationMessages.sendMessage.answer().optional() }),
       status: 201,
       handle: async ({ body }) => {
-        const { sessionId, ...input } = body;
+        const { sessionId, message, ...input } = body;
         checkAgentName(ctx, input.agent);
+        if (message) {
+          const run = await agents.sendMessage(sessionId, message, { open: input });
+          return { workflowId: agents.session(sessionId).workflowId, run };
+        }
         return { workflowId: await openSessionFor(agents, sessionId, input) };
       },
     }),

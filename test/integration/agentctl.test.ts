@@ -177,8 +177,13 @@ describe('agentctl against a real dev server', () => {
     await expect(suite.env.client.workflow.getHandle(`session-${id}`).result()).resolves.toMatchObject({ open: false });
     const refused = await agentctl('session', 'send', id, '--message', 'late');
     expect(refused.code).toBe(4);
+    // With --agent, a session that is not open yet is opened by the send.
+    const fresh = `${id}-new`;
+    expect(lines((await agentctl('session', 'send', fresh, '--agent', 'scripted', '--message', 'say three', '--planner-options', say('three'), '--follow')).stdout)).toContain('result: completed: three');
+    await agentctl('session', 'close', fresh);
 
-    expect(await agentctl('session', 'send', id, '--message', 'x', '--agent', 'scripted')).toMatchObject({ code: 2, stderr: "agentctl: --agent is not an option of 'session send'\n" });
+    // A closed session is not opened again by a send.
+    expect(await agentctl('session', 'send', id, '--message', 'x', '--agent', 'scripted')).toMatchObject({ code: 4, stderr: expect.stringContaining(`session session-${id} is closed`) });
     expect(await agentctl('start', '--agent', 'scripted', '--message', 'hi', '--session-id', id)).toMatchObject({ code: 2, stderr: "agentctl: unknown option '--session-id'\n" });
   });
 

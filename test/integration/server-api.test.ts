@@ -324,6 +324,17 @@ describe('checkpoints, rewind and fork', () => {
 });
 
 describe('sessions', () => {
+  it('POST /api/sessions with a message opens the session when needed and sends it in the same call', async () => {
+    const sessionId = uid('api-uws');
+    const message = (text: string) => ({ content: text, plannerOptions: { steps: [{ type: 'final', text }] } });
+    const [a, b] = await Promise.all([post('/api/sessions', { sessionId, agent: 'scripted', message: message('a') }), post('/api/sessions', { sessionId, agent: 'scripted', message: message('b') })]);
+    expect([a.status, b.status]).toEqual([201, 201]);
+    expect([a.body.run.runNumber, b.body.run.runNumber].sort()).toEqual([1, 2]);
+    expect(a.body.workflowId).toBe(`session-${sessionId}`);
+    expectError(await post('/api/sessions', { sessionId, agent: 'watchlist-scripted', message: message('c') }), 422, 'rejected', /runs agent scripted, not watchlist-scripted/);
+    await post(`/api/sessions/${sessionId}/close`, {});
+  });
+
   it('open, send a message, read the report and the run, list, close', async () => {
     const sessionId = uid('api-session');
     expect(await post('/api/sessions', { sessionId, agent: 'scripted' })).toEqual({ status: 201, body: { workflowId: `session-${sessionId}` } });

@@ -272,15 +272,18 @@ describe('a message that arrives while a run is active (whenBusy)', () => {
         : state === 'awaiting an answer'
           ? [{ type: 'await', await: { items: [{ kind: 'clarification', id: 'q', question: 'Which exchange?' }] } } as ScriptStep]
           : state === 'paused'
-            ? [{ type: 'tool_calls', calls: [{ name: 'sleep', args: { ms: 200 } }] }, { type: 'tool_calls', calls: [{ name: 'sleep', args: { ms: 200 } }] }]
+            ? [{ type: 'tool_calls', calls: [{ name: 'sleep', args: { ms: 1_000 } }] }, { type: 'tool_calls', calls: [{ name: 'sleep', args: { ms: 200 } }] }]
             : [{ type: 'tool_calls', calls: [{ name: 'sleep', args: { ms: shortTool ? 1_500 : 600_000 } }] }];
     const record = await suite.agents.sendMessage(sessionId, { content: first, plannerOptions: { steps: [...hold, contextStep] } });
     const run = suite.agents.run(record.workflowId);
+    const toolCalled = async () => ((await run.events().catch(() => undefined))?.events.some((e: RunEvent) => e.type === 'tool_call' && e.name === 'sleep') ? true : undefined);
+    if (state === 'paused') {
+      // Asked while its first tool runs: it pauses when the tool ends (the pause answers then).
+      await waitFor('the first tool call', toolCalled);
+      await run.pause({ reason: 'hold' });
+    }
     await waitFor('the run to hold', async () => {
-      if (state === 'paused') {
-        await run.pause({ reason: 'hold' }).catch(() => undefined);
-        return (await run.status().catch(() => undefined))?.status === 'paused' ? true : undefined;
-      }
+      if (state === 'paused') return (await run.status().catch(() => undefined))?.status === 'paused' ? true : undefined;
       if (state === 'tool running') return (await run.events().catch(() => undefined))?.events.some((e: RunEvent) => e.type === 'tool_call' && e.name === 'sleep') ? true : undefined;
       const pending = await run.pendingInputs().catch(() => undefined);
       return (state === 'awaiting approval' ? pending?.approvals.length : pending?.await) ? true : undefined;
@@ -471,5 +474,50 @@ describe('a message that arrives while a run is active (whenBusy)', () => {
     await expect(suite.agents.sendMessage(sessionId, { content: 'second' })).rejects.toMatchObject({ type: 'rejected', message: expect.stringContaining('whenBusy: reject') });
     await suite.agents.kill(idle.workflowId, { reason: 'test done' });
     await suite.agents.closeSession(sessionId);
+  });
+});
+
+describe('sending to a session that is not open yet opens it in the same call (update-with-start)', () => {
+  const say = (text: string) => ({ plannerOptions: { steps: [{ type: 'final', text }] } });
+
+  it('opens a missing session, then reuses it: one session, every message taken', async () => {
+    const sessionId = `uws-${Date.now()}`;
+    const open = { agent: 'scripted' };
+    const first = await suite.agents.session(sessionId).sendMessage({ content: 'one', ...say('1') }, { open });
+    expect(first).toMatchObject({ runNumber: 1, status: 'queued' });
+    const second = await suite.agents.session(sessionId).sendMessage({ content: 'two', ...say('2') }, { open });
+    expect(second).toMatchObject({ runNumber: 2 });
+    expect((await runOf(second.workflowId)).final?.text).toBe('2');
+    expect(await reportOf(sessionId)).toMatchObject({ agent: 'scripted', open: true });
+    await suite.agents.closeSession(sessionId);
+  });
+
+  it('two senders that both find the session missing open it once, and both messages are taken', async () => {
+    const sessionId = `uws-race-${Date.now()}`;
+    const open = { agent: 'scripted' };
+    const records = await Promise.all(['a', 'b', 'c'].map((text) => suite.agents.sendMessage(sessionId, { content: text, messageId: `race-${text}`, ...say(text) }, { open })));
+    expect(records.map((r) => r.runNumber).sort()).toEqual([1, 2, 3]);
+    const executions = await suite.env.client.workflow.list({ query: `WorkflowId = '${AgentClient.sessionWorkflowId(sessionId)}'` });
+    const found: string[] = [];
+    for await (const execution of executions) found.push(execution.runId);
+    expect(found).toHaveLength(1);
+    await suite.agents.closeSession(sessionId);
+  });
+
+  it('an open session of another agent refuses the message, naming both agents; nothing is queued', async () => {
+    const sessionId = `uws-agent-${Date.now()}`;
+    await suite.agents.openSession(sessionId, { agent: 'scripted' });
+    await expect(suite.agents.sendMessage(sessionId, { content: 'hi', ...say('hi') }, { open: { agent: 'watchlist-scripted' } })).rejects.toMatchObject({
+      type: 'rejected',
+      message: expect.stringContaining('runs agent scripted, not watchlist-scripted'),
+    });
+    expect((await reportOf(sessionId)).runs).toEqual([]);
+    await suite.agents.closeSession(sessionId);
+  });
+
+  it('a bad opening input is refused before anything is started, naming the field', async () => {
+    const sessionId = `uws-bad-${Date.now()}`;
+    await expect(suite.agents.sendMessage(sessionId, { content: 'hi' }, { open: { agent: '' } })).rejects.toMatchObject({ type: 'invalid_input', message: expect.stringContaining('agent') });
+    await expect(suite.env.client.workflow.getHandle(AgentClient.sessionWorkflowId(sessionId)).describe()).rejects.toBeInstanceOf(WorkflowNotFoundError);
   });
 });

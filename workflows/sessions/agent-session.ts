@@ -151,6 +151,8 @@ export async function agentSession(rawInput: SessionInput): Promise<SessionRepor
         if (isTakenId(payload)) return;
         // A closed session takes no new message; a retry of one it took still gets its run.
         if (closed) throw rejection(`session ${sessionId} is closed: it takes no more messages`, 'run_ended');
+        const expected = sendMessage.payload().parse(payload).agent;
+        if (expected !== undefined && expected !== state.agent) throw rejection(`session ${sessionId} runs agent ${state.agent}, not ${expected}: the message was not queued`, 'wrong_agent');
         // `reject` while a run is active: refused before the update is taken, so nothing of it is recorded.
         const decision = busyDecision(state, active, sendMessage.payload().parse(payload));
         if (decision.type === 'reject') throw busyRefusal(sessionId, decision.active);
