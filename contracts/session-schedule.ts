@@ -1,0 +1,56 @@
+import { z } from 'zod';
+import { builtOnce } from './lazy';
+import { jsonValueSchema } from './json';
+
+/**
+ * Workflow type of one firing of a session's schedule: it posts the schedule's message into the
+ * session through `sendMessage` (workflows/sessions/scheduled-message.ts).
+ */
+export const scheduledMessageWorkflowType = 'agentScheduledMessage';
+
+/** Activity type that sends a scheduled message into its session (reserved; see reservedActivityNames). */
+export const deliverScheduledMessageActivityName = 'session.deliverMessage';
+
+/**
+ * What a session does with a message that arrives while one of its runs is active. Sessions
+ * honour `enqueue` today (the message waits for the runs before it); the others are accepted
+ * here so that a schedule can carry them for sessions that apply them.
+ */
+export const whenBusyPolicies = ['enqueue', 'reject', 'interrupt', 'rollback', 'steer'] as const;
+export type WhenBusyPolicy = (typeof whenBusyPolicies)[number];
+
+/** The message a schedule posts at each firing. */
+export const scheduledMessageSchema = builtOnce(() =>
+  z.object({
+    content: z.string().min(1, 'the message must not be empty'),
+    /** Planner options of each firing's run (e.g. a script). */
+    plannerOptions: jsonValueSchema().optional(),
+    /** What the session does when a run is active at the firing; passed in the message only when set. */
+    whenBusy: z.enum(whenBusyPolicies).optional(),
+  }),
+);
+export type ScheduledMessage = z.infer<ReturnType<typeof scheduledMessageSchema>>;
+
+/** Input of the deliverer workflow, as the schedule's action gives it. */
+export const scheduledMessageInputSchema = builtOnce(() =>
+  z.object({
+    /** The session's workflow id (`session-<id>`). */
+    sessionWorkflowId: z.string().min(1),
+    /** The schedule that fired, for messages naming it. */
+    scheduleId: z.string().min(1),
+    message: scheduledMessageSchema(),
+  }),
+);
+export type ScheduledMessageInput = z.infer<ReturnType<typeof scheduledMessageInputSchema>>;
+
+/** Input of the delivery activity: the message, and the firing's id as its `messageId`. */
+export const deliverScheduledMessageInputSchema = builtOnce(() =>
+  z.object({
+    sessionWorkflowId: z.string().min(1),
+    scheduleId: z.string().min(1),
+    /** The firing's own id (its deliverer's workflow id): the same on every retry, unique per firing. */
+    messageId: z.string().min(1),
+    message: scheduledMessageSchema(),
+  }),
+);
+export type DeliverScheduledMessageInput = z.infer<ReturnType<typeof deliverScheduledMessageInputSchema>>;

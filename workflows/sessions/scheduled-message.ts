@@ -1,0 +1,40 @@
+import { proxyActivities, workflowInfo } from '@temporalio/workflow';
+import { describeIssues } from '../../contracts/json';
+import type { SessionRunRecord } from '../../contracts/session';
+import {
+  deliverScheduledMessageActivityName,
+  scheduledMessageInputSchema,
+  type DeliverScheduledMessageInput,
+  type ScheduledMessageInput,
+} from '../../contracts/session-schedule';
+import { rejection } from '../kernel/failures';
+
+type DeliverActivity = (input: DeliverScheduledMessageInput) => Promise<SessionRunRecord>;
+
+/**
+ * How the delivery is retried: with backoff, without end, while the session cannot be reached
+ * (its workers down, the server busy). The activity fails non-retryably when the session is
+ * closed, does not exist or refuses the message, which ends the firing.
+ */
+const deliveryOptions = {
+  startToCloseTimeout: '1 minute',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
+} as const;
+
+/**
+ * One firing of a session's schedule (workflow type `agentScheduledMessage`, started by the
+ * schedule's action on the session's task queue): sends the schedule's message into the session
+ * through its `sendMessage` update, with the firing's own workflow id as the message's
+ * `messageId`, so that a session that remembers message ids takes each firing once however often
+ * the delivery is retried. Answers the run record the session answered.
+ *
+ * @throws ApplicationFailure `invalid_input` when the input does not parse; the activity's failure
+ * (naming the session) when the session is closed, missing or refuses the message.
+ */
+export async function agentScheduledMessage(rawInput: ScheduledMessageInput): Promise<SessionRunRecord> {
+  const parsed = scheduledMessageInputSchema().safeParse(rawInput);
+  if (!parsed.success) throw rejection(`invalid scheduled message input: ${describeIssues(parsed.error)}`, 'invalid_input');
+  const { sessionWorkflowId, scheduleId, message } = parsed.data;
+  const deliver = proxyActivities<Record<string, DeliverActivity>>(deliveryOptions)[deliverScheduledMessageActivityName] as DeliverActivity;
+  return deliver({ sessionWorkflowId, scheduleId, messageId: workflowInfo().workflowId, message });
+}
