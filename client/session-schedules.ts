@@ -28,11 +28,18 @@ export class SessionScheduleError extends Error {
   }
 }
 
-/** One firing of a schedule: when it was due, when it was taken, and its deliverer's workflow id (its message id). */
+/**
+ * One firing of a schedule: when it was due, when it was taken, and its deliverer's workflow and
+ * run ids. Temporal names a deliverer by the schedule and the second it fired in, so two firings
+ * in one second (a trigger beside a due firing) share a workflow id; the message id
+ * (`<workflowId>/<runId>`) is the firing's own.
+ */
 export interface ScheduleFiring {
   readonly scheduledAt: string;
   readonly takenAt: string;
   readonly workflowId: string;
+  /** The first run id of the firing's deliverer. */
+  readonly runId: string;
 }
 
 /** What a session's schedule is and has done. */
@@ -119,7 +126,7 @@ export class SessionScheduleHandle {
       firings: d.info.numActionsTaken,
       skippedOverlap: d.info.numActionsSkippedOverlap,
       missedCatchupWindow: d.info.numActionsMissedCatchupWindow,
-      recentFirings: d.info.recentActions.map((a) => ({ scheduledAt: a.scheduledAt.toISOString(), takenAt: a.takenAt.toISOString(), workflowId: a.action.workflow.workflowId })),
+      recentFirings: d.info.recentActions.map((a) => ({ scheduledAt: a.scheduledAt.toISOString(), takenAt: a.takenAt.toISOString(), workflowId: a.action.workflow.workflowId, runId: a.action.workflow.firstExecutionRunId })),
       nextFirings: d.info.nextActionTimes.map((t) => t.toISOString()),
     };
   }

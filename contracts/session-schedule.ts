@@ -48,7 +48,7 @@ export const deliverScheduledMessageInputSchema = builtOnce(() =>
   z.object({
     sessionWorkflowId: z.string().min(1),
     scheduleId: z.string().min(1),
-    /** The firing's own id (its deliverer's workflow id): the same on every retry, unique per firing. */
+    /** The firing's own id (`<deliverer workflow id>/<its first run id>`): the same on every retry, unique per firing. */
     messageId: z.string().min(1),
     message: scheduledMessageSchema(),
   }),

@@ -24,8 +24,8 @@ const deliveryOptions = {
 /**
  * One firing of a session's schedule (workflow type `agentScheduledMessage`, started by the
  * schedule's action on the session's task queue): sends the schedule's message into the session
- * through its `sendMessage` update, with the firing's own workflow id as the message's
- * `messageId`, so that a session that remembers message ids takes each firing once however often
+ * through its `sendMessage` update, with the firing's own id (its workflow id and first run id) as
+ * the message's `messageId`, so that a session that remembers message ids takes each firing once however often
  * the delivery is retried. Answers the run record the session answered.
  *
  * @throws ApplicationFailure `invalid_input` when the input does not parse; the activity's failure
@@ -36,5 +36,9 @@ export async function agentScheduledMessage(rawInput: ScheduledMessageInput): Pr
   if (!parsed.success) throw rejection(`invalid scheduled message input: ${describeIssues(parsed.error)}`, 'invalid_input');
   const { sessionWorkflowId, scheduleId, message } = parsed.data;
   const deliver = proxyActivities<Record<string, DeliverActivity>>(deliveryOptions)[deliverScheduledMessageActivityName] as DeliverActivity;
-  return deliver({ sessionWorkflowId, scheduleId, messageId: workflowInfo().workflowId, message });
+  // Temporal names a firing's workflow by its schedule and the second it fired in: two firings in
+  // one second (a trigger beside a due firing) share it. Their first run ids tell them apart, and
+  // stay the same across the deliverer's retries.
+  const { workflowId, firstExecutionRunId } = workflowInfo();
+  return deliver({ sessionWorkflowId, scheduleId, messageId: `${workflowId}/${firstExecutionRunId}`, message });
 }
