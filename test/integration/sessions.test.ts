@@ -7,6 +7,7 @@ import { AgentClient } from '../../client/agent-client';
 import type { SessionHandle } from '../../client/session-handle';
 import type { SessionScheduleDescription, SessionScheduleHandle } from '../../client/session-schedules';
 import { agentSuite } from '../support/agent-suite';
+import { runAgentctl } from '../support/agentctl-cli';
 import { waitFor } from '../support/wait';
 
 const suite = agentSuite('sessions');
@@ -302,6 +303,32 @@ describe('messages on a schedule', () => {
     await expect(daily.describe()).rejects.toMatchObject({ type: 'schedule_not_found', message: expect.stringContaining(daily.scheduleId) });
     await expect(daily.delete()).rejects.toMatchObject({ type: 'schedule_not_found' });
     await waitFor('temporal schedule list to drop it', async () => (!(await temporalScheduleList()).includes(daily.scheduleId) ? true : undefined));
+    await session.close();
+  });
+
+  it('agentctl creates, lists, shows, pauses, triggers and deletes a schedule; a bad cron exits 2 naming the field', async () => {
+    const session = await openSession('cli');
+    const id = session.sessionId;
+    const bad = await runAgentctl(suite, ['session', 'schedule', id, '--name', 'daily', '--cron', '0 9 * * MON-FUN', '--message', 'hi']);
+    expect(bad).toMatchObject({ code: 2, stderr: expect.stringContaining("cron: day-of-week field 'FUN' is not a number or SUN-SAT") });
+    const created = await runAgentctl(suite, ['session', 'schedule', id, '--name', 'daily', '--every', '1d', '--offset', '9h', '--message', 'Summarise my watchlist', '--when-busy', 'enqueue', '--paused', '--json']);
+    expect(created.code).toBe(0);
+    expect(JSON.parse(created.stdout)).toMatchObject({ scheduleId: `${session.workflowId}/schedule-daily`, paused: true, spec: { every: '1d', offset: '9h', message: { content: 'Summarise my watchlist', whenBusy: 'enqueue' } } });
+    const listed = await waitFor('the schedule listed', async () => {
+      const r = await runAgentctl(suite, ['session', 'schedules', id]);
+      return r.stdout.includes('daily  paused') ? r : undefined;
+    });
+    expect(listed.code).toBe(0);
+    expect((await runAgentctl(suite, ['session', 'schedule-unpause', id, '--name', 'daily', '--note', 'on'])).stdout).toBe(`schedule daily of session ${id} unpaused\n`);
+    expect((await runAgentctl(suite, ['session', 'schedule-trigger', id, '--name', 'daily'])).code).toBe(0);
+    const shown = await waitFor('the triggered firing shown', async () => {
+      const r = await runAgentctl(suite, ['session', 'schedule-show', id, '--name', 'daily']);
+      return r.stdout.includes('1 taken') ? r.stdout : undefined;
+    });
+    expect(shown).toContain('when        every 1d offset 9h');
+    expect(shown).toContain('state       active: on');
+    expect((await runAgentctl(suite, ['session', 'schedule-delete', id, '--name', 'daily'])).stdout).toBe(`schedule daily of session ${id} deleted\n`);
+    expect(await runAgentctl(suite, ['session', 'schedule-show', id, '--name', 'daily'])).toMatchObject({ code: 3, stderr: expect.stringContaining(`no schedule daily on session ${id}`) });
     await session.close();
   });
 
