@@ -12,7 +12,7 @@ export { AgentClient, AgentClientError, NoWorkerError, clientOptionsFromEnv, typ
 export { RunHandle, type RunOperations } from './run-handle';
 export { SessionHandle } from './session-handle';
 export { SessionSchedules, SessionScheduleHandle, SessionScheduleError, type SessionScheduleDescription, type SessionScheduleSummary, type ScheduleFiring } from './session-schedules';
-export { sessionScheduleSpecSchema, type SessionScheduleSpec, type ParsedSessionScheduleSpec } from './session-schedule-spec';
+export type { SessionScheduleSpec, ParsedSessionScheduleSpec } from './session-schedule-spec';
 export { type FollowOptions } from './run-follow';
 export { historyEntries, formatHistoryEntry, type HistoryEntry, type HistoryStatus } from './history-view';
 export { RunIdTakenError } from '../history/id-reuse';

@@ -1,15 +1,27 @@
 import { ApplicationFailure, getClient } from '@temporalio/activity';
-import { WorkflowUpdateFailedError, type Client } from '@temporalio/client';
+import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import { describeIssues, sendMessageUpdate, type SessionRunRecord } from '../../contracts';
 import { deliverScheduledMessageInputSchema } from '../../contracts/session-schedule';
 import { failureMessage } from '../../contracts/safe-text';
-import { clientErrorKind, isUnprocessedUpdate } from '../../client/error-table';
 
 /** Why a delivery cannot succeed however often it is retried; the firing fails with it. */
 type DeliveryRefusal = 'session_not_found' | 'session_closed' | 'message_rejected';
 
 function refused(message: string, type: DeliveryRefusal): ApplicationFailure {
   return ApplicationFailure.nonRetryable(failureMessage(message), type);
+}
+
+/** Whether the session has no open execution to take the update (never existed, or ended). */
+function isGone(err: unknown): boolean {
+  return err instanceof WorkflowNotFoundError || (err instanceof Error && /workflow execution already completed/i.test(err.message));
+}
+
+/**
+ * Whether the server refused an update that no worker processed (it never entered the session's
+ * history, so sending it again is safe). The refusal carries no failure type: its text is all there is.
+ */
+function isUnprocessedUpdate(err: WorkflowUpdateFailedError): boolean {
+  return /wasn't processed by worker/i.test(err.cause?.message ?? '');
 }
 
 /** Whether the session workflow exists but has ended (a closed session), as opposed to never having existed. */
@@ -49,8 +61,7 @@ export function createDeliverScheduledMessage(client: () => Client = getClient):
       return await temporal.workflow.getHandle(sessionWorkflowId).executeUpdate(sendMessageUpdate, { args: [payload] });
     } catch (err) {
       const what = `schedule ${scheduleId} cannot post its message into session ${sessionWorkflowId}`;
-      const kind = clientErrorKind(err);
-      if (kind === 'not_found' || kind === 'completed_by_message') {
+      if (isGone(err)) {
         if (await hasEnded(temporal, sessionWorkflowId)) throw refused(`${what}: the session is closed (its workflow has ended)`, 'session_closed');
         throw refused(`${what}: no such session`, 'session_not_found');
       }
