@@ -17,7 +17,8 @@ type DeliverActivity = (input: DeliverScheduledMessageInput) => Promise<SessionR
  * closed, does not exist or refuses the message, which ends the firing.
  */
 const deliveryOptions = {
-  startToCloseTimeout: '1 minute',
+  // An update the session takes in one workflow task; a worker lost mid-call is retried after this.
+  startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
 } as const;
 
