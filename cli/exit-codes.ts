@@ -1,6 +1,7 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowFailedError, WorkflowNotFoundError } from '@temporalio/client';
 import { AgentClientError } from '../client/agent-client';
 import { CheckpointError } from '../history/checkpoints';
+import { SessionScheduleError } from '../client/session-schedules';
 
 /** Process exit codes of `agentctl`; scripts can branch on them. */
 export const ExitCode = {
@@ -45,6 +46,8 @@ export function exitCodeFor(err: unknown): ExitCode {
         return ExitCode.rejected;
     }
   }
+  // No schedule of that name is "not found" (3); another spec under its name is refused (5).
+  if (err instanceof SessionScheduleError) return err.type === 'schedule_not_found' ? ExitCode.runNotFound : ExitCode.rejected;
   if (err instanceof CheckpointError) {
     // A turn the run does not have, or a correction it refuses: valid requests it cannot honour.
     return err.type === 'invalid_input' ? ExitCode.usage : ExitCode.rejected;

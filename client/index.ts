@@ -11,6 +11,8 @@
 export { AgentClient, AgentClientError, NoWorkerError, clientOptionsFromEnv, type AgentClientErrorType, type AgentClientConnectOptions, type QueryOptions, type PendingInputsOptions } from './agent-client';
 export { RunHandle, type RunOperations } from './run-handle';
 export { SessionHandle } from './session-handle';
+export { SessionSchedules, SessionScheduleHandle, SessionScheduleError, type SessionScheduleDescription, type SessionScheduleSummary, type ScheduleFiring } from './session-schedules';
+export type { SessionScheduleSpec, ParsedSessionScheduleSpec } from './session-schedule-spec';
 export { type FollowOptions } from './run-follow';
 export { historyEntries, formatHistoryEntry, type HistoryEntry, type HistoryStatus } from './history-view';
 export { RunIdTakenError } from '../history/id-reuse';
@@ -39,3 +41,4 @@ export type { RunEvent, RunEventType, EventPage } from '../contracts/events';
 export type { AwaitAnswer, CallDecision, ConfirmationPolicy, PendingInputs } from '../contracts/hitl';
 export type { Intervention, PauseRequest, ResumeRequest, KillRequest, BudgetChange, PauseResult, InterventionReceipt } from '../contracts/control';
 export type { SessionInput, SessionMessage, SessionReport, SessionRunRecord } from '../contracts/session';
+export type { ScheduledMessage, WhenBusyPolicy } from '../contracts/session-schedule';

@@ -14,6 +14,7 @@ import { fits } from './input-checks';
 import { checkSessionInput, sendOpening, sessionStart } from './session-send-opening';
 import { workerProbeMs, type RunCalls } from './run-calls';
 import { RunHandle } from './run-handle';
+import { SessionSchedules } from './session-schedules';
 
 /** Workflow id of the session with this id. */
 export function sessionWorkflowId(sessionId: string): string {
@@ -37,6 +38,8 @@ export function sessionWorkflowId(sessionId: string): string {
 export class SessionHandle {
   /** The session's workflow id (`session-<sessionId>`). */
   readonly workflowId: string;
+  /** Messages posted into the session on a cron, an interval or once (Temporal Schedules). */
+  readonly schedules: SessionSchedules;
 
   /** @internal Handles come from `agents.session(id)`. */
   constructor(
@@ -44,6 +47,7 @@ export class SessionHandle {
     readonly sessionId: string,
   ) {
     this.workflowId = sessionWorkflowId(sessionId);
+    this.schedules = new SessionSchedules(calls.client, sessionId, this.workflowId);
   }
 
   /**

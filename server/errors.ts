@@ -3,6 +3,7 @@ import { AgentClientError } from '../client/agent-client';
 import { CheckpointError } from '../history/checkpoints';
 import { RunIdTakenError } from '../history/id-reuse';
 import { isServerUnavailable } from '../client/unavailable';
+import { SessionScheduleError } from '../client/session-schedules';
 import { maxEchoChars, quoted, wellFormed } from '../contracts/safe-text';
 
 /**
@@ -77,6 +78,7 @@ export function toApiError(err: unknown): ApiError {
         return new ApiError('failure', err.message);
     }
   }
+  if (err instanceof SessionScheduleError) return new ApiError(err.type === 'schedule_not_found' ? 'not_found' : 'already_exists', err.message);
   if (err instanceof RunIdTakenError) return new ApiError('already_exists', err.message);
   if (err instanceof CheckpointError) return new ApiError(err.type === 'invalid_input' ? 'invalid_input' : 'rejected', err.message);
   if (err instanceof WorkflowNotFoundError) return new ApiError('run_not_found', `run ${err.workflowId} not found`);

@@ -2,6 +2,8 @@ import { SimplePlugin } from '@temporalio/plugin';
 import type { BundleOptions, InjectedSinks, ReplayWorkerOptions, Worker, WorkerOptions } from '@temporalio/worker';
 import type OpenAI from 'openai';
 import { createActivities, type ActivityDependencies, type ToolImplementation } from '../activities';
+import { createDeliverScheduledMessage } from '../activities/sessions/deliver-scheduled-message';
+import { deliverScheduledMessageActivityName } from '../contracts/session-schedule';
 import { createModelActivities, type DeltaSink, type ModelActivityDependencies } from '../activities/model';
 import type { AgentDefinition } from '../workflows/agents/agent-registry';
 import { durableAgentsSinkName, type DurableAgentsSinks } from '../workflows/bundle/bundle-sinks';
@@ -216,7 +218,11 @@ export class DurableAgentsPlugin extends SimplePlugin {
         findAgent: (name) => agents.find((a) => a.name === name),
         ...(pool ? { mcpTools: mcpModelTools(pool) } : {}),
       });
-    const activities = createActivities({ agents, tools: options.tools, runtime: pool ? { ...runtime, ...createMcpActivities(pool) } : runtime });
+    const activities = {
+      ...createActivities({ agents, tools: options.tools, runtime: pool ? { ...runtime, ...createMcpActivities(pool) } : runtime }),
+      // Sessions' schedules post through it (workflows/sessions/scheduled-message.ts), whatever the runtime.
+      [deliverScheduledMessageActivityName]: createDeliverScheduledMessage(),
+    };
     const keys = options.encryption ?? undefined;
     const codec = keys ? new EncryptionCodec(keys) : undefined;
     const tracingOptions = options.tracing ?? undefined;

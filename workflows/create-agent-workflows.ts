@@ -1,8 +1,10 @@
 import type { RunInput, RunResult } from '../contracts/run';
-import type { SessionInput, SessionReport } from '../contracts/session';
+import type { SessionInput, SessionReport, SessionRunRecord } from '../contracts/session';
 import { createAgentRegistry, type AgentDefinition } from './agents/agent-registry';
 import { createAgentRun } from './run/agent-run';
 import { agentSession } from './sessions/agent-session';
+import { agentScheduledMessage } from './sessions/scheduled-message';
+import type { ScheduledMessageInput } from '../contracts/session-schedule';
 
 /** Options of {@link createAgentWorkflows}. */
 export interface AgentWorkflowsOptions {
@@ -26,21 +28,27 @@ export interface AgentWorkflows {
   readonly agentRun: (input: RunInput) => Promise<RunResult>;
   /** One conversation whose messages become child `agentRun`s (workflow type `agentSession`). */
   readonly agentSession: (input: SessionInput) => Promise<SessionReport>;
+  /**
+   * One firing of a session's schedule: posts its message into the session (workflow type
+   * `agentScheduledMessage`). Export it where sessions have schedules (docs/human-in-the-loop.md,
+   * "Messages on a schedule").
+   */
+  readonly agentScheduledMessage: (input: ScheduledMessageInput) => Promise<SessionRunRecord>;
 }
 
 /**
  * Builds the durable-agents workflows over the given agents. Export the result from your own
  * workflows module (the file you give the worker as `workflowsPath`); the export names are the
- * workflow types, so keep them `agentRun` and `agentSession`.
+ * workflow types, so keep them `agentRun`, `agentSession` and `agentScheduledMessage`.
  *
  * @throws Error when two agents share a name or an agent definition is invalid.
  * @example
  * // src/workflows.ts
  * import { createAgentWorkflows } from 'durable-agents/workflow';
  * import { notesAgent } from './agent';
- * export const { agentRun, agentSession } = createAgentWorkflows({ agents: [notesAgent] });
+ * export const { agentRun, agentSession, agentScheduledMessage } = createAgentWorkflows({ agents: [notesAgent] });
  */
 export function createAgentWorkflows(options: AgentWorkflowsOptions): AgentWorkflows {
   const registry = createAgentRegistry(options.agents);
-  return { agentRun: createAgentRun(registry, { compactToolInputs: options.compactToolInputs ?? false }), agentSession };
+  return { agentRun: createAgentRun(registry, { compactToolInputs: options.compactToolInputs ?? false }), agentSession, agentScheduledMessage };
 }

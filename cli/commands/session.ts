@@ -9,8 +9,9 @@ import { followEvents } from '../follow';
 import { listSessions, type SessionListEntry } from '../../client/run-list';
 import { renderResult } from '../render';
 import { readScript } from './start';
+import { isScheduleSubcommand, prepareScheduleCommand, scheduleOptions, scheduleOptionsOf, scheduleSubcommands } from './session-schedule';
 
-const subcommands = ['open', 'send', 'state', 'list', 'close'] as const;
+const subcommands = ['open', 'send', 'state', 'list', 'close', ...scheduleSubcommands] as const;
 type Subcommand = (typeof subcommands)[number];
 
 function isSubcommand(name: string): name is Subcommand {
@@ -24,6 +25,7 @@ const optionsOf: Record<Subcommand, readonly string[]> = {
   state: [],
   list: ['limit'],
   close: [],
+  ...scheduleOptionsOf,
 };
 
 /** `3 runs, 1234 tokens, cost 0.0123 USD (+ 2 calls of unknown cost)`. */
@@ -79,6 +81,7 @@ function prepareSession(args: ParsedArgs, sub: Subcommand): Action {
     };
   }
   const sessionId = sessionIdOf(args, sub);
+  if (isScheduleSubcommand(sub)) return prepareScheduleCommand(args, sub, sessionId);
   switch (sub) {
     case 'open': {
       const agent = args.requiredString('agent');
@@ -127,27 +130,30 @@ function prepareSession(args: ParsedArgs, sub: Subcommand): Action {
   }
 }
 
-/** `session open|send|state|list|close`: conversations of many runs (the agentSession workflow). */
+/** `session open|send|state|list|close|schedule…`: conversations of many runs (the agentSession workflow) and their schedules. */
 export const sessionCommand: Command = {
   name: 'session',
-  summary: 'session open|send|state|list|close: a conversation whose runs share state and history',
+  summary: 'session open|send|state|list|close|schedule…: a conversation whose runs share state and history, and messages on a schedule',
   details:
     `A session is one long-lived workflow (${AgentClient.sessionWorkflowId('ID')}); each 'send' queues the next user\n` +
     'message as a run that starts from the state and history the earlier runs left. Runs of a\n' +
-    "session are sequential: 'send' answers the run's id at once, '--follow' prints it once it starts.",
+    "session are sequential: 'send' answers the run's id at once, '--follow' prints it once it starts.\n" +
+    "'schedule' posts a message into the session on a cron, an interval or once (a Temporal Schedule,\n" +
+    "id session-ID/schedule-NAME); 'schedules', 'schedule-show', 'schedule-pause', 'schedule-unpause',\n" +
+    "'schedule-trigger' and 'schedule-delete' list and drive them.",
   positionals: ['SUBCOMMAND', 'SESSION'],
   optionalPositionals: 2,
   options: {
     agent: { type: 'string', value: 'NAME', description: 'open: the agent of every run of the session (required); send: open the session with it when it is not open (a session of another agent refuses the message)' },
     'session-state': { type: 'string', value: 'JSON', description: 'open: initial session state (a JSON object)' },
     policy: { type: 'string', value: 'JSON', description: 'open: policy overrides of every run, e.g. {"maxToolCalls":10}' },
-    message: { type: 'string', value: 'TEXT', description: 'send: the user message (required; one per send)' },
+    message: { type: 'string', value: 'TEXT', description: 'send, schedule: the user message (required; one per send or firing)' },
     'message-id': { type: 'string', value: 'ID', description: 'send: the message id; a send again with the same id answers the first run and queues nothing' },
-    'when-busy': { type: 'string', value: 'POLICY', description: 'open, send: what a message does while a run is active: enqueue (default), reject, interrupt, rollback or steer' },
     'planner-options': { type: 'string', value: 'JSON', description: "send: planner options of this message's run" },
     script: { type: 'string', value: 'FILE', description: 'send: planner options from a JSON file (scripted agent)' },
     follow: { type: 'boolean', description: "send: print the run's events once it starts, then its result" },
     limit: { type: 'string', value: 'N', description: 'list: at most N sessions (default 50)' },
+    ...scheduleOptions,
   },
   examples: [
     'session open shop-42 --agent watchlist',
@@ -158,6 +164,8 @@ export const sessionCommand: Command = {
     'session state shop-42 --json',
     'session list',
     'session close shop-42',
+    'session schedule shop-42 --name morning --cron "0 9 * * *" --timezone Europe/Berlin --message "Summarise my watchlist"',
+    'session schedule-trigger shop-42 --name morning',
   ],
   prepare(args) {
     const sub = args.positionals[0];

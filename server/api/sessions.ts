@@ -7,6 +7,7 @@ import { checkAgentName, type ServerContext } from '../context';
 import { route, type AnyRoute } from '../routes';
 import { listSessionsQuerySchema, openSessionBodySchema, sessionSummarySchema } from './schemas';
 import { sessionOperationRoutes } from './run-operations';
+import { sessionScheduleRoutes } from './session-schedules';
 
 /**
  * Sessions: conversations of many runs that share state and history (the agentSession workflow).
@@ -69,5 +70,6 @@ export function sessionRoutes(ctx: ServerContext): AnyRoute[] {
       handle: ({ params }) => agents.session(params.id ?? '').status(),
     }),
     ...sessionOperationRoutes(ctx),
+    ...sessionScheduleRoutes(ctx),
   ];
 }

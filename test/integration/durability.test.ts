@@ -1,5 +1,6 @@
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { RunEvent } from '../../contracts';
+import type { RunEvent, SessionRunRecord } from '../../contracts';
+import type { SessionScheduleDescription } from '../../client/session-schedules';
 import { childWorkerEnv, startChildWorker, type ChildWorker } from '../support/child-worker';
 import { readSideEffects } from '../support/file-side-effects';
 import { callStep, finalStep, scriptedInput } from '../support/scripts';
@@ -83,5 +84,50 @@ describe('an operator right after a worker crash', () => {
     // the dead worker's sticky queue (the SIGKILL closed its polls).
     await agents.decide(workflowId, { toolCallId: 'call_0_0', decision: 'approve', by: 'ops' });
     expect(await agents.result(workflowId)).toMatchObject({ status: 'completed', final: { text: 'paid' } });
+  });
+});
+
+describe('a schedule across a worker kill', () => {
+  it('a firing every second while the worker is killed and restarted: every firing taken becomes one run, none is lost', async () => {
+    const taskQueue = uniqueTaskQueue('schedule-kill');
+    const { env: workerEnv } = childWorkerEnv(env.address, env.namespace ?? 'default', taskQueue);
+    const agents = agentClient(env, taskQueue);
+    const first = await startChildWorker(workerEnv);
+    workers.push(first);
+    const session = agents.session(`schedule-kill-${Date.now()}`);
+    await session.open({ agent: 'scripted' });
+    const schedule = await session.schedules.create('tick', { every: '1s', remainingActions: 6, message: { content: 'tick', plannerOptions: { steps: [finalStep('tick')] } } });
+    // A deliverer cut off by the kill resumes once its workflow task (10 s) or its activity (30 s) times out.
+    const described = (what: string, test: (d: SessionScheduleDescription) => boolean) =>
+      waitFor(
+        what,
+        async () => {
+          const d = await schedule.describe();
+          return test(d) && d.recentFirings.length === d.firings ? d : undefined;
+        },
+        90_000,
+      );
+
+    await described('two firings', (d) => d.firings >= 2);
+    await first.kill9();
+    // The schedule keeps firing while no worker runs: one deliverer waits for a worker (one the
+    // kill cut off, or the next firing's), one more firing waits behind it, and the rest are
+    // skipped as overlapping.
+    await described('a firing skipped while no worker runs', (d) => d.skippedOverlap > 0);
+    const second = await startChildWorker(workerEnv);
+    workers.push(second);
+
+    const spent = await described('all six firings', (d) => d.firings === 6);
+    const records = await Promise.all(spent.recentFirings.map((f) => env.client.workflow.getHandle(f.workflowId, f.runId).result() as Promise<SessionRunRecord>));
+    expect(new Set(records.map((r) => r.runNumber)).size).toBe(6);
+    const runs = await waitFor('six completed runs', async () => {
+      const listed = await session.runs();
+      return listed.length >= 6 && listed.every((r) => r.status === 'completed') ? listed : undefined;
+    });
+    // One run per firing: none lost, none twice (a delivery cut off by the kill after the session
+    // took it is sent again under the same message id, which the session takes once).
+    expect(runs).toHaveLength(6);
+    await schedule.delete();
+    await session.close();
   });
 });

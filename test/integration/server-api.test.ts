@@ -502,6 +502,56 @@ describe('message ids and webhooks', () => {
   });
 });
 
+describe('session schedules', () => {
+  it('create (again: no-op; another spec: 409), 400 naming the bad field, list, describe, pause, trigger, delete; viewers read, operators write', async () => {
+    const sessionId = uid('api-schedules');
+    const base = `/api/sessions/${sessionId}/schedules`;
+    const message = { content: 'say hi', plannerOptions: { steps: [{ type: 'final', text: 'hi' }] } };
+    expectError(await post(base, { name: 'daily', cron: '0 9 * * *', message }), 404, 'run_not_found', new RegExp(`session ${sessionId} not found`));
+    await post('/api/sessions', { sessionId, agent: 'scripted' });
+
+    expectError(await post(base, { name: 'daily', cron: '0 25 * * *', message }), 400, 'invalid_input', /^body\.cron: hour field '25' is out of range 0-23/);
+    expectError(await post(base, { name: 'daily', every: '1s', cron: '@daily', message }), 400, 'invalid_input', /^body\.every: give one of cron, every or at, not cron and every/);
+    expectError(await post(base, { name: 'daily', every: 'often', message }), 400, 'invalid_input', /^body\.every: "often" is not a duration/);
+    expectError(await post(base, { name: 'daily', at: '2001-01-01T00:00:00Z', message }), 400, 'invalid_input', /at: 2001-01-01T00:00:00Z is in the past/);
+    expectError(await post(base, { name: 'daily', cron: '@daily', message: { ...message, whenBusy: 'later' } }), 400, 'invalid_input', /^body\.message\.whenBusy: /);
+    expectError(await post(base, { name: 'no/slash', cron: '@daily', message }), 400, 'invalid_input', /invalid schedule name "no\/slash"/);
+    expectError(await post(base, { name: 'daily', cron: '@daily', message }, 'viewer'), 403, 'forbidden');
+
+    const spec = { cron: '0 9 * * *', timezone: 'Europe/Berlin', catchupWindow: 'skip', message };
+    const created = await post(base, { name: 'daily', ...spec, paused: true });
+    expect(created).toMatchObject({ status: 201, body: { scheduleId: `session-${sessionId}/schedule-daily`, name: 'daily', paused: true, firings: 0, spec: { ...spec, paused: true } } });
+    expect((await post(base, { name: 'daily', ...spec, paused: true })).status).toBe(201);
+    expectError(await post(base, { name: 'daily', ...spec }), 409, 'already_exists', new RegExp(`schedule daily of session ${sessionId} .* exists with another spec`));
+
+    const listed = await waitFor('the schedule listed', async () => {
+      const { body } = await get(base);
+      return body.schedules?.length === 1 ? body.schedules : undefined;
+    });
+    expect(listed).toEqual([expect.objectContaining({ name: 'daily', paused: true })]);
+    expect(await call('POST', `${base}/daily/trigger`, { as: 'operator' })).toEqual({ status: 204, body: undefined });
+    const fired = await waitFor('the triggered firing', async () => {
+      const { body } = await get(`${base}/daily`);
+      return body.recentFirings?.length === 1 ? body : undefined;
+    });
+    expect(fired).toMatchObject({ firings: 1, paused: true });
+    const record = await waitFor('the run of the firing', async () => {
+      const { body } = await get(`/api/sessions/${sessionId}`);
+      return body.runs?.[0]?.status === 'completed' ? body.runs[0] : undefined;
+    });
+    expect(record).toMatchObject({ runNumber: 1, final: 'hi' });
+    expect(await post(`${base}/daily/unpause`, { note: 'back on' })).toEqual({ status: 204, body: undefined });
+    expect((await get(`${base}/daily`)).body).toMatchObject({ paused: false, note: 'back on' });
+    expectError(await post(`${base}/daily/pause`, {}, 'viewer'), 403, 'forbidden');
+
+    expectError(await call('DELETE', `${base}/daily`, { as: 'viewer' }), 403, 'forbidden');
+    expect(await call('DELETE', `${base}/daily`, { as: 'operator' })).toEqual({ status: 204, body: undefined });
+    expectError(await get(`${base}/daily`), 404, 'not_found', new RegExp(`no schedule daily on session ${sessionId} \\(schedule id session-${sessionId}/schedule-daily\\)`));
+    expectError(await call('DELETE', `${base}/daily`, { as: 'operator' }), 404, 'not_found');
+    await call('POST', `/api/sessions/${sessionId}/close`, { as: 'operator' });
+  });
+});
+
 describe('OpenAPI document', () => {
   it('documents every route of the control API with its role and schemas', async () => {
     const { status, body } = await call('GET', '/openapi.json');

@@ -1,10 +1,16 @@
-import type { RunEvent, RunResult } from '../../contracts';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import type { RunEvent, RunResult, SessionRunRecord } from '../../contracts';
 import type { ScriptStep } from '../../workflows/planners/scripted';
-import { Client, WorkflowNotFoundError } from '@temporalio/client';
+import { Client, WorkflowFailedError, WorkflowNotFoundError } from '@temporalio/client';
 import { AgentClient } from '../../client/agent-client';
+import type { SessionHandle } from '../../client/session-handle';
 import { sessionQuery, type SessionReport } from '../../contracts/session';
+import type { SessionScheduleDescription, SessionScheduleHandle } from '../../client/session-schedules';
 import { agentSuite } from '../support/agent-suite';
+import { runAgentctl } from '../support/agentctl-cli';
 import { waitFor } from '../support/wait';
+import { firingMessageId } from '../../workflows/sessions/scheduled-message';
 
 const suite = agentSuite('sessions');
 
@@ -519,5 +525,178 @@ describe('sending to a session that is not open yet opens it in the same call (u
     const sessionId = `uws-bad-${Date.now()}`;
     await expect(suite.agents.sendMessage(sessionId, { content: 'hi' }, { open: { agent: '' } })).rejects.toMatchObject({ type: 'invalid_input', message: expect.stringContaining('agent') });
     await expect(suite.env.client.workflow.getHandle(AgentClient.sessionWorkflowId(sessionId)).describe()).rejects.toBeInstanceOf(WorkflowNotFoundError);
+  });
+});
+
+describe('messages on a schedule', () => {
+  const say = (text: string) => ({ content: `say ${text}`, plannerOptions: { steps: [{ type: 'final', text }] } });
+  async function openSession(prefix: string): Promise<SessionHandle> {
+    const session = suite.agents.session(`${prefix}-${Date.now()}`);
+    await session.open({ agent: 'scripted' });
+    return session;
+  }
+  /** The schedule's description once `test` holds and every firing it counts is listed (Temporal lists a firing once its deliverer started; it keeps the latest 10). */
+  const describedWhen = (what: string, schedule: SessionScheduleHandle, test: (d: SessionScheduleDescription) => boolean) =>
+    waitFor(what, async () => {
+      const d = await schedule.describe();
+      return test(d) && d.recentFirings.length >= Math.min(d.firings, 10) ? d : undefined;
+    });
+  /** What a firing's deliverer answered: the session's record of the run it queued. */
+  const delivered = (firing: { workflowId: string; runId: string } | undefined) => {
+    if (!firing) throw new Error('no such firing');
+    return suite.env.client.workflow.getHandle(firing.workflowId, firing.runId).result() as Promise<SessionRunRecord>;
+  };
+  const completedRuns = (session: SessionHandle, count: number) =>
+    waitFor(`${count} completed runs`, async () => {
+      const runs = await session.runs();
+      return runs.length >= count && runs.every((r) => r.status === 'completed') ? runs : undefined;
+    });
+  /** The messageId of each sendMessage the session accepted, from its history. */
+  async function acceptedMessageIds(session: SessionHandle): Promise<string[]> {
+    const history = await suite.env.client.workflow.getHandle(session.workflowId).fetchHistory();
+    return (history.events ?? []).flatMap((e) => {
+      const payload = e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input?.args?.payloads?.[0]?.data;
+      return payload ? [(JSON.parse(Buffer.from(payload).toString('utf8')) as { messageId?: string }).messageId ?? '(none)'] : [];
+    });
+  }
+  const causes = (err: unknown): string => {
+    const messages: string[] = [];
+    for (let e: unknown = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) messages.push(`${(e as { type?: string }).type ?? e.name}: ${e.message}`);
+    return messages.join(' <- ');
+  };
+
+  it('an interval firing every second posts messages that become runs, one run per firing, each with the firing id as messageId, until its firing limit', async () => {
+    const session = await openSession('every');
+    const schedule = await session.schedules.create('tick', { every: '1s', remainingActions: 3, message: say('tick') });
+    expect(schedule.scheduleId).toBe(`${session.workflowId}/schedule-tick`);
+    const spent = await describedWhen('three firings, none left', schedule, (d) => d.firings === 3 && d.remainingActions === 0);
+    for (const f of spent.recentFirings) expect(f.workflowId.startsWith(`${schedule.scheduleId}-`)).toBe(true);
+    const firingIds = spent.recentFirings.map((f) => firingMessageId(schedule.scheduleId, f.workflowId, f.runId));
+    expect(new Set(firingIds).size).toBe(3);
+    for (const id of firingIds) expect(id).toMatch(/^s:tick:\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ:[0-9a-f-]{36}$/);
+    const records = await Promise.all(spent.recentFirings.map(delivered));
+    expect(records.map((r) => r.runNumber).sort()).toEqual([1, 2, 3]);
+    const runs = await completedRuns(session, 3);
+    expect(runs.map((r) => r.final)).toEqual(['tick', 'tick', 'tick']);
+    // Each message carries its firing's id: the schedule's name, the second it fired in and the deliverer's first run id.
+    expect(await acceptedMessageIds(session)).toEqual(firingIds);
+    await schedule.delete();
+    await session.close();
+  });
+
+  it('pause stops the firings, trigger fires at once (also while paused), unpause resumes them', async () => {
+    const session = await openSession('pause');
+    const schedule = await session.schedules.create('tick', { every: '1s', message: say('tick') });
+    await describedWhen('a first firing', schedule, (d) => d.firings >= 1);
+    await schedule.pause('held by the test');
+    const paused = await describedWhen('the pause', schedule, (d) => d.paused);
+    expect(paused.note).toBe('held by the test');
+    await Promise.all(paused.recentFirings.map(delivered));
+
+    await schedule.trigger();
+    const triggered = await describedWhen('the triggered firing', schedule, (d) => d.firings > paused.firings);
+    const before = new Set(paused.recentFirings.map((f) => f.runId));
+    const fresh = triggered.recentFirings.filter((f) => !before.has(f.runId));
+    expect(fresh).toHaveLength(1);
+    const record = await delivered(fresh[0]);
+    expect(record.runNumber).toBe(paused.firings + 1);
+    // Nothing fired on the interval while paused: one firing since, and one run per firing.
+    expect((await schedule.describe()).firings).toBe(paused.firings + 1);
+    expect(await completedRuns(session, paused.firings + 1)).toHaveLength(paused.firings + 1);
+    // Temporal names a firing's deliverer by the second it fired in: a trigger in the second of a
+    // due firing shares its workflow id, yet each message id is the firing's own (a session that
+    // drops repeated message ids keeps both).
+    const messageIds = await acceptedMessageIds(session);
+    expect(messageIds).toHaveLength(paused.firings + 1);
+    expect(new Set(messageIds).size).toBe(messageIds.length);
+
+    await schedule.unpause();
+    const resumed = await describedWhen('a firing after unpause', schedule, (d) => !d.paused && d.firings > paused.firings + 1);
+    expect(resumed.nextFirings.length).toBeGreaterThan(0);
+    await schedule.delete();
+    await session.close();
+  });
+
+  it('a one-time at schedule fires once and is then spent', async () => {
+    const session = await openSession('at');
+    const schedule = await session.schedules.create('once', { at: new Date(Date.now() + 3_000).toISOString(), message: say('once') });
+    const spent = await describedWhen('the firing', schedule, (d) => d.firings === 1);
+    expect(spent).toMatchObject({ remainingActions: 0, nextFirings: [] });
+    expect(spent.recentFirings).toHaveLength(1);
+    expect(await delivered(spent.recentFirings[0])).toMatchObject({ runNumber: 1 });
+    expect((await completedRuns(session, 1)).map((r) => r.final)).toEqual(['once']);
+    await schedule.delete();
+    await session.close();
+  });
+
+  it('creating the same schedule twice is a no-op and another spec under its name a conflict; get, list, delete; `temporal schedule list` sees it come and go', async () => {
+    const session = await openSession('ids');
+    const spec = { cron: '0 9 * * *', timezone: 'Europe/Berlin', message: { content: 'Summarise my watchlist', whenBusy: 'enqueue' as const } };
+    const daily = await session.schedules.create('daily', spec);
+    expect((await session.schedules.create('daily', { ...spec })).scheduleId).toBe(daily.scheduleId);
+    await expect(session.schedules.create('daily', { ...spec, cron: '0 10 * * *' })).rejects.toMatchObject({ type: 'schedule_exists', message: expect.stringContaining(daily.scheduleId) });
+    const described = await session.schedules.get('daily').describe();
+    expect(described).toMatchObject({ sessionId: session.sessionId, name: 'daily', spec, paused: false, firings: 0 });
+    expect(described.nextFirings.length).toBeGreaterThan(0);
+    expect(await waitFor('the schedule listed', async () => ((await session.schedules.list()).length === 1 ? session.schedules.list() : undefined))).toEqual([
+      expect.objectContaining({ scheduleId: daily.scheduleId, name: 'daily', paused: false }),
+    ]);
+
+    const cli = process.env.TEMPORAL_CLI_PATH;
+    if (cli === undefined) throw new Error('TEMPORAL_CLI_PATH is not set: run the integration project (its global setup provisions the CLI)');
+    const temporalScheduleList = async () => (await promisify(execFile)(cli, ['schedule', 'list', '--address', suite.env.address, '--namespace', suite.env.namespace ?? 'default'])).stdout;
+    await waitFor('temporal schedule list to show it', async () => ((await temporalScheduleList()).includes(daily.scheduleId) ? true : undefined));
+    await daily.delete();
+    await expect(daily.describe()).rejects.toMatchObject({ type: 'schedule_not_found', message: expect.stringContaining(daily.scheduleId) });
+    await expect(daily.delete()).rejects.toMatchObject({ type: 'schedule_not_found' });
+    await waitFor('temporal schedule list to drop it', async () => (!(await temporalScheduleList()).includes(daily.scheduleId) ? true : undefined));
+    await session.close();
+  });
+
+  it('agentctl creates, lists, shows, pauses, triggers and deletes a schedule; a bad cron exits 2 naming the field', async () => {
+    const session = await openSession('cli');
+    const id = session.sessionId;
+    const bad = await runAgentctl(suite, ['session', 'schedule', id, '--name', 'daily', '--cron', '0 9 * * MON-FUN', '--message', 'hi']);
+    expect(bad).toMatchObject({ code: 2, stderr: expect.stringContaining("cron: day-of-week field 'FUN' is not a number or SUN-SAT") });
+    const created = await runAgentctl(suite, ['session', 'schedule', id, '--name', 'daily', '--every', '1d', '--offset', '9h', '--message', 'Summarise my watchlist', '--when-busy', 'enqueue', '--paused', '--json']);
+    expect(created.code).toBe(0);
+    expect(JSON.parse(created.stdout)).toMatchObject({ scheduleId: `${session.workflowId}/schedule-daily`, paused: true, spec: { every: '1d', offset: '9h', message: { content: 'Summarise my watchlist', whenBusy: 'enqueue' } } });
+    const listed = await waitFor('the schedule listed', async () => {
+      const r = await runAgentctl(suite, ['session', 'schedules', id]);
+      return r.stdout.includes('daily  paused') ? r : undefined;
+    });
+    expect(listed.code).toBe(0);
+    expect((await runAgentctl(suite, ['session', 'schedule-unpause', id, '--name', 'daily', '--note', 'on'])).stdout).toBe(`schedule daily of session ${id} unpaused\n`);
+    expect((await runAgentctl(suite, ['session', 'schedule-trigger', id, '--name', 'daily'])).code).toBe(0);
+    const shown = await waitFor('the triggered firing shown', async () => {
+      const r = await runAgentctl(suite, ['session', 'schedule-show', id, '--name', 'daily']);
+      return r.stdout.includes('1 taken') ? r.stdout : undefined;
+    });
+    expect(shown).toContain('when        every 1d offset 9h');
+    expect(shown).toContain('state       active: on');
+    expect((await runAgentctl(suite, ['session', 'schedule-delete', id, '--name', 'daily'])).stdout).toBe(`schedule daily of session ${id} deleted\n`);
+    expect(await runAgentctl(suite, ['session', 'schedule-show', id, '--name', 'daily'])).toMatchObject({ code: 3, stderr: expect.stringContaining(`no schedule daily on session ${id}`) });
+    await session.close();
+  });
+
+  it('a firing into a closed session fails naming it, as does one into a session that never existed; neither takes a new schedule', async () => {
+    const session = await openSession('closed');
+    const schedule = await session.schedules.create('late', { every: '1d', paused: true, message: say('late') });
+    await session.close();
+    await suite.env.client.workflow.getHandle(session.workflowId).result();
+    await schedule.trigger();
+    const fired = await describedWhen('the firing', schedule, (d) => d.firings === 1);
+    const failure: unknown = await delivered(fired.recentFirings[0]).catch((err: unknown) => err);
+    expect(failure).toBeInstanceOf(WorkflowFailedError);
+    expect(causes(failure)).toMatch(new RegExp(`session_closed: schedule ${schedule.scheduleId} cannot post its message into session ${session.workflowId}: the session is closed`));
+    await expect(session.schedules.create('again', { every: '1d', message: say('again') })).rejects.toMatchObject({ type: 'run_ended', message: expect.stringContaining(`session ${session.sessionId} is closed`) });
+    await schedule.delete();
+
+    const missing = suite.agents.session(`missing-${Date.now()}`);
+    await expect(missing.schedules.create('daily', { cron: '@daily', message: say('x') })).rejects.toMatchObject({ type: 'run_not_found', message: expect.stringContaining(`session ${missing.sessionId} not found`) });
+    const direct = await suite.env.client.workflow
+      .execute('agentScheduledMessage', { taskQueue: suite.taskQueue, workflowId: `${missing.workflowId}/schedule-manual-1`, args: [{ sessionWorkflowId: missing.workflowId, scheduleId: 'manual', message: say('x') }] })
+      .catch((err: unknown) => err);
+    expect(causes(direct)).toContain(`session_not_found: schedule manual cannot post its message into session ${missing.workflowId}: no such session`);
   });
 });

@@ -264,13 +264,18 @@ describe('client errors map to exit codes', () => {
 
 describe('session', () => {
   it.each([
-    [['session'], 'missing subcommand; use one of open, send, state, list, close'],
-    [['session', 'join', 's1'], "unknown session subcommand 'join'; use one of open, send, state, list, close"],
+    [['session'], 'missing subcommand; use one of open, send, state, list, close, schedule, schedules, schedule-show, schedule-pause, schedule-unpause, schedule-trigger, schedule-delete'],
+    [['session', 'join', 's1'], "unknown session subcommand 'join'; use one of open, send, state, list, close, schedule, schedules, schedule-show, schedule-pause, schedule-unpause, schedule-trigger, schedule-delete"],
     [['session', 'open', 's1'], 'missing --agent'],
     [['session', 'send'], "missing SESSION; use 'session send SESSION'"],
     [['session', 'send', 's1'], 'missing --message'],
     [['session', 'state', 's1', '--follow'], "--follow is not an option of 'session state'"],
     [['session', 'list', 's1'], "unexpected argument 's1'"],
+    [['session', 'schedule', 's1', '--cron', '@daily', '--message', 'hi'], 'missing --name'],
+    [['session', 'schedule', 's1', '--name', 'daily', '--cron', '@daily'], 'missing --message'],
+    [['session', 'schedule', 's1', '--name', 'daily', '--cron', '@daily', '--message', 'hi', '--when-busy', 'later'], "--when-busy: expected one of enqueue, reject, interrupt, rollback, steer, got 'later'"],
+    [['session', 'schedule-pause', 's1', '--name', 'daily', '--cron', '@daily'], "--cron is not an option of 'session schedule-pause'"],
+    [['session', 'send', 's1', '--message', 'hi', '--name', 'daily'], "--name is not an option of 'session send'"],
   ])('%j exits 2 without connecting: %s', async (argv, message) => {
     const r = await cli(argv);
     expect(r).toMatchObject({ code: 2, stderr: [`agentctl: ${message}`] });
