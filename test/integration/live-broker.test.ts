@@ -115,7 +115,15 @@ afterAll(async () => {
   );
 });
 
-const input: RunInput = { agent: 'watchlist-llm', messages: [{ role: 'user', content: 'Quote AAPL and MSFT, many times' }], sessionState: { watchlist: ['AAPL'] } };
+// Caps well above the turns the test needs: the run goes on until the test lets the model answer,
+// however slowly 300 readers catch up on a loaded machine (with the default 25 iterations it could
+// end before the kill).
+const input: RunInput = {
+  agent: 'watchlist-llm',
+  messages: [{ role: 'user', content: 'Quote AAPL and MSFT, many times' }],
+  sessionState: { watchlist: ['AAPL'] },
+  policy: { maxIterations: 400, maxToolCalls: 1_000 },
+};
 
 it('300 subscribers over 3 servers: one server killed mid-stream, its subscribers resume on the others with no gap and no duplicate; deltas posted to one server reach all', async () => {
   const [a, b, c] = servers as [ApiServerProcess, ApiServerProcess, ApiServerProcess];
