@@ -8,7 +8,7 @@ import {
   type SessionReport,
   type SessionRunRecord,
 } from '../contracts';
-import { sessionRunWorkflowId } from '../contracts/session';
+import { sessionOperationMessages, sessionRunWorkflowId, type QueueEdit, type SessionQueueView } from '../contracts/session';
 import { clientErrorKind } from './error-table';
 import { fits } from './input-checks';
 import { checkSessionInput, sendOpening, sessionStart } from './session-send-opening';
@@ -79,6 +79,18 @@ export class SessionHandle {
     if (options.open) return sendOpening(this.calls, this.workflowId, message, options.open);
     const probe = () => this.calls.query(this.workflowId, workerProbeMs, () => this.calls.handle(this.workflowId).query(sessionQuery));
     return this.calls.update(this.workflowId, () => this.calls.handle(this.workflowId).executeUpdate(sendMessageUpdate, { args: [fits('the sendMessage update', message)] }), probe);
+  }
+
+  /**
+   * Edits, drops or moves to the front a message that waits for its run, by its id; answers the
+   * queue as it is then (next first). The queue itself is in {@link status} (`queue`).
+   *
+   * @throws AgentClientError `rejected` naming the message when it does not wait in the queue (it runs, ran or was dropped).
+   */
+  editQueue(edit: QueueEdit): Promise<SessionQueueView> {
+    const probe = () => this.calls.query(this.workflowId, workerProbeMs, () => this.calls.handle(this.workflowId).query(sessionQuery));
+    const update = sessionOperationMessages.editQueue.update;
+    return this.calls.update(this.workflowId, () => this.calls.handle(this.workflowId).executeUpdate(update, { args: [fits('the editQueue update', edit)] }), probe);
   }
 
   /** The session's state, history size and runs (the session query, answered by a worker). */

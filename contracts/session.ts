@@ -57,7 +57,8 @@ const runRecordSchema = builtOnce(() =>
     workflowId: z.string(),
     /** The id of the message the run handles: the client's, or the session's own `m-<runNumber>` (since 1.0.0). */
     messageId: z.string().optional(),
-    status: z.enum(['queued', 'running', 'completed', 'failed', 'terminated']),
+    /** `dropped`: taken off the queue before it ran (editQueue). */
+    status: z.enum(['queued', 'running', 'completed', 'failed', 'terminated', 'dropped']),
     final: z.string().optional(),
     error: z.string().optional(),
     /** What the run used, once it completed: its tokens and its money line (see costReportSchema). */
@@ -98,6 +99,36 @@ const queuedMessageSchema = builtOnce(() =>
     messageId: z.string().optional(),
   }),
 );
+
+export type QueuedSessionMessage = z.infer<ReturnType<typeof queuedMessageSchema>>;
+
+/**
+ * A change to a session's queue, for one message that waits for its run, named by its id: `edit`
+ * its content (or planner options), `drop` it (its run record ends `dropped`; its id stays taken),
+ * or move it to the `front` (it runs next).
+ */
+export const queueEditSchema = builtOnce(() =>
+  z.discriminatedUnion('action', [
+    z.object({ action: z.literal('edit'), messageId: z.string().min(1), content: z.string().min(1, 'the message must not be empty').optional(), plannerOptions: jsonValueSchema().optional() }),
+    z.object({ action: z.literal('drop'), messageId: z.string().min(1), reason: z.string().max(500).optional() }),
+    z.object({ action: z.literal('front'), messageId: z.string().min(1) }),
+  ]),
+);
+export type QueueEdit = z.input<ReturnType<typeof queueEditSchema>>;
+export type ParsedQueueEdit = z.output<ReturnType<typeof queueEditSchema>>;
+
+/** The messages that wait for their runs, next first: what the session's report and editQueue show. */
+const queueViewSchema = builtOnce(() =>
+  z.array(
+    z.object({
+      runNumber: z.number().int().positive(),
+      workflowId: z.string(),
+      messageId: z.string().optional(),
+      content: z.string(),
+    }),
+  ),
+);
+export type SessionQueueView = z.infer<ReturnType<typeof queueViewSchema>>;
 
 /**
  * A message id the session took, and the run it became; its status once the run ended (the
@@ -188,6 +219,8 @@ export const sessionReportSchema = builtOnce(() =>
     usage: sessionUsageSchema().optional(),
     /** What it does with a message that arrives while a run is active (since 1.0.0). */
     whenBusy: busyPolicySchema().optional(),
+    /** The messages that wait for their runs, next first (since 1.0.0). */
+    queue: queueViewSchema().optional(),
   }),
 );
 export type SessionReport = z.infer<ReturnType<typeof sessionReportSchema>>;
@@ -210,6 +243,13 @@ export const sessionOperationMessages = {
   }),
   /** Closes the session after the queued runs; it then completes with its final state. */
   close: operation({ kind: 'session', signal: defineSignal<[]>('closeSession') }),
+  /** Edits, drops or moves to the front a message that waits for its run; answers the queue as it is then. */
+  editQueue: operation({
+    kind: 'session',
+    payload: queueEditSchema,
+    answer: queueViewSchema,
+    update: defineUpdate<SessionQueueView, [unknown]>('editQueue'),
+  }),
 } as const;
 
 /** The name of an operation on a session. */

@@ -172,6 +172,13 @@ export const sessionOperationsHttp: HttpParts<typeof sessionOperationMessages> =
     status: 204,
     perform: (agents, id) => agents.closeSession(id),
   },
+  editQueue: {
+    path: 'queue',
+    access: 'operator',
+    summary: 'Edit, drop or move to the front a message that waits for its run; answers the queue, next first',
+    description: '`{ action: "edit" | "drop" | "front", messageId, … }`. A message that does not wait in the queue (it runs, ran or was dropped) is refused (422), naming it.',
+    perform: (agents, id, body) => agents.session(id).editQueue(body),
+  },
 };
 
 /** Every operation on a run, in the order the API documents them. */

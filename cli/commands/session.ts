@@ -1,5 +1,5 @@
 import { jsonObjectSchema, jsonValueSchema, runPolicySchema, type SessionReport } from '../../contracts';
-import { busyPolicySchema, type BusyPolicy } from '../../contracts/session';
+import { busyPolicySchema, type BusyPolicy, type QueueEdit, type SessionQueueView } from '../../contracts/session';
 import { AgentClient } from '../../client/agent-client';
 import { openSessionFor } from '../../client/session-open';
 import type { ParsedArgs } from '../args';
@@ -11,7 +11,7 @@ import { renderResult } from '../render';
 import { readScript } from './start';
 import { isScheduleSubcommand, prepareScheduleCommand, scheduleOptions, scheduleOptionsOf, scheduleSubcommands } from './session-schedule';
 
-const subcommands = ['open', 'send', 'state', 'list', 'close', ...scheduleSubcommands] as const;
+const subcommands = ['open', 'send', 'state', 'list', 'close', 'queue', ...scheduleSubcommands] as const;
 type Subcommand = (typeof subcommands)[number];
 
 function isSubcommand(name: string): name is Subcommand {
@@ -25,6 +25,7 @@ const optionsOf: Record<Subcommand, readonly string[]> = {
   state: [],
   list: ['limit'],
   close: [],
+  queue: ['message-id', 'message', 'drop', 'reason', 'front'],
   ...scheduleOptionsOf,
 };
 
@@ -44,7 +45,27 @@ function renderSession(sessionId: string, s: SessionReport): string[] {
     ...(s.usage ? ([['used', sessionUsageText(s.usage)]] as [string, string][]) : []),
   ];
   const runs = s.runs.map((r) => `  #${r.runNumber} ${r.workflowId} ${r.status}${r.final !== undefined ? `: ${r.final}` : ''}${r.error !== undefined ? `: ${r.error}` : ''}`);
-  return [...rows.map(([k, v]) => `${k.padEnd(12)}${v}`), `runs${runs.length ? '' : '        none'}`, ...runs];
+  return [...rows.map(([k, v]) => `${k.padEnd(12)}${v}`), `runs${runs.length ? '' : '        none'}`, ...runs, ...renderQueue(s.queue ?? [])];
+}
+
+/** The messages that wait for their runs, next first. */
+function renderQueue(queue: SessionQueueView): string[] {
+  return [`queue${queue.length ? '' : '       empty'}`, ...queue.map((m) => `  ${m.messageId ?? '-'} (run #${m.runNumber}): ${m.content}`)];
+}
+
+/** The queue edit `session queue` asks for: --drop, --front, or --message (new text); none: show the queue. */
+function queueEditOf(args: ParsedArgs): QueueEdit | undefined {
+  const messageId = args.string('message-id');
+  const content = args.string('message');
+  const drop = args.flag('drop');
+  const front = args.flag('front');
+  const chosen = [drop, front, content !== undefined].filter(Boolean).length;
+  if (chosen === 0 && messageId === undefined) return undefined;
+  if (messageId === undefined) throw new UsageError('--message-id: name the queued message to change');
+  if (chosen !== 1) throw new UsageError('give one of --message TEXT (edit), --drop or --front');
+  if (drop) return { action: 'drop', messageId, ...(args.string('reason') !== undefined ? { reason: args.string('reason') } : {}) };
+  if (front) return { action: 'front', messageId };
+  return { action: 'edit', messageId, content };
 }
 
 function renderList(entries: readonly SessionListEntry[]): string[] {
@@ -122,6 +143,14 @@ function prepareSession(args: ParsedArgs, sub: Subcommand): Action {
         const report = await ctx.agents.session(sessionId).status();
         ctx.out.emit(report, () => renderSession(sessionId, report));
       };
+    case 'queue': {
+      const edit = queueEditOf(args);
+      return async (ctx) => {
+        const session = ctx.agents.session(sessionId);
+        const queue = edit ? await session.editQueue(edit) : ((await session.status()).queue ?? []);
+        ctx.out.emit(queue, () => renderQueue(queue));
+      };
+    }
     case 'close':
       return async (ctx) => {
         await ctx.agents.closeSession(sessionId);
@@ -133,7 +162,7 @@ function prepareSession(args: ParsedArgs, sub: Subcommand): Action {
 /** `session open|send|state|list|close|schedule…`: conversations of many runs (the agentSession workflow) and their schedules. */
 export const sessionCommand: Command = {
   name: 'session',
-  summary: 'session open|send|state|list|close|schedule…: a conversation whose runs share state and history, and messages on a schedule',
+  summary: 'session open|send|state|queue|list|close|schedule…: a conversation whose runs share state and history, its queue, and messages on a schedule',
   details:
     `A session is one long-lived workflow (${AgentClient.sessionWorkflowId('ID')}); each 'send' queues the next user\n` +
     'message as a run that starts from the state and history the earlier runs left. Runs of a\n' +
@@ -147,8 +176,11 @@ export const sessionCommand: Command = {
     agent: { type: 'string', value: 'NAME', description: 'open: the agent of every run of the session (required); send: open the session with it when it is not open (a session of another agent refuses the message)' },
     'session-state': { type: 'string', value: 'JSON', description: 'open: initial session state (a JSON object)' },
     policy: { type: 'string', value: 'JSON', description: 'open: policy overrides of every run, e.g. {"maxToolCalls":10}' },
-    message: { type: 'string', value: 'TEXT', description: 'send, schedule: the user message (required; one per send or firing)' },
-    'message-id': { type: 'string', value: 'ID', description: 'send: the message id; a send again with the same id answers the first run and queues nothing' },
+    message: { type: 'string', value: 'TEXT', description: 'send, schedule: the user message (required; one per send or firing); queue: the new text of the queued message' },
+    'message-id': { type: 'string', value: 'ID', description: 'send: the message id; a send again with the same id answers the first run and queues nothing; queue: the queued message to change' },
+    drop: { type: 'boolean', description: 'queue: take the message (--message-id) off the queue' },
+    reason: { type: 'string', value: 'TEXT', description: 'queue: why, with --drop' },
+    front: { type: 'boolean', description: 'queue: move the message (--message-id) to the front: it runs next' },
     'planner-options': { type: 'string', value: 'JSON', description: "send: planner options of this message's run" },
     script: { type: 'string', value: 'FILE', description: 'send: planner options from a JSON file (scripted agent)' },
     follow: { type: 'boolean', description: "send: print the run's events once it starts, then its result" },
@@ -160,6 +192,7 @@ export const sessionCommand: Command = {
     'session send shop-42 --message "Add AAPL" --follow',
     'session send shop-42 --message "Add MSFT" --message-id order-7',
     'session send shop-42 --message "No, MSFT" --when-busy steer',
+    'session queue shop-42 ; session queue shop-42 --message-id order-7 --front',
     'session send thread-9 --agent watchlist --message "Add AAPL"',
     'session state shop-42 --json',
     'session list',

@@ -164,6 +164,9 @@ describe('agentctl against a real dev server', () => {
       return report.runs.length === 2 && report.runs.every((run) => run.status === 'completed') ? report : undefined;
     });
     expect(state).toMatchObject({ agent: 'scripted', open: true, historyLength: 4, runs: [{ final: 'one' }, { final: 'two' }] });
+    // Nothing waits now; a change of a message that does not wait names it.
+    expect(JSON.parse((await agentctl('session', 'queue', id, '--json')).stdout)).toEqual([]);
+    expect(await agentctl('session', 'queue', id, '--message-id', 'say-two', '--front')).toMatchObject({ code: 5, stderr: expect.stringContaining('message say-two does not wait in the queue: it is completed (run 2)') });
     const text = await agentctl('session', 'state', id);
     expect(lines(text.stdout)).toEqual(expect.arrayContaining(['history     4 messages', `  #2 session-${id}/run-2 completed: two`]));
 

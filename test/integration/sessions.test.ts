@@ -22,6 +22,11 @@ async function reportOf(sessionId: string): Promise<SessionReport> {
   return suite.env.client.workflow.getHandle(AgentClient.sessionWorkflowId(sessionId)).query(sessionQuery);
 }
 
+/** The user messages a run's scripted planner saw (its final step reports its context). */
+async function userMessagesSeen(workflowId: string): Promise<unknown[]> {
+  return ((await runOf(workflowId)).final?.structured as unknown as View).messages.filter((m) => m.role === 'user').map((m) => m.content);
+}
+
 async function runOf(workflowId: string): Promise<RunResult> {
   return waitFor('the run to start', async () => suite.agents.result(workflowId).catch(() => undefined));
 }
@@ -698,5 +703,33 @@ describe('messages on a schedule', () => {
       .execute('agentScheduledMessage', { taskQueue: suite.taskQueue, workflowId: `${missing.workflowId}/schedule-manual-1`, args: [{ sessionWorkflowId: missing.workflowId, scheduleId: 'manual', message: say('x') }] })
       .catch((err: unknown) => err);
     expect(causes(direct)).toContain(`session_not_found: schedule manual cannot post its message into session ${missing.workflowId}: no such session`);
+  });
+});
+
+describe("a session's queue: visible and editable", () => {
+  it('edit, drop and move to the front a message that waits; the queue runs in its new order; a message that runs or ran is refused by id', async () => {
+    const sessionId = `queue-${Date.now()}`;
+    const session = suite.agents.session(sessionId);
+    await session.open({ agent: 'scripted' });
+    const first = await session.sendMessage({ content: 'hold', messageId: 'hold', plannerOptions: { steps: [{ type: 'tool_calls', calls: [{ name: 'sleep', args: { ms: 600_000 } }] }, contextStep] } });
+    await waitFor('the first run to call its tool', async () => ((await suite.agents.events(first.workflowId).catch(() => undefined))?.events.some((e: RunEvent) => e.type === 'tool_call') ? true : undefined));
+    for (const id of ['b', 'c', 'd']) await session.sendMessage({ content: `say ${id}`, messageId: id, plannerOptions: { steps: [contextStep] } });
+    expect((await session.status()).queue?.map((m) => m.messageId)).toEqual(['b', 'c', 'd']);
+
+    expect((await session.editQueue({ action: 'edit', messageId: 'c', content: 'say C' })).map((m) => m.content)).toEqual(['say b', 'say C', 'say d']);
+    expect((await session.editQueue({ action: 'drop', messageId: 'd', reason: 'not needed' })).map((m) => m.messageId)).toEqual(['b', 'c']);
+    expect((await session.editQueue({ action: 'front', messageId: 'c' })).map((m) => m.messageId)).toEqual(['c', 'b']);
+    await expect(session.editQueue({ action: 'front', messageId: 'hold' })).rejects.toMatchObject({ type: 'rejected', message: expect.stringContaining('message hold does not wait in the queue: it is running (run 1)') });
+    await expect(session.editQueue({ action: 'drop', messageId: 'd' })).rejects.toMatchObject({ type: 'rejected', message: expect.stringContaining('it is dropped') });
+    // A retry of the dropped message is answered, not queued again.
+    expect(await session.sendMessage({ content: 'say d', messageId: 'd' })).toMatchObject({ messageId: 'd', status: 'dropped' });
+
+    await suite.agents.kill(first.workflowId, { reason: 'let the queue run' });
+    const [c, b] = await Promise.all(['c', 'b'].map((id) => waitFor(`the run of ${id}`, async () => (await session.status()).runs.find((r) => r.messageId === id && r.status === 'completed'))));
+    // c ran first, edited: b's run sees it before its own message.
+    const seen = await userMessagesSeen(b!.workflowId);
+    expect(seen.slice(-2)).toEqual(['say C', 'say b']);
+    expect(c!.runNumber).toBeGreaterThan(b!.runNumber);
+    await session.close();
   });
 });

@@ -30,6 +30,7 @@ import { refuseInputNestedTooDeep } from '../run/input-depth';
 import { decideMessage, duplicateAnswer, settle } from './message-ids';
 import type { ActiveRun } from './busy-policy';
 import { busyDecision, busyRefusal, endRun, takeMessage } from './session-intake';
+import { applyQueueEdit, queueEditRefusal, queueView } from './queue-edits';
 
 /** The worker version (`deployment.buildId`) running this workflow task, if versioned. */
 function currentVersion(): string | undefined {
@@ -124,11 +125,12 @@ export async function agentSession(rawInput: SessionInput): Promise<SessionRepor
     runs: state.runs.slice(-50),
     ...(state.usage ? { usage: state.usage } : {}),
     whenBusy: state.whenBusy,
+    queue: queueView(state),
   });
 
   // The session's operations, from their rows (contracts/session.ts), in the order its recorded
   // histories saw.
-  const { close, sendMessage } = sessionOperationMessages;
+  const { close, sendMessage, editQueue } = sessionOperationMessages;
   /** Whether a (checked) sendMessage payload carries an id the session took already. */
   const isTakenId = (payload: unknown): boolean => decideMessage(state.messageIds ?? [], sendMessage.payload().parse(payload).messageId, state.nextRunNumber).type === 'duplicate';
   setHandler(sessionQuery, report);
@@ -159,6 +161,14 @@ export async function agentSession(rawInput: SessionInput): Promise<SessionRepor
       },
     },
   );
+  setHandler(editQueue.update, (payload) => applyQueueEdit(state, editQueue.payload().parse(payload)), {
+    validator: (payload) => {
+      const check = editQueue.payload().safeParse(payload);
+      if (!check.success) throw rejection(`invalid queue edit: ${describeIssues(check.error)}`, 'invalid_payload');
+      const refusal = queueEditRefusal(state, sessionId, check.data);
+      if (refusal) throw rejection(refusal, 'not_queued');
+    },
+  });
 
   for (;;) {
     await condition(() => state.queue.length > 0 || closed);
