@@ -40,5 +40,5 @@ export type { FinalizeReason, Termination } from '../contracts/plan';
 export type { RunEvent, RunEventType, EventPage } from '../contracts/events';
 export type { AwaitAnswer, CallDecision, ConfirmationPolicy, PendingInputs } from '../contracts/hitl';
 export type { Intervention, PauseRequest, ResumeRequest, KillRequest, BudgetChange, PauseResult, InterventionReceipt } from '../contracts/control';
-export type { QueueEdit, SessionInput, SessionMessage, SessionQueueView, SessionReport, SessionRunRecord } from '../contracts/session';
+export type { QueueEdit, SessionEvent, SessionInput, SessionMessage, SessionQueueView, SessionReport, SessionRunRecord } from '../contracts/session';
 export type { ScheduledMessage, WhenBusyPolicy } from '../contracts/session-schedule';

@@ -8,7 +8,7 @@ import {
   type SessionReport,
   type SessionRunRecord,
 } from '../contracts';
-import { sessionOperationMessages, sessionRunWorkflowId, type QueueEdit, type SessionQueueView } from '../contracts/session';
+import { sessionEventsQuery, sessionOperationMessages, sessionRunWorkflowId, type QueueEdit, type SessionEvent, type SessionQueueView } from '../contracts/session';
 import { clientErrorKind } from './error-table';
 import { fits } from './input-checks';
 import { checkSessionInput, sendOpening, sessionStart } from './session-send-opening';
@@ -91,6 +91,15 @@ export class SessionHandle {
     const probe = () => this.calls.query(this.workflowId, workerProbeMs, () => this.calls.handle(this.workflowId).query(sessionQuery));
     const update = sessionOperationMessages.editQueue.update;
     return this.calls.update(this.workflowId, () => this.calls.handle(this.workflowId).executeUpdate(update, { args: [fits('the editQueue update', edit)] }), probe);
+  }
+
+  /**
+   * The session's events after `afterSeq` (0: all it keeps, its latest 500), oldest first: what
+   * became of each message (queued, run next, steered, repeated), each run's start and end and
+   * why, what each steer came to, each change of the queue.
+   */
+  events(afterSeq = 0): Promise<{ events: SessionEvent[]; lastSeq: number }> {
+    return this.calls.guard(this.workflowId, () => this.calls.handle(this.workflowId).query(sessionEventsQuery, afterSeq));
   }
 
   /** The session's state, history size and runs (the session query, answered by a worker). */

@@ -131,6 +131,35 @@ const queueViewSchema = builtOnce(() =>
 export type SessionQueueView = z.infer<ReturnType<typeof queueViewSchema>>;
 
 /**
+ * One decision of a session about its messages and runs, in order (`seq` from 1, `at` the
+ * session's workflow time): what became of each message, when each run started and ended and why,
+ * what a steer came to, and each change of the queue.
+ */
+export const sessionEventSchema = builtOnce(() =>
+  z.intersection(
+    z.object({ seq: z.number().int().positive(), at: z.string() }),
+    z.discriminatedUnion('type', [
+      /** A message taken: queued at the back, to run next (it ends the active run, or waits for the one ending), or steered into the active run. */
+      z.object({ type: z.literal('message_taken'), messageId: z.string(), runNumber: z.number().int().positive(), delivery: z.enum(['queued', 'next', 'steered']), whenBusy: busyPolicySchema() }),
+      /** A message whose id the session took already: answered with that run, nothing queued. */
+      z.object({ type: z.literal('message_repeated'), messageId: z.string(), runNumber: z.number().int().positive() }),
+      /** A later message ends the active run (its whenBusy). */
+      z.object({ type: z.literal('run_ending'), runNumber: z.number().int().positive(), by: z.enum(['interrupt', 'rollback']), messageId: z.string() }),
+      z.object({ type: z.literal('run_started'), runNumber: z.number().int().positive(), workflowId: z.string(), messageId: z.string().optional() }),
+      z.object({ type: z.literal('run_ended'), runNumber: z.number().int().positive(), status: z.string(), endedBy: z.enum(['interrupt', 'rollback']).optional() }),
+      /** A steered message the run's planner saw. */
+      z.object({ type: z.literal('steer_delivered'), messageId: z.string(), runNumber: z.number().int().positive() }),
+      /** A steered message the run did not see (it ended first, or was rolled back): it runs as its own run. */
+      z.object({ type: z.literal('steer_requeued'), messageId: z.string(), fromRun: z.number().int().positive(), runNumber: z.number().int().positive() }),
+      z.object({ type: z.literal('queue_edited'), action: z.enum(['edit', 'drop', 'front']), messageId: z.string(), reason: z.string().optional() }),
+    ]),
+  ),
+);
+export type SessionEvent = z.infer<ReturnType<typeof sessionEventSchema>>;
+/** A session event before the session numbers and times it. */
+export type SessionEventDraft = SessionEvent extends infer E ? (E extends unknown ? Omit<E, 'seq' | 'at'> : never) : never;
+
+/**
  * A message id the session took, and the run it became; its status once the run ended (the
  * session answers a retry of it with this when the run's own record is no longer carried).
  */
@@ -175,6 +204,10 @@ export const sessionInputSchema = builtOnce(() =>
      * workflows/sessions/message-ids.ts; since 1.0.0): a message with one of them is not queued again.
      */
     messageIds: z.array(rememberedMessageSchema()).optional(),
+    /** Its latest decisions (at most `maxSessionEvents`, see workflows/sessions/session-events.ts; since 1.0.0), oldest first. */
+    events: z.array(sessionEventSchema()).optional(),
+    /** The seq of its last event. */
+    lastEventSeq: z.number().int().nonnegative().optional(),
     /** What the session does with a message that arrives while a run is active (see busyPolicySchema); a message may say otherwise. */
     whenBusy: busyPolicySchema().default('enqueue'),
   }),
@@ -259,6 +292,8 @@ export type SessionOperationName = keyof typeof sessionOperationMessages;
 export const sendMessageUpdate = sessionOperationMessages.sendMessage.update;
 /** The session's state, history size and runs. */
 export const sessionQuery = defineQuery<SessionReport>('session');
+/** The session's events after a seq (0: all it keeps), oldest first, and its last seq. */
+export const sessionEventsQuery = defineQuery<{ events: SessionEvent[]; lastSeq: number }, [number?]>('sessionEvents');
 /** Closes the session after the queued runs; it then completes with its final state (the `close` row). */
 export const closeSessionSignal = sessionOperationMessages.close.signal;
 

@@ -1,5 +1,5 @@
 import { jsonObjectSchema, jsonValueSchema, runPolicySchema, type SessionReport } from '../../contracts';
-import { busyPolicySchema, type BusyPolicy, type QueueEdit, type SessionQueueView } from '../../contracts/session';
+import { busyPolicySchema, type BusyPolicy, type QueueEdit, type SessionEvent, type SessionQueueView } from '../../contracts/session';
 import { AgentClient } from '../../client/agent-client';
 import { openSessionFor } from '../../client/session-open';
 import type { ParsedArgs } from '../args';
@@ -11,7 +11,7 @@ import { renderResult } from '../render';
 import { readScript } from './start';
 import { isScheduleSubcommand, prepareScheduleCommand, scheduleOptions, scheduleOptionsOf, scheduleSubcommands } from './session-schedule';
 
-const subcommands = ['open', 'send', 'state', 'list', 'close', 'queue', ...scheduleSubcommands] as const;
+const subcommands = ['open', 'send', 'state', 'events', 'list', 'close', 'queue', ...scheduleSubcommands] as const;
 type Subcommand = (typeof subcommands)[number];
 
 function isSubcommand(name: string): name is Subcommand {
@@ -23,6 +23,7 @@ const optionsOf: Record<Subcommand, readonly string[]> = {
   open: ['agent', 'session-state', 'policy', 'when-busy'],
   send: ['message', 'message-id', 'when-busy', 'agent', 'planner-options', 'script', 'follow'],
   state: [],
+  events: ['after'],
   list: ['limit'],
   close: [],
   queue: ['message-id', 'message', 'drop', 'reason', 'front'],
@@ -46,6 +47,29 @@ function renderSession(sessionId: string, s: SessionReport): string[] {
   ];
   const runs = s.runs.map((r) => `  #${r.runNumber} ${r.workflowId} ${r.status}${r.final !== undefined ? `: ${r.final}` : ''}${r.error !== undefined ? `: ${r.error}` : ''}`);
   return [...rows.map(([k, v]) => `${k.padEnd(12)}${v}`), `runs${runs.length ? '' : '        none'}`, ...runs, ...renderQueue(s.queue ?? [])];
+}
+
+/** One session event as a line: `#12 11:02:03 message m-3 taken: next (whenBusy interrupt), run #3`. */
+function renderSessionEvent(e: SessionEvent): string {
+  const head = `#${e.seq} ${e.at.slice(11, 19)}`;
+  switch (e.type) {
+    case 'message_taken':
+      return `${head} message ${e.messageId} taken: ${e.delivery} (whenBusy ${e.whenBusy}), run #${e.runNumber}`;
+    case 'message_repeated':
+      return `${head} message ${e.messageId} repeated: answered with run #${e.runNumber}`;
+    case 'run_ending':
+      return `${head} run #${e.runNumber} ending: ${e.by} by message ${e.messageId}`;
+    case 'run_started':
+      return `${head} run #${e.runNumber} started (${e.workflowId})`;
+    case 'run_ended':
+      return `${head} run #${e.runNumber} ended: ${e.status}${e.endedBy ? ` (${e.endedBy})` : ''}`;
+    case 'steer_delivered':
+      return `${head} message ${e.messageId} seen by run #${e.runNumber}`;
+    case 'steer_requeued':
+      return `${head} message ${e.messageId} not seen by run #${e.fromRun}: runs as run #${e.runNumber}`;
+    case 'queue_edited':
+      return `${head} queue: ${e.action} ${e.messageId}${e.reason ? ` (${e.reason})` : ''}`;
+  }
 }
 
 /** The messages that wait for their runs, next first. */
@@ -143,6 +167,13 @@ function prepareSession(args: ParsedArgs, sub: Subcommand): Action {
         const report = await ctx.agents.session(sessionId).status();
         ctx.out.emit(report, () => renderSession(sessionId, report));
       };
+    case 'events': {
+      const after = args.int('after') ?? 0;
+      return async (ctx) => {
+        const { events } = await ctx.agents.session(sessionId).events(after);
+        ctx.out.emit(events, () => (events.length ? events.map(renderSessionEvent) : ['no events']));
+      };
+    }
     case 'queue': {
       const edit = queueEditOf(args);
       return async (ctx) => {
@@ -162,7 +193,7 @@ function prepareSession(args: ParsedArgs, sub: Subcommand): Action {
 /** `session open|send|state|list|close|schedule…`: conversations of many runs (the agentSession workflow) and their schedules. */
 export const sessionCommand: Command = {
   name: 'session',
-  summary: 'session open|send|state|queue|list|close|schedule…: a conversation whose runs share state and history, its queue, and messages on a schedule',
+  summary: 'session open|send|state|events|queue|list|close|schedule…: a conversation whose runs share state and history, its queue, and messages on a schedule',
   details:
     `A session is one long-lived workflow (${AgentClient.sessionWorkflowId('ID')}); each 'send' queues the next user\n` +
     'message as a run that starts from the state and history the earlier runs left. Runs of a\n' +
@@ -181,6 +212,7 @@ export const sessionCommand: Command = {
     drop: { type: 'boolean', description: 'queue: take the message (--message-id) off the queue' },
     reason: { type: 'string', value: 'TEXT', description: 'queue: why, with --drop' },
     front: { type: 'boolean', description: 'queue: move the message (--message-id) to the front: it runs next' },
+    after: { type: 'string', value: 'SEQ', description: 'events: only the events after this seq' },
     'planner-options': { type: 'string', value: 'JSON', description: "send: planner options of this message's run" },
     script: { type: 'string', value: 'FILE', description: 'send: planner options from a JSON file (scripted agent)' },
     follow: { type: 'boolean', description: "send: print the run's events once it starts, then its result" },

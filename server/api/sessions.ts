@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { sessionMessageSchema, sessionReportSchema } from '../../contracts';
-import { sessionOperationMessages } from '../../contracts/session';
+import { sessionEventSchema, sessionOperationMessages } from '../../contracts/session';
 import { listSessions } from '../../client/run-list';
 import { openSessionFor } from '../../client/session-open';
 import { checkAgentName, type ServerContext } from '../context';
@@ -68,6 +68,17 @@ export function sessionRoutes(ctx: ServerContext): AnyRoute[] {
       tags,
       response: sessionReportSchema,
       handle: ({ params }) => agents.session(params.id ?? '').status(),
+    }),
+    route({
+      method: 'get',
+      path: '/api/sessions/:id/events',
+      access: 'viewer',
+      summary: "A session's events after `after` (its decisions about messages and runs), oldest first",
+      description: 'It keeps its latest 500; `lastSeq` is the seq of its last event, to ask again with `after`.',
+      tags,
+      query: z.object({ after: z.coerce.number().int().nonnegative().default(0) }),
+      response: z.object({ events: z.array(sessionEventSchema()), lastSeq: z.number().int().nonnegative() }),
+      handle: ({ params, query }) => agents.session(params.id ?? '').events(query.after),
     }),
     ...sessionOperationRoutes(ctx),
     ...sessionScheduleRoutes(ctx),

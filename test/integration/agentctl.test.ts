@@ -164,6 +164,8 @@ describe('agentctl against a real dev server', () => {
       return report.runs.length === 2 && report.runs.every((run) => run.status === 'completed') ? report : undefined;
     });
     expect(state).toMatchObject({ agent: 'scripted', open: true, historyLength: 4, runs: [{ final: 'one' }, { final: 'two' }] });
+    // Its events say what became of each message.
+    expect(lines((await agentctl('session', 'events', id)).stdout)).toEqual(expect.arrayContaining([expect.stringMatching(/^#\d+ \d\d:\d\d:\d\d message say-two repeated: answered with run #2$/)]));
     // Nothing waits now; a change of a message that does not wait names it.
     expect(JSON.parse((await agentctl('session', 'queue', id, '--json')).stdout)).toEqual([]);
     expect(await agentctl('session', 'queue', id, '--message-id', 'say-two', '--front')).toMatchObject({ code: 5, stderr: expect.stringContaining('message say-two does not wait in the queue: it is completed (run 2)') });

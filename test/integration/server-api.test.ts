@@ -332,6 +332,10 @@ describe('sessions', () => {
     expect([a.body.run.runNumber, b.body.run.runNumber].sort()).toEqual([1, 2]);
     expect(a.body.workflowId).toBe(`session-${sessionId}`);
     expectError(await post('/api/sessions', { sessionId, agent: 'watchlist-scripted', message: message('c') }), 422, 'rejected', /runs agent scripted, not watchlist-scripted/);
+    const { status, body } = await get(`/api/sessions/${sessionId}/events?after=0`);
+    expect(status).toBe(200);
+    expect(body.events.filter((e: { type: string }) => e.type === 'message_taken')).toHaveLength(2);
+    expect((await get(`/api/sessions/${sessionId}/events?after=${body.lastSeq}`)).body.events).toEqual([]);
     await post(`/api/sessions/${sessionId}/close`, {});
   });
 

@@ -733,3 +733,69 @@ describe("a session's queue: visible and editable", () => {
     await session.close();
   });
 });
+
+describe("a session's events", () => {
+  it('record each decision about its messages and runs, in order, and what each steer came to', async () => {
+    const sessionId = `events-${Date.now()}`;
+    const session = suite.agents.session(sessionId);
+    await session.open({ agent: 'scripted' });
+    const final = { plannerOptions: { steps: [contextStep] } };
+    const hold = await session.sendMessage({ content: 'hold', messageId: 'hold', plannerOptions: { steps: [{ type: 'tool_calls', calls: [{ name: 'sleep', args: { ms: 600_000 } }] }, contextStep] } });
+    await waitFor('the first run to call its tool', async () => ((await suite.agents.events(hold.workflowId).catch(() => undefined))?.events.some((e: RunEvent) => e.type === 'tool_call') ? true : undefined));
+    await session.sendMessage({ content: 'b', messageId: 'b', ...final });
+    await session.sendMessage({ content: 'c', messageId: 'c', ...final });
+    await session.editQueue({ action: 'front', messageId: 'c' });
+    await session.sendMessage({ content: 'steered', messageId: 's', whenBusy: 'steer', ...final });
+    await session.sendMessage({ content: 'b', messageId: 'b', ...final });
+    await session.sendMessage({ content: 'now', messageId: 'i', whenBusy: 'interrupt', ...final });
+    const { events } = await waitFor('every run to end', async () => {
+      const read = await session.events();
+      return read.events.filter((e) => e.type === 'run_ended').length === 5 ? read : undefined;
+    });
+    const line = (e: (typeof events)[number]): string => {
+      switch (e.type) {
+        case 'message_taken':
+          return `taken ${e.messageId} ${e.delivery} #${e.runNumber}`;
+        case 'message_repeated':
+          return `repeated ${e.messageId} #${e.runNumber}`;
+        case 'run_ending':
+          return `ending #${e.runNumber} ${e.by} ${e.messageId}`;
+        case 'run_started':
+          return `started #${e.runNumber}`;
+        case 'run_ended':
+          return `ended #${e.runNumber} ${e.status}${e.endedBy ? ` ${e.endedBy}` : ''}`;
+        case 'steer_delivered':
+          return `seen ${e.messageId} #${e.runNumber}`;
+        case 'steer_requeued':
+          return `requeued ${e.messageId} #${e.fromRun} -> #${e.runNumber}`;
+        case 'queue_edited':
+          return `queue ${e.action} ${e.messageId}`;
+      }
+    };
+    expect(events.map(line)).toEqual([
+      'taken hold queued #1',
+      'started #1',
+      'taken b queued #2',
+      'taken c queued #3',
+      'queue front c',
+      'taken s steered #1',
+      'repeated b #2',
+      'taken i next #4',
+      'ending #1 interrupt i',
+      'ended #1 terminated interrupt',
+      // The interrupted run never saw the steer: it runs as its own run, after the interrupting message.
+      'requeued s #1 -> #5',
+      'started #4',
+      'ended #4 completed',
+      'started #5',
+      'ended #5 completed',
+      'started #3',
+      'ended #3 completed',
+      'started #2',
+      'ended #2 completed',
+    ]);
+    expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
+    expect((await session.events(events.length - 2)).events.map((e) => e.seq)).toEqual([events.length - 1, events.length]);
+    await session.close();
+  });
+});

@@ -264,8 +264,8 @@ describe('client errors map to exit codes', () => {
 
 describe('session', () => {
   it.each([
-    [['session'], 'missing subcommand; use one of open, send, state, list, close, queue, schedule, schedules, schedule-show, schedule-pause, schedule-unpause, schedule-trigger, schedule-delete'],
-    [['session', 'join', 's1'], "unknown session subcommand 'join'; use one of open, send, state, list, close, queue, schedule, schedules, schedule-show, schedule-pause, schedule-unpause, schedule-trigger, schedule-delete"],
+    [['session'], 'missing subcommand; use one of open, send, state, events, list, close, queue, schedule, schedules, schedule-show, schedule-pause, schedule-unpause, schedule-trigger, schedule-delete'],
+    [['session', 'join', 's1'], "unknown session subcommand 'join'; use one of open, send, state, events, list, close, queue, schedule, schedules, schedule-show, schedule-pause, schedule-unpause, schedule-trigger, schedule-delete"],
     [['session', 'open', 's1'], 'missing --agent'],
     [['session', 'send'], "missing SESSION; use 'session send SESSION'"],
     [['session', 'send', 's1'], 'missing --message'],

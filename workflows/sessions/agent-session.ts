@@ -13,6 +13,7 @@ import {
   sessionInputSchema,
   sessionOperationMessages,
   sessionQuery,
+  sessionEventsQuery,
   sessionRunWorkflowId,
   type ParsedSessionInput,
   type SessionInput,
@@ -31,6 +32,7 @@ import { decideMessage, duplicateAnswer, settle } from './message-ids';
 import type { ActiveRun } from './busy-policy';
 import { busyDecision, busyRefusal, endRun, takeMessage } from './session-intake';
 import { applyQueueEdit, queueEditRefusal, queueView } from './queue-edits';
+import { recordSessionEvent, sessionEventsAfter } from './session-events';
 
 /** The worker version (`deployment.buildId`) running this workflow task, if versioned. */
 function currentVersion(): string | undefined {
@@ -134,6 +136,7 @@ export async function agentSession(rawInput: SessionInput): Promise<SessionRepor
   /** Whether a (checked) sendMessage payload carries an id the session took already. */
   const isTakenId = (payload: unknown): boolean => decideMessage(state.messageIds ?? [], sendMessage.payload().parse(payload).messageId, state.nextRunNumber).type === 'duplicate';
   setHandler(sessionQuery, report);
+  setHandler(sessionEventsQuery, (afterSeq?: number) => sessionEventsAfter(state, afterSeq));
   setHandler(close.signal, () => {
     closed = true;
   });
@@ -143,7 +146,10 @@ export async function agentSession(rawInput: SessionInput): Promise<SessionRepor
       const message = sendMessage.payload().parse(payload);
       const decision = decideMessage(state.messageIds ?? [], message.messageId, state.nextRunNumber);
       // A message it took already (a retry, a webhook delivered twice): its run, nothing queued.
-      if (decision.type === 'duplicate') return duplicateAnswer(state.runs, decision.taken, sessionRunWorkflowId(sessionId, decision.taken.runNumber));
+      if (decision.type === 'duplicate') {
+        recordSessionEvent(state, { type: 'message_repeated', messageId: decision.taken.messageId, runNumber: decision.taken.runNumber });
+        return duplicateAnswer(state.runs, decision.taken, sessionRunWorkflowId(sessionId, decision.taken.runNumber));
+      }
       // What its policy (whenBusy) makes of it while a run is active: queued, run next, or steered into that run.
       return takeMessage(state, sessionId, busyDecision(state, active, message), message, decision.messageId);
     },
@@ -183,6 +189,7 @@ export async function agentSession(rawInput: SessionInput): Promise<SessionRepor
     if (record) record.status = 'running';
     const userMessage: Message = { role: 'user', content: next.content };
     const running: ActiveRun = { runNumber: next.runNumber, workflowId: next.workflowId, nextCount: 0, steers: [] };
+    recordSessionEvent(state, { type: 'run_started', runNumber: next.runNumber, workflowId: next.workflowId, ...(next.messageId !== undefined ? { messageId: next.messageId } : {}) });
     active = running;
     let ended: RunResult | undefined;
     try {

@@ -5,8 +5,9 @@
  */
 import type { ParsedQueueEdit, ParsedSessionInput, SessionQueueView } from '../../contracts/session';
 import { settle } from './message-ids';
+import { recordSessionEvent } from './session-events';
 
-type Session = Pick<ParsedSessionInput, 'queue' | 'runs' | 'messageIds'>;
+type Session = Pick<ParsedSessionInput, 'queue' | 'runs' | 'messageIds' | 'events' | 'lastEventSeq'>;
 
 /** Why the session refuses an edit (the message does not wait for its run), or undefined. */
 export function queueEditRefusal(session: Session, sessionId: string, edit: ParsedQueueEdit): string | undefined {
@@ -49,5 +50,6 @@ export function applyQueueEdit(session: Session, edit: ParsedQueueEdit): Session
       session.queue.unshift(message);
       break;
   }
+  recordSessionEvent(session, { type: 'queue_edited', action: edit.action, messageId: edit.messageId, ...(edit.action === 'drop' && edit.reason ? { reason: edit.reason } : {}) });
   return queueView(session);
 }

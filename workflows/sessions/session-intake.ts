@@ -12,6 +12,7 @@ import { sessionRunWorkflowId, type ParsedSessionInput, type SessionMessage, typ
 import { rejection } from '../kernel/failures';
 import { afterRun, decideBusy, nextPosition, type ActiveRun, type BusyDecision } from './busy-policy';
 import { remember } from './message-ids';
+import { recordSessionEvent } from './session-events';
 
 type Session = ParsedSessionInput;
 
@@ -49,12 +50,14 @@ export function takeMessage(state: Session, sessionId: string, decision: BusyDec
     case 'enqueue': {
       const record = queueRun(state, sessionId, message.content, messageId, { plannerOptions: message.plannerOptions });
       state.messageIds = remember(state.messageIds ?? [], { messageId, runNumber: record.runNumber });
+      recordSessionEvent(state, { type: 'message_taken', messageId, runNumber: record.runNumber, delivery: 'queued', whenBusy: message.whenBusy ?? state.whenBusy });
       return record;
     }
     case 'steer': {
       const { active } = decision;
       active.steers.push({ messageId, content: message.content, ...(message.plannerOptions !== undefined ? { plannerOptions: message.plannerOptions } : {}) });
       state.messageIds = remember(state.messageIds ?? [], { messageId, runNumber: active.runNumber });
+      recordSessionEvent(state, { type: 'message_taken', messageId, runNumber: active.runNumber, delivery: 'steered', whenBusy: 'steer' });
       // A run that ended already is no reason to fail: its end requeues what it did not see.
       getExternalWorkflowHandle(active.workflowId)
         .signal(interveneSignal, { kind: 'inject_message', role: 'user', content: message.content, messageId })
@@ -67,8 +70,10 @@ export function takeMessage(state: Session, sessionId: string, decision: BusyDec
       const record = queueRun(state, sessionId, message.content, messageId, { plannerOptions: message.plannerOptions, at: nextPosition(active) });
       active.nextCount += 1;
       state.messageIds = remember(state.messageIds ?? [], { messageId, runNumber: record.runNumber });
+      recordSessionEvent(state, { type: 'message_taken', messageId, runNumber: record.runNumber, delivery: 'next', whenBusy: message.whenBusy ?? state.whenBusy });
       if (decision.type === 'end_active') {
         active.ending = decision.how;
+        recordSessionEvent(state, { type: 'run_ending', runNumber: active.runNumber, by: decision.how, messageId });
         getExternalWorkflowHandle(active.workflowId)
           .signal(killSignal, { reason: `${decision.how === 'rollback' ? 'rolled back' : 'interrupted'} by session message ${messageId}` })
           .catch(() => undefined);
@@ -92,15 +97,19 @@ export function endRun(state: Session, sessionId: string, active: ActiveRun, use
     const answer: Message[] = result.final ? [{ role: 'assistant', content: result.final.text }] : [];
     state.history = [...state.history, userMessage, ...steered, ...answer].slice(-state.maxHistoryMessages);
   }
+  const endedBy = active.ending === 'rollback' || (active.ending === 'interrupt' && result?.status === 'terminated') ? active.ending : undefined;
   if (record) {
-    if (active.ending === 'rollback' || (active.ending === 'interrupt' && result?.status === 'terminated')) record.endedBy = active.ending;
+    if (endedBy) record.endedBy = endedBy;
     if (end.delivered.length) record.steered = end.delivered.map((s) => s.messageId);
   }
+  recordSessionEvent(state, { type: 'run_ended', runNumber: active.runNumber, status: result?.status ?? 'failed', ...(endedBy ? { endedBy } : {}) });
+  for (const steer of end.delivered) recordSessionEvent(state, { type: 'steer_delivered', messageId: steer.messageId, runNumber: active.runNumber });
   let at = active.nextCount;
   for (const steer of end.requeued) {
     const runNumber = state.nextRunNumber;
     queueRun(state, sessionId, steer.content, steer.messageId, { plannerOptions: steer.plannerOptions, at: at++ });
     // Its id now names the run that will take it.
     state.messageIds = (state.messageIds ?? []).map((m) => (m.messageId === steer.messageId ? { messageId: m.messageId, runNumber } : m));
+    recordSessionEvent(state, { type: 'steer_requeued', messageId: steer.messageId, fromRun: active.runNumber, runNumber });
   }
 }
