@@ -147,6 +147,29 @@ describe('payload encryption (AES-256-GCM codec)', () => {
     });
   });
 
+  it("a message steered into an encrypted session's run reaches its planner, and neither the session's nor the run's history holds it in plaintext", async () => {
+    const taskQueue = uniqueTaskQueue('encrypted-steer');
+    const { worker, agents } = await encrypted(taskQueue, [oldKey]);
+    await worker.runUntil(async () => {
+      const session = agents.session(`enc-steer-${Date.now()}`);
+      await session.open({ agent: 'scripted', confirmation: { all: true } });
+      const first = await session.sendMessage({ content: secrets.message, plannerOptions: { steps: [callStep({ name: 'echo', args: { text: secrets.arg } }), { type: 'final', text: 'seen', reportContext: true }] } });
+      const approval = await waitFor('the approval request', async () => (await agents.pendingInputs(first.workflowId).catch(() => undefined))?.approvals[0]);
+      const steer = 'SECRET-STEER-4d21';
+      expect(await session.sendMessage({ content: steer, whenBusy: 'steer', messageId: 'steer-1' })).toMatchObject({ delivery: 'steered' });
+      await agents.decide(first.workflowId, { decision: 'approve', toolCallId: approval.toolCallId });
+      const result = await agents.result(first.workflowId);
+      expect(result.steered).toEqual(['steer-1']);
+      const seen = (result.final?.structured as { messages: { role: string; content?: string }[] }).messages.filter((m) => m.role === 'user').map((m) => m.content);
+      expect(seen).toEqual([secrets.message, steer]);
+      for (const workflowId of [session.workflowId, first.workflowId]) {
+        const { bytes } = await storedHistory(workflowId);
+        for (const secret of [secrets.message, secrets.arg, steer]) expect(bytes.includes(secret)).toBe(false);
+      }
+      await session.close();
+    });
+  });
+
   it("an encrypted deployment's recorded run is evaluated with its keys, and the candidate run is stored encrypted too; without the keys it is refused, naming them", async () => {
     const taskQueue = uniqueTaskQueue('encrypted-eval');
     const { worker, agents } = await encrypted(taskQueue, [oldKey]);
