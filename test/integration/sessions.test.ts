@@ -283,8 +283,9 @@ describe('a message that arrives while a run is active (whenBusy)', () => {
         : state === 'awaiting an answer'
           ? [{ type: 'await', await: { items: [{ kind: 'clarification', id: 'q', question: 'Which exchange?' }] } } as ScriptStep]
           : state === 'paused'
-            ? [{ type: 'tool_calls', calls: [{ name: 'sleep', args: { ms: 1_000 } }] }, { type: 'tool_calls', calls: [{ name: 'sleep', args: { ms: 200 } }] }]
-            : [{ type: 'tool_calls', calls: [{ name: 'sleep', args: { ms: shortTool ? 1_500 : 600_000 } }] }];
+            ? [{ type: 'tool_calls', calls: [{ name: 'sleep', args: { ms: 3_000 } }] }, { type: 'tool_calls', calls: [{ name: 'sleep', args: { ms: 200 } }] }]
+            : // A tool long enough for the message to arrive while it runs, on a loaded machine too.
+              [{ type: 'tool_calls', calls: [{ name: 'sleep', args: { ms: shortTool ? 5_000 : 600_000 } }] }];
     const record = await suite.agents.sendMessage(sessionId, { content: first, plannerOptions: { steps: [...hold, contextStep] } });
     const run = suite.agents.run(record.workflowId);
     const toolCalled = async () => ((await run.events().catch(() => undefined))?.events.some((e: RunEvent) => e.type === 'tool_call' && e.name === 'sleep') ? true : undefined);
@@ -426,23 +427,30 @@ describe('a message that arrives while a run is active (whenBusy)', () => {
   });
 
   it('while a sub-agent runs: interrupt ends the run and its sub-agent run; steer reaches the parent, whose next turn sees it', async () => {
-    const delegating = (ms: number): ScriptStep[] => [{ type: 'tool_calls', calls: [{ name: 'delegate', args: { task: 'wait', steps: [{ type: 'tool_calls', calls: [{ name: 'sleep', args: { ms } }] }, { type: 'final', text: 'child done' }] } }] }, contextStep];
-    const open = async (tag: string, ms: number) => {
+    // The sub-agent run holds until the test lets it go: a long tool, or a call that waits for its approval.
+    const childSteps = (hold: 'tool' | 'approval'): ScriptStep[] => [
+      { type: 'tool_calls', calls: [hold === 'tool' ? { name: 'sleep', args: { ms: 600_000 } } : { name: 'transfer', args: { to: 'acme', amount: 900 } }] },
+      { type: 'final', text: 'child done' },
+    ];
+    const open = async (tag: string, hold: 'tool' | 'approval') => {
       const sessionId = `busy-child-${tag}-${Date.now()}`;
       await suite.agents.openSession(sessionId, { agent: 'delegator' });
-      const record = await suite.agents.sendMessage(sessionId, { content: first, plannerOptions: { steps: delegating(ms) } });
+      const steps: ScriptStep[] = [{ type: 'tool_calls', calls: [{ name: 'delegate', args: { task: 'wait', steps: childSteps(hold) } }] }, contextStep];
+      const record = await suite.agents.sendMessage(sessionId, { content: first, plannerOptions: { steps } });
       const child = await waitFor('the sub-agent run', async () => (await suite.agents.status(record.workflowId).catch(() => undefined))?.children?.[0]);
       return { sessionId, record, child };
     };
-    const [interrupted, steered] = await Promise.all([open('interrupt', 600_000), open('steer', 1_500)]);
+    const [interrupted, steered] = await Promise.all([open('interrupt', 'tool'), open('steer', 'approval')]);
 
     const next = await suite.agents.sendMessage(interrupted.sessionId, { content: later, whenBusy: 'interrupt', plannerOptions: { steps: [contextStep] } });
     expect((await runOf(interrupted.record.workflowId)).status).toBe('terminated');
     expect(await messagesSeen(next.workflowId)).toEqual([first, later]);
     await waitFor('the sub-agent run to end', async () => ((await suite.env.client.workflow.getHandle(interrupted.child.workflowId).describe()).status.name !== 'RUNNING' ? true : undefined));
 
+    const approval = await waitFor("the sub-agent run's approval", async () => (await suite.agents.pendingInputs(steered.child.workflowId).catch(() => undefined))?.approvals[0]);
     const answer = await suite.agents.sendMessage(steered.sessionId, { content: later, whenBusy: 'steer' });
     expect(answer).toMatchObject({ runNumber: 1, delivery: 'steered' });
+    await suite.agents.decide(steered.child.workflowId, { toolCallId: approval.toolCallId, decision: 'approve' });
     expect(await messagesSeen(steered.record.workflowId)).toEqual([first, later]);
     await Promise.all([suite.agents.closeSession(interrupted.sessionId), suite.agents.closeSession(steered.sessionId)]);
   });
