@@ -1,6 +1,7 @@
 import type { ToolOutput, ToolRequest, WrittenOutput } from '../../contracts/tools';
 import { withCallGraph } from '../../workflows/state/call-graph';
-import { callEnded, cancelMessageOf, turnAnswered, newTurn, scanTurn, settledOutput, type ToolTurnState } from '../../workflows/calls/turn-machine';
+import { cancelMessageOf, newTurn, settledOutput, type ToolTurnState } from '../../workflows/calls/turn-machine';
+import { callEnded, scanTurn, turnAnswered } from '../../workflows/calls/turn-graph';
 import { errorOutput, okOutput } from '../../workflows/kernel/outputs';
 
 const call = (id: string, dependsOn?: string[], outputPath?: string) => ({ id, name: `tool_${id}`, args: {}, ...(dependsOn ? { dependsOn } : {}), ...(outputPath ? { outputPath } : {}) });
@@ -43,7 +44,7 @@ function end(t: ToolTurnState, id: string, output: (r: ToolRequest) => ToolOutpu
 
 const lostMessage = (t: ToolTurnState, r: ToolRequest): string | undefined => cancelMessageOf(t, rowOf(t, r.toolCallId));
 
-describe('the turn machine: a dependency-aware turn (scanTurn, callEnded in workflows/calls/turn-machine.ts)', () => {
+describe('the turn machine: a dependency-aware turn (scanTurn, callEnded in workflows/calls/turn-graph.ts)', () => {
   it('starts ready calls in plan order, and a dependent once its dependency succeeded, with its output', () => {
     const s = graphSchedule(plan(call('fetch'), call('summarize', ['fetch']), call('lookup')), true);
     expect(scan(s)).toEqual(['run fetch', 'run lookup']);

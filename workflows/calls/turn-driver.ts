@@ -11,7 +11,8 @@ import { UntimedScope } from '../kernel/untimed-scope';
 import type { CallReporter } from './call-dispatch';
 import { CallDriver, type TurnParts } from './call-driver';
 import { settleSteps, type CallStep } from './call-steps';
-import { callEnded, scanTurn, turnAnswered, turnOutputs, type CallRow, type ToolTurnState } from './turn-machine';
+import { callEnded, scanTurn, turnAnswered, turnOutputs } from './turn-graph';
+import type { CallRow, ToolTurnState } from './turn-machine';
 
 /**
  * Runs one turn's calls in the run's current tool-turn scope: every call is answered (cancelled

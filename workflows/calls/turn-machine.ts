@@ -17,13 +17,13 @@ import type { ParsedCallDecision } from '../../contracts/hitl';
 import type { RunEventDraft } from '../../contracts/events';
 import type { RunInput } from '../../contracts/run';
 import type { ToolDefinition } from '../../contracts/tool-definition';
-import type { DependencyOutput, RetryHint, ToolOutput, ToolRequest, WrittenOutput } from '../../contracts/tools';
+import type { DependencyOutput, RetryHint, ToolOutput, ToolRequest } from '../../contracts/tools';
 import type { HookAction, HookEvent } from '../agents/agent-hooks';
 import { closedOutput } from '../kernel/outputs';
 import { usesCallGraph } from '../state/call-graph';
 import type { QueuedIntervention } from '../state/run-control';
 import { decidedCall, modifiedCall, needsConfirmation, prepareCall, type PreparedCall } from './call-rules';
-import { allAnswered, decideCall, graphSchedule, lostMessage, mayConsider, pathWon, recordClosed, recordEnded, recordStarted, settleAlternative, type GraphSchedule } from './call-schedule';
+import { graphSchedule, lostMessage, settleAlternative, type GraphSchedule } from './call-schedule';
 
 // ---- the turn's state ------------------------------------------------------------------
 
@@ -311,72 +311,6 @@ function slot(row: CallRow, prepared: DispatchableCall, emit: readonly RunEventD
 export function settledOutput(turn: ToolTurnState, row: CallRow, output: ToolOutput): ToolOutput {
   row.phase = 'ended';
   return turn.schedule ? settleAlternative(turn.schedule, row.planned, output) : output;
-}
-
-// ---- the turn: which calls start, and when it is done -------------------------------------
-
-/** What the driver does for the turn after a scan or a call's end. */
-export type TurnAction =
-  | { readonly type: 'start'; readonly row: CallRow }
-  | { readonly type: 'close'; readonly row: CallRow; readonly output: ToolOutput }
-  | { readonly type: 'write_output'; readonly path: string; readonly output: ToolOutput }
-  | { readonly type: 'cancel'; readonly row: CallRow };
-
-/**
- * One scan of a dependency-aware turn, in plan order: the calls to answer without running (the
- * turn was cancelled, the plan's shape or a failed dependency rules them out, their output path
- * is taken) and the calls to start, within the turn's slots. Scanning again after a close may
- * start calls earlier in the plan: {@link scanTurn} does until nothing changes.
- */
-export function scanTurn(turn: ToolTurnState, facts: { readonly turnCancelled: boolean; readonly cancelHint: RetryHint | undefined; writtenOutput(path: string): WrittenOutput | undefined }): TurnAction[] {
-  const schedule = turn.schedule!;
-  const actions: TurnAction[] = [];
-  for (;;) {
-    const before = schedule.settled;
-    for (const row of turn.rows) {
-      const r = row.planned;
-      if (!mayConsider(schedule, r)) continue;
-      const decision = decideCall(schedule, r, facts.turnCancelled, (path) => facts.writtenOutput(path));
-      if (decision.kind === 'wait') continue;
-      if (decision.kind === 'close') {
-        const hint = decision.type === 'cancelled' && facts.turnCancelled ? facts.cancelHint : undefined;
-        const output = closedOutput(r, decision.type, decision.message, hint);
-        row.phase = 'ended';
-        recordClosed(schedule, r, output);
-        actions.push({ type: 'close', row, output });
-        continue;
-      }
-      recordStarted(schedule, r);
-      row.dependencies = decision.dependencies;
-      actions.push({ type: 'start', row });
-    }
-    // A call closed during the scan may unblock calls earlier in plan order: scan again at once.
-    if (allAnswered(schedule) || schedule.settled === before) return actions;
-  }
-}
-
-/**
- * A started call of a dependency-aware turn ended with `output` (recorded): its slot is free, and
- * when it won its output path, the path to write and the alternatives still running to cancel.
- */
-export function callEnded(turn: ToolTurnState, row: CallRow, output: ToolOutput): TurnAction[] {
-  const schedule = turn.schedule!;
-  recordEnded(schedule, row.planned, output);
-  const won = pathWon(schedule, row.planned, output);
-  if (!won) return [];
-  const byId = new Map(turn.rows.map((r) => [r.planned.toolCallId, r]));
-  return [{ type: 'write_output', path: won.path, output }, ...won.losers.map((id): TurnAction => ({ type: 'cancel', row: byId.get(id)! }))];
-}
-
-/** Whether every call of a dependency-aware turn has its answer. */
-export function turnAnswered(turn: ToolTurnState): boolean {
-  return allAnswered(turn.schedule!);
-}
-
-/** The outputs of a dependency-aware turn, in plan order, once {@link turnAnswered}. */
-export function turnOutputs(turn: ToolTurnState): ToolOutput[] {
-  const { outputs } = turn.schedule!;
-  return turn.rows.map((r) => outputs.get(r.planned.toolCallId)!);
 }
 
 /** Why the turn cancelled a call of a dependency-aware plan (its alternative won), once it did. */
