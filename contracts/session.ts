@@ -238,6 +238,7 @@ export const sessionMessageSchema = builtOnce(() =>
   }),
 );
 export type SessionMessage = z.input<ReturnType<typeof sessionMessageSchema>>;
+export type ParsedSessionMessage = z.output<ReturnType<typeof sessionMessageSchema>>;
 
 /** A snapshot of a session. */
 export const sessionReportSchema = builtOnce(() =>

@@ -1,5 +1,5 @@
 import { jsonValueSchema } from '../../contracts';
-import { busyPolicySchema } from '../../contracts/session';
+import { busyPolicySchema, type BusyPolicy } from '../../contracts/session';
 import type { SessionScheduleDescription, SessionScheduleSummary } from '../../client/session-schedules';
 import type { SessionScheduleSpec } from '../../client/session-schedule-spec';
 import type { OptionSpecs, ParsedArgs } from '../args';
@@ -25,6 +25,15 @@ export const scheduleOptions: OptionSpecs = {
   paused: { type: 'boolean', description: 'schedule: create it paused' },
   note: { type: 'string', value: 'TEXT', description: 'schedule, schedule-pause, schedule-unpause: a note shown by schedule-show' },
 };
+
+/** The --when-busy policy (open, send, schedule), checked against the session's policies. */
+export function whenBusyOf(args: ParsedArgs): BusyPolicy | undefined {
+  const given = args.string('when-busy');
+  if (given === undefined) return undefined;
+  const parsed = busyPolicySchema().safeParse(given);
+  if (!parsed.success) throw new UsageError(`--when-busy: expected one of ${busyPolicySchema().options.join(', ')}, got '${given}'`);
+  return parsed.data;
+}
 
 /** Options each schedule subcommand takes (beside the ones in {@link scheduleOptions}, `message`, `planner-options` and `script`). */
 export const scheduleOptionsOf: Record<ScheduleSubcommand, readonly string[]> = {
@@ -68,8 +77,7 @@ function specOf(args: ParsedArgs): SessionScheduleSpec {
   if (args.string('planner-options') !== undefined && args.string('script') !== undefined) throw new UsageError('give --planner-options or --script, not both');
   const script = args.string('script');
   const plannerOptions = script !== undefined ? readScript(script) : args.json('planner-options', jsonValueSchema);
-  const whenBusy = args.string('when-busy');
-  if (whenBusy !== undefined && !busyPolicySchema().safeParse(whenBusy).success) throw new UsageError(`--when-busy: expected one of ${busyPolicySchema().options.join(', ')}, got '${whenBusy}'`);
+  const whenBusy = whenBusyOf(args);
   const text = (name: string) => args.string(name);
   const spec: Record<string, unknown> = {
     message: { content: args.requiredString('message'), ...(plannerOptions !== undefined ? { plannerOptions } : {}), ...(whenBusy !== undefined ? { whenBusy } : {}) },

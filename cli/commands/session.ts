@@ -1,5 +1,5 @@
 import { jsonObjectSchema, jsonValueSchema, runPolicySchema, type SessionReport } from '../../contracts';
-import { busyPolicySchema, type BusyPolicy, type QueueEdit, type SessionEvent, type SessionQueueView } from '../../contracts/session';
+import type { QueueEdit, SessionEvent, SessionQueueView } from '../../contracts/session';
 import { AgentClient } from '../../client/agent-client';
 import { openSessionFor } from '../../client/session-open';
 import type { ParsedArgs } from '../args';
@@ -9,7 +9,7 @@ import { followEvents } from '../follow';
 import { listSessions, type SessionListEntry } from '../../client/run-list';
 import { renderResult } from '../render';
 import { readScript } from './start';
-import { isScheduleSubcommand, prepareScheduleCommand, scheduleOptions, scheduleOptionsOf, scheduleSubcommands } from './session-schedule';
+import { isScheduleSubcommand, prepareScheduleCommand, scheduleOptions, scheduleOptionsOf, scheduleSubcommands, whenBusyOf } from './session-schedule';
 
 const subcommands = ['open', 'send', 'state', 'events', 'list', 'close', 'queue', ...scheduleSubcommands] as const;
 type Subcommand = (typeof subcommands)[number];
@@ -105,15 +105,6 @@ function sessionIdOf(args: ParsedArgs, sub: Subcommand): string {
   if (sessionId === undefined) throw new UsageError(`missing SESSION; use 'session ${sub} SESSION'`);
   if (sessionId.trim() === '') throw new UsageError('SESSION must not be empty');
   return sessionId;
-}
-
-/** The --when-busy policy, checked against the session's policies. */
-function whenBusyOf(args: ParsedArgs): BusyPolicy | undefined {
-  const given = args.string('when-busy');
-  if (given === undefined) return undefined;
-  const parsed = busyPolicySchema().safeParse(given);
-  if (!parsed.success) throw new UsageError(`--when-busy: expected one of ${busyPolicySchema().options.join(', ')}, got '${given}'`);
-  return parsed.data;
 }
 
 function prepareSession(args: ParsedArgs, sub: Subcommand): Action {

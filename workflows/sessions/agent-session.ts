@@ -16,6 +16,7 @@ import {
   sessionEventsQuery,
   sessionRunWorkflowId,
   type ParsedSessionInput,
+  type ParsedSessionMessage,
   type SessionInput,
   type SessionReport,
   withRunUsage,
@@ -71,11 +72,12 @@ const startFields: ReadonlySet<string> = new Set(['sessionState', 'history', 'po
  *
  * @throws ApplicationFailure `invalid_payload` naming what is wrong.
  */
-function checkMessage(payload: unknown): void {
+function checkMessage(payload: unknown): ParsedSessionMessage {
   const field = fieldNestedTooDeep(payload);
   if (field !== undefined) throw rejection(`invalid message: ${field}: nested deeper than ${maxInputJsonDepth} levels`, 'invalid_payload');
   const check = sessionOperationMessages.sendMessage.payload().safeParse(payload);
   if (!check.success) throw rejection(`invalid message: ${describeIssues(check.error)}`, 'invalid_payload');
+  return check.data;
 }
 
 /**
@@ -133,8 +135,6 @@ export async function agentSession(rawInput: SessionInput): Promise<SessionRepor
   // The session's operations, from their rows (contracts/session.ts), in the order its recorded
   // histories saw.
   const { close, sendMessage, editQueue } = sessionOperationMessages;
-  /** Whether a (checked) sendMessage payload carries an id the session took already. */
-  const isTakenId = (payload: unknown): boolean => decideMessage(state.messageIds ?? [], sendMessage.payload().parse(payload).messageId, state.nextRunNumber).type === 'duplicate';
   setHandler(sessionQuery, report);
   setHandler(sessionEventsQuery, (afterSeq?: number) => sessionEventsAfter(state, afterSeq));
   setHandler(close.signal, () => {
@@ -155,14 +155,13 @@ export async function agentSession(rawInput: SessionInput): Promise<SessionRepor
     },
     {
       validator: (payload) => {
-        checkMessage(payload);
-        if (isTakenId(payload)) return;
-        // A closed session takes no new message; a retry of one it took still gets its run.
+        const message = checkMessage(payload);
+        // A retry of a message it took still gets its run, whatever the session's state now.
+        if (decideMessage(state.messageIds ?? [], message.messageId, state.nextRunNumber).type === 'duplicate') return;
         if (closed) throw rejection(`session ${sessionId} is closed: it takes no more messages`, 'run_ended');
-        const expected = sendMessage.payload().parse(payload).agent;
-        if (expected !== undefined && expected !== state.agent) throw rejection(`session ${sessionId} runs agent ${state.agent}, not ${expected}: the message was not queued`, 'wrong_agent');
+        if (message.agent !== undefined && message.agent !== state.agent) throw rejection(`session ${sessionId} runs agent ${state.agent}, not ${message.agent}: the message was not queued`, 'wrong_agent');
         // `reject` while a run is active: refused before the update is taken, so nothing of it is recorded.
-        const decision = busyDecision(state, active, sendMessage.payload().parse(payload));
+        const decision = busyDecision(state, active, message);
         if (decision.type === 'reject') throw busyRefusal(sessionId, decision.active);
       },
     },

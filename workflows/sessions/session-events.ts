@@ -13,7 +13,9 @@ export const maxSessionEvents = 500;
 export function recordSessionEvent(state: Pick<ParsedSessionInput, 'events' | 'lastEventSeq'>, draft: SessionEventDraft): void {
   const seq = (state.lastEventSeq ?? 0) + 1;
   state.lastEventSeq = seq;
-  state.events = [...(state.events ?? []), { seq, at: workflowNowIso(), ...draft } as SessionEvent].slice(-maxSessionEvents);
+  const events = (state.events ??= []);
+  events.push({ seq, at: workflowNowIso(), ...draft } as SessionEvent);
+  if (events.length > maxSessionEvents) events.splice(0, events.length - maxSessionEvents);
 }
 
 /** The events after `afterSeq`, oldest first, and the last seq. */
