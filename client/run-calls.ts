@@ -2,18 +2,15 @@ import type { Client, WorkflowExecutionDescription, WorkflowHandle } from '@temp
 import type { UpdateDefinition } from '@temporalio/common';
 import { runOperationMessages, type RunOperationAnswer, type RunOperationName, type RunOperationRequest } from '../contracts/operations';
 import { AgentClientError, NoWorkerError, RunNotStartedError } from './errors';
-import { clientErrorMessage, clientErrorRow, grpcCode, grpcDeadlineExceeded } from './error-table';
+import { clientErrorMessage, clientErrorRow } from './error-table';
 import { fits } from './input-checks';
+import { queryFailure } from './query-failure';
 import { sessionRunState } from './session-run-start';
 import { unansweredNote } from './unanswered-note';
 import { sendUntilProcessed } from './unprocessed-update';
 import { ServerUnreachableError } from './unavailable';
 import { noWorkerAnswered, noWorkerPolls, PresenceCache, workerPresence, type WorkerPresence } from './worker-presence';
 
-/** gRPC status CANCELLED: how a call cut by a client-side deadline may also end. */
-const grpcCancelled = 1;
-/** gRPC status FAILED_PRECONDITION: a query of a run whose task queue no worker polled lately. */
-const grpcFailedPrecondition = 9;
 /**
  * The deadlines of a query's tries when the caller sets none. A query changes nothing, so one
  * that no worker answered is asked again. A worker answers a query of a closed run by replaying
@@ -22,6 +19,8 @@ const grpcFailedPrecondition = 9;
  * longer, for long histories.
  */
 const defaultQueryTriesMs = [5_000, 10_000, 20_000];
+/** The pause before a query that failed before its deadline is asked again. */
+const queryPauseMs = 200;
 /** How long an update waits for a sign of life of the run's worker (a status query) before it is refused. */
 export const workerProbeMs = 5_000;
 
@@ -95,8 +94,7 @@ export class RunCalls {
 
   /**
    * Runs a query within `timeoutMs`, or else within {@link defaultQueryTriesMs}, mapped through
-   * {@link guard}. A call cut by its deadline comes back as DEADLINE_EXCEEDED or CANCELLED; both
-   * mean no worker answered in time.
+   * {@link guard}. What a failed try means is {@link queryFailure}'s to say.
    */
   query<T>(workflowId: string, timeoutMs: number | undefined, fn: () => Promise<T>): Promise<T> {
     return this.guard(workflowId, () => this.within(workflowId, timeoutMs, fn));
@@ -104,21 +102,27 @@ export class RunCalls {
 
   private async within<T>(workflowId: string, timeoutMs: number | undefined, fn: () => Promise<T>): Promise<T> {
     const tries = timeoutMs === undefined ? defaultQueryTriesMs : [timeoutMs];
-    for (let attempt = 0; ; attempt++) {
-      const deadline = Date.now() + (tries[attempt] as number);
+    let deadline = Date.now() + (tries[0] as number);
+    for (let attempt = 0; ; ) {
       try {
         return await this.client.connection.withDeadline(deadline, fn);
       } catch (err) {
-        const code = grpcCode(err);
-        // What the server answers a query once no worker has polled the run's task queue for a
-        // while (a crashed worker): it does not wait for one.
-        if (code === grpcFailedPrecondition) {
+        const failure = queryFailure(err);
+        if (failure === 'no_poller') {
           throw new AgentClientError('unanswered', `no worker answered a query of run ${workflowId}: ${await unansweredNote(this.client, workflowId)}`);
         }
-        if (!((code === grpcDeadlineExceeded || code === grpcCancelled) && Date.now() >= deadline)) throw err;
+        if (failure === 'other') throw err;
         // A query also times out when the server itself is away: ask it something no worker answers.
         await this.requireServer(err);
-        if (attempt + 1 < tries.length) continue;
+        // The server could not reach the run's worker before the deadline: ask again until it.
+        if (Date.now() + queryPauseMs < deadline) {
+          await new Promise((r) => setTimeout(r, queryPauseMs));
+          continue;
+        }
+        if (++attempt < tries.length) {
+          deadline = Date.now() + (tries[attempt] as number);
+          continue;
+        }
         const waited = tries.reduce((sum, ms) => sum + ms, 0);
         const how = tries.length > 1 ? `in ${tries.length} tries over ${waited / 1000} s` : `within ${waited} ms`;
         throw new AgentClientError('unanswered', `no worker answered a query of run ${workflowId} ${how}: ${await unansweredNote(this.client, workflowId)}`);
