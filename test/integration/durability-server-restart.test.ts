@@ -82,10 +82,32 @@ describe('durability across a server restart', () => {
       return events.find((e) => e.type === 'tool_call' && e.name === 'sleep');
     });
     await waitFor('agentctl to print the sleep call', () => Promise.resolve(followed.includes('"sleep"') ? true : undefined));
+    // Two sessions take a message every second through the outage: one catches up on what it
+    // missed (the default window, an hour), one skips what is older than Temporal's shortest
+    // window (10 s).
+    const ticking = await Promise.all(
+      (['catch-up', 'skip'] as const).map(async (rule) => {
+        const session = agents.session(`restart-${rule}-${taskQueue.slice(-8)}`);
+        await session.open({ agent: 'scripted' });
+        await session.schedules.create('tick', {
+          every: '1s',
+          ...(rule === 'skip' ? { catchupWindow: 'skip' as const } : {}),
+          message: { content: 'tick', plannerOptions: { steps: [finalStep('tick')] } },
+        });
+        return { rule, sessionId: session.sessionId };
+      }),
+    );
+    for (const { sessionId } of ticking) {
+      const schedule = agents.session(sessionId).schedules.get('tick');
+      await waitFor('two firings', async () => ((await schedule.describe()).firings >= 2 ? true : undefined));
+    }
     await server.stop();
+    const down = Date.now();
     expect(sideEffectCounts(sideEffectFile)).toEqual({ a: 1, b: 1 });
     // Long enough that the client's own gRPC retries give up and agentctl has to reconnect.
     await waitFor('agentctl to notice the outage', () => Promise.resolve(/reconnecting in/.test(followErr) ? true : undefined), 60_000);
+    // Down for longer than the skipping schedule's window.
+    await new Promise((r) => setTimeout(r, Math.max(0, 14_000 - (Date.now() - down))));
     server = await startDevServer(serverOptions);
     expect(server.owned).toBe(true);
     expect(await pinned()).toEqual([200, 200]);
@@ -111,6 +133,8 @@ describe('durability across a server restart', () => {
     }
     expect(startedAttempts).toEqual([1, 1, 1, 1, 1]);
 
+    await expectScheduledOnce(agents, ticking);
+
     const { events } = await agents.events(workflowId, 0, 1000);
     expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
     // agentctl --follow reconnected after the outage and printed every event once, in order.
@@ -135,3 +159,41 @@ describe('durability across a server restart', () => {
     ]);
   });
 });
+
+/**
+ * After the restart: each schedule fires on, every firing it took became exactly one run of its
+ * session under the firing's message id (none lost, none twice), and what it missed is as its rule
+ * declares: the catch-up schedule missed nothing, the skipping one counted the firings older than
+ * its window as missed.
+ */
+async function expectScheduledOnce(agents: AgentClient, ticking: { rule: 'catch-up' | 'skip'; sessionId: string }[]): Promise<void> {
+  for (const { rule, sessionId } of ticking) {
+    const session = agents.session(sessionId);
+    const schedule = session.schedules.get('tick');
+    const before = (await schedule.describe()).firings;
+    await waitFor(`the ${rule} schedule to fire twice after the restart`, async () => ((await schedule.describe()).firings >= before + 2 ? true : undefined), 90_000);
+    await schedule.pause('counted');
+    const spent = await waitFor(
+      `the ${rule} schedule's firings to be delivered`,
+      async () => {
+        const d = await schedule.describe();
+        const delivered = await Promise.all(d.recentFirings.map(async (f) => (await agents.client.workflow.getHandle(f.workflowId).describe()).status.name));
+        return delivered.every((status) => status === 'COMPLETED') ? d : undefined;
+      },
+      90_000,
+    );
+    const runs = await waitFor(`the ${rule} session's runs to complete`, async () => {
+      const listed = await session.runs();
+      return listed.length >= spent.firings && listed.every((r) => r.status === 'completed') ? listed : undefined;
+    });
+    expect(runs).toHaveLength(spent.firings);
+    expect(new Set(runs.map((r) => r.messageId)).size).toBe(spent.firings);
+    // The backlog of the outage (14 s of firings) collapsed into at most two deliveries; the rest
+    // counted as overlapping, or, for the skipping schedule, those older than 10 s as missed.
+    expect(spent.skippedOverlap).toBeGreaterThan(0);
+    if (rule === 'catch-up') expect(spent.missedCatchupWindow).toBe(0);
+    else expect(spent.missedCatchupWindow).toBeGreaterThan(0);
+    await schedule.delete();
+    await session.close();
+  }
+}
