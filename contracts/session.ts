@@ -168,6 +168,8 @@ const rememberedMessageSchema = builtOnce(() =>
     messageId: z.string(),
     runNumber: z.number().int().positive(),
     status: runRecordSchema().shape.status.optional(),
+    /** Steered into run `runNumber`, which another message started (since 1.0.0). */
+    steered: z.literal(true).optional(),
   }),
 );
 export type RememberedMessage = z.infer<ReturnType<typeof rememberedMessageSchema>>;

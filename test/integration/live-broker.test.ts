@@ -29,12 +29,13 @@ import { startApiServerProcess, type ApiServerProcess } from '../support/api-ser
 import { cleanUpAll } from '../support/child-worker';
 import { RawSseReader } from '../support/raw-sse-reader';
 import { startTestRedis, type TestRedis } from '../support/redis-server';
+import { addAapl, contextStep } from '../support/scripts';
 import { agentClient, createTestEnv, inProcessWorkerOptions, uniqueTaskQueue, workflowBundleOption } from '../support/test-env';
 import { allToolImplementations } from '../support/tools';
 import { waitFor } from '../support/wait';
 import { testTempDir } from '../support/temp-dir';
 
-const tokens = { viewer: 'viewer-token-0123456789', publisher: 'publisher-token-0123456789', other: 'other-publisher-token-0123456789' };
+const tokens = { viewer: 'viewer-token-0123456789', operator: 'operator-token-0123456789', publisher: 'publisher-token-0123456789', other: 'other-publisher-token-0123456789' };
 /** Tool turns of the run (two quotes each, streamed with a sentence), then a streamed answer. */
 const turns = 24;
 const answer = 'All quoted. '.repeat(12).trim();
@@ -71,6 +72,7 @@ beforeAll(async () => {
     tokensFile,
     JSON.stringify([
       { name: 'viewer', role: 'viewer', token: tokens.viewer },
+      { name: 'operator', role: 'operator', token: tokens.operator },
       { name: 'worker', role: 'publisher', token: tokens.publisher, taskQueues: [taskQueue] },
       { name: 'other-worker', role: 'publisher', token: tokens.other, taskQueues: ['another-queue'] },
     ]),
@@ -213,6 +215,43 @@ it("a server started in code with the broker's defaults shares the streams of `n
   } finally {
     await Promise.all([inCode.close(), elsewhere?.close()]);
   }
+});
+
+it("a session over two servers: a steer sent to one and its retry raced through the other reach the active run once; a follower on the other sees the run take it and end", async () => {
+  const [a, b] = servers as [ApiServerProcess, ApiServerProcess];
+  const post = async (server: ApiServerProcess, path: string, body: unknown): Promise<{ status: number; json: Record<string, unknown> }> => {
+    const res = await fetch(`${server.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${tokens.operator}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    return { status: res.status, json: (await res.json()) as Record<string, unknown> };
+  };
+  const sessionId = `broker-session-${Date.now()}`;
+  // Opened with its first message on one server (update-with-start); the run waits for an approval.
+  const opened = await post(a, '/api/sessions', { sessionId, agent: 'watchlist-scripted', sessionState: { watchlist: [] }, message: { content: 'Track AAPL', plannerOptions: { steps: [addAapl, contextStep] } } });
+  expect(opened.status).toBe(201);
+  const { workflowId } = opened.json.run as { workflowId: string };
+  const follower = new RawSseReader(workflowId, tokens.viewer, () => b.url);
+  const approval = await waitFor('the approval request', async () => (await suite.agents.pendingInputs(workflowId).catch(() => undefined))?.approvals[0]);
+
+  const steer = { content: 'Actually, MSFT too', whenBusy: 'steer', messageId: 'broker-steer-1' };
+  const answers = await Promise.all([a, b].map((server) => post(server, `/api/sessions/${encodeURIComponent(sessionId)}/messages`, steer)));
+  for (const answer of answers) {
+    expect(answer.status).toBe(200);
+    expect(answer.json).toMatchObject({ runNumber: 1, workflowId, messageId: 'broker-steer-1' });
+  }
+  expect((await post(b, `/api/runs/${encodeURIComponent(workflowId)}/decisions`, { toolCallId: approval.toolCallId, decision: 'approve', by: 'ops' })).status).toBe(200);
+
+  await follower.done;
+  const log = (await suite.agents.events(workflowId, 0, 1000)).events;
+  expect(follower.seqs).toEqual(log.map((e) => e.seq));
+  expect(log.filter((e) => e.type === 'intervention_applied' && e.kind === 'inject_message')).toHaveLength(1);
+  const result = await suite.agents.result(workflowId);
+  expect(result).toMatchObject({ status: 'completed', steered: ['broker-steer-1'] });
+  // The session's events, read on the first server: taken once, and once repeated.
+  const events = (await (await fetch(`${a.url}/api/sessions/${encodeURIComponent(sessionId)}/events`, { headers: { authorization: `Bearer ${tokens.viewer}` } })).json()) as { events: { type: string; messageId?: string }[] };
+  const about = events.events.filter((e) => e.messageId === 'broker-steer-1').map((e) => e.type);
+  expect(about.filter((t) => t === 'message_taken')).toHaveLength(1);
+  expect(about.filter((t) => t === 'message_repeated')).toHaveLength(1);
+  expect(about).toContain('steer_delivered');
+  await suite.agents.closeSession(sessionId);
 });
 
 it('keeps serving when Redis goes away: runs complete, every server streams their events, the server the worker posts to its deltas', async () => {

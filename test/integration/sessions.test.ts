@@ -402,8 +402,8 @@ describe('a message that arrives while a run is active (whenBusy)', () => {
         });
         expect(report.runs).toHaveLength(1);
         expect(report.runs[0]).toMatchObject({ steered: [steered.messageId] });
-        // A retry of the steered message answers the run it went into.
-        expect(await suite.agents.sendMessage(sessionId, { content: later, messageId: steered.messageId })).toMatchObject({ runNumber: 1 });
+        // A retry of the steered message answers as the first answer did: the run it went into, under its own id.
+        expect(await suite.agents.sendMessage(sessionId, { content: later, messageId: steered.messageId })).toMatchObject({ runNumber: 1, workflowId: record.workflowId, messageId: steered.messageId, delivery: 'steered' });
         await suite.agents.closeSession(sessionId);
       }),
     );

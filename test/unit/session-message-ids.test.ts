@@ -51,6 +51,13 @@ describe('duplicateAnswer', () => {
     expect(duplicateAnswer([record], taken[0] as RememberedMessage, 'session-s/run-1')).toBe(record);
   });
 
+  it('answers a steered message as its first answer did: its own id, steered into the run it went into (not the id of the message that started that run)', () => {
+    const record = { runNumber: 1, workflowId: 'session-s/run-1', messageId: 'm-1', status: 'running' as const };
+    const steered: RememberedMessage = { messageId: 'steer-1', runNumber: 1, steered: true };
+    expect(duplicateAnswer([record], steered, 'session-s/run-1')).toEqual({ runNumber: 1, workflowId: 'session-s/run-1', messageId: 'steer-1', status: 'running', delivery: 'steered' });
+    expect(duplicateAnswer([], { ...steered, status: 'completed' }, 'session-s/run-1')).toEqual({ runNumber: 1, workflowId: 'session-s/run-1', messageId: 'steer-1', status: 'completed', delivery: 'steered' });
+  });
+
   it('answers what the session remembers once the record is no longer carried', () => {
     expect(duplicateAnswer([], taken[0] as RememberedMessage, 'session-s/run-1')).toEqual({ runNumber: 1, workflowId: 'session-s/run-1', messageId: 'order-42', status: 'completed' });
   });

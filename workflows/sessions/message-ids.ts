@@ -41,11 +41,13 @@ export function settle(remembered: readonly RememberedMessage[], runNumber: numb
 }
 
 /**
- * What a duplicate answers: the record of the run that took its id while the session carries it
- * (the last 50 runs), else one made of what the session remembers of it.
+ * What a duplicate answers, as the message's first answer did: the record of the run that took its
+ * id while the session carries it (the last 50 runs), else one made of what the session remembers
+ * of it. A message steered into a run answers that run under its own id, with `delivery: steered`.
  */
 export function duplicateAnswer(runs: readonly SessionRunRecord[], taken: RememberedMessage, workflowId: string): SessionRunRecord {
   const record = runs.find((r) => r.runNumber === taken.runNumber);
-  if (record) return record;
-  return { runNumber: taken.runNumber, workflowId, messageId: taken.messageId, status: taken.status ?? 'queued' };
+  if (record && !taken.steered) return record;
+  const status = record?.status ?? taken.status ?? 'queued';
+  return { runNumber: taken.runNumber, workflowId: record?.workflowId ?? workflowId, messageId: taken.messageId, status, ...(taken.steered ? { delivery: 'steered' as const } : {}) };
 }

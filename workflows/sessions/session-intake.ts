@@ -56,7 +56,7 @@ export function takeMessage(state: Session, sessionId: string, decision: BusyDec
     case 'steer': {
       const { active } = decision;
       active.steers.push({ messageId, content: message.content, ...(message.plannerOptions !== undefined ? { plannerOptions: message.plannerOptions } : {}) });
-      state.messageIds = remember(state.messageIds ?? [], { messageId, runNumber: active.runNumber });
+      state.messageIds = remember(state.messageIds ?? [], { messageId, runNumber: active.runNumber, steered: true });
       recordSessionEvent(state, { type: 'message_taken', messageId, runNumber: active.runNumber, delivery: 'steered', whenBusy: 'steer' });
       // A run that ended already is no reason to fail: its end requeues what it did not see.
       getExternalWorkflowHandle(active.workflowId)
