@@ -3,7 +3,7 @@ import type { RunEvent, SessionRunRecord } from '../../contracts';
 import type { SessionScheduleDescription } from '../../client/session-schedules';
 import { childWorkerEnv, startChildWorker, type ChildWorker } from '../support/child-worker';
 import { readSideEffects } from '../support/file-side-effects';
-import { callStep, finalStep, scriptedInput } from '../support/scripts';
+import { addAapl, callStep, contextStep, finalStep, scriptedInput } from '../support/scripts';
 import { agentClient, createTestEnv, uniqueTaskQueue } from '../support/test-env';
 import { waitFor } from '../support/wait';
 
@@ -84,6 +84,53 @@ describe('an operator right after a worker crash', () => {
     // the dead worker's sticky queue (the SIGKILL closed its polls).
     await agents.decide(workflowId, { toolCallId: 'call_0_0', decision: 'approve', by: 'ops' });
     expect(await agents.result(workflowId)).toMatchObject({ status: 'completed', final: { text: 'paid' } });
+  });
+});
+
+describe('a session message taken just before its worker is killed', () => {
+  it('a steer and an interrupt accepted by the session reach their run once the next worker polls: the steer seen once, the interrupt ends the run and its message runs next', async () => {
+    const taskQueue = uniqueTaskQueue('session-kill');
+    const { env: workerEnv } = childWorkerEnv(env.address, env.namespace ?? 'default', taskQueue);
+    const agents = agentClient(env, taskQueue);
+    const first = await startChildWorker(workerEnv);
+    workers.push(first);
+    // Two sessions whose first runs wait for an approval.
+    const held = await Promise.all(
+      (['steer', 'interrupt'] as const).map(async (whenBusy) => {
+        const session = agents.session(`kill-${whenBusy}-${Date.now()}`);
+        await session.open({ agent: 'watchlist-scripted', sessionState: { watchlist: [] } });
+        const record = await session.sendMessage({ content: 'Track AAPL', plannerOptions: { steps: [addAapl, contextStep] } });
+        const run = agents.run(record.workflowId);
+        await waitFor('the approval', async () => ((await run.pendingInputs().catch(() => undefined))?.approvals.length ? true : undefined));
+        return { whenBusy, session, run };
+      }),
+    );
+    // Taken by the sessions, and at once the worker dies: the runs have not seen them yet.
+    const taken = await Promise.all(held.map(({ whenBusy, session }) => session.sendMessage({ content: 'Actually, MSFT', whenBusy, messageId: `late-${whenBusy}`, plannerOptions: { steps: [finalStep('MSFT then')] } })));
+    await first.kill9();
+    expect(taken.map((t) => t.delivery)).toEqual(['steered', 'next']);
+    workers.push(await startChildWorker(workerEnv));
+
+    const [steer, interrupt] = held as [(typeof held)[number], (typeof held)[number]];
+    const { approvals } = await steer.run.pendingInputs();
+    await steer.run.decide({ toolCallId: approvals[0]!.toolCallId, decision: 'approve' });
+    expect(await steer.run.result()).toMatchObject({ status: 'completed', steered: ['late-steer'] });
+    const injected = (await steer.run.events()).events.filter((e: RunEvent) => e.type === 'intervention_applied' && e.kind === 'inject_message');
+    expect(injected).toHaveLength(1);
+
+    expect(await interrupt.run.result()).toMatchObject({ status: 'terminated' });
+    const next = agents.run(taken[1]!.workflowId);
+    expect(taken[1]).toMatchObject({ runNumber: 2, messageId: 'late-interrupt' });
+    expect(await next.result()).toMatchObject({ status: 'completed' });
+    const runs = await waitFor('both runs recorded', async () => {
+      const listed = await interrupt.session.runs();
+      return listed.length === 2 && listed[1]?.status === 'completed' ? listed : undefined;
+    });
+    expect(runs.map((r) => [r.runNumber, r.status, r.endedBy])).toEqual([
+      [1, 'terminated', 'interrupt'],
+      [2, 'completed', undefined],
+    ]);
+    await Promise.all(held.map(({ session }) => session.close()));
   });
 });
 
