@@ -447,6 +447,30 @@ describe("a session's WebSocket", () => {
   });
 });
 
+describe("a session's WebSocket across continue-as-new", () => {
+  it('sends every event once, in seq order, while the session continues as new after each run', async () => {
+    const sessionId = `ws-can-${Date.now()}`;
+    const session = agents.session(sessionId);
+    await session.open({ agent: 'scripted', runsPerExecution: 1 });
+    const watcher = socketAt(`/api/sessions/${sessionId}/ws`, 'viewer');
+    await watcher.opened;
+    for (const id of ['one', 'two', 'three']) {
+      const record = await session.sendMessage({ content: id, messageId: id, plannerOptions: { steps: [{ type: 'final', text: id }] } });
+      await agents.result(record.workflowId);
+    }
+    await waitFor('the third run recorded', async () => ((await session.status()).runs.some((r) => r.runNumber === 3 && r.status === 'completed') ? true : undefined));
+    await session.close();
+    await watcher.until('end', (m) => m.type === 'end');
+    const history = await env.client.workflow.getHandle(session.workflowId).fetchHistory();
+    expect(history.events?.[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId).toBeTruthy();
+    const sent = watcher.messages.filter((m) => m.type === 'event').map((m) => m.event as SessionEvent);
+    expect(sent).toEqual((await session.events()).events);
+    expect(sent.map((e) => e.seq)).toEqual(sent.map((_, i) => i + 1));
+    expect(sent.filter((e) => e.type === 'run_ended').map((e) => e.runNumber)).toEqual([1, 2, 3]);
+    watcher.ws.close();
+  });
+});
+
 describe('token deltas', () => {
   const answer = 'AAPL is on your watchlist now; streamed in small pieces.';
   const llmInput: RunInput = { agent: 'watchlist-llm', messages: [{ role: 'user', content: 'Add AAPL' }], sessionState: { watchlist: [] } };
