@@ -448,12 +448,16 @@ describe("a session's WebSocket", () => {
 });
 
 describe("a session's WebSocket across continue-as-new", () => {
-  it('sends every event once, in seq order, while the session continues as new after each run', async () => {
+  it('sends every event once, in seq order, to each of its sockets from one follower, while the session continues as new after each run', async () => {
     const sessionId = `ws-can-${Date.now()}`;
     const session = agents.session(sessionId);
     await session.open({ agent: 'scripted', runsPerExecution: 1 });
     const watcher = socketAt(`/api/sessions/${sessionId}/ws`, 'viewer');
     await watcher.opened;
+    // Five more sockets on the session: one follower for all of them.
+    const extra = Array.from({ length: 5 }, () => socketAt(`/api/sessions/${sessionId}/ws`, 'viewer'));
+    await Promise.all(extra.map((x) => x.opened));
+    expect(server.live.sessions.size).toBe(1);
     for (const id of ['one', 'two', 'three']) {
       const record = await session.sendMessage({ content: id, messageId: id, plannerOptions: { steps: [{ type: 'final', text: id }] } });
       await agents.result(record.workflowId);
@@ -461,6 +465,11 @@ describe("a session's WebSocket across continue-as-new", () => {
     await waitFor('the third run recorded', async () => ((await session.status()).runs.some((r) => r.runNumber === 3 && r.status === 'completed') ? true : undefined));
     await session.close();
     await watcher.until('end', (m) => m.type === 'end');
+    for (const x of extra) {
+      await x.until('end', (m) => m.type === 'end');
+      expect(x.messages.filter((m) => m.type === 'event')).toEqual(watcher.messages.filter((m) => m.type === 'event'));
+      x.ws.close();
+    }
     const history = await env.client.workflow.getHandle(session.workflowId).fetchHistory();
     expect(history.events?.[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId).toBeTruthy();
     const sent = watcher.messages.filter((m) => m.type === 'event').map((m) => m.event as SessionEvent);
