@@ -92,7 +92,7 @@ export function App() {
         {route.view === 'inbox' && <InboxView role={who.role} />}
         {route.view === 'run' && <RunPage key={route.id} workflowId={route.id} role={who.role} />}
         {route.view === 'sessions' && <SessionsList />}
-        {route.view === 'session' && <SessionPage key={route.id} sessionId={route.id} />}
+        {route.view === 'session' && <SessionPage key={route.id} sessionId={route.id} role={who.role} />}
       </main>
     </div>
   );

@@ -15,6 +15,7 @@ export type {
   SessionReport,
   SessionRunRecord,
 } from '../contracts';
+export type { SessionEvent, SessionQueueView } from '../contracts/session';
 import type { CostReport, PendingInputs } from '../contracts';
 
 /** Who the token belongs to (GET /api/whoami). */

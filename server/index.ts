@@ -15,7 +15,7 @@ export { authModeLine } from './auth-mode';
 export { authFromEnv, type AuthConfig, type TokenGrant, type Role, type Principal, type Access } from './auth';
 export { ApiError, apiErrorStatus, type ApiErrorType, type ApiErrorBody } from './errors';
 export { openApiDocument, route, type RouteSpec, type RouteRequest, type AnyRoute } from './routes';
-export { LiveHub, UiMessageProjection, type LiveHubOptions, type LiveHubStats, type UiMessageChunk, type FeedItem, type WebSocketOut, type ControlResult } from './live';
+export { LiveHub, UiMessageProjection, type LiveHubOptions, type LiveHubStats, type UiMessageChunk, type FeedItem, type WebSocketOut, type SessionWebSocketOut, type ControlResult } from './live';
 export { RedisLiveBroker, type RedisLiveBrokerOptions, type LiveBroker, type LiveBrokerContext, type LiveBrokerStats, type LiveMessage, type LiveMessageHandler } from './live';
 export type { ServerContext, WebhookSettings } from './context';
 export { signWebhookDelivery } from './webhooks';

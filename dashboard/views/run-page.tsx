@@ -15,6 +15,7 @@ import type { RecordedRunStatus, RunEvent, RunPending, RunRewind, RunStatusRepor
 import { noWorkerNotice } from '../no-worker';
 import { useApi } from '../use-api';
 import { linkTo } from '../router';
+import { sessionOfRun } from '../session-view';
 import { counted } from '../components/json-view';
 
 const refreshMs = 5000;
@@ -73,12 +74,21 @@ export function RunPage({ workflowId, role }: { workflowId: string; role: string
   // The run, or one of its sub-agent runs, waits for a person (as their histories say, with no worker).
   const waiting = (pending?.tree ?? []).some(waitsForPerson) || (tree.data?.waiting?.length ?? 0) > 0;
   const hasSubAgents = (tree.data?.runs.length ?? 0) > 1;
+  const ofSession = sessionOfRun(workflowId);
   return (
     <section class="run">
       <p>
         <a href="#/runs">← runs</a>
       </p>
       <Breadcrumb parent={report?.parent} />
+      {ofSession && (
+        <p class="meta">
+          run #{ofSession.runNumber} of session{' '}
+          <a href={linkTo({ view: 'session', id: ofSession.sessionId })} data-testid="session-link">
+            {ofSession.sessionId}
+          </a>
+        </p>
+      )}
       <h1>
         {workflowId} {runStatus && <StatusBadge status={runStatus} />} {waiting && <WaitingBadge />}
       </h1>

@@ -57,18 +57,21 @@ function echoedId(id: unknown): string | number | null {
  * Runs one control message of a WebSocket client: parses it (JSON, envelope, payload with the
  * operation's schema), checks the role the operation needs (as its HTTP route does), performs it, and answers
  * `{ type: 'result', id, ok, body }` with the route's result or its JSON error. Never throws.
- * `operations`: the operations it takes (default: every operation on a run).
+ * `operations`: the operations it takes (default: every operation on a run). `subject`: what the
+ * socket is for, named first in the errors of a message it cannot take (`session shop-42`);
+ * default none.
  */
-export async function handleControlMessage(agents: AgentClient, workflowId: string, principal: Principal, raw: string, operations: readonly AnyOperation[] = runOperations): Promise<ControlResult> {
+export async function handleControlMessage(agents: AgentClient, workflowId: string, principal: Principal, raw: string, operations: readonly AnyOperation[] = runOperations, subject?: string): Promise<ControlResult> {
+  const invalid = (message: string) => new ApiError('invalid_input', subject === undefined ? message : `${subject}: ${message}`);
   let message: unknown;
   try {
     message = JSON.parse(raw);
   } catch (err) {
-    return failure(null, new ApiError('invalid_input', `the message is not JSON: ${err instanceof Error ? quoted(err.message, 100) : 'unreadable'}`));
+    return failure(null, invalid(`the message is not JSON: ${err instanceof Error ? quoted(err.message, 100) : 'unreadable'}`));
   }
   const envelope = (operations === runOperations ? controlEnvelopeSchema : envelopeSchemaOf(operations)).safeParse(message);
   const id = echoedId((message as { id?: unknown } | null)?.id);
-  if (!envelope.success) return failure(id, new ApiError('invalid_input', describe(envelope.error)));
+  if (!envelope.success) return failure(id, invalid(describe(envelope.error)));
   const { type, ...payload } = envelope.data;
   delete payload.id;
   const operation = operations.find((op) => op.name === type)!;
@@ -76,9 +79,9 @@ export async function handleControlMessage(agents: AgentClient, workflowId: stri
     authorize(principal, operation.access);
     // As the HTTP routes do: before the schema, which a value some thousands of levels deep could overflow.
     const tooDeep = fieldNestedTooDeep(payload, () => true, maxSafeJsonDepth);
-    if (tooDeep !== undefined) throw new ApiError('invalid_input', `${tooDeep}: nested deeper than ${maxSafeJsonDepth} levels`);
+    if (tooDeep !== undefined) throw invalid(`${tooDeep}: nested deeper than ${maxSafeJsonDepth} levels`);
     const parsed = operation.body ? operation.body.safeParse(payload) : { success: true as const, data: undefined };
-    if (!parsed.success) throw new ApiError('invalid_input', describe(parsed.error));
+    if (!parsed.success) throw invalid(describe(parsed.error));
     const body = await operation.perform(agents, workflowId, parsed.data, principal);
     return { type: 'result', id, ok: true, body };
   } catch (err) {

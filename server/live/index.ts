@@ -8,3 +8,4 @@ export { UiMessageProjection, type UiMessageChunk } from './ui-message-stream';
 export { handleControlMessage, controlEnvelopeSchema, type ControlResult, type ControlType } from './control-messages';
 export type { FeedItem } from './feed-item';
 export type { WebSocketOut } from './websocket';
+export type { SessionWebSocketOut } from './session-websocket';

@@ -10,6 +10,7 @@ import { OpenRuns, type OpenRunsOptions, type RunFacts } from './open-runs';
 import { checkPublisherScope } from './publisher-scope';
 import { checkDeltaSignatures } from './delta-signatures';
 import { RunFeed, type RunFeedOptions } from './run-feed';
+import { SessionFeeds } from './session-feed';
 import type { Subscription, SubscriptionOptions } from './subscription';
 
 /** Settings of a {@link LiveHub}. */
@@ -89,6 +90,8 @@ export class LiveHub implements DeltaSink {
   private readonly broker: LiveBroker | undefined;
   /** What a worker in this process handed over in this tick, per run, for the broker. */
   private outbox = new Map<string, { deltas: TokenDelta[]; lastSeq?: number }>();
+  /** The live feeds of sessions' events (their WebSockets), one per session followed. */
+  readonly sessions: SessionFeeds;
 
   constructor(
     readonly agents: AgentClient,
@@ -97,6 +100,7 @@ export class LiveHub implements DeltaSink {
     checkDeltaKeys(options.deltaKeys ?? [], 'deltaKeys');
     this.deltaStore = new DeltaStore(options.deltas);
     this.openRuns = new OpenRuns(agents, options.openRuns);
+    this.sessions = new SessionFeeds(agents, { ...(options.feed?.maxPollMs !== undefined ? { maxPollMs: options.feed.maxPollMs } : {}) });
     this.broker = options.broker;
     this.broker?.start((workflowId, message) => this.fromBroker(workflowId, message), { namespace: agents.client.options.namespace });
   }
@@ -308,7 +312,7 @@ export class LiveHub implements DeltaSink {
     for (const feed of feeds) feed.stop();
     this.feeds.clear();
     // Stopping cancels their Temporal calls; wait for them, so the caller may close the connection.
-    await Promise.allSettled(feeds.map((feed) => feed.done));
+    await Promise.allSettled([...feeds.map((feed) => feed.done), this.sessions.close()]);
     this.flushOutbox();
     await this.broker?.close();
   }

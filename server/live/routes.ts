@@ -10,6 +10,8 @@ import { streamFeed, type SseFrame } from './sse';
 import { streamTree } from './tree-sse';
 import { UiMessageProjection, uiMessageFrames, uiMessageStreamHeaders } from './ui-message-stream';
 import { runWebSocket } from './websocket';
+import { sessionWebSocket } from './session-websocket';
+import { clientErrorKind } from '../../client/error-table';
 import { sessionRunState } from '../../client/session-run-start';
 import { readOrRecorded } from '../../client/no-worker-reads';
 import { recordedEventPage } from '../api/no-worker';
@@ -68,6 +70,20 @@ export async function ensureRun(ctx: ServerContext, workflowId: string): Promise
     await ctx.agents.client.workflow.getHandle(workflowId).describe();
   } catch (err) {
     if ((await sessionRunState(ctx.agents.client, workflowId)) !== 'none') return;
+    throw err;
+  }
+}
+
+/**
+ * Reads the session's description: a session never opened is a 404 before the socket opens (a
+ * closed one is followed: its events, then `end`).
+ */
+async function ensureSession(ctx: ServerContext, sessionId: string): Promise<void> {
+  const { workflowId } = ctx.agents.session(sessionId);
+  try {
+    await ctx.agents.client.workflow.getHandle(workflowId).describe();
+  } catch (err) {
+    if (clientErrorKind(err) === 'not_found') throw new ApiError('run_not_found', `session ${sessionId} not found (workflow ${workflowId}): open it first`);
     throw err;
   }
 }
@@ -164,6 +180,24 @@ export function liveRoutes(ctx: ServerContext): AnyRoute[] {
         const workflowId = params.id as string;
         await ensureRun(ctx, workflowId);
         return runWebSocket(ctx, c, workflowId, query.after, principal);
+      },
+    }),
+    route({
+      method: 'get',
+      path: '/api/sessions/:id/ws',
+      access: 'viewer',
+      queryToken: true,
+      summary: "The session's WebSocket: its events out, its operations in",
+      description:
+        'Out: { type: event, event } (a session event, as `GET /api/sessions/:id/events` answers it) from after `after`, | { type: end, status } once the session has closed | { type: result, id, ok, body }. ' +
+        'In: { id, type: sendMessage|close|editQueue, ...payload as over HTTP }, with the same roles and errors; a message it cannot take is answered with invalid_input naming the session and the field. ' +
+        'Watching writes nothing to the session. Token: Authorization header or ?access_token=.',
+      tags: ['live', 'sessions'],
+      query: streamQuerySchema,
+      handle: async ({ params, query, c, principal }) => {
+        const sessionId = params.id as string;
+        await ensureSession(ctx, sessionId);
+        return sessionWebSocket(ctx, c, sessionId, query.after, principal);
       },
     }),
     route({

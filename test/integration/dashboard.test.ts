@@ -362,6 +362,46 @@ describe('the dashboard in a browser', () => {
     expect(await page.locator('.conversation li').count()).toBe(2);
   });
 
+  it("reaches a session from its run's page; shows its active run, its queue and its events live; moves a queued message to the front, edits it and drops another in the page", async () => {
+    const sessionId = `dash-queue-${Date.now()}`;
+    const session = suite.agents.session(sessionId);
+    await session.open({ agent: 'scripted' });
+    const say = (id: string) => ({ content: `say ${id}`, messageId: id, plannerOptions: { steps: [{ type: 'final', text: id }] } });
+    const hold = await session.sendMessage({ content: 'hold', messageId: 'hold', plannerOptions: { steps: [{ type: 'tool_calls', calls: [{ name: 'sleep', args: { ms: 600_000 } }] }, finalStep('held')] } });
+    await waitFor('the first run to run', async () => ((await session.status()).runs.some((r) => r.runNumber === 1 && r.status === 'running') ? true : undefined));
+    for (const id of ['b', 'c']) await session.sendMessage(say(id));
+
+    await page.goto(`${server.url}/#/runs/${encodeURIComponent(hold.workflowId)}`);
+    await page.locator('[data-testid=session-link]').click();
+    await expectText(page.locator('[data-testid=active-run]'), hold.workflowId);
+    const queue = page.locator('[data-testid=queue]');
+    const events = page.locator('[data-testid=session-events]');
+    await expectText(events.locator('[data-type=message_taken]'), 'message c queued as run #3');
+    expect(await queue.locator('li[data-message-id]').evaluateAll((items) => items.map((li) => li.getAttribute('data-message-id')))).toEqual(['b', 'c']);
+
+    await queue.locator('li[data-message-id=c] button', { hasText: 'Move to front' }).click();
+    await expectText(events.locator('[data-type=queue_edited]'), 'moved to front message c');
+    await queue.locator('li[data-message-id]').first().filter({ hasText: 'say c' }).waitFor();
+    await queue.locator('li[data-message-id=c] button', { hasText: 'Edit' }).click();
+    await queue.locator('li[data-message-id=c] input[name=content]').fill('say C, edited');
+    await queue.locator('li[data-message-id=c] button', { hasText: 'Save' }).click();
+    await expectText(queue.locator('li[data-message-id=c]'), 'say C, edited');
+    await queue.locator('li[data-message-id=b] button', { hasText: 'Drop' }).click();
+    await expectText(events.locator('[data-type=queue_edited]'), 'dropped message b');
+    await queue.locator('li[data-message-id=b]').waitFor({ state: 'detached' });
+    await page.screenshot({ path: join(screenshots, 'session-page.png'), fullPage: true });
+
+    // What the page did is what the session did.
+    expect((await session.status()).queue).toEqual([expect.objectContaining({ messageId: 'c', content: 'say C, edited' })]);
+    expect((await session.events()).events.filter((e) => e.type === 'queue_edited').map((e) => `${e.action} ${e.messageId}`)).toEqual(['front c', 'edit c', 'drop b']);
+    expect((await session.status()).runs.find((r) => r.messageId === 'b')).toMatchObject({ status: 'dropped', error: 'dropped: dropped in the dashboard' });
+
+    await suite.agents.kill(hold.workflowId, { reason: 'let the queue run' });
+    await expectText(events.locator('[data-type=run_ended]'), 'run #3 ended completed');
+    await session.close();
+    await expectText(page.locator('.events .live'), 'ended: completed');
+  });
+
   it("says when no worker polls a waiting run's task queue, and since when, on its page and in the inbox", async () => {
     const idleAgents = new AgentClient(suite.env.client, idle.taskQueue);
     const presence = await waitFor('no worker to have polled the idle queue for a while', async () => {

@@ -588,6 +588,7 @@ describe('OpenAPI document', () => {
       ['get', '/api/sessions/{id}', 'viewer'],
       ['post', '/api/sessions/{id}/messages', 'operator'],
       ['post', '/api/sessions/{id}/close', 'operator'],
+      ['get', '/api/sessions/{id}/ws', 'viewer'],
       ['post', '/api/sessions/{id}/webhooks/{source}', 'public'],
     ];
     for (const [method, path, role] of expected) {

@@ -9,6 +9,8 @@ import { createModelActivities, HttpDeltaPublisher } from '../../activities/mode
 import { AgentClient } from '../../client/agent-client';
 import type { RunEvent, RunInput } from '../../contracts';
 import type { TokenDelta } from '../../contracts/deltas';
+import type { SessionEvent } from '../../contracts/session';
+import { waitFor } from '../support/wait';
 import { startAgentServer, type AgentServer } from '../../server';
 import { callTools, FakeOpenAIServer, say, toolCall } from '../../testing/fake-model';
 import { findTestAgent } from '../support/agents';
@@ -298,8 +300,16 @@ describe('AI SDK UI message stream', () => {
 });
 
 /** A WebSocket client collecting JSON messages. */
-function socket(workflowId: string, role: Role): { ws: WebSocket; messages: Record<string, unknown>[]; until: (what: string, p: (m: Record<string, unknown>) => boolean) => Promise<Record<string, unknown>>; opened: Promise<void> } {
-  const ws = new WebSocket(`${server.url.replace(/^http/, 'ws')}/api/runs/${workflowId}/ws?access_token=${tokens[role]}`);
+type TestSocket = { ws: WebSocket; messages: Record<string, unknown>[]; until: (what: string, p: (m: Record<string, unknown>) => boolean) => Promise<Record<string, unknown>>; opened: Promise<void> };
+
+/** A WebSocket client of a run's socket. */
+function socket(workflowId: string, role: Role): TestSocket {
+  return socketAt(`/api/runs/${workflowId}/ws`, role);
+}
+
+/** A WebSocket client of the socket at `path` (its query, if any, is kept). */
+function socketAt(path: string, role: Role): TestSocket {
+  const ws = new WebSocket(`${server.url.replace(/^http/, 'ws')}${path}${path.includes('?') ? '&' : '?'}access_token=${tokens[role]}`);
   const messages: Record<string, unknown>[] = [];
   const listeners: (() => void)[] = [];
   ws.on('message', (data) => {
@@ -360,6 +370,113 @@ describe('WebSocket', () => {
     expect(status).toBe(401);
     refused.on('error', () => undefined);
     refused.terminate();
+  });
+});
+
+describe("a session's WebSocket", () => {
+  const hold = { plannerOptions: { steps: [{ type: 'tool_calls', calls: [{ name: 'sleep', args: { ms: 600_000 } }] }, { type: 'final', text: 'held' }] } };
+  const say = (text: string) => ({ plannerOptions: { steps: [{ type: 'final', text }] } });
+  const sessionEvent = (p: (e: SessionEvent) => boolean) => (m: Record<string, unknown>) => m.type === 'event' && p(m.event as SessionEvent);
+
+  it("follows the session's events from a cursor and takes its operations (sendMessage, editQueue) as messages, naming the session and field when one is bad; watching writes nothing", async () => {
+    const sessionId = `ws-${Date.now()}`;
+    const session = agents.session(sessionId);
+    await session.open({ agent: 'scripted' });
+    const first = await session.sendMessage({ content: 'hold', messageId: 'hold', ...hold });
+    const viewer = socketAt(`/api/sessions/${sessionId}/ws`, 'viewer');
+    const operator = socketAt(`/api/sessions/${sessionId}/ws?after=0`, 'operator');
+    await Promise.all([viewer.opened, operator.opened]);
+    await operator.until('run 1 started', sessionEvent((e) => e.type === 'run_started' && e.runNumber === 1));
+    await waitFor('the first run to call its tool', async () => ((await agents.events(first.workflowId).catch(() => undefined))?.events.some((e) => e.type === 'tool_call') ? true : undefined));
+
+    // A message while the run is active: queued (enqueue), the decision an event on every socket.
+    operator.ws.send(JSON.stringify({ id: 'send-b', type: 'sendMessage', content: 'say b', messageId: 'b', whenBusy: 'enqueue', ...say('b') }));
+    expect(await operator.until('sendMessage result', (m) => m.type === 'result' && m.id === 'send-b')).toMatchObject({ ok: true, body: { runNumber: 2, messageId: 'b', status: 'queued' } });
+    for (const s of [operator, viewer]) await s.until('b queued', sessionEvent((e) => e.type === 'message_taken' && e.messageId === 'b' && e.delivery === 'queued'));
+    expect((await session.status()).queue?.map((m) => m.messageId)).toEqual(['b']);
+
+    // A viewer reads, but may not write.
+    viewer.ws.send(JSON.stringify({ id: 'v', type: 'sendMessage', content: 'from a viewer' }));
+    expect(await viewer.until('viewer result', (m) => m.type === 'result' && m.id === 'v')).toMatchObject({ ok: false, body: { error: { type: 'forbidden' } } });
+
+    // A bad payload names the session and the field; the socket stays up and takes the next message.
+    operator.ws.send(JSON.stringify({ id: 'bad', type: 'sendMessage', content: 'say c', whenBusy: 'sometimes' }));
+    const bad = await operator.until('bad result', (m) => m.type === 'result' && m.id === 'bad');
+    expect(bad).toMatchObject({ ok: false, body: { error: { type: 'invalid_input' } } });
+    expect((bad.body as { error: { message: string } }).error.message).toMatch(new RegExp(`session ${sessionId}: message\\.whenBusy: `));
+    operator.ws.send(JSON.stringify({ id: 'no-action', type: 'editQueue', messageId: 'b' }));
+    const noAction = await operator.until('no-action result', (m) => m.type === 'result' && m.id === 'no-action');
+    expect((noAction.body as { error: { message: string } }).error.message).toContain(`session ${sessionId}: message.action`);
+
+    operator.ws.send(JSON.stringify({ id: 'drop-b', type: 'editQueue', action: 'drop', messageId: 'b', reason: 'not needed' }));
+    expect(await operator.until('editQueue result', (m) => m.type === 'result' && m.id === 'drop-b')).toMatchObject({ ok: true, body: [] });
+    await operator.until('b dropped', sessionEvent((e) => e.type === 'queue_edited' && e.action === 'drop' && e.messageId === 'b'));
+    expect((await session.status()).queue).toEqual([]);
+    // A message that no longer waits is refused by the session, naming it.
+    operator.ws.send(JSON.stringify({ id: 'drop-again', type: 'editQueue', action: 'drop', messageId: 'b' }));
+    const again = await operator.until('second drop result', (m) => m.type === 'result' && m.id === 'drop-again');
+    expect(again).toMatchObject({ ok: false, body: { error: { type: 'rejected', message: expect.stringContaining('message b does not wait in the queue') } } });
+
+    await agents.kill(first.workflowId, { reason: 'done holding' });
+    operator.ws.send(JSON.stringify({ id: 'close', type: 'close' }));
+    expect(await operator.until('close result', (m) => m.type === 'result' && m.id === 'close')).toMatchObject({ ok: true });
+    expect(await operator.until('end', (m) => m.type === 'end')).toEqual({ type: 'end', status: 'completed' });
+    // Every event once, in order: what the session keeps.
+    const kept = (await session.events()).events;
+    expect(operator.messages.filter((m) => m.type === 'event').map((m) => m.event)).toEqual(kept);
+    expect(viewer.messages.filter((m) => m.type === 'event').map((m) => m.event)).toEqual(kept);
+    viewer.ws.close();
+    operator.ws.close();
+
+    // A socket opened later resumes after its cursor, and ends with the session.
+    const late = socketAt(`/api/sessions/${sessionId}/ws?after=${kept.length - 2}`, 'viewer');
+    await late.until('end', (m) => m.type === 'end');
+    expect(late.messages.filter((m) => m.type === 'event').map((m) => m.event)).toEqual(kept.slice(-2));
+    late.ws.close();
+
+    // Watching wrote nothing to the session: its only updates are the three messages sent to it.
+    const history = await env.client.workflow.getHandle(session.workflowId).fetchHistory();
+    const updates = (history.events ?? []).filter((e) => e.workflowExecutionUpdateAcceptedEventAttributes).map((e) => e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input?.name);
+    expect(updates).toEqual(['sendMessage', 'sendMessage', 'editQueue']);
+
+    const missing = new WebSocket(`${server.url.replace(/^http/, 'ws')}/api/sessions/no-such-session-${Date.now()}/ws?access_token=${tokens.viewer}`);
+    missing.on('error', () => undefined);
+    const status = await new Promise<number>((resolve) => missing.on('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0)));
+    expect(status).toBe(404);
+    missing.terminate();
+  });
+});
+
+describe("a session's WebSocket across continue-as-new", () => {
+  it('sends every event once, in seq order, to each of its sockets from one follower, while the session continues as new after each run', async () => {
+    const sessionId = `ws-can-${Date.now()}`;
+    const session = agents.session(sessionId);
+    await session.open({ agent: 'scripted', runsPerExecution: 1 });
+    const watcher = socketAt(`/api/sessions/${sessionId}/ws`, 'viewer');
+    await watcher.opened;
+    // Five more sockets on the session: one follower for all of them.
+    const extra = Array.from({ length: 5 }, () => socketAt(`/api/sessions/${sessionId}/ws`, 'viewer'));
+    await Promise.all(extra.map((x) => x.opened));
+    expect(server.live.sessions.size).toBe(1);
+    for (const id of ['one', 'two', 'three']) {
+      const record = await session.sendMessage({ content: id, messageId: id, plannerOptions: { steps: [{ type: 'final', text: id }] } });
+      await agents.result(record.workflowId);
+    }
+    await waitFor('the third run recorded', async () => ((await session.status()).runs.some((r) => r.runNumber === 3 && r.status === 'completed') ? true : undefined));
+    await session.close();
+    await watcher.until('end', (m) => m.type === 'end');
+    for (const x of extra) {
+      await x.until('end', (m) => m.type === 'end');
+      expect(x.messages.filter((m) => m.type === 'event')).toEqual(watcher.messages.filter((m) => m.type === 'event'));
+      x.ws.close();
+    }
+    const history = await env.client.workflow.getHandle(session.workflowId).fetchHistory();
+    expect(history.events?.[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId).toBeTruthy();
+    const sent = watcher.messages.filter((m) => m.type === 'event').map((m) => m.event as SessionEvent);
+    expect(sent).toEqual((await session.events()).events);
+    expect(sent.map((e) => e.seq)).toEqual(sent.map((_, i) => i + 1));
+    expect(sent.filter((e) => e.type === 'run_ended').map((e) => e.runNumber)).toEqual([1, 2, 3]);
+    watcher.ws.close();
   });
 });
 

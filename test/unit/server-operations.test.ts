@@ -210,6 +210,20 @@ describe('what derives from the rows of the operations tables', () => {
     ]);
   });
 
+  it("takes every session operation as a message of the session's WebSocket, from its row: the same client call, and errors that name the session and the field", async () => {
+    agents.calls.length = 0;
+    const message = (body: object) => handleControlMessage(agents, 'chat-1', olivia, JSON.stringify(body), sessionOperations, 'session chat-1');
+    expect(await message({ id: 1, type: 'sendMessage', content: 'hello', messageId: 'm-7', whenBusy: 'steer' })).toEqual({ type: 'result', id: 1, ok: true, body: { done: 'sendMessage' } });
+    expect(await message({ id: 2, type: 'close' })).toEqual({ type: 'result', id: 2, ok: true, body: { done: 'closeSession' } });
+    expect(await message({ id: 3, type: 'sendMessage', content: '' })).toEqual({ type: 'result', id: 3, ok: false, body: { error: { type: 'invalid_input', message: 'session chat-1: message.content: the message must not be empty' } } });
+    expect(await message({ id: 4, type: 'editQueue', action: 'drop' })).toMatchObject({ ok: false, body: { error: { type: 'invalid_input', message: 'session chat-1: message.messageId: Invalid input: expected string, received undefined' } } });
+    expect(await message({ id: 5, type: 'pause' })).toMatchObject({ ok: false, body: { error: { type: 'invalid_input', message: expect.stringMatching(/^session chat-1: message\.type: .*"sendMessage"/) } } });
+    expect(agents.calls).toEqual([
+      ['sendMessage', 'chat-1', { content: 'hello', messageId: 'm-7', whenBusy: 'steer' }],
+      ['closeSession', 'chat-1'],
+    ]);
+  });
+
   it("recognises every run operation in a recorded history by its signal's and its update's names, as eval's part of its row says", () => {
     const payload = { kind: 'block_tool', name: 'rm', decision: 'approve', toolCallId: 'c1', itemId: 'q1' };
     const kept: Record<string, number> = {};
