@@ -483,6 +483,62 @@ describe('a message that arrives while a run is active (whenBusy)', () => {
     await suite.agents.closeSession(sessionId);
   });
 
+  it('enqueue, reject, interrupt and rollback while the active run has continued as new while it waits', async () => {
+    await Promise.all(
+      (['enqueue', 'reject', 'interrupt', 'rollback'] as const).map(async (whenBusy) => {
+        const sessionId = `busy-can-${whenBusy}-${Date.now()}`;
+        await suite.agents.openSession(sessionId, { agent: 'watchlist-scripted', sessionState: { watchlist: [] }, policy: { continueAsNewAfterSignals: 2 } });
+        const record = await suite.agents.sendMessage(sessionId, { content: first, plannerOptions: { steps: [{ type: 'tool_calls', calls: [{ name: 'add_to_watchlist', args: { symbols: ['AAPL'] } }] }, contextStep] } });
+        const run = suite.agents.run(record.workflowId);
+        await waitFor('the approval request', async () => ((await run.pendingInputs().catch(() => undefined))?.approvals.length ? true : undefined));
+        const execution = suite.env.client.workflow.getHandle(record.workflowId);
+        const firstRunId = (await execution.describe()).runId;
+        // Two steers are two signals: the run continues as new while it waits. Its planner has not
+        // seen them yet: a run that ends first gives them back, to run on their own after its next.
+        for (const i of [1, 2]) await suite.agents.sendMessage(sessionId, { content: `steer ${i}`, whenBusy: 'steer', messageId: `steer-${i}`, plannerOptions: { steps: [contextStep] } });
+        await waitFor('the run to continue as new', async () => ((await execution.describe()).runId !== firstRunId ? true : undefined));
+        await waitFor('the approval, carried', async () => ((await run.pendingInputs().catch(() => undefined))?.approvals.length ? true : undefined));
+
+        const message = { content: later, whenBusy, plannerOptions: { steps: [contextStep] } };
+        if (whenBusy === 'reject') {
+          await expect(suite.agents.sendMessage(sessionId, message)).rejects.toMatchObject({ type: 'rejected', message: expect.stringContaining(record.workflowId) });
+          expect((await run.status()).status).toBe('awaiting');
+          await run.kill({ reason: 'test done' });
+          await suite.agents.closeSession(sessionId);
+          return;
+        }
+        const next = await suite.agents.sendMessage(sessionId, message);
+        expect(next).toMatchObject({ runNumber: 2 });
+        if (whenBusy === 'enqueue') {
+          const { approvals } = await run.pendingInputs();
+          await run.decide({ toolCallId: approvals[0]!.toolCallId, decision: 'approve' });
+        }
+        const seen = await messagesSeen(next.workflowId);
+        if (whenBusy === 'rollback') expect(seen).toEqual([later]);
+        else expect([seen[0], seen.at(-1)]).toEqual([first, later]);
+        const report = await waitFor('both runs recorded', async () => {
+          const r = await reportOf(sessionId);
+          return r.runs.length === (whenBusy === 'enqueue' ? 2 : 4) && r.runs.every((x) => x.status !== 'running' && x.status !== 'queued') ? r : undefined;
+        });
+        if (whenBusy === 'enqueue') {
+          expect(report.runs.map((r) => [r.runNumber, r.status, r.endedBy, r.messageId])).toEqual([
+            [1, 'completed', undefined, record.messageId],
+            [2, 'completed', undefined, next.messageId],
+          ]);
+          expect(report.runs[0]!.steered).toEqual(['steer-1', 'steer-2']);
+        } else {
+          expect(report.runs.map((r) => [r.runNumber, r.status, r.endedBy, r.messageId])).toEqual([
+            [1, 'terminated', whenBusy, record.messageId],
+            [2, 'completed', undefined, next.messageId],
+            [3, 'completed', undefined, 'steer-1'],
+            [4, 'completed', undefined, 'steer-2'],
+          ]);
+        }
+        await suite.agents.closeSession(sessionId);
+      }),
+    );
+  });
+
   it("a session's own whenBusy applies to messages that say none; with no run active every policy queues", async () => {
     const sessionId = `busy-default-${Date.now()}`;
     await suite.agents.openSession(sessionId, { agent: 'scripted', whenBusy: 'reject' });
