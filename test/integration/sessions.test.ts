@@ -426,7 +426,7 @@ describe('a message that arrives while a run is active (whenBusy)', () => {
     await suite.agents.closeSession(sessionId);
   });
 
-  it('while a sub-agent runs: interrupt ends the run and its sub-agent run; steer reaches the parent, whose next turn sees it', async () => {
+  it('while a sub-agent runs: interrupt and rollback end the run and its sub-agent run; reject leaves both running; enqueue runs after; steer reaches the parent, whose next turn sees it', async () => {
     // The sub-agent run holds until the test lets it go: a long tool, or a call that waits for its approval.
     const childSteps = (hold: 'tool' | 'approval'): ScriptStep[] => [
       { type: 'tool_calls', calls: [hold === 'tool' ? { name: 'sleep', args: { ms: 600_000 } } : { name: 'transfer', args: { to: 'acme', amount: 900 } }] },
@@ -440,7 +440,25 @@ describe('a message that arrives while a run is active (whenBusy)', () => {
       const child = await waitFor('the sub-agent run', async () => (await suite.agents.status(record.workflowId).catch(() => undefined))?.children?.[0]);
       return { sessionId, record, child };
     };
-    const [interrupted, steered] = await Promise.all([open('interrupt', 'tool'), open('steer', 'approval')]);
+    const [interrupted, steered, rolledBack, rejected, enqueued] = await Promise.all([open('interrupt', 'tool'), open('steer', 'approval'), open('rollback', 'tool'), open('reject', 'tool'), open('enqueue', 'approval')]);
+    const childRunning = async (workflowId: string) => (await suite.env.client.workflow.getHandle(workflowId).describe()).status.name === 'RUNNING';
+
+    const discarded = await suite.agents.sendMessage(rolledBack.sessionId, { content: later, whenBusy: 'rollback', plannerOptions: { steps: [contextStep] } });
+    expect((await runOf(rolledBack.record.workflowId)).status).toBe('terminated');
+    expect(await messagesSeen(discarded.workflowId)).toEqual([later]);
+    await waitFor('the rolled-back sub-agent run to end', async () => (!(await childRunning(rolledBack.child.workflowId)) ? true : undefined));
+
+    await expect(suite.agents.sendMessage(rejected.sessionId, { content: later, whenBusy: 'reject' })).rejects.toMatchObject({ type: 'rejected', message: expect.stringContaining(rejected.record.workflowId) });
+    expect(await childRunning(rejected.child.workflowId)).toBe(true);
+    await suite.agents.kill(rejected.record.workflowId, { reason: 'test done' });
+
+    const queued = await suite.agents.sendMessage(enqueued.sessionId, { content: later, whenBusy: 'enqueue', plannerOptions: { steps: [contextStep] } });
+    expect(queued).toMatchObject({ runNumber: 2, status: 'queued' });
+    const childApproval = await waitFor("the sub-agent run's approval", async () => (await suite.agents.pendingInputs(enqueued.child.workflowId).catch(() => undefined))?.approvals[0]);
+    await suite.agents.decide(enqueued.child.workflowId, { toolCallId: childApproval.toolCallId, decision: 'approve' });
+    expect((await runOf(enqueued.record.workflowId)).status).toBe('completed');
+    expect(await messagesSeen(queued.workflowId)).toEqual([first, later]);
+    await Promise.all([rolledBack, rejected, enqueued].map(({ sessionId }) => suite.agents.closeSession(sessionId)));
 
     const next = await suite.agents.sendMessage(interrupted.sessionId, { content: later, whenBusy: 'interrupt', plannerOptions: { steps: [contextStep] } });
     expect((await runOf(interrupted.record.workflowId)).status).toBe('terminated');
