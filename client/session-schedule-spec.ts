@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { ScheduleOverlapPolicy, type ScheduleOptions, type ScheduleOptionsStartWorkflowAction, type Workflow } from '@temporalio/client';
 import { scheduledMessageSchema, scheduledMessageWorkflowType, type ScheduledMessageInput } from '../contracts/session-schedule';
 import { describeIssues } from '../contracts/json';
+import { canonicalJson } from '../contracts/canonical-json';
 import { cronProblem } from './cron-check';
 import { AgentClientError } from './errors';
 
@@ -222,13 +223,4 @@ export function sessionScheduleOptions(target: { readonly sessionId: string; rea
 /** Whether two specs ask for the same schedule (a repeated create is then a no-op). */
 export function isSameSpec(a: ParsedSessionScheduleSpec, b: ParsedSessionScheduleSpec): boolean {
   return canonicalJson(a) === canonicalJson(b);
-}
-
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined);
-    return `{${entries.sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)).map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value);
 }

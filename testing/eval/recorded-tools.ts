@@ -1,20 +1,11 @@
 import { Context } from '@temporalio/activity';
 import type { JsonValue } from '../../contracts';
+import { canonicalJson } from '../../contracts/canonical-json';
 import type { AgentDefinition } from '../../workflows/agents/agent-registry';
 import { implementTool, ToolFailure, type ToolContext, type ToolImplementation } from '../../activities/tool-implementation';
 import type { RecordedOutcome, RecordedToolCall } from './recording';
 
-/** JSON with object keys sorted at every level: two values are the same call arguments when these strings are equal. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value ?? null);
-}
+export { canonicalJson };
 
 /** The key a call is matched by: its tool and its arguments as canonical JSON. */
 export function callKey(name: string, args: unknown): string {

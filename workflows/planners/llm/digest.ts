@@ -5,24 +5,13 @@
  * ("chained") without rehashing the prefix. Not cryptographic: it detects a worker whose
  * cached transcript differs from the run's, nothing more.
  */
+import { canonicalJson } from '../../../contracts/canonical-json';
 import type { Message } from '../../../contracts/messages';
 
 /** Digest of the empty transcript (the FNV-1a 64-bit offset basis). */
 export const emptyDigest = 'cbf29ce484222325';
 
-/**
- * JSON with object keys sorted, so two equal values always serialize the same way whatever
- * order their keys were built in. Drops `undefined` properties like JSON.stringify does.
- */
-export function canonicalJson(value: unknown): string {
-  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
-  if (Array.isArray(value)) return `[${value.map((v) => (v === undefined ? 'null' : canonicalJson(v))).join(',')}]`;
-  const record = value as Record<string, unknown>;
-  const keys = Object.keys(record)
-    .filter((k) => record[k] !== undefined)
-    .sort();
-  return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(record[k])}`).join(',')}}`;
-}
+export { canonicalJson };
 
 interface State {
   hi: number;
