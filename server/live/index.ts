@@ -3,6 +3,7 @@ export type { LiveBroker, LiveBrokerContext, LiveBrokerStats, LiveMessage, LiveM
 export { RedisLiveBroker, type RedisLiveBrokerOptions } from './redis-live-broker';
 export { liveRoutes, eventFrames } from './routes';
 export { chatRoutes } from './chat';
+export { sessionChatRoutes } from './session-chat';
 export { agUiRoutes } from './ag-ui-route';
 export { UiMessageProjection, type UiMessageChunk } from './ui-message-stream';
 export { handleControlMessage, controlEnvelopeSchema, type ControlResult, type ControlType } from './control-messages';
