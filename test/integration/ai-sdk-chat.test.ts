@@ -186,6 +186,8 @@ describe('AI SDK chat over a session (chat id = session id): a second message wh
     expect(replayed).toContain('"type":"tool-approval-request"');
     expect((await suite.agents.session(sessionId).status()).runs).toHaveLength(2);
     expect((await sessionEvents(sessionId)).filter((e) => e.type === 'message_repeated')).toEqual([expect.objectContaining({ messageId: u1?.id, runNumber: 1 })]);
+    // Nothing to resume in an idle session.
+    expect((await fetch(`${server.url}/api/sessions/${sessionId}/chat/stream`, { headers })).status).toBe(204);
     await suite.agents.closeSession(sessionId);
   });
 
@@ -308,6 +310,20 @@ describe('AI SDK chat over a session (chat id = session id): a second message wh
       expect(await response.text()).toMatch(message);
     }
     expect((await suite.agents.session(sessionId).status()).runs.map((r) => r.runNumber)).toEqual([1]);
+    // A session that is not open, with no agent to open it: 404 naming it.
+    const missing = await fetch(`${server.url}/api/sessions/no-such-session/chat`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify({ id: 'no-such-session', messages: [user('n1')] }) });
+    expect(missing.status).toBe(404);
+    expect(await missing.text()).toContain('session-no-such-session');
+    // A resumed chat follows the active run, as the answer to the message it took.
+    const resumed = new AbortController();
+    const resume = await fetch(`${server.url}/api/sessions/${sessionId}/chat/stream`, { headers, signal: resumed.signal });
+    expect(resume.status).toBe(200);
+    const reader = (resume.body as ReadableStream<Uint8Array>).pipeThrough(new TextDecoderStream()).getReader();
+    let seen = '';
+    while (!seen.includes('"type":"tool-input-available"')) seen += (await reader.read()).value ?? '';
+    resumed.abort();
+    expect(seen).toContain(`"messageId":"answer-${record.messageId}"`);
+    expect(seen).toContain(`"workflowId":"${record.workflowId}"`);
     await suite.agents.run(record.workflowId).kill({ reason: 'test over' });
     await suite.agents.closeSession(sessionId);
   });
