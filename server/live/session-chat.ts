@@ -18,15 +18,15 @@ import { z } from 'zod';
 import type { RunEvent } from '../../contracts';
 import { jsonValueSchema } from '../../contracts/json';
 import { quoted } from '../../contracts/safe-text';
-import { busyPolicySchema, messageIdSchema, parseSessionRunWorkflowId, type SessionMessage, type SessionRunRecord } from '../../contracts/session';
-import { AgentClientError } from '../../client/errors';
-import { checkAgentName, type ServerContext } from '../context';
+import { busyPolicySchema, messageIdSchema, parseSessionRunWorkflowId, type SessionMessage } from '../../contracts/session';
+import type { ServerContext } from '../context';
 import { ApiError } from '../errors';
 import { route, type AnyRoute } from '../routes';
 import { sessionIdSchema } from '../api/ids';
 import { answerApprovals, chatMessageSchema, chatResponse, shownUpTo, type ChatMessage } from './chat';
 import { ensureRun } from './routes';
-import { busyWith, followOf, isOtherSteer, isSteerOf, requeuedRun, resumeTarget, answerMessageId, type SessionChatFollow } from './session-chat-plan';
+import { followOf, isOtherSteer, isSteerOf, resumeTarget, answerMessageId, type SessionChatFollow } from './session-chat-plan';
+import { sendSessionMessage, waitForRequeuedRun } from './session-send';
 import { streamFeed, type FeedContinuation } from './sse';
 import { uiMessageFrames } from './ui-message-stream';
 
@@ -51,10 +51,6 @@ type SessionChatRequest = z.infer<typeof sessionChatRequestSchema>;
 /** What a session chat's message metadata says under `durableAgents`, besides `lastSeq`. */
 const sessionChatMetadataSchema = z.object({ durableAgents: z.object({ workflowId: z.string(), messageId: z.string().optional() }).passthrough() });
 
-/** How often, and how long apart, a steered message's response looks for the run the session gave it. */
-const requeueLooks = 50;
-const requeueLookMs = 200;
-
 /** The user message of a request, as the session takes it. */
 function userMessage(body: SessionChatRequest, message: ChatMessage, index: number): SessionMessage & { messageId: string } {
   const id = messageIdSchema().safeParse(message.id);
@@ -75,50 +71,24 @@ function userMessage(body: SessionChatRequest, message: ChatMessage, index: numb
 /** The session chat routes (AI SDK `DefaultChatTransport`, chat id = session id). */
 export function sessionChatRoutes(ctx: ServerContext): AnyRoute[] {
   const { agents } = ctx;
-
-  /** Sends the message, opening the session with `agent` when given; `whenBusy: reject` while a run is active is 409 naming the run. */
-  const send = async (sessionId: string, body: SessionChatRequest, message: SessionMessage): Promise<SessionRunRecord> => {
-    try {
-      if (body.agent === undefined) return await agents.sendMessage(sessionId, message);
-      checkAgentName(ctx, body.agent);
-      return await agents.sendMessage(sessionId, message, { open: { agent: body.agent } });
-    } catch (err) {
-      if (!(err instanceof AgentClientError) || err.type !== 'rejected') throw err;
-      const report = await agents
-        .session(sessionId)
-        .status()
-        .catch(() => undefined);
-      const active = report && busyWith(report, body.whenBusy);
-      if (!active) throw err;
-      throw new ApiError('session_busy', `session ${sessionId} is busy with run ${active.workflowId} (run ${active.runNumber}) and the message was refused (whenBusy: reject): nothing was queued`);
-    }
-  };
-
   /** The run a steered message got when the run it went into ended before taking it, shown from its start. */
-  const requeued =
-    (sessionId: string, messageId: string, answerId: string) =>
-    async (): Promise<FeedContinuation | undefined> => {
-      for (let look = 0; look < requeueLooks; look++) {
-        const record = requeuedRun((await agents.session(sessionId).status()).runs, messageId);
-        if (record) {
-          const feed = chatResponse(answerId, 0, { endBefore: (e) => isOtherSteer(e, messageId) });
-          // The message's metadata names the run it follows now.
-          let first = true;
-          return {
-            workflowId: record.workflowId,
-            render: (item) => {
-              const frames = feed.render(item);
-              if (!first) return frames;
-              first = false;
-              return [...uiMessageFrames([{ type: 'message-metadata', messageMetadata: { durableAgents: sessionMetadata(sessionId, messageId, record.workflowId, 'next') } }]), ...frames];
-            },
-            stopAfter: feed.stopAfter,
-          };
-        }
-        await new Promise((resolve) => setTimeout(resolve, requeueLookMs));
-      }
-      return undefined;
+  const requeued = (sessionId: string, messageId: string, answerId: string) => async (): Promise<FeedContinuation | undefined> => {
+    const record = await waitForRequeuedRun(ctx, sessionId, messageId);
+    if (!record) return undefined;
+    const feed = chatResponse(answerId, 0, { endBefore: (e) => isOtherSteer(e, messageId) });
+    // The message's metadata names the run it follows now.
+    let first = true;
+    return {
+      workflowId: record.workflowId,
+      render: (item) => {
+        const frames = feed.render(item);
+        if (!first) return frames;
+        first = false;
+        return [...uiMessageFrames([{ type: 'message-metadata', messageMetadata: { durableAgents: sessionMetadata(sessionId, messageId, record.workflowId, 'next') } }]), ...frames];
+      },
+      stopAfter: feed.stopAfter,
     };
+  };
 
   /** The response that answers user message `messageId`, by what became of it. */
   const answer = (sessionId: string, messageId: string, follow: SessionChatFollow): Parameters<typeof streamFeed>[4] => {
@@ -190,7 +160,7 @@ export function sessionChatRoutes(ctx: ServerContext): AnyRoute[] {
         }
         if (last.role === 'user') {
           const message = userMessage(body, last, index);
-          const record = await send(sessionId, body, message);
+          const record = await sendSessionMessage(ctx, sessionId, message, body.agent, 'body.agent');
           return streamFeed(c, ctx.live, record.workflowId, 0, answer(sessionId, message.messageId, followOf(record, message.messageId)));
         }
         if (last.role !== 'assistant') throw new ApiError('invalid_input', `body.messages.${index}.role: a session chat takes a user message, or its answer with approval responses; got a ${last.role} message`);
