@@ -16,7 +16,8 @@ const requeueLookMs = 200;
 /**
  * Sends `message` to session `sessionId`, opening it with `agent` when given and the session is
  * not open (update-with-start). `whenBusy: reject` while a run is active is 409 `session_busy`
- * naming the run; `agentField` names where the agent came from in an error.
+ * naming the run; a session that is not open, with no agent to open it, is 404 saying how to open
+ * it (`agentField`: where the request names the agent).
  */
 export async function sendSessionMessage(ctx: ServerContext, sessionId: string, message: SessionMessage, agent: string | undefined, agentField: string): Promise<SessionRunRecord> {
   const { agents } = ctx;
@@ -25,6 +26,9 @@ export async function sendSessionMessage(ctx: ServerContext, sessionId: string, 
     checkAgentName(ctx, agent, agentField);
     return await agents.sendMessage(sessionId, message, { open: { agent } });
   } catch (err) {
+    if (err instanceof AgentClientError && err.type === 'run_not_found' && agent === undefined) {
+      throw new ApiError('run_not_found', `session ${sessionId} is not open: name its agent (${agentField}) to open it with this message, or open it first with POST /api/sessions`);
+    }
     if (!(err instanceof AgentClientError) || err.type !== 'rejected') throw err;
     const report = await agents
       .session(sessionId)
