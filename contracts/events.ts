@@ -78,6 +78,8 @@ export const runEventSchema = builtOnce(() => {
       /** The safe point where it took effect; absent for changes that act at once (blocks, breakpoints). */
       point: interventionPointSchema().optional(),
       detail: z.string(),
+      /** A session message steered into the run (`whenBusy: steer`): its id, on the event that shows the planner has it (since 1.0.0). */
+      messageId: z.string().optional(),
     }),
     z.object({ ...base, type: z.literal('intervention_rejected'), id: z.number().int(), kind: z.string(), reason: z.string() }),
     z.object({ ...base, type: z.literal('budget_changed'), change: z.record(z.string(), z.number()) }),

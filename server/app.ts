@@ -9,7 +9,7 @@ import { codecRoutes } from './codec';
 import type { ServerContext } from './context';
 import { mountDashboard } from './dashboard';
 import { ApiError, toApiError } from './errors';
-import { agUiRoutes, chatRoutes, liveRoutes } from './live';
+import { agUiRoutes, chatRoutes, liveRoutes, sessionAgUiRoutes, sessionChatRoutes } from './live';
 import { inboxRoutes } from './api/inbox';
 import { webhookRoutes } from './webhooks';
 import { originGuard } from './request-guard';
@@ -55,7 +55,7 @@ export function apiRoutes(ctx: ServerContext): AnyRoute[] {
       handle: ({ principal }) => ({ name: principal.name, role: principal.role, localDev: ctx.auth.localDev }),
     }),
   ];
-  return [...meta, ...runRoutes(ctx), ...sessionRoutes(ctx), ...webhookRoutes(ctx), ...inboxRoutes(ctx), ...liveRoutes(ctx), ...chatRoutes(ctx), ...agUiRoutes(ctx), ...codecRoutes(ctx), ...metricsRoutes(ctx)];
+  return [...meta, ...runRoutes(ctx), ...sessionRoutes(ctx), ...webhookRoutes(ctx), ...inboxRoutes(ctx), ...liveRoutes(ctx), ...chatRoutes(ctx), ...sessionChatRoutes(ctx), ...agUiRoutes(ctx), ...sessionAgUiRoutes(ctx), ...codecRoutes(ctx), ...metricsRoutes(ctx)];
 }
 
 /**

@@ -22,6 +22,8 @@ export const apiErrorStatus = {
   already_started: 409,
   /** A start under the workflow id of a closed run; the message names it and how to read it. */
   already_exists: 409,
+  /** A session message refused under `whenBusy: reject` while a run of the session is active; the message names that run. */
+  session_busy: 409,
   /** The request body is larger than the server takes. */
   too_large: 413,
   /** A write whose body is not declared as JSON (`Content-Type: application/json`). */

@@ -17,7 +17,8 @@ import { ApiError } from '../errors';
 import { runOperationsByName } from '../operations';
 import { route, type AnyRoute } from '../routes';
 import { runReferenceSchema } from '../api/ids';
-import { AgUiProjection, agUiFrames } from './ag-ui';
+import type { RunEvent } from '../../contracts';
+import { AgUiProjection, agUiFrames, type AgUiProjectionOptions } from './ag-ui';
 import { pausingResponse } from './pausing-response';
 import { streamFeed, type StreamFeedOptions } from './sse';
 
@@ -50,7 +51,7 @@ type AgUiRunInput = z.infer<typeof agUiRunInputSchema>;
 const stateSchema = z.object({ durableAgents: z.object({ lastSeq: z.number().int().nonnegative() }) });
 
 /** The last event the client has: the `lastSeq` of its state, else 0 (it has nothing). */
-function shownUpTo(state: unknown): number {
+export function shownUpTo(state: unknown): number {
   if (typeof state !== 'object' || state === null || !('durableAgents' in state)) return 0;
   const parsed = stateSchema.safeParse(state);
   if (!parsed.success) throw new ApiError('invalid_input', `body.state.durableAgents: expected { lastSeq: <seq> } as the last response left it; got ${quoted(JSON.stringify(state.durableAgents) ?? '', 100)}`);
@@ -70,12 +71,12 @@ function decisionOf(entry: z.infer<typeof resumeEntrySchema>, index: number): un
 }
 
 /** The tool call ids of the approvals the run waits for now (its own, not its sub-agent runs'). */
-async function pendingApprovals(ctx: ServerContext, workflowId: string): Promise<string[]> {
+export async function pendingApprovals(ctx: ServerContext, workflowId: string): Promise<string[]> {
   return (await ctx.agents.pendingInputs(workflowId, { subAgents: false })).approvals.map((a) => a.toolCallId);
 }
 
-/** Applies the request's resume entries as decisions, all or none: each must answer an approval the run waits for. */
-async function applyResume(ctx: ServerContext, body: AgUiRunInput, principal: Principal): Promise<string[]> {
+/** Applies the request's resume entries as decisions of run `workflowId`, all or none: each must answer an approval the run waits for. */
+export async function applyResume(ctx: ServerContext, workflowId: string, body: Pick<AgUiRunInput, 'resume'>, principal: Principal): Promise<string[]> {
   const entries = body.resume ?? [];
   if (entries.length === 0) return [];
   authorize(principal, 'operator');
@@ -88,7 +89,7 @@ async function applyResume(ctx: ServerContext, body: AgUiRunInput, principal: Pr
     }
     return parsed.data as { toolCallId: string };
   });
-  const pending = await pendingApprovals(ctx, body.threadId);
+  const pending = await pendingApprovals(ctx, workflowId);
   decisions.forEach(({ toolCallId }, index) => {
     if (!pending.includes(toolCallId)) {
       throw new ApiError(
@@ -98,7 +99,7 @@ async function applyResume(ctx: ServerContext, body: AgUiRunInput, principal: Pr
       );
     }
   });
-  for (const decision of decisions) await decide.perform(ctx.agents, body.threadId, decision, principal);
+  for (const decision of decisions) await decide.perform(ctx.agents, workflowId, decision, principal);
   return decisions.map((d) => d.toolCallId);
 }
 
@@ -113,8 +114,13 @@ export function agUiResponse(options: {
   shownSeq: number;
   answered?: readonly string[];
   waitingNow?: readonly string[];
+  /** A session's thread: the state and message ids of the run it shows (AgUiProjectionOptions). */
+  projection?: AgUiProjectionOptions;
+  /** See PausingResponseOptions: where the response starts showing the run, and what hands it over to another response. */
+  liveFrom?: (event: RunEvent) => boolean;
+  endBefore?: (event: RunEvent) => boolean;
 }): Pick<StreamFeedOptions, 'opening' | 'render' | 'stopAfter'> {
-  const projection = new AgUiProjection(options.threadId, options.runId);
+  const projection = new AgUiProjection(options.threadId, options.runId, options.projection);
   return {
     opening: () => agUiFrames(projection.start()),
     ...pausingResponse({
@@ -125,6 +131,14 @@ export function agUiResponse(options: {
       end: (item, lastSeq) => [...projection.item(item), ...projection.finish(lastSeq, item.status)],
       pause: (lastSeq, pending) => projection.pause(lastSeq, pending),
       frames: agUiFrames,
+      ...(options.liveFrom ? { liveFrom: options.liveFrom } : {}),
+      ...(options.endBefore
+        ? {
+            endBefore: options.endBefore,
+            // The run goes on answering the message steered into it, in that message's response.
+            handOff: (lastSeq: number, event: RunEvent) => projection.pause(lastSeq, [], event.type === 'intervention_applied' && event.messageId ? { continuedBy: event.messageId } : {}),
+          }
+        : {}),
     }),
   };
 }
@@ -156,7 +170,7 @@ export function agUiRoutes(ctx: ServerContext): AnyRoute[] {
         const shownSeq = shownUpTo(body.state);
         // Either asks the run what it waits for (a query: it writes nothing to the run, and an
         // unknown run answers 404 before any stream opens).
-        const answered = await applyResume(ctx, body, principal);
+        const answered = await applyResume(ctx, workflowId, body, principal);
         const waitingNow = answered.length > 0 ? undefined : await pendingApprovals(ctx, workflowId);
         return streamFeed(c, ctx.live, workflowId, 0, agUiResponse({ threadId: workflowId, runId: body.runId, shownSeq, answered, waitingNow }));
       },

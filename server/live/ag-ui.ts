@@ -36,9 +36,20 @@ export type AgUiEvent =
   | { type: 'STATE_SNAPSHOT'; snapshot: AgUiState }
   | { type: 'CUSTOM'; name: string; value: unknown };
 
-/** The agent state of a thread: where the client's view of the run ends (the next request continues after it). */
+/**
+ * The agent state of a thread: where the client's view of the run ends (the next request continues
+ * after it); a session's thread also names the run it shows and the message that run answers.
+ */
 export interface AgUiState {
-  readonly durableAgents: { readonly lastSeq: number };
+  readonly durableAgents: { readonly lastSeq: number; readonly [key: string]: unknown };
+}
+
+/** Options of an {@link AgUiProjection} over one run of a session's thread. */
+export interface AgUiProjectionOptions {
+  /** More of the thread's state, beside `lastSeq`: the run it shows (a session's thread has many). */
+  readonly state?: Readonly<Record<string, unknown>>;
+  /** Put before the ids of the messages it makes, unique to the run (its turns' ids recur in the thread's next run). */
+  readonly idPrefix?: string;
 }
 
 /** What a resume entry's `payload` may be: a decision on the call, as `POST /api/runs/:id/decisions` takes it. */
@@ -100,6 +111,7 @@ export class AgUiProjection {
   constructor(
     private readonly threadId: string,
     private readonly runId: string,
+    private readonly options: AgUiProjectionOptions = {},
   ) {
     this.ui = new UiMessageProjection(threadId);
   }
@@ -130,12 +142,12 @@ export class AgUiProjection {
   }
 
   /** Ends the AG-UI run where the durable run waits for the approvals `pending` (tool call ids). */
-  pause(lastSeq: number, pending: readonly string[]): AgUiEvent[] {
+  pause(lastSeq: number, pending: readonly string[], state: Readonly<Record<string, unknown>> = {}): AgUiEvent[] {
     const interrupts = pending.map((id): AgUiInterrupt => {
       const name = this.names.get(id) ?? 'a tool';
       return { id, reason: 'tool_approval', message: `Approve the call of ${name}?`, toolCallId: id, responseSchema: resumePayloadJsonSchema };
     });
-    const closing = [...this.ui.pause().flatMap((chunk) => this.chunk(chunk, undefined)), ...this.closeAll(), this.state(lastSeq)];
+    const closing = [...this.ui.pause().flatMap((chunk) => this.chunk(chunk, undefined)), ...this.closeAll(), this.state(lastSeq, state)];
     if (interrupts.length === 0) return [...closing, { type: 'RUN_FINISHED', threadId: this.threadId, runId: this.runId, outcome: { type: 'success' } }];
     return [...closing, { type: 'RUN_FINISHED', threadId: this.threadId, runId: this.runId, outcome: { type: 'interrupt', interrupts } }];
   }
@@ -150,8 +162,13 @@ export class AgUiProjection {
     return [...closing, { type: 'RUN_FINISHED', threadId: this.threadId, runId: this.runId, outcome: { type: 'success' }, ...result }];
   }
 
-  private state(lastSeq: number): AgUiEvent {
-    return { type: 'STATE_SNAPSHOT', snapshot: { durableAgents: { lastSeq } } };
+  private state(lastSeq: number, more: Readonly<Record<string, unknown>> = {}): AgUiEvent {
+    return { type: 'STATE_SNAPSHOT', snapshot: { durableAgents: { ...this.options.state, ...more, lastSeq } } };
+  }
+
+  /** The id of a message this projection makes. */
+  private id(id: string): string {
+    return `${this.options.idPrefix ?? ''}${id}`;
   }
 
   /** Closes what is open (AG-UI ends a run only with its messages, calls and steps closed). */
@@ -183,7 +200,7 @@ export class AgUiProjection {
   }
 
   private toolResult(toolCallId: string, content: unknown): AgUiEvent[] {
-    return [...this.endCall(toolCallId), { type: 'TOOL_CALL_RESULT', messageId: `result-${toolCallId}`, toolCallId, content: JSON.stringify(content) ?? 'null', role: 'tool' }];
+    return [...this.endCall(toolCallId), { type: 'TOOL_CALL_RESULT', messageId: this.id(`result-${toolCallId}`), toolCallId, content: JSON.stringify(content) ?? 'null', role: 'tool' }];
   }
 
   private chunk(chunk: UiMessageChunk, turn: number | undefined): AgUiEvent[] {
@@ -204,16 +221,16 @@ export class AgUiProjection {
       case 'finish-step':
         return this.closeAll();
       case 'text-start':
-        this.text = chunk.id;
-        this.stepMessage ??= chunk.id;
-        return [{ type: 'TEXT_MESSAGE_START', messageId: chunk.id, role: 'assistant' }];
+        this.text = this.id(chunk.id);
+        this.stepMessage ??= this.text;
+        return [{ type: 'TEXT_MESSAGE_START', messageId: this.text, role: 'assistant' }];
       case 'text-delta':
-        return this.text === chunk.id ? [{ type: 'TEXT_MESSAGE_CONTENT', messageId: chunk.id, delta: chunk.delta }] : [];
+        return this.text === this.id(chunk.id) ? [{ type: 'TEXT_MESSAGE_CONTENT', messageId: this.text, delta: chunk.delta }] : [];
       case 'text-end':
-        return this.text === chunk.id ? this.closeText() : [];
+        return this.text === this.id(chunk.id) ? this.closeText() : [];
       case 'tool-input-start':
         this.calls.set(chunk.toolCallId, false);
-        this.stepMessage ??= `${this.step ?? 'step'}-${chunk.toolCallId}`;
+        this.stepMessage ??= this.id(`${this.step ?? 'step'}-${chunk.toolCallId}`);
         return [{ type: 'TOOL_CALL_START', toolCallId: chunk.toolCallId, toolCallName: chunk.toolName, parentMessageId: this.stepMessage }];
       case 'tool-input-delta':
         if (!this.calls.has(chunk.toolCallId)) return [];

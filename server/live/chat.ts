@@ -15,7 +15,9 @@
  * continues.
  */
 import { z } from 'zod';
+import type { RunEvent } from '../../contracts';
 import { quoted } from '../../contracts/safe-text';
+import type { Principal } from '../auth';
 import type { ServerContext } from '../context';
 import { ApiError } from '../errors';
 import { runOperationsByName } from '../operations';
@@ -27,12 +29,14 @@ import { streamFeed, type StreamFeedOptions } from './sse';
 import { UiMessageProjection, uiMessageFrames, uiMessageStreamHeaders, type UiMessageChunk } from './ui-message-stream';
 
 /** A message of the chat, as the client sends it; parts are read only where they answer approvals. */
-const chatMessageSchema = z.object({
+export const chatMessageSchema = z.object({
   id: z.string().max(1_000),
   role: z.enum(['system', 'user', 'assistant']),
   metadata: z.unknown().optional(),
   parts: z.array(z.object({ type: z.string() }).passthrough()).max(100_000),
 });
+
+export type ChatMessage = z.infer<typeof chatMessageSchema>;
 
 /** The body `DefaultChatTransport` posts. */
 export const chatRequestSchema = z
@@ -53,7 +57,7 @@ const respondedPartSchema = z.object({
 });
 
 /** The approval responses of a message, by approval id (= the call's id). */
-export function approvalResponses(message: z.infer<typeof chatMessageSchema>): { toolCallId: string; approved: boolean; reason?: string }[] {
+export function approvalResponses(message: ChatMessage): { toolCallId: string; approved: boolean; reason?: string }[] {
   return message.parts.flatMap((part) => {
     if (!(part.type.startsWith('tool-') || part.type === 'dynamic-tool')) return [];
     const responded = respondedPartSchema.safeParse(part);
@@ -63,14 +67,31 @@ export function approvalResponses(message: z.infer<typeof chatMessageSchema>): {
   });
 }
 
+/**
+ * Applies the approval responses of a chat message to run `workflowId` as decisions by `principal`
+ * (responses to approvals no longer pending are skipped: a resent request, or decided elsewhere);
+ * answers the ids of the calls the message answered.
+ */
+export async function answerApprovals(ctx: ServerContext, workflowId: string, message: ChatMessage, principal: Principal): Promise<string[]> {
+  const { decide } = runOperationsByName;
+  const responses = approvalResponses(message);
+  if (responses.length === 0) return [];
+  const pending = new Set((await ctx.agents.pendingInputs(workflowId, { subAgents: false })).approvals.map((a) => a.toolCallId));
+  for (const { toolCallId, approved, reason } of responses) {
+    if (!pending.has(toolCallId)) continue;
+    await decide.perform(ctx.agents, workflowId, decide.body.parse({ decision: approved ? 'approve' : 'reject', toolCallId, ...(reason ? { reason } : {}) }), principal);
+  }
+  return responses.map((r) => r.toolCallId);
+}
+
 /** The last event a message shows, from the metadata the previous response ended with. */
-function shownUpTo(metadata: unknown): number {
+export function shownUpTo(metadata: unknown): number {
   const lastSeq = (metadata as { durableAgents?: { lastSeq?: unknown } } | undefined)?.durableAgents?.lastSeq;
   return typeof lastSeq === 'number' && Number.isInteger(lastSeq) && lastSeq >= 0 ? lastSeq : 0;
 }
 
 /** The message a request continues: `messageId`'s, else the last one; an assistant message. */
-function continuedMessage(body: ChatRequest): z.infer<typeof chatMessageSchema> {
+function continuedMessage(body: ChatRequest): ChatMessage {
   if (body.trigger === 'regenerate-message') {
     throw new ApiError('invalid_input', 'a run does not regenerate a response: rewind it instead (POST /api/runs/:id/fork)');
   }
@@ -82,24 +103,44 @@ function continuedMessage(body: ChatRequest): z.infer<typeof chatMessageSchema> 
   return message;
 }
 
+/** What a chat response says besides the run's parts (a session chat's: which run, where it starts). */
+export interface ChatResponseOptions {
+  /** The approvals this request answered. */
+  readonly answered?: readonly string[];
+  /** More of the message's metadata under `durableAgents`, sent at the start. */
+  readonly metadata?: Readonly<Record<string, unknown>>;
+  /** See PausingResponseOptions: where the response starts showing the run, and what ends it before the run does. */
+  readonly liveFrom?: (event: RunEvent) => boolean;
+  readonly endBefore?: (event: RunEvent) => boolean;
+}
+
 /**
  * The SSE frames of one chat response: the run's UI message chunks after `shownSeq`, until the run
  * waits for people ({@link pausingResponse}), each end with the message metadata of the last event
- * sent. `answered`: the approvals this request answered.
+ * sent.
  */
-function chatResponse(messageId: string, shownSeq: number, answered: readonly string[] = []): Pick<StreamFeedOptions, 'headers' | 'opening' | 'render' | 'stopAfter' | 'closing'> {
+export function chatResponse(messageId: string, shownSeq: number, options: ChatResponseOptions = {}): Pick<StreamFeedOptions, 'headers' | 'opening' | 'render' | 'stopAfter' | 'closing'> {
   const projection = new UiMessageProjection(messageId);
-  const metadata = (lastSeq: number): UiMessageChunk => ({ type: 'message-metadata', messageMetadata: { durableAgents: { lastSeq } } });
+  const metadata = (lastSeq: number, more: Record<string, unknown> = {}): UiMessageChunk => ({ type: 'message-metadata', messageMetadata: { durableAgents: { lastSeq, ...more } } });
+  const opening = options.metadata ? [{ type: 'message-metadata' as const, messageMetadata: { durableAgents: options.metadata } }] : [];
   return {
     headers: uiMessageStreamHeaders,
-    opening: () => uiMessageFrames(projection.start()),
+    opening: () => uiMessageFrames([...projection.start(), ...opening]),
     ...pausingResponse({
       projection,
       shownSeq,
-      answered,
+      answered: options.answered ?? [],
       end: (item, lastSeq) => [metadata(lastSeq), ...projection.item(item)],
       pause: (lastSeq) => [metadata(lastSeq), ...projection.pause()],
       frames: uiMessageFrames,
+      ...(options.liveFrom ? { liveFrom: options.liveFrom } : {}),
+      ...(options.endBefore
+        ? {
+            endBefore: options.endBefore,
+            // The run goes on answering the message steered into it, in that message's response.
+            handOff: (lastSeq: number, event: RunEvent) => [metadata(lastSeq, event.type === 'intervention_applied' && event.messageId ? { continuedBy: event.messageId } : {}), ...projection.pause()],
+          }
+        : {}),
     }),
     closing: () => [{ data: '[DONE]' }],
   };
@@ -107,7 +148,6 @@ function chatResponse(messageId: string, shownSeq: number, answered: readonly st
 
 /** The chat routes (AI SDK `DefaultChatTransport` with `api: '/api/chat'`). */
 export function chatRoutes(ctx: ServerContext): AnyRoute[] {
-  const { decide } = runOperationsByName;
   return [
     route({
       method: 'get',
@@ -142,18 +182,9 @@ export function chatRoutes(ctx: ServerContext): AnyRoute[] {
       handle: async ({ body, c, principal }) => {
         const workflowId = body.id;
         const message = continuedMessage(body);
-        const responses = approvalResponses(message);
-        if (responses.length > 0) {
-          const pending = new Set((await ctx.agents.pendingInputs(workflowId, { subAgents: false })).approvals.map((a) => a.toolCallId));
-          for (const { toolCallId, approved, reason } of responses) {
-            if (!pending.has(toolCallId)) continue;
-            await decide.perform(ctx.agents, workflowId, decide.body.parse({ decision: approved ? 'approve' : 'reject', toolCallId, ...(reason ? { reason } : {}) }), principal);
-          }
-        } else {
-          await ensureRun(ctx, workflowId);
-        }
-        const answered = responses.map((r) => r.toolCallId);
-        return streamFeed(c, ctx.live, workflowId, 0, chatResponse(message.id, shownUpTo(message.metadata), answered));
+        const answered = await answerApprovals(ctx, workflowId, message, principal);
+        if (answered.length === 0) await ensureRun(ctx, workflowId);
+        return streamFeed(c, ctx.live, workflowId, 0, chatResponse(message.id, shownUpTo(message.metadata), { answered }));
       },
     }),
   ];

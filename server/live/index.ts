@@ -3,7 +3,9 @@ export type { LiveBroker, LiveBrokerContext, LiveBrokerStats, LiveMessage, LiveM
 export { RedisLiveBroker, type RedisLiveBrokerOptions } from './redis-live-broker';
 export { liveRoutes, eventFrames } from './routes';
 export { chatRoutes } from './chat';
+export { sessionChatRoutes } from './session-chat';
 export { agUiRoutes } from './ag-ui-route';
+export { sessionAgUiRoutes } from './session-ag-ui';
 export { UiMessageProjection, type UiMessageChunk } from './ui-message-stream';
 export { handleControlMessage, controlEnvelopeSchema, type ControlResult, type ControlType } from './control-messages';
 export type { FeedItem } from './feed-item';

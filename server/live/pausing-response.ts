@@ -1,3 +1,4 @@
+import type { RunEvent } from '../../contracts';
 import { ApprovalPause } from './approval-pause';
 import type { FeedItem } from './feed-item';
 import type { SseFrame, StreamFeedOptions } from './sse';
@@ -26,6 +27,17 @@ export interface PausingResponseOptions<P> {
   readonly end: (item: Extract<FeedItem, { type: 'end' }>, lastSeq: number) => P[];
   /** The parts that end the response where the run waits for people (`pending`: the approvals it waits for). */
   readonly pause: (lastSeq: number, pending: readonly string[]) => P[];
+  /**
+   * The response shows the run from the first event this matches on (those before it taken in
+   * silently): a session chat's steered message is answered from where the run took it.
+   */
+  readonly liveFrom?: (event: RunEvent) => boolean;
+  /**
+   * A shown event this matches ends the response before it, with `handOff`'s parts (`lastSeq`: the
+   * last event sent): the run goes on in another response (a later message steered into it).
+   */
+  readonly endBefore?: (event: RunEvent) => boolean;
+  readonly handOff?: (lastSeq: number, event: RunEvent) => P[];
   readonly frames: (parts: readonly P[]) => SseFrame[];
 }
 
@@ -36,10 +48,10 @@ export interface PausingResponseOptions<P> {
  * client's answers start the next response, which continues after the last event this one sent.
  */
 export function pausingResponse<P>(options: PausingResponseOptions<P>): Pick<StreamFeedOptions, 'render' | 'stopAfter'> {
-  const { projection, shownSeq, waitingNow } = options;
+  const { projection, shownSeq, waitingNow, liveFrom, endBefore } = options;
   const pause = new ApprovalPause(options.answered ?? []);
   let lastSeq = shownSeq;
-  let live = shownSeq === 0;
+  let live = shownSeq === 0 && !liveFrom;
   let paused = false;
   const stop = (parts: P[]): SseFrame[] => {
     paused = true;
@@ -50,7 +62,7 @@ export function pausingResponse<P>(options: PausingResponseOptions<P>): Pick<Str
       if (item.type === 'event') pause.see(item.event);
       if (item.type === 'reset') pause.reset();
       if (!live) {
-        if (item.type !== 'event' || item.event.seq <= shownSeq) {
+        if (item.type !== 'event' || item.event.seq <= shownSeq || (liveFrom && !liveFrom(item.event))) {
           // The client has it already: the projection takes it in, its parts are not sent.
           projection.item(item);
           if (item.type === 'event' && item.event.seq === shownSeq && waitingNow && isSameWait(pause, waitingNow)) {
@@ -62,6 +74,10 @@ export function pausingResponse<P>(options: PausingResponseOptions<P>): Pick<Str
         }
         live = true;
         projection.continueAfterPause();
+      }
+      if (item.type === 'event' && endBefore?.(item.event)) {
+        paused = true;
+        return options.frames(options.handOff?.(lastSeq, item.event) ?? []);
       }
       if (item.type === 'event') lastSeq = item.event.seq;
       if (item.type === 'end') return options.frames(options.end(item, lastSeq));

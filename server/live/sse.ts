@@ -27,6 +27,17 @@ export interface StreamFeedOptions {
   readonly maxPending?: number;
   /** Asked after each rendered item: true ends the response there, with the closing frames. */
   readonly stopAfter?: () => boolean;
+  /**
+   * Asked when the feed ended (the run's end) without `stopAfter` saying so: another run's feed
+   * the same response goes on with (a session chat's steered message that the run ended before
+   * taking runs as a run of its own), or undefined to close the response.
+   */
+  readonly continueWith?: () => Promise<FeedContinuation | undefined>;
+}
+
+/** Another run's feed, rendered into the same response ({@link StreamFeedOptions.continueWith}). */
+export interface FeedContinuation extends Pick<StreamFeedOptions, 'render' | 'stopAfter' | 'continueWith'> {
+  readonly workflowId: string;
 }
 
 /** The text of one frame on the wire. */
@@ -82,31 +93,45 @@ export function streamFeed(c: Context, hub: LiveHub, workflowId: string, afterSe
     enqueue(options.opening?.() ?? []);
     // Items may arrive while subscribing (kept events are sent at once).
     let subscription: Subscription | undefined = undefined;
-    let stopped = false;
-    subscription = hub.subscribe(
-      workflowId,
-      afterSeq,
-      (item) => {
-        if (stopped) return;
-        enqueue(options.render(item));
-        if (options.stopAfter?.()) {
-          stopped = true;
-          enqueue(options.closing?.() ?? []);
-          subscription?.close('closed');
-        } else if (pending > (options.maxPending ?? 20_000)) subscription?.close('slow');
-      },
-      {
-        onClose: (reason) => {
-          if (reason === 'end') enqueue(options.closing?.() ?? []);
-          else if (reason !== 'closed') enqueue([{ event: 'error', data: JSON.stringify({ reason: reason === 'slow' ? 'the client reads too slowly; reconnect with Last-Event-ID' : 'the feed failed; reconnect with Last-Event-ID' }) }]);
-          finish();
+    let aborted = false;
+    const follow = (feed: FeedContinuation, from: number): void => {
+      let stopped = false;
+      subscription = hub.subscribe(
+        feed.workflowId,
+        from,
+        (item) => {
+          if (stopped) return;
+          enqueue(feed.render(item));
+          if (feed.stopAfter?.()) {
+            stopped = true;
+            enqueue(options.closing?.() ?? []);
+            subscription?.close('closed');
+          } else if (pending > (options.maxPending ?? 20_000)) subscription?.close('slow');
         },
-      },
-    );
-    // Stopped while subscribing, before `subscription` was set.
-    if (stopped) subscription.close('closed');
+        {
+          onClose: (reason) => {
+            if (reason === 'end' && feed.continueWith && !aborted) {
+              feed.continueWith().then(
+                (next) => (next && !aborted ? follow(next, 0) : (enqueue(options.closing?.() ?? []), finish())),
+                () => (enqueue([{ event: 'error', data: JSON.stringify({ reason: 'the feed failed' }) }]), finish()),
+              );
+              return;
+            }
+            if (reason === 'end') enqueue(options.closing?.() ?? []);
+            else if (reason !== 'closed') enqueue([{ event: 'error', data: JSON.stringify({ reason: reason === 'slow' ? 'the client reads too slowly; reconnect with Last-Event-ID' : 'the feed failed; reconnect with Last-Event-ID' }) }]);
+            finish();
+          },
+        },
+      );
+      // Stopped while subscribing, before `subscription` was set.
+      if (stopped) subscription.close('closed');
+    };
+    follow({ workflowId, render: options.render, stopAfter: options.stopAfter, continueWith: options.continueWith }, afterSeq);
     const keepAlive = setInterval(() => enqueue([{ comment: 'ping' }]), options.keepAliveMs ?? 15_000);
-    stream.onAbort(() => subscription?.close('closed'));
+    stream.onAbort(() => {
+      aborted = true;
+      subscription?.close('closed');
+    });
     await done;
     clearInterval(keepAlive);
     flush();

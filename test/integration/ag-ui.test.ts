@@ -11,7 +11,9 @@ import type { RunEvent } from '../../contracts';
 import type { AgentServer } from '../../server';
 import type { AgentSuite } from '../support/agent-suite';
 import { liveTokens as tokens, startLiveStack, type LiveStack } from '../support/live-stack';
+import type { ScriptStep } from '../../workflows/planners/scripted';
 import { callStep, finalStep, scriptedInput } from '../support/scripts';
+import { waitFor } from '../support/wait';
 
 const answer = 'AAPL is on your watchlist now, and this answer streams in several pieces.';
 let stack: LiveStack;
@@ -25,7 +27,7 @@ beforeAll(async () => {
 afterAll(() => stack?.close());
 
 /** An HttpAgent on a run, with every event the server sent (parsed from the SSE bodies) and the client's warnings. */
-function agentOn(workflowId: string, token: string = tokens.operator) {
+function agentOn(workflowId: string, token: string = tokens.operator, url = `${server.url}/api/ag-ui`) {
   const sent: BaseEvent[][] = [];
   const warnings: string[] = [];
   const reads: Promise<void>[] = [];
@@ -42,7 +44,7 @@ function agentOn(workflowId: string, token: string = tokens.operator) {
     );
     return new Response(theirs, { status: response.status, headers: response.headers });
   };
-  const agent = new HttpAgent({ url: `${server.url}/api/ag-ui`, threadId: workflowId, headers: { authorization: `Bearer ${token}` }, fetch: recordingFetch });
+  const agent = new HttpAgent({ url, threadId: workflowId, headers: { authorization: `Bearer ${token}` }, fetch: recordingFetch });
   agent.subscribe({ onEvent: () => undefined });
   return {
     agent,
@@ -190,5 +192,94 @@ describe('AG-UI round trip', () => {
     const operation = document.paths['/api/ag-ui']?.post;
     expect(operation?.['x-required-role']).toBe('viewer');
     expect(Object.keys(operation?.requestBody.content['application/json']?.schema.properties ?? {})).toEqual(expect.arrayContaining(['threadId', 'runId', 'messages', 'state', 'resume']));
+  });
+});
+
+describe('AG-UI over a session (threadId = session id)', () => {
+  const first = 'Track AAPL please';
+  const later = 'Actually, track MSFT instead';
+  const contextStep: ScriptStep = { type: 'final', text: 'done', reportContext: true };
+  const approvalHold: ScriptStep = { type: 'tool_calls', calls: [{ name: 'add_to_watchlist', args: { symbols: ['AAPL'] } }] };
+  const userMessagesSeen = async (workflowId: string) =>
+    ((await suite.agents.result(workflowId)).final?.structured as unknown as { messages: { role: string; content?: string }[] }).messages.filter((m) => m.role === 'user').map((m) => m.content);
+  const texts = (messages: Message[]) => messages.flatMap((m) => (m.role === 'assistant' && m.content ? [[m.id, m.content]] : []));
+
+  it('a message from a second tab while the run waits for its approval steers it: the first tab\'s resume runs it on, and the answer streams to the second', async () => {
+    const sessionId = `ag-ui-steer-${Date.now()}`;
+    await suite.agents.openSession(sessionId, { agent: 'watchlist-scripted', sessionState: { watchlist: [] } });
+    const url = `${server.url}/api/sessions/${sessionId}/ag-ui`;
+    const tab1 = agentOn(sessionId, tokens.operator, url);
+    tab1.agent.addMessage({ id: 'u1', role: 'user', content: first });
+    await tab1.run({ forwardedProps: { plannerOptions: { steps: [approvalHold, contextStep] } } });
+    const [interrupt] = tab1.agent.pendingInterrupts;
+    expect(interrupt).toMatchObject({ reason: 'tool_approval' });
+    const run1 = `session-${sessionId}/run-1`;
+    expect(tab1.agent.state).toEqual({ durableAgents: { sessionId, workflowId: run1, messageId: 'u1', lastSeq: expect.any(Number) } });
+
+    // Double-texting from another tab of the thread: steered into the run, which waits.
+    const tab2 = agentOn(sessionId, tokens.operator, url);
+    tab2.agent.addMessage({ id: 'u2', role: 'user', content: later });
+    const steered = tab2.run({ forwardedProps: { whenBusy: 'steer' } });
+    await waitFor('the steer to be taken', async () => ((await suite.agents.session(sessionId).events()).events.some((e) => e.type === 'message_taken' && e.delivery === 'steered') ? true : undefined));
+    await tab1.run({ resume: [{ interruptId: interrupt!.id, status: 'resolved' }] });
+    const { result } = await steered;
+    expect(result).toMatchObject({ text: 'done' });
+
+    // One run, whose planner saw both messages.
+    const report = await suite.agents.session(sessionId).status();
+    expect(report.runs).toEqual([expect.objectContaining({ runNumber: 1, status: 'completed', messageId: 'u1', steered: ['u2'] })]);
+    expect(await userMessagesSeen(run1)).toEqual([first, later]);
+    // The first tab's run ended where the steer was taken, handing over; the answer is the second tab's.
+    expect(tab1.agent.state).toEqual({ durableAgents: { sessionId, workflowId: run1, messageId: 'u1', continuedBy: 'u2', lastSeq: expect.any(Number) } });
+    expect(JSON.parse(String(toolMessage(tab1.agent.messages, 'call_0_0')?.content))).toMatchObject({ added: ['AAPL'] });
+    expect(texts(tab1.agent.messages)).toEqual([]);
+    expect(texts(tab2.agent.messages)).toEqual([['run-1-text-1', 'done']]);
+    expect(tab2.agent.state).toEqual({ durableAgents: { sessionId, workflowId: run1, messageId: 'u2', lastSeq: expect.any(Number) } });
+
+    // The next message gets a run of its own, whose messages do not take the first run's ids.
+    tab2.agent.addMessage({ id: 'u3', role: 'user', content: 'And now?' });
+    await tab2.run({ forwardedProps: { plannerOptions: { steps: [contextStep] } } });
+    expect(texts(tab2.agent.messages)).toEqual([
+      ['run-1-text-1', 'done'],
+      ['run-2-text-0', 'done'],
+    ]);
+    expect((await suite.agents.session(sessionId).status()).runs.map((r) => [r.runNumber, r.messageId, r.status])).toEqual([
+      [1, 'u1', 'completed'],
+      [2, 'u3', 'completed'],
+    ]);
+
+    const responses = [...(await tab1.responses()), ...(await tab2.responses())];
+    expectValid(responses);
+    expect([...tab1.warnings, ...tab2.warnings]).toEqual([]);
+    await suite.agents.closeSession(sessionId);
+  });
+
+  it('refuses what it cannot take, naming the field: reject while a run is active is 409 naming the run', async () => {
+    const sessionId = `ag-ui-refuse-${Date.now()}`;
+    await suite.agents.openSession(sessionId, { agent: 'watchlist-scripted', sessionState: { watchlist: [] } });
+    const record = await suite.agents.sendMessage(sessionId, { content: first, plannerOptions: { steps: [approvalHold, contextStep] } });
+    await waitFor("the run's approval", async () => ((await suite.agents.pendingInputs(record.workflowId).catch(() => undefined))?.approvals.length ? true : undefined));
+    const post = (body: Record<string, unknown>, token: string = tokens.operator) =>
+      fetch(`${server.url}/api/sessions/${sessionId}/ag-ui`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ threadId: sessionId, runId: 'r', messages: [{ id: 'n1', role: 'user', content: later }], ...body }),
+      });
+    const cases: [Record<string, unknown>, string, number, RegExp][] = [
+      [{ forwardedProps: { whenBusy: 'reject' } }, tokens.operator, 409, new RegExp(`session_busy.*busy with run ${record.workflowId}`)],
+      [{ forwardedProps: { whenBusy: 'later' } }, tokens.operator, 400, /body\.forwardedProps\.whenBusy/],
+      [{ threadId: 'another' }, tokens.operator, 400, /body\.threadId/],
+      [{}, tokens.viewer, 403, /operator/],
+      [{ messages: [{ id: 'n2', role: 'user', content: [] }] }, tokens.operator, 400, /body\.messages\.0\.content/],
+      [{ messages: [], resume: [{ interruptId: 'x', status: 'resolved' }], state: { durableAgents: { lastSeq: 1, workflowId: 'session-other/run-1' } } }, tokens.operator, 400, /body\.state\.durableAgents\.workflowId/],
+    ];
+    for (const [body, token, status, message] of cases) {
+      const response = await post(body, token);
+      expect({ body, status: response.status }).toEqual({ body, status });
+      expect(await response.text()).toMatch(message);
+    }
+    expect((await suite.agents.session(sessionId).status()).runs.map((r) => r.runNumber)).toEqual([1]);
+    await suite.agents.run(record.workflowId).kill({ reason: 'test over' });
+    await suite.agents.closeSession(sessionId);
   });
 });

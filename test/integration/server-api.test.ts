@@ -590,6 +590,10 @@ describe('OpenAPI document', () => {
       ['post', '/api/sessions/{id}/close', 'operator'],
       ['get', '/api/sessions/{id}/ws', 'viewer'],
       ['post', '/api/sessions/{id}/webhooks/{source}', 'public'],
+      // The front ends over a session: sending takes the role that sends session messages.
+      ['post', '/api/sessions/{id}/chat', 'operator'],
+      ['get', '/api/sessions/{id}/chat/stream', 'viewer'],
+      ['post', '/api/sessions/{id}/ag-ui', 'viewer'],
     ];
     for (const [method, path, role] of expected) {
       const operation = body.paths[path]?.[method];

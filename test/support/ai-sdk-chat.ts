@@ -36,13 +36,45 @@ export function chatWithAiSdk(options: {
   maxResponses?: number;
   timeoutMs?: number;
 }): Promise<ChatOutcome> {
-  const child = spawn(process.execPath, [chatScript], { stdio: ['pipe', 'pipe', 'pipe'] });
+  const { api, chatId, headers, answers } = options;
+  return runChatProcess(chatScript, { api, chatId, headers, answers, maxResponses: options.maxResponses ?? 10 }, options.timeoutMs ?? 60_000);
+}
+
+/** One thing the user of a session chat does (see ai-sdk-session-chat-process.mjs). */
+export type SessionChatStep =
+  | { send: string; body?: Record<string, unknown> }
+  | { waitFor: 'approval' | 'tool' }
+  | { waitFor: 'answers'; count: number }
+  | { approve: true }
+  | { settle: true };
+
+/** What a session chat of the real `ai` package made of its script. */
+export interface SessionChatOutcome {
+  messages: ChatMessage[];
+  dataParts: string[];
+  requests: { method: string; url: string; status?: number }[];
+  errors: string[];
+}
+
+/**
+ * A chat of the real `ai` package over session `sessionId` (POST /api/sessions/:id/chat), in a
+ * child process, playing `steps`: messages sent while an answer still streams or waits included.
+ */
+export function sessionChatWithAiSdk(options: { server: string; sessionId: string; headers: Record<string, string>; body?: Record<string, unknown>; steps: SessionChatStep[]; timeoutMs?: number }): Promise<SessionChatOutcome> {
+  const { server, sessionId, headers, body, steps } = options;
+  return runChatProcess(sessionChatScript, { server, sessionId, headers, body, steps }, options.timeoutMs ?? 60_000);
+}
+
+const sessionChatScript = join(__dirname, 'ai-sdk-session-chat-process.mjs');
+
+/** Runs a chat script in a Node process of its own with `input` on its stdin; answers the JSON it prints. */
+function runChatProcess<T>(script: string, input: unknown, timeoutMs: number): Promise<T> {
+  const child = spawn(process.execPath, [script], { stdio: ['pipe', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (text: string) => (stdout += text));
   child.stderr.setEncoding('utf8').on('data', (text: string) => (stderr += text));
-  const timeoutMs = options.timeoutMs ?? 60_000;
-  const outcome = new Promise<ChatOutcome>((resolve, reject) => {
+  const outcome = new Promise<T>((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
       reject(new Error(`the AI SDK chat did not finish within ${timeoutMs} ms`));
@@ -50,11 +82,10 @@ export function chatWithAiSdk(options: {
     child.on('error', reject);
     child.on('close', (code) => {
       clearTimeout(timer);
-      if (code === 0) resolve(JSON.parse(stdout) as ChatOutcome);
+      if (code === 0) resolve(JSON.parse(stdout) as T);
       else reject(new Error(`the AI SDK chat exited with ${code}: ${stderr.slice(0, 3000)}`));
     });
   });
-  const { api, chatId, headers, answers } = options;
-  child.stdin.end(JSON.stringify({ api, chatId, headers, answers, maxResponses: options.maxResponses ?? 10 }));
+  child.stdin.end(JSON.stringify(input));
   return outcome;
 }

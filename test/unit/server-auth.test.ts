@@ -152,6 +152,7 @@ describe('error mapping', () => {
       ['run_failed', 409],
       ['already_started', 409],
       ['already_exists', 409],
+      ['session_busy', 409],
       ['too_large', 413],
       ['unsupported_media_type', 415],
       ['rejected', 422],

@@ -177,7 +177,8 @@ export class SafePoints {
         state.messages.push({ role: intervention.role, content: intervention.content });
         if (intervention.messageId !== undefined) state.steered.push(intervention.messageId);
         const message = intervention.messageId !== undefined ? ` (session message ${intervention.messageId})` : '';
-        state.emit({ type: 'intervention_applied', id, source: 'operator', kind: intervention.kind, point: 'before_llm', detail: `${intervention.role} message injected${message}` });
+        const steered = intervention.messageId !== undefined ? { messageId: intervention.messageId } : {};
+        state.emit({ type: 'intervention_applied', id, source: 'operator', kind: intervention.kind, point: 'before_llm', detail: `${intervention.role} message injected${message}`, ...steered });
       } else if (intervention.kind === 'override_system_prompt') {
         state.instructionsOverride = intervention.content;
         state.emit({ type: 'intervention_applied', id, source: 'operator', kind: intervention.kind, point: 'before_llm', detail: 'system prompt overridden' });
