@@ -105,7 +105,8 @@ export const runEventSchema = builtOnce(() => {
     z.object({ ...base, type: z.literal('await_opened'), awaitId: z.string(), turn: z.number().int(), items: z.array(awaitItemSchema()), deadline: z.string().optional() }),
     z.object({ ...base, type: z.literal('await_answered'), awaitId: z.string(), itemId: z.string(), answer: jsonValueSchema() }),
     z.object({ ...base, type: z.literal('await_closed'), awaitId: z.string(), outcome: z.enum(['answered', 'timed_out', 'cancelled']) }),
-    z.object({ ...base, type: z.literal('approval_requested'), turn: z.number().int(), toolCallId: z.string(), name: z.string(), args: jsonValueSchema() }),
+    /** `digest`: what the approval is bound to (contracts/approval-digest.ts; since 1.0.0). */
+    z.object({ ...base, type: z.literal('approval_requested'), turn: z.number().int(), toolCallId: z.string(), name: z.string(), args: jsonValueSchema(), digest: z.string().optional() }),
     z.object({
       ...base,
       type: z.literal('approval_decided'),

@@ -36,17 +36,28 @@ export const awaitAnswerSchema = builtOnce(() =>
 export type AwaitAnswer = z.input<ReturnType<typeof awaitAnswerSchema>>;
 export type ParsedAwaitAnswer = z.output<ReturnType<typeof awaitAnswerSchema>>;
 
+/**
+ * The approval digest a decision is for (`sha256:<64 hex>`, the pending approval's `digest`): the
+ * run refuses the decision when the call waiting under its id has other arguments now.
+ */
+const decidedDigestSchema = builtOnce(() =>
+  z
+    .string()
+    .regex(/^sha256:[0-9a-f]{64}$/, 'an approval digest is sha256: and 64 lowercase hex digits, as the pending approval shows it')
+    .optional(),
+);
+
 /** A human decision on a tool call that waits for confirmation. */
 export const callDecisionSchema = builtOnce(() =>
   z.discriminatedUnion('decision', [
     /** Run it. `always`: approve every later call of this tool in this run too. */
-    z.object({ decision: z.literal('approve'), toolCallId: inputIdSchema(), always: z.boolean().default(false), by: z.string().optional() }),
+    z.object({ decision: z.literal('approve'), toolCallId: inputIdSchema(), always: z.boolean().default(false), by: z.string().optional(), digest: decidedDigestSchema() }),
     /** Do not run it; the planner sees the reason. */
-    z.object({ decision: z.literal('reject'), toolCallId: inputIdSchema(), reason: z.string().default('rejected by a human'), by: z.string().optional() }),
+    z.object({ decision: z.literal('reject'), toolCallId: inputIdSchema(), reason: z.string().default('rejected by a human'), by: z.string().optional(), digest: decidedDigestSchema() }),
     /** Run it with these arguments (validated against the tool's schema); the original is recorded. */
-    z.object({ decision: z.literal('edit'), toolCallId: inputIdSchema(), args: inputJsonValueSchema(), by: z.string().optional() }),
+    z.object({ decision: z.literal('edit'), toolCallId: inputIdSchema(), args: inputJsonValueSchema(), by: z.string().optional(), digest: decidedDigestSchema() }),
     /** Run another call in its place. */
-    z.object({ decision: z.literal('replace'), toolCallId: inputIdSchema(), name: inputIdSchema(), args: inputJsonValueSchema(), by: z.string().optional() }),
+    z.object({ decision: z.literal('replace'), toolCallId: inputIdSchema(), name: inputIdSchema(), args: inputJsonValueSchema(), by: z.string().optional(), digest: decidedDigestSchema() }),
   ]),
 );
 export type CallDecision = z.input<ReturnType<typeof callDecisionSchema>>;
@@ -69,7 +80,7 @@ export type ConfirmationPolicy = z.input<ReturnType<typeof confirmationPolicySch
 export const pendingInputsSchema = builtOnce(() =>
   z.object({
     approvals: z.array(
-      z.object({ toolCallId: z.string(), name: z.string(), args: jsonValueSchema(), turn: z.number().int(), requestedAt: z.string() }),
+      z.object({ toolCallId: z.string(), name: z.string(), args: jsonValueSchema(), digest: z.string().optional(), turn: z.number().int(), requestedAt: z.string() }),
     ),
     await: z
       .object({

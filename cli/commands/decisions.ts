@@ -7,11 +7,12 @@ import { updateOrQueue } from '../queued';
 import { resolveTreePath } from '../../client/run-tree';
 
 /** Decision fields by the flag that sets them, so errors name the flag. */
-const decisionFlags = { toolCallId: '--call', args: '--args', name: '--tool', reason: '--reason', by: '--by' };
+const decisionFlags = { toolCallId: '--call', args: '--args', name: '--tool', reason: '--reason', by: '--by', digest: '--digest' };
 
 const common = {
   call: { type: 'string', value: 'ID', description: 'id of the call waiting for confirmation (required; see pending)' },
   by: { type: 'string', value: 'NAME', description: 'who decided (recorded in the event log)' },
+  digest: { type: 'string', value: 'sha256:HEX', description: "the approval's digest as pending showed it: the run refuses the decision if the call's arguments changed since" },
   path: { type: 'string', value: 'CALL[/CALL...]', description: 'the sub-agent run that owns the call, by call ids from RUN down (see tree)' },
 } as const satisfies OptionSpecs;
 
@@ -39,7 +40,8 @@ function decisionCommand(spec: {
     prepare(args) {
       const runId = args.positional(0);
       const by = args.string('by');
-      const decision: CallDecision = { ...spec.build(args, args.requiredString('call')), ...(by !== undefined ? { by } : {}) };
+      const digest = args.string('digest');
+      const decision: CallDecision = { ...spec.build(args, args.requiredString('call')), ...(by !== undefined ? { by } : {}), ...(digest !== undefined ? { digest } : {}) };
       validate(callDecisionSchema, decision, decisionFlags);
       const path = args.string('path')?.split('/').filter((p) => p.length > 0) ?? [];
       return async (ctx) => {

@@ -23,9 +23,10 @@ export function ApprovalCard({ workflowId, approval, disabled, onDone }: { workf
   const [reason, setReason] = useState('');
   const [editing, setEditing] = useState(false);
   const [args, setArgs] = useState(() => JSON.stringify(approval.args, null, 2));
+  // Every decision carries the digest of the arguments shown: the run refuses it if they changed since.
   const decide = (decision: () => CallDecision) =>
     void action.run(async () => {
-      await api(runPath(workflowId, '/decisions'), decision());
+      await api(runPath(workflowId, '/decisions'), { ...decision(), ...(approval.digest ? { digest: approval.digest } : {}) });
       onDone();
     });
   const id = approval.toolCallId;
@@ -33,6 +34,12 @@ export function ApprovalCard({ workflowId, approval, disabled, onDone }: { workf
     <div class="card approval" data-tool-call={id}>
       <div>
         <b>{approval.name}</b> <code>{id}</code> <span class="hint">turn {approval.turn}</span>
+        {approval.digest ? (
+          <span class="hint digest" title={approval.digest}>
+            {' '}
+            {approval.digest.slice(0, 19)}…
+          </span>
+        ) : null}
       </div>
       {editing ? (
         <textarea name="args" rows={6} value={args} onInput={(e) => setArgs(e.currentTarget.value)} />

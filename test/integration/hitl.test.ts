@@ -6,6 +6,7 @@ import type { ScriptStep } from '../../workflows/planners/scripted';
 import { addAapl, callStep, contextStep, finalStep, observations, scriptedInput, type Observation, watchlistRun } from '../support/scripts';
 import { agentSuite } from '../support/agent-suite';
 import { waitFor } from '../support/wait';
+import { approvalDigest } from '../../contracts/approval-digest';
 
 const suite = agentSuite('hitl');
 
@@ -145,6 +146,38 @@ describe('confirmation of tool calls', () => {
     expect(seen).toEqual([1, 2]);
     await suite.agents.decide(workflowId, { decision: 'approve', toolCallId: 'call_0_0' });
     expect((await suite.agents.result(workflowId)).status).toBe('completed');
+  });
+
+  it('a decision is bound to the arguments it was made on (their digest), and applies once: a second is answered already decided, naming who and when', async () => {
+    const pay = { text: 'pay acme 500' };
+    const { workflowId } = await suite.agents.start(scriptedInput([callStep({ name: 'echo', args: pay }), callStep({ name: 'echo', args: { text: 'then wait' } }), finalStep()], { confirmation: { all: true } }));
+    const [pending] = await approvals(workflowId, 1);
+    const digest = approvalDigest('echo', pay);
+    expect(pending).toMatchObject({ toolCallId: 'call_0_0', digest });
+    expect((await events(workflowId)).find((e) => e.type === 'approval_requested')).toMatchObject({ toolCallId: 'call_0_0', digest });
+
+    // A decision made on other arguments (a stale screen, a link minted before a re-plan) is refused, naming both digests.
+    const other = approvalDigest('echo', { text: 'pay acme 5000' });
+    await expect(suite.agents.decide(workflowId, { decision: 'approve', toolCallId: 'call_0_0', by: 'mallory', digest: other })).rejects.toMatchObject({
+      type: 'rejected',
+      message: `call call_0_0 waits with other arguments than the ones decided on: the decision is for ${other}, the call waiting is ${digest}; read what waits now and decide again`,
+    });
+    await expect(suite.agents.decide(workflowId, { decision: 'approve', toolCallId: 'call_0_0', digest: 'sha256:nothex' })).rejects.toMatchObject({ type: 'rejected', message: expect.stringContaining('digest: an approval digest is sha256:') });
+    expect((await suite.agents.pendingInputs(workflowId)).approvals.map((a) => a.toolCallId)).toEqual(['call_0_0']);
+
+    await suite.agents.decide(workflowId, { decision: 'approve', toolCallId: 'call_0_0', by: 'alice', digest });
+    await waitFor('the second call to wait', async () => ((await suite.agents.pendingInputs(workflowId)).approvals[0]?.toolCallId === 'call_1_0' ? true : undefined));
+    await expect(suite.agents.decide(workflowId, { decision: 'reject', toolCallId: 'call_0_0', by: 'bob', digest })).rejects.toMatchObject({
+      type: 'rejected',
+      message: expect.stringMatching(/^call call_0_0 was decided already: approve by alice at \d{4}-\d\d-\d\dT\S+Z$/),
+    });
+    await suite.agents.decide(workflowId, { decision: 'approve', toolCallId: 'call_1_0' });
+    await suite.agents.result(workflowId);
+    const decided = (await events(workflowId)).filter((e) => e.type === 'approval_decided');
+    expect(decided.map((e) => [e.type === 'approval_decided' && e.toolCallId, e.type === 'approval_decided' && e.by])).toEqual([
+      ['call_0_0', 'alice'],
+      ['call_1_0', undefined],
+    ]);
   });
 
   it('a decision for a call that does not wait is rejected', async () => {

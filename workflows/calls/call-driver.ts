@@ -162,8 +162,8 @@ export class CallDriver {
     const { state, host, facts } = this.parts;
     const { request } = row;
     if (!asked) {
-      state.human.requestApproval(request);
-      state.emit({ type: 'approval_requested', turn: request.turn, toolCallId: request.toolCallId, name: request.name, args: request.args });
+      const digest = state.human.requestApproval(request);
+      state.emit({ type: 'approval_requested', turn: request.turn, toolCallId: request.toolCallId, name: request.name, args: request.args, digest });
     }
     state.refreshStatus();
     let decided = false;

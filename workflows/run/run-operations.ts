@@ -18,6 +18,7 @@ import type { RunLoop } from './run-loop';
 import type { RunState } from '../state/run-state';
 import { statusReport } from '../state/run-reports';
 import { rejection } from '../kernel/failures';
+import { DecisionRefused } from '../state/human-inputs';
 
 /** The parsed payload of an operation. */
 export type OperationPayload<N extends RunOperationName> = z.output<ReturnType<(typeof runOperationMessages)[N]['payload']>>;
@@ -146,6 +147,7 @@ function checkHuman(run: RunState, input: { type: 'answer'; answer: ParsedAwaitA
     else run.human.validateDecision(input.decision, run.tools());
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
+    if (err instanceof DecisionRefused) throw rejection(message, err.type);
     throw rejection(message, input.type === 'answer' ? 'invalid_answer' : 'invalid_decision');
   }
 }

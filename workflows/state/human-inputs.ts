@@ -5,13 +5,36 @@ import type { Message } from '../../contracts/messages';
 import type { ParsedAwaitAnswer, ParsedCallDecision, PendingInputs } from '../../contracts/hitl';
 import type { ToolDefinition } from '../../contracts/tool-definition';
 import type { ToolOutput, ToolRequest } from '../../contracts/tools';
+import { approvalDigest } from '../../contracts/approval-digest';
 import { workflowNowIso } from '../kernel/clock';
 
 /** A call waiting for a human decision. */
 interface PendingApproval {
   readonly request: ToolRequest;
   readonly requestedAt: string;
+  /** What the approval is bound to: the call's name and arguments ({@link approvalDigest}). */
+  readonly digest: string;
   decision?: ParsedCallDecision;
+}
+
+/** Who decided a call and when, for a later decision on it. */
+interface DecidedCall {
+  readonly decision: ParsedCallDecision['decision'];
+  readonly by?: string;
+  readonly at: string;
+}
+
+/** How many decided calls a run remembers to answer a second decision `already_decided` (this execution's). */
+const rememberedDecisions = 200;
+
+/** A decision the run refuses for a reason a caller may act on: `already_decided`, `stale_digest`. */
+export class DecisionRefused extends Error {
+  constructor(
+    message: string,
+    readonly type: 'already_decided' | 'stale_digest',
+  ) {
+    super(message);
+  }
 }
 
 /** The open await barrier. */
@@ -55,19 +78,26 @@ export function boundCalls(item: AwaitItem): BoundCall[] {
 export class HumanInputs {
   readonly approvals = new Map<string, PendingApproval>();
   readonly alwaysApproved = new Set<string>();
+  /** Calls decided in this execution, oldest first (at most {@link rememberedDecisions}). */
+  private readonly decided = new Map<string, DecidedCall>();
   open: OpenAwait | undefined;
 
   get isWaiting(): boolean {
     return this.open !== undefined || [...this.approvals.values()].some((a) => !a.decision);
   }
 
-  requestApproval(request: ToolRequest): void {
-    this.approvals.set(request.toolCallId, { request, requestedAt: workflowNowIso() });
+  /** Asks for a decision on `request`; answers the digest the approval is bound to. */
+  requestApproval(request: ToolRequest): string {
+    const digest = approvalDigest(request.name, request.args);
+    this.approvals.set(request.toolCallId, { request, requestedAt: workflowNowIso(), digest });
+    // Asked again under an id decided before (a rewound or re-planned run): a new request.
+    this.decided.delete(request.toolCallId);
+    return digest;
   }
 
   /** A call that waited for its decision when the run continued as new: it waits again, as asked then. */
   restoreApproval(request: ToolRequest, requestedAt: string): void {
-    this.approvals.set(request.toolCallId, { request, requestedAt });
+    this.approvals.set(request.toolCallId, { request, requestedAt, digest: approvalDigest(request.name, request.args) });
   }
 
   /** The decision for a call, once made; the entry is removed. */
@@ -84,9 +114,19 @@ export class HumanInputs {
    */
   validateDecision(decision: ParsedCallDecision, tools: readonly ToolDefinition[]): void {
     const pending = this.approvals.get(decision.toolCallId);
-    if (!pending || pending.decision) {
+    const earlier = pending?.decision ? { decision: pending.decision.decision, by: pending.decision.by, at: 'just now' } : this.decided.get(decision.toolCallId);
+    if (earlier) {
+      throw new DecisionRefused(`call ${echoed(decision.toolCallId)} was decided already: ${earlier.decision}${earlier.by ? ` by ${echoed(earlier.by)}` : ''} ${earlier.at === 'just now' ? 'just now' : `at ${earlier.at}`}`, 'already_decided');
+    }
+    if (!pending) {
       const waiting = [...this.approvals.values()].filter((a) => !a.decision).map((a) => a.request.toolCallId);
       throw new Error(`no call ${echoed(decision.toolCallId)} waits for a decision; waiting: ${echoedList(waiting) || 'none'}`);
+    }
+    if (decision.digest !== undefined && decision.digest !== pending.digest) {
+      throw new DecisionRefused(
+        `call ${echoed(decision.toolCallId)} waits with other arguments than the ones decided on: the decision is for ${echoed(decision.digest)}, the call waiting is ${pending.digest}; read what waits now and decide again`,
+        'stale_digest',
+      );
     }
     if (decision.decision === 'edit' || decision.decision === 'replace') {
       const name = decision.decision === 'replace' ? decision.name : pending.request.name;
@@ -102,6 +142,13 @@ export class HumanInputs {
     if (!pending) return;
     pending.decision = decision;
     if (decision.decision === 'approve' && decision.always) this.alwaysApproved.add(pending.request.name);
+    this.decided.set(decision.toolCallId, { decision: decision.decision, ...(decision.by !== undefined ? { by: decision.by } : {}), at: workflowNowIso() });
+    if (this.decided.size > rememberedDecisions) this.decided.delete(this.decided.keys().next().value as string);
+  }
+
+  /** The digest the approval of a waiting call is bound to. */
+  digestOf(toolCallId: string): string | undefined {
+    return this.approvals.get(toolCallId)?.digest;
   }
 
   openAwait(awaitId: string, spec: Await, turn: number, deadline?: string): void {
@@ -188,7 +235,7 @@ export class HumanInputs {
     return {
       approvals: [...this.approvals.values()]
         .filter((a) => !a.decision)
-        .map((a) => ({ toolCallId: a.request.toolCallId, name: a.request.name, args: a.request.args, turn: a.request.turn, requestedAt: a.requestedAt })),
+        .map((a) => ({ toolCallId: a.request.toolCallId, name: a.request.name, args: a.request.args, digest: a.digest, turn: a.request.turn, requestedAt: a.requestedAt })),
       ...(open
         ? {
             await: {
