@@ -144,8 +144,13 @@ export function stall(answer: FakeAnswer, afterChunks: number, onStalled?: () =>
  * arrives, so a test can act while the model call is in flight.
  *
  * @example
- * let release!: () => void;
- * fake.script(held(say('done'), new Promise<void>((r) => (release = r)), () => sendTheSecondMessage()));
+ * import { FakeOpenAIServer, held, say } from 'durable-agents/testing';
+ * const fake = await FakeOpenAIServer.start();
+ * let release = (): void => undefined;
+ * const released = new Promise<void>((resolve) => (release = resolve));
+ * fake.script(held(say('done'), released, () => console.log('the model call is in flight')));
+ * // … act while the call waits, then let the answer go:
+ * release();
  */
 export function held(answer: FakeAnswer, release: Promise<unknown>, onHeld?: () => void): FakeStep {
   return { kind: 'held', answer, release, ...(onHeld ? { onHeld } : {}) };
