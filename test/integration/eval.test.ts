@@ -2,7 +2,8 @@
  * Counterfactual replay on a real dev server and worker with the fake model: two runs of an LLM
  * agent are recorded as users record them (run, then export the history), then candidates are
  * evaluated against them. The recorded tools have a side effect (a line in a file) that an
- * evaluation must never repeat.
+ * evaluation must never repeat. Last, the runs of sessions whose messages took each `whenBusy`
+ * decision are recorded and read.
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
