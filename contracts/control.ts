@@ -20,8 +20,16 @@ export type PauseRequest = z.input<ReturnType<typeof pauseRequestSchema>>;
 export const resumeRequestSchema = builtOnce(() => z.object({ reason: z.string().max(2000).optional() }));
 export type ResumeRequest = z.input<ReturnType<typeof resumeRequestSchema>>;
 
-/** Payload of the kill signal / update. */
-export const killRequestSchema = builtOnce(() => z.object({ reason: z.string().max(2000).default('killed by operator') }));
+/**
+ * Payload of the kill signal / update. `endedBy`: set by a session whose message ends its active
+ * run (`whenBusy` `interrupt` or `rollback`), naming that message, so a recorded run says what ended it.
+ */
+export const killRequestSchema = builtOnce(() =>
+  z.object({
+    reason: z.string().max(2000).default('killed by operator'),
+    endedBy: z.object({ whenBusy: z.enum(['interrupt', 'rollback']), messageId: z.string().min(1).max(128) }).optional(),
+  }),
+);
 export type KillRequest = z.input<ReturnType<typeof killRequestSchema>>;
 
 /** Payload of setBudget: new caps; omitted caps keep their value. */

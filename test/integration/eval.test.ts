@@ -2,7 +2,8 @@
  * Counterfactual replay on a real dev server and worker with the fake model: two runs of an LLM
  * agent are recorded as users record them (run, then export the history), then candidates are
  * evaluated against them. The recorded tools have a side effect (a line in a file) that an
- * evaluation must never repeat.
+ * evaluation must never repeat. Last, the runs of sessions whose messages took each `whenBusy`
+ * decision are recorded and read.
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -18,7 +19,9 @@ import { modelSuite } from '../support/model-suite';
 import { workflowBundleOption } from '../support/test-env';
 import { allToolImplementations } from '../support/tools';
 import { xmlProblem } from '../support/well-formed-xml';
-import { agentModuleForTests, runAgentctlIn, testAgentModule } from '../support/agentctl-eval';
+import { replayAgentHistories } from '../../testing/replay-histories';
+import { agentModuleForTests, runAgentctl, runAgentctlIn, testAgentModule } from '../support/agentctl-eval';
+import { testWorkflowCodeArgs } from '../support/agentctl-cli';
 import { testTempDir } from '../support/temp-dir';
 
 const dir = testTempDir('eval-');
@@ -201,4 +204,94 @@ test('bad input is refused with what was wrong', async () => {
   await expect(evaluateRuns({ histories: [join(dir, 'missing.json')], workflowBundle: await workflowBundleOption(), agents: testAgents })).rejects.toThrow(/missing.json: no such file/);
   const missing = await runAgentctlIn(env, fake, ['eval', join(dir, 'missing.json')]);
   expect([missing.code, missing.stderr.trim()]).toEqual([2, `agentctl: ${join(dir, 'missing.json')}: no such file or directory`]);
+});
+
+describe("recordings of a session's runs with each kind of whenBusy decision", () => {
+  const sessionRecorded = join(dir, 'session-recorded');
+
+  const waitingForApproval = async (workflowId: string): Promise<void> => {
+    for (;;) {
+      if ((await agents.pendingInputs(workflowId, { subAgents: false }).catch(() => undefined))?.approvals.length) return;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  };
+  const exportRun = async (name: string, workflowId: string): Promise<void> => {
+    await agents.result(workflowId);
+    writeFileSync(join(sessionRecorded, `${name}.json`), await agents.exportHistory(workflowId));
+  };
+  /** A session whose first run asks to add AAPL and waits for the approval. */
+  const openWaiting = async (tag: string) => {
+    const sessionId = `eval-${tag}-${Date.now()}`;
+    await agents.openSession(sessionId, { agent: 'watchlist-llm', sessionState: { watchlist: [] } });
+    const first = await agents.sendMessage(sessionId, { content: 'Add AAPL' });
+    await waitingForApproval(first.workflowId);
+    return { sessionId, first };
+  };
+
+  beforeAll(async () => {
+    mkdirSync(sessionRecorded);
+    // One session at a time: the fake answers in order. Each run's model calls: add AAPL, then the answer.
+    fake.reset();
+    fake.script(callTools(toolCall('add_to_watchlist', { symbols: ['AAPL'] }, 'steer-call')), say('Added AAPL; MSFT noted.'));
+    const steered = await openWaiting('steer');
+    await agents.sendMessage(steered.sessionId, { content: 'Also MSFT', whenBusy: 'steer', messageId: 'steer-1' });
+    await approveWhenAsked(steered.first.workflowId);
+    await exportRun('steered', steered.first.workflowId);
+
+    for (const whenBusy of ['interrupt', 'rollback'] as const) {
+      fake.script(callTools(toolCall('add_to_watchlist', { symbols: ['AAPL'] }, `${whenBusy}-call`)), say('GOOG it is.'));
+      const s = await openWaiting(whenBusy);
+      const next = await agents.sendMessage(s.sessionId, { content: 'No, GOOG', whenBusy, messageId: `${whenBusy}-1` });
+      await exportRun(whenBusy === 'interrupt' ? 'interrupted' : 'rolled-back', s.first.workflowId);
+      await exportRun(`after-${whenBusy}`, next.workflowId);
+    }
+
+    fake.script(callTools(toolCall('add_to_watchlist', { symbols: ['AAPL'] }, 'queued-call')), say('Added AAPL.'), say('MSFT trades at 456.'));
+    const busy = await openWaiting('queue');
+    const queued = await agents.sendMessage(busy.sessionId, { content: 'What does MSFT trade at?', whenBusy: 'enqueue', messageId: 'queued-1' });
+    await expect(agents.sendMessage(busy.sessionId, { content: 'Never mind', whenBusy: 'reject' })).rejects.toMatchObject({ type: 'rejected' });
+    await approveWhenAsked(busy.first.workflowId);
+    await exportRun('with-rejected', busy.first.workflowId);
+    await exportRun('queued', queued.workflowId);
+    expect(fake.errors).toEqual([]);
+    fake.reset();
+  });
+
+  test('agentctl eval reads each and names the decision: a steer, an interrupt, a rollback; a queued message is a run of its own; every recording replays', async () => {
+    // The candidate model: add AAPL when asked to, else answer.
+    fake.respondWith((request) => {
+      const messages = request.body?.messages ?? [];
+      const asked = messages.filter((m) => m.role === 'user').map((m) => String(m.content));
+      return messages.some((m) => m.role === 'tool') || asked.at(-1) !== 'Add AAPL' ? say('done') : callTools(toolCall('add_to_watchlist', { symbols: ['AAPL'] }));
+    });
+    // The JSON report to a file, the table printed.
+    const out = join(dir, 'session-report.json');
+    const run = await runAgentctlIn(env, fake, ['eval', sessionRecorded, '--format', 'json', '--out', out]);
+    expect(run.code).toBe(0);
+    const report = JSON.parse(readFileSync(out, 'utf8')) as EvaluationReport;
+    const bySource = new Map(report.runs.map((r) => [r.source.split('/').pop(), r]));
+    expect([...bySource.keys()].sort()).toEqual(['after-interrupt.json', 'after-rollback.json', 'interrupted.json', 'queued.json', 'rolled-back.json', 'steered.json', 'with-rejected.json'].sort());
+    expect(report.runs.filter((r) => r.error)).toEqual([]);
+    const interventionsOf = (name: string) => bySource.get(name)!.interventions.map((i) => [i.kind, i.intervention]);
+    // Each decision by its name: a steer is the session's inject_message (it names the message), an
+    // interrupt or a rollback the kill the session sent (naming the message and its whenBusy).
+    expect(interventionsOf('steered.json')).toEqual([['steer', { kind: 'inject_message', role: 'user', content: 'Also MSFT', messageId: 'steer-1' }]]);
+    expect(interventionsOf('interrupted.json')).toEqual([['interrupt', { reason: 'interrupted by session message interrupt-1', endedBy: { whenBusy: 'interrupt', messageId: 'interrupt-1' } }]]);
+    expect(interventionsOf('rolled-back.json')).toEqual([['rollback', { reason: 'rolled back by session message rollback-1', endedBy: { whenBusy: 'rollback', messageId: 'rollback-1' } }]]);
+    // A queued message is a run of its own, read as any; a rejected one reached no run.
+    for (const name of ['after-interrupt.json', 'after-rollback.json', 'queued.json', 'with-rejected.json']) expect(interventionsOf(name)).toEqual([]);
+    expect(bySource.get('interrupted.json')!.recorded.status).toBe('terminated');
+    expect(bySource.get('steered.json')!.answeredCalls).toBe(1);
+
+    expect(run.stdout).toContain('steered session message steer-1, which the candidate did not get: {"kind":"inject_message","role":"user","content":"Also MSFT","messageId":"steer-1"}');
+    expect(run.stdout).toContain('ended by session message interrupt-1 (whenBusy: interrupt), which the candidate did not get');
+    expect(run.stdout).toContain('ended by session message rollback-1 (whenBusy: rollback), which the candidate did not get');
+
+    // Every recording replays on the current code: all in one replay worker, and one with agentctl.
+    const replays = await replayAgentHistories(sessionRecorded, { workflowBundle: await workflowBundleOption() });
+    expect(replays.map((r) => [r.file.split('/').pop(), r.outcome.ok])).toEqual([...bySource.keys()].sort().map((name) => [name, true]));
+    const replay = await runAgentctl(['replay', join(sessionRecorded, 'steered.json'), ...testWorkflowCodeArgs()], { TEMPORAL_ADDRESS: env.address });
+    expect([replay.code, replay.stdout.trim()]).toEqual([0, expect.stringMatching(/^replayed \d+ events: deterministic$/)]);
+    fake.respondWith(undefined);
+  });
 });

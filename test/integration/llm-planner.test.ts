@@ -17,6 +17,7 @@ import {
   dynamic,
   emptyBody,
   FakeOpenAIServer,
+  held,
   llamaContextOverflow,
   rateLimited,
   say,
@@ -329,6 +330,104 @@ describe('a session of an LLM agent takes a message while its run is active (whe
     expect((await agents.result(record.workflowId)).status).toBe('terminated');
     expect((await agents.result(next.workflowId)).final?.text).toBe('MSFT it is.');
     expect(userTexts(sentMessages()[1]!)).toEqual(['Add AAPL', 'No, add MSFT instead']);
+    await agents.closeSession(sessionId);
+  });
+
+  /**
+   * The `planning` cell of the policy × state table: the second message arrives while the run's
+   * planner is in the middle of its model call (the fake holds the answer until the test lets it
+   * go). `answer` is what the held call answers when it is let go: interrupt and rollback never let
+   * it go, their run ends first.
+   */
+  const planningCells = [
+    { policy: 'enqueue', answer: 'final' },
+    { policy: 'reject', answer: 'final' },
+    { policy: 'interrupt', answer: 'never' },
+    { policy: 'rollback', answer: 'never' },
+    { policy: 'steer', answer: 'tool call' },
+    { policy: 'steer', answer: 'final' },
+  ] as const;
+  it.each(planningCells)('while the planner waits for its model call: $policy (held answer: $answer)', async ({ policy, answer }) => {
+    const sessionId = `llm-planning-${policy}-${answer.replace(/ /g, '-')}-${Date.now()}`;
+    await agents.openSession(sessionId, { agent: 'watchlist-llm', sessionState: { watchlist: [] } });
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let onHeld!: () => void;
+    const inTheCall = new Promise<void>((resolve) => (onHeld = resolve));
+    const heldAnswer = answer === 'tool call' ? callTools(toolCall('get_quote', { symbol: 'AAPL' }, 'q1')) : say('First answer.');
+    fake.script(held(heldAnswer, released, onHeld));
+    const first = await agents.sendMessage(sessionId, { content: 'Quote AAPL' });
+    await inTheCall;
+    const second = { content: 'Quote MSFT too', whenBusy: policy };
+    expect(await callModelInputs(first.workflowId)).toHaveLength(1);
+
+    if (policy === 'reject') {
+      await expect(agents.sendMessage(sessionId, second)).rejects.toMatchObject({ type: 'rejected', message: expect.stringContaining(first.workflowId) });
+      release();
+      expect((await agents.result(first.workflowId)).final?.text).toBe('First answer.');
+      expect((await agents.session(sessionId).status()).runs.map((r) => r.runNumber)).toEqual([1]);
+      await agents.closeSession(sessionId);
+      return;
+    }
+    if (policy === 'steer') {
+      // The held answer is kept: a tool call runs and the model sees the message at its next call;
+      // a final answer ends the run, and the message it never saw runs next as its own run.
+      fake.script(say('Second answer.'));
+      const steered = await agents.sendMessage(sessionId, second);
+      expect(steered).toMatchObject({ runNumber: 1, delivery: 'steered' });
+      release();
+      const result = await agents.result(first.workflowId);
+      if (answer === 'tool call') {
+        expect(result).toMatchObject({ status: 'completed', final: { text: 'Second answer.' }, steered: [steered.messageId] });
+        const [, next] = sentMessages();
+        expect(userTexts(next!)).toEqual(['Quote AAPL', 'Quote MSFT too']);
+        expect(next!.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'tool', 'user']);
+      } else {
+        expect(result).toMatchObject({ status: 'completed', final: { text: 'First answer.' } });
+        expect(result.steered).toBeUndefined();
+        const report = await waitFor('the steered message to run as its own run', async () => {
+          const r = await agents.session(sessionId).status();
+          return r.runs[1]?.status === 'completed' ? r : undefined;
+        });
+        expect(report.runs[1]).toMatchObject({ runNumber: 2, messageId: steered.messageId, delivery: 'next' });
+        expect(sentMessages()[1]!.filter((m) => m.role !== 'system').map((m) => [m.role, m.content])).toEqual([
+          ['user', 'Quote AAPL'],
+          ['assistant', 'First answer.'],
+          ['user', 'Quote MSFT too'],
+        ]);
+      }
+      await agents.closeSession(sessionId);
+      return;
+    }
+
+    fake.script(say('Second answer.'));
+    const next = await agents.sendMessage(sessionId, second);
+    expect([next.runNumber, next.delivery]).toEqual([2, policy === 'enqueue' ? undefined : 'next']);
+    if (policy === 'enqueue') release();
+    const ended = await agents.result(first.workflowId);
+    expect((await agents.result(next.workflowId)).final?.text).toBe('Second answer.');
+    const conversation = sentMessages()[1]!.filter((m) => m.role !== 'system').map((m) => [m.role, m.content]);
+    if (policy === 'enqueue') {
+      expect(ended.final?.text).toBe('First answer.');
+      expect(conversation).toEqual([
+        ['user', 'Quote AAPL'],
+        ['assistant', 'First answer.'],
+        ['user', 'Quote MSFT too'],
+      ]);
+    } else {
+      // The held model call is cancelled: its answer never comes into the run, which ends at once.
+      expect(ended.status).toBe('terminated');
+      expect(ended.final).toBeUndefined();
+      const history = await env.client.workflow.getHandle(first.workflowId).fetchHistory();
+      expect(history.events?.some((e) => e.activityTaskCancelRequestedEventAttributes)).toBe(true);
+      expect((await agents.events(first.workflowId, 0, 1000)).events.filter((e) => e.type === 'plan')).toEqual([]);
+      expect(conversation).toEqual(policy === 'interrupt' ? [['user', 'Quote AAPL'], ['user', 'Quote MSFT too']] : [['user', 'Quote MSFT too']]);
+      const report = await agents.session(sessionId).status();
+      expect(report.runs.map((r) => [r.runNumber, r.endedBy])).toEqual([
+        [1, policy],
+        [2, undefined],
+      ]);
+    }
     await agents.closeSession(sessionId);
   });
 });

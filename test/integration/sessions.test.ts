@@ -8,6 +8,8 @@ import type { SessionHandle } from '../../client/session-handle';
 import { sessionQuery, type SessionReport } from '../../contracts/session';
 import type { SessionScheduleDescription, SessionScheduleHandle } from '../../client/session-schedules';
 import { agentSuite } from '../support/agent-suite';
+import { forkBundleOption } from '../support/test-env';
+import { forkRun } from '../../worker/fork';
 import { runAgentctl } from '../support/agentctl-cli';
 import { waitFor } from '../support/wait';
 import { firingMessageId } from '../../workflows/sessions/scheduled-message';
@@ -567,6 +569,134 @@ describe('a message that arrives while a run is active (whenBusy)', () => {
     await expect(suite.agents.sendMessage(sessionId, { content: 'second' })).rejects.toMatchObject({ type: 'rejected', message: expect.stringContaining('whenBusy: reject') });
     await suite.agents.kill(idle.workflowId, { reason: 'test done' });
     await suite.agents.closeSession(sessionId);
+  });
+});
+
+describe('a rewind or a fork of a session run after a whenBusy decision', () => {
+  const first = 'Track AAPL please';
+  const later = 'Actually, track MSFT instead';
+  const add = (symbol: string): ScriptStep => ({ type: 'tool_calls', calls: [{ name: 'add_to_watchlist', args: { symbols: [symbol] } }] });
+
+  /** Approves the run's next approval request (the execution it is in now). */
+  async function approveNext(workflowId: string, what: string): Promise<void> {
+    const approval = await waitFor(what, async () => (await suite.agents.pendingInputs(workflowId).catch(() => undefined))?.approvals[0]);
+    await suite.agents.decide(workflowId, { toolCallId: approval.toolCallId, decision: 'approve' });
+  }
+
+  /** A session whose run 1 took a steer at its second planner turn and waits for the approval of that turn's call. */
+  async function steeredAndWaiting(tag: string) {
+    const sessionId = `rewind-steer-${tag}-${Date.now()}`;
+    await suite.agents.openSession(sessionId, { agent: 'watchlist-scripted', sessionState: { watchlist: [] } });
+    const record = await suite.agents.sendMessage(sessionId, { content: first, plannerOptions: { steps: [add('AAPL'), add('MSFT'), contextStep] } });
+    const firstApproval = await waitFor('the first approval', async () => (await suite.agents.pendingInputs(record.workflowId).catch(() => undefined))?.approvals[0]);
+    const steered = await suite.agents.sendMessage(sessionId, { content: later, whenBusy: 'steer', messageId: `steer-${tag}`, plannerOptions: { steps: [contextStep] } });
+    expect(steered).toMatchObject({ runNumber: 1, delivery: 'steered' });
+    await suite.agents.decide(record.workflowId, { toolCallId: firstApproval.toolCallId, decision: 'approve' });
+    // The second turn's planner took the steer, then asked for the approval of its call.
+    await waitFor('the steer taken and the second approval', async () => {
+      const events = (await suite.agents.events(record.workflowId).catch(() => undefined))?.events ?? [];
+      return events.some((e) => e.type === 'intervention_applied' && e.kind === 'inject_message') && events.filter((e) => e.type === 'approval_requested').length === 2 ? true : undefined;
+    });
+    return { sessionId, record, steered };
+  }
+
+  it('a steer the run took before the rewind point is in the rewound run once; one after it is not re-delivered by a clean rewind, runs next as its own run, and with reapply reaches the rewound run once', async () => {
+    const [before, after, reapplied] = await Promise.all([steeredAndWaiting('before'), steeredAndWaiting('after'), steeredAndWaiting('reapply')]);
+    // Turn 1 ended before the steer reached the planner, but the steer's signal came before that boundary: it is replayed, not sent again.
+    await suite.agents.run(before.record.workflowId).rewind({ toTurn: 1, reason: 'redo the second turn' });
+    await approveNext(before.record.workflowId, 'the second approval, asked again');
+    expect(await userMessagesSeen(before.record.workflowId)).toEqual([first, later]);
+    expect((await runOf(before.record.workflowId)).steered).toEqual([before.steered.messageId]);
+
+    // A clean rewind to the start: the steer came after the boundary, so the rewound run does not see it; the session runs it next.
+    await suite.agents.run(after.record.workflowId).rewind({ toTurn: 0, reason: 'start over' });
+    await approveNext(after.record.workflowId, 'the first approval, asked again');
+    await approveNext(after.record.workflowId, 'the second approval, asked again');
+    expect(await userMessagesSeen(after.record.workflowId)).toEqual([first]);
+    expect((await runOf(after.record.workflowId)).steered).toBeUndefined();
+
+    // With reapply the steer's signal comes again at the rewind point: the rewound run's first planner turn sees it, once. (The
+    // approvals come again there too, before their calls ask: refused, so the calls ask again.)
+    await suite.agents.run(reapplied.record.workflowId).rewind({ toTurn: 0, reapply: true, reason: 'start over, keep what came' });
+    await approveNext(reapplied.record.workflowId, 'the first approval, asked again');
+    await approveNext(reapplied.record.workflowId, 'the second approval, asked again');
+    expect(await userMessagesSeen(reapplied.record.workflowId)).toEqual([first, later]);
+    expect((await runOf(reapplied.record.workflowId)).steered).toEqual([reapplied.steered.messageId]);
+
+    const recorded = async (sessionId: string, runs: number) =>
+      waitFor('the runs recorded', async () => {
+        const r = await reportOf(sessionId);
+        return r.runs.length === runs && r.runs.every((x) => x.status === 'completed') ? r : undefined;
+      });
+    const [beforeReport, afterReport, reappliedReport] = await Promise.all([recorded(before.sessionId, 1), recorded(after.sessionId, 2), recorded(reapplied.sessionId, 1)]);
+    expect(beforeReport.runs[0]!.steered).toEqual([before.steered.messageId]);
+    expect(reappliedReport.runs[0]!.steered).toEqual([reapplied.steered.messageId]);
+    expect(afterReport.runs[0]!.steered).toBeUndefined();
+    expect(afterReport.runs[1]).toMatchObject({ runNumber: 2, messageId: after.steered.messageId, delivery: 'next' });
+    expect(await userMessagesSeen(afterReport.runs[1]!.workflowId)).toEqual([first, later]);
+    // Each session's conversation has the steer once.
+    for (const r of [beforeReport, afterReport, reappliedReport]) expect(r.historyLength).toBe(r === afterReport ? 4 : 3);
+    await Promise.all([before, after, reapplied].map((x) => suite.agents.closeSession(x.sessionId)));
+  });
+
+  it('a fork of a run that took a steer has the steer once; the fork is a run of its own, outside the session', async () => {
+    const { sessionId, record, steered } = await steeredAndWaiting('fork');
+    await approveNext(record.workflowId, 'the second approval');
+    expect(await userMessagesSeen(record.workflowId)).toEqual([first, later]);
+    const fork = await forkRun(suite.env.client, record.workflowId, { toTurn: 1, ...(await forkBundleOption()) });
+    await approveNext(fork.workflowId, "the fork's approval");
+    expect(await userMessagesSeen(fork.workflowId)).toEqual([first, later]);
+    expect((await runOf(fork.workflowId)).steered).toEqual([steered.messageId]);
+    const report = await reportOf(sessionId);
+    expect(report.runs.map((r) => r.workflowId)).toEqual([record.workflowId]);
+    await suite.agents.closeSession(sessionId);
+  });
+
+  it('a rewind of an interrupted run and a fork or rewind of a rolled back run go on as runs of their own: the session, moved on, keeps what it decided and takes messages', async () => {
+    const ended = async (whenBusy: 'interrupt' | 'rollback') => {
+      const sessionId = `rewind-${whenBusy}-${Date.now()}`;
+      // The first call runs without approval (a turn to go back to), the second waits for one.
+      await suite.agents.openSession(sessionId, { agent: 'watchlist-scripted', sessionState: { watchlist: [] }, confirmation: { exempt: ['add_to_watchlist'], tools: ['remove_from_watchlist'] } });
+      const hold: ScriptStep = { type: 'tool_calls', calls: [{ name: 'remove_from_watchlist', args: { symbols: ['AAPL'] } }] };
+      const record = await suite.agents.sendMessage(sessionId, { content: first, plannerOptions: { steps: [add('AAPL'), hold, contextStep] } });
+      await waitFor('the second call to wait for approval', async () => ((await suite.agents.pendingInputs(record.workflowId).catch(() => undefined))?.approvals.length ? true : undefined));
+      const next = await suite.agents.sendMessage(sessionId, { content: later, whenBusy, plannerOptions: { steps: [contextStep] } });
+      expect((await runOf(record.workflowId)).status).toBe('terminated');
+      await runOf(next.workflowId);
+      const report = await waitFor('both runs recorded', async () => {
+        const r = await reportOf(sessionId);
+        return r.runs.every((x) => x.status !== 'running' && x.status !== 'queued') ? r : undefined;
+      });
+      return { sessionId, record, report };
+    };
+    const [interrupted, rolledBack] = await Promise.all([ended('interrupt'), ended('rollback')]);
+    expect(interrupted.report.sessionState).toEqual({ watchlist: ['AAPL'] });
+    expect(rolledBack.report.sessionState).toEqual({ watchlist: [] });
+
+    // A rewind to after the first call: the kill that ended the run came after that point, so the rewound run goes on.
+    await suite.agents.run(interrupted.record.workflowId).rewind({ toTurn: 1, reason: 'finish it after all' });
+    await approveNext(interrupted.record.workflowId, 'the approval, asked again');
+    expect(await runOf(interrupted.record.workflowId)).toMatchObject({ status: 'completed', sessionState: { watchlist: [] } });
+
+    const fork = await forkRun(suite.env.client, rolledBack.record.workflowId, { toTurn: 1, ...(await forkBundleOption()) });
+    await approveNext(fork.workflowId, "the fork's approval");
+    const forked = await runOf(fork.workflowId);
+    expect(forked).toMatchObject({ status: 'completed', sessionState: { watchlist: [] } });
+    expect(await userMessagesSeen(fork.workflowId)).toEqual([first]);
+    await suite.agents.run(rolledBack.record.workflowId).rewind({ toTurn: 1, reason: 'finish it after all' });
+    await approveNext(rolledBack.record.workflowId, 'the approval, asked again');
+    expect(await runOf(rolledBack.record.workflowId)).toMatchObject({ status: 'completed' });
+
+    for (const { sessionId, report } of [interrupted, rolledBack]) {
+      // The session took each run's end once, when it ended: what a rewind or a fork does later is not its.
+      const now = await reportOf(sessionId);
+      expect(now.runs.map((r) => [r.runNumber, r.status, r.endedBy])).toEqual(report.runs.map((r) => [r.runNumber, r.status, r.endedBy]));
+      expect([now.sessionState, now.historyLength]).toEqual([report.sessionState, report.historyLength]);
+      const third = await suite.agents.sendMessage(sessionId, { content: 'And GOOG', plannerOptions: { steps: [contextStep] } });
+      expect(third.runNumber).toBe(3);
+      expect((await runOf(third.workflowId)).status).toBe('completed');
+      await suite.agents.closeSession(sessionId);
+    }
   });
 });
 

@@ -4,6 +4,8 @@ import { OutsideSupportWindowError } from '../../workflows/versioning/support-wi
 import { readRecording, RecordingError } from '../../testing/eval/recording';
 import { canonicalJson, RecordedAnswers } from '../../testing/eval/recorded-tools';
 import { RecordedHumans } from '../../testing/eval/human-harness';
+import { humanInputs } from '../../testing/eval/human-inputs';
+import { defaultPayloadConverter } from '@temporalio/common';
 import { firstDivergence } from '../../testing/eval/compare';
 import { formatEvalJunit, formatEvalTable, xmlText } from '../../testing/eval/reporters';
 import { failedGates, summarize } from '../../testing/eval/summary';
@@ -48,6 +50,16 @@ describe('reading a recording', () => {
     ]);
     const answers = readRecording(json(join(corpus, 'await-answers.json')), 'await-answers.json');
     expect(answers.answers.map((a) => a.kind)).toEqual(['questions', 'questions', 'clarification']);
+  });
+
+  it("names its session's decisions: a steer (an injected message naming the session message), an interrupt and a rollback (the session's kill); an operator's own as before", () => {
+    const signal = (signalName: string, payload: unknown) => ({ workflowExecutionSignaledEventAttributes: { signalName, input: { payloads: [defaultPayloadConverter.toPayload(payload)] } } });
+    const steer = { kind: 'inject_message', role: 'user', content: 'also MSFT', messageId: 'm-2' };
+    const operatorMessage = { kind: 'inject_message', role: 'user', content: 'be brief' };
+    const interrupt = { reason: 'interrupted by session message m-3', endedBy: { whenBusy: 'interrupt', messageId: 'm-3' } };
+    const rollback = { reason: 'rolled back by session message m-4', endedBy: { whenBusy: 'rollback', messageId: 'm-4' } };
+    const events = [signal('intervene', steer), signal('intervene', operatorMessage), signal('kill', interrupt), signal('kill', rollback), signal('kill', { reason: 'enough' })];
+    expect(humanInputs(events).interventions.map((i) => i.kind)).toEqual(['steer', 'inject_message', 'interrupt', 'rollback', 'kill']);
   });
 
   it('reads a tool failure as the recorded error', () => {

@@ -1,5 +1,5 @@
 import OpenAI from 'openai';
-import { callTools, dynamic, FakeOpenAIServer, say, toolCall, toolPairingProblem } from '../../testing/fake-model';
+import { callTools, dynamic, FakeOpenAIServer, held, say, toolCall, toolPairingProblem } from '../../testing/fake-model';
 import { freeLoopbackPort } from '../../testing/dev-server-port';
 
 let fake: FakeOpenAIServer;
@@ -61,6 +61,25 @@ describe('fake OpenAI server', () => {
     fake.script(dynamic((r) => say(`you sent ${r.body?.messages.length} messages`)));
     const completion = await openai.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'hi' }] });
     expect(completion.choices[0]?.message.content).toBe('you sent 1 messages');
+  });
+
+  it('holds a held step until it is released, then answers it', async () => {
+    let release!: () => void;
+    const arrived = new Promise<void>((resolve) => fake.script(held(say('thought it over'), new Promise<void>((r) => (release = r)), resolve)));
+    const answer = openai.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'hi' }] });
+    await arrived;
+    release();
+    expect((await answer).choices[0]?.message.content).toBe('thought it over');
+  });
+
+  it('sends nothing for a held step whose client went away, and takes the next request with the next step', async () => {
+    let release!: () => void;
+    const abort = new AbortController();
+    fake.script(held(say('never read'), new Promise<void>((r) => (release = r)), () => abort.abort()), say('next'));
+    await expect(openai.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'hi' }] }, { signal: abort.signal })).rejects.toThrow(/abort/i);
+    release();
+    expect((await openai.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'hi' }] })).choices[0]?.message.content).toBe('next');
+    expect(fake.errors).toEqual([]);
   });
 
   it('checks tool-call pairing', () => {

@@ -12,6 +12,17 @@ export interface HumanInputs {
   readonly interventions: Omit<RecordedIntervention, 'workflowId' | 'path'>[];
 }
 
+/** The `whenBusy` of a kill a session sent to end its active run for a message (`interrupt`, `rollback`), if it is one. */
+function sessionEnding(kill: Record<string, JsonValue>): 'interrupt' | 'rollback' | undefined {
+  const whenBusy = asRecord(kill.endedBy).whenBusy;
+  return whenBusy === 'interrupt' || whenBusy === 'rollback' ? whenBusy : undefined;
+}
+
+/** Whether an intervention is a session message steered into the run (`whenBusy: steer`): an injected message naming it. */
+function isSteer(intervention: Record<string, JsonValue>): boolean {
+  return intervention.kind === 'inject_message' && typeof intervention.messageId === 'string';
+}
+
 /**
  * Eval's part of each row of the operations table (contracts/operations.ts): where an operation a
  * recorded run got goes, given its payload as sent, or null for one that changes no decision a
@@ -23,8 +34,8 @@ const recorded: { readonly [N in RunOperationName]: ((arg: Record<string, JsonVa
   // A pause and a resume change no decision a candidate would make.
   pause: null,
   resume: null,
-  kill: (arg, inputs) => inputs.interventions.push({ kind: 'kill', intervention: arg }),
-  intervene: (arg, inputs) => inputs.interventions.push({ kind: typeof arg.kind === 'string' ? arg.kind : 'unknown', intervention: arg }),
+  kill: (arg, inputs) => inputs.interventions.push({ kind: sessionEnding(arg) ?? 'kill', intervention: arg }),
+  intervene: (arg, inputs) => inputs.interventions.push({ kind: isSteer(arg) ? 'steer' : typeof arg.kind === 'string' ? arg.kind : 'unknown', intervention: arg }),
   setBudget: (arg, inputs) => inputs.interventions.push({ kind: 'set_budget', intervention: arg }),
 };
 

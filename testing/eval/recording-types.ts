@@ -8,14 +8,19 @@ import type { JsonValue, RunInput, RunResult } from '../../contracts';
 /**
  * An operator's correction the recorded run got, which a candidate does not: an intervention
  * (edited or dropped call, injected message, overridden instructions, blocked tool,
- * breakpoint, …), a budget change or a kill.
+ * breakpoint, …), a budget change or a kill; or its session's decision about a message that came
+ * while it ran (a steer, an interrupt, a rollback).
  */
 export interface RecordedIntervention {
   /** The recorded run (of the tree) that got it. */
   readonly workflowId: string;
   /** Call path from the evaluated run to that run (empty: the evaluated run itself). */
   readonly path: readonly string[];
-  /** The intervention's kind (`edit_call`, `drop_call`, `inject_message`, …), or `set_budget`, `kill`. */
+  /**
+   * The intervention's kind (`edit_call`, `drop_call`, `inject_message`, …), or `set_budget`, `kill`;
+   * for its session's decisions `steer` (an `inject_message` naming the session message), and
+   * `interrupt` or `rollback` (the kill the session sent, its `endedBy` naming the message).
+   */
   readonly kind: string;
   /** The request as sent. */
   readonly intervention: Readonly<Record<string, JsonValue>>;

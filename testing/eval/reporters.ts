@@ -1,5 +1,7 @@
 import { gateFailure, treeDivergence } from './summary';
 import { evalGates, type EvalGate, type EvaluationReport, type RunEvaluation, type TotalsSum } from './types';
+import type { RecordedIntervention } from './recording-types';
+import { asRecord } from './history-decode';
 
 function cost(c: Readonly<Record<string, number>> | { amount: number; currency: string } | undefined): string {
   if (!c) return '-';
@@ -53,7 +55,7 @@ export function formatEvalTable(report: EvaluationReport): string {
       r.divergence ? `  diverges at ${r.divergence.summary}` : undefined,
       ...subRunLines(r),
       ...r.unrecorded.map((u) => `  not recorded (${u.kind}): ${u.name} ${JSON.stringify(u.args)}${u.turn !== undefined ? ` at turn ${u.turn}` : ''}${u.path?.length ? ` in sub-run ${u.path.join('/')}` : ''}`),
-      ...r.interventions.map((i) => `  intervention (${i.kind})${i.path.length ? ` in sub-run ${i.path.join('/')}` : ''}, which the candidate did not get: ${JSON.stringify(i.intervention)}`),
+      ...r.interventions.map((i) => `  ${interventionName(i)}${i.path.length ? ` in sub-run ${i.path.join('/')}` : ''}, which the candidate did not get: ${JSON.stringify(i.intervention)}`),
       !r.error && r.candidate.status !== r.recorded.status ? `  ended ${r.recorded.status} → ${r.candidate.status}${r.candidate.failure ? `: ${r.candidate.failure}` : ''}` : undefined,
       ...finalLines(r),
       r.output && !r.output.valid ? `  invalid output: ${r.output.problem ?? ''}` : undefined,
@@ -62,6 +64,14 @@ export function formatEvalTable(report: EvaluationReport): string {
     if (details.length) lines.push('', r.source, ...details);
   }
   return lines.join('\n');
+}
+
+/** What a recorded intervention was, for people: an operator's (by its kind), or its session's decision about a message. */
+function interventionName(i: RecordedIntervention): string {
+  const messageId = i.kind === 'steer' ? i.intervention.messageId : asRecord(i.intervention.endedBy).messageId;
+  if (i.kind === 'steer') return `steered session message ${String(messageId)}`;
+  if (i.kind === 'interrupt' || i.kind === 'rollback') return `ended by session message ${String(messageId)} (whenBusy: ${i.kind})`;
+  return `intervention (${i.kind})`;
 }
 
 /** The DIVERGES cell: the run's own first divergence, else its first sub-agent run's. */

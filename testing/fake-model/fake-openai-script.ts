@@ -49,6 +49,12 @@ export type FakeStep =
    * (the first one at once), so a client can act on a call before the answer ends.
    */
   | { kind: 'paced'; answer: FakeAnswer; callDelayMs: number }
+  /**
+   * Sends nothing (not even headers) until `release` settles, then `answer`: a model still
+   * thinking, for as long as the test says. `onHeld` runs when the request arrives. A client that
+   * goes away meanwhile (a cancelled call) gets nothing, and the step counts as used.
+   */
+  | { kind: 'held'; answer: FakeAnswer; release: Promise<unknown>; onHeld?: () => void }
   /** Decides from the request (and may act, e.g. clear a worker cache, before answering). */
   | { kind: 'dynamic'; respond: (request: RecordedRequest) => FakeStep };
 
@@ -131,6 +137,23 @@ export function emptyBody(): FakeStep {
 /** Streams `afterChunks` chunks of `answer`, then holds the connection open; `onStalled` runs after the last chunk is written. */
 export function stall(answer: FakeAnswer, afterChunks: number, onStalled?: () => void): FakeStep {
   return { kind: 'stall', answer, afterChunks, ...(onStalled ? { onStalled } : {}) };
+}
+
+/**
+ * Holds the answer until `release` settles (see FakeStep `held`); `onHeld` runs when the request
+ * arrives, so a test can act while the model call is in flight.
+ *
+ * @example
+ * import { FakeOpenAIServer, held, say } from 'durable-agents/testing';
+ * const fake = await FakeOpenAIServer.start();
+ * let release = (): void => undefined;
+ * const released = new Promise<void>((resolve) => (release = resolve));
+ * fake.script(held(say('done'), released, () => console.log('the model call is in flight')));
+ * // … act while the call waits, then let the answer go:
+ * release();
+ */
+export function held(answer: FakeAnswer, release: Promise<unknown>, onHeld?: () => void): FakeStep {
+  return { kind: 'held', answer, release, ...(onHeld ? { onHeld } : {}) };
 }
 
 /**

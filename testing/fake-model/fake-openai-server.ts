@@ -4,7 +4,7 @@ import { parseChatRequest, type FakeChatRequest } from './fake-openai-request';
 import { validationError500, type FakeAnswer, type FakeQuirks, type FakeStep, type RecordedRequest } from './fake-openai-script';
 import { completion, errorBody, streamChunks } from './fake-openai-wire';
 
-type ConcreteStep = Exclude<FakeStep, { kind: 'dynamic' }>;
+type ConcreteStep = Exclude<FakeStep, { kind: 'dynamic' } | { kind: 'held' }>;
 
 function readBody(req: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -153,7 +153,17 @@ export class FakeOpenAIServer {
       const last = parsed.request.messages.at(-1);
       return this.fail(res, 500, `fake OpenAI server: script exhausted at request #${recorded.seq} (model ${parsed.request.model}, last message role ${last?.role}); add a step to the test's script`);
     }
+    if (step.kind === 'held') return this.sendWhenReleased(res, step, recorded, parsed.request);
     this.send(res, step, recorded, parsed.request);
+  }
+
+  /** A `held` step: its answer once the test releases it, unless the client went away first. */
+  private async sendWhenReleased(res: ServerResponse, step: Extract<FakeStep, { kind: 'held' }>, recorded: RecordedRequest, request: FakeChatRequest): Promise<void> {
+    const gone = new Promise<void>((resolve) => res.once('close', resolve));
+    step.onHeld?.();
+    await Promise.race([step.release, gone]);
+    if (res.destroyed || res.writableEnded) return;
+    this.send(res, step.answer, recorded, request);
   }
 
   /** Writes the chunks, waiting `delayMs` before each tool call's header after the first. */

@@ -13,6 +13,7 @@ export {
   cutOff,
   emptyBody,
   stall,
+  held,
   dynamic,
   defaultFakeUsage,
   type FakeStep,

@@ -75,7 +75,7 @@ export function takeMessage(state: Session, sessionId: string, decision: BusyDec
         active.ending = decision.how;
         recordSessionEvent(state, { type: 'run_ending', runNumber: active.runNumber, by: decision.how, messageId });
         getExternalWorkflowHandle(active.workflowId)
-          .signal(killSignal, { reason: `${decision.how === 'rollback' ? 'rolled back' : 'interrupted'} by session message ${messageId}` })
+          .signal(killSignal, { reason: `${decision.how === 'rollback' ? 'rolled back' : 'interrupted'} by session message ${messageId}`, endedBy: { whenBusy: decision.how, messageId } })
           .catch(() => undefined);
       }
       return record;
