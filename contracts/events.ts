@@ -113,6 +113,8 @@ export const runEventSchema = builtOnce(() => {
       toolCallId: z.string(),
       decision: z.enum(['approve', 'reject', 'edit', 'replace']),
       by: z.string().optional(),
+      /** The approval digest the decision was made on, when it carried one (since 1.0.0). */
+      digest: z.string().optional(),
       /** The call as proposed, recorded when a decision changed it. */
       original: z.object({ name: z.string(), args: jsonValueSchema() }).optional(),
       /** The call as it will run (edit / replace). */

@@ -16,6 +16,7 @@
  */
 import { z } from 'zod';
 import type { RunEvent } from '../../contracts';
+import { approvalDigest } from '../../contracts/approval-digest';
 import { quoted } from '../../contracts/safe-text';
 import type { Principal } from '../auth';
 import type { ServerContext } from '../context';
@@ -56,14 +57,21 @@ const respondedPartSchema = z.object({
   approval: z.object({ id: z.string().min(1).max(1_000), approved: z.boolean(), reason: z.string().max(10_000).optional() }),
 });
 
-/** The approval responses of a message, by approval id (= the call's id). */
-export function approvalResponses(message: ChatMessage): { toolCallId: string; approved: boolean; reason?: string }[] {
+/**
+ * The approval responses of a message, by approval id (= the call's id), each with the digest of
+ * the call its part showed (its tool and `input`): the run refuses a response whose call now waits
+ * with other arguments.
+ */
+export function approvalResponses(message: ChatMessage): { toolCallId: string; approved: boolean; reason?: string; digest?: string }[] {
   return message.parts.flatMap((part) => {
     if (!(part.type.startsWith('tool-') || part.type === 'dynamic-tool')) return [];
     const responded = respondedPartSchema.safeParse(part);
     if (!responded.success) return [];
     const { id, approved, reason } = responded.data.approval;
-    return [{ toolCallId: id, approved, ...(reason ? { reason } : {}) }];
+    const shown = part as { type: string; toolName?: unknown; input?: unknown };
+    const name = part.type === 'dynamic-tool' ? (typeof shown.toolName === 'string' ? shown.toolName : undefined) : part.type.slice('tool-'.length);
+    const digest = name !== undefined && shown.input !== undefined ? approvalDigest(name, shown.input) : undefined;
+    return [{ toolCallId: id, approved, ...(reason ? { reason } : {}), ...(digest ? { digest } : {}) }];
   });
 }
 
@@ -77,9 +85,9 @@ export async function answerApprovals(ctx: ServerContext, workflowId: string, me
   const responses = approvalResponses(message);
   if (responses.length === 0) return [];
   const pending = new Set((await ctx.agents.pendingInputs(workflowId, { subAgents: false })).approvals.map((a) => a.toolCallId));
-  for (const { toolCallId, approved, reason } of responses) {
+  for (const { toolCallId, approved, reason, digest } of responses) {
     if (!pending.has(toolCallId)) continue;
-    await decide.perform(ctx.agents, workflowId, decide.body.parse({ decision: approved ? 'approve' : 'reject', toolCallId, ...(reason ? { reason } : {}) }), principal);
+    await decide.perform(ctx.agents, workflowId, decide.body.parse({ decision: approved ? 'approve' : 'reject', toolCallId, ...(reason ? { reason } : {}), ...(digest ? { digest } : {}) }), principal);
   }
   return responses.map((r) => r.toolCallId);
 }

@@ -75,6 +75,10 @@ describe('AI SDK chat round trip', () => {
       ['rejected', 'reject', 'operator-user'],
       ['long', 'approve', 'operator-user'],
     ]);
+    // Each bound to the call its part showed: the digest of the approval request.
+    const requested = new Map(events.flatMap((e) => (e.type === 'approval_requested' ? [[e.toolCallId, e.digest] as const] : [])));
+    for (const e of decided) expect(e.digest).toBe(requested.get(e.toolCallId));
+    expect(decided.every((e) => e.digest?.startsWith('sha256:'))).toBe(true);
   });
 
   it('a model-planned run: the chat approves its call, and the answer streamed after it is one text part', async () => {

@@ -134,7 +134,7 @@ export function needsConfirmation(tool: ToolDefinition, args: unknown, run: { re
 /** What a human's decision on a waiting call makes of it, and the event that records it. */
 export function decidedCall(prepared: Extract<PreparedCall, { type: 'dispatch' }>, decision: ParsedCallDecision, tools: readonly ToolDefinition[]): { readonly event: RunEventDraft; readonly next: PreparedCall } {
   const { request } = prepared;
-  const base = { toolCallId: request.toolCallId, ...(decision.by ? { by: decision.by } : {}) };
+  const base = { toolCallId: request.toolCallId, ...(decision.by ? { by: decision.by } : {}), ...(decision.digest ? { digest: decision.digest } : {}) };
   switch (decision.decision) {
     case 'approve':
       return { event: { type: 'approval_decided', ...base, decision: 'approve', always: decision.always }, next: prepared };
