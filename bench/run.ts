@@ -1,7 +1,7 @@
 /**
  * `npm run bench [-- --smoke | --latency] [-- --worker-options '{"maxCachedWorkflows":100}']`
  *
- * Starts its own Temporal dev server (port 7433, SQLite under bench/results/) and an
+ * Starts its own Temporal dev server (port 7433, or free ports when another benchmark holds it; SQLite under bench/results/) and an
  * in-process worker, runs synthetic agent loops with the `scripted` agent and the no-op
  * `echo` tool, measures latency, throughput, fan-out, history size and replay time, and
  * compares every figure with the same loop run in-process without durability. Progress goes
