@@ -115,6 +115,8 @@ export const runEventSchema = builtOnce(() => {
       by: z.string().optional(),
       /** The approval digest the decision was made on, when it carried one (since 1.0.0). */
       digest: z.string().optional(),
+      /** Set when approval rules decided, not a person: the rules' version and the rule (since 1.0.0). */
+      rules: z.object({ version: z.string(), rule: z.string() }).optional(),
       /** The call as proposed, recorded when a decision changed it. */
       original: z.object({ name: z.string(), args: jsonValueSchema() }).optional(),
       /** The call as it will run (edit / replace). */

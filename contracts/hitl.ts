@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { approvalRulesSchema } from './approval-policy';
 import { builtOnce } from './lazy';
 import { inputIdSchema, inputJsonValueSchema, jsonValueSchema } from './json';
 
@@ -72,6 +73,11 @@ export const confirmationPolicySchema = builtOnce(() =>
     tools: z.array(z.string()).default([]),
     /** Never ask for these tools (overrides the tool flag). */
     exempt: z.array(z.string()).default([]),
+    /**
+     * Approval rules (since 1.0.0): the first that matches a call allows it without asking,
+     * denies it, or asks a person; see contracts/approval-policy.ts.
+     */
+    rules: approvalRulesSchema().optional(),
   }),
 );
 export type ConfirmationPolicy = z.input<ReturnType<typeof confirmationPolicySchema>>;

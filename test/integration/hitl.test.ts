@@ -180,6 +180,42 @@ describe('confirmation of tool calls', () => {
     ]);
   });
 
+  it('approval rules decide before a person is asked, and their decisions are recorded like a person\'s, naming the rules\' version and the rule', async () => {
+    const rules = {
+      version: 'echo-rules-1',
+      rules: [
+        { id: 'fine', effect: 'allow' as const, tools: ['echo'], args: [{ path: 'text', op: 'eq' as const, value: 'fine' }] },
+        { id: 'never', effect: 'deny' as const, tools: ['ech*'], args: [{ path: 'text', op: 'in' as const, value: ['rm -rf', 'drop table'] }], reason: 'destructive' },
+      ],
+    };
+    const calls = [
+      { id: 'a', name: 'echo', args: { text: 'fine' } },
+      { id: 'b', name: 'echo', args: { text: 'drop table' } },
+      { id: 'c', name: 'echo', args: { text: 'other' } },
+    ];
+    const { workflowId } = await suite.agents.start(scriptedInput([{ type: 'tool_calls', calls } as ScriptStep, contextStep], { confirmation: { all: true, rules } }));
+    // Only the call no rule decides waits for a person.
+    const waiting = await approvals(workflowId, 1);
+    expect(waiting.map((a) => a.toolCallId)).toEqual(['c']);
+    await suite.agents.decide(workflowId, { decision: 'approve', toolCallId: 'c', by: 'ana' });
+    const result = await suite.agents.result(workflowId);
+    const outputs = view(result).outputs;
+    expect(outputs.map((o) => [o.toolCallId, o.status, o.errorType])).toEqual([
+      ['a', 'ok', undefined],
+      ['b', 'error', 'rejected'],
+      ['c', 'ok', undefined],
+    ]);
+    expect(outputs[1]?.errorMessage).toBe('denied by approval rule never (rules echo-rules-1): destructive');
+    const decided = (await events(workflowId)).filter((e) => e.type === 'approval_decided');
+    expect(decided.map((e) => (e.type === 'approval_decided' ? [e.toolCallId, e.decision, e.by, e.rules] : []))).toEqual([
+      ['a', 'approve', 'rules echo-rules-1/fine', { version: 'echo-rules-1', rule: 'fine' }],
+      ['b', 'reject', 'rules echo-rules-1/never', { version: 'echo-rules-1', rule: 'never' }],
+      ['c', 'approve', 'ana', undefined],
+    ]);
+    // Bad rules are refused at the start, naming the field.
+    await expect(suite.agents.start(scriptedInput([contextStep], { confirmation: { rules: { version: 'x', rules: [{ id: 'r', effect: 'maybe' as never }] } } }))).rejects.toMatchObject({ message: expect.stringContaining('confirmation.rules.rules.0.effect') });
+  });
+
   it('a decision for a call that does not wait is rejected', async () => {
     const { workflowId } = await suite.agents.start(scriptedInput([callStep({ name: 'echo', args: { text: 'x' } }), finalStep()], { confirmation: { all: true } }));
     await approvals(workflowId, 1);

@@ -136,6 +136,33 @@ describe('the turn machine: one call, driven by events alone (stepCall in workfl
     expect(closing(none.actions).output.error).toEqual({ type: 'cancelled', message: 'the run ended while this call waited for confirmation' });
   });
 
+  it('approval rules decide before a person is asked: allow runs a call that would ask, deny refuses any call, ask asks for one that would not', () => {
+    const rules = {
+      version: 'v3',
+      rules: [
+        { id: 'small', effect: 'allow' as const, tools: ['pay'], args: [{ path: 'amount', op: 'lte' as const, value: 500 }] },
+        { id: 'huge', effect: 'deny' as const, tools: ['pay'], args: [{ path: 'amount', op: 'gt' as const, value: 10_000 }], reason: 'over the limit' },
+        { id: 'notes', effect: 'ask' as const, tools: ['note'] },
+      ],
+    };
+    const facts = factsOf({ confirmation: { confirmation: { all: false, tools: [], exempt: [], rules }, alwaysApproved: new Set(), agent: 'a' } });
+    const allowed = one(req('c1', 'pay', { amount: 300 }));
+    const actions = drive(allowed.turn, allowed.row, {}, facts);
+    expect(types(actions)).toEqual(['claim_early', 'safe_point', 'take_queued', 'dispatch']);
+    expect(actions[3]).toMatchObject({ emit: [{ type: 'approval_decided', toolCallId: 'c1', decision: 'approve', by: 'rules v3/small', rules: { version: 'v3', rule: 'small' } }] });
+
+    const denied = one(req('c2', 'pay', { amount: 20_000 }));
+    const refused = closing(drive(denied.turn, denied.row, {}, facts));
+    expect(refused.output.error).toEqual({ type: 'rejected', message: 'denied by approval rule huge (rules v3): over the limit' });
+    expect(refused.emit).toEqual([expect.objectContaining({ type: 'approval_decided', decision: 'reject', rules: { version: 'v3', rule: 'huge' } })]);
+
+    // No rule matches: the tool's own rule asks.
+    const unmatched = one(req('c3', 'pay', { amount: 5_000 }));
+    expect(types(drive(unmatched.turn, unmatched.row, { ask: undefined }, facts)).at(-1)).toBe('ask');
+    const asked = one(req('c4', 'note', { text: 'x' }));
+    expect(types(drive(asked.turn, asked.row, { ask: undefined }, facts)).at(-1)).toBe('ask');
+  });
+
   it('a turn cancelled before a call that needs confirmation answers it cancelled, without asking', () => {
     const { turn, row } = one(req('c1', 'pay', { amount: 500 }));
     const hint = { reason: 'timeout' as const, message: 'budget' };

@@ -11,6 +11,7 @@ import type { RunEventDraft } from '../../contracts/events';
 import type { ToolDefinition } from '../../contracts/tool-definition';
 import type { ToolOutput, ToolRequest } from '../../contracts/tools';
 import type { RunInput } from '../../contracts/run';
+import { ruleVerdict, type ApprovalRules, type RuleVerdict } from '../../contracts/approval-policy';
 import { closedOutput, errorOutput } from '../kernel/outputs';
 import { rejection } from '../kernel/failures';
 import type { QueuedIntervention } from '../state/run-control';
@@ -108,6 +109,35 @@ export function modifiedCall(request: ToolRequest, queued: readonly QueuedInterv
     }
   }
   return { outcome: { type: 'run', request: current }, events };
+}
+
+/** The run as confirmation reads it. */
+export interface ConfirmationFacts {
+  readonly confirmation: RunInput['confirmation'];
+  readonly alwaysApproved: ReadonlySet<string>;
+  readonly agent: string;
+  readonly sessionId?: string;
+}
+
+/**
+ * What a call needs before it runs: nothing (`run`), a person (`ask`), or what the run's approval
+ * rules decided for it (`ruled`: a deny always; an allow only for a call that would have asked).
+ * The first matching rule decides; a human's "always" for the tool stands above an `ask` rule.
+ */
+export function confirmationOf(tool: ToolDefinition, args: unknown, run: ConfirmationFacts): { readonly type: 'run' | 'ask' } | { readonly type: 'ruled'; readonly verdict: RuleVerdict } {
+  const verdict = ruleVerdict(run.confirmation?.rules as ApprovalRules | undefined, { name: tool.name, args, agent: run.agent, ...(run.sessionId !== undefined ? { sessionId: run.sessionId } : {}) });
+  if (verdict?.effect === 'deny') return { type: 'ruled', verdict };
+  if (verdict?.effect === 'ask') return { type: run.alwaysApproved.has(tool.name) ? 'run' : 'ask' };
+  const needed = needsConfirmation(tool, args, run);
+  if (verdict?.effect === 'allow') return needed ? { type: 'ruled', verdict } : { type: 'run' };
+  return { type: needed ? 'ask' : 'run' };
+}
+
+/** The decision approval rules make for a call, as a person's would be. */
+export function ruledDecision(toolCallId: string, verdict: RuleVerdict): ParsedCallDecision {
+  const by = `rules ${verdict.version}/${verdict.rule}`;
+  if (verdict.effect === 'allow') return { decision: 'approve', toolCallId, always: false, by };
+  return { decision: 'reject', toolCallId, by, reason: `denied by approval rule ${verdict.rule} (rules ${verdict.version})${verdict.reason ? `: ${verdict.reason}` : ''}` };
 }
 
 /**

@@ -120,7 +120,7 @@ function runFacts(state: CallsRun, turns: ToolTurns, dispatch: CallDispatch): Tu
     },
     blockReason: (tool) => state.control.blockReason(tool),
     get confirmation() {
-      return { confirmation: state.input.confirmation, alwaysApproved: state.human.alwaysApproved, agent: state.agent.name };
+      return { confirmation: state.input.confirmation, alwaysApproved: state.human.alwaysApproved, agent: state.agent.name, ...(state.input.sessionId !== undefined ? { sessionId: state.input.sessionId } : {}) };
     },
     get pauseRequested() {
       return state.control.isPauseRequested;

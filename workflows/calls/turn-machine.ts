@@ -15,14 +15,13 @@
  */
 import type { ParsedCallDecision } from '../../contracts/hitl';
 import type { RunEventDraft } from '../../contracts/events';
-import type { RunInput } from '../../contracts/run';
 import type { ToolDefinition } from '../../contracts/tool-definition';
 import type { DependencyOutput, RetryHint, ToolOutput, ToolRequest } from '../../contracts/tools';
 import type { HookAction, HookEvent } from '../agents/agent-hooks';
 import { closedOutput } from '../kernel/outputs';
 import { usesCallGraph } from '../state/call-graph';
 import type { QueuedIntervention } from '../state/run-control';
-import { decidedCall, modifiedCall, needsConfirmation, prepareCall, type PreparedCall } from './call-rules';
+import { confirmationOf, decidedCall, modifiedCall, prepareCall, ruledDecision, type ConfirmationFacts, type PreparedCall } from './call-rules';
 import { graphSchedule, lostMessage, settleAlternative, type GraphSchedule } from './call-schedule';
 
 // ---- the turn's state ------------------------------------------------------------------
@@ -96,7 +95,7 @@ export interface TurnFacts {
   readonly tools: readonly ToolDefinition[];
   /** Why operators blocked a tool, if they did. */
   blockReason(tool: string): string | undefined;
-  readonly confirmation: { readonly confirmation: RunInput['confirmation']; readonly alwaysApproved: ReadonlySet<string>; readonly agent: string };
+  readonly confirmation: ConfirmationFacts;
   readonly pauseRequested: boolean;
   /** The turn's calls were cancelled (a kill, the time budget). */
   readonly turnCancelled: boolean;
@@ -243,7 +242,18 @@ function checked(row: CallRow, queued: readonly QueuedIntervention[], facts: Tur
   if (blocked) return close(row, closedOutput(row.request, 'rejected', `tool ${name} is blocked: ${blocked}`, { reason: 'tool_unavailable', tool: name, message: blocked }), emit);
   const prepared = prepareCall(facts.tools, row.request);
   // Only calls that are ready to run (valid, not blocked) are presented for confirmation.
-  if (prepared.type === 'dispatch' && needsConfirmation(prepared.tool, prepared.args, facts.confirmation)) {
+  const confirmation = prepared.type === 'dispatch' ? confirmationOf(prepared.tool, prepared.args, facts.confirmation) : { type: 'run' as const };
+  if (prepared.type === 'dispatch' && confirmation.type === 'ruled') {
+    // Decided by the run's approval rules, recorded as a person's decision would be.
+    const { verdict } = confirmation;
+    const decision = ruledDecision(row.request.toolCallId, verdict);
+    const outcome = decidedCall(prepared, decision, facts.tools);
+    const event = { ...outcome.event, rules: { version: verdict.version, rule: verdict.rule } } as RunEventDraft;
+    // The planner reads who refused it: the rules, not a person.
+    const next: PreparedCall = decision.decision === 'reject' ? { type: 'refused', output: closedOutput(prepared.request, 'rejected', decision.reason) } : outcome.next;
+    return confirmed(row, next, [...emit, event], facts);
+  }
+  if (prepared.type === 'dispatch' && confirmation.type === 'ask') {
     // The turn was cancelled (time budget) before this call's turn came: no approval can matter now.
     if (facts.turnCancelled) return close(row, closedOutput(row.request, 'cancelled', 'not run: its turn was cancelled before this call was dispatched', facts.cancelHint), emit);
     row.phase = 'deciding';
