@@ -20,6 +20,7 @@ import {
   type SessionRunRecord,
 } from '../contracts';
 import type { RunOperationName } from '../contracts/operations';
+import type { ApprovalRules } from '../contracts/approval-policy';
 import { temporalConfigFromEnv, type TemporalConfig } from '../config/temporal';
 import { EncryptedPayloadGuard } from '../config/encryption';
 import type { Checkpoint, CorrectionDelivery, RewindOptions } from '../history/checkpoints';
@@ -241,6 +242,11 @@ export class AgentClient {
   /** Same as `agents.run(workflowId).setBudget(change)`. */
   setBudget(workflowId: string, change: BudgetChange): Promise<CostReport> {
     return this.run(workflowId).setBudget(change);
+  }
+
+  /** Same as `agents.run(workflowId).setApprovalRules(rules)`. */
+  setApprovalRules(workflowId: string, rules: ApprovalRules): Promise<PendingInputs> {
+    return this.run(workflowId).setApprovalRules(rules);
   }
 
   /** Same as `agents.run(workflowId).kill(request)`. */

@@ -40,6 +40,7 @@ export type { FinalizeReason, Termination } from '../contracts/plan';
 export type { RunEvent, RunEventType, EventPage } from '../contracts/events';
 export type { AwaitAnswer, CallDecision, ConfirmationPolicy, PendingInputs } from '../contracts/hitl';
 export { approvalDigest } from '../contracts/approval-digest';
+export type { ApprovalRules, ApprovalRule, ArgumentPredicate } from '../contracts/approval-policy';
 export type { Intervention, PauseRequest, ResumeRequest, KillRequest, BudgetChange, PauseResult, InterventionReceipt } from '../contracts/control';
 export type { QueueEdit, SessionEvent, SessionInput, SessionMessage, SessionQueueView, SessionReport, SessionRunRecord } from '../contracts/session';
 export type { ScheduledMessage, WhenBusyPolicy } from '../contracts/session-schedule';

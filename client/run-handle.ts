@@ -84,6 +84,16 @@ export class RunHandle implements RunOperations {
   }
 
   /**
+   * Replaces the run's approval rules (`{ version, rules }`, see docs/human-in-the-loop.md); the
+   * calls waiting for a person are judged again under them.
+   *
+   * @returns what still waits for people.
+   */
+  setApprovalRules(rules: RunOperationRequest<'setApprovalRules'>): Promise<PendingInputs> {
+    return this.operate('setApprovalRules', rules);
+  }
+
+  /**
    * Approves, rejects, edits or replaces a call waiting for confirmation.
    *
    * @throws AgentClientError `rejected` with the run's reason; when the call waits in a sub-agent

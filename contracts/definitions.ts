@@ -37,6 +37,8 @@ export const interveneSignal = runOperationMessages.intervene.signal;
 export const killSignal = runOperationMessages.kill.signal;
 /** `{ maxToolCalls?, maxIterations?, timeBudgetMs?, … }`: change caps while running. */
 export const setBudgetSignal = runOperationMessages.setBudget.signal;
+/** `{ version, rules }`: replace the run's approval rules; waiting calls are judged again. */
+export const setApprovalRulesSignal = runOperationMessages.setApprovalRules.signal;
 /** Resolves once the run is paused at a safe point; fails with `pause_timeout` otherwise. */
 export const pauseUpdate = runOperationMessages.pause.update;
 /** Resumes a paused run; rejected when the run is not paused. Answers the new status. */
@@ -47,6 +49,8 @@ export const interveneUpdate = runOperationMessages.intervene.update;
 export const killUpdate = runOperationMessages.kill.update;
 /** Changes caps; answers the new cost report. */
 export const setBudgetUpdate = runOperationMessages.setBudget.update;
+/** Replaces the approval rules; answers what still waits for people. */
+export const setApprovalRulesUpdate = runOperationMessages.setApprovalRules.update;
 /** An answer to one await item (see awaitAnswerSchema); bad answers become `signal_rejected` events. */
 export const answerSignal = runOperationMessages.answer.signal;
 /** A decision on a call waiting for confirmation (see callDecisionSchema). */

@@ -124,6 +124,8 @@ export const runEventSchema = builtOnce(() => {
       reason: z.string().optional(),
       always: z.boolean().optional(),
     }),
+    /** The run's approval rules were replaced (setApprovalRules); `decided`: the waiting calls they decided at once (since 1.0.0). */
+    z.object({ ...base, type: z.literal('approval_rules_changed'), version: z.string(), decided: z.array(z.string()) }),
     /** A call started early that the model's final answer did not contain (or the run ended): cancelled, not in the transcript. */
     z.object({ ...base, type: z.literal('early_call_discarded'), turn: z.number().int(), toolCallId: z.string(), name: z.string(), reason: z.string() }),
     /** A call's success wrote a write-once output path. */

@@ -12,6 +12,7 @@ import {
   type InterventionReceipt,
   type PauseResult,
 } from './control';
+import { approvalRulesSchema } from './approval-policy';
 import { awaitAnswerSchema, callDecisionSchema, pendingInputsSchema, type PendingInputs } from './hitl';
 import { costReportSchema, runStatusReportSchema, type CostReport, type RunStatusReport } from './run';
 
@@ -133,6 +134,17 @@ export const runOperationMessages = {
     answer: costReportSchema,
     signal: defineSignal<[unknown]>('setBudget'),
     update: defineUpdate<CostReport, [unknown]>('setBudgetRun'),
+  }),
+  /**
+   * `{ version, rules }` (contracts/approval-policy.ts): replace the run's approval rules; the calls
+   * waiting for a person are judged again under them. The update answers what still waits.
+   */
+  setApprovalRules: operation({
+    kind: 'human input',
+    payload: approvalRulesSchema,
+    answer: pendingInputsSchema,
+    signal: defineSignal<[unknown]>('setApprovalRules'),
+    update: defineUpdate<PendingInputs, [unknown]>('setApprovalRulesRun'),
   }),
 } as const;
 

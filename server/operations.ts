@@ -135,6 +135,12 @@ export const runOperationsHttp: HttpParts<typeof runOperationMessages> = {
     summary: "Change a run's caps while it runs; answers the new cost report",
     perform: (agents, id, body) => agents.setBudget(id, body),
   },
+  setApprovalRules: {
+    path: 'approval-rules',
+    access: 'operator',
+    summary: "Replace a run's approval rules; the calls waiting for a person are judged again under them; answers what still waits",
+    perform: (agents, id, body) => agents.setApprovalRules(id, body),
+  },
   decide: {
     path: 'decisions',
     access: 'operator',

@@ -216,6 +216,36 @@ describe('confirmation of tool calls', () => {
     await expect(suite.agents.start(scriptedInput([contextStep], { confirmation: { rules: { version: 'x', rules: [{ id: 'r', effect: 'maybe' as never }] } } }))).rejects.toMatchObject({ message: expect.stringContaining('confirmation.rules.rules.0.effect') });
   });
 
+  it('new approval rules judge the calls that wait for a person again: the ones they decide run or are refused at once, the rest wait on; later calls follow them', async () => {
+    const calls = [
+      { id: 'a', name: 'echo', args: { text: 'fine' } },
+      { id: 'b', name: 'echo', args: { text: 'other' } },
+    ];
+    const { workflowId } = await suite.agents.start(scriptedInput([{ type: 'tool_calls', calls } as ScriptStep, callStep({ id: 'c', name: 'echo', args: { text: 'fine' } }), contextStep], { confirmation: { all: true } }));
+    await approvals(workflowId, 2);
+    const run = suite.agents.run(workflowId);
+    const still = await run.setApprovalRules({ version: 'v2', rules: [{ id: 'fine', effect: 'allow', tools: ['echo'], args: [{ path: 'text', op: 'eq', value: 'fine' }] }] });
+    expect(still.approvals.map((a) => a.toolCallId)).toEqual(['b']);
+    await expect(run.setApprovalRules({ version: 'v3', rules: [{ id: 'x', effect: 'sometimes' as never }] })).rejects.toMatchObject({ type: 'rejected', message: expect.stringContaining('rules.0.effect') });
+    await run.decide({ decision: 'approve', toolCallId: 'b', by: 'ana' });
+    // The next turn's call follows the rules the run has now: it does not ask.
+    const result = await run.result();
+    expect(view(result).outputs.map((o) => [o.toolCallId, o.status])).toEqual([
+      ['a', 'ok'],
+      ['b', 'ok'],
+      ['c', 'ok'],
+    ]);
+    const log = await events(workflowId);
+    expect(log.filter((e) => e.type === 'approval_rules_changed')).toEqual([expect.objectContaining({ version: 'v2', decided: ['a'] })]);
+    expect(log.filter((e) => e.type === 'approval_requested').map((e) => e.type === 'approval_requested' && e.toolCallId)).toEqual(['a', 'b']);
+    const decided = log.filter((e) => e.type === 'approval_decided');
+    expect(decided.map((e) => (e.type === 'approval_decided' ? [e.toolCallId, e.by, e.rules?.rule] : []))).toEqual([
+      ['a', 'rules v2/fine', 'fine'],
+      ['b', 'ana', undefined],
+      ['c', 'rules v2/fine', 'fine'],
+    ]);
+  });
+
   it('a decision for a call that does not wait is rejected', async () => {
     const { workflowId } = await suite.agents.start(scriptedInput([callStep({ name: 'echo', args: { text: 'x' } }), finalStep()], { confirmation: { all: true } }));
     await approvals(workflowId, 1);

@@ -39,6 +39,7 @@ class RecordingAgents extends AgentClient {
   override kill(...args: unknown[]) { return this.record('kill', args); }
   override intervene(...args: unknown[]) { return this.record('intervene', args); }
   override setBudget(...args: unknown[]) { return this.record('setBudget', args); }
+  override setApprovalRules(...args: unknown[]) { return this.record('setApprovalRules', args); }
   override decide(...args: unknown[]) { return this.record('decide', args); }
   override answer(...args: unknown[]) { return this.record('answer', args); }
   override sendMessage(...args: unknown[]) { return this.record('sendMessage', args); }
@@ -52,6 +53,7 @@ const examples: Record<string, { body: object; call: unknown[] }> = {
   kill: { body: {}, call: ['kill', 'run-1', { reason: 'killed by operator' }] },
   intervene: { body: { kind: 'block_tool', name: 'rm' }, call: ['intervene', 'run-1', { kind: 'block_tool', name: 'rm', reason: 'blocked by operator' }] },
   setBudget: { body: { maxToolCalls: 5 }, call: ['setBudget', 'run-1', { maxToolCalls: 5 }] },
+  setApprovalRules: { body: { version: 'v1', rules: [{ id: 'r', effect: 'allow', tools: ['echo'] }] }, call: ['setApprovalRules', 'run-1', { version: 'v1', rules: [{ id: 'r', effect: 'allow', tools: ['echo'] }] }] },
   decide: { body: { toolCallId: 'c1', decision: 'approve' }, call: ['decide', 'run-1', expect.objectContaining({ toolCallId: 'c1', decision: 'approve', by: 'olivia' })] },
   answer: { body: { kind: 'clarification', itemId: 'q1', answer: 'yes' }, call: ['answer', 'run-1', { kind: 'clarification', itemId: 'q1', answer: 'yes' }] },
 };
@@ -233,7 +235,7 @@ describe('what derives from the rows of the operations tables', () => {
       kept[name] = inputs.decisions.length + inputs.answers.length + inputs.interventions.length;
     }
     // Both messages of each operation eval reports; pause and resume change no decision a candidate makes.
-    expect(kept).toEqual({ answer: 2, decide: 2, pause: 0, resume: 0, kill: 2, intervene: 2, setBudget: 2 });
+    expect(kept).toEqual({ answer: 2, decide: 2, pause: 0, resume: 0, kill: 2, intervene: 2, setBudget: 2, setApprovalRules: 2 });
     expect(humanInputs(recordedMessages('earlyToolCall', 'waitForEvents', payload))).toEqual({ decisions: [], answers: [], interventions: [] });
   });
 

@@ -37,6 +37,7 @@ const recorded: { readonly [N in RunOperationName]: ((arg: Record<string, JsonVa
   kill: (arg, inputs) => inputs.interventions.push({ kind: sessionEnding(arg) ?? 'kill', intervention: arg }),
   intervene: (arg, inputs) => inputs.interventions.push({ kind: isSteer(arg) ? 'steer' : typeof arg.kind === 'string' ? arg.kind : 'unknown', intervention: arg }),
   setBudget: (arg, inputs) => inputs.interventions.push({ kind: 'set_budget', intervention: arg }),
+  setApprovalRules: (arg, inputs) => inputs.interventions.push({ kind: 'set_approval_rules', intervention: arg }),
 };
 
 /**

@@ -133,11 +133,27 @@ export function confirmationOf(tool: ToolDefinition, args: unknown, run: Confirm
   return { type: needed ? 'ask' : 'run' };
 }
 
+/** A decision on a waiting call: a person's, or one approval rules made (`rules` names them). */
+export type RuledCallDecision = ParsedCallDecision & { readonly rules?: { readonly version: string; readonly rule: string } };
+
 /** The decision approval rules make for a call, as a person's would be. */
-export function ruledDecision(toolCallId: string, verdict: RuleVerdict): ParsedCallDecision {
+export function ruledDecision(toolCallId: string, verdict: RuleVerdict): RuledCallDecision {
   const by = `rules ${verdict.version}/${verdict.rule}`;
-  if (verdict.effect === 'allow') return { decision: 'approve', toolCallId, always: false, by };
-  return { decision: 'reject', toolCallId, by, reason: `denied by approval rule ${verdict.rule} (rules ${verdict.version})${verdict.reason ? `: ${verdict.reason}` : ''}` };
+  const rules = { version: verdict.version, rule: verdict.rule };
+  if (verdict.effect === 'allow') return { decision: 'approve', toolCallId, always: false, by, rules };
+  return { decision: 'reject', toolCallId, by, rules, reason: `denied by approval rule ${verdict.rule} (rules ${verdict.version})${verdict.reason ? `: ${verdict.reason}` : ''}` };
+}
+
+/**
+ * {@link decidedCall} for a person's decision or a rules' one: the rules' decision is recorded
+ * with their version and rule, and a call they deny is answered with their reason.
+ */
+export function decisionOutcome(prepared: Extract<PreparedCall, { type: 'dispatch' }>, decision: RuledCallDecision, tools: readonly ToolDefinition[]): { readonly event: RunEventDraft; readonly next: PreparedCall } {
+  const outcome = decidedCall(prepared, decision, tools);
+  if (!decision.rules) return outcome;
+  const event = { ...outcome.event, rules: decision.rules } as RunEventDraft;
+  if (decision.decision !== 'reject') return { event, next: outcome.next };
+  return { event, next: { type: 'refused', output: closedOutput(prepared.request, 'rejected', decision.reason) } };
 }
 
 /**

@@ -21,7 +21,7 @@ import type { HookAction, HookEvent } from '../agents/agent-hooks';
 import { closedOutput } from '../kernel/outputs';
 import { usesCallGraph } from '../state/call-graph';
 import type { QueuedIntervention } from '../state/run-control';
-import { confirmationOf, decidedCall, modifiedCall, prepareCall, ruledDecision, type ConfirmationFacts, type PreparedCall } from './call-rules';
+import { confirmationOf, decisionOutcome, modifiedCall, prepareCall, ruledDecision, type ConfirmationFacts, type PreparedCall } from './call-rules';
 import { graphSchedule, lostMessage, settleAlternative, type GraphSchedule } from './call-schedule';
 
 // ---- the turn's state ------------------------------------------------------------------
@@ -246,12 +246,8 @@ function checked(row: CallRow, queued: readonly QueuedIntervention[], facts: Tur
   if (prepared.type === 'dispatch' && confirmation.type === 'ruled') {
     // Decided by the run's approval rules, recorded as a person's decision would be.
     const { verdict } = confirmation;
-    const decision = ruledDecision(row.request.toolCallId, verdict);
-    const outcome = decidedCall(prepared, decision, facts.tools);
-    const event = { ...outcome.event, rules: { version: verdict.version, rule: verdict.rule } } as RunEventDraft;
-    // The planner reads who refused it: the rules, not a person.
-    const next: PreparedCall = decision.decision === 'reject' ? { type: 'refused', output: closedOutput(prepared.request, 'rejected', decision.reason) } : outcome.next;
-    return confirmed(row, next, [...emit, event], facts);
+    const outcome = decisionOutcome(prepared, ruledDecision(row.request.toolCallId, verdict), facts.tools);
+    return confirmed(row, outcome.next, [...emit, outcome.event], facts);
   }
   if (prepared.type === 'dispatch' && confirmation.type === 'ask') {
     // The turn was cancelled (time budget) before this call's turn came: no approval can matter now.
@@ -279,7 +275,7 @@ function decided(row: CallRow, decision: ParsedCallDecision | undefined, facts: 
     row.decided = { type: 'refused', output: closedOutput(prepared.request, 'cancelled', 'the run ended while this call waited for confirmation') };
     return { type: 'decision', emit: none };
   }
-  const outcome = decidedCall(prepared, decision, facts.tools);
+  const outcome = decisionOutcome(prepared, decision, facts.tools);
   row.decided = outcome.next;
   return { type: 'decision', emit: [outcome.event] };
 }

@@ -19,6 +19,7 @@ import type { RunState } from '../state/run-state';
 import { statusReport } from '../state/run-reports';
 import { rejection } from '../kernel/failures';
 import { DecisionRefused } from '../state/human-inputs';
+import { applyApprovalRules } from './approval-rules-change';
 
 /** The parsed payload of an operation. */
 export type OperationPayload<N extends RunOperationName> = z.output<ReturnType<(typeof runOperationMessages)[N]['payload']>>;
@@ -207,6 +208,11 @@ export function runOperationHandlers(loop: RunLoop): RunOperationHandlers {
       check: () => rejectIfEnded(run, 'change the budget'),
       apply: (change) => run.changeBudget(Object.fromEntries(Object.entries(change).filter((e): e is [string, number] => e[1] !== undefined))),
       answer: (): CostReport => run.cost(),
+    }),
+    setApprovalRules: handling<'setApprovalRules'>({
+      check: () => rejectIfEnded(run, 'change the approval rules'),
+      apply: (rules) => applyApprovalRules(run, rules),
+      answer: (): PendingInputs => run.human.pending(),
     }),
     decide: handling<'decide'>({
       check: (decision) => checkHuman(run, { type: 'decision', decision }),

@@ -146,6 +146,11 @@ export class HumanInputs {
     if (this.decided.size > rememberedDecisions) this.decided.delete(this.decided.keys().next().value as string);
   }
 
+  /** The calls that wait for a decision, oldest first. */
+  waitingRequests(): ToolRequest[] {
+    return [...this.approvals.values()].filter((a) => !a.decision).map((a) => a.request);
+  }
+
   /** The digest the approval of a waiting call is bound to. */
   digestOf(toolCallId: string): string | undefined {
     return this.approvals.get(toolCallId)?.digest;
