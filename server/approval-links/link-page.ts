@@ -10,7 +10,8 @@ export const linkPageHeaders: Readonly<Record<string, string>> = {
   'X-Content-Type-Options': 'nosniff',
   'X-Frame-Options': 'DENY',
   // The token is in the address: no other site learns it from a Referer, no cache keeps the page.
-  'Referrer-Policy': 'no-referrer',
+  // (Not `no-referrer`: a browser then sends `Origin: null` with the page's own form.)
+  'Referrer-Policy': 'same-origin',
   'Cache-Control': 'no-store',
 };
 

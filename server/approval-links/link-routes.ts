@@ -106,8 +106,9 @@ function errorPage(c: Context, err: unknown, claims: ApprovalLinkClaims): Respon
 function checkedToken(c: Context, settings: ApprovalLinkSettings | undefined): ApprovalLinkClaims | Response {
   if (!settings || settings.keys.length === 0) return refused(c, 'unknown_key', notConfigured);
   const checked = verifyApprovalLink(c.req.param('token') ?? '', settings.keys, Math.floor(Date.now() / 1000));
-  if ('claims' in checked) return checked.claims;
-  return refused(c, checked.type, checked.message);
+  // An expired token's refusal carries its claims too: ask for the refusal first.
+  if ('type' in checked) return refused(c, checked.type, checked.message);
+  return checked.claims;
 }
 
 /**
