@@ -483,7 +483,7 @@ describe('the dashboard in a browser', () => {
     await suite.agents.decide(workflowId, { decision: 'reject', toolCallId: 'call_0_0' });
   });
 
-  it('an approval link: minted for two people, opened in the browser with the arguments shown as text, approved by one of them; then refused as used, also on another server', async () => {
+  it('an approval link: minted for two people, opened in the browser with the arguments shown as text, approved by one of them, then refused as used, also on another server; a link for a role edits the other call', async () => {
     const text = '<script>window.pwned = 1</script>';
     const { workflowId } = await suite.agents.start(
       scriptedInput([callStep({ name: 'echo', args: { text } }, { name: 'echo', args: { text: 'second' } }), finalStep('echoed')], { confirmation: { tools: ['echo'] } }),
@@ -520,8 +520,12 @@ describe('the dashboard in a browser', () => {
     } finally {
       await other.close();
     }
-    await suite.agents.decide(workflowId, { decision: 'approve', toolCallId: 'call_0_1' });
+    // A link for a role: anyone holding it answers with their name; edited arguments the tool does not take are refused by the run, and the link stays usable.
+    const forRole = (await mintLink(workflowId, { toolCallId: 'call_0_1', approver: { role: 'on-call' } })).body as { url: string };
+    expect(await answerLink(forRole.url, { action: 'edit', approver: 'dora', args: '{"text": 5}' })).toMatchObject({ status: 400, refusal: 'invalid_input', text: expect.stringContaining('arguments do not match echo') });
+    expect(await answerLink(forRole.url, { action: 'edit', approver: 'dora', args: '{"text": "edited"}' })).toMatchObject({ status: 200, text: expect.stringContaining('was approved with edited arguments by dora (on-call)') });
     expect(await suite.agents.result(workflowId)).toMatchObject({ status: 'completed', final: { text: 'echoed' } });
+    expect((await events(workflowId)).find((e) => e.type === 'approval_decided' && e.toolCallId === 'call_0_1')).toMatchObject({ decision: 'edit', by: 'dora (on-call)', updated: { args: { text: 'edited' } } });
   });
 
   it('an approval link refuses, with a page naming what was wrong: a tampered link, a foreign approver, a form of another site, an expired link, and a link minted before a rewind whose call now waits with other arguments', async () => {
