@@ -72,6 +72,11 @@ export const confirmationPolicySchema = builtOnce(() =>
     tools: z.array(z.string()).default([]),
     /** Never ask for these tools (overrides the tool flag). */
     exempt: z.array(z.string()).default([]),
+    /**
+     * Tell people when a call starts to wait: the worker's approval notifier (an activity, retried
+     * until it is delivered or the run ends) posts a signed approval link to a webhook.
+     */
+    notify: z.boolean().optional(),
   }),
 );
 export type ConfirmationPolicy = z.input<ReturnType<typeof confirmationPolicySchema>>;

@@ -1,7 +1,12 @@
 import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
+import { Worker } from '@temporalio/worker';
+import { DurableAgentsPlugin } from '../../worker/plugin';
+import { testAgents } from '../support/agents';
 import { AgentClient } from '../../client/agent-client';
 import { approvalDigest } from '../../contracts/approval-digest';
 import type { RunEvent } from '../../contracts';
@@ -10,7 +15,7 @@ import { startAgentServer, type AgentServer } from '../../server';
 import { agentSuite } from '../support/agent-suite';
 import { launchTestBrowser, type TestBrowser } from '../support/browser';
 import { callStep, finalStep, scriptedInput } from '../support/scripts';
-import { createTestWorker, uniqueTaskQueue } from '../support/test-env';
+import { createTestWorker, inProcessWorkerOptions, uniqueTaskQueue, workflowBundleOption } from '../support/test-env';
 import { allToolImplementations } from '../support/tools';
 import { trackCalls, type TrackedAgents } from '../support/tracked-calls';
 import { waitFor } from '../support/wait';
@@ -526,6 +531,65 @@ describe('the dashboard in a browser', () => {
     expect(await answerLink(forRole.url, { action: 'edit', approver: 'dora', args: '{"text": "edited"}' })).toMatchObject({ status: 200, text: expect.stringContaining('was approved with edited arguments by dora (on-call)') });
     expect(await suite.agents.result(workflowId)).toMatchObject({ status: 'completed', final: { text: 'echoed' } });
     expect((await events(workflowId)).find((e) => e.type === 'approval_decided' && e.toolCallId === 'call_0_1')).toMatchObject({ decision: 'edit', by: 'dora (on-call)', updated: { args: { text: 'edited' } } });
+  });
+
+  it('notifies the approvers through a webhook when a call starts to wait, with a signed link in a Slack-style message; a receiver that is down is tried again while the call waits', async () => {
+    const received: { link: string }[] = [];
+    let refused = 0;
+    // A receiver that is down for its first notice.
+    const receiver = createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      req.on('end', () => {
+        if (refused === 0) {
+          refused++;
+          res.writeHead(503).end();
+          return;
+        }
+        received.push(JSON.parse(body) as { link: string });
+        res.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const { port } = receiver.address() as AddressInfo;
+    const taskQueue = uniqueTaskQueue('dashboard-notify');
+    const approvalNotifier = { webhookUrl: `http://127.0.0.1:${port}/hooks/approvals`, links: { keys: [linkKey], publicUrl: server.url, approver: { names: ['erin'] } } };
+    const worker = await Worker.create({
+      connection: suite.env.nativeConnection,
+      namespace: suite.env.namespace ?? 'default',
+      taskQueue,
+      workflowBundle: await workflowBundleOption(),
+      plugins: [new DurableAgentsPlugin({ agents: testAgents, tools: allToolImplementations(), runtime: {}, approvalNotifier })],
+      ...inProcessWorkerOptions,
+    });
+    const agents = new AgentClient(suite.env.client, taskQueue);
+    const args = { text: 'notify <erin>' };
+    try {
+      await worker.runUntil(async () => {
+        const { workflowId } = await agents.start(scriptedInput([callStep({ name: 'echo', args }), finalStep('notified')], { confirmation: { tools: ['echo'], notify: true } }));
+        await waitFor('the refused notice', async () => (refused > 0 ? true : undefined));
+        // The call waits for its decision whatever becomes of the notice.
+        expect((await agents.pendingInputs(workflowId)).approvals).toEqual([expect.objectContaining({ toolCallId: 'call_0_0' })]);
+        const [notice] = await waitFor('the notice', async () => (received.length > 0 ? received : undefined));
+        expect(notice).toMatchObject({
+          type: 'approval_requested',
+          run: workflowId,
+          toolCallId: 'call_0_0',
+          name: 'echo',
+          args,
+          digest: approvalDigest('echo', args),
+          approver: { names: ['erin'] },
+          link: expect.stringMatching(new RegExp(`^${server.url}/approve/`)),
+          text: expect.stringContaining(`echo waits for a decision in run ${workflowId}`),
+          blocks: expect.arrayContaining([{ type: 'actions', elements: [expect.objectContaining({ type: 'button', url: notice?.link })] }]),
+        });
+        expect(await answerLink(notice?.link ?? '', { action: 'approve' })).toMatchObject({ status: 200, text: expect.stringContaining('was approved by erin') });
+        expect(await agents.result(workflowId)).toMatchObject({ status: 'completed', final: { text: 'notified' } });
+        expect(received).toHaveLength(1);
+      });
+    } finally {
+      await new Promise((resolve) => receiver.close(resolve));
+    }
   });
 
   it('an approval link refuses, with a page naming what was wrong: a tampered link, a foreign approver, a form of another site, an expired link, and a link minted before a rewind whose call now waits with other arguments', async () => {

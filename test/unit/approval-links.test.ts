@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { approvalNoticeBody } from '../../activities/approval-notifier';
 import { approvalLinkKeysFromEnv } from '../../config/approval-link-keys';
 import { linkApprover, linkDecision } from '../../server/approval-links/link-decision';
 import { approvalPage, escapeHtml } from '../../server/approval-links/link-page';
@@ -124,5 +125,25 @@ describe('the link page', () => {
     const page = approvalPage({ v: 1, kid: 'k1', ...claims }, { name: 'echo', args: { text: '<script>alert("x")</script>' } });
     expect(page).not.toContain('<script>');
     expect(page).toContain(escapeHtml('"text": "<script>alert(\\"x\\")</script>"'));
+  });
+});
+
+describe('the body of an approval notice', () => {
+  const notice = { workflowId: 'run-1', agent: 'payments', toolCallId: 'call_0_0', name: 'transfer', args: { to: 'acct-7', amount: 500 }, digest, turn: 0 };
+  const link = { url: 'https://agents.example.com/approve/t', expiresAt: '2030-01-01T00:00:00.000Z', approver: { role: 'on-call' } };
+
+  it('carries the call and its link for any receiver, and a Slack message with a button to the link', () => {
+    const body = approvalNoticeBody(notice, link);
+    expect(body).toMatchObject({ type: 'approval_requested', run: 'run-1', toolCallId: 'call_0_0', args: notice.args, digest, link: link.url, linkExpiresAt: link.expiresAt });
+    expect(body.text).toBe('transfer waits for a decision in run run-1 (agent payments, call call_0_0): https://agents.example.com/approve/t');
+    expect(body.blocks).toContainEqual({ type: 'actions', elements: [{ type: 'button', text: { type: 'plain_text', text: 'Review and decide' }, url: link.url, style: 'primary' }] });
+    expect(JSON.stringify(body.blocks)).toContain('For anyone answering as on-call; the link works once');
+  });
+
+  it('cuts long arguments in the message (the link shows them whole)', () => {
+    const body = approvalNoticeBody({ ...notice, args: { note: 'x'.repeat(10_000) } }, link);
+    expect(JSON.stringify(body.blocks).length).toBeLessThan(4000);
+    expect(JSON.stringify(body.blocks)).toContain('more characters: open the link');
+    expect(body.args).toEqual({ note: 'x'.repeat(10_000) });
   });
 });
