@@ -44,7 +44,8 @@ export function grpcCode(err: unknown): unknown {
   return err instanceof ServiceError ? (err.cause as { code?: unknown } | undefined)?.code : undefined;
 }
 
-function updateFailureType(err: unknown): string | undefined {
+/** The failure type of a refused update (the run's reason: `stale_digest`, `invalid_decision`, …). */
+export function updateFailureType(err: unknown): string | undefined {
   return err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure ? err.cause.type ?? undefined : undefined;
 }
 

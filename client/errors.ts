@@ -8,9 +8,14 @@ export type AgentClientErrorType = 'invalid_input' | 'run_not_found' | 'run_ende
 
 /** A caller mistake (bad input, unknown run), with a message naming what was wrong. */
 export class AgentClientError extends Error {
+  /**
+   * @param refusal for `rejected`: the run's own name for why it refused (`already_decided`,
+   *   `stale_digest`, `invalid_decision`, …), to match on instead of the message.
+   */
   constructor(
     readonly type: AgentClientErrorType,
     message: string,
+    readonly refusal?: string,
   ) {
     super(message);
     this.name = 'AgentClientError';

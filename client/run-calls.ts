@@ -2,7 +2,7 @@ import type { Client, WorkflowExecutionDescription, WorkflowHandle } from '@temp
 import type { UpdateDefinition } from '@temporalio/common';
 import { runOperationMessages, type RunOperationAnswer, type RunOperationName, type RunOperationRequest } from '../contracts/operations';
 import { AgentClientError, NoWorkerError, RunNotStartedError } from './errors';
-import { clientErrorMessage, clientErrorRow } from './error-table';
+import { clientErrorMessage, clientErrorRow, updateFailureType } from './error-table';
 import { fits } from './input-checks';
 import { queryFailure } from './query-failure';
 import { sessionRunState } from './session-run-start';
@@ -66,7 +66,7 @@ export class RunCalls {
       if (!row || row.becomes === 'as_is') throw err;
       if (row.kind === 'not_found') return this.notFound(workflowId, err as Error & { runId?: string }, fn, attempt);
       if (row.kind === 'query_deadline') throw new AgentClientError('unanswered', `no worker answered a query of run ${workflowId} in time: ${await unansweredNote(this.client, workflowId)}`);
-      throw new AgentClientError(row.becomes, clientErrorMessage(row.kind, err, workflowId));
+      throw new AgentClientError(row.becomes, clientErrorMessage(row.kind, err, workflowId), row.kind === 'update_rejected' ? updateFailureType(err) : undefined);
     }
   }
 

@@ -143,7 +143,7 @@ export async function rethrowWithSubRunHint(err: unknown, agents: TreeRuns, work
   const below = await subRunsWaitingOnCall(agents, workflowId, toolCallId).catch(() => []);
   if (below.length === 0) throw err;
   const where = below.map((p) => `at path ${p.path.join('/')} (${p.workflowId}): decide it there (--path ${p.path.join('/')})`).join('; or ');
-  throw new AgentClientError('rejected', `${err.message}; ${toolCallId} waits in the sub-agent run ${where}`);
+  throw new AgentClientError('rejected', `${err.message}; ${toolCallId} waits in the sub-agent run ${where}`, err.refusal);
 }
 
 /** A tree path naming a call that started no sub-agent run in the run it reached. */

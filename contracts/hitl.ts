@@ -78,6 +78,11 @@ export const confirmationPolicySchema = builtOnce(() =>
      * denies it, or asks a person; see contracts/approval-policy.ts.
      */
     rules: approvalRulesSchema().optional(),
+    /**
+     * Tell people when a call starts to wait: the worker's approval notifier (an activity, retried
+     * until it is delivered or the run ends) posts a signed approval link to a webhook.
+     */
+    notify: z.boolean().optional(),
   }),
 );
 export type ConfirmationPolicy = z.input<ReturnType<typeof confirmationPolicySchema>>;

@@ -180,7 +180,7 @@ function setSchema(definition: Record<string, unknown>, tool: string, field: 'in
 const toolNamePattern = /^[a-zA-Z][a-zA-Z0-9_.-]{0,63}$/;
 
 /** Activity types used by the runtime itself; tools may not take these names. */
-export const reservedActivityNames: readonly string[] = ['callModel', 'mcp.listTools', 'mcp.callTool', 'session.deliverMessage'];
+export const reservedActivityNames: readonly string[] = ['callModel', 'mcp.listTools', 'mcp.callTool', 'session.deliverMessage', 'approvals.notify'];
 
 /**
  * Declares a tool. Safe to import from workflow code.

@@ -12,7 +12,8 @@ import { ApiError, toApiError } from './errors';
 import { agUiRoutes, chatRoutes, liveRoutes, sessionAgUiRoutes, sessionChatRoutes } from './live';
 import { inboxRoutes } from './api/inbox';
 import { webhookRoutes } from './webhooks';
-import { originGuard } from './request-guard';
+import { approvalLinkRoutes, mountApprovalPages } from './approval-links';
+import { defaultMaxBodyBytes, originGuard } from './request-guard';
 import { mountRoutes, openApiDocument, route, type AnyRoute } from './routes';
 
 /**
@@ -55,7 +56,7 @@ export function apiRoutes(ctx: ServerContext): AnyRoute[] {
       handle: ({ principal }) => ({ name: principal.name, role: principal.role, localDev: ctx.auth.localDev }),
     }),
   ];
-  return [...meta, ...runRoutes(ctx), ...sessionRoutes(ctx), ...webhookRoutes(ctx), ...inboxRoutes(ctx), ...liveRoutes(ctx), ...chatRoutes(ctx), ...sessionChatRoutes(ctx), ...agUiRoutes(ctx), ...sessionAgUiRoutes(ctx), ...codecRoutes(ctx), ...metricsRoutes(ctx)];
+  return [...meta, ...runRoutes(ctx), ...sessionRoutes(ctx), ...webhookRoutes(ctx), ...approvalLinkRoutes(ctx), ...inboxRoutes(ctx), ...liveRoutes(ctx), ...chatRoutes(ctx), ...sessionChatRoutes(ctx), ...agUiRoutes(ctx), ...sessionAgUiRoutes(ctx), ...codecRoutes(ctx), ...metricsRoutes(ctx)];
 }
 
 /**
@@ -74,6 +75,7 @@ export function createAgentApp(ctx: ServerContext, options: AppOptions = {}): Ho
   let document: Record<string, unknown> | undefined;
   app.get('/openapi.json', (c) => c.json((document ??= openApiDocument(routes, { title: 'durable-agents', version }))));
   mountRoutes(app, ctx.auth, routes, options.maxBodyBytes !== undefined ? { maxBodyBytes: options.maxBodyBytes } : {});
+  mountApprovalPages(app, ctx, options.maxBodyBytes ?? defaultMaxBodyBytes);
   mountDashboard(app);
   app.notFound((c) => {
     const error = new ApiError('not_found', `no route ${c.req.method} ${quoted(c.req.path, 100)}; the API is described at /openapi.json`);

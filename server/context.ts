@@ -4,6 +4,7 @@ import type { WebhookSource } from '../config/webhook-sources';
 import type { AuthConfig } from './auth';
 import { ApiError } from './errors';
 import type { LiveHub } from './live/live-hub';
+import type { ApprovalLinkSettings } from './approval-links/link-routes';
 
 /** What every route of the server shares. */
 export interface ServerContext {
@@ -21,6 +22,8 @@ export interface ServerContext {
   readonly agentNames?: readonly string[];
   /** The systems that may post signed messages into sessions (`POST /api/sessions/:id/webhooks/:source`). */
   readonly webhooks?: WebhookSettings;
+  /** The keys that sign approval links (`/approve/:token`); none: links are off. */
+  readonly approvalLinks?: ApprovalLinkSettings;
 }
 
 /** Who may post messages into sessions through webhooks, and how old a delivery may be. */

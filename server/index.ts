@@ -19,4 +19,5 @@ export { LiveHub, UiMessageProjection, type LiveHubOptions, type LiveHubStats, t
 export { RedisLiveBroker, type RedisLiveBrokerOptions, type LiveBroker, type LiveBrokerContext, type LiveBrokerStats, type LiveMessage, type LiveMessageHandler } from './live';
 export type { ServerContext, WebhookSettings } from './context';
 export { signWebhookDelivery } from './webhooks';
+export type { ApprovalLinkSettings, ApprovalLinkKey } from './approval-links';
 export { webhookSourcesFromEnv, type WebhookSource } from '../config/webhook-sources';

@@ -8,6 +8,8 @@
  * API servers on that Redis (several servers behind one address). DURABLE_AGENTS_DELTAS_KEYS makes
  * it take only token deltas signed with one of those keys. DURABLE_AGENTS_WEBHOOK_SECRETS /
  * DURABLE_AGENTS_WEBHOOK_SECRETS_FILE name the systems that may post signed messages into sessions.
+ * DURABLE_AGENTS_APPROVAL_LINK_KEYS signs approval links (DURABLE_AGENTS_PUBLIC_URL: the address
+ * in them).
  */
 import { resolve } from 'node:path';
 import { AgentClient, clientOptionsFromEnv } from '../client/agent-client';
@@ -16,6 +18,7 @@ import { authFromEnv } from './auth';
 import { authModeLine, deltasModeLine } from './auth-mode';
 import { deltaKeysFromEnv } from '../config/delta-keys';
 import { webhookSourcesFromEnv } from '../config/webhook-sources';
+import { approvalLinkKeysFromEnv } from '../config/approval-link-keys';
 import { RedisLiveBroker } from './live';
 import { startAgentServer } from './start';
 
@@ -42,6 +45,7 @@ async function main(): Promise<void> {
   const auth = authFromEnv(env);
   const deltaKeys = deltaKeysFromEnv(env);
   const webhookSources = webhookSourcesFromEnv(env);
+  const linkKeys = approvalLinkKeysFromEnv(env);
   const port = portFromEnv(env);
   const config = temporalConfigFromEnv(env);
   const agents = await AgentClient.connect(config, clientOptionsFromEnv(env));
@@ -69,6 +73,7 @@ async function main(): Promise<void> {
   console.log(deltasModeLine(auth, deltaKeys));
   const sourceNames = [...new Set(webhookSources.map((s) => s.source))];
   console.log(sourceNames.length > 0 ? `webhooks: POST /api/sessions/:id/webhooks/<source> takes deliveries signed by ${sourceNames.join(', ')}` : 'webhooks: no sources (set DURABLE_AGENTS_WEBHOOK_SECRETS to take signed deliveries into sessions)');
+  console.log(linkKeys.length > 0 ? `approval links: on, signed with key ${linkKeys[0]?.id ?? ''}${linkKeys.length > 1 ? ` (also taken: ${linkKeys.slice(1).map((k) => k.id).join(', ')})` : ''}` : 'approval links: off (set DURABLE_AGENTS_APPROVAL_LINK_KEYS to mint them)');
   console.log(redisUrl ? `live deltas and announcements shared with other API servers through Redis at ${redactedUrl(redisUrl)}` : 'one API server: live deltas stay in this process (set DURABLE_AGENTS_REDIS_URL to run several)');
   const stop = (): void => {
     void server.close().then(() => process.exit(0));

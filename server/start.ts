@@ -10,6 +10,8 @@ import type { ServerContext, WebhookSettings } from './context';
 import { LiveHub, type LiveHubOptions } from './live';
 import { deltaKeysFromEnv } from '../config/delta-keys';
 import { webhookSourcesFromEnv } from '../config/webhook-sources';
+import { approvalLinkKeysFromEnv, checkApprovalLinkKeys } from '../config/approval-link-keys';
+import type { ApprovalLinkSettings } from './approval-links';
 import { defaultMaxBodyBytes, defaultMaxWebSocketMessageBytes } from './request-guard';
 
 /** Options of {@link startAgentServer}. */
@@ -49,6 +51,12 @@ export interface AgentServerOptions {
    * ({@link webhookSourcesFromEnv}), else none.
    */
   readonly webhooks?: WebhookSettings;
+  /**
+   * Approval links (`POST /api/runs/:id/approval-links`, `/approve/:token`): the keys that sign
+   * them (the first signs, all verify) and the address people reach the server at; default the
+   * keys of `DURABLE_AGENTS_APPROVAL_LINK_KEYS` and `DURABLE_AGENTS_PUBLIC_URL`, else links are off.
+   */
+  readonly approvalLinks?: ApprovalLinkSettings;
 }
 
 /** A running server. */
@@ -79,12 +87,23 @@ function corsFromEnv(env: NodeJS.ProcessEnv): string[] {
     .filter(Boolean);
 }
 
+/** The approval link settings of the options, else of the environment. @throws Error naming a malformed key or URL. */
+function approvalLinkSettings(given: ApprovalLinkSettings | undefined): ApprovalLinkSettings {
+  if (given) {
+    checkApprovalLinkKeys(given.keys, 'approvalLinks.keys');
+    return given;
+  }
+  const publicUrl = process.env.DURABLE_AGENTS_PUBLIC_URL?.trim();
+  if (publicUrl && !/^https?:\/\/[^/]/.test(publicUrl)) throw new Error(`DURABLE_AGENTS_PUBLIC_URL: expected an http(s) address such as https://agents.example.com, got ${quoted(publicUrl, 100)}`);
+  return { keys: approvalLinkKeysFromEnv(process.env), ...(publicUrl ? { publicUrl } : {}) };
+}
+
 /**
  * Starts the HTTP server: API, streams and dashboard.
  *
  * @throws Error when no token is configured and local-dev mode is off (every request would be
  *   refused), when the delta keys or webhook secrets are malformed (naming the key id or source and
- *   the variable), or when the port is taken.
+ *   the variable), when the approval link keys are, or when the port is taken.
  */
 export async function startAgentServer(options: AgentServerOptions): Promise<AgentServer> {
   const auth = options.auth ?? authFromEnv();
@@ -100,6 +119,7 @@ export async function startAgentServer(options: AgentServerOptions): Promise<Age
     ...(options.workflowsPath ? { workflowsPath: options.workflowsPath } : {}),
     ...(options.agentNames ? { agentNames: options.agentNames } : {}),
     webhooks: options.webhooks ?? { sources: webhookSourcesFromEnv(process.env) },
+    approvalLinks: approvalLinkSettings(options.approvalLinks),
   };
   const app = createAgentApp(ctx, { corsOrigins: options.corsOrigins ?? corsFromEnv(process.env), maxBodyBytes });
   const host = options.host ?? '127.0.0.1';

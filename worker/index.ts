@@ -25,3 +25,5 @@ export { installTelemetry, tracingFromEnv, prometheusFromEnv, type TelemetryOpti
 export { workflowTracingModule } from './workflow-sources';
 export { activityMetricNames } from './agent-activity-metrics';
 export { runMetricNames } from '../workflows/run/run-metrics';
+export { approvalLinkKeysFromEnv } from '../config/approval-link-keys';
+export type { ApprovalNotifierOptions } from '../activities/approval-notifier';

@@ -3,6 +3,7 @@ import type { BundleOptions, InjectedSinks, ReplayWorkerOptions, Worker, WorkerO
 import type OpenAI from 'openai';
 import { createActivities, type ActivityDependencies, type ToolImplementation } from '../activities';
 import { createDeliverScheduledMessage } from '../activities/sessions/deliver-scheduled-message';
+import { createApprovalNotifier, type ApprovalNotifierOptions } from '../activities/approval-notifier';
 import { deliverScheduledMessageActivityName } from '../contracts/session-schedule';
 import { createModelActivities, type DeltaSink, type ModelActivityDependencies } from '../activities/model';
 import type { AgentDefinition } from '../workflows/agents/agent-registry';
@@ -38,6 +39,12 @@ export interface DurableAgentsPluginOptions {
   readonly model?: Omit<ModelActivityDependencies, 'openai' | 'findAgent'>;
   /** Replaces the runtime activities (`callModel`) altogether, e.g. with a test double. */
   readonly runtime?: ActivityDependencies['runtime'];
+  /**
+   * Posts a signed approval link to a webhook when a call of a run with `confirmation.notify`
+   * starts to wait (docs/human-in-the-loop.md, "Approvals from outside"). Absent: such notices are
+   * retried until a worker with a notifier takes them.
+   */
+  readonly approvalNotifier?: ApprovalNotifierOptions;
   /**
    * Encrypts every payload with AES-256-GCM ({@link EncryptionCodec}); the first key encrypts,
    * all decrypt (`encryptionKeysFromEnv()` reads DURABLE_AGENTS_ENCRYPTION_KEYS(_FILE)).
@@ -222,6 +229,7 @@ export class DurableAgentsPlugin extends SimplePlugin {
       ...createActivities({ agents, tools: options.tools, runtime: pool ? { ...runtime, ...createMcpActivities(pool) } : runtime }),
       // Sessions' schedules post through it (workflows/sessions/scheduled-message.ts), whatever the runtime.
       [deliverScheduledMessageActivityName]: createDeliverScheduledMessage(),
+      ...(options.approvalNotifier ? createApprovalNotifier(options.approvalNotifier) : {}),
     };
     const keys = options.encryption ?? undefined;
     const codec = keys ? new EncryptionCodec(keys) : undefined;

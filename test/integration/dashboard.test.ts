@@ -1,13 +1,21 @@
+import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
+import { Worker } from '@temporalio/worker';
+import { DurableAgentsPlugin } from '../../worker/plugin';
+import { testAgents } from '../support/agents';
 import { AgentClient } from '../../client/agent-client';
+import { approvalDigest } from '../../contracts/approval-digest';
+import type { RunEvent } from '../../contracts';
 import { listRuns } from '../../client/run-list';
 import { startAgentServer, type AgentServer } from '../../server';
 import { agentSuite } from '../support/agent-suite';
 import { launchTestBrowser, type TestBrowser } from '../support/browser';
 import { callStep, finalStep, scriptedInput } from '../support/scripts';
-import { createTestWorker, uniqueTaskQueue } from '../support/test-env';
+import { createTestWorker, inProcessWorkerOptions, uniqueTaskQueue, workflowBundleOption } from '../support/test-env';
 import { allToolImplementations } from '../support/tools';
 import { trackCalls, type TrackedAgents } from '../support/tracked-calls';
 import { waitFor } from '../support/wait';
@@ -15,7 +23,8 @@ import { waitFor } from '../support/wait';
 /**
  * The web dashboard in a real browser (Chromium through playwright-core) against a real
  * server, worker and Temporal dev server: sign in with a token, watch a run's events arrive,
- * approve a call, pause and resume, and see the runs list.
+ * approve a call, pause and resume, and see the runs list; and an approval link's page, opened
+ * without a token, and its refusals.
  */
 // A namespace of its own: the runs list shows every run of the namespace, and it counts the waiting ones.
 const suite = agentSuite('dashboard', undefined, { ownNamespace: true });
@@ -23,6 +32,8 @@ const adminToken = 'dashboard-admin-token-0123456789';
 const viewerToken = 'dashboard-viewer-token-0123456789';
 const publisherToken = 'dashboard-publisher-token-012345';
 const screenshots = join(__dirname, '../../artifacts/screenshots');
+/** The key that signs approval links (the second server of the link test has it too). */
+const linkKey = { id: 'links-1', key: randomBytes(32) };
 
 let server: AgentServer;
 let browser: TestBrowser;
@@ -55,7 +66,11 @@ describe('the dashboard in a browser', () => {
       await waitFor('the idle run to wait for approval', async () => ((await idleAgents.pendingInputs(idle.workflowId)).approvals.length > 0 ? true : undefined));
     });
     serverCalls = trackCalls(suite.agents);
-    server = await startAgentServer({ agents: serverCalls.agents, auth: { tokens: [{ name: 'alice', role: 'admin', token: adminToken }, { name: 'victor', role: 'viewer', token: viewerToken }, { name: 'worker', role: 'publisher', token: publisherToken }], localDev: false } });
+    server = await startAgentServer({
+      agents: serverCalls.agents,
+      auth: { tokens: [{ name: 'alice', role: 'admin', token: adminToken }, { name: 'victor', role: 'viewer', token: viewerToken }, { name: 'worker', role: 'publisher', token: publisherToken }], localDev: false },
+      approvalLinks: { keys: [linkKey] },
+    });
     browser = await launchTestBrowser();
     page = browser.context.pages()[0] ?? (await browser.context.newPage());
     // Waits for what the page shows are generous: an events query sent just as a run completes
@@ -472,7 +487,199 @@ describe('the dashboard in a browser', () => {
     }
     await suite.agents.decide(workflowId, { decision: 'reject', toolCallId: 'call_0_0' });
   });
+
+  it('an approval link: minted for two people, opened in the browser with the arguments shown as text, approved by one of them, then refused as used, also on another server; a link for a role edits the other call', async () => {
+    const text = '<script>window.pwned = 1</script>';
+    const { workflowId } = await suite.agents.start(
+      scriptedInput([callStep({ name: 'echo', args: { text } }, { name: 'echo', args: { text: 'second' } }), finalStep('echoed')], { confirmation: { tools: ['echo'] } }),
+    );
+    await waitFor('two calls waiting', async () => ((await suite.agents.pendingInputs(workflowId)).approvals.length === 2 ? true : undefined));
+    const minted = await mintLink(workflowId, { toolCallId: 'call_0_0', approver: { names: ['bob', 'carol'] }, expiresIn: 3600 });
+    expect(minted.status).toBe(201);
+    expect(minted.body).toMatchObject({ digest: approvalDigest('echo', { text }), keyId: 'links-1', url: `${server.url}/approve/${minted.body.token}` });
+
+    const linkPage = await browser.context.newPage();
+    try {
+      await linkPage.goto(minted.body.url);
+      // The arguments are text on the page: the script in them is shown, not run.
+      await expectText(linkPage.locator('[data-testid=args]'), text);
+      expect(await linkPage.evaluate('window.pwned')).toBeUndefined();
+      await expectText(linkPage.locator('[data-testid=call]'), 'echo (call_0_0)');
+      await linkPage.screenshot({ path: join(screenshots, 'approval-link.png'), fullPage: true });
+      await linkPage.selectOption('select[name=approver]', 'carol');
+      await linkPage.locator('button', { hasText: /^Approve$/ }).click();
+      await expectText(linkPage.locator('[data-testid=outcome]'), 'Call call_0_0 of run');
+      await expectText(linkPage.locator('[data-testid=outcome]'), 'was approved by carol');
+    } finally {
+      await linkPage.close();
+    }
+    await waitFor('call_0_0 to run', async () => ((await events(workflowId)).some((e) => e.type === 'tool_result' && e.toolCallId === 'call_0_0') ? true : undefined));
+    expect((await events(workflowId)).find((e) => e.type === 'approval_decided')).toMatchObject({ toolCallId: 'call_0_0', decision: 'approve', by: 'carol' });
+
+    // Used once: this server remembers it; another server with the same key asks the run, which answers who decided it.
+    expect(await openLink(minted.body.url)).toMatchObject({ status: 410, refusal: 'used', text: expect.stringContaining('this link was used at') });
+    const other = await startAgentServer({ agents: suite.agents, auth: { tokens: [], localDev: true }, approvalLinks: { keys: [linkKey] } });
+    try {
+      const again = await answerLink(`${other.url}/approve/${minted.body.token}`, { action: 'approve', approver: 'bob' });
+      expect(again).toMatchObject({ status: 409, refusal: 'already_decided', text: expect.stringContaining('call call_0_0 was decided already: approve by carol at ') });
+    } finally {
+      await other.close();
+    }
+    // A link for a role: anyone holding it answers with their name; edited arguments the tool does not take are refused by the run, and the link stays usable.
+    const forRole = (await mintLink(workflowId, { toolCallId: 'call_0_1', approver: { role: 'on-call' } })).body as { url: string };
+    expect(await answerLink(forRole.url, { action: 'edit', approver: 'dora', args: '{"text": 5}' })).toMatchObject({ status: 400, refusal: 'invalid_input', text: expect.stringContaining('arguments do not match echo') });
+    expect(await answerLink(forRole.url, { action: 'edit', approver: 'dora', args: '{"text": "edited"}' })).toMatchObject({ status: 200, text: expect.stringContaining('was approved with edited arguments by dora (on-call)') });
+    expect(await suite.agents.result(workflowId)).toMatchObject({ status: 'completed', final: { text: 'echoed' } });
+    expect((await events(workflowId)).find((e) => e.type === 'approval_decided' && e.toolCallId === 'call_0_1')).toMatchObject({ decision: 'edit', by: 'dora (on-call)', updated: { args: { text: 'edited' } } });
+  });
+
+  it('notifies the approvers through a webhook when a call starts to wait, with a signed link in a Slack-style message; a receiver that is down is tried again while the call waits', async () => {
+    const received: { link: string }[] = [];
+    let refused = 0;
+    // A receiver that is down for its first notice.
+    const receiver = createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      req.on('end', () => {
+        if (refused === 0) {
+          refused++;
+          res.writeHead(503).end();
+          return;
+        }
+        received.push(JSON.parse(body) as { link: string });
+        res.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const { port } = receiver.address() as AddressInfo;
+    const taskQueue = uniqueTaskQueue('dashboard-notify');
+    const approvalNotifier = { webhookUrl: `http://127.0.0.1:${port}/hooks/approvals`, links: { keys: [linkKey], publicUrl: server.url, approver: { names: ['erin'] } } };
+    const worker = await Worker.create({
+      connection: suite.env.nativeConnection,
+      namespace: suite.env.namespace ?? 'default',
+      taskQueue,
+      workflowBundle: await workflowBundleOption(),
+      plugins: [new DurableAgentsPlugin({ agents: testAgents, tools: allToolImplementations(), runtime: {}, approvalNotifier })],
+      ...inProcessWorkerOptions,
+    });
+    const agents = new AgentClient(suite.env.client, taskQueue);
+    const args = { text: 'notify <erin>' };
+    try {
+      await worker.runUntil(async () => {
+        const { workflowId } = await agents.start(scriptedInput([callStep({ name: 'echo', args }), finalStep('notified')], { confirmation: { tools: ['echo'], notify: true } }));
+        await waitFor('the refused notice', async () => (refused > 0 ? true : undefined));
+        // The call waits for its decision whatever becomes of the notice.
+        expect((await agents.pendingInputs(workflowId)).approvals).toEqual([expect.objectContaining({ toolCallId: 'call_0_0' })]);
+        const [notice] = await waitFor('the notice', async () => (received.length > 0 ? received : undefined));
+        expect(notice).toMatchObject({
+          type: 'approval_requested',
+          run: workflowId,
+          toolCallId: 'call_0_0',
+          name: 'echo',
+          args,
+          digest: approvalDigest('echo', args),
+          approver: { names: ['erin'] },
+          link: expect.stringMatching(new RegExp(`^${server.url}/approve/`)),
+          text: expect.stringContaining(`echo waits for a decision in run ${workflowId}`),
+          blocks: expect.arrayContaining([{ type: 'actions', elements: [expect.objectContaining({ type: 'button', url: notice?.link })] }]),
+        });
+        expect(await answerLink(notice?.link ?? '', { action: 'approve' })).toMatchObject({ status: 200, text: expect.stringContaining('was approved by erin') });
+        expect(await agents.result(workflowId)).toMatchObject({ status: 'completed', final: { text: 'notified' } });
+        expect(received).toHaveLength(1);
+      });
+    } finally {
+      await new Promise((resolve) => receiver.close(resolve));
+    }
+  });
+
+  it('an approval link refuses, with a page naming what was wrong: a tampered link, a foreign approver, a form of another site, an expired link, and a link minted before a rewind whose call now waits with other arguments', async () => {
+    // A breakpoint after each plan lets an operator change the call before it asks for a decision.
+    const { workflowId } = await suite.agents.start(
+      scriptedInput([callStep({ id: 'pay', name: 'echo', args: { text: 'ten' } }), finalStep('done')], { confirmation: { tools: ['echo'] }, breakpoints: [{ point: 'after_llm' }] }),
+    );
+    await waitFor('the breakpoint', async () => ((await suite.agents.status(workflowId)).status === 'paused' ? true : undefined));
+    await suite.agents.resume(workflowId);
+    const first = await waitFor('pay waiting', async () => (await suite.agents.pendingInputs(workflowId)).approvals[0]);
+    // Minting needs a waiting call, the operator role, and keys.
+    expect(await mintLink(workflowId, { toolCallId: 'nope', approver: { names: ['bob'] } })).toMatchObject({
+      status: 400,
+      body: { error: { type: 'invalid_input', message: `body.toolCallId: call "nope" does not wait for a decision in run "${workflowId}"; waiting: "pay"` } },
+    });
+    expect(await mintLink(workflowId, { toolCallId: 'pay', approver: { names: ['bob'] } }, viewerToken)).toMatchObject({ status: 403 });
+    const keyless = await startAgentServer({ agents: suite.agents, auth: { tokens: [], localDev: true }, approvalLinks: { keys: [] } });
+    try {
+      const off = await fetch(`${keyless.url}/api/runs/${encodeURIComponent(workflowId)}/approval-links`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ toolCallId: 'pay', approver: { names: ['bob'] } }) });
+      expect(off.status).toBe(501);
+      expect(await off.text()).toContain('approval links are off on this server: set DURABLE_AGENTS_APPROVAL_LINK_KEYS');
+    } finally {
+      await keyless.close();
+    }
+
+    const link = (await mintLink(workflowId, { toolCallId: 'pay', approver: { names: ['bob'] }, expiresIn: 3600 })).body as { url: string; token: string };
+    const short = (await mintLink(workflowId, { toolCallId: 'pay', approver: { role: 'on-call' }, expiresIn: 1 })).body as { url: string };
+    const [claims = '', signature = ''] = link.token.split('.');
+    const forged = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(claims, 'base64url').toString()), approver: { names: ['mallory'] } })).toString('base64url');
+    expect(await openLink(`${server.url}/approve/${forged}.${signature}`)).toMatchObject({ status: 401, refusal: 'bad_signature', text: expect.stringContaining('This link was tampered with') });
+    expect(await answerLink(`${server.url}/approve/${forged}.${signature}`, { action: 'approve', approver: 'mallory' })).toMatchObject({ status: 401, refusal: 'bad_signature' });
+    expect(await openLink(`${server.url}/approve/not-a-link`)).toMatchObject({ status: 400, refusal: 'malformed' });
+    expect(await answerLink(link.url, { action: 'approve', approver: 'mallory' })).toMatchObject({ status: 403, refusal: 'foreign_approver', text: expect.stringContaining('&#34;mallory&#34; may not answer this link; it is for &#34;bob&#34;') });
+    // A form another site serves, posted from a browser there: refused before anything is read.
+    expect((await answerLink(link.url, { action: 'approve' }, 'https://evil.example')).status).toBe(403);
+    // Expired: its page says so once its second is over.
+    await waitFor('the short link to expire', async () => ((await openLink(short.url)).status === 410 ? true : undefined));
+    expect(await answerLink(short.url, { action: 'approve', approver: 'dora' })).toMatchObject({ status: 410, refusal: 'expired', text: expect.stringContaining('the link expired at') });
+
+    // The run is rewound to before the call; an operator changes it at the breakpoint, and it asks again under the same id.
+    await suite.agents.rewind(workflowId, { toTurn: 0, reason: 'ask for ten thousand' });
+    await waitFor('the breakpoint of the rewound run', async () => ((await suite.agents.status(workflowId)).status === 'paused' ? true : undefined));
+    await suite.agents.intervene(workflowId, { kind: 'edit_call', toolCallId: 'pay', args: { text: 'ten thousand' } });
+    await suite.agents.intervene(workflowId, { kind: 'clear_breakpoint', point: 'after_llm' });
+    await suite.agents.resume(workflowId);
+    const now = await waitFor('pay asked again', async () => (await suite.agents.pendingInputs(workflowId)).approvals.find((a) => a.digest !== first.digest));
+    expect(now).toMatchObject({ toolCallId: 'pay', args: { text: 'ten thousand' } });
+    expect(await openLink(link.url)).toMatchObject({ status: 409, refusal: 'stale_digest', text: expect.stringContaining(`the link is for ${first.digest}, the call waiting is ${now.digest}`) });
+    // The run itself refuses the link's decision: it is bound to the digest it was minted on.
+    expect(await answerLink(link.url, { action: 'approve' })).toMatchObject({
+      status: 409,
+      refusal: 'stale_digest',
+      text: expect.stringContaining(`the decision is for ${first.digest}, the call waiting is ${now.digest}`),
+    });
+    expect((await suite.agents.pendingInputs(workflowId)).approvals).toEqual([expect.objectContaining({ toolCallId: 'pay', digest: now.digest })]);
+    await suite.agents.decide(workflowId, { decision: 'reject', toolCallId: 'pay' });
+    expect((await suite.agents.result(workflowId)).status).toBe('completed');
+  });
 });
+
+async function events(workflowId: string): Promise<RunEvent[]> {
+  return (await suite.agents.events(workflowId, 0, 1000)).events;
+}
+
+/** `POST /api/runs/:id/approval-links` with a token (the admin's by default). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+async function mintLink(workflowId: string, body: unknown, token = adminToken): Promise<{ status: number; body: any }> {
+  const response = await fetch(`${server.url}/api/runs/${encodeURIComponent(workflowId)}/approval-links`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  return { status: response.status, body: await response.json() };
+}
+
+/** A link page as a plain HTTP client sees it: status, the refusal it names (`data-refusal`), its HTML. */
+async function linkReply(response: Response): Promise<{ status: number; refusal?: string; text: string }> {
+  const text = await response.text();
+  const refusal = /data-refusal="([a-z_]+)"/.exec(text)?.[1];
+  return { status: response.status, ...(refusal ? { refusal } : {}), text };
+}
+
+async function openLink(url: string): Promise<{ status: number; refusal?: string; text: string }> {
+  return linkReply(await fetch(url));
+}
+
+/** Posts the link page's form, from the page itself unless `origin` says another site. */
+async function answerLink(url: string, form: Record<string, string>, origin = new URL(url).origin): Promise<{ status: number; refusal?: string; text: string }> {
+  return linkReply(await fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', origin }, body: new URLSearchParams(form).toString() }));
+}
 
 /** Waits until the element contains the text (the page updates as the run goes on). */
 async function expectText(locator: ReturnType<Page['locator']>, text: string): Promise<void> {

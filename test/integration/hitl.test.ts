@@ -160,15 +160,18 @@ describe('confirmation of tool calls', () => {
     const other = approvalDigest('echo', { text: 'pay acme 5000' });
     await expect(suite.agents.decide(workflowId, { decision: 'approve', toolCallId: 'call_0_0', by: 'mallory', digest: other })).rejects.toMatchObject({
       type: 'rejected',
+      // The run's reason, to match on instead of the message (the approval link page does).
+      refusal: 'stale_digest',
       message: `call call_0_0 waits with other arguments than the ones decided on: the decision is for ${other}, the call waiting is ${digest}; read what waits now and decide again`,
     });
-    await expect(suite.agents.decide(workflowId, { decision: 'approve', toolCallId: 'call_0_0', digest: 'sha256:nothex' })).rejects.toMatchObject({ type: 'rejected', message: expect.stringContaining('digest: an approval digest is sha256:') });
+    await expect(suite.agents.decide(workflowId, { decision: 'approve', toolCallId: 'call_0_0', digest: 'sha256:nothex' })).rejects.toMatchObject({ type: 'rejected', refusal: 'invalid_payload', message: expect.stringContaining('digest: an approval digest is sha256:') });
     expect((await suite.agents.pendingInputs(workflowId)).approvals.map((a) => a.toolCallId)).toEqual(['call_0_0']);
 
     await suite.agents.decide(workflowId, { decision: 'approve', toolCallId: 'call_0_0', by: 'alice', digest });
     await waitFor('the second call to wait', async () => ((await suite.agents.pendingInputs(workflowId)).approvals[0]?.toolCallId === 'call_1_0' ? true : undefined));
     await expect(suite.agents.decide(workflowId, { decision: 'reject', toolCallId: 'call_0_0', by: 'bob', digest })).rejects.toMatchObject({
       type: 'rejected',
+      refusal: 'already_decided',
       message: expect.stringMatching(/^call call_0_0 was decided already: approve by alice at \d{4}-\d\d-\d\dT\S+Z$/),
     });
     await suite.agents.decide(workflowId, { decision: 'approve', toolCallId: 'call_1_0' });

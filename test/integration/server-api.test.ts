@@ -578,6 +578,7 @@ describe('OpenAPI document', () => {
       ['get', '/api/runs/{id}/pending', 'viewer'],
       ['post', '/api/runs/{id}/decisions', 'operator'],
       ['post', '/api/runs/{id}/answers', 'operator'],
+      ['post', '/api/runs/{id}/approval-links', 'operator'],
       ['get', '/api/runs/{id}/checkpoints', 'viewer'],
       ['post', '/api/runs/{id}/rewind', 'admin'],
       ['get', '/api/runs/{id}/rewinds', 'viewer'],

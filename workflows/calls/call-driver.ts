@@ -8,6 +8,8 @@ import { condition, isCancellation } from '@temporalio/workflow';
 import type { HookAction } from '../agents/agent-hooks';
 import { RunTerminated } from '../kernel/run-terminated';
 import { isPending } from '../state/safe-point';
+import { sendApprovalNotice } from './approval-notice';
+import { approvalNotices, isPatched } from '../versioning/patches';
 import { rethrow, waitOn, type CallStep } from './call-steps';
 import type { CallsRun } from './calls-run';
 import type { CallDispatch, CallReporter } from './call-dispatch';
@@ -164,6 +166,8 @@ export class CallDriver {
     if (!asked) {
       const digest = state.human.requestApproval(request);
       state.emit({ type: 'approval_requested', turn: request.turn, toolCallId: request.toolCallId, name: request.name, args: request.args, digest });
+      // Only runs that ask for it schedule the notice: other runs' commands are as before.
+      if (state.input.confirmation?.notify && isPatched(approvalNotices)) sendApprovalNotice({ agent: state.agent.name, toolCallId: request.toolCallId, name: request.name, args: request.args, digest, turn: request.turn });
     }
     state.refreshStatus();
     let decided = false;

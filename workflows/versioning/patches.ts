@@ -102,6 +102,13 @@ export const childWaitsHoldParents = 'child-waits-hold-parents';
  */
 export const callDurationsCountWork = 'call-durations-count-work';
 
+/**
+ * 1.0.0: a run whose input asks for it (`confirmation.notify`) starts the approval notifier's
+ * activity when a call starts to wait for a decision. Asked only by such a run at such a call, so
+ * other runs record no marker. Runs recorded before started none, whatever their input said.
+ */
+export const approvalNotices = 'approval-notices';
+
 // ---- the releases -------------------------------------------------------------------------
 
 /** A release whose runs this code replays, and what its baseline marker stands for. */
@@ -121,7 +128,7 @@ export interface Release {
  */
 export const releases: readonly Release[] = [
   // sessions-follow-new-versions came in 0.5.0; sessions record a baseline from 1.0.0 on, so it is first in this one.
-  { release: '1.0.0', baseline: 'baseline-1.0.0', patches: [childRunsListed, budgetCountsWork, waitOutProviderOutages, boundedInputDepth, sessionsFollowNewVersions, firstTaskBeginsRun, continueWhileWaiting, modelUsageEvents, childWaitsHoldParents, callDurationsCountWork] },
+  { release: '1.0.0', baseline: 'baseline-1.0.0', patches: [childRunsListed, budgetCountsWork, waitOutProviderOutages, boundedInputDepth, sessionsFollowNewVersions, firstTaskBeginsRun, continueWhileWaiting, modelUsageEvents, childWaitsHoldParents, callDurationsCountWork, approvalNotices] },
   { release: supportWindow.oldest, baseline: 'baseline-0.13.0', patches: [] },
 ];
 

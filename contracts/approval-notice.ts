@@ -1,0 +1,24 @@
+import type { JsonValue } from './json';
+
+/** Activity type that tells people a call waits for their decision (reserved; see reservedActivityNames). */
+export const notifyApprovalActivityName = 'approvals.notify';
+
+/** What the run tells the notifier when a call starts to wait for a decision. */
+export interface ApprovalNotice {
+  readonly workflowId: string;
+  readonly agent: string;
+  readonly toolCallId: string;
+  readonly name: string;
+  readonly args: JsonValue;
+  /** The approval digest the call waits with (`sha256:<hex>`): a link is bound to it. */
+  readonly digest: string;
+  readonly turn: number;
+}
+
+/** What the notifier answers once someone took the notice. */
+export interface ApprovalNoticeDelivery {
+  /** The HTTP status the receiver answered. */
+  readonly status: number;
+  /** When the link in the notice expires (ISO 8601). */
+  readonly linkExpiresAt: string;
+}
