@@ -15,4 +15,8 @@ describe('seqToAnnounce', () => {
   it('waits while a local activity of the run is in flight: its workflow task goes on', () => {
     expect(seqToAnnounce({ log: log(7), announcedSeq: 4, localCallsInFlight: 1 })).toBeUndefined();
   });
+
+  it('announces in the activation that ends the execution, whatever is still in flight', () => {
+    expect(seqToAnnounce({ log: log(7), announcedSeq: 4, localCallsInFlight: 1 }, true)).toBe(7);
+  });
 });

@@ -25,11 +25,12 @@ export function announceEventsOf(log: { readonly lastSeq: number }): void {
 
 /**
  * The seq to announce at the end of an activation, or undefined: none when the log did not grow
- * since the last announcement, or while a local activity of the run is in flight.
+ * since the last announcement, or while a local activity of the run is in flight, unless the
+ * activation ends the execution (`endsExecution`: it completes, fails or continues as new).
  */
-export function seqToAnnounce(events: Pick<RunContext['events'], 'log' | 'announcedSeq' | 'localCallsInFlight'>): number | undefined {
+export function seqToAnnounce(events: Pick<RunContext['events'], 'log' | 'announcedSeq' | 'localCallsInFlight'>, endsExecution = false): number | undefined {
   const lastSeq = events.log?.lastSeq ?? 0;
-  if (lastSeq <= events.announcedSeq || events.localCallsInFlight > 0) return undefined;
+  if (lastSeq <= events.announcedSeq || (events.localCallsInFlight > 0 && !endsExecution)) return undefined;
   return lastSeq;
 }
 
@@ -38,9 +39,9 @@ export function seqToAnnounce(events: Pick<RunContext['events'], 'log' | 'announ
  * waits for those events, and a replay worker built without this bundle's sinks (the SDK's own
  * replay functions) would log every call as an unregistered sink.
  */
-export function announceNewEvents(): void {
+export function announceNewEvents(endsExecution: boolean): void {
   const { events } = runContext();
-  const seq = seqToAnnounce(events);
+  const seq = seqToAnnounce(events, endsExecution);
   if (seq === undefined) return;
   events.announcedSeq = seq;
   if (!workflowInfo().unsafe.isReplaying) announceEvents(seq);
