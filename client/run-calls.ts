@@ -10,6 +10,7 @@ import { unansweredNote } from './unanswered-note';
 import { sendUntilProcessed } from './unprocessed-update';
 import { ServerUnreachableError } from './unavailable';
 import { noWorkerAnswered, noWorkerPolls, PresenceCache, workerPresence, type WorkerPresence } from './worker-presence';
+import { StartableQueues } from './start-needs-worker';
 
 /**
  * The deadlines of a query's tries when the caller sets none. A query changes nothing, so one
@@ -32,6 +33,8 @@ export const workerProbeMs = 5_000;
 export class RunCalls {
   /** Worker presence for reads, asked at most every 2 s per task queue (see {@link workerPresence}). */
   private presence: PresenceCache | undefined;
+  /** What this client's starts learnt of its task queue (see requireWorkerForStart). */
+  readonly startable = new StartableQueues();
 
   constructor(
     readonly client: Client,

@@ -12,7 +12,7 @@ export async function startRun(calls: RunCalls, input: RunInput, options: StartO
   const parsed = runInputSchema.safeParse(input);
   if (!parsed.success) throw new AgentClientError('invalid_input', `invalid run input: ${describeIssues(parsed.error)}`);
   fits('the run input', input);
-  if (!options.allowNoWorker) await requireWorkerForStart(calls.client, calls.taskQueue);
+  if (!options.allowNoWorker) await requireWorkerForStart(calls.client, calls.taskQueue, calls.startable);
   const workflowId = options.workflowId ?? `run-${parsed.data.agent}-${Math.random().toString(36).slice(2, 10)}`;
   const handle = await calls.client.workflow
     .start(agentRunWorkflowType, {

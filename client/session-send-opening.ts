@@ -43,7 +43,7 @@ export function sessionStart(calls: RunCalls, workflowId: string, input: Session
 export async function sendOpening(calls: RunCalls, workflowId: string, message: SessionMessage, input: SessionInput): Promise<SessionRunRecord> {
   checkSessionInput(input);
   const payload = fits('the sendMessage update', { ...message, agent: input.agent });
-  await requireWorkerForStart(calls.client, calls.taskQueue);
+  await requireWorkerForStart(calls.client, calls.taskQueue, calls.startable);
   const send = () =>
     calls.client.workflow.executeUpdateWithStart(sendMessageUpdate, {
       args: [payload],

@@ -55,17 +55,58 @@ export function refusedStartMessage(presence: WorkerPresence, names: StartSettin
 }
 
 /**
+ * How long after a worker's poll a start may take the queue as startable without asking: the
+ * server remembers a poller for five minutes, so until then it would answer the same. A minute
+ * short of that, for clocks that differ.
+ */
+export const startableWithoutAskingMs = 4 * 60_000;
+
+/**
+ * Whether a start may go ahead on what an earlier start learnt (`lastSeenMs`: the newest poll it
+ * saw on the queue, undefined when it saw none): yes while that poll is recent enough that the
+ * server would still count it ({@link startableWithoutAskingMs}). A queue not known startable is
+ * asked afresh, so a start is never refused on an old answer.
+ */
+export function isKnownStartable(lastSeenMs: number | undefined, now = Date.now()): boolean {
+  return lastSeenMs !== undefined && now - lastSeenMs < startableWithoutAskingMs;
+}
+
+/** What starts of one client learnt of its task queues: the newest poll seen on each. */
+export class StartableQueues {
+  private readonly lastSeenMs = new Map<string, number>();
+
+  lastSeen(taskQueue: string): number | undefined {
+    return this.lastSeenMs.get(taskQueue);
+  }
+
+  /** Remembers a startable answer; a newer poll replaces an older one. */
+  note(presence: WorkerPresence): void {
+    if (presence.lastSeen === null) return;
+    const seen = Date.parse(presence.lastSeen);
+    if (seen > (this.lastSeenMs.get(presence.taskQueue) ?? -Infinity)) this.lastSeenMs.set(presence.taskQueue, seen);
+  }
+}
+
+/**
  * Refuses a start on a task queue no worker has polled ({@link isStartable}), as a session refuses
- * a message no worker would take: the same DescribeTaskQueue look and NoWorkerError.
+ * a message no worker would take: the same DescribeTaskQueue look and NoWorkerError. With
+ * `known` (what the client's earlier starts learnt), a queue a worker polled lately is not asked
+ * again ({@link isKnownStartable}): a client that starts many runs asks once every few minutes,
+ * not once per run.
  *
  * @throws NoWorkerError naming the task queue and `allowNoWorker`.
  */
-export async function requireWorkerForStart(client: Client, taskQueue: string): Promise<void> {
+export async function requireWorkerForStart(client: Client, taskQueue: string, known?: StartableQueues): Promise<void> {
+  if (known && isKnownStartable(known.lastSeen(taskQueue))) return;
   let presence = await workerPresence(client, taskQueue);
   for (const ms of lookAgainMs) {
-    if (isStartable(presence)) return;
+    if (isStartable(presence)) {
+      known?.note(presence);
+      return;
+    }
     await new Promise((resolveWait) => setTimeout(resolveWait, ms));
     presence = await workerPresence(client, taskQueue);
   }
   if (!isStartable(presence)) throw new NoWorkerError(presence, noWorkerPolls(presence), refusedStartMessage(presence));
+  known?.note(presence);
 }

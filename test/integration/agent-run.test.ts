@@ -1,6 +1,7 @@
-import { WorkflowExecutionAlreadyStartedError, WorkflowFailedError } from '@temporalio/client';
+import { Client, Connection, WorkflowExecutionAlreadyStartedError, WorkflowFailedError } from '@temporalio/client';
+import { InterceptingCall } from '@grpc/grpc-js';
 import { ApplicationFailure } from '@temporalio/common';
-import type { AgentClient } from '../../client/agent-client';
+import { AgentClient } from '../../client/agent-client';
 import type { RunEvent, RunInput, RunResult } from '../../contracts';
 import { callStep, finalStep, mostInFlight, observations, outcomesOf, scriptedInput, sleepCall, stepCall } from '../support/scripts';
 import { agentSuite } from '../support/agent-suite';
@@ -429,5 +430,32 @@ describe('the commands of a new run (1.0.0 baseline)', () => {
     expect(events.filter((e) => e.timerCanceledEventAttributes)).toHaveLength(0);
     // Rewind still finds every turn's boundary from the activity ids.
     expect((await suite.agents.checkpoints(workflowId)).map((c) => c.turn)).toEqual([0, 1, 2]);
+  });
+});
+
+describe('starting runs', () => {
+  it("a client starting run after run asks the server about its queue's workers once, not at every start", async () => {
+    // Every call of a connection of its own, by gRPC method.
+    const methods: string[] = [];
+    const connection = await Connection.connect({
+      address: suite.env.connection.options.address,
+      interceptors: [
+        (options, nextCall) => {
+          methods.push(options.method_definition.path);
+          return new InterceptingCall(nextCall(options));
+        },
+      ],
+    });
+    try {
+      const agents = new AgentClient(new Client({ connection, namespace: suite.env.namespace ?? 'default' }), suite.taskQueue);
+      for (const text of ['one', 'two', 'three']) {
+        const { workflowId } = await agents.start(scriptedInput([finalStep(text)]));
+        expect((await agents.result(workflowId)).final?.text).toBe(text);
+      }
+      expect(methods.filter((m) => m.endsWith('/StartWorkflowExecution'))).toHaveLength(3);
+      expect(methods.filter((m) => m.endsWith('/DescribeTaskQueue'))).toHaveLength(1);
+    } finally {
+      await connection.close();
+    }
   });
 });

@@ -9,7 +9,8 @@
  */
 import { Worker } from '@temporalio/worker';
 import WebSocket from 'ws';
-import { HttpDeltaPublisher } from '../../activities/model';
+import { HttpDeltaPublisher, type DeltaSink } from '../../activities/model';
+import type { EventsAnnouncement } from '../../contracts/deltas';
 import type { RunEvent } from '../../contracts';
 import { startAgentServer, type AgentServer } from '../../server';
 import { DurableAgentsPlugin } from '../../worker/plugin';
@@ -27,6 +28,8 @@ let suite: AgentSuite;
 let server: AgentServer;
 let worker: Worker;
 let running: Promise<void>;
+/** Every announcement the worker made, in order. */
+const announcements: EventsAnnouncement[] = [];
 
 beforeAll(async () => {
   const env = await createTestEnv();
@@ -39,8 +42,17 @@ beforeAll(async () => {
       tokens: (['viewer', 'operator', 'publisher'] as const).map((role) => ({ name: role, role, token: tokens[role] })),
     },
   });
-  // The worker a user runs beside API servers: its deltas publisher also carries the announcements.
-  const deltas = new HttpDeltaPublisher({ url: server.url, token: tokens.publisher });
+  // The worker a user runs beside API servers: its deltas publisher also carries the announcements
+  // (counted on their way to it).
+  const publisher = new HttpDeltaPublisher({ url: server.url, token: tokens.publisher });
+  const deltas: DeltaSink = {
+    publish: (delta) => publisher.publish(delta),
+    flush: (timeoutMs) => publisher.flush(timeoutMs),
+    announce: (announcement) => {
+      announcements.push(announcement);
+      publisher.announce(announcement);
+    },
+  };
   worker = await Worker.create({
     connection: env.nativeConnection,
     ...inProcessWorkerOptions,
@@ -123,6 +135,25 @@ describe('watching is free', () => {
     expect(printed.stdout).toMatch(/final/);
     // The worker announced the approval's events, and the announcements woke the server's follower.
     expect(server.live.stats().announcementsWaking).toBeGreaterThan(announced);
+  });
+
+  it('a run of local tool calls announces its events once per workflow task, not once per call', async () => {
+    // The calls run inside one workflow task (the worker runs each and activates the run again);
+    // nobody can read the run until that task ends, so its end announces every event at once.
+    const quick = (text: string) => callStep({ name: 'quick', args: { text } });
+    const { workflowId } = await suite.agents.start(scriptedInput([quick('a'), quick('b'), quick('c'), quick('d'), quick('e'), finalStep('quickly')], { agent: 'faulty' }));
+    expect((await suite.agents.result(workflowId)).status).toBe('completed');
+    const history = await suite.env.client.workflow.getHandle(workflowId).fetchHistory();
+    const tasks = (history.events ?? []).filter((e) => e.workflowTaskCompletedEventAttributes).length;
+    const markers = (history.events ?? []).filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity').length;
+    expect(markers).toBe(5);
+    const lastSeq = (await suite.agents.events(workflowId, 0, 1000)).events.at(-1)?.seq;
+    // Sinks are called after the activation, so the last announcement may still be on its way.
+    await waitFor('the announcement of the run end', async () => announcements.find((a) => a.workflowId === workflowId && a.lastSeq === lastSeq));
+    const ofRun = announcements.filter((a) => a.workflowId === workflowId);
+    expect(ofRun.length).toBeGreaterThan(0);
+    expect(ofRun.length).toBeLessThanOrEqual(tasks);
+    expect(ofRun.at(-1)?.lastSeq).toBe(lastSeq);
   });
 
   it('every follower reading the end of closed runs at once gets it', async () => {

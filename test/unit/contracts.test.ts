@@ -66,6 +66,21 @@ describe('event log', () => {
     expect(log.page(5, 10, 'running')).toMatchObject({ events: [], nextAfterSeq: 5 });
   });
 
+  it('stamps each event with the workflow time it was appended at', () => {
+    const now = jest.spyOn(Date, 'now');
+    try {
+      const log = new EventLog();
+      now.mockReturnValue(Date.UTC(2026, 10, 29, 12, 0, 0));
+      log.append({ type: 'signal_rejected', signal: 's', reason: 'a' });
+      log.append({ type: 'signal_rejected', signal: 's', reason: 'b' });
+      now.mockReturnValue(Date.UTC(2026, 10, 29, 12, 0, 1, 5));
+      log.append({ type: 'signal_rejected', signal: 's', reason: 'c' });
+      expect(log.page(0, 10, 'running').events.map((e) => e.at)).toEqual(['2026-11-29T12:00:00.000Z', '2026-11-29T12:00:00.000Z', '2026-11-29T12:00:01.005Z']);
+    } finally {
+      now.mockRestore();
+    }
+  });
+
   it('pages by bytes too, so no answer nears gRPC\'s 4 MB limit; every event is reachable', () => {
     const log = new EventLog();
     for (let i = 0; i < 12; i++) log.append({ type: 'signal_rejected', signal: 's', reason: 'r'.repeat(400_000) });

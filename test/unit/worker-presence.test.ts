@@ -1,6 +1,6 @@
 import type { Client } from '@temporalio/client';
 import { noWorkerPolls, pollFreshMs, workerPresence } from '../../client/worker-presence';
-import { isStartable, refusedStartMessage } from '../../client/start-needs-worker';
+import { isKnownStartable, isStartable, refusedStartMessage, StartableQueues, startableWithoutAskingMs } from '../../client/start-needs-worker';
 
 const now = Date.parse('2026-01-01T12:00:00.000Z');
 
@@ -41,5 +41,26 @@ describe('a start on a task queue', () => {
       'the run was not started: start a worker on task queue durable-agents, or use the task queue your workers poll ' +
         '(AgentClient.fromEnv() reads TEMPORAL_TASK_QUEUE), or pass allowNoWorker: true to start it anyway (it waits on the queue for a worker)',
     );
+  });
+});
+
+describe('a start that an earlier start of the client saw a worker for', () => {
+  it('goes ahead without asking while that poll is recent enough for the server to count it', () => {
+    expect(isKnownStartable(now - 1_000, now)).toBe(true);
+    expect(isKnownStartable(now - startableWithoutAskingMs + 1, now)).toBe(true);
+  });
+
+  it('asks again once the poll is older, or when no start saw one', () => {
+    expect(isKnownStartable(now - startableWithoutAskingMs, now)).toBe(false);
+    expect(isKnownStartable(undefined, now)).toBe(false);
+  });
+
+  it('remembers the newest poll a start saw on each queue, and nothing of a queue none polled', () => {
+    const known = new StartableQueues();
+    known.note({ taskQueue: 'q', polled: true, lastSeen: '2026-01-01T11:59:40.000Z' });
+    known.note({ taskQueue: 'q', polled: true, lastSeen: '2026-01-01T11:59:00.000Z' });
+    known.note({ taskQueue: 'other', polled: false, lastSeen: null });
+    expect(known.lastSeen('q')).toBe(Date.parse('2026-01-01T11:59:40.000Z'));
+    expect(known.lastSeen('other')).toBeUndefined();
   });
 });

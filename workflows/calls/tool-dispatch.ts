@@ -24,6 +24,7 @@ import { describeIssues, jsonByteLength, type JsonValue } from '../../contracts/
 import type { ToolDefinition } from '../../contracts/tool-definition';
 import { parseToolActivityResult } from '../../contracts/fast-schemas';
 import { workflowNowMs } from '../kernel/clock';
+import { runContext } from '../kernel/run-context';
 import { errorOutput, okOutput } from '../kernel/outputs';
 import type { PreparedCall } from './call-rules';
 import { callDuration } from './call-duration';
@@ -204,7 +205,12 @@ export function executeCall(
       return Promise.reject(failure);
     }
   }
+  // A local activity in flight keeps the workflow task open: the run announces its new events
+  // when the task ends (see event-announcements.ts).
+  const local = tool.local ? runContext().events : undefined;
+  if (local) local.localCallsInFlight += 1;
   return scheduled.then((raw) => {
+    if (local) local.localCallsInFlight -= 1;
     let output: ToolOutput;
     try {
       output = completedOutput(ctx, request, raw, started);
@@ -212,7 +218,10 @@ export function executeCall(
       return failed(err);
     }
     return settle(output);
-  }, failed);
+  }, (err: unknown) => {
+    if (local) local.localCallsInFlight -= 1;
+    return failed(err);
+  });
 }
 
 /** The activity function of a call: local or regular, with the tool's timeouts, retries and id. */

@@ -14,8 +14,11 @@ export interface RunContext {
   work: BaselineWork;
   /** Turn boundaries, see turn-boundaries.ts. */
   readonly boundaries: BoundaryState;
-  /** The run's event log and the newest seq announced to the worker (see event-announcements.ts). */
-  readonly events: { log: { readonly lastSeq: number } | undefined; announcedSeq: number };
+  /**
+   * The run's event log, the newest seq announced to the worker, and the local activities of the
+   * run in flight (while one is, the workflow task goes on: see event-announcements.ts).
+   */
+  readonly events: { log: { readonly lastSeq: number } | undefined; announcedSeq: number; localCallsInFlight: number };
 }
 
 /**
@@ -65,7 +68,7 @@ export function runContext(): RunContext {
       baseline: undefined,
       work: workWithoutBaseline,
       boundaries: { pending: [], concluderInstalled: false, markedTask: undefined, taskBegun: undefined },
-      events: { log: undefined, announcedSeq: 0 },
+      events: { log: undefined, announcedSeq: 0, localCallsInFlight: 0 },
     };
   }
   return current;

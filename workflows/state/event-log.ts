@@ -1,7 +1,7 @@
 import { jsonByteLength } from '../../contracts/json';
 import type { EventPage, RunEvent, RunEventDraft } from '../../contracts/events';
 import type { RunStatus } from '../../contracts/run';
-import { workflowNowIso } from '../kernel/clock';
+import { workflowNowMs } from '../kernel/clock';
 
 /**
  * JSON bytes of one page of events or messages a query or update answers: well under gRPC's
@@ -24,6 +24,8 @@ export function withinBytes<T>(items: readonly T[], maxBytes = pageMaxBytes): T[
 /** The seq-numbered event log of a run, read by the events query. */
 export class EventLog {
   private readonly events: RunEvent[];
+  /** The workflow time of the newest event and its ISO text: a task's events share one time. */
+  private stamp = { ms: Number.NaN, iso: '' };
 
   /**
    * @param nextSeq seq of the next event (continues across continue-as-new).
@@ -46,7 +48,9 @@ export class EventLog {
 
   /** Appends an event, stamping seq and workflow time. */
   append(draft: RunEventDraft): RunEvent {
-    const event = { ...draft, seq: this.nextSeq++, at: workflowNowIso() } as RunEvent;
+    const ms = workflowNowMs();
+    if (ms !== this.stamp.ms) this.stamp = { ms, iso: new Date(ms).toISOString() };
+    const event = { ...draft, seq: this.nextSeq++, at: this.stamp.iso } as RunEvent;
     this.events.push(event);
     return event;
   }
