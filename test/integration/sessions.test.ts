@@ -314,6 +314,21 @@ describe('a message that arrives while a run is active (whenBusy)', () => {
 
   const messagesSeen = async (workflowId: string) => ((await runOf(workflowId)).final?.structured as unknown as View).messages.filter((m) => m.role === 'user').map((m) => m.content);
 
+  it('enqueue: queued behind the active run, which goes on untouched; it runs once that run has ended, with its conversation (in every state)', async () => {
+    await Promise.all(
+      states.map(async (state) => {
+        const { sessionId, record, release } = await holdIn(state, 'enqueue', true);
+        const queued = await suite.agents.sendMessage(sessionId, { content: later, whenBusy: 'enqueue', plannerOptions: { steps: [contextStep] } });
+        expect(queued).toMatchObject({ runNumber: 2, status: 'queued' });
+        expect(queued.delivery).toBeUndefined();
+        await release();
+        expect((await runOf(record.workflowId)).status).toBe('completed');
+        expect(await messagesSeen(queued.workflowId)).toEqual([first, later]);
+        await suite.agents.closeSession(sessionId);
+      }),
+    );
+  });
+
   it('reject: answered at once naming the active run, nothing queued, the run goes on (in every state)', async () => {
     await Promise.all(
       states.map(async (state) => {
