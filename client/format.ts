@@ -58,6 +58,8 @@ export function formatEvent(e: RunEvent): string {
       return `${head} ${e.name}(${e.toolCallId}) ${JSON.stringify(e.args)} waits for confirmation`;
     case 'approval_decided':
       return `${head} ${e.toolCallId}: ${e.decision}${e.updated ? ` -> ${e.updated.name} ${JSON.stringify(e.updated.args)}` : ''}${e.reason ? ` (${e.reason})` : ''}${e.by ? ` by ${e.by}` : ''}`;
+    case 'approval_judged':
+      return `${head} ${e.toolCallId}: ${e.evaluator} says ${e.verdict}${e.confidence !== undefined ? ` (${e.confidence})` : ''}${e.escalated ? `, asking a person: ${e.why ?? ''}` : ''}`;
     case 'approval_rules_changed':
       return `${head} rules ${e.version}${e.decided.length ? `, deciding ${e.decided.join(', ')}` : ''}`;
     case 'session_state_changed':

@@ -21,10 +21,27 @@ export const argumentPredicateSchema = builtOnce(() =>
 );
 export type ArgumentPredicate = z.infer<ReturnType<typeof argumentPredicateSchema>>;
 
+/**
+ * A judge of a `judge` rule: an evaluator registered on the worker (`approvalJudges` of the
+ * plugin: a function, or one that asks a model) that approves, rejects or escalates the call. The
+ * call goes to a person when the judge escalates, fails, runs past `timeoutMs` or is less sure
+ * than `minConfidence`.
+ */
+export const approvalJudgeSchema = builtOnce(() =>
+  z.object({
+    evaluator: z.string().min(1).max(100),
+    minConfidence: z.number().min(0).max(1).default(0.5),
+    timeoutMs: z.number().int().positive().max(600_000).default(30_000),
+  }),
+);
+
 export const approvalRuleSchema = builtOnce(() =>
   z.object({
     id: z.string().min(1).max(100),
-    effect: z.enum(['allow', 'deny', 'ask']),
+    /** `judge`: an evaluator decides, escalating to a person when unsure (see `judge`). */
+    effect: z.enum(['allow', 'deny', 'ask', 'judge']),
+    /** Required with `effect: 'judge'`. */
+    judge: approvalJudgeSchema().optional(),
     /** Tool names the rule is about; `*` alone matches every tool, `prefix*` a family. Absent: every tool. */
     tools: z.array(z.string().min(1).max(200)).max(100).optional(),
     /** Agents the rule is about. Absent: every agent. */
@@ -43,7 +60,14 @@ export const approvalRulesSchema = builtOnce(() =>
   z.object({
     /** Recorded with each decision the rules make, so a decision names the rules it came from. */
     version: z.string().min(1).max(100),
-    rules: z.array(approvalRuleSchema()).max(500),
+    rules: z
+      .array(approvalRuleSchema())
+      .max(500)
+      .superRefine((rules, ctx) => {
+        for (const [i, rule] of rules.entries()) {
+          if (rule.effect === 'judge' && !rule.judge) ctx.addIssue({ code: 'custom', path: [i, 'judge'], message: 'a judge rule names its judge: { evaluator, minConfidence?, timeoutMs? }' });
+        }
+      }),
   }),
 );
 export type ApprovalRules = z.infer<ReturnType<typeof approvalRulesSchema>>;
@@ -57,7 +81,13 @@ export interface RuledCall {
 }
 
 /** What the rules make of a call: the first matching rule, or none. */
-export type RuleVerdict = { readonly effect: ApprovalRule['effect']; readonly rule: string; readonly version: string; readonly reason?: string };
+export type RuleVerdict = {
+  readonly effect: ApprovalRule['effect'];
+  readonly rule: string;
+  readonly version: string;
+  readonly reason?: string;
+  readonly judge?: z.infer<ReturnType<typeof approvalJudgeSchema>>;
+};
 
 function nameMatches(patterns: readonly string[] | undefined, name: string): boolean {
   if (!patterns) return true;
@@ -112,5 +142,6 @@ export function ruleVerdict(rules: ApprovalRules | undefined, call: RuledCall): 
       (!r.sessions || (call.sessionId !== undefined && r.sessions.includes(call.sessionId))) &&
       (r.args ?? []).every((p) => predicateHolds(p, call.args)),
   );
-  return rule ? { effect: rule.effect, rule: rule.id, version: rules.version, ...(rule.reason !== undefined ? { reason: rule.reason } : {}) } : undefined;
+  if (!rule) return undefined;
+  return { effect: rule.effect, rule: rule.id, version: rules.version, ...(rule.reason !== undefined ? { reason: rule.reason } : {}), ...(rule.judge ? { judge: rule.judge } : {}) };
 }

@@ -124,6 +124,19 @@ export const runEventSchema = builtOnce(() => {
       reason: z.string().optional(),
       always: z.boolean().optional(),
     }),
+    /** A judge rule's evaluator answered (or failed): its decision applies, or the call goes to a person (`escalated`) (since 1.0.0). */
+    z.object({
+      ...base,
+      type: z.literal('approval_judged'),
+      toolCallId: z.string(),
+      evaluator: z.string(),
+      rules: z.object({ version: z.string(), rule: z.string() }),
+      verdict: z.enum(['approve', 'reject', 'escalate']),
+      confidence: z.number().optional(),
+      reason: z.string().optional(),
+      escalated: z.boolean(),
+      why: z.string().optional(),
+    }),
     /** The run's approval rules were replaced (setApprovalRules); `decided`: the waiting calls they decided at once (since 1.0.0). */
     z.object({ ...base, type: z.literal('approval_rules_changed'), version: z.string(), decided: z.array(z.string()) }),
     /** A call started early that the model's final answer did not contain (or the run ended): cancelled, not in the transcript. */

@@ -27,3 +27,5 @@ export { activityMetricNames } from './agent-activity-metrics';
 export { runMetricNames } from '../workflows/run/run-metrics';
 export { approvalLinkKeysFromEnv } from '../config/approval-link-keys';
 export type { ApprovalNotifierOptions } from '../activities/approval-notifier';
+export type { ApprovalJudge, ApprovalJudgeRequest, ApprovalJudgement } from '../contracts/approval-judge';
+export { modelJudge } from '../activities/model-judge';

@@ -4,6 +4,8 @@ import type OpenAI from 'openai';
 import { createActivities, type ActivityDependencies, type ToolImplementation } from '../activities';
 import { createDeliverScheduledMessage } from '../activities/sessions/deliver-scheduled-message';
 import { createApprovalNotifier, type ApprovalNotifierOptions } from '../activities/approval-notifier';
+import { createApprovalJudges } from '../activities/approval-judges';
+import type { ApprovalJudge } from '../contracts/approval-judge';
 import { deliverScheduledMessageActivityName } from '../contracts/session-schedule';
 import { createModelActivities, type DeltaSink, type ModelActivityDependencies } from '../activities/model';
 import type { AgentDefinition } from '../workflows/agents/agent-registry';
@@ -45,6 +47,11 @@ export interface DurableAgentsPluginOptions {
    * retried until a worker with a notifier takes them.
    */
   readonly approvalNotifier?: ApprovalNotifierOptions;
+  /**
+   * The judges of `judge` approval rules, by name: each approves, rejects or escalates a call
+   * (docs/human-in-the-loop.md, "Approval rules"). A run whose judge this worker lacks asks a person.
+   */
+  readonly approvalJudges?: Readonly<Record<string, ApprovalJudge>>;
   /**
    * Encrypts every payload with AES-256-GCM ({@link EncryptionCodec}); the first key encrypts,
    * all decrypt (`encryptionKeysFromEnv()` reads DURABLE_AGENTS_ENCRYPTION_KEYS(_FILE)).
@@ -230,6 +237,7 @@ export class DurableAgentsPlugin extends SimplePlugin {
       // Sessions' schedules post through it (workflows/sessions/scheduled-message.ts), whatever the runtime.
       [deliverScheduledMessageActivityName]: createDeliverScheduledMessage(),
       ...(options.approvalNotifier ? createApprovalNotifier(options.approvalNotifier) : {}),
+      ...(options.approvalJudges ? createApprovalJudges(options.approvalJudges) : {}),
     };
     const keys = options.encryption ?? undefined;
     const codec = keys ? new EncryptionCodec(keys) : undefined;

@@ -28,6 +28,8 @@ function describe(event: RunEvent): string {
       return `approval requested for ${event.name} ${short(event.args)}`;
     case 'approval_decided':
       return `${event.toolCallId}: ${event.decision}${event.by ? ` by ${event.by}` : ''}${event.reason ? ` (${event.reason})` : ''}${event.updated ? ` → ${event.updated.name} ${short(event.updated.args)}` : ''}`;
+    case 'approval_judged':
+      return `${event.toolCallId}: judge ${event.evaluator} says ${event.verdict}${event.confidence !== undefined ? ` (${event.confidence})` : ''}${event.escalated ? `, asking a person: ${event.why ?? ''}` : ''}`;
     case 'approval_rules_changed':
       return `approval rules ${event.version}${event.decided.length ? `, deciding ${event.decided.join(', ')}` : ''}`;
     case 'paused':

@@ -249,6 +249,50 @@ describe('confirmation of tool calls', () => {
     ]);
   });
 
+  it('a judge rule: its evaluator on the worker approves or rejects when sure, and a person is asked when it escalates, is unsure, fails or runs past its time', async () => {
+    const rules = { version: 'judged-1', rules: [{ id: 'judge-echo', effect: 'judge' as const, tools: ['echo'], judge: { evaluator: 'by-text', minConfidence: 0.5, timeoutMs: 2_000 } }] };
+    const texts = ['ok send', 'no send', 'maybe send', 'unsure send', 'boom send', 'slow send', 'unknown judge'];
+    const calls = texts.map((text, i) => ({ id: `j${i}`, name: 'echo', args: { text } }));
+    const other = { version: 'judged-1', rules: [{ id: 'judge-other', effect: 'judge' as const, tools: ['echo'], judge: { evaluator: 'nobody' } }] };
+    const [judged, unknown] = await Promise.all([
+      suite.agents.start(scriptedInput([{ type: 'tool_calls', calls: calls.slice(0, 6) } as ScriptStep, contextStep], { confirmation: { rules } })),
+      suite.agents.start(scriptedInput([{ type: 'tool_calls', calls: [calls[6]!] } as ScriptStep, contextStep], { confirmation: { rules: other } })),
+    ]);
+    // Escalated to a person: unsure, too little confidence, a failing judge, one past its time, and a judge no worker has.
+    const waiting = await approvals(judged.workflowId, 4);
+    expect(waiting.map((a) => a.toolCallId).sort()).toEqual(['j2', 'j3', 'j4', 'j5']);
+    await approvals(unknown.workflowId, 1);
+    for (const { toolCallId } of waiting) await suite.agents.decide(judged.workflowId, { decision: 'approve', toolCallId, by: 'ana' });
+    await suite.agents.decide(unknown.workflowId, { decision: 'reject', toolCallId: 'j6', by: 'ana' });
+    const result = await suite.agents.result(judged.workflowId);
+    expect(view(result).outputs.map((o) => [o.toolCallId, o.status, o.errorType])).toEqual([
+      ['j0', 'ok', undefined],
+      ['j1', 'error', 'rejected'],
+      ['j2', 'ok', undefined],
+      ['j3', 'ok', undefined],
+      ['j4', 'ok', undefined],
+      ['j5', 'ok', undefined],
+    ]);
+    expect(view(result).outputs[1]?.errorMessage).toBe('rejected by judge by-text (approval rule judge-echo, rules judged-1): not allowed');
+    const log = await events(judged.workflowId);
+    const verdicts = Object.fromEntries(log.flatMap((e) => (e.type === 'approval_judged' ? [[e.toolCallId, [e.verdict, e.escalated, e.why]]] : [])));
+    expect(verdicts).toEqual({
+      j0: ['approve', false, undefined],
+      j1: ['reject', false, undefined],
+      j2: ['approve', true, 'the judge is 0.2 sure, below 0.5'],
+      j3: ['escalate', true, 'the judge escalated'],
+      j4: ['escalate', true, expect.stringContaining('the judge failed: the judge broke')],
+      j5: ['escalate', true, expect.stringMatching(/^the judge failed: .*timeout/i)],
+    });
+    const decidedBy = Object.fromEntries(log.flatMap((e) => (e.type === 'approval_decided' ? [[e.toolCallId, e.by]] : [])));
+    expect(decidedBy).toMatchObject({ j0: 'judge by-text (rules judged-1/judge-echo)', j1: 'judge by-text (rules judged-1/judge-echo)', j2: 'ana' });
+    const unknownLog = await events(unknown.workflowId);
+    expect(unknownLog.find((e) => e.type === 'approval_judged')).toMatchObject({ escalated: true, why: expect.stringContaining('no approval judge "nobody" on this worker; its judges: by-text') });
+    await suite.agents.result(unknown.workflowId);
+    // A judge rule without its judge is refused at the start, naming the field.
+    await expect(suite.agents.start(scriptedInput([contextStep], { confirmation: { rules: { version: 'x', rules: [{ id: 'r', effect: 'judge' }] } } }))).rejects.toMatchObject({ message: expect.stringContaining('confirmation.rules.rules.0.judge') });
+  });
+
   it('a decision for a call that does not wait is rejected', async () => {
     const { workflowId } = await suite.agents.start(scriptedInput([callStep({ name: 'echo', args: { text: 'x' } }), finalStep()], { confirmation: { all: true } }));
     await approvals(workflowId, 1);

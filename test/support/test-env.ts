@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { testApprovalJudges } from './approval-judges';
 import { readFile } from 'node:fs/promises';
 import { Worker, type WorkerOptions, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
@@ -88,7 +89,7 @@ export async function createTestWorker(
     taskQueue,
     workflowBundle: await workflowBundleOption(),
     // The plugin a user's worker gets.
-    plugins: [new DurableAgentsPlugin({ agents: testAgents, tools, runtime })],
+    plugins: [new DurableAgentsPlugin({ agents: testAgents, tools, runtime, approvalJudges: testApprovalJudges })],
     ...inProcessWorkerOptions,
     ...options,
   });

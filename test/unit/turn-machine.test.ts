@@ -163,6 +163,29 @@ describe('the turn machine: one call, driven by events alone (stepCall in workfl
     expect(types(drive(asked.turn, asked.row, { ask: undefined }, facts)).at(-1)).toBe('ask');
   });
 
+  it('a judge rule: the machine asks the judge, then runs or refuses the call on a sure verdict and asks a person otherwise', () => {
+    const rules = { version: 'v1', rules: [{ id: 'j', effect: 'judge' as const, tools: ['note'], judge: { evaluator: 'e', minConfidence: 0.5, timeoutMs: 1_000 } }] };
+    const facts = factsOf({ confirmation: { confirmation: { all: false, tools: [], exempt: [], rules }, alwaysApproved: new Set(), agent: 'a' } });
+    const run = (judgement: Extract<CallEvent, { type: 'judged' }>['judgement']) => {
+      const { turn, row } = one(req('c1', 'note', { text: 'x' }));
+      return drive(turn, row, { judge: { type: 'judged', judgement }, ask: undefined }, facts);
+    };
+    const sure = run({ verdict: 'approve', confidence: 0.8 });
+    expect(types(sure)).toEqual(['claim_early', 'safe_point', 'take_queued', 'judge', 'dispatch']);
+    expect(sure[4]).toMatchObject({ emit: [{ type: 'approval_judged', verdict: 'approve', escalated: false }, { type: 'approval_decided', decision: 'approve', by: 'judge e (rules v1/j)' }] });
+    const refused = closing(run({ verdict: 'reject', reason: 'no' }));
+    expect(refused.output.error?.message).toBe('rejected by judge e (approval rule j, rules v1): no');
+    for (const judgement of [{ verdict: 'approve' as const, confidence: 0.1 }, { verdict: 'escalate' as const }, { failed: 'timeout' }]) {
+      const escalated = run(judgement);
+      expect(types(escalated).at(-1)).toBe('ask');
+      expect(escalated.at(-1)).toMatchObject({ asked: false, emit: [{ type: 'approval_judged', escalated: true }] });
+    }
+    // A human's "always" for the tool stands above the judge.
+    const always = factsOf({ confirmation: { confirmation: { all: false, tools: [], exempt: [], rules }, alwaysApproved: new Set(['note']), agent: 'a' } });
+    const { turn, row } = one(req('c2', 'note', { text: 'x' }));
+    expect(types(drive(turn, row, {}, always)).at(-1)).toBe('dispatch');
+  });
+
   it('a turn cancelled before a call that needs confirmation answers it cancelled, without asking', () => {
     const { turn, row } = one(req('c1', 'pay', { amount: 500 }));
     const hint = { reason: 'timeout' as const, message: 'budget' };

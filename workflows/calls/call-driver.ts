@@ -9,6 +9,7 @@ import type { HookAction } from '../agents/agent-hooks';
 import { RunTerminated } from '../kernel/run-terminated';
 import { isPending } from '../state/safe-point';
 import { sendApprovalNotice } from './approval-notice';
+import { judgeCall } from './approval-judging';
 import { approvalNotices, isPatched } from '../versioning/patches';
 import { rethrow, waitOn, type CallStep } from './call-steps';
 import type { CallsRun } from './calls-run';
@@ -112,6 +113,15 @@ export class CallDriver {
           const id = row.request.toolCallId;
           action = next({ type: 'queued', queued: state.control.take((q) => 'toolCallId' in q.intervention && q.intervention.toolCallId === id) });
           continue;
+        }
+        case 'judge': {
+          let judged: Promise<CallEvent>;
+          try {
+            judged = judgeCall(row.request, action.verdict, facts.confirmation).then((judgement) => ({ type: 'judged', judgement }) as const);
+          } catch (err) {
+            return this.afterFailure(row, err);
+          }
+          return waitOn(judged, (event) => this.advance(row, event), (err) => this.afterFailure(row, err));
         }
         case 'ask': {
           let decision: Promise<CallAction>;

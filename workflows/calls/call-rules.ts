@@ -12,6 +12,7 @@ import type { ToolDefinition } from '../../contracts/tool-definition';
 import type { ToolOutput, ToolRequest } from '../../contracts/tools';
 import type { RunInput } from '../../contracts/run';
 import { ruleVerdict, type ApprovalRules, type RuleVerdict } from '../../contracts/approval-policy';
+import type { ApprovalJudgement } from '../../contracts/approval-judge';
 import { closedOutput, errorOutput } from '../kernel/outputs';
 import { rejection } from '../kernel/failures';
 import type { QueuedIntervention } from '../state/run-control';
@@ -124,10 +125,11 @@ export interface ConfirmationFacts {
  * rules decided for it (`ruled`: a deny always; an allow only for a call that would have asked).
  * The first matching rule decides; a human's "always" for the tool stands above an `ask` rule.
  */
-export function confirmationOf(tool: ToolDefinition, args: unknown, run: ConfirmationFacts): { readonly type: 'run' | 'ask' } | { readonly type: 'ruled'; readonly verdict: RuleVerdict } {
+export function confirmationOf(tool: ToolDefinition, args: unknown, run: ConfirmationFacts): { readonly type: 'run' | 'ask' } | { readonly type: 'ruled' | 'judge'; readonly verdict: RuleVerdict } {
   const verdict = ruleVerdict(run.confirmation?.rules as ApprovalRules | undefined, { name: tool.name, args, agent: run.agent, ...(run.sessionId !== undefined ? { sessionId: run.sessionId } : {}) });
   if (verdict?.effect === 'deny') return { type: 'ruled', verdict };
   if (verdict?.effect === 'ask') return { type: run.alwaysApproved.has(tool.name) ? 'run' : 'ask' };
+  if (verdict?.effect === 'judge') return run.alwaysApproved.has(tool.name) ? { type: 'run' } : { type: 'judge', verdict };
   const needed = needsConfirmation(tool, args, run);
   if (verdict?.effect === 'allow') return needed ? { type: 'ruled', verdict } : { type: 'run' };
   return { type: needed ? 'ask' : 'run' };
@@ -142,6 +144,27 @@ export function ruledDecision(toolCallId: string, verdict: RuleVerdict): RuledCa
   const rules = { version: verdict.version, rule: verdict.rule };
   if (verdict.effect === 'allow') return { decision: 'approve', toolCallId, always: false, by, rules };
   return { decision: 'reject', toolCallId, by, rules, reason: `denied by approval rule ${verdict.rule} (rules ${verdict.version})${verdict.reason ? `: ${verdict.reason}` : ''}` };
+}
+
+/**
+ * What a judge's answer (or its failure) makes of a call: a decision of the rule's, or none (the
+ * call goes to a person), and the `approval_judged` event that records it either way. Pure.
+ */
+export function judgedCall(toolCallId: string, verdict: RuleVerdict, judgement: ApprovalJudgement | { readonly failed: string }): { readonly decision?: RuledCallDecision; readonly event: RunEventDraft } {
+  const judge = verdict.judge!;
+  const rules = { version: verdict.version, rule: verdict.rule };
+  const base = { type: 'approval_judged', toolCallId, evaluator: judge.evaluator, rules } as const;
+  if ('failed' in judgement) return { event: { ...base, verdict: 'escalate', escalated: true, why: `the judge failed: ${judgement.failed}` } };
+  const { verdict: said, confidence, reason } = judgement;
+  const told = { verdict: said, ...(confidence !== undefined ? { confidence } : {}), ...(reason !== undefined ? { reason } : {}) };
+  if (said === 'escalate') return { event: { ...base, ...told, escalated: true, why: 'the judge escalated' } };
+  if ((confidence ?? 1) < judge.minConfidence) return { event: { ...base, ...told, escalated: true, why: `the judge is ${confidence} sure, below ${judge.minConfidence}` } };
+  const by = `judge ${judge.evaluator} (rules ${verdict.version}/${verdict.rule})`;
+  const decision: RuledCallDecision =
+    said === 'approve'
+      ? { decision: 'approve', toolCallId, always: false, by, rules }
+      : { decision: 'reject', toolCallId, by, rules, reason: `rejected by judge ${judge.evaluator} (approval rule ${verdict.rule}, rules ${verdict.version})${reason ? `: ${reason}` : ''}` };
+  return { decision, event: { ...base, ...told, escalated: false } };
 }
 
 /**

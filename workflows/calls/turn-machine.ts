@@ -21,13 +21,15 @@ import type { HookAction, HookEvent } from '../agents/agent-hooks';
 import { closedOutput } from '../kernel/outputs';
 import { usesCallGraph } from '../state/call-graph';
 import type { QueuedIntervention } from '../state/run-control';
-import { confirmationOf, decisionOutcome, modifiedCall, prepareCall, ruledDecision, type ConfirmationFacts, type PreparedCall } from './call-rules';
+import { confirmationOf, decisionOutcome, judgedCall, modifiedCall, prepareCall, ruledDecision, type ConfirmationFacts, type PreparedCall } from './call-rules';
+import type { RuleVerdict } from '../../contracts/approval-policy';
+import type { ApprovalJudgement } from '../../contracts/approval-judge';
 import { graphSchedule, lostMessage, settleAlternative, type GraphSchedule } from './call-schedule';
 
 // ---- the turn's state ------------------------------------------------------------------
 
 /** Where a call of the turn stands. */
-export type CallPhase = 'planned' | 'begun' | 'at_safe_point' | 'deciding' | 'held' | 'awaiting_slot' | 'in_flight' | 'ended';
+export type CallPhase = 'planned' | 'begun' | 'at_safe_point' | 'judging' | 'deciding' | 'held' | 'awaiting_slot' | 'in_flight' | 'ended';
 
 /** A call that passed its checks and is to run. */
 export type DispatchableCall = Extract<PreparedCall, { type: 'dispatch' }>;
@@ -44,6 +46,8 @@ export interface CallRow {
   prepared?: DispatchableCall;
   /** What a human's decision made of the call, until it is applied. */
   decided?: PreparedCall;
+  /** The judge rule a call waits for (`judging`). */
+  judging?: RuleVerdict;
   /** In a dependency-aware plan: the outputs of the calls it depends on, once it may start. */
   dependencies?: readonly DependencyOutput[];
 }
@@ -124,6 +128,8 @@ export type CallEvent =
   | { readonly type: 'queued'; readonly queued: readonly QueuedIntervention[] }
   /** During `ask`, once the wait ended: the human's decision, or none (the run ended first). */
   | { readonly type: 'decided'; readonly decision: ParsedCallDecision | undefined }
+  /** After `judge`: what the judge answered, or why it did not. */
+  | { readonly type: 'judged'; readonly judgement: ApprovalJudgement | { readonly failed: string } }
   /** After `ask`: the decision is recorded (the `decision` action's events). */
   | { readonly type: 'decision_taken' }
   /** After `hold`: the pause was lifted. */
@@ -139,6 +145,8 @@ export type CallAction =
   | { readonly type: 'claim_early' }
   | { readonly type: 'safe_point'; readonly event: Extract<HookEvent, { point: 'before_tool' }> }
   | { readonly type: 'take_queued' }
+  /** Ask the judge of a `judge` rule about the call (an activity) and wait for its answer. */
+  | { readonly type: 'judge'; readonly verdict: RuleVerdict; readonly emit: readonly RunEventDraft[] }
   /** Ask a human (unless `asked` before this execution) and wait for the decision. */
   | { readonly type: 'ask'; readonly asked: boolean; readonly emit: readonly RunEventDraft[] }
   /** The answer to `decided`, inside the wait: record the decision's events; `decision_taken` goes on. */
@@ -174,6 +182,8 @@ export function stepCall(turn: ToolTurnState, row: CallRow, event: CallEvent, fa
       return { type: 'take_queued' };
     case 'queued':
       return checked(row, event.queued, facts);
+    case 'judged':
+      return judged(row, event.judgement, facts);
     case 'decided':
       return decided(row, event.decision, facts);
     case 'decision_taken':
@@ -219,6 +229,7 @@ function failed(turn: ToolTurnState, row: CallRow, failure: WaitFailure, facts: 
     case 'held':
       if (failure === 'other') return { type: 'rethrow' };
       return close(row, closedOutput(row.request, 'cancelled', 'the run ended before this call was dispatched', facts.cancelHint));
+    case 'judging':
     case 'deciding':
       // In a dependency-aware plan the turn cancels a call whose alternative won, also while it waits for a human.
       if (!turn.schedule || failure !== 'cancelled') return { type: 'rethrow' };
@@ -249,6 +260,13 @@ function checked(row: CallRow, queued: readonly QueuedIntervention[], facts: Tur
     const outcome = decisionOutcome(prepared, ruledDecision(row.request.toolCallId, verdict), facts.tools);
     return confirmed(row, outcome.next, [...emit, outcome.event], facts);
   }
+  if (prepared.type === 'dispatch' && confirmation.type === 'judge') {
+    if (facts.turnCancelled) return close(row, closedOutput(row.request, 'cancelled', 'not run: its turn was cancelled before this call was dispatched', facts.cancelHint), emit);
+    row.phase = 'judging';
+    row.prepared = prepared;
+    row.judging = confirmation.verdict;
+    return { type: 'judge', verdict: confirmation.verdict, emit };
+  }
   if (prepared.type === 'dispatch' && confirmation.type === 'ask') {
     // The turn was cancelled (time budget) before this call's turn came: no approval can matter now.
     if (facts.turnCancelled) return close(row, closedOutput(row.request, 'cancelled', 'not run: its turn was cancelled before this call was dispatched', facts.cancelHint), emit);
@@ -257,6 +275,19 @@ function checked(row: CallRow, queued: readonly QueuedIntervention[], facts: Tur
     return { type: 'ask', asked: false, emit };
   }
   return confirmed(row, prepared, emit, facts);
+}
+
+/** What a judge's answer makes of a call: its decision, or a person is asked (an escalation). */
+function judged(row: CallRow, judgement: ApprovalJudgement | { readonly failed: string }, facts: TurnFacts): CallAction {
+  const prepared = row.prepared!;
+  const { decision, event } = judgedCall(row.request.toolCallId, row.judging!, judgement);
+  row.judging = undefined;
+  if (!decision) {
+    row.phase = 'deciding';
+    return { type: 'ask', asked: false, emit: [event] };
+  }
+  const outcome = decisionOutcome(prepared, decision, facts.tools);
+  return confirmed(row, outcome.next, [event, outcome.event], facts);
 }
 
 /** A call that waited for its decision when the previous execution continued as new: it waits on, not asked again. */
