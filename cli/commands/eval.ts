@@ -10,6 +10,7 @@ import type { EvaluationReport, Judge } from '../../testing/eval';
 // The types module only (no worker code): agentctl loads the evaluation itself when it runs one.
 import { evalGates as gateNames, type EvalGate } from '../../testing/eval/types';
 import { priceTableSchema, type PriceTable } from '../../contracts/pricing';
+import { approvalRulesSchema, type ApprovalRules } from '../../contracts/approval-policy';
 import { describeIssues } from '../../contracts/json';
 import { dataConverterFromEnv } from '../../config/encryption';
 import { checkMcpServers, type McpServerConfig } from '../../activities/mcp/server-config';
@@ -141,6 +142,20 @@ function render(report: EvaluationReport, format: Format, gates: readonly EvalGa
   return formatters.formatEvalTable(report);
 }
 
+/** The approval rules of `--approval-rules FILE`, checked; errors name the file and the field. */
+function approvalRulesFrom(file: string): ApprovalRules {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(existing(file, '--approval-rules'), 'utf8'));
+  } catch (err) {
+    if (err instanceof UsageError) throw err;
+    throw new UsageError(`--approval-rules ${file}: not JSON (${err instanceof Error ? err.message : String(err)})`);
+  }
+  const parsed = approvalRulesSchema().safeParse(raw);
+  if (!parsed.success) throw new UsageError(`--approval-rules ${file}: ${describeIssues(parsed.error)}`);
+  return parsed.data;
+}
+
 interface EvalPlan {
   readonly histories: readonly string[];
   readonly code: WorkflowCode;
@@ -148,6 +163,7 @@ interface EvalPlan {
   readonly judgeModule?: string;
   readonly model?: string;
   readonly instructions?: string;
+  readonly approvalRules?: ApprovalRules;
   readonly format: Format;
   readonly gates: readonly EvalGate[];
   readonly out?: string;
@@ -178,7 +194,7 @@ async function evaluate(plan: EvalPlan, ctx: OutputContext): Promise<ExitCode> {
         workflowBundle: await workflowBundleOf(plan.code),
         agents,
         openai: openAIFromEnv(plan.env) ?? null,
-        change: { ...(plan.model ? { model: plan.model } : {}), ...(plan.instructions ? { instructions: plan.instructions } : {}) },
+        change: { ...(plan.model ? { model: plan.model } : {}), ...(plan.instructions ? { instructions: plan.instructions } : {}), ...(plan.approvalRules ? { approvalRules: plan.approvalRules } : {}) },
         ...(judge ? { judge } : {}),
         ...(plan.server ? { server: plan.server } : {}),
         ...(plan.prices ? { model: { prices: plan.prices } } : {}),
@@ -240,6 +256,7 @@ export const evalCommand: Command = {
     'agent-module': { type: 'string', value: 'PATH', description: "module exporting the candidate's agent definitions (required)" },
     model: { type: 'string', value: 'M', description: 'model of LLM agents for the candidate (plannerOptions.model)' },
     instructions: { type: 'string', value: 'FILE', description: "instructions replacing the agent's, read from FILE" },
+    'approval-rules': { type: 'string', value: 'FILE', description: 'approval rules ({ version, rules } JSON) the candidate runs under instead of the recorded ones' },
     judge: { type: 'string', value: 'PATH', description: 'module exporting a judge function' },
     format: { type: 'string', value: 'FORMAT', description: 'table (default), json or junit' },
     out: { type: 'string', value: 'FILE', description: 'write the report to FILE (the table still goes to stdout)' },
@@ -267,6 +284,8 @@ export const evalCommand: Command = {
     }
     const model = args.string('model');
     if (model !== undefined && model.trim() === '') throw new UsageError('--model must not be empty');
+    const rulesFile = args.string('approval-rules');
+    const approvalRules = rulesFile !== undefined ? approvalRulesFrom(rulesFile) : undefined;
     const format = (args.flag('json') ? 'json' : (args.string('format') ?? 'table')) as Format;
     if (!formats.includes(format)) throw new UsageError(`--format must be one of ${formats.join(', ')}, got '${format}'`);
     const gates = args.strings('gate').flatMap((g) => g.split(',')).map((g) => g.trim()).filter(Boolean);
@@ -283,6 +302,7 @@ export const evalCommand: Command = {
       ...(judgeFlag ? { judgeModule: existing(judgeFlag, '--judge') } : {}),
       ...(model ? { model } : {}),
       ...(instructions ? { instructions } : {}),
+      ...(approvalRules ? { approvalRules } : {}),
       format,
       gates: gates as EvalGate[],
       ...(out ? { out } : {}),

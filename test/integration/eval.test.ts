@@ -13,7 +13,7 @@ import { implementTool, type ToolImplementation } from '../../activities';
 import type { AgentClient } from '../../client/agent-client';
 import { addToWatchlistTool, getQuoteTool } from '../../examples/watchlist/agent';
 import { callTools, say, toolCall, type FakeOpenAIServer, type FakeStep } from '../../testing/fake-model';
-import { evaluateRuns, formatEvalJunit, type EvaluationReport } from '../../testing/eval';
+import { evaluateRuns, formatEvalJunit, type EvalChange, type EvaluationReport } from '../../testing/eval';
 import { testAgents } from '../support/agents';
 import { modelSuite } from '../support/model-suite';
 import { workflowBundleOption } from '../support/test-env';
@@ -89,7 +89,7 @@ beforeAll(async () => {
 /** Example prices of the evaluation's worker (not any provider's): the candidate's cost is in money, the recording's was not priced. */
 const prices = { currency: 'USD', models: { 'candidate-model': { inputPerMillion: 1_000, outputPerMillion: 2_000 } } };
 
-async function evaluate(change: { model?: string; instructions?: string } = {}): Promise<EvaluationReport> {
+async function evaluate(change: EvalChange = {}): Promise<EvaluationReport> {
   return evaluateRuns({
     model: { prices },
     histories: [recorded],
@@ -118,6 +118,23 @@ test('a candidate that decides as recorded: no divergence, the same totals, noth
   // Five calls of 20 prompt and 10 completion tokens (the fake's usage) at the example prices.
   expect([recordedCost, candidateCost.USD]).toEqual([{}, expect.closeTo(0.2, 9)]);
   expect(report.runs[0]?.candidate.totals?.cost).toEqual({ amount: expect.closeTo(0.12, 9), currency: 'USD' });
+  expect(lines()).toEqual(['add AAPL', 'quote AAPL', 'quote MSFT']);
+});
+
+test('a recorded run evaluated under changed approval rules: the call a person approved is now denied by a rule, asked of no one, and the model reads the rule', async () => {
+  fake.reset();
+  fake.script(...addAndQuote(), ...quoteMsft());
+  const approvalRules = { version: 'no-adds-1', rules: [{ id: 'no-adds', effect: 'deny' as const, tools: ['add_to_watchlist'], reason: 'watchlists are frozen' }] };
+  const report = await evaluate({ approvalRules });
+  expect(fake.errors).toEqual([]);
+  const [first] = report.runs;
+  expect(first?.candidate.input.confirmation?.rules).toEqual(approvalRules);
+  // No person was asked: the recorded approval went unused, and nothing is unrecorded.
+  expect(first?.unrecorded).toEqual([]);
+  const toolMessages = fake.chatRequests[1]?.body?.messages.filter((m) => m.role === 'tool').map((m) => String(m.content)) ?? [];
+  expect(toolMessages.at(-1)).toContain('denied by approval rule no-adds (rules no-adds-1): watchlists are frozen');
+  // The denied call is not answered from the recording: one answered call fewer.
+  expect(first?.answeredCalls).toBe(1);
   expect(lines()).toEqual(['add AAPL', 'quote AAPL', 'quote MSFT']);
 });
 
@@ -169,6 +186,11 @@ test('agentctl eval --prices FILE gives the candidate cost in money; a table tha
   writeFileSync(pricesFile, JSON.stringify({ currency: 'dollars', models: {} }));
   const bad = await runAgentctlIn(env, fake, ['eval', recorded, '--prices', pricesFile]);
   expect([bad.code, bad.stderr]).toEqual([2, expect.stringMatching(/--prices .*prices\.json: not a price table: currency: a three-letter currency code/)]);
+  // Approval rules for the candidate are checked the same way, before anything runs.
+  const rulesFile = join(dir, 'rules.json');
+  writeFileSync(rulesFile, JSON.stringify({ version: 'v', rules: [{ id: 'r', effect: 'perhaps' }] }));
+  const badRules = await runAgentctlIn(env, fake, ['eval', recorded, '--approval-rules', rulesFile]);
+  expect([badRules.code, badRules.stderr]).toEqual([2, expect.stringMatching(/--approval-rules .*rules\.json: rules\.0\.effect: /)]);
   expect(lines()).toEqual(['add AAPL', 'quote AAPL', 'quote MSFT']);
 });
 

@@ -12,8 +12,8 @@ import type { EvalChange, OutputValidity } from './types';
 /**
  * The candidate's run input: the recorded one, without what tied it to its place (a parent run,
  * a session, a continued execution, breakpoints no one would resume), with the change applied:
- * `plannerOptions.model` for LLM agents, and a breakpoint before the first planner turn when
- * the instructions change (the override is applied there).
+ * `plannerOptions.model` for LLM agents, a breakpoint before the first planner turn when
+ * the instructions change (the override is applied there), and the approval rules.
  */
 export function candidateInput(recorded: RunInput, change: EvalChange, agent: AgentDefinition | undefined): RunInput {
   const rest: RunInput = { ...recorded };
@@ -23,6 +23,7 @@ export function candidateInput(recorded: RunInput, change: EvalChange, agent: Ag
     ...rest,
     ...(change.model && isLlmAgent(agent) ? { plannerOptions: { ...options, model: change.model } } : {}),
     ...(change.instructions ? { breakpoints: [{ point: 'before_llm', once: true }] } : {}),
+    ...(change.approvalRules ? { confirmation: { ...(recorded.confirmation ?? {}), rules: change.approvalRules } } : {}),
   };
 }
 

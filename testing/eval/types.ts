@@ -1,4 +1,5 @@
 import type { FinalResponse, JsonValue, RunInput } from '../../contracts';
+import type { ApprovalRules } from '../../contracts/approval-policy';
 import type { Divergence, RunTotals } from './compare';
 import type { RecordedIntervention } from './human-inputs';
 import type { UnrecordedCall } from './recorded-tools';
@@ -13,6 +14,11 @@ export interface EvalChange {
   readonly model?: string;
   /** Instructions that replace the agent's (an `override_system_prompt` intervention before the first planner turn). */
   readonly instructions?: string;
+  /**
+   * Approval rules the candidate runs under instead of the recorded ones (`confirmation.rules`):
+   * how a changed policy would have decided the recorded runs' calls.
+   */
+  readonly approvalRules?: ApprovalRules;
 }
 
 /** One side of a comparison, as a judge sees it. */
