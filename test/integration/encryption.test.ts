@@ -188,6 +188,19 @@ describe('payload encryption (AES-256-GCM codec)', () => {
         expect(refusal).toContain(`is encrypted with key ${oldKey.id} and this server has no encryption keys: set DURABLE_AGENTS_ENCRYPTION_KEYS`);
         const keylessAnswer = await fetch(`${keyless.url}/approve/${link.token}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ action: 'edit', args: JSON.stringify({ text: 'PLAIN-EDIT' }) }).toString() });
         expect({ status: keylessAnswer.status, refusal: /data-refusal="([a-z_]+)"/.exec(await keylessAnswer.text())?.[1] }).toEqual({ status: 500, refusal: 'undecodable' });
+        // One with other keys names the one it lacks.
+        const rotated = await startAgentServer({
+          agents: new AgentClient(new Client({ connection: env.connection, namespace: env.namespace ?? 'default', dataConverter: { payloadCodecs: [new EncryptionCodec([newKey])] } }), taskQueue, false),
+          auth: { tokens: [], localDev: true },
+          approvalLinks: linkKeys,
+        });
+        try {
+          const other = await fetch(`${rotated.url}/approve/${link.token}`);
+          expect(other.status).toBe(500);
+          expect(await other.text()).toContain(`is encrypted with key ${oldKey.id}, which this server does not have: add it to this server&#39;s DURABLE_AGENTS_ENCRYPTION_KEYS`);
+        } finally {
+          await rotated.close();
+        }
         expect((await agents.pendingInputs(workflowId)).approvals).toEqual([expect.objectContaining({ toolCallId: approval.toolCallId })]);
 
         const answered = await fetch(link.url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ action: 'approve' }).toString() });
