@@ -7,7 +7,10 @@
  */
 import { approvalDigest } from '../../contracts/approval-digest';
 
-/** The tool calls of the client's assistant messages, by call id: the digest of each as shown. */
+/**
+ * The tool calls of the client's assistant messages, by call id: the digest of each as shown. The
+ * last call under an id wins: a session's thread shows several runs, whose call ids repeat, in order.
+ */
 export function shownCallDigests(messages: readonly unknown[]): Map<string, string> {
   const digests = new Map<string, string>();
   for (const message of messages) {

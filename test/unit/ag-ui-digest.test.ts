@@ -13,6 +13,12 @@ describe('shownCallDigests', () => {
     expect([...shown]).toEqual([['pay', approvalDigest('echo', { text: 'ten' })]]);
   });
 
+  it('takes the last call under an id: a session thread shows runs whose call ids repeat, the newest last', () => {
+    const older = assistant([{ id: 'call_0_0', name: 'echo', arguments: '{"text":"run 1"}' }]);
+    const newer = { ...assistant([{ id: 'call_0_0', name: 'echo', arguments: '{"text":"run 2"}' }]), id: 'm2' };
+    expect(shownCallDigests([older, newer]).get('call_0_0')).toBe(approvalDigest('echo', { text: 'run 2' }));
+  });
+
   it('leaves out calls whose arguments are not JSON (still streaming, or cut)', () => {
     expect(shownCallDigests([assistant([{ id: 'pay', name: 'echo', arguments: '{"text":' }])]).size).toBe(0);
   });
