@@ -22,6 +22,7 @@ const refusalStatus = {
   unsupported_media_type: 415,
   too_large: 413,
   unavailable: 503,
+  undecodable: 500,
   failure: 500,
 } as const;
 /** Why a link page refuses: its `data-refusal`. */
@@ -44,6 +45,7 @@ const refusalTitles: Record<PageRefusal, string> = {
   unsupported_media_type: 'The answer must be a form',
   too_large: 'The answer is too large',
   unavailable: 'The run cannot answer right now',
+  undecodable: 'This server cannot read the run',
   failure: 'Something went wrong',
 };
 
@@ -52,8 +54,9 @@ export function refused(c: Context, refusal: PageRefusal, message: string): Resp
   return c.html(refusalPage(refusalTitles[refusal], message, refusal), refusalStatus[refusal], linkPageHeaders);
 }
 
-/** The page of an error of the client or server: what a person can act on, never the token. */
-export function errorPage(c: Context, err: unknown, claims: ApprovalLinkClaims): Response {
+/** The page of an error of the client or server: what a person can act on, never the token. `undecodable`: why this server cannot read the run, when it cannot. */
+export function errorPage(c: Context, err: unknown, claims: ApprovalLinkClaims, undecodable?: string): Response {
+  if (undecodable !== undefined) return refused(c, 'undecodable', `${undecodable}. Nothing was decided here; answer from a server that has the key, or from the dashboard.`);
   if (err instanceof AgentClientError) {
     if (err.type === 'rejected' && (err.refusal === 'already_decided' || err.refusal === 'stale_digest')) return refused(c, err.refusal, err.message);
     if (err.type === 'rejected' || err.type === 'invalid_input') return refused(c, 'invalid_input', err.message);

@@ -11,6 +11,7 @@ import { linkDecision } from './link-decision';
 import { approvalPage, decidedPage, linkPageHeaders } from './link-page';
 import { errorPage, refused } from './link-refusals';
 import { approverSchema, signApprovalLink, verifyApprovalLink, type ApprovalLinkClaims, type ApprovalLinkKey } from './link-token';
+import { undecodableReason } from './undecodable';
 import { UsedLinks } from './used-links';
 
 /** Approval links: the keys that sign them, and the address people open them at. */
@@ -115,7 +116,7 @@ export function mountApprovalPages(app: Hono, ctx: ServerContext, maxBodyBytes: 
       }
       return c.html(approvalPage(claims, waiting), 200, linkPageHeaders);
     } catch (err) {
-      return errorPage(c, err, claims);
+      return errorPage(c, err, claims, await undecodableReason(err, ctx.agents.client, claims.run));
     }
   });
 
@@ -141,7 +142,7 @@ export function mountApprovalPages(app: Hono, ctx: ServerContext, maxBodyBytes: 
       used.add(claims.jti, { by, decision: decision.decision, at: new Date().toISOString() });
       return c.html(decidedPage(claims, decision.decision, by), 200, linkPageHeaders);
     } catch (err) {
-      return errorPage(c, err, claims);
+      return errorPage(c, err, claims, await undecodableReason(err, ctx.agents.client, claims.run));
     }
   });
 }

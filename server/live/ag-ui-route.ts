@@ -19,6 +19,7 @@ import { route, type AnyRoute } from '../routes';
 import { runReferenceSchema } from '../api/ids';
 import type { RunEvent } from '../../contracts';
 import { AgUiProjection, agUiFrames, type AgUiProjectionOptions } from './ag-ui';
+import { resumeDigest, shownCallDigests } from './ag-ui-digest';
 import { pausingResponse } from './pausing-response';
 import { streamFeed, type StreamFeedOptions } from './sse';
 
@@ -59,43 +60,59 @@ export function shownUpTo(state: unknown): number {
 }
 
 /** A decision body of `POST /api/runs/:id/decisions` from a resume entry: no payload approves, a cancelled interrupt rejects. */
-function decisionOf(entry: z.infer<typeof resumeEntrySchema>, index: number): unknown {
+function decisionOf(entry: z.infer<typeof resumeEntrySchema>, index: number, digest: string | undefined): unknown {
   const where = `body.resume[${index}]`;
-  if (entry.status === 'cancelled') return { decision: 'reject', toolCallId: entry.interruptId, reason: 'the approval was cancelled' };
-  if (entry.payload === undefined) return { decision: 'approve', toolCallId: entry.interruptId };
+  const bound = digest === undefined ? {} : { digest };
+  if (entry.status === 'cancelled') return { decision: 'reject', toolCallId: entry.interruptId, reason: 'the approval was cancelled', ...bound };
+  if (entry.payload === undefined) return { decision: 'approve', toolCallId: entry.interruptId, ...bound };
   if (typeof entry.payload !== 'object' || entry.payload === null || Array.isArray(entry.payload)) {
     throw new ApiError('invalid_input', `${where}.payload: expected a decision such as { "decision": "approve" } or { "decision": "reject", "reason": "…" }`);
   }
   // The decision is the token holder's: `by` is not taken from the payload.
-  return { ...entry.payload, toolCallId: entry.interruptId, by: undefined };
+  return { ...bound, ...entry.payload, toolCallId: entry.interruptId, by: undefined };
 }
 
 /** The tool call ids of the approvals the run waits for now (its own, not its sub-agent runs'). */
 export async function pendingApprovals(ctx: ServerContext, workflowId: string): Promise<string[]> {
-  return (await ctx.agents.pendingInputs(workflowId, { subAgents: false })).approvals.map((a) => a.toolCallId);
+  return (await waitingDigests(ctx, workflowId)).map((a) => a.toolCallId);
+}
+
+async function waitingDigests(ctx: ServerContext, workflowId: string): Promise<{ toolCallId: string; digest?: string }[]> {
+  return (await ctx.agents.pendingInputs(workflowId, { subAgents: false })).approvals;
 }
 
 /** Applies the request's resume entries as decisions of run `workflowId`, all or none: each must answer an approval the run waits for. */
-export async function applyResume(ctx: ServerContext, workflowId: string, body: Pick<AgUiRunInput, 'resume'>, principal: Principal): Promise<string[]> {
+export async function applyResume(ctx: ServerContext, workflowId: string, body: Pick<AgUiRunInput, 'resume' | 'messages'>, principal: Principal): Promise<string[]> {
   const entries = body.resume ?? [];
   if (entries.length === 0) return [];
   authorize(principal, 'operator');
   const { decide } = runOperationsByName;
+  const shown = shownCallDigests(body.messages);
   const decisions = entries.map((entry, index) => {
-    const parsed = decide.body.safeParse(decisionOf(entry, index));
+    const parsed = decide.body.safeParse(decisionOf(entry, index, resumeDigest(entry, shown)));
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       throw new ApiError('invalid_input', `body.resume[${index}].payload.${issue?.path.join('.') ?? ''}: ${issue?.message ?? 'not a decision'}`);
     }
-    return parsed.data as { toolCallId: string };
+    return parsed.data as { toolCallId: string; digest?: string };
   });
-  const pending = await pendingApprovals(ctx, workflowId);
-  decisions.forEach(({ toolCallId }, index) => {
-    if (!pending.includes(toolCallId)) {
+  const waiting = await waitingDigests(ctx, workflowId);
+  const pending = waiting.map((a) => a.toolCallId);
+  decisions.forEach(({ toolCallId, digest }, index) => {
+    const now = waiting.find((a) => a.toolCallId === toolCallId);
+    if (!now) {
       throw new ApiError(
         'rejected',
         `body.resume[${index}].interruptId: the run waits for no approval of ${quoted(toolCallId, 100)} (decided already, or never asked); ` +
           `it waits for ${pending.length === 0 ? 'none' : pending.map((id) => quoted(id, 100)).join(', ')}`,
+      );
+    }
+    // All or none: a stale answer is refused before any other is applied (the run refuses it too).
+    if (digest !== undefined && now.digest !== undefined && digest !== now.digest) {
+      throw new ApiError(
+        'rejected',
+        `body.resume[${index}]: call ${quoted(toolCallId, 100)} waits with other arguments than the ones shown: the decision is for ${digest}, ` +
+          `the call waiting is ${now.digest}; read the run again and answer its new interrupt`,
       );
     }
   });

@@ -11,6 +11,8 @@ export interface AgUiInterrupt {
   readonly toolCallId: string;
   /** JSON Schema of a resume entry's `payload`. */
   readonly responseSchema: Record<string, unknown>;
+  /** `digest`: the approval digest of the call as it waits (a resume entry may echo it in its own `metadata`). */
+  readonly metadata?: { readonly digest: string };
 }
 
 /** Why an AG-UI run ended (`RunFinishedOutcome` of AG-UI 1.0). */
@@ -105,6 +107,7 @@ export class AgUiProjection {
   private calls = new Map<string, boolean>();
   private readonly rejections = new Map<string, string | undefined>();
   private readonly names = new Map<string, string>();
+  private readonly digests = new Map<string, string>();
   private result: unknown;
   private failure: { message: string; code: string } | undefined;
 
@@ -124,7 +127,10 @@ export class AgUiProjection {
   item(item: FeedItem): AgUiEvent[] {
     if (item.type === 'event') {
       const event = item.event;
-      if (event.type === 'approval_requested') this.names.set(event.toolCallId, event.name);
+      if (event.type === 'approval_requested') {
+        this.names.set(event.toolCallId, event.name);
+        if (event.digest !== undefined) this.digests.set(event.toolCallId, event.digest);
+      }
       if (event.type === 'final') this.result = event.response;
       if (event.type === 'run_failed') this.failure = { message: `${event.errorType}: ${event.message}`, code: event.errorType };
     }
@@ -145,7 +151,8 @@ export class AgUiProjection {
   pause(lastSeq: number, pending: readonly string[], state: Readonly<Record<string, unknown>> = {}): AgUiEvent[] {
     const interrupts = pending.map((id): AgUiInterrupt => {
       const name = this.names.get(id) ?? 'a tool';
-      return { id, reason: 'tool_approval', message: `Approve the call of ${name}?`, toolCallId: id, responseSchema: resumePayloadJsonSchema };
+      const digest = this.digests.get(id);
+      return { id, reason: 'tool_approval', message: `Approve the call of ${name}?`, toolCallId: id, responseSchema: resumePayloadJsonSchema, ...(digest ? { metadata: { digest } } : {}) };
     });
     const closing = [...this.ui.pause().flatMap((chunk) => this.chunk(chunk, undefined)), ...this.closeAll(), this.state(lastSeq, state)];
     if (interrupts.length === 0) return [...closing, { type: 'RUN_FINISHED', threadId: this.threadId, runId: this.runId, outcome: { type: 'success' } }];

@@ -8,6 +8,7 @@
 import { HttpAgent, type BaseEvent, type Message } from '@ag-ui/client';
 import { EventSchema } from '@ag-ui/core/schemas';
 import type { RunEvent } from '../../contracts';
+import { approvalDigest } from '../../contracts/approval-digest';
 import type { AgentServer } from '../../server';
 import type { AgentSuite } from '../support/agent-suite';
 import { liveTokens as tokens, startLiveStack, type LiveStack } from '../support/live-stack';
@@ -160,6 +161,53 @@ describe('AG-UI round trip', () => {
     expect(typesOf((await again.responses())[0] ?? [])).toEqual(['RUN_STARTED', 'STATE_SNAPSHOT', 'RUN_FINISHED']);
     expect(await historyLength()).toBe(before);
     await suite.agents.kill(workflowId, { reason: 'test over' });
+  });
+
+  it('binds a resume entry to the call the client was shown: after a rewind asks again with other arguments, the old screen\'s approval is refused naming both digests; the new interrupt carries its digest', async () => {
+    const ten = { text: 'pay ten' };
+    const more = { text: 'pay ten thousand' };
+    // A breakpoint after each plan lets an operator change the call before it asks again.
+    const { workflowId } = await suite.agents.start(
+      scriptedInput([callStep({ id: 'pay', name: 'echo', args: ten }), finalStep('paid')], { confirmation: { tools: ['echo'] }, breakpoints: [{ point: 'after_llm' }] }),
+    );
+    const paused = () => waitFor('the breakpoint', async () => ((await suite.agents.status(workflowId)).status === 'paused' ? true : undefined));
+    await paused();
+    await suite.agents.resume(workflowId);
+    await waitFor('pay waiting', async () => (await suite.agents.pendingInputs(workflowId)).approvals[0]);
+    const client = agentOn(workflowId);
+    await client.run();
+    expect(client.agent.pendingInterrupts).toEqual([expect.objectContaining({ id: 'pay', metadata: { digest: approvalDigest('echo', ten) } })]);
+
+    await suite.agents.rewind(workflowId, { toTurn: 0, reason: 'ask for more' });
+    await paused();
+    await suite.agents.intervene(workflowId, { kind: 'edit_call', toolCallId: 'pay', args: more });
+    await suite.agents.intervene(workflowId, { kind: 'clear_breakpoint', point: 'after_llm' });
+    await suite.agents.resume(workflowId);
+    await waitFor('pay asked again', async () => (await suite.agents.pendingInputs(workflowId)).approvals.find((a) => a.digest === approvalDigest('echo', more)));
+
+    // The first client still shows "pay ten": its approval is for that, not for what waits now.
+    const stale = await fetch(`${server.url}/api/ag-ui`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${tokens.operator}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ threadId: workflowId, runId: 'r-stale', messages: client.agent.messages, state: client.agent.state, resume: [{ interruptId: 'pay', status: 'resolved' }] }),
+    });
+    expect(stale.status).toBe(422);
+    expect(((await stale.json()) as { error: { message: string } }).error.message).toBe(
+      `body.resume[0]: call "pay" waits with other arguments than the ones shown: the decision is for ${approvalDigest('echo', ten)}, ` +
+        `the call waiting is ${approvalDigest('echo', more)}; read the run again and answer its new interrupt`,
+    );
+    await expect(client.run({ resume: [{ interruptId: 'pay', status: 'resolved' }] })).rejects.toThrow();
+    expect((await suite.agents.pendingInputs(workflowId)).approvals).toEqual([expect.objectContaining({ toolCallId: 'pay', args: more })]);
+
+    // A client that reads the run now is shown the new arguments and its interrupt their digest; its approval applies.
+    const fresh = agentOn(workflowId);
+    await fresh.run();
+    expect(fresh.agent.pendingInterrupts).toEqual([expect.objectContaining({ id: 'pay', metadata: { digest: approvalDigest('echo', more) } })]);
+    await fresh.run({ resume: [{ interruptId: 'pay', status: 'resolved' }] });
+    expect(await suite.agents.result(workflowId)).toMatchObject({ status: 'completed', final: { text: 'paid' } });
+    const { events } = await suite.agents.events(workflowId, 0, 1000);
+    expect(events.filter((e) => e.type === 'approval_decided')).toEqual([expect.objectContaining({ toolCallId: 'pay', decision: 'approve', digest: approvalDigest('echo', more) })]);
+    expectValid(await fresh.responses());
   });
 
   it('refuses what it cannot do, naming the field, and leaves the run as it was', async () => {

@@ -5,7 +5,10 @@
  * update and signal limits lowered to 20 and 30; a 0.13.0 run refused its 21st update ("Workflow
  * Update failed") and could then never be approved.
  */
+import { randomBytes } from 'node:crypto';
 import type { temporal } from '@temporalio/proto';
+import { approvalDigest } from '../../contracts/approval-digest';
+import { startAgentServer } from '../../server';
 import type { RunEvent } from '../../contracts';
 import type { ScriptStep } from '../../workflows/planners/scripted';
 import { agentSuite } from '../support/agent-suite';
@@ -130,6 +133,55 @@ describe('continue-as-new while a run waits for people', () => {
     expect(log.filter((e) => e.type === 'approval_requested').map((e) => e.type === 'approval_requested' && e.toolCallId)).toEqual(['b']);
     expect(log.filter((e) => e.type === 'tool_result').map((e) => e.type === 'tool_result' && e.toolCallId)).toEqual(['a', 'b', 'c']);
     expect(log.at(-1)).toMatchObject({ type: 'status_changed', to: 'completed' });
+  });
+
+  it('an approval keeps its digest across continue-as-new: a link minted before is answered after it, and rules set while waiting are the next execution\'s', async () => {
+    const args = { text: 'pay acme 500' };
+    const digest = approvalDigest('echo', args);
+    const steps = [callStep({ id: 'pay', name: 'echo', args }), callStep({ id: 'again', name: 'echo', args: { text: 'blocked payee' } }), finalStep('paid')];
+    const { workflowId, runId } = await suite.agents.start(scriptedInput(steps, { confirmation: { tools: ['echo'] }, policy }));
+    const first = await waitFor('pay waits for its approval', async () => (await suite.agents.pendingInputs(workflowId)).approvals[0]);
+    expect(first).toMatchObject({ toolCallId: 'pay', digest });
+    const server = await startAgentServer({ agents: suite.agents, auth: { tokens: [], localDev: true }, approvalLinks: { keys: [{ id: 'links-cw', key: randomBytes(32) }] } });
+    try {
+      const minted = await fetch(`${server.url}/api/runs/${encodeURIComponent(workflowId)}/approval-links`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ toolCallId: 'pay', approver: { names: ['ana'] } }),
+      });
+      expect(minted.status).toBe(201);
+      const link = (await minted.json()) as { url: string; digest: string };
+      expect(link.digest).toBe(digest);
+      // Rules changed while it waits: they decide no call that waits now, and must decide the next turn's.
+      const rules = { version: 'payees-2', rules: [{ id: 'blocked', effect: 'deny' as const, tools: ['echo'], args: [{ path: 'text', op: 'eq' as const, value: 'blocked payee' }], reason: 'payee is blocked' }] };
+      expect((await suite.agents.setApprovalRules(workflowId, rules)).approvals.map((a) => a.toolCallId)).toEqual(['pay']);
+      await budgetUpdates(workflowId, 12);
+      await waitFor('the run continued as new', async () => ((await executions(workflowId, runId)).length > 1 ? true : undefined));
+
+      // The same request in the new execution: same digest, and the link minted before is answered.
+      expect((await suite.agents.pendingInputs(workflowId)).approvals).toEqual([expect.objectContaining({ toolCallId: 'pay', digest })]);
+      const page = await fetch(link.url);
+      expect(page.status).toBe(200);
+      expect(await page.text()).toContain(digest);
+      const answered = await fetch(link.url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ action: 'approve' }).toString() });
+      expect(answered.status).toBe(200);
+      expect(await answered.text()).toContain('was approved by ana');
+      const result = await suite.agents.result(workflowId);
+      expect(result).toMatchObject({ status: 'completed', final: { text: 'paid' } });
+      // The next turn's call was denied by the rules set before the run continued, with their version.
+      expect(observations(result).map((o) => [o.toolCallId, o.status, o.errorMessage])).toEqual([
+        ['pay', 'ok', undefined],
+        ['again', 'error', 'denied by approval rule blocked (rules payees-2): payee is blocked'],
+      ]);
+      const log = await logEvents(workflowId);
+      expect(log.filter((e) => e.type === 'approval_decided')).toEqual([
+        expect.objectContaining({ toolCallId: 'pay', decision: 'approve', by: 'ana', digest }),
+        expect.objectContaining({ toolCallId: 'again', decision: 'reject', rules: { version: 'payees-2', rule: 'blocked' } }),
+      ]);
+      expect((await executions(workflowId, runId)).length).toBeGreaterThan(1);
+    } finally {
+      await server.close();
+    }
   });
 
   it('an open await keeps its answers across continue-as-new and closes with them', async () => {

@@ -15,6 +15,8 @@ import { callStep, finalStep, scriptedInput } from '../support/scripts';
 import { createTestEnv, forkBundleOption, inProcessWorkerOptions, uniqueTaskQueue, workflowBundleOption } from '../support/test-env';
 import { allToolImplementations } from '../support/tools';
 import { waitFor } from '../support/wait';
+import { approvalDigest } from '../../contracts/approval-digest';
+import { startAgentServer } from '../../server';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { evaluateRuns } from '../../testing/eval';
@@ -144,6 +146,76 @@ describe('payload encryption (AES-256-GCM codec)', () => {
         const { bytes } = await storedHistory(workflowId, execution);
         for (const secret of Object.values(secrets)) expect(bytes.includes(secret)).toBe(false);
       }
+    });
+  });
+
+  it("an approval of an encrypted run: its digest is of the plaintext arguments, its link page shows them through the server's codec and decides the call, and no plaintext is stored; a server without the key refuses the page naming it", async () => {
+    const taskQueue = uniqueTaskQueue('encrypted-link');
+    const { worker, agents } = await encrypted(taskQueue, [oldKey]);
+    const linkKeys = { keys: [{ id: 'enc-links', key: randomBytes(32) }] };
+    await worker.runUntil(async () => {
+      const args = { text: secrets.arg };
+      const { workflowId } = await agents.start(scriptedInput([callStep({ name: 'echo', args }), finalStep(secrets.final)], { confirmation: { tools: ['echo'] } }));
+      const approval = await waitFor('the approval request', async () => (await agents.pendingInputs(workflowId)).approvals[0]);
+      // The workflow sees decoded arguments: the digest a client computes from what it reads is the run's.
+      expect(approval).toMatchObject({ args, digest: approvalDigest('echo', args) });
+
+      const server = await startAgentServer({ agents, auth: { tokens: [], localDev: true }, approvalLinks: linkKeys });
+      const keyless = await startAgentServer({
+        agents: new AgentClient(new Client({ connection: env.connection, namespace: env.namespace ?? 'default' }), taskQueue, false),
+        auth: { tokens: [], localDev: true },
+        approvalLinks: linkKeys,
+      });
+      try {
+        const minted = await fetch(`${server.url}/api/runs/${encodeURIComponent(workflowId)}/approval-links`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ toolCallId: approval.toolCallId, approver: { names: ['ana'] } }),
+        });
+        expect(minted.status).toBe(201);
+        const link = (await minted.json()) as { url: string; token: string; digest: string };
+        expect(link.digest).toBe(approval.digest);
+        // The token names the call and its digest, never the arguments.
+        expect(Buffer.from(link.token.split('.')[0] ?? '', 'base64url').toString()).not.toContain(secrets.arg);
+        const page = await fetch(link.url);
+        expect(page.status).toBe(200);
+        expect(await page.text()).toContain(secrets.arg);
+
+        // A server without the run's key can neither show the run nor take its answer: its page says so, naming the key, and nothing is decided.
+        const elsewhere = await fetch(`${keyless.url}/approve/${link.token}`);
+        const refusal = await elsewhere.text();
+        expect({ status: elsewhere.status, refusal: /data-refusal="([a-z_]+)"/.exec(refusal)?.[1], leaks: refusal.includes(secrets.arg) }).toEqual({ status: 500, refusal: 'undecodable', leaks: false });
+        expect(refusal).toContain(`is encrypted with key ${oldKey.id} and this server has no encryption keys: set DURABLE_AGENTS_ENCRYPTION_KEYS`);
+        const keylessAnswer = await fetch(`${keyless.url}/approve/${link.token}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ action: 'edit', args: JSON.stringify({ text: 'PLAIN-EDIT' }) }).toString() });
+        expect({ status: keylessAnswer.status, refusal: /data-refusal="([a-z_]+)"/.exec(await keylessAnswer.text())?.[1] }).toEqual({ status: 500, refusal: 'undecodable' });
+        // One with other keys names the one it lacks.
+        const rotated = await startAgentServer({
+          agents: new AgentClient(new Client({ connection: env.connection, namespace: env.namespace ?? 'default', dataConverter: { payloadCodecs: [new EncryptionCodec([newKey])] } }), taskQueue, false),
+          auth: { tokens: [], localDev: true },
+          approvalLinks: linkKeys,
+        });
+        try {
+          const other = await fetch(`${rotated.url}/approve/${link.token}`);
+          expect(other.status).toBe(500);
+          expect(await other.text()).toContain(`is encrypted with key ${oldKey.id}, which this server does not have: add it to this server&#39;s DURABLE_AGENTS_ENCRYPTION_KEYS`);
+        } finally {
+          await rotated.close();
+        }
+        expect((await agents.pendingInputs(workflowId)).approvals).toEqual([expect.objectContaining({ toolCallId: approval.toolCallId })]);
+
+        const answered = await fetch(link.url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ action: 'approve' }).toString() });
+        expect(answered.status).toBe(200);
+      } finally {
+        await server.close();
+        await keyless.close();
+      }
+      expect(await agents.result(workflowId)).toMatchObject({ status: 'completed', final: { text: secrets.final } });
+      const decided = (await agents.events(workflowId, 0, 200)).events.find((e) => e.type === 'approval_decided');
+      expect(decided).toMatchObject({ by: 'ana', digest: approval.digest });
+      const { bytes } = await storedHistory(workflowId);
+      expect(bytes.includes(secrets.arg)).toBe(false);
+      expect(bytes.includes(secrets.final)).toBe(false);
+      expect(bytes.includes('PLAIN-EDIT')).toBe(false);
     });
   });
 

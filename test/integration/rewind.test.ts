@@ -68,6 +68,33 @@ describe('checkpoints and rewind', () => {
     expect(result.sessionState).toEqual({ watchlist: [] });
   });
 
+  it('a rewind with reapply sends a decision again before its call asks: the rewound run refuses it (nothing waits yet), the call asks again with the same digest, and deciding it again applies once', async () => {
+    const { workflowId } = await suite.agents.start(watchlistRun([addAapl, finalStep('added')]));
+    const approval = async () => (await suite.agents.pendingInputs(workflowId)).approvals[0];
+    const first = await waitFor('the approval request', approval);
+    await suite.agents.decide(workflowId, { decision: 'approve', toolCallId: first.toolCallId, digest: first.digest, by: 'ana' });
+    expect((await suite.agents.result(workflowId)).sessionState).toEqual({ watchlist: ['AAPL'] });
+
+    const { runId } = await suite.agents.rewind(workflowId, { toTurn: 0, reapply: true, reason: 'again, keep what came' });
+    const again = await waitFor('the approval request after the rewind', approval);
+    expect(again).toMatchObject({ toolCallId: first.toolCallId, digest: first.digest });
+    // The decision came again at the rewind point, as Temporal reapplies an update: before the
+    // rewound run asked, so its validator refused it (nothing waits) and it left no event.
+    const history = await suite.agents.client.workflow.getHandle(workflowId, runId).fetchHistory();
+    const updates = (history.events ?? []).filter((e) => e.workflowExecutionUpdateAdmittedEventAttributes || e.workflowExecutionUpdateAcceptedEventAttributes);
+    expect(updates.map((e) => (e.workflowExecutionUpdateAdmittedEventAttributes ? 'admitted' : 'accepted'))).toEqual(['admitted']);
+    expect((await suite.agents.events(workflowId, 0, 200)).events.filter((e) => e.type === 'approval_decided')).toEqual([]);
+    expect((await suite.agents.status(workflowId)).status).toBe('awaiting');
+
+    // The same decision, bound to the same digest, applies in the rewound run, once.
+    await suite.agents.decide(workflowId, { decision: 'approve', toolCallId: again.toolCallId, digest: first.digest, by: 'ana' });
+    const result = await suite.agents.result(workflowId);
+    expect(result).toMatchObject({ status: 'completed', sessionState: { watchlist: ['AAPL'] } });
+    expect((await suite.agents.events(workflowId, 0, 200)).events.filter((e) => e.type === 'approval_decided')).toEqual([
+      expect.objectContaining({ toolCallId: first.toolCallId, decision: 'approve', by: 'ana', digest: first.digest }),
+    ]);
+  });
+
   it('a run continued as new has a boundary where its new execution starts, and rewinds there', async () => {
     const input = { ...fiveTurns(), policy: { continueAsNewAfterEvents: 20 } };
     const { workflowId, runId: firstRunId } = await suite.agents.start(input);

@@ -1,4 +1,6 @@
+import { randomBytes } from 'node:crypto';
 import type { RunEvent, RunInput } from '../../contracts';
+import { approvalDigest } from '../../contracts/approval-digest';
 import type { ScriptStep } from '../../workflows/planners/scripted';
 import { replayHistoryJson } from '../../worker/replay';
 import { startAgentServer } from '../../server';
@@ -118,6 +120,67 @@ describe('agents as tools (sub-agent child workflows) on a real dev server', () 
     } finally {
       await server.close();
     }
+  });
+
+  it("a sub-agent run decides its calls under its parent's confirmation: the parent's rules deny, its tools ask, each digest is answered through the tree and a link minted for the child's call decides it there", async () => {
+    const rules = { version: 'tree-1', rules: [{ id: 'no-drops', effect: 'deny' as const, tools: ['echo'], args: [{ path: 'text', op: 'eq' as const, value: 'drop table' }], reason: 'destructive' }] };
+    const asked = { text: 'ask me' };
+    const linked = { text: 'link me' };
+    const { workflowId } = await suite.agents.start(
+      delegatorRun([delegate('d', 'echo three', childScript({ name: 'echo', args: asked }, { name: 'echo', args: linked }, { name: 'echo', args: { text: 'drop table' } })), done], {
+        confirmation: { tools: ['echo'], rules },
+      }),
+    );
+    const [waiting] = await waitFor('the child approvals', async () => {
+      const all = await suite.agents.pendingInputsTree(workflowId);
+      return all[0]?.approvals.length === 2 ? all : undefined;
+    });
+    expect(waiting).toMatchObject({
+      path: ['d'],
+      approvals: [
+        { toolCallId: 'call_0_0', args: asked, digest: approvalDigest('echo', asked) },
+        { toolCallId: 'call_0_1', args: linked, digest: approvalDigest('echo', linked) },
+      ],
+    });
+    const childId = waiting!.workflowId;
+    // Through the tree, a decision bound to other arguments is refused by the child, naming both digests.
+    const other = approvalDigest('echo', { text: 'something else' });
+    await expect(suite.agents.decideInTree(workflowId, ['d'], { decision: 'approve', toolCallId: 'call_0_0', digest: other })).rejects.toMatchObject({
+      refusal: 'stale_digest',
+      message: expect.stringContaining(`the decision is for ${other}, the call waiting is ${approvalDigest('echo', asked)}`),
+    });
+    await suite.agents.decideInTree(workflowId, ['d'], { decision: 'approve', toolCallId: 'call_0_0', digest: approvalDigest('echo', asked), by: 'ops' });
+
+    const server = await startAgentServer({ agents: suite.agents, auth: { tokens: [], localDev: true }, approvalLinks: { keys: [{ id: 'tree-links', key: randomBytes(32) }] } });
+    try {
+      const minted = await fetch(`${server.url}/api/runs/${encodeURIComponent(childId)}/approval-links`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ toolCallId: 'call_0_1', approver: { names: ['ana'] } }),
+      });
+      expect(minted.status).toBe(201);
+      const link = (await minted.json()) as { url: string; digest: string };
+      expect(link.digest).toBe(approvalDigest('echo', linked));
+      const page = await (await fetch(link.url)).text();
+      expect(page).toContain(childId);
+      const answered = await fetch(link.url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ action: 'approve' }).toString() });
+      expect(answered.status).toBe(200);
+    } finally {
+      await server.close();
+    }
+    const result = await suite.agents.result(workflowId);
+    const [call] = result.final?.structured as unknown as { result: { status: string; structured: { toolCallId: string; status: string; errorMessage?: string }[] } }[];
+    expect(call?.result.structured.map((o) => [o.toolCallId, o.status, o.errorMessage])).toEqual([
+      ['call_0_0', 'ok', undefined],
+      ['call_0_1', 'ok', undefined],
+      ['call_0_2', 'error', 'denied by approval rule no-drops (rules tree-1): destructive'],
+    ]);
+    const decided = (await suite.agents.events(childId, 0, 200)).events.filter((e) => e.type === 'approval_decided');
+    expect(decided.map((e) => (e.type === 'approval_decided' ? [e.toolCallId, e.decision, e.by, e.digest] : []))).toEqual([
+      ['call_0_2', 'reject', 'rules tree-1/no-drops', undefined],
+      ['call_0_0', 'approve', 'ops', approvalDigest('echo', asked)],
+      ['call_0_1', 'approve', 'ana', approvalDigest('echo', linked)],
+    ]);
   });
 
   it('follows the whole tree: child events come with their path', async () => {

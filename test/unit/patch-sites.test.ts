@@ -72,13 +72,13 @@ describe('where the workflow code branches on a run\'s release', () => {
 });
 
 describe('baselineWork: what a run does of the work riding on baselines', () => {
-  it('a run of 1.0.0 leaves its first task unmarked and logs model usage', () => {
+  it('a run of 1.0.0 leaves its first task unmarked, logs model usage and passes its confirmation down', () => {
     const baseline = new Set(patches.releases.flatMap((r) => r.patches));
-    expect(patches.baselineWork(baseline)).toEqual({ marksFirstTask: false, logsModelUsage: true });
+    expect(patches.baselineWork(baseline)).toEqual({ marksFirstTask: false, logsModelUsage: true, childrenInheritConfirmation: true });
   });
 
   it('a run of 0.13.0 (or one without a baseline) marks its first task and logs no model usage', () => {
-    expect(patches.baselineWork(new Set(patches.releases.at(-1)?.patches))).toEqual({ marksFirstTask: true, logsModelUsage: false });
-    expect(patches.baselineWork(undefined)).toEqual({ marksFirstTask: true, logsModelUsage: false });
+    expect(patches.baselineWork(new Set(patches.releases.at(-1)?.patches))).toEqual({ marksFirstTask: true, logsModelUsage: false, childrenInheritConfirmation: false });
+    expect(patches.baselineWork(undefined)).toEqual({ marksFirstTask: true, logsModelUsage: false, childrenInheritConfirmation: false });
   });
 });

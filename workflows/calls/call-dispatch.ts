@@ -127,6 +127,7 @@ export class CallDispatch {
       epoch: state.log.epoch ?? workflowInfo().runId,
       path: state.input.parent?.path ?? [],
       breakpoints: state.control.breakpointList,
+      confirmation: state.input.confirmation,
       resultByteBudget: state.policy.toolResultByteBudget,
       policy: state.policy,
       usage: state.usage,

@@ -1,3 +1,4 @@
+import { childConfirmation } from './child-confirmation';
 import { childRunLabels } from './child-run-labels';
 import { CancellationScope, ChildWorkflowCancellationType, ChildWorkflowFailure, ParentClosePolicy, isCancellation, startChild } from '@temporalio/workflow';
 import { agentRunWorkflowType } from '../../contracts/definitions';
@@ -21,6 +22,8 @@ export interface SubAgentHost {
   readonly usage: Usage;
   /** Results above this many JSON bytes are omitted from the parent's payloads (the run's toolResultByteBudget). */
   readonly resultByteBudget: number;
+  /** The parent's confirmation as it stands, passed down to the child. */
+  readonly confirmation: RunInput['confirmation'];
   /** The parent's breakpoints, passed down to the child. */
   readonly breakpoints: readonly { point: InterventionPoint; tool?: string; once: boolean }[];
   /** Time left in the parent's time budget. */
@@ -113,6 +116,8 @@ export async function executeSubAgent(host: SubAgentHost, request: ToolRequest, 
     policy: childPolicy(tool, host),
     // The parent's breakpoints hold the child at the same safe points.
     ...(host.breakpoints.length ? { breakpoints: host.breakpoints.map((b) => ({ ...b })) } : {}),
+    // The parent's confirmation decides the child's calls too.
+    ...childConfirmation(host.confirmation),
     parent: { workflowId: host.workflowId, toolCallId: request.toolCallId, path: [...host.path, request.toolCallId] },
   };
   const child: ChildRun = { toolCallId: request.toolCallId, workflowId, agent: spec.agent, turn: request.turn, status: 'running' };

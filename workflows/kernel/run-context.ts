@@ -32,10 +32,12 @@ export interface BaselineWork {
   readonly marksFirstTask: boolean;
   /** A planner's model calls log `model_usage` events (since `model-usage-events`). */
   readonly logsModelUsage: boolean;
+  /** A sub-agent run starts with its parent's confirmation (since `sub-agents-inherit-confirmation`). */
+  readonly childrenInheritConfirmation: boolean;
 }
 
 /** The work of an execution without a baseline (none decided yet, or outside a workflow): the oldest code's. */
-const workWithoutBaseline: BaselineWork = Object.freeze({ marksFirstTask: true, logsModelUsage: false });
+const workWithoutBaseline: BaselineWork = Object.freeze({ marksFirstTask: true, logsModelUsage: false, childrenInheritConfirmation: false });
 
 /** What turn-boundaries.ts keeps between an activation's code and its commands. */
 export interface BoundaryState {

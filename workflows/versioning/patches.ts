@@ -109,6 +109,14 @@ export const callDurationsCountWork = 'call-durations-count-work';
  */
 export const approvalNotices = 'approval-notices';
 
+/**
+ * 1.0.0, in the baseline (never a marker of its own): a sub-agent run starts with its parent's
+ * confirmation (the tools it confirms, its approval rules as they stand, `notify`), so what the
+ * parent's policy confirms or denies is confirmed or denied at every depth. Runs of earlier
+ * releases start their children without it, for their whole life.
+ */
+export const subAgentsInheritConfirmation = 'sub-agents-inherit-confirmation';
+
 // ---- the releases -------------------------------------------------------------------------
 
 /** A release whose runs this code replays, and what its baseline marker stands for. */
@@ -128,7 +136,7 @@ export interface Release {
  */
 export const releases: readonly Release[] = [
   // sessions-follow-new-versions came in 0.5.0; sessions record a baseline from 1.0.0 on, so it is first in this one.
-  { release: '1.0.0', baseline: 'baseline-1.0.0', patches: [childRunsListed, budgetCountsWork, waitOutProviderOutages, boundedInputDepth, sessionsFollowNewVersions, firstTaskBeginsRun, continueWhileWaiting, modelUsageEvents, childWaitsHoldParents, callDurationsCountWork, approvalNotices] },
+  { release: '1.0.0', baseline: 'baseline-1.0.0', patches: [childRunsListed, budgetCountsWork, waitOutProviderOutages, boundedInputDepth, sessionsFollowNewVersions, firstTaskBeginsRun, continueWhileWaiting, modelUsageEvents, childWaitsHoldParents, callDurationsCountWork, approvalNotices, subAgentsInheritConfirmation] },
   { release: supportWindow.oldest, baseline: 'baseline-0.13.0', patches: [] },
 ];
 
@@ -169,7 +177,7 @@ export function decidePatchBaseline(): boolean {
  */
 export function baselineWork(baseline: ReadonlySet<string> | undefined): BaselineWork {
   const has = (id: string): boolean => baseline?.has(id) === true;
-  return { marksFirstTask: !has(firstTaskBeginsRun), logsModelUsage: has(modelUsageEvents) };
+  return { marksFirstTask: !has(firstTaskBeginsRun), logsModelUsage: has(modelUsageEvents), childrenInheritConfirmation: has(subAgentsInheritConfirmation) };
 }
 
 /**
