@@ -1,5 +1,6 @@
 import { WithStartWorkflowOperation } from '@temporalio/client';
-import { agentNameSearchAttribute, agentSessionWorkflowType, describeIssues, sendMessageUpdate, sessionInputSchema, type SessionInput, type SessionMessage, type SessionRunRecord } from '../contracts';
+import { agentSessionWorkflowType, describeIssues, sendMessageUpdate, sessionInputSchema, type SessionInput, type SessionMessage, type SessionRunRecord } from '../contracts';
+import { startSearchAttributes } from '../contracts/search-attributes';
 import { AgentClientError } from './errors';
 import { clientErrorKind } from './error-table';
 import { fits, refuseNestedTooDeep } from './input-checks';
@@ -25,9 +26,9 @@ export function sessionStart(calls: RunCalls, workflowId: string, input: Session
     taskQueue: calls.taskQueue,
     workflowId,
     args: [input] as [SessionInput],
-    memo: { agent: input.agent },
-    // The session's runs take AgentName from it (workflows/calls/child-run-labels.ts).
-    ...(calls.searchAttributes ? { typedSearchAttributes: [{ key: agentNameSearchAttribute, value: input.agent }] } : {}),
+    memo: { agent: input.agent, ...(input.tenant ? { tenant: input.tenant } : {}) },
+    // The session's runs take AgentName (and AgentTenant) from it (workflows/calls/child-run-labels.ts).
+    ...(calls.searchAttributes ? { typedSearchAttributes: startSearchAttributes(input) } : {}),
   };
 }
 

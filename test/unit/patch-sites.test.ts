@@ -55,11 +55,11 @@ describe('where the workflow code branches on a run\'s release', () => {
     expect(questions.filter((q) => q.fn !== 'isPatched')).toEqual([]);
   });
 
-  it('each patch at one place, at most eight places in all', () => {
+  it('each patch at one place, at most nine places in all', () => {
     const places = new Map<string, string[]>();
     for (const q of questions) places.set(q.id, [...(places.get(q.id) ?? []), q.file]);
     expect([...places].filter(([, files]) => files.length > 1)).toEqual([]);
-    expect(questions.length).toBeLessThanOrEqual(8);
+    expect(questions.length).toBeLessThanOrEqual(9);
   });
 
   it('docs/internals/patches.md names the place of every patch of the window', () => {

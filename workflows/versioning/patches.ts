@@ -109,6 +109,15 @@ export const callDurationsCountWork = 'call-durations-count-work';
  */
 export const approvalNotices = 'approval-notices';
 
+/**
+ * 1.0.0: a run or session with a tenant (RunInput.tenant) starts its sub-agent and session runs
+ * with it: in their input, in their memo and, when this workflow has AgentTenant itself (proof
+ * that the namespace has it), as their AgentTenant search attribute. Asked only by a workflow that
+ * has a tenant, when it starts such a run, so runs without one record no marker. Runs recorded
+ * before had no tenant.
+ */
+export const tenantRuns = 'tenant-runs';
+
 // ---- the releases -------------------------------------------------------------------------
 
 /** A release whose runs this code replays, and what its baseline marker stands for. */
@@ -128,7 +137,7 @@ export interface Release {
  */
 export const releases: readonly Release[] = [
   // sessions-follow-new-versions came in 0.5.0; sessions record a baseline from 1.0.0 on, so it is first in this one.
-  { release: '1.0.0', baseline: 'baseline-1.0.0', patches: [childRunsListed, budgetCountsWork, waitOutProviderOutages, boundedInputDepth, sessionsFollowNewVersions, firstTaskBeginsRun, continueWhileWaiting, modelUsageEvents, childWaitsHoldParents, callDurationsCountWork, approvalNotices] },
+  { release: '1.0.0', baseline: 'baseline-1.0.0', patches: [childRunsListed, budgetCountsWork, waitOutProviderOutages, boundedInputDepth, sessionsFollowNewVersions, firstTaskBeginsRun, continueWhileWaiting, modelUsageEvents, childWaitsHoldParents, callDurationsCountWork, approvalNotices, tenantRuns] },
   { release: supportWindow.oldest, baseline: 'baseline-0.13.0', patches: [] },
 ];
 
