@@ -7,6 +7,7 @@ import { fits, refuseNestedTooDeep } from './input-checks';
 import type { RunCalls } from './run-calls';
 import { requireWorkerForStart } from './start-needs-worker';
 import { sendUntilProcessed } from './unprocessed-update';
+import { refuseUnregisteredTenant } from './tenant-refusal';
 
 /**
  * Checks a session's input as `open` does.
@@ -59,6 +60,7 @@ export async function sendOpening(calls: RunCalls, workflowId: string, message: 
   try {
     return await calls.guard(workflowId, () => sendUntilProcessed(send));
   } catch (err) {
+    refuseUnregisteredTenant(err, input.tenant, calls.client.options.namespace);
     if (clientErrorKind(err) !== 'already_started') throw err;
     throw new AgentClientError('run_ended', `session ${workflowId} is closed: it takes no more messages (open() opens a new session under its id)`);
   }

@@ -3,6 +3,11 @@
  * and mirror their status into AgentStatus, so a human finds them in `list --status awaiting`
  * (and every filter, the dashboard and /metrics, which read the same attributes) while they wait.
  */
+import { randomUUID } from 'node:crypto';
+import Long from 'long';
+import { Client, Connection } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
+import { AgentClient, AgentClientError } from '../../client/agent-client';
 import { agentTenantSearchAttribute, type RunInput } from '../../contracts';
 import { listRuns, listSessions } from '../../client/run-list';
 import type { ScriptStep } from '../../workflows/planners/scripted';
@@ -112,5 +117,30 @@ describe('tenants of every run kind', () => {
     const plain = await suite.agents.start(scriptedInput([finalStep()]));
     expect(await suite.agents.result(plain.workflowId)).toMatchObject({ status: 'completed' });
     expect(await tenantOf(plain.workflowId)).toEqual({ attribute: undefined, memo: undefined });
+  });
+
+  it('a namespace without AgentTenant: a run without a tenant starts as before; a start with one is refused naming the attribute and how to register it', async () => {
+    const connection = await Connection.connect({ address: suite.env.address });
+    try {
+      const namespace = `no-tenant-${randomUUID()}`;
+      await connection.workflowService.registerNamespace({ namespace, workflowExecutionRetentionPeriod: { seconds: Long.fromNumber(3600) } });
+      const keyword = temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD;
+      await waitFor('the namespace takes the attributes', async () =>
+        connection.operatorService.addSearchAttributes({ namespace, searchAttributes: { AgentName: keyword, AgentStatus: keyword } }).then(
+          () => connection.workflowService.countWorkflowExecutions({ namespace, query: "AgentName = 'none'" }).then(() => true),
+          () => undefined,
+        ),
+      );
+      const agents = new AgentClient(new Client({ connection, namespace }), `no-tenant-${Date.now()}`);
+      const plain = await agents.start(scriptedInput([finalStep()]), { allowNoWorker: true });
+      await agents.client.workflow.getHandle(plain.workflowId).terminate('test over');
+      const refused = await agents.start(scriptedInput([finalStep()], { tenant: 'acme' }), { allowNoWorker: true }).catch((err: unknown) => err);
+      expect(refused).toBeInstanceOf(AgentClientError);
+      expect(refused).toMatchObject({ type: 'invalid_input', message: expect.stringMatching(/AgentTenant.*temporal operator search-attribute create .*--name AgentTenant --type Keyword/) });
+      const session = await agents.openSession(`no-tenant-${Date.now()}`, { agent: 'scripted', tenant: 'acme' }).catch((err: unknown) => err);
+      expect(session).toMatchObject({ type: 'invalid_input', message: expect.stringMatching(/AgentTenant/) });
+    } finally {
+      await connection.close();
+    }
   });
 });
