@@ -249,6 +249,8 @@ export type ParsedSessionMessage = z.output<ReturnType<typeof sessionMessageSche
 export const sessionReportSchema = builtOnce(() =>
   z.object({
     agent: z.string(),
+    /** Whose session it is, when it has a tenant. */
+    tenant: z.string().optional(),
     open: z.boolean(),
     sessionState: jsonObjectSchema(),
     historyLength: z.number().int(),

@@ -41,6 +41,7 @@ function renderSession(sessionId: string, s: SessionReport): string[] {
   const rows: [string, string][] = [
     ['session', sessionId],
     ['agent', s.agent],
+    ...(s.tenant !== undefined ? ([['tenant', s.tenant]] as [string, string][]) : []),
     ['open', s.open ? 'yes' : 'no'],
     ['history', `${s.historyLength} messages`],
     ['state', JSON.stringify(s.sessionState)],

@@ -361,6 +361,7 @@ describe('tenants', () => {
       return body.sessions.find((e: { sessionId: string }) => e.sessionId === sessionId);
     });
     expect(listed).toMatchObject({ tenant: 'acme', status: 'open' });
+    expect(await get(`/api/sessions/${sessionId}`, 'acme')).toMatchObject({ status: 200, body: { tenant: 'acme', agent: 'watchlist-scripted' } });
     expect((await get('/api/sessions?limit=1000', 'globex')).body.sessions.map((e: { sessionId: string }) => e.sessionId)).not.toContain(sessionId);
     expectError(await get(`/api/sessions/${sessionId}`, 'globex'), 403, 'forbidden', /globex-ops is scoped to tenant "globex"/);
     expectError(await post('/api/sessions', { sessionId, agent: 'watchlist-scripted', message: { content: 'hi' } }, 'globex'), 403, 'forbidden');

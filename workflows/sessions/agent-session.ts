@@ -124,6 +124,7 @@ export async function agentSession(rawInput: SessionInput): Promise<SessionRepor
 
   const report = (): SessionReport => ({
     agent: state.agent,
+    ...(state.tenant !== undefined ? { tenant: state.tenant } : {}),
     open: !closed,
     sessionState: state.sessionState,
     historyLength: state.history.length,
