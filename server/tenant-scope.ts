@@ -1,3 +1,4 @@
+import { WorkflowNotFoundError } from '@temporalio/client';
 import type { AgentClient } from '../client/agent-client';
 import { agentTenantSearchAttribute } from '../contracts/search-attributes';
 import { quoted } from '../contracts/safe-text';
@@ -11,7 +12,10 @@ import { ApiError } from './errors';
 /** Paths a tenant-scoped token may use without an id (their handlers scope them to the tenant). */
 const tenantPaths = new Set(['/api/health', '/api/whoami', '/api/runs', '/api/sessions']);
 
-/** Whose run or session a workflow id is: AgentTenant, else its memo; undefined without one. */
+/**
+ * Whose run or session a workflow id is: AgentTenant, else its memo; undefined without one.
+ * Rejects with WorkflowNotFoundError for an id no run has.
+ */
 export type TenantOf = (workflowId: string) => Promise<string | undefined>;
 
 /** The {@link TenantOf} of a server: reads the execution's search attributes (never decodes a payload it may lack the key of first). */
@@ -28,9 +32,12 @@ export function tenantOfRuns(agents: AgentClient): TenantOf {
 /**
  * Refuses a tenant-scoped principal a run or session of another tenant (or of none): the route
  * `path` (Hono syntax) with `params` as mounted. A run that does not exist is left to its route
- * (a 404 tells nothing of another tenant). A principal without a tenant is not checked.
+ * (a 404 tells nothing of another tenant). A principal without a tenant is not checked. Any
+ * other failure to find whose a run is (Temporal unreachable, a memo this server cannot decode)
+ * refuses the request: the check fails closed.
  *
  * @throws ApiError `forbidden` naming the token's tenant, never the run's.
+ * @throws what `tenantOf` threw, other than WorkflowNotFoundError.
  */
 export async function checkTenantScope(principal: Principal, path: string, params: Readonly<Record<string, string>>, tenantOf: TenantOf | undefined, sessionWorkflowId: (sessionId: string) => string): Promise<void> {
   const tenant = principal.tenant;
@@ -44,8 +51,9 @@ export async function checkTenantScope(principal: Principal, path: string, param
   let owner: string | undefined;
   try {
     owner = await tenantOf?.(workflowId);
-  } catch {
-    return; // Not found (or unreadable): the route answers it as it would.
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) return; // The route answers it: 404.
+    throw err;
   }
   if (owner !== tenant) throw new ApiError('forbidden', `${principal.name} is scoped to tenant ${quoted(tenant, 100)}: ${quoted(workflowId, 200)} is not a run or session of that tenant`);
 }

@@ -331,6 +331,7 @@ describe('tenants', () => {
     expectError(await post('/api/runs', { ...watchlistRun([addAapl]), workflowId: globexId, reuseClosedId: true }, 'acme'), 403, 'forbidden');
     expectError(await get('/api/inbox', 'acme'), 403, 'forbidden', /scoped to tenant "acme".*not "\/api\/inbox"/);
     expect((await get(runPath(globexId), 'globex')).status).toBe(200);
+    expectError(await get(runPath('no-such-run'), 'acme'), 404, 'run_not_found');
 
     // Naming a tenant: a scoped token only its own; an unscoped one only as admin; a bad id is 400 naming the field.
     expectError(await post('/api/runs', { ...scriptedInput([finalStep()]), tenant: 'globex' }, 'acme'), 403, 'forbidden', /^body\.tenant: acme-ops is scoped to tenant "acme"/);

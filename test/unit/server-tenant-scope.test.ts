@@ -2,6 +2,7 @@
 // which a listing is scoped to, and which runs and routes it reaches.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { WorkflowNotFoundError } from '@temporalio/client';
 import { listQuery } from '../../client/list-query';
 import { tenantIdSchema } from '../../contracts';
 import { authenticate, authFromEnv, type Principal } from '../../server/auth';
@@ -34,7 +35,10 @@ async function scopeRefusal(promise: Promise<void>): Promise<ApiError | undefine
 }
 
 const owners: Record<string, string | undefined> = { 'run-a': 'acme', 'run-b': 'globex', 'run-none': undefined, 'session-s-a': 'acme' };
-const tenantOf = (id: string) => (id in owners ? Promise.resolve(owners[id]) : Promise.reject(new Error(`${id} not found`)));
+const tenantOf = (id: string) => {
+  if (id === 'unreadable') return Promise.reject(new Error('cannot decode the memo'));
+  return id in owners ? Promise.resolve(owners[id]) : Promise.reject(new WorkflowNotFoundError(`${id} not found`, id, undefined));
+};
 const sessionWorkflowId = (id: string) => `session-${id}`;
 
 describe('tenant ids', () => {
@@ -97,6 +101,10 @@ describe('checkTenantScope', () => {
 
   it('leaves a run that does not exist to its route (404)', async () => {
     await expect(checkTenantScope(acme, '/api/runs/:id', { id: 'missing' }, tenantOf, sessionWorkflowId)).resolves.toBeUndefined();
+  });
+
+  it('fails closed when it cannot tell whose a run is', async () => {
+    await expect(checkTenantScope(acme, '/api/runs/:id', { id: 'unreadable' }, tenantOf, sessionWorkflowId)).rejects.toThrow('cannot decode the memo');
   });
 
   it('is refused every route it is not scoped for (the inbox, chats, metrics), and takes the listings', async () => {
