@@ -377,7 +377,8 @@ describe('checkpoints, rewind and fork', () => {
 
   beforeAll(async () => {
     const steps = [callStep({ name: 'echo', args: { text: 'one' } }), callStep({ name: 'add', args: { a: 1, b: 2 } }), finalStep('three turns')];
-    ({ workflowId: id, runId: firstRunId } = await suite.agents.start(scriptedInput(steps)));
+    // A tenant's run: a rewind and a fork keep its tenant.
+    ({ workflowId: id, runId: firstRunId } = await suite.agents.start(scriptedInput(steps, { tenant: 'acme' })));
     await suite.agents.result(id);
   });
 
@@ -393,6 +394,8 @@ describe('checkpoints, rewind and fork', () => {
     expect(rewound.body.runId).not.toBe(firstRunId);
     expect((await get(runPath(id, '/result'))).body).toMatchObject({ status: 'completed', final: { text: 'three turns' } });
     expect((await get(`${runPath(id, '/checkpoints')}?runId=${firstRunId}`)).body.checkpoints).toHaveLength(3);
+    expect((await suite.env.client.workflow.getHandle(id).describe()).typedSearchAttributes.get(agentTenantSearchAttribute)).toBe('acme');
+    expect(await get(runPath(id), 'acme')).toMatchObject({ status: 200, body: { tenant: 'acme' } });
 
     // Where it was rewound, read back from the history of the execution the rewind started.
     const rewinds = await get(runPath(id, '/rewinds'));
@@ -415,6 +418,8 @@ describe('checkpoints, rewind and fork', () => {
     const result = await get(runPath(forkId, '/result'));
     expect(result.body).toMatchObject({ status: 'completed', final: { text: 'three turns' } });
     expect((result.body.final.structured as Observation[]).find((o) => o.name === 'add')).toMatchObject({ status: 'ok', result: { sum: 15 } });
+    expect((await suite.env.client.workflow.getHandle(forkId).describe()).typedSearchAttributes.get(agentTenantSearchAttribute)).toBe('acme');
+    expectError(await get(runPath(forkId), 'globex'), 403, 'forbidden');
 
     expectError(await post(runPath(id, '/fork'), { toTurn: 0 }, 'admin'), 400, 'invalid_input', /^body\.toTurn: /);
     // A fork under the id of a closed run (here the run itself) would take the id over: refused, naming it.
