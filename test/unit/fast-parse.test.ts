@@ -147,8 +147,7 @@ describe('fast paths give what their schemas give', () => {
     const input = { agent: 'a', messages: [{ role: 'user', content: 'hi' }] };
     expect(parseRunInput({ ...input, tenant: 'acme' })).toMatchObject({ success: true, data: { tenant: 'acme' } });
     const refused = parseRunInput({ ...input, tenant: "x' OR 'a'='a" });
-    expect(refused.success).toBe(false);
-    expect(refused.error?.issues[0]?.path).toEqual(['tenant']);
+    expect(refused.success ? [] : refused.error.issues[0]?.path).toEqual(['tenant']);
   });
 
   it('tool calls', () => {
