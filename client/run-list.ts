@@ -1,17 +1,19 @@
 import type { WorkflowExecutionInfo } from '@temporalio/client';
 import { executionInfoFromRaw } from '@temporalio/client/lib/helpers';
 import type { temporal } from '@temporalio/proto';
-import { agentNameSearchAttribute, agentSessionWorkflowType, agentStatusSearchAttribute, runStatusSchema, type RunStatus } from '../contracts';
+import { agentNameSearchAttribute, agentSessionWorkflowType, agentStatusSearchAttribute, agentTenantSearchAttribute, runStatusSchema, type RunStatus } from '../contracts';
 import { isTerminalRunStatus } from '../contracts/run';
 import { encryptionKeyIdKey } from '../config/encryption';
 import { AgentClientError, type AgentClient } from './agent-client';
-import { listQuery, queryLiteral } from './list-query';
+import { listQuery, queryLiteral, tenantClause } from './list-query';
 
 /** One run as the visibility store lists it. */
 export interface RunListEntry {
   readonly workflowId: string;
   readonly runId: string;
   readonly agent: string | null;
+  /** Whose run it is (AgentTenant, else the memo); absent for a run without a tenant. */
+  readonly tenant?: string;
   /**
    * The run's own status (AgentStatus) while it runs and after it completed (so a killed run is
    * `terminated`, not `completed`); Temporal's status in lower case otherwise (failed, reset,
@@ -39,6 +41,8 @@ export interface SessionListEntry {
   readonly sessionId: string;
   readonly workflowId: string;
   readonly agent: string | null;
+  /** Whose session it is; absent for a session without a tenant. */
+  readonly tenant?: string;
   /** Temporal's execution status: RUNNING while the session is open. */
   readonly workflowStatus: string;
   readonly startTime: string;
@@ -68,6 +72,12 @@ function memoAgent(info: WorkflowExecutionInfo): string | null {
   return typeof agent === 'string' ? agent : null;
 }
 
+/** The `tenant` field of an entry: AgentTenant, else the memo's (a namespace without the attribute); none without a tenant. */
+function tenantField(info: WorkflowExecutionInfo): { tenant?: string } {
+  const tenant = info.typedSearchAttributes.get(agentTenantSearchAttribute) ?? info.memo?.tenant;
+  return typeof tenant === 'string' ? { tenant } : {};
+}
+
 /**
  * The status a listing shows. While the run runs, what it reports. Once its workflow completed,
  * the run's own final status: a kill completes the workflow with status `terminated`, which
@@ -87,6 +97,7 @@ function runEntry(info: WorkflowExecutionInfo, encrypted?: RunListEntry['encrypt
     workflowId: info.workflowId,
     runId: info.runId,
     agent: info.typedSearchAttributes.get(agentNameSearchAttribute) ?? memoAgent(info),
+    ...tenantField(info),
     status: listedStatus(info.status.name, info.typedSearchAttributes.get(agentStatusSearchAttribute)),
     workflowStatus: info.status.name,
     startTime: info.startTime.toISOString(),
@@ -127,6 +138,7 @@ function sessionEntry(info: WorkflowExecutionInfo): SessionListEntry {
     sessionId: info.workflowId.replace(/^session-/, ''),
     workflowId: info.workflowId,
     agent: memoAgent(info),
+    ...tenantField(info),
     workflowStatus: info.status.name,
     startTime: info.startTime.toISOString(),
   };
@@ -174,14 +186,15 @@ async function listPage<T>(
   return { entries: entries.slice(0, options.limit).map((entry, i) => (folded[i] ? withEarlier(entry, folded[i]) : entry)), ...(token ? { nextPageToken: `${pageTokenPrefix}${Buffer.from(token).toString('base64url')}` } : {}) };
 }
 
-/** Agent runs (newest first), optionally only of one agent and in one status (search attributes). */
-export function listRuns(agents: AgentClient, filter: { readonly agent?: string; readonly status?: RunStatus }, options: ListOptions): Promise<ListPage<RunListEntry>> {
+/** Agent runs (newest first), optionally only of one agent, in one status, of one tenant (search attributes). */
+export function listRuns(agents: AgentClient, filter: { readonly agent?: string; readonly status?: RunStatus; readonly tenant?: string }, options: ListOptions): Promise<ListPage<RunListEntry>> {
   return listPage(agents, listQuery(filter), options, runEntry, (entry, earlierExecutions) => ({ ...entry, earlierExecutions }));
 }
 
-/** Sessions (newest first), open and closed. */
-export function listSessions(agents: AgentClient, options: ListOptions): Promise<ListPage<SessionListEntry>> {
-  return listPage(agents, `WorkflowType = ${queryLiteral(agentSessionWorkflowType)}`, options, sessionEntry);
+/** Sessions (newest first), open and closed; only of one tenant with `filter.tenant` (AgentTenant). */
+export function listSessions(agents: AgentClient, options: ListOptions, filter: { readonly tenant?: string } = {}): Promise<ListPage<SessionListEntry>> {
+  const query = [`WorkflowType = ${queryLiteral(agentSessionWorkflowType)}`, ...(filter.tenant !== undefined ? [tenantClause(filter.tenant)] : [])].join(' AND ');
+  return listPage(agents, query, options, sessionEntry);
 }
 
 /** Agent runs that are open (Temporal status RUNNING), newest first, with their AgentStatus. */

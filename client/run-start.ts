@@ -5,6 +5,7 @@ import { fits, refuseNestedTooDeep } from './input-checks';
 import type { RunCalls } from './run-calls';
 import { requireWorkerForStart, type StartOptions } from './start-needs-worker';
 import { startRefusal } from './start-refusal';
+import { refuseUnregisteredTenant } from './tenant-refusal';
 
 /** Starts a run on the client's task queue, as {@link AgentClient.start} says. */
 export async function startRun(calls: RunCalls, input: RunInput, options: StartOptions): Promise<{ workflowId: string; runId: string }> {
@@ -22,6 +23,9 @@ export async function startRun(calls: RunCalls, input: RunInput, options: StartO
       ...agentRunStartAttributes(parsed.data, calls.searchAttributes),
       ...idReusePolicy(options.reuseClosedId),
     })
-    .catch((err: unknown) => startRefusal(calls.client, workflowId, err));
+    .catch((err: unknown) => {
+      refuseUnregisteredTenant(err, parsed.data.tenant, calls.client.options.namespace);
+      return startRefusal(calls.client, workflowId, err);
+    });
   return { workflowId, runId: handle.firstExecutionRunId };
 }

@@ -15,6 +15,7 @@ import { checkSessionInput, sendOpening, sessionStart } from './session-send-ope
 import { workerProbeMs, type RunCalls } from './run-calls';
 import { RunHandle } from './run-handle';
 import { SessionSchedules } from './session-schedules';
+import { refuseUnregisteredTenant } from './tenant-refusal';
 
 /** Workflow id of the session with this id. */
 export function sessionWorkflowId(sessionId: string): string {
@@ -62,6 +63,7 @@ export class SessionHandle {
     try {
       await this.calls.client.workflow.start(agentSessionWorkflowType, sessionStart(this.calls, this.workflowId, input));
     } catch (err) {
+      refuseUnregisteredTenant(err, input.tenant, this.calls.client.options.namespace);
       if (clientErrorKind(err) !== 'already_started') throw err;
     }
     return this.workflowId;

@@ -1,11 +1,13 @@
 import { WithStartWorkflowOperation } from '@temporalio/client';
-import { agentNameSearchAttribute, agentSessionWorkflowType, describeIssues, sendMessageUpdate, sessionInputSchema, type SessionInput, type SessionMessage, type SessionRunRecord } from '../contracts';
+import { agentSessionWorkflowType, describeIssues, sendMessageUpdate, sessionInputSchema, type SessionInput, type SessionMessage, type SessionRunRecord } from '../contracts';
+import { startSearchAttributes } from '../contracts/search-attributes';
 import { AgentClientError } from './errors';
 import { clientErrorKind } from './error-table';
 import { fits, refuseNestedTooDeep } from './input-checks';
 import type { RunCalls } from './run-calls';
 import { requireWorkerForStart } from './start-needs-worker';
 import { sendUntilProcessed } from './unprocessed-update';
+import { refuseUnregisteredTenant } from './tenant-refusal';
 
 /**
  * Checks a session's input as `open` does.
@@ -25,9 +27,9 @@ export function sessionStart(calls: RunCalls, workflowId: string, input: Session
     taskQueue: calls.taskQueue,
     workflowId,
     args: [input] as [SessionInput],
-    memo: { agent: input.agent },
-    // The session's runs take AgentName from it (workflows/calls/child-run-labels.ts).
-    ...(calls.searchAttributes ? { typedSearchAttributes: [{ key: agentNameSearchAttribute, value: input.agent }] } : {}),
+    memo: { agent: input.agent, ...(input.tenant ? { tenant: input.tenant } : {}) },
+    // The session's runs take AgentName (and AgentTenant) from it (workflows/calls/child-run-labels.ts).
+    ...(calls.searchAttributes ? { typedSearchAttributes: startSearchAttributes(input) } : {}),
   };
 }
 
@@ -58,6 +60,7 @@ export async function sendOpening(calls: RunCalls, workflowId: string, message: 
   try {
     return await calls.guard(workflowId, () => sendUntilProcessed(send));
   } catch (err) {
+    refuseUnregisteredTenant(err, input.tenant, calls.client.options.namespace);
     if (clientErrorKind(err) !== 'already_started') throw err;
     throw new AgentClientError('run_ended', `session ${workflowId} is closed: it takes no more messages (open() opens a new session under its id)`);
   }

@@ -121,6 +121,8 @@ export const runInputShape: FastShape = {
   messages: required(array(object(inputMessageShape), 1)),
   history: withDefault(array(fastMessage), () => []),
   sessionId: optional(anyString),
+  // Its pattern is checked by the schema (tenantIdSchema), as the zod path does.
+  tenant: leaveToZod,
   sessionState: withDefault(record(json), () => ({})),
   policy: optional(object(partialRunPolicyShape)),
   labels: withDefault(record(anyString), () => ({})),

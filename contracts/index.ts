@@ -116,7 +116,8 @@ export {
   type InterventionReceipt,
   type WaitForEventsRequest,
 } from './control';
-export { agentNameSearchAttribute, agentStatusSearchAttribute, agentRunStartAttributes } from './search-attributes';
+export { agentNameSearchAttribute, agentStatusSearchAttribute, agentTenantSearchAttribute, agentRunStartAttributes } from './search-attributes';
+export { tenantIdSchema, maxTenantIdChars } from './tenant';
 export {
   agentSessionWorkflowType,
   sessionSchemaVersion,

@@ -6,6 +6,7 @@ import { confirmationPolicySchema } from './hitl';
 import { inputMessageSchema, messageSchema } from './messages';
 import { finalResponseSchema, finalizeReasonSchema } from './plan';
 import { defaultToolResultByteBudget } from './tools';
+import { tenantIdSchema } from './tenant';
 
 /** Caps and execution policy of a run. Every cap, when reached, triggers one Finalize turn. */
 export const runPolicySchema = builtOnce(() =>
@@ -73,6 +74,11 @@ export const runInputSchema = builtOnce(() =>
     /** Earlier conversation (e.g. the previous runs of a session), placed before `messages`. */
     history: z.array(messageSchema()).default([]),
     sessionId: z.string().optional(),
+    /**
+     * Whose run it is (a customer of a deployment that serves many): listed and filtered by the
+     * AgentTenant search attribute, and carried to its sub-agent runs and continued executions.
+     */
+    tenant: tenantIdSchema().optional(),
     sessionState: jsonObjectSchema().default({}),
     policy: runPolicySchema().partial().optional(),
     labels: z.record(z.string(), z.string()).default({}),
@@ -222,6 +228,8 @@ export const runStatusReportSchema = builtOnce(() =>
   z.object({
     status: runStatusSchema(),
     agent: z.string(),
+    /** Whose run it is, when it has a tenant. */
+    tenant: z.string().optional(),
     /** Tool turns completed. */
     iteration: z.number().int().nonnegative(),
     turn: z.number().int().nonnegative(),

@@ -6,6 +6,7 @@ import { jsonObjectSchema, jsonValueSchema } from './json';
 import { messageSchema } from './messages';
 import { budgetLineSchema, runPolicySchema, type CostReport } from './run';
 import { operation } from './operations';
+import { tenantIdSchema } from './tenant';
 
 /** Workflow type of a session: one conversation, many runs. */
 export const agentSessionWorkflowType = 'agentSession';
@@ -179,6 +180,8 @@ export const sessionInputSchema = builtOnce(() =>
   z.object({
     schemaVersion: z.literal(sessionSchemaVersion).default(sessionSchemaVersion),
     agent: z.string().min(1),
+    /** Whose session it is: its runs take it (see RunInput.tenant). */
+    tenant: tenantIdSchema().optional(),
     sessionState: jsonObjectSchema().default({}),
     /** The conversation so far (user messages and final answers), newest last. */
     history: z.array(messageSchema()).default([]),
@@ -246,6 +249,8 @@ export type ParsedSessionMessage = z.output<ReturnType<typeof sessionMessageSche
 export const sessionReportSchema = builtOnce(() =>
   z.object({
     agent: z.string(),
+    /** Whose session it is, when it has a tenant. */
+    tenant: z.string().optional(),
     open: z.boolean(),
     sessionState: jsonObjectSchema(),
     historyLength: z.number().int(),

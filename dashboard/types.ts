@@ -30,6 +30,8 @@ export interface RunSummary {
   readonly workflowId: string;
   readonly runId: string;
   readonly agent?: string;
+  /** Whose run it is, when it has a tenant. */
+  readonly tenant?: string;
   readonly status: string;
   readonly temporalStatus: string;
   readonly startTime: string;

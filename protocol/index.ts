@@ -44,7 +44,8 @@ export {
 } from '../contracts/definitions';
 export { runOperationMessages, type RunOperationName } from '../contracts/operations';
 export { agentSessionWorkflowType, sendMessageUpdate, sessionQuery, closeSessionSignal } from '../contracts/session';
-export { agentNameSearchAttribute, agentStatusSearchAttribute } from '../contracts/search-attributes';
+export { agentNameSearchAttribute, agentStatusSearchAttribute, agentTenantSearchAttribute } from '../contracts/search-attributes';
+export { tenantIdSchema } from '../contracts/tenant';
 export {
   jsonValueSchema,
   jsonObjectSchema,

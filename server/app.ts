@@ -15,6 +15,7 @@ import { webhookRoutes } from './webhooks';
 import { approvalLinkRoutes, mountApprovalPages } from './approval-links';
 import { defaultMaxBodyBytes, originGuard } from './request-guard';
 import { mountRoutes, openApiDocument, route, type AnyRoute } from './routes';
+import { tenantOfRuns } from './tenant-scope';
 
 /**
  * API version, shown in the OpenAPI document and `/api/health`: the package's version (a unit
@@ -52,8 +53,8 @@ export function apiRoutes(ctx: ServerContext): AnyRoute[] {
       access: 'viewer',
       summary: 'Who the token belongs to, its role, and whether the server runs in local-dev mode',
       tags: ['meta'],
-      response: z.object({ name: z.string(), role: z.string(), localDev: z.boolean() }),
-      handle: ({ principal }) => ({ name: principal.name, role: principal.role, localDev: ctx.auth.localDev }),
+      response: z.object({ name: z.string(), role: z.string(), tenant: z.string().optional(), localDev: z.boolean() }),
+      handle: ({ principal }) => ({ name: principal.name, role: principal.role, ...(principal.tenant ? { tenant: principal.tenant } : {}), localDev: ctx.auth.localDev }),
     }),
   ];
   return [...meta, ...runRoutes(ctx), ...sessionRoutes(ctx), ...webhookRoutes(ctx), ...approvalLinkRoutes(ctx), ...inboxRoutes(ctx), ...liveRoutes(ctx), ...chatRoutes(ctx), ...sessionChatRoutes(ctx), ...agUiRoutes(ctx), ...sessionAgUiRoutes(ctx), ...codecRoutes(ctx), ...metricsRoutes(ctx)];
@@ -74,7 +75,8 @@ export function createAgentApp(ctx: ServerContext, options: AppOptions = {}): Ho
   // Built on the first request and kept: the routes never change while the server runs.
   let document: Record<string, unknown> | undefined;
   app.get('/openapi.json', (c) => c.json((document ??= openApiDocument(routes, { title: 'durable-agents', version }))));
-  mountRoutes(app, ctx.auth, routes, options.maxBodyBytes !== undefined ? { maxBodyBytes: options.maxBodyBytes } : {});
+  const tenantScope = { tenantOf: tenantOfRuns(ctx.agents), sessionWorkflowId: (id: string) => ctx.agents.session(id).workflowId };
+  mountRoutes(app, ctx.auth, routes, { tenantScope, ...(options.maxBodyBytes !== undefined ? { maxBodyBytes: options.maxBodyBytes } : {}) });
   mountApprovalPages(app, ctx, options.maxBodyBytes ?? defaultMaxBodyBytes);
   mountDashboard(app);
   app.notFound((c) => {

@@ -1,6 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
 import { readJsonArrayFile } from '../config/json-array-file';
+import { tenantIdSchema } from '../contracts/tenant';
 import { ApiError } from './errors';
 
 /**
@@ -28,8 +29,15 @@ export const tokenGrantSchema = z
      * Deltas and announcements of runs on other queues are refused. Without it, any run.
      */
     taskQueues: z.array(z.string().min(1).max(1000)).min(1).max(1000).optional(),
+    /**
+     * The tenant the token acts for: it starts runs and sessions under it (and may not name
+     * another), lists only its runs and sessions, and reaches no run or session of another tenant.
+     * Without it, every tenant's (an admin may then start runs for a tenant it names).
+     */
+    tenant: tenantIdSchema().optional(),
   })
-  .refine((grant) => grant.taskQueues === undefined || grant.role === 'publisher', { path: ['taskQueues'], message: 'only publisher tokens are scoped to task queues' });
+  .refine((grant) => grant.taskQueues === undefined || grant.role === 'publisher', { path: ['taskQueues'], message: 'only publisher tokens are scoped to task queues' })
+  .refine((grant) => grant.tenant === undefined || grant.role !== 'publisher', { path: ['tenant'], message: 'publisher tokens are not scoped to tenants (scope them to task queues)' });
 export type TokenGrant = z.infer<typeof tokenGrantSchema>;
 
 /** Who made a request. */
@@ -38,6 +46,8 @@ export interface Principal {
   readonly role: Role;
   /** A publisher scoped to these task queues (see {@link TokenGrant}). */
   readonly taskQueues?: readonly string[];
+  /** The tenant the token is scoped to (see {@link TokenGrant}). */
+  readonly tenant?: string;
 }
 
 /** How the server authenticates requests. */
@@ -53,7 +63,8 @@ export interface AuthConfig {
 /**
  * Reads the auth config from the environment:
  * - `DURABLE_AGENTS_TOKENS`: `name:role:token` entries separated by commas;
- * - `DURABLE_AGENTS_TOKENS_FILE`: a JSON file, an array of `{ name, role, token }`;
+ * - `DURABLE_AGENTS_TOKENS_FILE`: a JSON file, an array of `{ name, role, token }` (and
+ *   optionally `tenant`, `taskQueues`);
  * - `DURABLE_AGENTS_LOCAL_DEV=1`: local-dev mode (no token needed).
  *
  * @throws Error naming the bad entry (never echoing a token).
@@ -98,7 +109,7 @@ function sameToken(a: string, b: string): boolean {
 export function authenticate(auth: AuthConfig, token: string | undefined): Principal {
   if (token) {
     const grant = auth.tokens.find((t) => sameToken(t.token, token));
-    if (grant) return { name: grant.name, role: grant.role, ...(grant.taskQueues ? { taskQueues: grant.taskQueues } : {}) };
+    if (grant) return { name: grant.name, role: grant.role, ...(grant.taskQueues ? { taskQueues: grant.taskQueues } : {}), ...(grant.tenant ? { tenant: grant.tenant } : {}) };
     throw new ApiError('unauthorized', 'the bearer token is not valid');
   }
   if (auth.localDev) return { name: 'local-dev', role: 'admin' };

@@ -5,6 +5,7 @@ import { quoted } from '../contracts/safe-text';
 import { fieldNestedTooDeep, maxSafeJsonDepth } from '../contracts/json';
 import { ApiError, apiErrorStatus, routeError } from './errors';
 import { defaultMaxBodyBytes, isStreamRequest, readBodyText, requireJson } from './request-guard';
+import { checkTenantScope, type TenantOf } from './tenant-scope';
 
 /** What a route handler receives: validated input and who asked. */
 export interface RouteRequest<Q, B> {
@@ -112,6 +113,8 @@ const maxParamChars = 1000;
 export interface MountOptions {
   /** Largest request body read, in bytes. Default {@link defaultMaxBodyBytes}. */
   readonly maxBodyBytes?: number;
+  /** Whose run or session an id is, for tokens scoped to a tenant (server/tenant-scope.ts). */
+  readonly tenantScope?: { readonly tenantOf: TenantOf; readonly sessionWorkflowId: (sessionId: string) => string };
 }
 
 /** Registers routes on a Hono app; errors become JSON by the app's error handler. */
@@ -130,6 +133,7 @@ export function mountRoutes(app: Hono, auth: AuthConfig, routes: readonly AnyRou
       for (const [name, value] of Object.entries(params)) {
         if (value.length > maxParamChars) throw new ApiError('invalid_input', `params.${name}: at most ${maxParamChars} characters (Temporal's limit of ids); got ${value.length}`);
       }
+      await checkTenantScope(principal, spec.path, params, options.tenantScope?.tenantOf, options.tenantScope?.sessionWorkflowId ?? ((id) => `session-${id}`));
       const input = {
         params,
         query: parse(spec.query, query, 'query'),

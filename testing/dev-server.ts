@@ -51,8 +51,8 @@ export const devServerSafetyArgs = ['--dynamic-config-value', 'frontend.enableSe
  */
 export const sqliteArgs = ['--sqlite-pragma', 'journal_mode=wal', '--sqlite-pragma', 'synchronous=normal'];
 
-/** Search attributes registered on the dev server so runs can be listed by agent and status. */
-export const searchAttributeArgs = ['--search-attribute', 'AgentName=Keyword', '--search-attribute', 'AgentStatus=Keyword'];
+/** Search attributes registered on the dev server so runs can be listed by agent, status and tenant. */
+export const searchAttributeArgs = ['--search-attribute', 'AgentName=Keyword', '--search-attribute', 'AgentStatus=Keyword', '--search-attribute', 'AgentTenant=Keyword'];
 
 /** Options of {@link startDevServer}. */
 export interface DevServerOptions {

@@ -5,6 +5,7 @@ import { openSessionFor } from '../../client/session-open';
 import type { ParsedArgs } from '../args';
 import type { Action, Command } from '../command';
 import { UsageError } from '../exit-codes';
+import { tenantOf, tenantOption } from '../tenant-option';
 import { followEvents } from '../follow';
 import { listSessions, type SessionListEntry } from '../../client/run-list';
 import { renderResult } from '../render';
@@ -20,11 +21,11 @@ function isSubcommand(name: string): name is Subcommand {
 
 /** Options each subcommand takes; any other command option is a usage error. */
 const optionsOf: Record<Subcommand, readonly string[]> = {
-  open: ['agent', 'session-state', 'policy', 'when-busy'],
-  send: ['message', 'message-id', 'when-busy', 'agent', 'planner-options', 'script', 'follow'],
+  open: ['agent', 'tenant', 'session-state', 'policy', 'when-busy'],
+  send: ['message', 'message-id', 'when-busy', 'agent', 'tenant', 'planner-options', 'script', 'follow'],
   state: [],
   events: ['after'],
-  list: ['limit'],
+  list: ['limit', 'tenant'],
   close: [],
   queue: ['message-id', 'message', 'drop', 'reason', 'front'],
   ...scheduleOptionsOf,
@@ -40,6 +41,7 @@ function renderSession(sessionId: string, s: SessionReport): string[] {
   const rows: [string, string][] = [
     ['session', sessionId],
     ['agent', s.agent],
+    ...(s.tenant !== undefined ? ([['tenant', s.tenant]] as [string, string][]) : []),
     ['open', s.open ? 'yes' : 'no'],
     ['history', `${s.historyLength} messages`],
     ['state', JSON.stringify(s.sessionState)],
@@ -94,8 +96,9 @@ function queueEditOf(args: ParsedArgs): QueueEdit | undefined {
 
 function renderList(entries: readonly SessionListEntry[]): string[] {
   if (entries.length === 0) return ['no sessions'];
-  const rows = entries.map((e) => [e.sessionId, e.agent ?? '-', e.workflowStatus === 'RUNNING' ? 'open' : e.workflowStatus.toLowerCase(), e.startTime]);
-  const header = ['SESSION', 'AGENT', 'STATUS', 'STARTED'];
+  const tenants = entries.some((e) => e.tenant !== undefined);
+  const rows = entries.map((e) => [e.sessionId, e.agent ?? '-', ...(tenants ? [e.tenant ?? '-'] : []), e.workflowStatus === 'RUNNING' ? 'open' : e.workflowStatus.toLowerCase(), e.startTime]);
+  const header = ['SESSION', 'AGENT', ...(tenants ? ['TENANT'] : []), 'STATUS', 'STARTED'];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
   return [header, ...rows].map((r) => r.map((cell, i) => (i < r.length - 1 ? cell.padEnd(widths[i] ?? 0) : cell)).join('  '));
 }
@@ -111,8 +114,9 @@ function prepareSession(args: ParsedArgs, sub: Subcommand): Action {
   if (sub === 'list') {
     if (args.positionals.length > 1) throw new UsageError(`unexpected argument '${args.positionals[1]}'`);
     const limit = args.int('limit') ?? 50;
+    const tenant = tenantOf(args);
     return async (ctx) => {
-      const { entries } = await listSessions(ctx.agents, { limit });
+      const { entries } = await listSessions(ctx.agents, { limit }, tenant !== undefined ? { tenant } : {});
       ctx.out.emit(entries, () => renderList(entries));
     };
   }
@@ -124,9 +128,10 @@ function prepareSession(args: ParsedArgs, sub: Subcommand): Action {
       const sessionState = args.json('session-state', jsonObjectSchema);
       const policy = args.json('policy', runPolicySchema.unwrap().partial().strict());
       const whenBusy = whenBusyOf(args);
+      const tenant = tenantOf(args);
       return async (ctx) => {
         // Opening an open session is a no-op; it fails when that session has another agent.
-        const workflowId = await openSessionFor(ctx.agents, sessionId, { agent, ...(sessionState ? { sessionState } : {}), ...(policy ? { policy } : {}), ...(whenBusy ? { whenBusy } : {}) });
+        const workflowId = await openSessionFor(ctx.agents, sessionId, { agent, ...(tenant !== undefined ? { tenant } : {}), ...(sessionState ? { sessionState } : {}), ...(policy ? { policy } : {}), ...(whenBusy ? { whenBusy } : {}) });
         ctx.out.emit({ sessionId, workflowId }, () => `session ${sessionId} open (${workflowId})`);
       };
     }
@@ -141,10 +146,12 @@ function prepareSession(args: ParsedArgs, sub: Subcommand): Action {
       const messageId = args.string('message-id');
       const whenBusy = whenBusyOf(args);
       const agent = args.string('agent');
+      const tenant = tenantOf(args);
+      if (tenant !== undefined && agent === undefined) throw new UsageError('--tenant needs --agent (it is the tenant of a session this send opens)');
       return async (ctx) => {
         const message = { content, ...(plannerOptions !== undefined ? { plannerOptions } : {}), ...(messageId !== undefined ? { messageId } : {}), ...(whenBusy ? { whenBusy } : {}) };
         // With --agent, a session that is not open is opened in the same call.
-        const record = await ctx.agents.sendMessage(sessionId, message, agent !== undefined ? { open: { agent } } : {});
+        const record = await ctx.agents.sendMessage(sessionId, message, agent !== undefined ? { open: { agent, ...(tenant !== undefined ? { tenant } : {}) } } : {});
         const how = record.delivery === 'steered' ? ', steered into it' : record.delivery === 'next' ? ', runs next' : '';
         ctx.out.emit(record, () => `run #${record.runNumber} of session ${sessionId}: ${record.workflowId} (${record.status}${how})`);
         if (!follow) return;
@@ -208,6 +215,7 @@ export const sessionCommand: Command = {
     script: { type: 'string', value: 'FILE', description: 'send: planner options from a JSON file (scripted agent)' },
     follow: { type: 'boolean', description: "send: print the run's events once it starts, then its result" },
     limit: { type: 'string', value: 'N', description: 'list: at most N sessions (default 50)' },
+    tenant: { ...tenantOption, description: "open (and send with --agent): whose session it is, taken by its runs; list: only this tenant's sessions" },
     ...scheduleOptions,
   },
   examples: [

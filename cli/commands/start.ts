@@ -8,6 +8,7 @@ import type { Command, CommandContext } from '../command';
 import { UsageError } from '../exit-codes';
 import { followEvents } from '../follow';
 import { renderResult } from '../render';
+import { tenantOf, tenantOption } from '../tenant-option';
 
 /** A script file: `{ steps: [...] }` (scripted planner options) or just the array of steps. */
 const scriptFileSchema = z.union([z.array(jsonValueSchema).transform((steps) => ({ steps })), z.record(z.string(), jsonValueSchema)]);
@@ -46,6 +47,7 @@ export const startCommand: Command = {
     agent: { type: 'string', value: 'NAME', description: 'registered agent name (required)' },
     message: { type: 'string', multiple: true, value: 'TEXT', description: 'a user message (repeatable; at least one)' },
     'session-state': { type: 'string', value: 'JSON', description: 'initial session state (a JSON object)' },
+    tenant: { ...tenantOption, description: 'whose run it is: listed and filtered by it (AgentTenant); its sub-agent runs take it' },
     policy: { type: 'string', value: 'JSON', description: 'policy overrides, e.g. {"maxToolCalls":10}' },
     'planner-options': { type: 'string', value: 'JSON', description: 'agent-specific planner options' },
     script: { type: 'string', value: 'FILE', description: 'planner options from a JSON file (scripted agent: {"steps":[...]} or [...])' },
@@ -70,9 +72,11 @@ export const startCommand: Command = {
     const plannerOptions = script !== undefined ? readScript(script) : args.json('planner-options', jsonValueSchema);
     const sessionState = args.json('session-state', jsonObjectSchema);
     const policy = args.json('policy', runPolicySchema.unwrap().partial().strict());
+    const tenant = tenantOf(args);
     const input: RunInput = {
       agent: args.requiredString('agent'),
       messages,
+      ...(tenant !== undefined ? { tenant } : {}),
       ...(sessionState !== undefined ? { sessionState } : {}),
       ...(policy !== undefined ? { policy } : {}),
       ...(plannerOptions !== undefined ? { plannerOptions } : {}),

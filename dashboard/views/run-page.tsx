@@ -94,7 +94,8 @@ export function RunPage({ workflowId, role }: { workflowId: string; role: string
       </h1>
       {report && (
         <p class="meta" data-testid="run-meta">
-          agent <b>{report.agent}</b> · turn {report.turn} · {counted(report.iteration, 'tool turn')}
+          agent <b>{report.agent}</b>
+          {report.tenant && <span data-testid="run-tenant"> · tenant <b>{report.tenant}</b></span>} · turn {report.turn} · {counted(report.iteration, 'tool turn')}
           {report.pauseReason && runStatus === 'paused' ? ` · paused: ${report.pauseReason}` : ''}
           {report.waitingFor && (
             <span class="waiting-provider" data-testid="waiting-for-provider" title={`${report.waitingFor.errorType}: ${report.waitingFor.error}`}>

@@ -70,7 +70,10 @@ export function RunsList() {
                   <a href={linkTo({ view: 'run', id: run.workflowId })}>{run.workflowId}</a>
                   {earlier > 0 && <div class="hint" data-testid="earlier-executions">{`and ${counted(earlier, 'earlier execution')} (rewound or continued)`}</div>}
                 </td>
-                <td>{run.agent ?? ''}</td>
+                <td>
+                  {run.agent ?? ''}
+                  {run.tenant && <div class="hint" data-testid="run-tenant">{`tenant ${run.tenant}`}</div>}
+                </td>
                 <td>
                   <StatusBadge status={run.status} /> {run.waitingForHuman && <WaitingBadge />}
                   {run.encrypted && <span class="encrypted" title="set DURABLE_AGENTS_ENCRYPTION_KEYS on the server to read it">encrypted (key id {run.encrypted.keyId})</span>}

@@ -1,14 +1,14 @@
 #!/bin/sh
 # One-shot (temporalio/admin-tools, official `temporal` CLI): waits until the server is healthy,
 # registers the namespace if missing, and registers the search attributes that durable-agents
-# writes (AgentName, AgentStatus: Keyword), as testing/dev-server.ts does for the dev server.
+# writes (AgentName, AgentStatus, AgentTenant: Keyword), as testing/dev-server.ts does for the dev server.
 # Safe to re-run: an existing namespace is kept and re-adding an attribute of the same type is a no-op.
 set -eu
 
 ADDRESS="${TEMPORAL_ADDRESS:-temporal:7233}"
 NAMESPACE="${TEMPORAL_NAMESPACE:-default}"
 RETENTION="${NAMESPACE_RETENTION:-72h}"
-SEARCH_ATTRIBUTES="AgentName AgentStatus"
+SEARCH_ATTRIBUTES="AgentName AgentStatus AgentTenant"
 
 # The client flag goes after the subcommand, where the CLI defines it.
 t() { temporal "$@" --address "$ADDRESS"; }

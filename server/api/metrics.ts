@@ -12,6 +12,8 @@ const queryConcurrency = 8;
 /** What a scrape found: open runs by agent and status, approvals waiting by agent with the oldest's age. */
 export interface ApprovalFigures {
   readonly openRuns: Map<string, Map<string, number>>;
+  /** Open runs that have a tenant, by tenant and status. */
+  readonly openRunsByTenant: Map<string, Map<string, number>>;
   readonly approvals: Map<string, { waiting: number; oldestAgeSeconds: number }>;
   readonly truncated: boolean;
 }
@@ -33,12 +35,17 @@ async function mapLimited<T>(items: readonly T[], limit: number, fn: (item: T) =
 export async function approvalFigures(agents: AgentClient, now = Date.now()): Promise<ApprovalFigures> {
   const open = await listOpenRuns(agents, { limit: metricsRunLimit });
   const openRuns = new Map<string, Map<string, number>>();
+  const openRunsByTenant = new Map<string, Map<string, number>>();
+  const count = (into: Map<string, Map<string, number>>, key: string, status: string): void => {
+    const byStatus = into.get(key) ?? new Map<string, number>();
+    byStatus.set(status, (byStatus.get(status) ?? 0) + 1);
+    into.set(key, byStatus);
+  };
   const approvals = new Map<string, { waiting: number; oldestAgeSeconds: number }>();
   for (const run of open.entries) {
     const agent = run.agent ?? 'unknown';
-    const byStatus = openRuns.get(agent) ?? new Map<string, number>();
-    byStatus.set(run.status, (byStatus.get(run.status) ?? 0) + 1);
-    openRuns.set(agent, byStatus);
+    count(openRuns, agent, run.status);
+    if (run.tenant !== undefined) count(openRunsByTenant, run.tenant, run.status);
     if (!approvals.has(agent)) approvals.set(agent, { waiting: 0, oldestAgeSeconds: 0 });
   }
   const awaiting = open.entries.filter((r) => r.status === 'awaiting');
@@ -53,11 +60,12 @@ export async function approvalFigures(agents: AgentClient, now = Date.now()): Pr
       if (Number.isFinite(age)) figures.oldestAgeSeconds = Math.max(figures.oldestAgeSeconds, age);
     }
   });
-  return { openRuns, approvals, truncated: open.nextPageToken !== undefined || awaiting.length > metricsQueryLimit };
+  return { openRuns, openRunsByTenant, approvals, truncated: open.nextPageToken !== undefined || awaiting.length > metricsQueryLimit };
 }
 
 const help = {
   durable_agents_runs_open: 'Open agent runs by agent and AgentStatus (from Temporal visibility)',
+  durable_agents_runs_open_by_tenant: 'Open agent runs that have a tenant, by AgentTenant and AgentStatus (from Temporal visibility)',
   durable_agents_approvals_waiting: 'Tool calls waiting for a human decision, by agent',
   durable_agents_approval_oldest_age_seconds: 'Age of the oldest tool call waiting for a decision, by agent',
   durable_agents_metrics_truncated: '1 when a scrape read only part of the open runs (more than the limits)',
@@ -76,6 +84,10 @@ export function renderApprovalMetrics(figures: ApprovalFigures): string {
   family(
     'durable_agents_runs_open',
     [...figures.openRuns].flatMap(([agent, byStatus]) => [...byStatus].map(([status, n]) => `durable_agents_runs_open{agent="${label(agent)}",status="${label(status)}"} ${n}`)),
+  );
+  family(
+    'durable_agents_runs_open_by_tenant',
+    [...figures.openRunsByTenant].flatMap(([tenant, byStatus]) => [...byStatus].map(([status, n]) => `durable_agents_runs_open_by_tenant{tenant="${label(tenant)}",status="${label(status)}"} ${n}`)),
   );
   family('durable_agents_approvals_waiting', [...figures.approvals].map(([agent, f]) => `durable_agents_approvals_waiting{agent="${label(agent)}"} ${f.waiting}`));
   family(

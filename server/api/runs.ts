@@ -6,6 +6,7 @@ import type { RunInput } from '../../contracts';
 import { readOrRecorded } from '../../client/no-worker-reads';
 import { listRuns, type RunListEntry } from '../../client/run-list';
 import { checkAgentName, type ServerContext } from '../context';
+import { checkTenantScope, listTenant, startTenant, tenantOfRuns } from '../tenant-scope';
 import { ApiError } from '../errors';
 import { route, type AnyRoute } from '../routes';
 import { noWorkerOf } from './no-worker';
@@ -28,6 +29,7 @@ export function runSummary(entry: RunListEntry): RunSummary {
     workflowId: entry.workflowId,
     runId: entry.runId,
     ...(entry.agent !== null ? { agent: entry.agent } : {}),
+    ...(entry.tenant !== undefined ? { tenant: entry.tenant } : {}),
     status: entry.status,
     temporalStatus: entry.workflowStatus,
     startTime: entry.startTime,
@@ -61,14 +63,19 @@ export function runRoutes(ctx: ServerContext): AnyRoute[] {
       summary: 'Start a run',
       description:
         'The body is the run input (agent, messages, sessionState, policy, …) and optionally its workflowId. A server given its agents (`agentNames`) refuses others with 400. ' +
+        'A token scoped to a tenant starts the run under its tenant (403 for another `tenant`); only an admin token names a `tenant` of its choice. ' +
         'The workflowId of a running run is 409 `already_started`; of a closed run, 409 `already_exists` naming it, unless `reuseClosedId: true` (the new run then answers for the id). A start on a task queue no worker has polled in the last 5 minutes is refused with 503 naming the queue, unless `allowNoWorker` is true (the run then waits for a worker).',
       tags,
       body: startRunBodySchema,
       response: startedRunSchema,
       status: 201,
-      handle: ({ body }) => {
-        const { workflowId, reuseClosedId, allowNoWorker, ...input } = body;
-        checkAgentName(ctx, input.agent);
+      handle: async ({ body, principal }) => {
+        const { workflowId, reuseClosedId, allowNoWorker, tenant: named, ...rest } = body;
+        checkAgentName(ctx, rest.agent);
+        const tenant = startTenant(principal, named);
+        // The id of a run of another tenant is not this token's to reuse (nor to learn of).
+        if (workflowId !== undefined) await checkTenantScope(principal, '/api/runs/:id', { id: workflowId }, tenantOfRuns(agents), (id) => id);
+        const input: RunInput = { ...rest, ...(tenant !== undefined ? { tenant } : {}) };
         return startRun(agents, input, { ...(workflowId !== undefined ? { workflowId } : {}), ...(reuseClosedId ? { reuseClosedId } : {}), ...(allowNoWorker ? { allowNoWorker } : {}) });
       },
     }),
@@ -76,15 +83,16 @@ export function runRoutes(ctx: ServerContext): AnyRoute[] {
       method: 'get',
       path: '/api/runs',
       access: 'viewer',
-      summary: 'List runs, newest first, by agent and status',
+      summary: 'List runs, newest first, by agent, status and tenant',
       description: '`details=true` adds each run\'s turn, iterations and cost (a status query per running run, a result read per completed one).',
       tags,
       query: listRunsQuerySchema,
       response: runListSchema,
-      handle: async ({ query }) => {
+      handle: async ({ query, principal }) => {
         const { agent, status, limit, pageToken } = query;
+        const tenant = listTenant(principal, query.tenant);
         try {
-          const page = await listRuns(agents, { ...(agent !== undefined ? { agent } : {}), ...(status !== undefined ? { status } : {}) }, { limit, ...(pageToken ? { pageToken } : {}) });
+          const page = await listRuns(agents, { ...(agent !== undefined ? { agent } : {}), ...(status !== undefined ? { status } : {}), ...(tenant !== undefined ? { tenant } : {}) }, { limit, ...(pageToken ? { pageToken } : {}) });
           const runs = page.entries.map(runSummary);
           return { runs: query.details === 'true' ? await details.add(runs) : runs, ...(page.nextPageToken ? { nextPageToken: page.nextPageToken } : {}) };
         } catch (err) {

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { isPageToken } from '../../client/run-list';
 import { runIdSchema, sessionIdSchema, workflowIdSchema } from './ids';
 import { noWorkerSchema } from './no-worker';
-import { costReportSchema, interventionSchema, runInputSchema, runResultSchema, runStatusReportSchema, runStatusSchema, sessionInputSchema } from '../../contracts';
+import { costReportSchema, interventionSchema, runInputSchema, runResultSchema, runStatusReportSchema, runStatusSchema, sessionInputSchema, tenantIdSchema } from '../../contracts';
 
 /**
  * Body of POST /api/runs: a run input and, optionally, the run's workflow id, whether it may be
@@ -20,6 +20,8 @@ export const startedRunSchema = z.object({ workflowId: z.string(), runId: z.stri
 /** Query of GET /api/runs. */
 export const listRunsQuerySchema = z.object({
   agent: z.string().min(1).optional(),
+  /** Only this tenant's runs (AgentTenant); a token scoped to a tenant lists only its own. */
+  tenant: tenantIdSchema().optional(),
   status: runStatusSchema.optional(),
   limit: z.coerce.number().int().min(1).max(1000).default(50),
   pageToken: z.string().refine(isPageToken, 'not a page token of this listing (use nextPageToken of the previous page)').optional(),
@@ -32,6 +34,8 @@ export const runSummarySchema = z.object({
   workflowId: z.string(),
   runId: z.string(),
   agent: z.string().optional(),
+  /** Whose run it is, when it has a tenant. */
+  tenant: z.string().optional(),
   /** AgentStatus as the run last reported it; else Temporal's status in lower case. */
   status: z.string(),
   /** Temporal's execution status (RUNNING, COMPLETED, FAILED, TERMINATED, …). */
@@ -142,17 +146,18 @@ export const historyJsonSchema = z.looseObject({ events: z.array(z.unknown()) })
 /** Body of POST /api/sessions: the session's id and what every run of it starts from. */
 export const openSessionBodySchema = sessionInputSchema
   .unwrap()
-  .pick({ agent: true, sessionState: true, history: true, policy: true, confirmation: true, labels: true, maxHistoryMessages: true, runsPerExecution: true, whenBusy: true })
+  .pick({ agent: true, tenant: true, sessionState: true, history: true, policy: true, confirmation: true, labels: true, maxHistoryMessages: true, runsPerExecution: true, whenBusy: true })
   .extend({ sessionId: sessionIdSchema });
 
 /** Query of GET /api/sessions. */
-export const listSessionsQuerySchema = z.object({ limit: z.coerce.number().int().min(1).max(1000).default(50) });
+export const listSessionsQuerySchema = z.object({ limit: z.coerce.number().int().min(1).max(1000).default(50), tenant: tenantIdSchema().optional() });
 
 /** One session of a listing; `status` is `open` while the session runs. */
 export const sessionSummarySchema = z.object({
   sessionId: z.string(),
   workflowId: z.string(),
   agent: z.string().optional(),
+  tenant: z.string().optional(),
   status: z.string(),
   startTime: z.string(),
 });

@@ -4,6 +4,7 @@ import { sessionEventSchema, sessionOperationMessages } from '../../contracts/se
 import { listSessions } from '../../client/run-list';
 import { openSessionFor } from '../../client/session-open';
 import { checkAgentName, type ServerContext } from '../context';
+import { checkTenantScope, listTenant, startTenant, tenantOfRuns } from '../tenant-scope';
 import { route, type AnyRoute } from '../routes';
 import { listSessionsQuerySchema, openSessionBodySchema, sessionSummarySchema } from './schemas';
 import { sessionOperationRoutes } from './run-operations';
@@ -29,9 +30,13 @@ export function sessionRoutes(ctx: ServerContext): AnyRoute[] {
       body: openSessionBodySchema.extend({ message: sessionMessageSchema.unwrap().omit({ agent: true }).optional() }),
       response: z.object({ workflowId: z.string(), run: sessionOperationMessages.sendMessage.answer().optional() }),
       status: 201,
-      handle: async ({ body }) => {
-        const { sessionId, message, ...input } = body;
-        checkAgentName(ctx, input.agent);
+      handle: async ({ body, principal }) => {
+        const { sessionId, message, tenant: named, ...rest } = body;
+        checkAgentName(ctx, rest.agent);
+        const tenant = startTenant(principal, named);
+        const input = { ...rest, ...(tenant !== undefined ? { tenant } : {}) };
+        // A session open already (of another tenant) is reached by id like any route's.
+        await checkTenantScope(principal, '/api/sessions/:id', { id: sessionId }, tenantOfRuns(agents), (id) => agents.session(id).workflowId);
         if (message) {
           const run = await agents.sendMessage(sessionId, message, { open: input });
           return { workflowId: agents.session(sessionId).workflowId, run };
@@ -47,13 +52,15 @@ export function sessionRoutes(ctx: ServerContext): AnyRoute[] {
       tags,
       query: listSessionsQuerySchema,
       response: z.object({ sessions: z.array(sessionSummarySchema) }),
-      handle: async ({ query }) => {
-        const { entries } = await listSessions(agents, { limit: query.limit });
+      handle: async ({ query, principal }) => {
+        const tenant = listTenant(principal, query.tenant);
+        const { entries } = await listSessions(agents, { limit: query.limit }, tenant !== undefined ? { tenant } : {});
         return {
           sessions: entries.map((e) => ({
             sessionId: e.sessionId,
             workflowId: e.workflowId,
             ...(e.agent !== null ? { agent: e.agent } : {}),
+            ...(e.tenant !== undefined ? { tenant: e.tenant } : {}),
             status: e.workflowStatus === 'RUNNING' ? 'open' : e.workflowStatus.toLowerCase(),
             startTime: e.startTime,
           })),

@@ -192,6 +192,32 @@ describe('agentctl against a real dev server', () => {
     expect(await agentctl('start', '--agent', 'scripted', '--message', 'hi', '--session-id', id)).toMatchObject({ code: 2, stderr: "agentctl: unknown option '--session-id'\n" });
   });
 
+  it('start --tenant runs under the tenant; list --tenant and session list --tenant find only its runs and sessions', async () => {
+    const tenant = `cli-${Date.now()}`;
+    const script = JSON.stringify({ steps: [finalStep('tenant run')] });
+    const started = await agentctl('start', '--agent', 'scripted', '--message', 'go', '--planner-options', script, '--tenant', tenant, '--json');
+    expect(started).toMatchObject({ code: 0 });
+    const { workflowId } = JSON.parse(started.stdout) as { workflowId: string };
+    expect(await suite.agents.result(workflowId)).toMatchObject({ status: 'completed' });
+    expect(await suite.agents.status(workflowId)).toMatchObject({ tenant });
+    const other = await suite.agents.start(scriptedInput([finalStep()]));
+    const listed = await waitFor("the tenant's run listed", async () => {
+      const r = await agentctl('list', '--tenant', tenant);
+      return r.stdout.includes(workflowId) ? r : undefined;
+    });
+    expect(lines(listed.stdout)[0]).toMatch(/^RUN +AGENT +TENANT +STATUS +STARTED$/);
+    expect(listed.stdout).not.toContain(other.workflowId);
+    const sessionId = `cli-tenant-${Date.now()}`;
+    expect(await agentctl('session', 'open', sessionId, '--agent', 'scripted', '--tenant', tenant)).toMatchObject({ code: 0 });
+    const sessions = await waitFor("the tenant's session listed", async () => {
+      const r = await agentctl('session', 'list', '--tenant', tenant, '--json');
+      const entries = JSON.parse(r.stdout) as { sessionId: string; tenant?: string }[];
+      return entries.length > 0 ? entries : undefined;
+    });
+    expect(sessions).toEqual([expect.objectContaining({ sessionId, tenant })]);
+    expect(await agentctl('session', 'close', sessionId)).toMatchObject({ code: 0 });
+  });
+
   it('start --id of a closed run exits 1 naming it and how to read it; --reuse-closed-id starts a new run; result --run-id reads the old one', async () => {
     const id = `agentctl-reuse-${Math.random().toString(36).slice(2, 10)}`;
     const start = (text: string, ...flags: string[]) => agentctl('start', '--agent', 'scripted', '--message', 'hi', '--planner-options', JSON.stringify({ steps: [finalStep(text)] }), '--id', id, ...flags);

@@ -442,14 +442,17 @@ describe('the dashboard in a browser', () => {
     await waitFor('the idle run listed as ended', async () => ((await listRuns(idleAgents, { status: 'awaiting' }, { limit: 100 })).entries.some((e) => e.workflowId === idle.workflowId && e.workflowStatus === 'RUNNING') ? undefined : true));
   });
 
-  it('lists the runs with the waiting-for-human badge on the one that waits', async () => {
-    const waiting = await suite.agents.start(transferRun());
-    await suite.agents.start(scriptedInput([finalStep('quick')]));
+  it('lists the runs with the waiting-for-human badge on the one that waits, and the tenant of a run that has one', async () => {
+    const waiting = await suite.agents.start({ ...transferRun(), tenant: 'acme' });
+    const quick = await suite.agents.start(scriptedInput([finalStep('quick')]));
     await page.goto(`${server.url}/#/runs`);
 
     const row = page.locator(`tr[data-run="${waiting.workflowId}"]`);
     await expectText(row, 'waiting for human');
     await expectText(row, 'scripted');
+    await expectText(row.locator('[data-testid=run-tenant]'), 'tenant acme');
+    await page.locator(`tr[data-run="${quick.workflowId}"]`).waitFor();
+    expect(await page.locator(`tr[data-run="${quick.workflowId}"] [data-testid=run-tenant]`).count()).toBe(0);
     // Its turn and cost come from its status query.
     await expectText(row.locator('td.cost'), '0 tool calls');
     expect(await page.locator('tr[data-run] .badge.waiting').count()).toBe(1);
@@ -462,6 +465,10 @@ describe('the dashboard in a browser', () => {
     const shown = await page.locator('tr[data-run] .badge[class*=status-]').allTextContents();
     expect(shown.length).toBeGreaterThan(0);
     expect(new Set(shown)).toEqual(new Set(['completed']));
+
+    // The run's page says whose run it is.
+    await page.goto(`${server.url}/#/runs/${encodeURIComponent(waiting.workflowId)}`);
+    await expectText(page.locator('[data-testid=run-meta] [data-testid=run-tenant]'), 'tenant acme');
   });
 
   it('lets a viewer watch a waiting run but not act on it', async () => {

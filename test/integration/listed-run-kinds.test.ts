@@ -3,10 +3,16 @@
  * and mirror their status into AgentStatus, so a human finds them in `list --status awaiting`
  * (and every filter, the dashboard and /metrics, which read the same attributes) while they wait.
  */
-import type { RunInput } from '../../contracts';
-import { listRuns } from '../../client/run-list';
+import { randomUUID } from 'node:crypto';
+import Long from 'long';
+import { Client, Connection } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
+import { AgentClient, AgentClientError } from '../../client/agent-client';
+import { agentTenantSearchAttribute, type RunInput } from '../../contracts';
+import { listRuns, listSessions } from '../../client/run-list';
 import type { ScriptStep } from '../../workflows/planners/scripted';
 import { agentSuite } from '../support/agent-suite';
+import { callStep, finalStep, scriptedInput } from '../support/scripts';
 import { waitFor } from '../support/wait';
 
 const suite = agentSuite('listed-kinds');
@@ -53,5 +59,88 @@ describe('session and sub-agent runs in listings', () => {
     await suite.agents.decide(record.workflowId, { decision: 'approve', toolCallId: 'call_0_0' });
     expect(await suite.agents.result(record.workflowId)).toMatchObject({ status: 'completed' });
     await suite.agents.closeSession(sessionId);
+  });
+});
+
+describe('tenants of every run kind', () => {
+  async function tenantOf(workflowId: string, runId?: string): Promise<{ attribute: string | undefined; memo: unknown }> {
+    const description = await suite.env.client.workflow.getHandle(workflowId, runId).describe();
+    return { attribute: description.typedSearchAttributes.get(agentTenantSearchAttribute), memo: description.memo?.tenant };
+  }
+
+  it("a sub-agent run takes its parent's tenant: in its status, AgentTenant and memo, and the tenant's listing", async () => {
+    const tenant = `acme-${Date.now()}`;
+    const steps: ScriptStep[] = [
+      { type: 'tool_calls', calls: [{ id: 'pay', name: 'delegate', args: { task: 'pay acme', steps: [{ type: 'tool_calls', calls: [{ name: 'transfer', args: { to: 'acme', amount: 500 } }] }, { type: 'final', text: 'paid' }] } as never }] },
+      { type: 'final', text: 'parent done' },
+    ];
+    const { workflowId, runId } = await suite.agents.start({ agent: 'delegator', messages: [{ role: 'user', content: 'delegate' }], plannerOptions: { steps }, tenant });
+    const childId = `sub-${runId}/pay`;
+    await listedAwaiting(childId);
+    expect(await suite.agents.status(workflowId)).toMatchObject({ tenant });
+    expect(await suite.agents.status(childId)).toMatchObject({ tenant, parent: { workflowId } });
+    expect(await tenantOf(workflowId)).toEqual({ attribute: tenant, memo: tenant });
+    expect(await tenantOf(childId)).toEqual({ attribute: tenant, memo: tenant });
+    const listed = await waitFor("the tenant's listing", async () => {
+      const { entries } = await listRuns(suite.agents, { tenant }, { limit: 100 });
+      return entries.length === 2 ? entries : undefined;
+    });
+    expect(listed.map((e) => [e.workflowId, e.tenant]).sort()).toEqual([[childId, tenant], [workflowId, tenant]].sort());
+    await suite.agents.decideInTree(workflowId, ['pay'], { decision: 'approve', toolCallId: 'call_0_0' });
+    expect(await suite.agents.result(workflowId)).toMatchObject({ status: 'completed' });
+  });
+
+  it("a session's runs take the session's tenant; a run keeps its tenant when it continues as new; runs without a tenant get none", async () => {
+    const tenant = `globex-${Date.now()}`;
+    const sessionId = `tenant-${Date.now()}`;
+    await suite.agents.openSession(sessionId, { agent: 'watchlist-scripted', sessionState: { watchlist: [] }, tenant });
+    const record = await suite.agents.sendMessage(sessionId, { content: 'show', plannerOptions: { steps: [{ type: 'final', text: 'nothing' }] } });
+    expect(await suite.agents.result(record.workflowId)).toMatchObject({ status: 'completed' });
+    expect(await tenantOf(record.workflowId)).toEqual({ attribute: tenant, memo: tenant });
+    expect(await tenantOf(`session-${sessionId}`)).toEqual({ attribute: tenant, memo: tenant });
+    const sessions = await waitFor('the session in its tenant\'s listing', async () => {
+      const { entries } = await listSessions(suite.agents, { limit: 10 }, { tenant });
+      return entries.length > 0 ? entries : undefined;
+    });
+    expect(sessions).toEqual([expect.objectContaining({ sessionId, tenant })]);
+    await suite.agents.closeSession(sessionId);
+
+    // Continue-as-new after every turn: the last execution still has the tenant, in its input (status) and its attribute.
+    const turn = callStep({ name: 'echo', args: { text: 'again' } });
+    const { workflowId, runId: firstRunId } = await suite.agents.start(scriptedInput([turn, turn, turn, finalStep('long')], { policy: { continueAsNewAfterEvents: 1 }, tenant }));
+    expect(await suite.agents.result(workflowId)).toMatchObject({ status: 'completed' });
+    const last = await suite.env.client.workflow.getHandle(workflowId).describe();
+    expect(last.runId).not.toBe(firstRunId);
+    expect(await tenantOf(workflowId)).toEqual({ attribute: tenant, memo: tenant });
+    expect((await suite.agents.statusFromHistory(workflowId)).workflowStatus).toBe('COMPLETED');
+
+    const plain = await suite.agents.start(scriptedInput([finalStep()]));
+    expect(await suite.agents.result(plain.workflowId)).toMatchObject({ status: 'completed' });
+    expect(await tenantOf(plain.workflowId)).toEqual({ attribute: undefined, memo: undefined });
+  });
+
+  it('a namespace without AgentTenant: a run without a tenant starts as before; a start with one is refused naming the attribute and how to register it', async () => {
+    const connection = await Connection.connect({ address: suite.env.address });
+    try {
+      const namespace = `no-tenant-${randomUUID()}`;
+      await connection.workflowService.registerNamespace({ namespace, workflowExecutionRetentionPeriod: { seconds: Long.fromNumber(3600) } });
+      const keyword = temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD;
+      await waitFor('the namespace takes the attributes', async () =>
+        connection.operatorService.addSearchAttributes({ namespace, searchAttributes: { AgentName: keyword, AgentStatus: keyword } }).then(
+          () => connection.workflowService.countWorkflowExecutions({ namespace, query: "AgentName = 'none'" }).then(() => true),
+          () => undefined,
+        ),
+      );
+      const agents = new AgentClient(new Client({ connection, namespace }), `no-tenant-${Date.now()}`);
+      const plain = await agents.start(scriptedInput([finalStep()]), { allowNoWorker: true });
+      await agents.client.workflow.getHandle(plain.workflowId).terminate('test over');
+      const refused = await agents.start(scriptedInput([finalStep()], { tenant: 'acme' }), { allowNoWorker: true }).catch((err: unknown) => err);
+      expect(refused).toBeInstanceOf(AgentClientError);
+      expect(refused).toMatchObject({ type: 'invalid_input', message: expect.stringMatching(/AgentTenant.*temporal operator search-attribute create .*--name AgentTenant --type Keyword/) });
+      const session = await agents.openSession(`no-tenant-${Date.now()}`, { agent: 'scripted', tenant: 'acme' }).catch((err: unknown) => err);
+      expect(session).toMatchObject({ type: 'invalid_input', message: expect.stringMatching(/AgentTenant/) });
+    } finally {
+      await connection.close();
+    }
   });
 });

@@ -254,7 +254,8 @@ describe('metrics', () => {
     expect((await fetch(`${server.url}/metrics`)).status).toBe(401);
 
     scriptRun();
-    const { workflowId } = await agents.start(input);
+    const tenant = `obs-${Date.now()}`;
+    const { workflowId } = await agents.start({ ...input, tenant });
     await approveAndFinish(agents, workflowId, async () => {
       // Visibility lags a little behind the run: wait until it lists the run as awaiting.
       const waiting = await waitFor('the approval in /metrics', async () => {
@@ -262,6 +263,7 @@ describe('metrics', () => {
         return total(samples, 'durable_agents_approvals_waiting', { agent }) === 1 ? samples : undefined;
       });
       expect(total(waiting, 'durable_agents_runs_open', { agent, status: 'awaiting' })).toBe(1);
+      expect(total(waiting, 'durable_agents_runs_open_by_tenant', { tenant, status: 'awaiting' })).toBe(1);
       expect(total(waiting, 'durable_agents_approval_oldest_age_seconds', { agent })).toBeGreaterThanOrEqual(0);
       expect(has(waiting, 'durable_agents_approval_oldest_age_seconds', { agent })).toBe(true);
       expect(total(waiting, 'durable_agents_metrics_truncated')).toBe(0);

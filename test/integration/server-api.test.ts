@@ -11,6 +11,7 @@ import type { ScriptStep } from '../../workflows/planners/scripted';
 import { AgentClient } from '../../client/agent-client';
 import { signWebhookDelivery, startAgentServer, type AgentServer } from '../../server';
 import type { AuthConfig } from '../../server/auth';
+import { agentTenantSearchAttribute } from '../../contracts';
 import { agentSuite } from '../support/agent-suite';
 import { addAapl, callStep, contextStep, finalStep, scriptedInput, watchlistRun, type Observation } from '../support/scripts';
 import { testWorkflowsPath, uniqueTaskQueue } from '../support/test-env';
@@ -18,13 +19,15 @@ import { waitFor } from '../support/wait';
 
 // A namespace of its own: paging waits for a settled list of every scripted run in the namespace.
 const suite = agentSuite('server-api', undefined, { ownNamespace: true });
-const tokens = { viewer: 'viewer-token-0123456789', operator: 'operator-token-0123456789', admin: 'admin-token-0123456789' };
+const tokens = { viewer: 'viewer-token-0123456789', operator: 'operator-token-0123456789', admin: 'admin-token-0123456789', acme: 'acme-operator-token-0123456789', globex: 'globex-operator-token-0123456789' };
 const auth: AuthConfig = {
   localDev: false,
   tokens: [
     { name: 'vera', role: 'viewer', token: tokens.viewer },
     { name: 'olivia', role: 'operator', token: tokens.operator },
     { name: 'ada', role: 'admin', token: tokens.admin },
+    { name: 'acme-ops', role: 'operator', token: tokens.acme, tenant: 'acme' },
+    { name: 'globex-ops', role: 'operator', token: tokens.globex, tenant: 'globex' },
   ],
 };
 /** Webhook sources: `ci` takes the raw body and the Idempotency-Key header; `shop` fills a template and keys by a body field; `scoped` may post to `hook-scoped-*` only. */
@@ -265,13 +268,117 @@ describe('runs', () => {
   });
 });
 
+describe('tenants', () => {
+  const ids = (runs: { workflowId: string }[]) => runs.map((r) => r.workflowId);
+  const describeRun = (id: string) => suite.env.client.workflow.getHandle(id).describe();
+
+  it("a token scoped to a tenant starts runs under it, lists only its tenant's runs, and gets 403 for another tenant's run; a run without a tenant is as before", async () => {
+    const acmeId = uid('tenant-acme');
+    const globexId = uid('tenant-globex');
+    const plainId = uid('tenant-none');
+    expect(await post('/api/runs', { ...watchlistRun([addAapl, contextStep]), workflowId: acmeId }, 'acme')).toMatchObject({ status: 201 });
+    expect(await post('/api/runs', { ...watchlistRun([addAapl, contextStep]), workflowId: globexId }, 'globex')).toMatchObject({ status: 201 });
+    expect(await post('/api/runs', { ...watchlistRun([addAapl, contextStep]), workflowId: plainId })).toMatchObject({ status: 201 });
+    await waitForApprovals(acmeId);
+    await waitForApprovals(plainId);
+
+    // The tenant is in the run's status, its search attribute and its memo; a run without one has it nowhere.
+    expect(await get(runPath(acmeId), 'acme')).toMatchObject({ status: 200, body: { tenant: 'acme', status: 'awaiting' } });
+    const acme = await describeRun(acmeId);
+    expect(acme.typedSearchAttributes.get(agentTenantSearchAttribute)).toBe('acme');
+    expect(acme.memo).toMatchObject({ agent: 'watchlist-scripted', tenant: 'acme' });
+    const plain = await describeRun(plainId);
+    expect(plain.typedSearchAttributes.get(agentTenantSearchAttribute)).toBeUndefined();
+    expect(plain.memo).toEqual({ agent: 'watchlist-scripted' });
+    expect((await get(runPath(plainId))).body).not.toHaveProperty('tenant');
+
+    // Lists: a scoped token sees its tenant's runs only; an unscoped one filters by ?tenant=.
+    const acmeList = await waitFor("acme's run listed", async () => {
+      const { body } = await get('/api/runs?limit=1000', 'acme');
+      return ids(body.runs).includes(acmeId) ? body.runs : undefined;
+    });
+    expect(acmeList.every((r: { tenant?: string }) => r.tenant === 'acme')).toBe(true);
+    expect(ids(acmeList)).not.toContain(globexId);
+    expect(ids(acmeList)).not.toContain(plainId);
+    const globexList = await waitFor("globex's run listed", async () => {
+      const { body } = await get('/api/runs?tenant=globex&limit=1000', 'admin');
+      return ids(body.runs).includes(globexId) ? body.runs : undefined;
+    });
+    expect(ids(globexList)).not.toContain(acmeId);
+    expect(ids((await get('/api/runs?limit=1000', 'admin')).body.runs)).toEqual(expect.arrayContaining([acmeId, globexId, plainId]));
+    expectError(await get('/api/runs?tenant=globex', 'acme'), 403, 'forbidden', /^query\.tenant: acme-ops is scoped to tenant "acme"/);
+    expectError(await get('/api/runs?tenant=not%20a%20tenant', 'admin'), 400, 'invalid_input', /^query\.tenant: /);
+
+    // The real temporal CLI finds the tenant's runs by AgentTenant.
+    const cli = process.env.TEMPORAL_CLI_PATH ?? '.tools/temporal/bin/temporal';
+    const listedByCli = await waitFor('the CLI lists acme', async () => {
+      const { stdout } = await promisify(execFile)(cli, ['workflow', 'list', '--query', 'AgentTenant="acme"', '--address', suite.env.address, '--namespace', suite.env.namespace ?? 'default', '--output', 'json']);
+      return stdout.includes(acmeId) ? stdout : undefined;
+    });
+    expect(listedByCli).not.toContain(globexId);
+
+    // Another tenant's run (or a run of none), by id: refused, whatever the route, naming the token's tenant only.
+    for (const reply of [
+      await get(runPath(globexId), 'acme'),
+      await get(runPath(globexId, '/events'), 'acme'),
+      await post(runPath(globexId, '/pause'), {}, 'acme'),
+      await post(runPath(globexId, '/decisions'), { decision: 'approve', toolCallId: 'call_0_0' }, 'acme'),
+      await get(runPath(plainId), 'acme'),
+    ]) {
+      expectError(reply, 403, 'forbidden', /acme-ops is scoped to tenant "acme": "tenant-(globex|none)-[0-9a-f]+" is not a run or session of that tenant/);
+      expect(reply.body.error.message).not.toContain('globex"');
+    }
+    expectError(await post('/api/runs', { ...watchlistRun([addAapl]), workflowId: globexId, reuseClosedId: true }, 'acme'), 403, 'forbidden');
+    expectError(await get('/api/inbox', 'acme'), 403, 'forbidden', /scoped to tenant "acme".*not "\/api\/inbox"/);
+    expect((await get(runPath(globexId), 'globex')).status).toBe(200);
+    expectError(await get(runPath('no-such-run'), 'acme'), 404, 'run_not_found');
+
+    // Naming a tenant: a scoped token only its own; an unscoped one only as admin; a bad id is 400 naming the field.
+    expectError(await post('/api/runs', { ...scriptedInput([finalStep()]), tenant: 'globex' }, 'acme'), 403, 'forbidden', /^body\.tenant: acme-ops is scoped to tenant "acme"/);
+    expectError(await post('/api/runs', { ...scriptedInput([finalStep()]), tenant: 'globex' }, 'operator'), 403, 'forbidden', /^body\.tenant: naming a tenant needs an admin token/);
+    expectError(await post('/api/runs', { ...scriptedInput([finalStep()]), tenant: 'no spaces' }, 'admin'), 400, 'invalid_input', /^body\.tenant: /);
+    const named = await post('/api/runs', { ...scriptedInput([finalStep()]), tenant: 'globex' }, 'admin');
+    expect(named.status).toBe(201);
+    expect(await get(runPath(named.body.workflowId, '/result'), 'globex')).toMatchObject({ status: 200, body: { status: 'completed' } });
+
+    for (const [id, as] of [[acmeId, 'acme'], [globexId, 'globex'], [plainId, 'operator']] as const) {
+      expect(await post(runPath(id, '/decisions'), { decision: 'approve', toolCallId: 'call_0_0' }, as)).toMatchObject({ status: 200 });
+    }
+    expect(await get(runPath(acmeId, '/result'), 'acme')).toMatchObject({ status: 200, body: { status: 'completed' } });
+  });
+
+  it("a session opened by a scoped token carries its tenant to the session and its runs; another tenant's token cannot reach or list it", async () => {
+    const sessionId = uid('tenant-session');
+    const opened = await post('/api/sessions', { sessionId, agent: 'watchlist-scripted', sessionState: { watchlist: [] }, message: { content: 'show', plannerOptions: { steps: [finalStep('nothing yet')] } } }, 'acme');
+    expect(opened).toMatchObject({ status: 201, body: { run: { workflowId: expect.any(String) } } });
+    const runId = opened.body.run.workflowId as string;
+    expect(await get(runPath(runId, '/result'), 'acme')).toMatchObject({ status: 200, body: { status: 'completed' } });
+    const run = await describeRun(runId);
+    expect(run.typedSearchAttributes.get(agentTenantSearchAttribute)).toBe('acme');
+    expect(run.memo).toMatchObject({ tenant: 'acme', sessionId: `session-${sessionId}` });
+    expect((await describeRun(`session-${sessionId}`)).typedSearchAttributes.get(agentTenantSearchAttribute)).toBe('acme');
+    const listed = await waitFor('the session listed for acme', async () => {
+      const { body } = await get('/api/sessions?limit=1000', 'acme');
+      return body.sessions.find((e: { sessionId: string }) => e.sessionId === sessionId);
+    });
+    expect(listed).toMatchObject({ tenant: 'acme', status: 'open' });
+    expect(await get(`/api/sessions/${sessionId}`, 'acme')).toMatchObject({ status: 200, body: { tenant: 'acme', agent: 'watchlist-scripted' } });
+    expect((await get('/api/sessions?limit=1000', 'globex')).body.sessions.map((e: { sessionId: string }) => e.sessionId)).not.toContain(sessionId);
+    expectError(await get(`/api/sessions/${sessionId}`, 'globex'), 403, 'forbidden', /globex-ops is scoped to tenant "globex"/);
+    expectError(await post('/api/sessions', { sessionId, agent: 'watchlist-scripted', message: { content: 'hi' } }, 'globex'), 403, 'forbidden');
+    expectError(await get(runPath(runId), 'globex'), 403, 'forbidden');
+    expect(await post(`/api/sessions/${sessionId}/close`, {}, 'acme')).toMatchObject({ status: 204 });
+  });
+});
+
 describe('checkpoints, rewind and fork', () => {
   let id: string;
   let firstRunId: string;
 
   beforeAll(async () => {
     const steps = [callStep({ name: 'echo', args: { text: 'one' } }), callStep({ name: 'add', args: { a: 1, b: 2 } }), finalStep('three turns')];
-    ({ workflowId: id, runId: firstRunId } = await suite.agents.start(scriptedInput(steps)));
+    // A tenant's run: a rewind and a fork keep its tenant.
+    ({ workflowId: id, runId: firstRunId } = await suite.agents.start(scriptedInput(steps, { tenant: 'acme' })));
     await suite.agents.result(id);
   });
 
@@ -287,6 +394,8 @@ describe('checkpoints, rewind and fork', () => {
     expect(rewound.body.runId).not.toBe(firstRunId);
     expect((await get(runPath(id, '/result'))).body).toMatchObject({ status: 'completed', final: { text: 'three turns' } });
     expect((await get(`${runPath(id, '/checkpoints')}?runId=${firstRunId}`)).body.checkpoints).toHaveLength(3);
+    expect((await suite.env.client.workflow.getHandle(id).describe()).typedSearchAttributes.get(agentTenantSearchAttribute)).toBe('acme');
+    expect(await get(runPath(id), 'acme')).toMatchObject({ status: 200, body: { tenant: 'acme' } });
 
     // Where it was rewound, read back from the history of the execution the rewind started.
     const rewinds = await get(runPath(id, '/rewinds'));
@@ -309,6 +418,8 @@ describe('checkpoints, rewind and fork', () => {
     const result = await get(runPath(forkId, '/result'));
     expect(result.body).toMatchObject({ status: 'completed', final: { text: 'three turns' } });
     expect((result.body.final.structured as Observation[]).find((o) => o.name === 'add')).toMatchObject({ status: 'ok', result: { sum: 15 } });
+    expect((await suite.env.client.workflow.getHandle(forkId).describe()).typedSearchAttributes.get(agentTenantSearchAttribute)).toBe('acme');
+    expectError(await get(runPath(forkId), 'globex'), 403, 'forbidden');
 
     expectError(await post(runPath(id, '/fork'), { toTurn: 0 }, 'admin'), 400, 'invalid_input', /^body\.toTurn: /);
     // A fork under the id of a closed run (here the run itself) would take the id over: refused, naming it.

@@ -65,7 +65,7 @@ export async function createOwnTestEnv(serverArgs: readonly string[] = []): Prom
 
 /**
  * A namespace of the file's own on a running server, registered now with the search attributes
- * the dev servers start with (AgentName, AgentStatus): for files whose assertions cover the whole
+ * the dev servers start with (AgentName, AgentStatus, AgentTenant): for files whose assertions cover the whole
  * namespace (every run in a list, every open run in metrics), which other files' runs would
  * change, without a dev server of their own. Returns once the namespace takes requests.
  */
@@ -81,7 +81,7 @@ export async function ownNamespaceOn(address: string): Promise<TestWorkflowEnvir
     const deadline = Date.now() + 60_000;
     for (;;) {
       try {
-        await operatorService.addSearchAttributes({ namespace, searchAttributes: { AgentName: keyword, AgentStatus: keyword } });
+        await operatorService.addSearchAttributes({ namespace, searchAttributes: { AgentName: keyword, AgentStatus: keyword, AgentTenant: keyword } });
         await workflowService.countWorkflowExecutions({ namespace, query: "AgentName = 'none'" });
         break;
       } catch (err) {

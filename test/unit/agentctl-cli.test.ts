@@ -201,6 +201,24 @@ describe('commands call the client with validated requests', () => {
     expect(seen).toEqual([{ namespace: 'default', query: "WorkflowType = 'agentRun' AND AgentName = 'o\\'brien' AND AgentStatus = 'paused' AND ExecutionStatus = 'Running'", pageSize: 3 }]);
     expect(JSON.parse(r.stdout[0] ?? '')).toEqual([]);
   });
+
+  it('list --tenant filters by AgentTenant; start --tenant starts the run under it; a bad id is a usage error naming --tenant', async () => {
+    const agents = fakeAgents();
+    const seen: unknown[] = [];
+    agents.client.workflowService.listWorkflowExecutions.mockImplementation(async (request: unknown) => {
+      seen.push(request);
+      return { executions: [] };
+    });
+    expect((await cli(['list', '--tenant', 'acme', '--json'], { agents })).code).toBe(0);
+    expect(seen).toEqual([{ namespace: 'default', query: "WorkflowType = 'agentRun' AND AgentTenant = 'acme'", pageSize: 50 }]);
+    const started = await cli(['start', '--agent', 'scripted', '--message', 'a', '--tenant', 'acme', '--confirm-ms', '0']);
+    expect(started.code).toBe(0);
+    expect(started.agents.start).toHaveBeenCalledWith({ agent: 'scripted', messages: [{ role: 'user', content: 'a' }], tenant: 'acme' }, {});
+    const bad = await cli(['start', '--agent', 'scripted', '--message', 'a', '--tenant', "x' OR 'a'='a"]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr.join('\n')).toMatch(/--tenant: a tenant id is letters/);
+    expect(bad.agents.start).not.toHaveBeenCalled();
+  });
 });
 
 // The CLI runs embedded too (an ops tool's own process, the tests): what it reads of its

@@ -25,6 +25,7 @@ import {
   toolActivityResultShape,
   toolCallShape,
 } from '../../contracts/fast-schemas';
+import { parseRunInput } from '../../contracts/fast-schemas';
 import { fastScriptedPlannerOptions, scriptedPlannerOptionsSchema, scriptedPlannerOptionsShape, scriptStepSchema, scriptStepShapes } from '../../workflows/planners/scripted';
 
 class Point {
@@ -140,6 +141,13 @@ describe('fast paths give what their schemas give', () => {
       ...(['system', 'user', 'assistant', 'tool'] as const).map((role): [FastShape, string[]] => [messageShapes[role], shapeKeys(optionByTag(messageSchema, 'role', role))]),
     ];
     for (const [mirror, keys] of pairs) expect(Object.keys(mirror)).toEqual(keys);
+  });
+
+  it("a run input's tenant: kept when it is a tenant id, refused naming the field when it is not", () => {
+    const input = { agent: 'a', messages: [{ role: 'user', content: 'hi' }] };
+    expect(parseRunInput({ ...input, tenant: 'acme' })).toMatchObject({ success: true, data: { tenant: 'acme' } });
+    const refused = parseRunInput({ ...input, tenant: "x' OR 'a'='a" });
+    expect(refused.success ? [] : refused.error.issues[0]?.path).toEqual(['tenant']);
   });
 
   it('tool calls', () => {

@@ -55,7 +55,7 @@ describe('where the workflow code branches on a run\'s release', () => {
     expect(questions.filter((q) => q.fn !== 'isPatched')).toEqual([]);
   });
 
-  it('each patch at one place, at most eight places in all', () => {
+  it('each patch at one place, at most nine places in all', () => {
     const places = new Map<string, string[]>();
     for (const q of questions) places.set(q.id, [...(places.get(q.id) ?? []), q.file]);
     expect([...places].filter(([, files]) => files.length > 1)).toEqual([]);
@@ -72,13 +72,13 @@ describe('where the workflow code branches on a run\'s release', () => {
 });
 
 describe('baselineWork: what a run does of the work riding on baselines', () => {
-  it('a run of 1.0.0 leaves its first task unmarked, logs model usage and passes its confirmation down', () => {
+  it('a run of 1.0.0 leaves its first task unmarked, logs model usage, passes its confirmation down and gives its tenant to the runs it starts', () => {
     const baseline = new Set(patches.releases.flatMap((r) => r.patches));
-    expect(patches.baselineWork(baseline)).toEqual({ marksFirstTask: false, logsModelUsage: true, childrenInheritConfirmation: true });
+    expect(patches.baselineWork(baseline)).toEqual({ marksFirstTask: false, logsModelUsage: true, childrenInheritConfirmation: true, childrenTakeTenant: true });
   });
 
   it('a run of 0.13.0 (or one without a baseline) marks its first task and logs no model usage', () => {
-    expect(patches.baselineWork(new Set(patches.releases.at(-1)?.patches))).toEqual({ marksFirstTask: true, logsModelUsage: false, childrenInheritConfirmation: false });
-    expect(patches.baselineWork(undefined)).toEqual({ marksFirstTask: true, logsModelUsage: false, childrenInheritConfirmation: false });
+    expect(patches.baselineWork(new Set(patches.releases.at(-1)?.patches))).toEqual({ marksFirstTask: true, logsModelUsage: false, childrenInheritConfirmation: false, childrenTakeTenant: false });
+    expect(patches.baselineWork(undefined)).toEqual({ marksFirstTask: true, logsModelUsage: false, childrenInheritConfirmation: false, childrenTakeTenant: false });
   });
 });

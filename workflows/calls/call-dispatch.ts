@@ -126,6 +126,7 @@ export class CallDispatch {
       workflowId: workflowInfo().workflowId,
       epoch: state.log.epoch ?? workflowInfo().runId,
       path: state.input.parent?.path ?? [],
+      tenant: state.input.tenant,
       breakpoints: state.control.breakpointList,
       confirmation: state.input.confirmation,
       resultByteBudget: state.policy.toolResultByteBudget,

@@ -19,7 +19,7 @@ import type { RunClock } from '../state/run-clock';
 import type { RunControl } from '../state/run-control';
 
 export interface CallsRun {
-  readonly input: Pick<ParsedRunInput, 'confirmation' | 'sessionId' | 'parent'>;
+  readonly input: Pick<ParsedRunInput, 'confirmation' | 'sessionId' | 'parent' | 'tenant'>;
   readonly agent: Pick<AgentDefinition, 'name'>;
   readonly policy: RunPolicy;
   /** The run's turn number. */

@@ -1,5 +1,6 @@
 import { workflowInfo, type ChildWorkflowOptions } from '@temporalio/workflow';
-import { agentNameSearchAttribute } from '../../contracts/search-attributes';
+import { agentNameSearchAttribute, agentTenantSearchAttribute } from '../../contracts/search-attributes';
+import type { ChildTenant } from './child-tenant';
 import { childRunsListed, isPatched } from '../versioning/patches';
 
 /**
@@ -10,16 +11,20 @@ import { childRunsListed, isPatched } from '../versioning/patches';
  *
  * @param memo what the caller gave before 1.0.0; runs recorded before it keep exactly that.
  * @param more memo fields a client gives such a run too (e.g. `sessionId`).
+ * @param tenant the child's tenant ({@link childTenant}): in its memo, and AgentTenant when listed.
  */
 export function childRunLabels(
   agent: string,
   memo: Record<string, unknown> | undefined,
   more: Record<string, unknown> = {},
+  tenant?: ChildTenant,
 ): Pick<ChildWorkflowOptions, 'memo' | 'typedSearchAttributes'> {
   if (!isPatched(childRunsListed)) return memo ? { memo } : {};
   const listed = workflowInfo().typedSearchAttributes.get(agentNameSearchAttribute) !== undefined;
   return {
-    memo: { agent, ...more, ...memo },
-    ...(listed ? { typedSearchAttributes: [{ key: agentNameSearchAttribute, value: agent }] } : {}),
+    memo: { agent, ...more, ...memo, ...(tenant ? { tenant: tenant.tenant } : {}) },
+    ...(listed
+      ? { typedSearchAttributes: [{ key: agentNameSearchAttribute, value: agent }, ...(tenant?.listed ? [{ key: agentTenantSearchAttribute, value: tenant.tenant }] : [])] }
+      : {}),
   };
 }

@@ -1,5 +1,6 @@
 import { childConfirmation } from './child-confirmation';
 import { childRunLabels } from './child-run-labels';
+import { childTenant } from './child-tenant';
 import { CancellationScope, ChildWorkflowCancellationType, ChildWorkflowFailure, ParentClosePolicy, isCancellation, startChild } from '@temporalio/workflow';
 import { agentRunWorkflowType } from '../../contracts/definitions';
 import { jsonByteLength } from '../../contracts/json';
@@ -24,6 +25,8 @@ export interface SubAgentHost {
   readonly resultByteBudget: number;
   /** The parent's confirmation as it stands, passed down to the child. */
   readonly confirmation: RunInput['confirmation'];
+  /** The parent's tenant: its children take it. */
+  readonly tenant?: string | undefined;
   /** The parent's breakpoints, passed down to the child. */
   readonly breakpoints: readonly { point: InterventionPoint; tool?: string; once: boolean }[];
   /** Time left in the parent's time budget. */
@@ -108,6 +111,7 @@ export async function executeSubAgent(host: SubAgentHost, request: ToolRequest, 
     return errorOutput(request, { type: 'invalid_arguments', message: `agent tool ${tool.name} could not build the ${spec.agent} run: ${message}` });
   }
   const workflowId = childWorkflowId(host, request.toolCallId);
+  const tenant = childTenant(host.tenant);
   const input: RunInput = {
     agent: spec.agent,
     messages: [{ role: 'user', content: run.prompt }],
@@ -119,6 +123,7 @@ export async function executeSubAgent(host: SubAgentHost, request: ToolRequest, 
     // The parent's confirmation decides the child's calls too.
     ...childConfirmation(host.confirmation),
     parent: { workflowId: host.workflowId, toolCallId: request.toolCallId, path: [...host.path, request.toolCallId] },
+    ...(tenant ? { tenant: tenant.tenant } : {}),
   };
   const child: ChildRun = { toolCallId: request.toolCallId, workflowId, agent: spec.agent, turn: request.turn, status: 'running' };
   const durationMs = (): number => workflowNowMs() - started;
@@ -132,7 +137,7 @@ export async function executeSubAgent(host: SubAgentHost, request: ToolRequest, 
       // A wall-clock limit only when the tool asks for one: the child's time budget bounds its
       // work, and its waits for people are free (an execution timeout would end them).
       ...(spec.timeoutMs !== undefined ? { workflowExecutionTimeout: spec.timeoutMs } : {}),
-      ...childRunLabels(spec.agent, { parentWorkflowId: host.workflowId, parentToolCallId: request.toolCallId }),
+      ...childRunLabels(spec.agent, { parentWorkflowId: host.workflowId, parentToolCallId: request.toolCallId }, {}, tenant),
     });
     host.started(child);
     let result: RunResult;

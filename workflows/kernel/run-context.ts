@@ -34,10 +34,12 @@ export interface BaselineWork {
   readonly logsModelUsage: boolean;
   /** A sub-agent run starts with its parent's confirmation (since `sub-agents-inherit-confirmation`). */
   readonly childrenInheritConfirmation: boolean;
+  /** A run or session with a tenant starts its sub-agent and session runs with it (`tenant-runs`). */
+  readonly childrenTakeTenant: boolean;
 }
 
 /** The work of an execution without a baseline (none decided yet, or outside a workflow): the oldest code's. */
-const workWithoutBaseline: BaselineWork = Object.freeze({ marksFirstTask: true, logsModelUsage: false, childrenInheritConfirmation: false });
+const workWithoutBaseline: BaselineWork = Object.freeze({ marksFirstTask: true, logsModelUsage: false, childrenInheritConfirmation: false, childrenTakeTenant: false });
 
 /** What turn-boundaries.ts keeps between an activation's code and its commands. */
 export interface BoundaryState {

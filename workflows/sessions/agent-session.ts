@@ -26,6 +26,7 @@ import type { Message } from '../../contracts/messages';
 import { agentRunWorkflowType } from '../../contracts/definitions';
 import type { RunInput, RunResult } from '../../contracts/run';
 import { childRunLabels } from '../calls/child-run-labels';
+import { childTenant } from '../calls/child-tenant';
 import { rejection } from '../kernel/failures';
 import { decidePatchBaseline, refuseSessionWithoutFollowMarker } from '../versioning/patches';
 import { refuseInputNestedTooDeep } from '../run/input-depth';
@@ -123,6 +124,7 @@ export async function agentSession(rawInput: SessionInput): Promise<SessionRepor
 
   const report = (): SessionReport => ({
     agent: state.agent,
+    ...(state.tenant !== undefined ? { tenant: state.tenant } : {}),
     open: !closed,
     sessionState: state.sessionState,
     historyLength: state.history.length,
@@ -191,6 +193,7 @@ export async function agentSession(rawInput: SessionInput): Promise<SessionRepor
     recordSessionEvent(state, { type: 'run_started', runNumber: next.runNumber, workflowId: next.workflowId, ...(next.messageId !== undefined ? { messageId: next.messageId } : {}) });
     active = running;
     let ended: RunResult | undefined;
+    const tenant = childTenant(state.tenant);
     try {
       const result = await executeChild<(input: RunInput) => Promise<RunResult>>(agentRunWorkflowType, {
         workflowId: next.workflowId,
@@ -205,11 +208,12 @@ export async function agentSession(rawInput: SessionInput): Promise<SessionRepor
             ...(state.policy ? { policy: state.policy } : {}),
             ...(state.confirmation ? { confirmation: state.confirmation } : {}),
             ...(next.plannerOptions !== undefined ? { plannerOptions: next.plannerOptions } : {}),
+            ...(tenant ? { tenant: tenant.tenant } : {}),
           },
         ],
         // A run outlives a session that is terminated by force; ops tools can still reach it.
         parentClosePolicy: ParentClosePolicy.ABANDON,
-        ...childRunLabels(state.agent, undefined, { sessionId }),
+        ...childRunLabels(state.agent, undefined, { sessionId }, tenant),
       });
       ended = result;
       state.messageIds = settle(state.messageIds ?? [], next.runNumber, result.status);

@@ -27,6 +27,7 @@ export function statusReport(run: RunState): RunStatusReport {
     pendingCalls: [...run.pending.values()].map(({ request, dispatched }) => ({ toolCallId: request.toolCallId, name: request.name, dispatched })),
     ...(run.children.size ? { children: [...run.children.values()] } : {}),
     ...(run.input.parent ? { parent: run.input.parent } : {}),
+    ...(run.input.tenant ? { tenant: run.input.tenant } : {}),
     ...(run.finalizeReason ? { finalizeReason: run.finalizeReason } : {}),
     ...(run.control.pausedAt ? { pausedAt: { point: run.control.pausedAt.point, turn: run.control.pausedAt.turn } } : {}),
     ...(run.control.pauseReason ? { pauseReason: run.control.pauseReason } : {}),

@@ -117,6 +117,14 @@ export const approvalNotices = 'approval-notices';
  */
 export const subAgentsInheritConfirmation = 'sub-agents-inherit-confirmation';
 
+/**
+ * 1.0.0, in the baseline (never a marker of its own): a run or session with a tenant
+ * (RunInput.tenant) starts its sub-agent and session runs with it: in their input, in their memo
+ * and, when this workflow has AgentTenant itself (proof that the namespace has it), as their
+ * AgentTenant search attribute. Runs and sessions of earlier releases had no tenant.
+ */
+export const tenantRuns = 'tenant-runs';
+
 // ---- the releases -------------------------------------------------------------------------
 
 /** A release whose runs this code replays, and what its baseline marker stands for. */
@@ -136,7 +144,7 @@ export interface Release {
  */
 export const releases: readonly Release[] = [
   // sessions-follow-new-versions came in 0.5.0; sessions record a baseline from 1.0.0 on, so it is first in this one.
-  { release: '1.0.0', baseline: 'baseline-1.0.0', patches: [childRunsListed, budgetCountsWork, waitOutProviderOutages, boundedInputDepth, sessionsFollowNewVersions, firstTaskBeginsRun, continueWhileWaiting, modelUsageEvents, childWaitsHoldParents, callDurationsCountWork, approvalNotices, subAgentsInheritConfirmation] },
+  { release: '1.0.0', baseline: 'baseline-1.0.0', patches: [childRunsListed, budgetCountsWork, waitOutProviderOutages, boundedInputDepth, sessionsFollowNewVersions, firstTaskBeginsRun, continueWhileWaiting, modelUsageEvents, childWaitsHoldParents, callDurationsCountWork, approvalNotices, subAgentsInheritConfirmation, tenantRuns] },
   { release: supportWindow.oldest, baseline: 'baseline-0.13.0', patches: [] },
 ];
 
@@ -177,7 +185,7 @@ export function decidePatchBaseline(): boolean {
  */
 export function baselineWork(baseline: ReadonlySet<string> | undefined): BaselineWork {
   const has = (id: string): boolean => baseline?.has(id) === true;
-  return { marksFirstTask: !has(firstTaskBeginsRun), logsModelUsage: has(modelUsageEvents), childrenInheritConfirmation: has(subAgentsInheritConfirmation) };
+  return { marksFirstTask: !has(firstTaskBeginsRun), logsModelUsage: has(modelUsageEvents), childrenInheritConfirmation: has(subAgentsInheritConfirmation), childrenTakeTenant: has(tenantRuns) };
 }
 
 /**
