@@ -219,6 +219,22 @@ describe('confirmation of tool calls', () => {
     await expect(suite.agents.start(scriptedInput([contextStep], { confirmation: { rules: { version: 'x', rules: [{ id: 'r', effect: 'maybe' as never }] } } }))).rejects.toMatchObject({ message: expect.stringContaining('confirmation.rules.rules.0.effect') });
   });
 
+  it('a person\'s "always" for a tool stops its asking, never a deny rule: a later call the rule denies is still refused', async () => {
+    const rules = { version: 'deny-1', rules: [{ id: 'never', effect: 'deny' as const, tools: ['echo'], args: [{ path: 'text', op: 'eq' as const, value: 'drop table' }] }] };
+    const steps = [callStep({ id: 'a', name: 'echo', args: { text: 'first' } }), callStep({ id: 'b', name: 'echo', args: { text: 'second' } }), callStep({ id: 'c', name: 'echo', args: { text: 'drop table' } }), contextStep];
+    const { workflowId } = await suite.agents.start(scriptedInput(steps, { confirmation: { all: true, rules } }));
+    await approvals(workflowId, 1);
+    await suite.agents.decide(workflowId, { decision: 'approve', toolCallId: 'a', always: true, by: 'ana' });
+    const result = await suite.agents.result(workflowId);
+    expect(view(result).outputs.map((o) => [o.toolCallId, o.status, o.errorType])).toEqual([
+      ['a', 'ok', undefined],
+      ['b', 'ok', undefined],
+      ['c', 'error', 'rejected'],
+    ]);
+    const requested = (await events(workflowId)).filter((e) => e.type === 'approval_requested').map((e) => e.type === 'approval_requested' && e.toolCallId);
+    expect(requested).toEqual(['a']);
+  });
+
   it('new approval rules judge the calls that wait for a person again: the ones they decide run or are refused at once, the rest wait on; later calls follow them', async () => {
     const calls = [
       { id: 'a', name: 'echo', args: { text: 'fine' } },
