@@ -10,7 +10,7 @@ import { RunTerminated } from '../kernel/run-terminated';
 import { isPending } from '../state/safe-point';
 import { sendApprovalNotice } from './approval-notice';
 import { judgeCall } from './approval-judging';
-import { approvalNotices, isPatched } from '../versioning/patches';
+import { runContext } from '../kernel/run-context';
 import { rethrow, waitOn, type CallStep } from './call-steps';
 import type { CallsRun } from './calls-run';
 import type { CallDispatch, CallReporter } from './call-dispatch';
@@ -177,7 +177,7 @@ export class CallDriver {
       const digest = state.human.requestApproval(request);
       state.emit({ type: 'approval_requested', turn: request.turn, toolCallId: request.toolCallId, name: request.name, args: request.args, digest });
       // Only runs that ask for it schedule the notice: other runs' commands are as before.
-      if (state.input.confirmation?.notify && isPatched(approvalNotices)) sendApprovalNotice({ agent: state.agent.name, toolCallId: request.toolCallId, name: request.name, args: request.args, digest, turn: request.turn });
+      if (state.input.confirmation?.notify && runContext().work.sendsApprovalNotices) sendApprovalNotice({ agent: state.agent.name, toolCallId: request.toolCallId, name: request.name, args: request.args, digest, turn: request.turn });
     }
     state.refreshStatus();
     let decided = false;

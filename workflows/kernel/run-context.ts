@@ -36,10 +36,12 @@ export interface BaselineWork {
   readonly childrenInheritConfirmation: boolean;
   /** A run or session with a tenant starts its sub-agent and session runs with it (`tenant-runs`). */
   readonly childrenTakeTenant: boolean;
+  /** A run with `confirmation.notify` starts the approval notifier when a call waits (`approval-notices`). */
+  readonly sendsApprovalNotices: boolean;
 }
 
 /** The work of an execution without a baseline (none decided yet, or outside a workflow): the oldest code's. */
-const workWithoutBaseline: BaselineWork = Object.freeze({ marksFirstTask: true, logsModelUsage: false, childrenInheritConfirmation: false, childrenTakeTenant: false });
+const workWithoutBaseline: BaselineWork = Object.freeze({ marksFirstTask: true, logsModelUsage: false, childrenInheritConfirmation: false, childrenTakeTenant: false, sendsApprovalNotices: false });
 
 /** What turn-boundaries.ts keeps between an activation's code and its commands. */
 export interface BoundaryState {

@@ -103,9 +103,9 @@ export const childWaitsHoldParents = 'child-waits-hold-parents';
 export const callDurationsCountWork = 'call-durations-count-work';
 
 /**
- * 1.0.0: a run whose input asks for it (`confirmation.notify`) starts the approval notifier's
- * activity when a call starts to wait for a decision. Asked only by such a run at such a call, so
- * other runs record no marker. Runs recorded before started none, whatever their input said.
+ * 1.0.0, in the baseline (never a marker of its own): a run whose input asks for it
+ * (`confirmation.notify`) starts the approval notifier's activity when a call starts to wait for a
+ * decision. Runs of earlier releases started none, whatever their input said.
  */
 export const approvalNotices = 'approval-notices';
 
@@ -185,7 +185,7 @@ export function decidePatchBaseline(): boolean {
  */
 export function baselineWork(baseline: ReadonlySet<string> | undefined): BaselineWork {
   const has = (id: string): boolean => baseline?.has(id) === true;
-  return { marksFirstTask: !has(firstTaskBeginsRun), logsModelUsage: has(modelUsageEvents), childrenInheritConfirmation: has(subAgentsInheritConfirmation), childrenTakeTenant: has(tenantRuns) };
+  return { marksFirstTask: !has(firstTaskBeginsRun), logsModelUsage: has(modelUsageEvents), childrenInheritConfirmation: has(subAgentsInheritConfirmation), childrenTakeTenant: has(tenantRuns), sendsApprovalNotices: has(approvalNotices) };
 }
 
 /**
