@@ -18,7 +18,7 @@ import type { RunLoop } from './run-loop';
 import type { RunState } from '../state/run-state';
 import { statusReport } from '../state/run-reports';
 import { rejection } from '../kernel/failures';
-import { DecisionRefused } from '../state/human-inputs';
+import { DecisionRefused } from '../state/decision-refusals';
 import { applyApprovalRules } from './approval-rules-change';
 
 /** The parsed payload of an operation. */

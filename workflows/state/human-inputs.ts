@@ -7,6 +7,7 @@ import type { ToolDefinition } from '../../contracts/tool-definition';
 import type { ToolOutput, ToolRequest } from '../../contracts/tools';
 import { approvalDigest } from '../../contracts/approval-digest';
 import { workflowNowIso } from '../kernel/clock';
+import { DecidedCalls } from './decision-refusals';
 
 /** A call waiting for a human decision. */
 interface PendingApproval {
@@ -15,26 +16,6 @@ interface PendingApproval {
   /** What the approval is bound to: the call's name and arguments ({@link approvalDigest}). */
   readonly digest: string;
   decision?: ParsedCallDecision;
-}
-
-/** Who decided a call and when, for a later decision on it. */
-interface DecidedCall {
-  readonly decision: ParsedCallDecision['decision'];
-  readonly by?: string;
-  readonly at: string;
-}
-
-/** How many decided calls a run remembers to answer a second decision `already_decided` (this execution's). */
-const rememberedDecisions = 200;
-
-/** A decision the run refuses for a reason a caller may act on: `already_decided`, `stale_digest`. */
-export class DecisionRefused extends Error {
-  constructor(
-    message: string,
-    readonly type: 'already_decided' | 'stale_digest',
-  ) {
-    super(message);
-  }
 }
 
 /** The open await barrier. */
@@ -78,8 +59,8 @@ export function boundCalls(item: AwaitItem): BoundCall[] {
 export class HumanInputs {
   readonly approvals = new Map<string, PendingApproval>();
   readonly alwaysApproved = new Set<string>();
-  /** Calls decided in this execution, oldest first (at most {@link rememberedDecisions}). */
-  private readonly decided = new Map<string, DecidedCall>();
+  /** Calls decided in this execution, to answer a second decision `already_decided`. */
+  private readonly decided = new DecidedCalls();
   open: OpenAwait | undefined;
 
   get isWaiting(): boolean {
@@ -91,7 +72,7 @@ export class HumanInputs {
     const digest = approvalDigest(request.name, request.args);
     this.approvals.set(request.toolCallId, { request, requestedAt: workflowNowIso(), digest });
     // Asked again under an id decided before (a rewound or re-planned run): a new request.
-    this.decided.delete(request.toolCallId);
+    this.decided.forget(request.toolCallId);
     return digest;
   }
 
@@ -114,19 +95,11 @@ export class HumanInputs {
    */
   validateDecision(decision: ParsedCallDecision, tools: readonly ToolDefinition[]): void {
     const pending = this.approvals.get(decision.toolCallId);
-    const earlier = pending?.decision ? { decision: pending.decision.decision, by: pending.decision.by, at: 'just now' } : this.decided.get(decision.toolCallId);
-    if (earlier) {
-      throw new DecisionRefused(`call ${echoed(decision.toolCallId)} was decided already: ${earlier.decision}${earlier.by ? ` by ${echoed(earlier.by)}` : ''} ${earlier.at === 'just now' ? 'just now' : `at ${earlier.at}`}`, 'already_decided');
-    }
+    const refused = this.decided.refusal(decision, pending?.digest);
+    if (refused) throw refused;
     if (!pending) {
-      const waiting = [...this.approvals.values()].filter((a) => !a.decision).map((a) => a.request.toolCallId);
+      const waiting = this.waitingRequests().map((r) => r.toolCallId);
       throw new Error(`no call ${echoed(decision.toolCallId)} waits for a decision; waiting: ${echoedList(waiting) || 'none'}`);
-    }
-    if (decision.digest !== undefined && decision.digest !== pending.digest) {
-      throw new DecisionRefused(
-        `call ${echoed(decision.toolCallId)} waits with other arguments than the ones decided on: the decision is for ${echoed(decision.digest)}, the call waiting is ${pending.digest}; read what waits now and decide again`,
-        'stale_digest',
-      );
     }
     if (decision.decision === 'edit' || decision.decision === 'replace') {
       const name = decision.decision === 'replace' ? decision.name : pending.request.name;
@@ -142,18 +115,12 @@ export class HumanInputs {
     if (!pending) return;
     pending.decision = decision;
     if (decision.decision === 'approve' && decision.always) this.alwaysApproved.add(pending.request.name);
-    this.decided.set(decision.toolCallId, { decision: decision.decision, ...(decision.by !== undefined ? { by: decision.by } : {}), at: workflowNowIso() });
-    if (this.decided.size > rememberedDecisions) this.decided.delete(this.decided.keys().next().value as string);
+    this.decided.remember(decision, workflowNowIso());
   }
 
   /** The calls that wait for a decision, oldest first. */
   waitingRequests(): ToolRequest[] {
     return [...this.approvals.values()].filter((a) => !a.decision).map((a) => a.request);
-  }
-
-  /** The digest the approval of a waiting call is bound to. */
-  digestOf(toolCallId: string): string | undefined {
-    return this.approvals.get(toolCallId)?.digest;
   }
 
   openAwait(awaitId: string, spec: Await, turn: number, deadline?: string): void {
