@@ -37,7 +37,7 @@ const workflowFloors = [
   ['state'],
   ['calls', 'human'],
   ['run'],
-  ['sessions'],
+  ['sessions', 'tenants'],
 ];
 const allFolders = workflowFloors.flat();
 
