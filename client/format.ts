@@ -62,6 +62,10 @@ export function formatEvent(e: RunEvent): string {
       return `${head} ${e.toolCallId}: ${e.evaluator} says ${e.verdict}${e.confidence !== undefined ? ` (${e.confidence})` : ''}${e.escalated ? `, asking a person: ${e.why ?? ''}` : ''}`;
     case 'approval_rules_changed':
       return `${head} rules ${e.version}${e.decided.length ? `, deciding ${e.decided.join(', ')}` : ''}`;
+    case 'quota_waiting':
+      return `${head} tenant ${e.tenant} (${e.phase}${e.position ? `, #${e.position} in line` : ''}): ${e.reason}${e.until ? ` until ${e.until}` : ''}`;
+    case 'quota_cleared':
+      return `${head} tenant ${e.tenant} (${e.phase}) after ${e.waitedMs} ms`;
     case 'session_state_changed':
       return `${head} ${JSON.stringify(e.changes)} by ${e.toolCallId}`;
     case 'child_started':

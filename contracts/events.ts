@@ -174,6 +174,14 @@ export const runEventSchema = builtOnce(() => {
     z.object({ ...base, type: z.literal('model_waiting'), turn: z.number().int(), model: z.string(), attempts: z.number().int().positive(), errorType: z.string(), error: z.string() }),
     /** Listing the tools of an MCP toolset failed because its server is unavailable: the run waits for it, as for a model. */
     z.object({ ...base, type: z.literal('mcp_waiting'), turn: z.number().int(), toolset: z.string(), server: z.string(), attempts: z.number().int().positive(), error: z.string() }),
+    /**
+     * The run waits for its tenant's quota (since 1.0.0): at its start (`phase: start`, a
+     * concurrency or start-rate quota; `position` in the tenant's queue), or before a model call
+     * (`phase: model`, a token or money quota spent until `until`, when its period rolls over).
+     */
+    z.object({ ...base, type: z.literal('quota_waiting'), tenant: z.string(), phase: z.enum(['start', 'model']), reason: z.string(), turn: z.number().int().optional(), position: z.number().int().positive().optional(), until: z.string().optional() }),
+    /** The wait for the tenant's quota ended: the run was admitted, or the hold on model calls was lifted. */
+    z.object({ ...base, type: z.literal('quota_cleared'), tenant: z.string(), phase: z.enum(['start', 'model']), waitedMs: z.number().int().nonnegative() }),
     z.object({ ...base, type: z.literal('session_state_changed'), toolCallId: z.string(), changes: z.record(z.string(), jsonValueSchema().nullable()) }),
   ]);
 });

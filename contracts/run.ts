@@ -207,15 +207,16 @@ export type ChildWaiting = z.infer<ReturnType<typeof childWaitingSchema>>;
  */
 export const providerWaitSchema = builtOnce(() =>
   z.object({
-    kind: z.enum(['model', 'mcp']),
-    /** The model, or the MCP server. */
+    /** `quota`: the tenant's quota (a start waiting for a slot, model calls held while a token or money quota is spent). */
+    kind: z.enum(['model', 'mcp', 'quota']),
+    /** The model, the MCP server, or the tenant. */
     name: z.string(),
     turn: z.number().int().nonnegative(),
     /** When the run began to wait (workflow clock, ISO). */
     since: z.string(),
-    /** Attempts that had failed when the run began to wait (the retries after them happen on the server). */
-    attempts: z.number().int().positive(),
-    /** Type of the last failure seen: `model_unavailable`, `model_rate_limited`, `mcp_unavailable`. */
+    /** Attempts that had failed when the run began to wait (the retries after them happen on the server); 0 for a quota. */
+    attempts: z.number().int().nonnegative(),
+    /** Type of the last failure seen: `model_unavailable`, `model_rate_limited`, `mcp_unavailable`; `quota_queued` (a start), `quota_spent` (model calls). */
     errorType: z.string(),
     /** Its message, cut to a few hundred characters. */
     error: z.string(),

@@ -5,6 +5,8 @@ import { deploymentFromEnv, type AgentDeployment } from './deployment';
 import { encryptionKeysFromEnv, type EncryptionKeys } from '../config/encryption';
 import { tracingFromEnv } from '../config/telemetry-env';
 import type { AgentTracingOptions } from '../config/tracing';
+import { tenantsConfigFromEnv } from '../config/tenants-file';
+import type { TenantsConfig } from '../contracts/tenant-settings';
 
 /**
  * A worker's settings as its environment gives them: options of `createAgentWorker` and of
@@ -23,6 +25,8 @@ export interface WorkerEnvConfig {
   readonly deployment?: AgentDeployment;
   /** Token deltas to the HTTP server: DURABLE_AGENTS_DELTAS_URL / _TOKEN. */
   readonly model?: { readonly deltas: DeltaSink };
+  /** DURABLE_AGENTS_TENANTS_FILE. */
+  readonly tenants?: TenantsConfig;
 }
 
 /** The options {@link workerConfigFromEnv} fills in, as a worker's options type them. */
@@ -33,6 +37,7 @@ interface WorkerEnvOptions {
   readonly tracing?: AgentTracingOptions | null;
   readonly deployment?: AgentDeployment | null;
   readonly model?: { readonly deltas?: DeltaSink };
+  readonly tenants?: TenantsConfig | null;
 }
 
 /**
@@ -45,6 +50,7 @@ export function withWorkerEnvDefaults<T extends WorkerEnvOptions>(options: T, en
   const tracing = options.tracing === undefined ? tracingFromEnv(env) : undefined;
   const deployment = options.deployment === undefined ? deploymentFromEnv(env) : undefined;
   const deltas = options.model?.deltas === undefined ? deltaPublisherFromEnv(env) : undefined;
+  const tenants = options.tenants === undefined ? tenantsConfigFromEnv(env) : undefined;
   return {
     ...options,
     config: options.config ?? temporalConfigFromEnv(env),
@@ -53,6 +59,7 @@ export function withWorkerEnvDefaults<T extends WorkerEnvOptions>(options: T, en
     ...(tracing ? { tracing } : {}),
     ...(deployment ? { deployment } : {}),
     ...(deltas ? { model: { ...options.model, deltas } } : {}),
+    ...(tenants ? { tenants } : {}),
   };
 }
 

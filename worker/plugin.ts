@@ -7,6 +7,8 @@ import { createApprovalNotifier, type ApprovalNotifierOptions } from '../activit
 import { createApprovalJudges } from '../activities/approval-judges';
 import type { ApprovalJudge } from '../contracts/approval-judge';
 import { deliverScheduledMessageActivityName } from '../contracts/session-schedule';
+import type { TenantsConfig } from '../contracts/tenant-settings';
+import { createTenantAccountActivities } from '../activities/tenant-accounts';
 import { createModelActivities, type DeltaSink, type ModelActivityDependencies } from '../activities/model';
 import type { AgentDefinition } from '../workflows/agents/agent-registry';
 import { durableAgentsSinkName, type DurableAgentsSinks } from '../workflows/bundle/bundle-sinks';
@@ -52,6 +54,12 @@ export interface DurableAgentsPluginOptions {
    * (docs/human-in-the-loop.md, "Approval rules"). A run whose judge this worker lacks asks a person.
    */
   readonly approvalJudges?: Readonly<Record<string, ApprovalJudge>>;
+  /**
+   * The deployment's tenants file (`tenantsConfigFromEnv()` reads DURABLE_AGENTS_TENANTS_FILE):
+   * with it, runs with a tenant join their tenant's account, which admits them under the tenant's
+   * quotas and keeps its ledger (docs/serving-many-users.md). Absent or `null`: no accounts.
+   */
+  readonly tenants?: TenantsConfig | null;
   /**
    * Encrypts every payload with AES-256-GCM ({@link EncryptionCodec}); the first key encrypts,
    * all decrypt (`encryptionKeysFromEnv()` reads DURABLE_AGENTS_ENCRYPTION_KEYS(_FILE)).
@@ -238,6 +246,7 @@ export class DurableAgentsPlugin extends SimplePlugin {
       [deliverScheduledMessageActivityName]: createDeliverScheduledMessage(),
       ...(options.approvalNotifier ? createApprovalNotifier(options.approvalNotifier) : {}),
       ...(options.approvalJudges ? createApprovalJudges(options.approvalJudges) : {}),
+      ...createTenantAccountActivities(options.tenants ?? undefined),
     };
     const keys = options.encryption ?? undefined;
     const codec = keys ? new EncryptionCodec(keys) : undefined;

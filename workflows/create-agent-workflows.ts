@@ -4,6 +4,7 @@ import { createAgentRegistry, type AgentDefinition } from './agents/agent-regist
 import { createAgentRun } from './run/agent-run';
 import { agentSession } from './sessions/agent-session';
 import { agentScheduledMessage } from './sessions/scheduled-message';
+import { agentTenantAccount, type TenantAccountInput } from './tenants/tenant-account';
 import type { ScheduledMessageInput } from '../contracts/session-schedule';
 
 /** Options of {@link createAgentWorkflows}. */
@@ -34,21 +35,26 @@ export interface AgentWorkflows {
    * "Messages on a schedule").
    */
   readonly agentScheduledMessage: (input: ScheduledMessageInput) => Promise<SessionRunRecord>;
+  /**
+   * A tenant's account: admits its runs under its quotas and keeps its ledger (workflow type
+   * `agentTenantAccount`). Export it where workers have a tenants file (docs/serving-many-users.md).
+   */
+  readonly agentTenantAccount: (input: TenantAccountInput) => Promise<void>;
 }
 
 /**
  * Builds the durable-agents workflows over the given agents. Export the result from your own
  * workflows module (the file you give the worker as `workflowsPath`); the export names are the
- * workflow types, so keep them `agentRun`, `agentSession` and `agentScheduledMessage`.
+ * workflow types, so keep them `agentRun`, `agentSession`, `agentScheduledMessage` and `agentTenantAccount`.
  *
  * @throws Error when two agents share a name or an agent definition is invalid.
  * @example
  * // src/workflows.ts
  * import { createAgentWorkflows } from 'durable-agents/workflow';
  * import { notesAgent } from './agent';
- * export const { agentRun, agentSession, agentScheduledMessage } = createAgentWorkflows({ agents: [notesAgent] });
+ * export const { agentRun, agentSession, agentScheduledMessage, agentTenantAccount } = createAgentWorkflows({ agents: [notesAgent] });
  */
 export function createAgentWorkflows(options: AgentWorkflowsOptions): AgentWorkflows {
   const registry = createAgentRegistry(options.agents);
-  return { agentRun: createAgentRun(registry, { compactToolInputs: options.compactToolInputs ?? false }), agentSession, agentScheduledMessage };
+  return { agentRun: createAgentRun(registry, { compactToolInputs: options.compactToolInputs ?? false }), agentSession, agentScheduledMessage, agentTenantAccount };
 }

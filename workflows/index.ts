@@ -7,7 +7,7 @@
  * // src/workflows.ts — the module you give the worker as `workflowsPath`
  * import { createAgentWorkflows } from 'durable-agents/workflow';
  * import { notesAgent } from './agent';
- * export const { agentRun, agentSession, agentScheduledMessage } = createAgentWorkflows({ agents: [notesAgent] });
+ * export const { agentRun, agentSession, agentScheduledMessage, agentTenantAccount } = createAgentWorkflows({ agents: [notesAgent] });
  */
 export { createAgentWorkflows, type AgentWorkflows, type AgentWorkflowsOptions } from './create-agent-workflows';
 export { defineAgent, createAgentRegistry, type AgentDefinition, type AgentRegistry } from './agents/agent-registry';

@@ -2,4 +2,4 @@
 import { createAgentWorkflows } from 'durable-agents/workflow';
 import { mcpAssistantAgents } from './agent';
 
-export const { agentRun, agentSession, agentScheduledMessage } = createAgentWorkflows({ agents: mcpAssistantAgents });
+export const { agentRun, agentSession, agentScheduledMessage, agentTenantAccount } = createAgentWorkflows({ agents: mcpAssistantAgents });

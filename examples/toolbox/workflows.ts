@@ -2,4 +2,4 @@
 import { createAgentWorkflows } from 'durable-agents/workflow';
 import { toolboxAgents } from './agent';
 
-export const { agentRun, agentSession, agentScheduledMessage } = createAgentWorkflows({ agents: toolboxAgents });
+export const { agentRun, agentSession, agentScheduledMessage, agentTenantAccount } = createAgentWorkflows({ agents: toolboxAgents });

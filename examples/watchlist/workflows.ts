@@ -2,4 +2,4 @@
 import { createAgentWorkflows } from 'durable-agents/workflow';
 import { watchlistAgents } from './agent';
 
-export const { agentRun, agentSession, agentScheduledMessage } = createAgentWorkflows({ agents: watchlistAgents });
+export const { agentRun, agentSession, agentScheduledMessage, agentTenantAccount } = createAgentWorkflows({ agents: watchlistAgents });

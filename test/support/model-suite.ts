@@ -20,6 +20,7 @@ export function modelSuite(
   prefix: string,
   model: Omit<ModelActivityDependencies, 'openai' | 'findAgent'> = {},
   tools: () => readonly ToolImplementation[] = () => allToolImplementations(),
+  plugin: NonNullable<NonNullable<Parameters<typeof agentSuite>[2]>['plugin']> = {},
 ): ModelSuite {
   let fake: FakeOpenAIServer | undefined;
   beforeAll(async () => {
@@ -27,6 +28,7 @@ export function modelSuite(
   });
   const suite = agentSuite(prefix, tools, {
     runtime: () => createModelActivities({ ...model, openai: new OpenAI({ baseURL: started().baseURL, apiKey: 'test-key', maxRetries: 0 }), findAgent: findTestAgent }),
+    plugin,
   });
   afterAll(() => fake?.close());
   const started = (): FakeOpenAIServer => {

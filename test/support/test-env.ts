@@ -5,7 +5,7 @@ import { Worker, type WorkerOptions, type WorkflowBundleWithSourceMap } from '@t
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Client } from '@temporalio/client';
 import type { ActivityDependencies, ToolImplementation } from '../../activities';
-import { DurableAgentsPlugin } from '../../worker/plugin';
+import { DurableAgentsPlugin, type DurableAgentsPluginOptions } from '../../worker/plugin';
 import { AgentClient } from '../../client/agent-client';
 import { buildTestBundle, buildTestForkBundle } from './test-bundle';
 import { testAgents } from './agents';
@@ -82,6 +82,8 @@ export async function createTestWorker(
   runtime: ActivityDependencies['runtime'] = {},
   /** Further worker options (e.g. `maxCachedWorkflows: 0`, so every workflow task replays the run; `debugMode: false`, see {@link inProcessWorkerOptions}). */
   options: Pick<WorkerOptions, 'maxCachedWorkflows' | 'debugMode'> = {},
+  /** Further options of the plugin (e.g. `tenants`, the deployment's tenants file). */
+  plugin: Partial<Pick<DurableAgentsPluginOptions, 'tenants'>> = {},
 ): Promise<Worker> {
   return Worker.create({
     connection: env.nativeConnection,
@@ -89,7 +91,7 @@ export async function createTestWorker(
     taskQueue,
     workflowBundle: await workflowBundleOption(),
     // The plugin a user's worker gets.
-    plugins: [new DurableAgentsPlugin({ agents: testAgents, tools, runtime, approvalJudges: testApprovalJudges })],
+    plugins: [new DurableAgentsPlugin({ agents: testAgents, tools, runtime, approvalJudges: testApprovalJudges, ...plugin })],
     ...inProcessWorkerOptions,
     ...options,
   });

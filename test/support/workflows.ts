@@ -6,4 +6,4 @@
 import { createAgentWorkflows } from 'durable-agents/workflow';
 import { testAgents } from './agents';
 
-export const { agentRun, agentSession, agentScheduledMessage } = createAgentWorkflows({ agents: testAgents, compactToolInputs: true });
+export const { agentRun, agentSession, agentScheduledMessage, agentTenantAccount } = createAgentWorkflows({ agents: testAgents, compactToolInputs: true });

@@ -181,6 +181,6 @@ describe('DurableAgentsPlugin with MCP servers', () => {
 
   it('registers the list and call activities beside the model activity', () => {
     const plugin = new DurableAgentsPlugin({ agents: [agent], tools: [], openai: null, encryption: null, mcpServers: { files: { transport: 'stdio', command: 'mcp-files' } } });
-    expect(plugin.activityTypes).toEqual(['callModel', 'mcp.callTool', 'mcp.listTools', 'session.deliverMessage']);
+    expect(plugin.activityTypes).toEqual(['callModel', 'mcp.callTool', 'mcp.listTools', 'session.deliverMessage', 'tenants.join', 'tenants.sweep']);
   });
 });

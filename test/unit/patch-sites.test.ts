@@ -74,11 +74,11 @@ describe('where the workflow code branches on a run\'s release', () => {
 describe('baselineWork: what a run does of the work riding on baselines', () => {
   it('a run of 1.0.0 leaves its first task unmarked, logs model usage, passes its confirmation down and gives its tenant to the runs it starts', () => {
     const baseline = new Set(patches.releases.flatMap((r) => r.patches));
-    expect(patches.baselineWork(baseline)).toEqual({ marksFirstTask: false, logsModelUsage: true, childrenInheritConfirmation: true, childrenTakeTenant: true, sendsApprovalNotices: true });
+    expect(patches.baselineWork(baseline)).toEqual({ marksFirstTask: false, logsModelUsage: true, childrenInheritConfirmation: true, childrenTakeTenant: true, sendsApprovalNotices: true, joinsTenantAccount: true });
   });
 
   it('a run of 0.13.0 (or one without a baseline) marks its first task and logs no model usage', () => {
-    expect(patches.baselineWork(new Set(patches.releases.at(-1)?.patches))).toEqual({ marksFirstTask: true, logsModelUsage: false, childrenInheritConfirmation: false, childrenTakeTenant: false, sendsApprovalNotices: false });
-    expect(patches.baselineWork(undefined)).toEqual({ marksFirstTask: true, logsModelUsage: false, childrenInheritConfirmation: false, childrenTakeTenant: false, sendsApprovalNotices: false });
+    expect(patches.baselineWork(new Set(patches.releases.at(-1)?.patches))).toEqual({ marksFirstTask: true, logsModelUsage: false, childrenInheritConfirmation: false, childrenTakeTenant: false, sendsApprovalNotices: false, joinsTenantAccount: false });
+    expect(patches.baselineWork(undefined)).toEqual({ marksFirstTask: true, logsModelUsage: false, childrenInheritConfirmation: false, childrenTakeTenant: false, sendsApprovalNotices: false, joinsTenantAccount: false });
   });
 });

@@ -29,6 +29,12 @@ export interface ProviderWaits {
   began(wait: Omit<ProviderWait, 'since'>, event: RunEventDraft): void;
   /** The call stopped waiting (the provider answered, or the run gave up); `event` is logged when given. */
   ended(event?: RunEventDraft): void;
+  /**
+   * A model call is about to start: while the tenant's model calls are held (a token or money
+   * quota spent), a promise that settles when the hold is lifted, or rejects with `quota_exceeded`
+   * when the run's time budget is spent first. Undefined: no hold, the call goes on at once.
+   */
+  beforeModelCall?(turn: number): Promise<void> | undefined;
 }
 
 /** Longest error text a wait reports (status and event). */

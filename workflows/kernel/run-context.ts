@@ -38,10 +38,12 @@ export interface BaselineWork {
   readonly childrenTakeTenant: boolean;
   /** A run with `confirmation.notify` starts the approval notifier when a call waits (`approval-notices`). */
   readonly sendsApprovalNotices: boolean;
+  /** A run with a tenant joins its tenant's account: admitted under its quotas, its usage in its ledger (`tenant-runs`). */
+  readonly joinsTenantAccount: boolean;
 }
 
 /** The work of an execution without a baseline (none decided yet, or outside a workflow): the oldest code's. */
-const workWithoutBaseline: BaselineWork = Object.freeze({ marksFirstTask: true, logsModelUsage: false, childrenInheritConfirmation: false, childrenTakeTenant: false, sendsApprovalNotices: false });
+const workWithoutBaseline: BaselineWork = Object.freeze({ marksFirstTask: true, logsModelUsage: false, childrenInheritConfirmation: false, childrenTakeTenant: false, sendsApprovalNotices: false, joinsTenantAccount: false });
 
 /** What turn-boundaries.ts keeps between an activation's code and its commands. */
 export interface BoundaryState {

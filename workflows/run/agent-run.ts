@@ -1,5 +1,6 @@
 import {
   CancellationScope,
+  ContinueAsNew,
   allHandlersFinished,
   condition,
   upsertSearchAttributes,
@@ -23,6 +24,7 @@ import { quoted } from '../../contracts/safe-text';
 import { countRun } from './run-metrics';
 import { decideRunBaseline } from '../versioning/patches';
 import { refuseInputNestedTooDeep } from './input-depth';
+import { tenantAdmissionOf, type TenantAdmission } from './tenant-admission';
 
 /**
  * Builds the `agentRun` workflow of a bundle over its agents: one agent run as a durable
@@ -50,15 +52,21 @@ export function createAgentRun(registry: AgentRegistry, options: RunLoopOptions 
 async function runAgent(registry: AgentRegistry, rawInput: RunInput, options: RunLoopOptions): Promise<RunResult> {
   const ended = countRun(registry, rawInput);
   let result: RunResult;
+  let continued = false;
+  let admission: TenantAdmission | undefined;
   try {
     const loop = prepareRun(registry, rawInput, options);
+    admission = tenantAdmissionOf(loop.state);
     try {
-      result = await loop.start();
+      result = await loop.start(admission && (() => admission!.admit((type, message) => loop.fail(type, message))));
     } catch (err) {
+      continued = err instanceof ContinueAsNew;
       result = await loop.afterFailure(err);
     } finally {
       const answered = allHandlersAnswered();
       if (answered) await answered;
+      // A run that continues as new keeps its place in its tenant's account.
+      if (!continued) await admission?.leave();
     }
   } catch (error) {
     ended({ error });

@@ -180,6 +180,7 @@ export class PlannerTurns {
         state.usage = addModelUsage(state.usage, report);
         // Runs of releases before 1.0.0 log no such event: their later events keep their seqs on replay.
         if (runContext().work.logsModelUsage) state.emit(modelUsageEvent(state.turn, report));
+        state.account?.recordUsage(report);
       },
     };
   }

@@ -71,12 +71,13 @@ export class RunLoop {
   /**
    * Starts the run's loop: the run's result (a final response), or its failure for
    * {@link afterFailure}; or it continues as new. The workflow function awaits it.
+   * `admission`: what the run waits for before its first turn (its tenant's quota).
    */
-  start(): Promise<RunResult> {
+  start(admission?: () => Promise<void>): Promise<RunResult> {
     const { state } = this;
     if (state.generation === 0) state.emit({ type: 'run_started', agent: state.agent.name, messageCount: state.messages.length });
     watchTimeBudget({ state, toolTurns: this.toolTurns, scope: this.rootScope });
-    return this.loop();
+    return admission ? admission().then(() => this.loop()) : this.loop();
   }
 
   /** The result of a run whose loop failed: terminated when a kill or a cancellation ended it; otherwise the failure. */

@@ -1,6 +1,8 @@
 import type { RunEventDraft } from '../../contracts/events';
 import type { ProviderWait } from '../../contracts/run';
-import { workflowNowIso } from '../kernel/clock';
+import { ApplicationFailure, condition } from '@temporalio/workflow';
+import { workflowNowIso, workflowNowMs } from '../kernel/clock';
+import type { RunAccountLink } from './run-account';
 import type { ProviderWaits } from '../kernel/provider-waits';
 import { isPatched, waitOutProviderOutages } from '../versioning/patches';
 
@@ -9,6 +11,7 @@ export interface ProviderWaitHost {
   readonly policy: { readonly timeBudgetMs: number };
   readonly clock: { elapsedMs(): number };
   providerWait: ProviderWait | undefined;
+  readonly account?: RunAccountLink | undefined;
   emit(event: RunEventDraft): void;
 }
 
@@ -38,5 +41,27 @@ export function providerWaitsOf(state: ProviderWaitHost): ProviderWaits {
       state.providerWait = undefined;
       if (event) state.emit(event);
     },
+    beforeModelCall: (turn) => (state.account?.hold ? waitOutQuotaHold(state, state.account, turn, timeBudgetLeftMs) : undefined),
   };
+}
+
+/**
+ * A model call waits while its tenant's model calls are held (a token or money quota spent), as
+ * for a provider outage: the status shows it (`waitingFor.kind: quota`), `quota_waiting` and
+ * `quota_cleared` frame it, and the run's time budget still runs: spent, the call fails with
+ * `quota_exceeded`. A kill cancels the wait with the planner turn.
+ */
+async function waitOutQuotaHold(state: ProviderWaitHost, account: RunAccountLink, turn: number, timeBudgetLeftMs: () => number): Promise<void> {
+  const hold = account.hold;
+  if (!hold) return;
+  const since = workflowNowMs();
+  state.providerWait = { kind: 'quota', name: account.tenant, turn, attempts: 0, errorType: 'quota_spent', error: hold.reason, since: new Date(since).toISOString() };
+  state.emit({ type: 'quota_waiting', tenant: account.tenant, phase: 'model', reason: hold.reason, turn, until: hold.until });
+  try {
+    const lifted = timeBudgetLeftMs() > 0 && (await condition(() => account.hold === undefined, timeBudgetLeftMs()));
+    if (!lifted) throw ApplicationFailure.nonRetryable(`${hold.reason}, until ${hold.until}; the run's time budget was spent waiting for it`, 'quota_exceeded');
+    state.emit({ type: 'quota_cleared', tenant: account.tenant, phase: 'model', waitedMs: workflowNowMs() - since });
+  } finally {
+    state.providerWait = undefined;
+  }
 }

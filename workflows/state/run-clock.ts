@@ -77,6 +77,13 @@ export class RunClock {
     this.hooks.credited({ type: 'budget_credited', waitedMs: wait, reason: 'no worker recorded the turn\'s results (a rewind, or no workflow worker running)' });
   }
 
+  /** A wait that was not work (a start waiting for its tenant's quota): not charged, and logged as a credit. */
+  creditWait(waitedMs: number, reason: string): void {
+    if (waitedMs <= 0 || this.isIdle) return;
+    this.idleMs += waitedMs;
+    this.hooks.credited({ type: 'budget_credited', waitedMs, reason });
+  }
+
   /** Run time so far, excluding time spent paused or waiting for humans. */
   elapsedMs(): number {
     const idleNow = this.idleSinceMs !== undefined ? workflowNowMs() - this.idleSinceMs : 0;

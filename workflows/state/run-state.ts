@@ -29,6 +29,7 @@ import { RunClock } from './run-clock';
 import { CallIds } from './call-ids';
 import { RunToolsets } from '../agents/toolsets';
 import { ChildWaits } from './child-waits';
+import type { RunAccountLink } from './run-account';
 import { parseRunPolicy } from '../../contracts/fast-schemas';
 
 const terminal: readonly RunStatus[] = ['completed', 'failed', 'terminated'];
@@ -89,6 +90,8 @@ export class RunState {
   readonly steered: string[];
   /** The model provider or MCP server the run waits for (an outage): the status's `waitingFor` (see provider-waits.ts). */
   providerWait: ProviderWait | undefined;
+  /** The run's tenant account, when it joined one (run/tenant-admission.ts). */
+  account: RunAccountLink | undefined;
   /** Called after every reported status change (the workflow mirrors it to a search attribute). */
   onStatusChange: ((status: RunStatus) => void) | undefined;
   /**

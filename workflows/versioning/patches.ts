@@ -185,7 +185,7 @@ export function decidePatchBaseline(): boolean {
  */
 export function baselineWork(baseline: ReadonlySet<string> | undefined): BaselineWork {
   const has = (id: string): boolean => baseline?.has(id) === true;
-  return { marksFirstTask: !has(firstTaskBeginsRun), logsModelUsage: has(modelUsageEvents), childrenInheritConfirmation: has(subAgentsInheritConfirmation), childrenTakeTenant: has(tenantRuns), sendsApprovalNotices: has(approvalNotices) };
+  return { marksFirstTask: !has(firstTaskBeginsRun), logsModelUsage: has(modelUsageEvents), childrenInheritConfirmation: has(subAgentsInheritConfirmation), childrenTakeTenant: has(tenantRuns), sendsApprovalNotices: has(approvalNotices), joinsTenantAccount: has(tenantRuns) };
 }
 
 /**

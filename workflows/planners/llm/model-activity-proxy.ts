@@ -180,6 +180,9 @@ export function modelActivityCaller(options: ModelActivityOptions = {}): ModelCa
   let calls = 0;
   return async (input, waits) => {
     calls += 1;
+    // A tenant whose token or money quota is spent holds its model calls (before the call, so none is spent).
+    const held = waits?.beforeModelCall?.(input.turn);
+    if (held) await held;
     // The turn in the id marks the turn's boundary in history (see turn-boundaries.ts).
     const id = `${turnActivityIdPrefix(input.turn)}model-${calls}`;
     const activity = modelActivity({ activityId: id, ...commonOptions(o, input), retry: firstRetry(o) });

@@ -1,0 +1,152 @@
+/**
+ * Quotas per tenant on the dev server: a start over its tenant's concurrency quota waits in line
+ * (or is refused), a kill or a raise lets the next one in, model calls over a money quota wait
+ * until it is raised, and the account's ledger sums what the runs' model calls reported, once.
+ */
+import { randomUUID } from 'node:crypto';
+import type { RunEvent, RunInput } from '../../contracts';
+import type { PriceTable } from '../../contracts/pricing';
+import type { TenantsConfig } from '../../contracts/tenant-settings';
+import { setTenantQuota, tenantAccount } from '../../client/tenant-accounts';
+import { callTools, say, toolCall } from '../../testing/fake-model';
+import { modelSuite } from '../support/model-suite';
+import { callStep, finalStep, scriptedInput, sleepCall } from '../support/scripts';
+import { waitFor } from '../support/wait';
+import { allToolImplementations } from '../support/tools';
+
+const id = randomUUID().slice(0, 8);
+const tenant = { slots: `slots-${id}`, strict: `strict-${id}`, spend: `spend-${id}`, live: `live-${id}`, tree: `tree-${id}` };
+const tenants: TenantsConfig = {
+  default: { quota: {} },
+  tenants: {
+    [tenant.slots]: { quota: { concurrentRuns: 1 } },
+    [tenant.strict]: { quota: { concurrentRuns: 1, whenOver: 'refuse' } },
+    [tenant.spend]: { quota: { costPerDay: 0.1 } },
+    [tenant.tree]: { quota: { concurrentRuns: 1 } },
+  },
+};
+/** Example prices: the fake reports 20 prompt and 10 completion tokens a call, 0.04 USD. */
+const prices: PriceTable = { currency: 'USD', models: { 'gpt-4o-mini': { inputPerMillion: 1_000, outputPerMillion: 2_000 } } };
+
+const suite = modelSuite('tenant-quotas', { prices }, () => allToolImplementations(), { tenants });
+
+beforeAll(() => {
+  // Quotes until the run asks for its final answer.
+  suite.fake.respondWith((request) => (request.body?.tools?.length ? callTools(toolCall('get_quote', { symbol: 'AAPL' })) : say('spent')));
+});
+
+/** A scripted run that waits for approval of a watchlist change: it stays open until decided or killed. */
+function awaitingRun(of: string): RunInput {
+  return scriptedInput([callStep({ name: 'add_to_watchlist', args: { symbols: ['AAPL'] } }), finalStep('added')], { agent: 'watchlist-scripted', sessionState: { watchlist: [] }, tenant: of });
+}
+
+async function events(workflowId: string): Promise<RunEvent[]> {
+  return (await suite.agents.events(workflowId, 0, 1000)).events;
+}
+
+async function statusIs(workflowId: string, status: string): Promise<void> {
+  await waitFor(`${workflowId} ${status}`, async () => ((await suite.agents.status(workflowId).catch(() => undefined))?.status === status ? true : undefined));
+}
+
+async function waitsForQuota(workflowId: string) {
+  return waitFor(`${workflowId} waits for its quota`, async () => {
+    const { waitingFor } = await suite.agents.status(workflowId);
+    return waitingFor?.kind === 'quota' ? waitingFor : undefined;
+  });
+}
+
+describe('tenant quotas', () => {
+  it('a start over the concurrency quota waits in line, visibly; a kill of the open run lets it in, and its wait is not charged', async () => {
+    const first = await suite.agents.start(awaitingRun(tenant.slots));
+    await statusIs(first.workflowId, 'awaiting');
+    const second = await suite.agents.start(awaitingRun(tenant.slots));
+    expect(await waitsForQuota(second.workflowId)).toMatchObject({ kind: 'quota', name: tenant.slots, errorType: 'quota_queued', error: `tenant ${tenant.slots} has 1 of 1 concurrent runs open (concurrentRuns)` });
+    expect((await events(second.workflowId)).find((e) => e.type === 'quota_waiting')).toMatchObject({ tenant: tenant.slots, phase: 'start', position: 1 });
+    expect(await tenantAccount(suite.agents, tenant.slots)).toMatchObject({ tenant: tenant.slots, quota: { concurrentRuns: 1 }, running: 1, waiting: 1, queue: [second.workflowId] });
+
+    await suite.agents.kill(first.workflowId, { reason: 'make room' });
+    await statusIs(second.workflowId, 'awaiting');
+    const log = await events(second.workflowId);
+    expect(log.find((e) => e.type === 'quota_cleared')).toMatchObject({ tenant: tenant.slots, phase: 'start' });
+    expect(log.find((e) => e.type === 'budget_credited')).toMatchObject({ reason: `waited for a slot of tenant ${tenant.slots}` });
+    expect((await suite.agents.status(second.workflowId)).waitingFor).toBeUndefined();
+    await suite.agents.decide(second.workflowId, { decision: 'approve', toolCallId: 'call_0_0' });
+    expect(await suite.agents.result(second.workflowId)).toMatchObject({ status: 'completed' });
+    await waitFor('the account sees both runs closed', async () => ((await tenantAccount(suite.agents, tenant.slots))?.running === 0 ? true : undefined));
+    expect(await tenantAccount(suite.agents, tenant.slots)).toMatchObject({ running: 0, waiting: 0, counters: { admitted: 2, refused: 0 } });
+  });
+
+  it('a start over a quota whose policy is refuse fails at once, naming the tenant and the quota', async () => {
+    const first = await suite.agents.start(awaitingRun(tenant.strict));
+    await statusIs(first.workflowId, 'awaiting');
+    const second = await suite.agents.start(awaitingRun(tenant.strict));
+    await expect(suite.agents.result(second.workflowId)).rejects.toMatchObject({ cause: { type: 'quota_refused' } });
+    expect((await events(second.workflowId)).find((e) => e.type === 'run_failed')).toMatchObject({
+      errorType: 'quota_refused',
+      message: `tenant ${tenant.strict} has 1 of 1 concurrent runs open (concurrentRuns): the run was refused (whenOver: refuse)`,
+    });
+    await suite.agents.kill(first.workflowId, { reason: 'done' });
+  });
+
+  it('a run killed while it waits in line leaves the line; a quota raised live lets the waiting ones in', async () => {
+    await setTenantQuota(suite.agents, tenant.live, { concurrentRuns: 1 }, 'ops');
+    const first = await suite.agents.start(awaitingRun(tenant.live));
+    await statusIs(first.workflowId, 'awaiting');
+    const killed = await suite.agents.start(awaitingRun(tenant.live));
+    const raised = await suite.agents.start(awaitingRun(tenant.live));
+    await waitsForQuota(raised.workflowId);
+    await suite.agents.kill(killed.workflowId, { reason: 'gave up waiting' });
+    expect(await suite.agents.result(killed.workflowId)).toMatchObject({ status: 'terminated' });
+    await waitFor('the killed run left the line', async () => ((await tenantAccount(suite.agents, tenant.live))?.queue.join() === raised.workflowId ? true : undefined));
+
+    const view = await setTenantQuota(suite.agents, tenant.live, { concurrentRuns: 2 }, 'ops');
+    expect(view).toMatchObject({ quota: { concurrentRuns: 2 }, override: { concurrentRuns: 2 } });
+    await statusIs(raised.workflowId, 'awaiting');
+    expect(await tenantAccount(suite.agents, tenant.live)).toMatchObject({ running: 2, waiting: 0 });
+    await expect(setTenantQuota(suite.agents, tenant.live, { concurrentRuns: -1 })).rejects.toThrow(`quota of tenant ${tenant.live}: quota.concurrentRuns`);
+    for (const run of [first, raised]) await suite.agents.kill(run.workflowId, { reason: 'done' });
+  });
+
+  it("model calls over the day's money quota wait until it is raised; the ledger sums the runs' reported costs once", async () => {
+    const run = await suite.agents.start({ agent: 'watchlist-llm', messages: [{ role: 'user', content: 'Quote AAPL until told to stop' }], sessionState: { watchlist: [] }, policy: { maxModelCalls: 5 }, tenant: tenant.spend });
+    const wait = await waitsForQuota(run.workflowId);
+    // Three calls of 0.04 reach 0.12 ≥ 0.1. The hold reaches the run as a signal after the third
+    // call's usage reached the account: a call the run began meanwhile is made and charged.
+    expect(wait).toMatchObject({ kind: 'quota', name: tenant.spend, errorType: 'quota_spent', error: expect.stringMatching(new RegExp(`^tenant ${tenant.spend} has used 0\\.(12|16) of 0\\.1 USD in ${new Date().toISOString().slice(0, 10)} \\(costPerDay\\)$`)) });
+    const held = await tenantAccount(suite.agents, tenant.spend);
+    const usedBefore = (await events(run.workflowId)).filter((e) => e.type === 'model_usage').length;
+    expect(held).toMatchObject({ hold: { limit: 'costPerDay' }, day: { modelCalls: usedBefore, tokens: 30 * usedBefore, currency: 'USD' } });
+    expect(held?.day.cost).toBeCloseTo(0.04 * usedBefore, 10);
+    expect((await events(run.workflowId)).filter((e) => e.type === 'quota_waiting')).toEqual([expect.objectContaining({ phase: 'model', turn: usedBefore })]);
+
+    await setTenantQuota(suite.agents, tenant.spend, { costPerDay: 10 });
+    const result = await suite.agents.result(run.workflowId);
+    expect(result.status).toBe('completed');
+    const log = await events(run.workflowId);
+    expect(log.find((e) => e.type === 'quota_cleared')).toMatchObject({ phase: 'model' });
+    const reported = log.filter((e): e is Extract<RunEvent, { type: 'model_usage' }> => e.type === 'model_usage');
+    const account = await waitFor('the ledger has every call', async () => {
+      const view = await tenantAccount(suite.agents, tenant.spend);
+      return view && view.day.modelCalls === reported.length ? view : undefined;
+    });
+    expect(account.day.tokens).toBe(reported.reduce((n, e) => n + e.tokens, 0));
+    expect(account.day.cost).toBeCloseTo(reported.reduce((n, e) => n + (e.cost?.amount ?? 0), 0), 10);
+    expect(account.month).toMatchObject({ modelCalls: account.day.modelCalls, tokens: account.day.tokens });
+    expect(account.hold).toBeUndefined();
+  });
+
+  it("a sub-agent run is its tree's: it takes no slot of its own (the tree runs under a quota of one), and its tenant's account knows it while it runs", async () => {
+    const steps = [callStep({ id: 'work', name: 'delegate', args: { task: 'wait a while', steps: [callStep(sleepCall('nap', 2_000)), finalStep('rested')] } }), finalStep('parent done')];
+    const root = await suite.agents.start({ agent: 'delegator', messages: [{ role: 'user', content: 'delegate' }], plannerOptions: { steps }, tenant: tenant.tree });
+    await waitFor('the child joined the account', async () => ((await tenantAccount(suite.agents, tenant.tree))?.openRuns === 2 ? true : undefined));
+    expect(await tenantAccount(suite.agents, tenant.tree)).toMatchObject({ running: 1, openRuns: 2, waiting: 0 });
+    expect(await suite.agents.result(root.workflowId)).toMatchObject({ status: 'completed' });
+    await waitFor('the tree left the account', async () => ((await tenantAccount(suite.agents, tenant.tree))?.openRuns === 0 ? true : undefined));
+    expect((await tenantAccount(suite.agents, tenant.tree))?.counters).toMatchObject({ admitted: 1, refused: 0 });
+  });
+
+  it('a tenant without an account has none to show; a malformed tenant id is refused, naming it', async () => {
+    expect(await tenantAccount(suite.agents, `nobody-${id}`)).toBeUndefined();
+    await expect(tenantAccount(suite.agents, 'bad id!')).rejects.toThrow(/^tenant: /);
+  });
+});

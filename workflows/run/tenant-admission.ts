@@ -1,0 +1,112 @@
+import { CancellationScope, condition, getExternalWorkflowHandle, proxyLocalActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import {
+  tenantAccountMessages,
+  joinTenantAccountActivityName,
+  tenantAccountWorkflowId,
+  type AccountUsage,
+  type JoinTenantAccountInput,
+  type JoinTenantAccountResult,
+  type QuotaAnswer,
+  type QuotaHold,
+} from '../../contracts/tenant-account';
+import type { ModelUsageReport } from '../agents/planner';
+import { workflowNowMs } from '../kernel/clock';
+import { runContext } from '../kernel/run-context';
+import { RunTerminated } from '../kernel/run-terminated';
+import type { RunAccountLink } from '../state/run-account';
+import type { RunState } from '../state/run-state';
+
+const { answer: answerSignal, usage: usageSignal, leave: leaveSignal } = tenantAccountMessages;
+
+/** The join activity: local (it signals the account and answers at once), retried until it does. */
+function joinAccount(input: JoinTenantAccountInput): Promise<JoinTenantAccountResult> {
+  const activities = proxyLocalActivities<Record<string, (input: JoinTenantAccountInput) => Promise<JoinTenantAccountResult>>>({
+    startToCloseTimeout: '30 seconds',
+    retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
+  });
+  return activities[joinTenantAccountActivityName]!(input);
+}
+
+/** A run's side of its tenant's account: admitted at its start, its usage recorded, its leave said at its end. */
+export interface TenantAdmission {
+  /** Joins the account and waits for a slot when the tenant's starts wait; fails the run when the account refuses it. */
+  admit(fail: (errorType: string, message: string) => never): Promise<void>;
+  /** Tells the account the run has ended (not when it continues as new: it stays open). */
+  leave(): Promise<void>;
+}
+
+function isAnswer(raw: unknown): raw is QuotaAnswer {
+  return typeof raw === 'object' && raw !== null && ['admitted', 'queued', 'refused', 'held', 'released'].includes((raw as { type?: unknown }).type as string);
+}
+
+/**
+ * The tenant admission of a run with a tenant, when its release accounts tenants (`work.joinsTenantAccount`,
+ * riding on the 1.0.0 baseline: tenants are new in it): undefined otherwise, and the run emits
+ * nothing for it. A sub-agent run joins without counting against the concurrency or start-rate
+ * quota (its tree's root run holds the slot); its usage is the tenant's all the same.
+ */
+export function tenantAdmissionOf(state: RunState): TenantAdmission | undefined {
+  const tenant = state.input.tenant;
+  if (!tenant || !runContext().work.joinsTenantAccount) return undefined;
+  const workflowId = workflowInfo().workflowId;
+  const account = getExternalWorkflowHandle(tenantAccountWorkflowId(tenant));
+  let admission: QuotaAnswer | undefined;
+  let hold: QuotaHold | undefined;
+  let records = 0;
+  setHandler(answerSignal, (raw) => {
+    state.received.signals += 1;
+    if (!isAnswer(raw)) return;
+    if (raw.type === 'held') hold = raw.hold;
+    else if (raw.type === 'released') hold = undefined;
+    else {
+      admission = raw;
+      if (raw.type === 'admitted') hold = raw.hold;
+    }
+  });
+  const link: RunAccountLink = {
+    tenant,
+    get hold() {
+      return hold;
+    },
+    recordUsage: (report: ModelUsageReport) => {
+      records += 1;
+      const usage: AccountUsage = { workflowId, tokens: report.tokens, modelCalls: report.modelCalls, ...(report.tokensUnknown ? { tokensUnknownCalls: report.modelCalls } : {}), ...(report.cost ? { cost: report.cost.amount, currency: report.cost.currency } : {}) };
+      // A signal command: sent once, whatever retries the model activity had; replay sends nothing.
+      void account.signal(usageSignal, usage).catch(() => state.emit({ type: 'note', turn: state.turn, note: { text: `the usage of turn ${state.turn} did not reach the account of tenant ${tenant} (record ${records})`, labels: { kind: 'quota_usage_lost' } } }));
+    },
+  };
+  let joined = false;
+  return {
+    admit: async (fail) => {
+      const { accounted } = await joinAccount({ tenant, workflowId, counts: !state.input.parent });
+      if (!accounted) return;
+      joined = true;
+      state.account = link;
+      await condition(() => admission !== undefined || state.control.kill !== undefined);
+      if (admission?.type === 'queued') await waitInLine(state, tenant, () => admission);
+      if (state.control.kill) throw new RunTerminated();
+      if (admission?.type === 'refused') fail('quota_refused', `${admission.reason}: the run was refused (whenOver: refuse)`);
+    },
+    leave: async () => {
+      if (!joined) return;
+      await CancellationScope.nonCancellable(() => account.signal(leaveSignal, { workflowId }).catch(() => undefined));
+    },
+  };
+}
+
+/** A start waits in the tenant's line: shown as `waitingFor.kind: quota` and framed by events; the wait is not charged to the time budget. */
+async function waitInLine(state: RunState, tenant: string, answer: () => QuotaAnswer | undefined): Promise<void> {
+  const first = answer();
+  if (first?.type !== 'queued') return;
+  const since = workflowNowMs();
+  state.providerWait = { kind: 'quota', name: tenant, turn: state.turn, attempts: 0, errorType: 'quota_queued', error: first.reason, since: new Date(since).toISOString() };
+  state.emit({ type: 'quota_waiting', tenant, phase: 'start', reason: first.reason, position: first.position });
+  try {
+    await condition(() => answer()?.type !== 'queued' || state.control.kill !== undefined);
+  } finally {
+    state.providerWait = undefined;
+  }
+  const waitedMs = workflowNowMs() - since;
+  state.clock.creditWait(waitedMs, `waited for a slot of tenant ${tenant}`);
+  if (answer()?.type === 'admitted') state.emit({ type: 'quota_cleared', tenant, phase: 'start', waitedMs });
+}
