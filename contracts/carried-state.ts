@@ -90,6 +90,17 @@ export const carriedRunStateSchema = builtOnce(() =>
       nextInterventionId: z.number().int().positive(),
     }),
     alwaysApproved: z.array(z.string()),
+    /**
+     * The run's place in its tenant's account (since 1.0.0): its execution after a continue-as-new
+     * keeps it without joining again, and with the hold its model calls were under. For the run of
+     * `workflowId` only: a fork (another id) joins as a new run.
+     */
+    tenantAccount: z
+      .object({
+        workflowId: z.string(),
+        hold: z.object({ limit: z.enum(['tokensPerDay', 'tokensPerMonth', 'costPerDay', 'costPerMonth']), reason: z.string(), until: z.string() }).optional(),
+      })
+      .optional(),
     /** The newest events; seqs continue from the last one. */
     events: z.array(runEventSchema()),
     nextSeq: z.number().int().positive(),

@@ -67,6 +67,11 @@ export interface ForkOptions {
   readonly runId?: string;
   /** Task queue of the fork. Default: the original run's. */
   readonly taskQueue?: string;
+  /**
+   * Whose run the fork is: the tenant its work is charged to (its quotas admit it, its ledger
+   * counts its model calls). Default: the tenant of the run it forks.
+   */
+  readonly tenant?: string;
 }
 
 /**
@@ -107,7 +112,8 @@ export async function forkRun(client: Client, workflowId: string, options: ForkO
   carried.control.nextInterventionId = nextId;
 
   const forkId = options.workflowId ?? `${workflowId}-fork-${Math.random().toString(36).slice(2, 8)}`;
-  const forkInput = continuationInput(input, carried, `forked from ${workflowId} at turn ${options.toTurn}; the conversation continues in the carried state`);
+  const continued = continuationInput(input, carried, `forked from ${workflowId} at turn ${options.toTurn}; the conversation continues in the carried state`);
+  const forkInput = options.tenant !== undefined ? { ...continued, tenant: options.tenant } : continued;
   const parsed = runInputSchema.safeParse(forkInput);
   if (!parsed.success) throw new CheckpointError('invalid_input', `invalid fork input: ${describeIssues(parsed.error)}`);
   const tooLarge = payloadTooLarge('the fork input', forkInput);

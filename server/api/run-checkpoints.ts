@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { ServerContext } from '../context';
 import { ApiError } from '../errors';
+import { startTenant } from '../tenant-scope';
 import { route, type AnyRoute } from '../routes';
 import { checkpointSchema, forkBodySchema, forkResultSchema, rewindBodySchema, rewindResultSchema, rewindsQuerySchema, runIdQuerySchema, runRewindSchema } from './schemas';
 
@@ -70,10 +71,12 @@ export function runCheckpointRoutes(ctx: ServerContext): AnyRoute[] {
       body: forkBodySchema,
       response: forkResultSchema,
       status: 201,
-      handle: async ({ params, body }) => {
+      handle: async ({ params, body, principal }) => {
         if (!bundle) throw new ApiError('not_configured', 'fork needs the server started with workflowsPath (your workflows module), which it replays the run\'s history with');
+        // A fork is charged to the tenant that forks: a scoped token's own, or the one an admin names.
+        const tenant = startTenant(principal, body.tenant);
         const [{ forkRun }, workflowBundle] = await Promise.all([import('../../worker/fork'), bundle()]);
-        return forkRun(agents.client, params.id ?? '', { ...body, workflowBundle });
+        return forkRun(agents.client, params.id ?? '', { ...body, ...(tenant !== undefined ? { tenant } : {}), workflowBundle });
       },
     }),
   ];

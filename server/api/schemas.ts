@@ -132,6 +132,8 @@ export const rewindResultSchema = z.object({ runId: z.string(), checkpoint: chec
 /** Body of POST /api/runs/:id/fork. */
 export const forkBodySchema = z.object({
   toTurn: z.number().int().positive(),
+  /** Whose run the fork is (its work is charged to it); default the forked run's. An admin token without a tenant may name one. */
+  tenant: tenantIdSchema().optional(),
   workflowId: workflowIdSchema.optional(),
   with: z.array(interventionSchema).optional(),
   runId: runIdSchema.optional(),

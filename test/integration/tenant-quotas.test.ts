@@ -8,6 +8,8 @@ import type { RunEvent, RunInput } from '../../contracts';
 import type { PriceTable } from '../../contracts/pricing';
 import type { TenantsConfig } from '../../contracts/tenant-settings';
 import { setTenantQuota, tenantAccount } from '../../client/tenant-accounts';
+import { forkRun } from '../../worker/fork';
+import { forkBundleOption } from '../support/test-env';
 import { callTools, say, toolCall } from '../../testing/fake-model';
 import { modelSuite } from '../support/model-suite';
 import { callStep, finalStep, scriptedInput, sleepCall } from '../support/scripts';
@@ -15,7 +17,7 @@ import { waitFor } from '../support/wait';
 import { allToolImplementations } from '../support/tools';
 
 const id = randomUUID().slice(0, 8);
-const tenant = { slots: `slots-${id}`, strict: `strict-${id}`, spend: `spend-${id}`, live: `live-${id}`, tree: `tree-${id}` };
+const tenant = { slots: `slots-${id}`, strict: `strict-${id}`, spend: `spend-${id}`, live: `live-${id}`, tree: `tree-${id}`, can: `can-${id}`, session: `session-${id}`, forked: `forked-${id}`, forker: `forker-${id}` };
 const tenants: TenantsConfig = {
   default: { quota: {} },
   tenants: {
@@ -23,6 +25,8 @@ const tenants: TenantsConfig = {
     [tenant.strict]: { quota: { concurrentRuns: 1, whenOver: 'refuse' } },
     [tenant.spend]: { quota: { costPerDay: 0.1 } },
     [tenant.tree]: { quota: { concurrentRuns: 1 } },
+    [tenant.can]: { quota: { concurrentRuns: 1 } },
+    [tenant.session]: { quota: { concurrentRuns: 1 } },
   },
 };
 /** Example prices: the fake reports 20 prompt and 10 completion tokens a call, 0.04 USD. */
@@ -38,6 +42,11 @@ beforeAll(() => {
 /** A scripted run that waits for approval of a watchlist change: it stays open until decided or killed. */
 function awaitingRun(of: string): RunInput {
   return scriptedInput([callStep({ name: 'add_to_watchlist', args: { symbols: ['AAPL'] } }), finalStep('added')], { agent: 'watchlist-scripted', sessionState: { watchlist: [] }, tenant: of });
+}
+
+/** A call of the watchlist's get_quote, with its own id. */
+function quote(callId: string): { name: string; args: unknown; id: string } {
+  return { id: callId, name: 'get_quote', args: { symbol: 'AAPL' } };
 }
 
 async function events(workflowId: string): Promise<RunEvent[]> {
@@ -143,6 +152,62 @@ describe('tenant quotas', () => {
     expect(await suite.agents.result(root.workflowId)).toMatchObject({ status: 'completed' });
     await waitFor('the tree left the account', async () => ((await tenantAccount(suite.agents, tenant.tree))?.openRuns === 0 ? true : undefined));
     expect((await tenantAccount(suite.agents, tenant.tree))?.counters).toMatchObject({ admitted: 1, refused: 0 });
+  });
+
+  it('a run that continues as new (here while it waits for approval) keeps its place without joining again; the run behind it waits until it ends', async () => {
+    const long = await suite.agents.start(scriptedInput([callStep(quote('a')), callStep(quote('b')), callStep(quote('c')), callStep({ name: 'add_to_watchlist', args: { symbols: ['AAPL'] } }), finalStep('added')], {
+      agent: 'watchlist-scripted',
+      sessionState: { watchlist: [] },
+      tenant: tenant.can,
+      policy: { continueAsNewAfterEvents: 1 },
+    }));
+    await statusIs(long.workflowId, 'awaiting');
+    const behind = await suite.agents.start(awaitingRun(tenant.can));
+    await waitsForQuota(behind.workflowId);
+    const executions = await suite.agents.exportExecutions(long.workflowId);
+    expect(executions.length).toBeGreaterThan(2);
+    expect(await tenantAccount(suite.agents, tenant.can)).toMatchObject({ running: 1, openRuns: 1, waiting: 1, counters: { admitted: 1 } });
+    await suite.agents.decide(long.workflowId, { decision: 'approve', toolCallId: 'call_3_0' });
+    expect(await suite.agents.result(long.workflowId)).toMatchObject({ status: 'completed' });
+    await statusIs(behind.workflowId, 'awaiting');
+    await suite.agents.kill(behind.workflowId, { reason: 'done' });
+  });
+
+  it("a session's runs are its tenant's: the second message's run waits for the first run's slot", async () => {
+    const sessionId = `quota-session-${id}`;
+    await suite.agents.openSession(sessionId, { agent: 'watchlist-scripted', sessionState: { watchlist: [] }, tenant: tenant.session });
+    const first = await suite.agents.sendMessage(sessionId, { content: 'Add AAPL', plannerOptions: { steps: [callStep({ name: 'add_to_watchlist', args: { symbols: ['AAPL'] } }), finalStep('added')] } });
+    await statusIs(first.workflowId, 'awaiting');
+    const other = await suite.agents.start(awaitingRun(tenant.session));
+    expect(await waitsForQuota(other.workflowId)).toMatchObject({ name: tenant.session });
+    await suite.agents.decide(first.workflowId, { decision: 'approve', toolCallId: 'call_0_0' });
+    expect(await suite.agents.result(first.workflowId)).toMatchObject({ status: 'completed' });
+    await statusIs(other.workflowId, 'awaiting');
+    await suite.agents.kill(other.workflowId, { reason: 'done' });
+    await suite.agents.closeSession(sessionId);
+  });
+
+  it('a fork is charged to the tenant that forks: its model calls go to that ledger, not to the forked run\'s', async () => {
+    const run = await suite.agents.start({ agent: 'watchlist-llm', messages: [{ role: 'user', content: 'Quote AAPL until told to stop' }], sessionState: { watchlist: [] }, policy: { maxModelCalls: 3 }, tenant: tenant.forked });
+    expect(await suite.agents.result(run.workflowId)).toMatchObject({ status: 'completed' });
+    const calls = (await events(run.workflowId)).filter((e) => e.type === 'model_usage').length;
+    const before = await waitFor('the forked run\'s calls are in its ledger', async () => {
+      const view = await tenantAccount(suite.agents, tenant.forked);
+      return view?.day.modelCalls === calls && view.openRuns === 0 ? view : undefined;
+    });
+    const fork = await forkRun(suite.env.client, run.workflowId, { toTurn: 1, tenant: tenant.forker, ...(await forkBundleOption()) });
+    const forkResult = await suite.agents.result(fork.workflowId);
+    expect(forkResult.status).toBe('completed');
+    expect((await suite.agents.status(fork.workflowId)).tenant).toBe(tenant.forker);
+    // The fork's log carries the events before its turn: its own calls are those of turn 1 on.
+    const forkCalls = (await events(fork.workflowId)).filter((e) => e.type === 'model_usage' && e.turn >= 1).length;
+    expect(forkCalls).toBeGreaterThan(0);
+    const forker = await waitFor('the fork\'s calls are in the forker\'s ledger', async () => {
+      const view = await tenantAccount(suite.agents, tenant.forker);
+      return view?.day.modelCalls === forkCalls ? view : undefined;
+    });
+    expect(forker.day.tokens).toBe(30 * forkCalls);
+    expect(await tenantAccount(suite.agents, tenant.forked)).toMatchObject({ day: { modelCalls: before.day.modelCalls, tokens: before.day.tokens } });
   });
 
   it('a tenant without an account has none to show; a malformed tenant id is refused, naming it', async () => {

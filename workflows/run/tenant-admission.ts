@@ -9,6 +9,7 @@ import {
   type QuotaAnswer,
   type QuotaHold,
 } from '../../contracts/tenant-account';
+import type { CarriedRunState } from '../../contracts/carried-state';
 import type { ModelUsageReport } from '../agents/planner';
 import { workflowNowMs } from '../kernel/clock';
 import { runContext } from '../kernel/run-context';
@@ -68,6 +69,7 @@ export function tenantAdmissionOf(state: RunState): TenantAdmission | undefined 
     get hold() {
       return hold;
     },
+    carried: () => ({ workflowId, ...(hold ? { hold } : {}) }),
     recordUsage: (report: ModelUsageReport) => {
       records += 1;
       const usage: AccountUsage = { workflowId, tokens: report.tokens, modelCalls: report.modelCalls, ...(report.tokensUnknown ? { tokensUnknownCalls: report.modelCalls } : {}), ...(report.cost ? { cost: report.cost.amount, currency: report.cost.currency } : {}) };
@@ -75,9 +77,17 @@ export function tenantAdmissionOf(state: RunState): TenantAdmission | undefined 
       void account.signal(usageSignal, usage).catch(() => state.emit({ type: 'note', turn: state.turn, note: { text: `the usage of turn ${state.turn} did not reach the account of tenant ${tenant} (record ${records})`, labels: { kind: 'quota_usage_lost' } } }));
     },
   };
-  let joined = false;
+  // An execution after a continue-as-new keeps its place, and the hold it was under: nothing to ask.
+  const kept = (state.input.continued as CarriedRunState | undefined)?.tenantAccount;
+  let joined = kept?.workflowId === workflowId;
+  if (joined) {
+    hold = kept?.hold;
+    admission = { type: 'admitted' };
+    state.account = link;
+  }
   return {
     admit: async (fail) => {
+      if (joined) return;
       const { accounted } = await joinAccount({ tenant, workflowId, counts: !state.input.parent });
       if (!accounted) return;
       joined = true;

@@ -56,6 +56,7 @@ export function carriedStateOf(state: RunState, carry: CarryLevel = carryLevels[
       nextInterventionId: state.control.peekNextId,
     },
     alwaysApproved: [...state.human.alwaysApproved],
+    ...(state.account ? { tenantAccount: state.account.carried() } : {}),
     events: state.log.tail(carry.events, carry.eventBytes),
     nextSeq: state.log.lastSeq + 1,
     generation: state.generation + 1,

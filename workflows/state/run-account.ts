@@ -12,4 +12,6 @@ export interface RunAccountLink {
   readonly hold: QuotaHold | undefined;
   /** One planner turn's model usage, recorded in the tenant's ledger once (a signal: exactly once in history). */
   recordUsage(report: ModelUsageReport): void;
+  /** What the run's next execution carries of it (carried-state.ts `tenantAccount`). */
+  carried(): { workflowId: string; hold?: QuotaHold };
 }
