@@ -112,7 +112,7 @@ export async function forkRun(client: Client, workflowId: string, options: ForkO
   if (!parsed.success) throw new CheckpointError('invalid_input', `invalid fork input: ${describeIssues(parsed.error)}`);
   const tooLarge = payloadTooLarge('the fork input', forkInput);
   if (tooLarge) throw new CheckpointError('invalid_input', tooLarge);
-  // Started as AgentClient.start starts a run (search attribute and memo), without the client;
+  // Started as AgentClient.start starts a run (search attribute, memo and priority), without the client;
   // never under a closed run's id, which the fork would take over (the run it forks, say).
   const handle = await client.workflow
     .start(agentRunWorkflowType, {
@@ -120,6 +120,8 @@ export async function forkRun(client: Client, workflowId: string, options: ForkO
       workflowId: forkId,
       args: [forkInput],
       ...agentRunStartAttributes(forkInput),
+      // The run's tenant is the fork's, and so is its dispatch (tier, fairness key and weight).
+      ...(description.raw.workflowExecutionInfo?.priority ? { priority: description.priority } : {}),
       ...idReusePolicy(false),
     })
     .catch((err: unknown) => refuseTakenId(client, forkId, err, `a fork takes a workflow id no run has: give another, or none (${workflowId}-fork-<random>)`));
