@@ -14,7 +14,8 @@
  *   server ignores fairness keys);
  * - `fairness on, no keys`: a dev server with the fairness settings (`--fairness-args`, each a
  *   `--dynamic-config-value`), runs started without a tenant, as before this release: no keys;
- * - `fairness on`: the same server, A's and B's runs with their tenant as fairness key.
+ * - `fairness on`: the same server, A's and B's runs with their tenant as fairness key;
+ * - `fairness on, B tier 2`: the same, B's tenant at priority tier 2 (`dispatch: { priority: 2 }`), A's at the default 3.
  *
  * Figures only, never assertions: shared machines are noisy. Results go to stdout and
  * bench/results/fair-dispatch-<time>.json.
@@ -27,6 +28,7 @@ import type { temporal } from '@temporalio/proto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { AgentClient } from '../client/agent-client';
 import type { RunInput } from '../contracts';
+import type { TenantsConfig } from '../contracts/tenant-settings';
 import { provisionTemporalCli } from '../testing/temporal-cli';
 import { createOwnTestEnv } from '../test/support/test-server';
 import { bundleAgentWorkflows } from '../worker/create-worker';
@@ -57,6 +59,8 @@ interface CaseResult {
   readonly idle: number[];
   /** B while A's burst is served. */
   readonly loaded: number[];
+  /** The parts of B's loaded times (see {@link timeToFirstTool}). */
+  readonly loadedParts: FirstTool[];
   /** A's runs: ms from start to the first tool call, and from the burst's start until the last of them ended. */
   readonly aFirstTool: number[];
   readonly aDrainMs: number;
@@ -109,12 +113,33 @@ function ms(e: HistoryEvent | undefined): number {
   return Number(e.eventTime.seconds) * 1000 + Math.floor((e.eventTime.nanos ?? 0) / 1e6);
 }
 
-/** From the run's start to its first tool activity's start, on the server's clock. */
-async function timeToFirstTool(env: TestWorkflowEnvironment, workflowId: string): Promise<number> {
+/**
+ * From the run's start to its first tool activity's start, on the server's clock, and its parts:
+ * the first workflow task's wait in the queue (scheduled → started), the task itself (started →
+ * completed), and the tool's wait in the queue (scheduled → started).
+ */
+interface FirstTool {
+  readonly total: number;
+  readonly workflowTaskWait: number;
+  readonly workflowTask: number;
+  readonly activityWait: number;
+}
+
+async function timeToFirstTool(env: TestWorkflowEnvironment, workflowId: string): Promise<FirstTool> {
   const events = (await env.client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
-  const firstTool = events.find((e) => e.activityTaskStartedEventAttributes);
+  const find = (has: (e: HistoryEvent) => unknown) => events.find((e) => has(e));
+  const firstTool = find((e) => e.activityTaskStartedEventAttributes);
   if (!firstTool) throw new Error(`run ${workflowId} never started a tool`);
-  return ms(firstTool) - ms(events[0]);
+  const scheduled = events.find((e) => String(e.eventId) === String(firstTool.activityTaskStartedEventAttributes?.scheduledEventId));
+  const taskScheduled = find((e) => e.workflowTaskScheduledEventAttributes);
+  const taskStarted = find((e) => e.workflowTaskStartedEventAttributes);
+  const taskCompleted = find((e) => e.workflowTaskCompletedEventAttributes);
+  return {
+    total: ms(firstTool) - ms(events[0]),
+    workflowTaskWait: ms(taskStarted) - ms(taskScheduled),
+    workflowTask: ms(taskCompleted) - ms(taskStarted),
+    activityWait: ms(firstTool) - ms(scheduled),
+  };
 }
 
 function input(tenant: string | undefined, toolMs: number, label: string): RunInput {
@@ -127,7 +152,7 @@ function input(tenant: string | undefined, toolMs: number, label: string): RunIn
 }
 
 /** B's runs, one a second, each awaited to its end; answers each one's time to its first tool call. */
-async function tenantB(env: TestWorkflowEnvironment, agents: AgentClient, runs: number, settings: Settings, keys: boolean): Promise<number[]> {
+async function tenantB(env: TestWorkflowEnvironment, agents: AgentClient, runs: number, settings: Settings, keys: boolean): Promise<FirstTool[]> {
   const ids: Promise<string>[] = [];
   for (let i = 0; i < runs; i++) {
     const at = performance.now();
@@ -155,11 +180,11 @@ async function tenantA(env: TestWorkflowEnvironment, agents: AgentClient, settin
   await Promise.all(ids.map((id) => agents.result(id)));
   const drainMs = performance.now() - at;
   const firstTool: number[] = [];
-  for (const id of ids) firstTool.push(await timeToFirstTool(env, id));
+  for (const id of ids) firstTool.push((await timeToFirstTool(env, id)).total);
   return { firstTool, drainMs };
 }
 
-async function runCase(env: TestWorkflowEnvironment, workflowBundle: Awaited<ReturnType<typeof bundleAgentWorkflows>>, settings: Settings, name: string, serverArgs: readonly string[], keys: boolean): Promise<CaseResult> {
+async function runCase(env: TestWorkflowEnvironment, workflowBundle: Awaited<ReturnType<typeof bundleAgentWorkflows>>, settings: Settings, name: string, serverArgs: readonly string[], keys: boolean, tenants?: TenantsConfig): Promise<CaseResult> {
   const taskQueue = `bench-fair-${name.replace(/[^a-z]+/g, '-')}-${Date.now()}`;
   const namespace = env.namespace ?? 'default';
   const worker = await createBenchWorker({
@@ -173,12 +198,12 @@ async function runCase(env: TestWorkflowEnvironment, workflowBundle: Awaited<Ret
     },
   });
   return worker.runUntil(async () => {
-    const agents = new AgentClient(env.client, taskQueue);
+    const agents = new AgentClient(env.client, taskQueue, true, tenants ? { tenants } : {});
     progress(`${name}: B alone, ${settings.bIdleRuns} runs a second apart`);
-    const idle = await tenantB(env, agents, settings.bIdleRuns, settings, keys);
+    const idle = (await tenantB(env, agents, settings.bIdleRuns, settings, keys)).map((t) => t.total);
     progress(`${name}: A starts ${settings.aRuns} runs at once, B one a second (${settings.bRuns})`);
     const [a, loaded] = await Promise.all([tenantA(env, agents, settings, keys), tenantB(env, agents, settings.bRuns, settings, keys)]);
-    return { name, serverArgs, keys, idle, loaded, aFirstTool: a.firstTool, aDrainMs: a.drainMs };
+    return { name, serverArgs, keys, idle, loaded: loaded.map((t) => t.total), loadedParts: loaded, aFirstTool: a.firstTool, aDrainMs: a.drainMs };
   });
 }
 
@@ -186,6 +211,14 @@ function row(r: CaseResult): string {
   const p = (xs: number[], q: number) => percentile(xs, q).toFixed(0).padStart(7);
   const idle99 = percentile(r.idle, 0.99);
   return `${r.name.padEnd(22)} ${p(r.idle, 0.5)} ${p(r.idle, 0.99)} ${p(r.loaded, 0.5)} ${p(r.loaded, 0.99)} ${(percentile(r.loaded, 0.99) / idle99).toFixed(1).padStart(8)}× ${p(r.aFirstTool, 0.5)} ${(r.aDrainMs / 1000).toFixed(1).padStart(8)}`;
+}
+
+function parts(r: CaseResult): string {
+  const pp = (pick: (t: FirstTool) => number) => {
+    const xs = r.loadedParts.map(pick);
+    return `${percentile(xs, 0.5).toFixed(0).padStart(6)} / ${percentile(xs, 0.99).toFixed(0).padStart(6)}`;
+  };
+  return `${r.name.padEnd(22)} ${pp((t) => t.workflowTaskWait)}   ${pp((t) => t.workflowTask)}   ${pp((t) => t.activityWait)}`;
 }
 
 async function main(): Promise<void> {
@@ -198,13 +231,20 @@ async function main(): Promise<void> {
   const workflowBundle = await bundleAgentWorkflows(benchWorkflowsPath);
   const results: CaseResult[] = [];
   for (const server of [
-    { args: [] as readonly string[], cases: [{ name: 'fairness off', keys: true }] },
-    { args: settings.fairnessArgs, cases: [{ name: 'fairness on, no keys', keys: false }, { name: 'fairness on', keys: true }] },
+    { args: [] as readonly string[], cases: [{ name: 'fairness off', keys: true } as { name: string; keys: boolean; tenants?: TenantsConfig }] },
+    {
+      args: settings.fairnessArgs,
+      cases: [
+        { name: 'fairness on, no keys', keys: false },
+        { name: 'fairness on', keys: true },
+        { name: 'fairness on, B tier 2', keys: true, tenants: { tenants: { 'tenant-b': { dispatch: { priority: 2 } } } } },
+      ],
+    },
   ]) {
     progress(`starting a dev server ${server.args.length ? `with ${server.args.filter((a) => a !== '--dynamic-config-value').join(' ')}` : 'with its defaults'}`);
     const env = await createOwnTestEnv(server.args);
     try {
-      for (const c of server.cases) results.push(await runCase(env, workflowBundle, settings, c.name, server.args, c.keys));
+      for (const c of server.cases) results.push(await runCase(env, workflowBundle, settings, c.name, server.args, c.keys, c.tenants));
     } finally {
       await env.teardown();
     }
@@ -214,7 +254,9 @@ async function main(): Promise<void> {
     `\nB's time to first tool call (ms, start → first ActivityTaskStarted, server clock); A: ${settings.aRuns} runs at once, B: one a second (${settings.bRuns}; ${settings.bIdleRuns} alone),\n` +
       `tool ${settings.toolMs} ms, worker ${settings.activitySlots} activity / ${settings.workflowSlots} workflow task slots${settings.noEager ? ', eager activities off' : ''}; fairness on = ${settings.fairnessArgs.filter((a) => a !== '--dynamic-config-value').join(' ')}; CLI ${version}\n\n` +
       `${'case'.padEnd(22)} ${'idle p50'.padStart(7)} ${'idle p99'.padStart(7)} ${'B p50'.padStart(7)} ${'B p99'.padStart(7)} ${'p99/idle'.padStart(9)} ${'A p50'.padStart(7)} ${'A drain s'.padStart(8)}\n` +
-      `${results.map(row).join('\n')}\n`,
+      `${results.map(row).join('\n')}\n\n` +
+      `B under load, p50 / p99 of its parts (ms): first workflow task's wait, the task, the tool's wait\n` +
+      `${results.map(parts).join('\n')}\n`,
   );
   mkdirSync(resultsDir, { recursive: true });
   const file = join(resultsDir, `fair-dispatch-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
