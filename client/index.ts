@@ -32,7 +32,7 @@ export { runTree, recordedRunTree, pendingInputsTree, decideInTree, answerInTree
 export { type TreeRuns, type TreeRun } from './tree-runs';
 export { type AgentTracingOptions } from '../config/tracing';
 export { tenantsConfigFromEnv } from '../config/tenants-file';
-export type { TenantsConfig, TenantSettings, TenantDispatch, TenantQuota } from '../contracts/tenant-settings';
+export type { TenantsConfig } from '../contracts/tenant-settings';
 // What runs take and report, as a client script names them. Their schemas and the signal,
 // update and query definitions are in `durable-agents/protocol`; the types a planner or a
 // tool handles (Message, PlanResult, ToolCall, …) in `durable-agents/workflow`.
