@@ -2,6 +2,7 @@
  * Every run kind is a first-class run: a session's runs and a sub-agent's runs carry AgentName
  * and mirror their status into AgentStatus, so a human finds them in `list --status awaiting`
  * (and every filter, the dashboard and /metrics, which read the same attributes) while they wait.
+ * Every run kind of a tenant also carries its Temporal priority (fair dispatch).
  */
 import { randomUUID } from 'node:crypto';
 import Long from 'long';
@@ -175,7 +176,7 @@ describe("fair dispatch: a tenant's runs carry its priority and fairness key", (
   }
   const echoes = (n: number, tail: ScriptStep[] = [finalStep('done')]): ScriptStep[] => [...Array.from({ length: n }, (_, i) => callStep({ name: 'echo', args: { text: `e${i}` } })), ...tail];
 
-  it("a tenant's run, its sub-agent run and a session's runs carry the tenant's tier, weight and fairness key; their activities inherit it", async () => {
+  it("a tenant's run, its sub-agent run and a session's runs carry the tenant's tier, weight and fairness key; their activities set none of their own (the server dispatches them with the run's)", async () => {
     const agents = client();
     const steps: ScriptStep[] = [
       { type: 'tool_calls', calls: [{ name: 'echo', args: { text: 'parent' } }, { id: 'sub', name: 'delegate', args: { task: 'echo', steps: echoes(1) } as never }] },
