@@ -21,6 +21,7 @@ import {
 } from '../contracts';
 import type { RunOperationName } from '../contracts/operations';
 import type { ApprovalRules } from '../contracts/approval-policy';
+import type { TenantsConfig } from '../contracts/tenant-settings';
 import { temporalConfigFromEnv, type TemporalConfig } from '../config/temporal';
 import { EncryptedPayloadGuard } from '../config/encryption';
 import type { Checkpoint, CorrectionDelivery, RewindOptions } from '../history/checkpoints';
@@ -66,13 +67,16 @@ export class AgentClient {
   /**
    * @param searchAttributes set AgentName at start (needs the AgentName / AgentStatus search
    *   attributes registered on the namespace) so runs can be listed by agent and status.
+   * @param options.tenants the deployment's tenants file: a tenant's runs and sessions start with
+   *   its dispatch tier and weight (without it, with the tenant as fairness key alone).
    */
   constructor(
     readonly client: Client,
     readonly taskQueue: string,
     readonly searchAttributes = true,
+    options: { readonly tenants?: TenantsConfig } = {},
   ) {
-    this.runCalls = new RunCalls(client, taskQueue, searchAttributes);
+    this.runCalls = new RunCalls(client, taskQueue, searchAttributes, options.tenants);
   }
 
   /**
@@ -104,14 +108,16 @@ export class AgentClient {
         ...(interceptors ? { interceptors: { workflow: interceptors } } : {}),
       }),
       target.taskQueue,
+      true,
+      options.tenants ? { tenants: options.tenants } : {},
     );
   }
 
   /**
    * Connects as the environment says: the Temporal connection of the TEMPORAL_* variables (and
    * the Temporal config file's profile, see `temporalConfigFromEnv`), the encryption keys of
-   * DURABLE_AGENTS_ENCRYPTION_KEYS and the tracing of DURABLE_AGENTS_TRACING
-   * ({@link clientOptionsFromEnv}).
+   * DURABLE_AGENTS_ENCRYPTION_KEYS, the tracing of DURABLE_AGENTS_TRACING and the tenants file of
+   * DURABLE_AGENTS_TENANTS_FILE ({@link clientOptionsFromEnv}).
    *
    * @throws Error naming a malformed variable, or when the server is unreachable.
    * @example

@@ -2,6 +2,8 @@ import type { WorkflowClientInterceptor } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
 import { dataConverterFromEnv } from '../config/encryption';
 import { tracingFromEnv } from '../config/telemetry-env';
+import { tenantsConfigFromEnv } from '../config/tenants-file';
+import type { TenantsConfig } from '../contracts/tenant-settings';
 import type { AgentTracingOptions } from '../config/tracing';
 
 /** Options of {@link AgentClient.connect}. */
@@ -14,11 +16,19 @@ export interface AgentClientConnectOptions {
   readonly dataConverter?: DataConverter;
   /** OpenTelemetry tracing of the client's calls (`tracingFromEnv()` reads DURABLE_AGENTS_TRACING). Absent or `null`: none. */
   readonly tracing?: AgentTracingOptions | null;
+  /**
+   * The deployment's tenants file (`tenantsConfigFromEnv()` reads DURABLE_AGENTS_TENANTS_FILE): a
+   * tenant's runs and sessions start with the Temporal priority of its `dispatch` settings (tier
+   * and fairness weight) and the tenant as fairness key. Without it a tenant's runs have the
+   * fairness key alone; runs without a tenant have no priority either way.
+   */
+  readonly tenants?: TenantsConfig;
 }
 
 /**
  * The client options the environment sets: the data converter of DURABLE_AGENTS_ENCRYPTION_KEYS
- * (/ _FILE) and the tracing of DURABLE_AGENTS_TRACING, for `AgentClient.connect(config, …)`
+ * (/ _FILE), the tracing of DURABLE_AGENTS_TRACING and the tenants file of
+ * DURABLE_AGENTS_TENANTS_FILE, for `AgentClient.connect(config, …)`
  * in a process whose configuration lives there (`AgentClient.fromEnv()` takes the config from
  * there too).
  *
@@ -28,7 +38,8 @@ export interface AgentClientConnectOptions {
  */
 export function clientOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): AgentClientConnectOptions {
   const tracing = tracingFromEnv(env);
-  return { dataConverter: dataConverterFromEnv(env), ...(tracing ? { tracing } : {}) };
+  const tenants = tenantsConfigFromEnv(env);
+  return { dataConverter: dataConverterFromEnv(env), ...(tracing ? { tracing } : {}), ...(tenants ? { tenants } : {}) };
 }
 
 /** The client interceptors of `options`' tracing, with the OpenTelemetry SDK loaded now. */

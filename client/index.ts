@@ -34,6 +34,7 @@ export { fetchDecodedHistory, decodeHistoryPayloads } from '../history/decoded-h
 export { runTree, recordedRunTree, pendingInputsTree, decideInTree, answerInTree, flattenTree, followTree, resolveTreePath, type RunTree, type TreePendingInputs, type RunPendingInputs, type RecordedRunTree, type TreeEvent } from './run-tree';
 export { type TreeRuns, type TreeRun } from './tree-runs';
 export { type AgentTracingOptions } from '../config/tracing';
+export { tenantsConfigFromEnv } from '../config/tenants-file';
 // What runs take and report, as a client script names them. Their schemas and the signal,
 // update and query definitions are in `durable-agents/protocol`; the types a planner or a
 // tool handles (Message, PlanResult, ToolCall, …) in `durable-agents/workflow`.

@@ -1,5 +1,6 @@
 import type { Client, WorkflowExecutionDescription, WorkflowHandle } from '@temporalio/client';
 import type { UpdateDefinition } from '@temporalio/common';
+import type { TenantsConfig } from '../contracts/tenant-settings';
 import { runOperationMessages, type RunOperationAnswer, type RunOperationName, type RunOperationRequest } from '../contracts/operations';
 import { AgentClientError, NoWorkerError, RunNotStartedError } from './errors';
 import { clientErrorMessage, clientErrorRow, updateFailureType } from './error-table';
@@ -40,6 +41,8 @@ export class RunCalls {
     readonly client: Client,
     readonly taskQueue: string,
     readonly searchAttributes: boolean,
+    /** The deployment's tenants file: the priority and fairness of a tenant's runs and sessions (contracts/tenant-priority.ts). */
+    readonly tenants?: TenantsConfig,
   ) {}
 
   handle(workflowId: string, runId?: string): WorkflowHandle {

@@ -1,4 +1,5 @@
 import { agentRunStartAttributes, agentRunWorkflowType, describeIssues, runInputSchema, type RunInput } from '../contracts';
+import { tenantPriorityOption } from '../contracts/tenant-priority';
 import { idReusePolicy } from '../history/id-reuse';
 import { AgentClientError } from './errors';
 import { fits, refuseNestedTooDeep } from './input-checks';
@@ -21,6 +22,8 @@ export async function startRun(calls: RunCalls, input: RunInput, options: StartO
       workflowId,
       args: [input],
       ...agentRunStartAttributes(parsed.data, calls.searchAttributes),
+      // Its activities and sub-agent runs inherit it on the server.
+      ...tenantPriorityOption(calls.tenants, parsed.data.tenant),
       ...idReusePolicy(options.reuseClosedId),
     })
     .catch((err: unknown) => {

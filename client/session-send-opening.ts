@@ -1,5 +1,6 @@
 import { WithStartWorkflowOperation } from '@temporalio/client';
 import { agentSessionWorkflowType, describeIssues, sendMessageUpdate, sessionInputSchema, type SessionInput, type SessionMessage, type SessionRunRecord } from '../contracts';
+import { tenantPriorityOption } from '../contracts/tenant-priority';
 import { startSearchAttributes } from '../contracts/search-attributes';
 import { AgentClientError } from './errors';
 import { clientErrorKind } from './error-table';
@@ -30,6 +31,8 @@ export function sessionStart(calls: RunCalls, workflowId: string, input: Session
     memo: { agent: input.agent, ...(input.tenant ? { tenant: input.tenant } : {}) },
     // The session's runs take AgentName (and AgentTenant) from it (workflows/calls/child-run-labels.ts).
     ...(calls.searchAttributes ? { typedSearchAttributes: startSearchAttributes(input) } : {}),
+    // The session's runs (its child workflows) and their activities inherit it on the server.
+    ...tenantPriorityOption(calls.tenants, input.tenant),
   };
 }
 

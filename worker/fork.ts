@@ -1,5 +1,6 @@
 import { bundleWorkflowCode, Worker, type InjectedSinks, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import type { Client } from '@temporalio/client';
+import type { Client, WorkflowExecutionDescription } from '@temporalio/client';
+import type { Priority } from '@temporalio/common';
 import type { temporal } from '@temporalio/proto';
 import { fetchDecodedHistory } from '../history/decoded-history';
 import { boundaryTaskEvents, CheckpointError, checkpointAt, correctionsAfterBoundary, type Checkpoint } from '../history/checkpoints';
@@ -75,6 +76,17 @@ export interface ForkOptions {
 }
 
 /**
+ * The dispatch of a fork: the run's (tier, fairness key and weight) when the fork is the run's
+ * tenant's; a fork charged to another tenant is that tenant's fairness key, at the run's tier and
+ * the default weight (the tenant's own weight is in the tenants file of the client that starts it).
+ */
+function forkPriority(description: WorkflowExecutionDescription, runTenant: string | undefined, forkTenant: string | undefined): { priority?: Priority } {
+  if (!description.raw.workflowExecutionInfo?.priority) return forkTenant !== undefined && forkTenant !== runTenant ? { priority: { fairnessKey: forkTenant } } : {};
+  if (forkTenant === undefined || forkTenant === runTenant) return { priority: description.priority };
+  return { priority: { ...(description.priority?.priorityKey !== undefined ? { priorityKey: description.priority.priorityKey } : {}), fairnessKey: forkTenant } };
+}
+
+/**
  * Forks a run to a new workflow id at a turn boundary: the fork starts from the state the run
  * had there (conversation, tool outputs, planner and session state, budgets used, control) and
  * goes on from turn N+1, while the original run stays as it is. Nothing before the boundary runs
@@ -118,7 +130,7 @@ export async function forkRun(client: Client, workflowId: string, options: ForkO
   if (!parsed.success) throw new CheckpointError('invalid_input', `invalid fork input: ${describeIssues(parsed.error)}`);
   const tooLarge = payloadTooLarge('the fork input', forkInput);
   if (tooLarge) throw new CheckpointError('invalid_input', tooLarge);
-  // Started as AgentClient.start starts a run (search attribute and memo), without the client;
+  // Started as AgentClient.start starts a run (search attribute, memo and priority), without the client;
   // never under a closed run's id, which the fork would take over (the run it forks, say).
   const handle = await client.workflow
     .start(agentRunWorkflowType, {
@@ -126,6 +138,7 @@ export async function forkRun(client: Client, workflowId: string, options: ForkO
       workflowId: forkId,
       args: [forkInput],
       ...agentRunStartAttributes(forkInput),
+      ...forkPriority(description, input.tenant, options.tenant),
       ...idReusePolicy(false),
     })
     .catch((err: unknown) => refuseTakenId(client, forkId, err, `a fork takes a workflow id no run has: give another, or none (${workflowId}-fork-<random>)`));

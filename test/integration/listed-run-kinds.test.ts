@@ -2,11 +2,14 @@
  * Every run kind is a first-class run: a session's runs and a sub-agent's runs carry AgentName
  * and mirror their status into AgentStatus, so a human finds them in `list --status awaiting`
  * (and every filter, the dashboard and /metrics, which read the same attributes) while they wait.
+ * Every run kind of a tenant also carries its Temporal priority (fair dispatch).
  */
 import { randomUUID } from 'node:crypto';
 import Long from 'long';
 import { Client, Connection } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
+import { forkRun } from '../../worker/fork';
+import { parseTenantsConfig } from '../../contracts/tenant-settings';
 import { AgentClient, AgentClientError } from '../../client/agent-client';
 import { agentTenantSearchAttribute, type RunInput } from '../../contracts';
 import { listRuns, listSessions } from '../../client/run-list';
@@ -14,6 +17,7 @@ import type { ScriptStep } from '../../workflows/planners/scripted';
 import { agentSuite } from '../support/agent-suite';
 import { callStep, finalStep, scriptedInput } from '../support/scripts';
 import { waitFor } from '../support/wait';
+import { forkBundleOption } from '../support/test-env';
 
 const suite = agentSuite('listed-kinds');
 
@@ -142,5 +146,84 @@ describe('tenants of every run kind', () => {
     } finally {
       await connection.close();
     }
+  });
+});
+
+describe("fair dispatch: a tenant's runs carry its priority and fairness key", () => {
+  const tenants = parseTenantsConfig({ default: { dispatch: { priority: 4 } }, tenants: { 'fair-acme': { dispatch: { priority: 2, weight: 3 } } } }, 'test');
+  const acme = { priorityKey: 2, fairnessKey: 'fair-acme', fairnessWeight: 3 };
+  /** A client of the deployment with that tenants file (as DURABLE_AGENTS_TENANTS_FILE gives AgentClient.fromEnv and the API server). */
+  const client = () => new AgentClient(suite.env.client, suite.taskQueue, true, { tenants });
+  /** The priority the server holds for an execution (its execution info: null when none was set). */
+  async function priorityOf(workflowId: string, runId?: string) {
+    const info = (await suite.env.client.workflow.getHandle(workflowId, runId).describe()).raw.workflowExecutionInfo;
+    return info?.priority ? { ...info.priority } : null;
+  }
+  /**
+   * What an execution's history records: the priority it started with, and the activities that
+   * set one of their own. The server dispatches each activity task with the workflow's priority
+   * merged under the activity's own (history service, processActivityTask), so none needs one.
+   */
+  async function historyPriorities(workflowId: string) {
+    const { events } = await suite.env.client.workflow.getHandle(workflowId).fetchHistory();
+    const startedWith = events?.[0]?.workflowExecutionStartedEventAttributes?.priority;
+    const activities = (events ?? []).flatMap((e) => (e.activityTaskScheduledEventAttributes ? [e.activityTaskScheduledEventAttributes] : []));
+    return {
+      startedWith: startedWith ? { ...startedWith } : null,
+      activities: activities.length,
+      activitiesWithOwn: activities.filter((a) => a.priority && (a.priority.priorityKey || a.priority.fairnessKey || a.priority.fairnessWeight)).length,
+    };
+  }
+  const echoes = (n: number, tail: ScriptStep[] = [finalStep('done')]): ScriptStep[] => [...Array.from({ length: n }, (_, i) => callStep({ name: 'echo', args: { text: `e${i}` } })), ...tail];
+
+  it("a tenant's run, its sub-agent run and a session's runs carry the tenant's tier, weight and fairness key; their activities set none of their own (the server dispatches them with the run's)", async () => {
+    const agents = client();
+    const steps: ScriptStep[] = [
+      { type: 'tool_calls', calls: [{ name: 'echo', args: { text: 'parent' } }, { id: 'sub', name: 'delegate', args: { task: 'echo', steps: echoes(1) } as never }] },
+      finalStep('parent done'),
+    ];
+    const { workflowId, runId } = await agents.start({ agent: 'delegator', messages: [{ role: 'user', content: 'delegate' }], plannerOptions: { steps }, tenant: 'fair-acme' });
+    expect(await agents.result(workflowId)).toMatchObject({ status: 'completed' });
+    const childId = `sub-${runId}/sub`;
+    expect(await priorityOf(workflowId)).toEqual(acme);
+    expect(await historyPriorities(workflowId)).toEqual({ startedWith: acme, activities: expect.any(Number), activitiesWithOwn: 0 });
+    expect(await priorityOf(childId)).toEqual(acme);
+    expect(await historyPriorities(childId)).toMatchObject({ startedWith: acme, activitiesWithOwn: 0 });
+
+    const sessionId = `fair-${Date.now()}`;
+    await agents.openSession(sessionId, { agent: 'scripted', tenant: 'fair-acme' });
+    const record = await agents.sendMessage(sessionId, { content: 'echo', plannerOptions: { steps: echoes(1) } });
+    expect(await agents.result(record.workflowId)).toMatchObject({ status: 'completed' });
+    expect(await priorityOf(`session-${sessionId}`)).toEqual(acme);
+    expect(await priorityOf(record.workflowId)).toEqual(acme);
+    await agents.closeSession(sessionId);
+
+    // A tenant without an entry of its own: the default's tier, its own fairness key.
+    const other = await agents.start(scriptedInput(echoes(1), { tenant: 'fair-other' }));
+    expect(await agents.result(other.workflowId)).toMatchObject({ status: 'completed' });
+    expect(await priorityOf(other.workflowId)).toEqual({ priorityKey: 4, fairnessKey: 'fair-other' });
+  });
+
+  it('a continued, rewound and forked run keeps its priority; a run without a tenant has none', async () => {
+    const agents = client();
+    const { workflowId, runId: firstRunId } = await agents.start(scriptedInput(echoes(3), { policy: { continueAsNewAfterEvents: 1 }, tenant: 'fair-acme' }));
+    expect(await agents.result(workflowId)).toMatchObject({ status: 'completed' });
+    const last = await suite.env.client.workflow.getHandle(workflowId).describe();
+    expect(last.runId).not.toBe(firstRunId);
+    expect(await priorityOf(workflowId)).toEqual(acme);
+
+    // The last execution's boundary (turns count across continue-as-new).
+    const { runId: rewoundRunId } = await agents.rewind(workflowId, { toTurn: 3, reason: 'again' });
+    expect(await agents.result(workflowId)).toMatchObject({ status: 'completed' });
+    expect(await priorityOf(workflowId, rewoundRunId)).toEqual(acme);
+
+    const fork = await forkRun(suite.env.client, workflowId, { toTurn: 3, ...(await forkBundleOption()) });
+    expect(await agents.result(fork.workflowId)).toMatchObject({ status: 'completed' });
+    expect(await priorityOf(fork.workflowId)).toEqual(acme);
+
+    const plain = await agents.start(scriptedInput(echoes(1)));
+    expect(await agents.result(plain.workflowId)).toMatchObject({ status: 'completed' });
+    expect(await priorityOf(plain.workflowId)).toBeNull();
+    expect(await historyPriorities(plain.workflowId)).toEqual({ startedWith: null, activities: 1, activitiesWithOwn: 0 });
   });
 });

@@ -2,6 +2,9 @@
 // variable; workerConfigFromEnv() and clientOptionsFromEnv() read them when asked (and
 // createAgentWorker, the one-call factory, for what its options leave out).
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { clientOptionsFromEnv } from '../../client/agent-client';
 import { unreadEnvWarning, unreadEnvWarningCode, warnUnreadEnvOnce } from '../../client/unread-env';
 import { withWorkerEnvDefaults, workerConfigFromEnv } from '../../worker/config-worker';
@@ -67,6 +70,17 @@ describe('clientOptionsFromEnv', () => {
     const options = clientOptionsFromEnv({});
     expect(options.dataConverter?.payloadCodecs?.[0]).toBeInstanceOf(EncryptedPayloadGuard);
     expect(options.tracing).toBeUndefined();
+    expect(options.tenants).toBeUndefined();
+  });
+
+  it("reads the deployment's tenants file (the dispatch of a tenant's runs), and names it when it is wrong", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'client-tenants-'));
+    const file = join(dir, 'tenants.json');
+    writeFileSync(file, JSON.stringify({ tenants: { acme: { dispatch: { priority: 2, weight: 3 } } } }));
+    expect(clientOptionsFromEnv({ DURABLE_AGENTS_TENANTS_FILE: file }).tenants).toEqual({ tenants: { acme: { dispatch: { priority: 2, weight: 3 } } } });
+    writeFileSync(file, JSON.stringify({ tenants: { acme: { dispatch: { priority: 9 } } } }));
+    expect(() => clientOptionsFromEnv({ DURABLE_AGENTS_TENANTS_FILE: file })).toThrow(new RegExp(`^DURABLE_AGENTS_TENANTS_FILE ${file}: .*tenants\\.acme\\.dispatch\\.priority`));
+    rmSync(dir, { recursive: true, force: true });
   });
 });
 
