@@ -60,6 +60,8 @@ export function formatEvent(e: RunEvent): string {
       return `${head} ${e.toolCallId}: ${e.decision}${e.updated ? ` -> ${e.updated.name} ${JSON.stringify(e.updated.args)}` : ''}${e.reason ? ` (${e.reason})` : ''}${e.by ? ` by ${e.by}` : ''}`;
     case 'approval_judged':
       return `${head} ${e.toolCallId}: ${e.evaluator} says ${e.verdict}${e.confidence !== undefined ? ` (${e.confidence})` : ''}${e.escalated ? `, asking a person: ${e.why ?? ''}` : ''}`;
+    case 'approval_notified':
+      return `${head} ${e.toolCallId}: notice delivered by ${e.notifier} on attempt ${e.attempt} (${e.status})${e.keyId ? `, signed with ${e.keyId}` : ''}`;
     case 'approval_rules_changed':
       return `${head} rules ${e.version}${e.decided.length ? `, deciding ${e.decided.join(', ')}` : ''}`;
     case 'session_state_changed':

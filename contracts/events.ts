@@ -137,6 +137,21 @@ export const runEventSchema = builtOnce(() => {
       escalated: z.boolean(),
       why: z.string().optional(),
     }),
+    /**
+     * The notice of a waiting call reached its receiver (`confirmation.notify`, since 1.0.0): which
+     * notifier took it, on which attempt (a receiver that was down is tried again), the status it
+     * answered, when the link in it expires and the key that signed its body.
+     */
+    z.object({
+      ...base,
+      type: z.literal('approval_notified'),
+      toolCallId: z.string(),
+      notifier: z.string(),
+      attempt: z.number().int().positive(),
+      status: z.number().int(),
+      linkExpiresAt: z.string().optional(),
+      keyId: z.string().optional(),
+    }),
     /** The run's approval rules were replaced (setApprovalRules); `decided`: the waiting calls they decided at once (since 1.0.0). */
     z.object({ ...base, type: z.literal('approval_rules_changed'), version: z.string(), decided: z.array(z.string()) }),
     /** A call started early that the model's final answer did not contain (or the run ended): cancelled, not in the transcript. */

@@ -30,6 +30,8 @@ function describe(event: RunEvent): string {
       return `${event.toolCallId}: ${event.decision}${event.by ? ` by ${event.by}` : ''}${event.reason ? ` (${event.reason})` : ''}${event.updated ? ` → ${event.updated.name} ${short(event.updated.args)}` : ''}`;
     case 'approval_judged':
       return `${event.toolCallId}: judge ${event.evaluator} says ${event.verdict}${event.confidence !== undefined ? ` (${event.confidence})` : ''}${event.escalated ? `, asking a person: ${event.why ?? ''}` : ''}`;
+    case 'approval_notified':
+      return `${event.toolCallId}: notice delivered by ${event.notifier} on attempt ${event.attempt}${event.keyId ? `, signed with ${event.keyId}` : ''}`;
     case 'approval_rules_changed':
       return `approval rules ${event.version}${event.decided.length ? `, deciding ${event.decided.join(', ')}` : ''}`;
     case 'paused':

@@ -105,7 +105,8 @@ export const callDurationsCountWork = 'call-durations-count-work';
 /**
  * 1.0.0, in the baseline (never a marker of its own): a run whose input asks for it
  * (`confirmation.notify`) starts the approval notifier's activity when a call starts to wait for a
- * decision. Runs of earlier releases started none, whatever their input said.
+ * decision, logs `approval_notified` when it is delivered, and cancels it when the call stops
+ * waiting before then. Runs of earlier releases started none, whatever their input said.
  */
 export const approvalNotices = 'approval-notices';
 
