@@ -543,7 +543,7 @@ describe('the dashboard in a browser', () => {
   });
 
   it('notifies the approvers through a webhook with a signed body when a call starts to wait, and logs the delivery; a receiver down for a minute blocks nothing: a call decided meanwhile is not notified, the other is once it is back', async () => {
-    type Notice = { toolCallId: string; link: string };
+    type Notice = { toolCallId: string; link: string; linkExpiresAt: string };
     const received: { notice: Notice; headers: Record<string, string | string[] | undefined>; body: string }[] = [];
     /** Refused deliveries, by call. */
     const refused = new Map<string, number>();
