@@ -63,7 +63,7 @@ export function formatEvent(e: RunEvent): string {
     case 'approval_notified':
       return `${head} ${e.toolCallId}: notice delivered by ${e.notifier} on attempt ${e.attempt} (${e.status})${e.keyId ? `, signed with ${e.keyId}` : ''}`;
     case 'approval_rules_changed':
-      return `${head} rules ${e.version}${e.decided.length ? `, deciding ${e.decided.join(', ')}` : ''}`;
+      return `${head} rules ${e.version}${e.decided.length ? `, deciding ${e.decided.join(', ')}` : ''}${e.children?.length ? `, passed on to ${e.children.join(', ')}` : ''}`;
     case 'session_state_changed':
       return `${head} ${JSON.stringify(e.changes)} by ${e.toolCallId}`;
     case 'child_started':

@@ -152,8 +152,11 @@ export const runEventSchema = builtOnce(() => {
       linkExpiresAt: z.string().optional(),
       keyId: z.string().optional(),
     }),
-    /** The run's approval rules were replaced (setApprovalRules); `decided`: the waiting calls they decided at once (since 1.0.0). */
-    z.object({ ...base, type: z.literal('approval_rules_changed'), version: z.string(), decided: z.array(z.string()) }),
+    /**
+     * The run's approval rules were replaced (setApprovalRules); `decided`: the waiting calls they
+     * decided at once; `children`: the open sub-agent runs they were passed on to (since 1.0.0).
+     */
+    z.object({ ...base, type: z.literal('approval_rules_changed'), version: z.string(), decided: z.array(z.string()), children: z.array(z.string()).optional() }),
     /** A call started early that the model's final answer did not contain (or the run ended): cancelled, not in the transcript. */
     z.object({ ...base, type: z.literal('early_call_discarded'), turn: z.number().int(), toolCallId: z.string(), name: z.string(), reason: z.string() }),
     /** A call's success wrote a write-once output path. */

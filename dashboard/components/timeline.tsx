@@ -33,7 +33,7 @@ function describe(event: RunEvent): string {
     case 'approval_notified':
       return `${event.toolCallId}: notice delivered by ${event.notifier} on attempt ${event.attempt}${event.keyId ? `, signed with ${event.keyId}` : ''}`;
     case 'approval_rules_changed':
-      return `approval rules ${event.version}${event.decided.length ? `, deciding ${event.decided.join(', ')}` : ''}`;
+      return `approval rules ${event.version}${event.decided.length ? `, deciding ${event.decided.join(', ')}` : ''}${event.children?.length ? `, passed on to ${counted(event.children.length, 'sub-agent run')}` : ''}`;
     case 'paused':
       return `paused at ${event.point} (turn ${event.turn}): ${event.reason}`;
     case 'resumed':
