@@ -43,7 +43,7 @@ export function formatEvent(e: RunEvent): string {
     case 'budget_credited':
       return `${head} ${e.waitedMs} ms not charged: ${e.reason}`;
     case 'model_usage':
-      return `${head} turn ${e.turn}${e.model ? ` ${e.model}` : ''}: ${e.tokensUnknown ? 'tokens unknown' : `${e.tokens} tokens`}, ${e.cost ? `cost ${Math.round(e.cost.amount * 10_000) / 10_000} ${e.cost.currency}` : 'cost unknown'}`;
+      return `${head} turn ${e.turn}${e.judge ? ` judge ${e.judge}` : ''}${e.model ? ` ${e.model}` : ''}: ${e.tokensUnknown ? 'tokens unknown' : `${e.tokens} tokens`}, ${e.cost ? `cost ${Math.round(e.cost.amount * 10_000) / 10_000} ${e.cost.currency}` : 'cost unknown'}`;
     case 'kill_requested':
       return `${head} ${e.reason} (${e.source})`;
     case 'run_terminated':

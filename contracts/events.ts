@@ -84,8 +84,9 @@ export const runEventSchema = builtOnce(() => {
     z.object({ ...base, type: z.literal('intervention_rejected'), id: z.number().int(), kind: z.string(), reason: z.string() }),
     z.object({ ...base, type: z.literal('budget_changed'), change: z.record(z.string(), z.number()) }),
     /**
-     * A planner's model calls of this turn ended (since 1.0.0): their tokens and, when the
-     * worker's price table priced them, their cost; `costUnknown` when it did not.
+     * A planner's model calls of this turn ended, or an approval judge's (`judge`) (since 1.0.0):
+     * their tokens and, when the worker's price table priced them, their cost; `costUnknown` when
+     * it did not.
      */
     z.object({
       ...base,
@@ -97,6 +98,8 @@ export const runEventSchema = builtOnce(() => {
       tokensUnknown: z.boolean().optional(),
       cost: z.object({ amount: z.number().nonnegative(), currency: z.string() }).optional(),
       costUnknown: z.boolean().optional(),
+      /** Set when an approval judge made the call, not the planner: its evaluator. */
+      judge: z.string().optional(),
     }),
     /** A wait that is not work (a rewind's reset, no workflow worker) was not charged to the time budget. */
     z.object({ ...base, type: z.literal('budget_credited'), waitedMs: z.number().int().nonnegative(), reason: z.string() }),

@@ -48,7 +48,7 @@ function describe(event: RunEvent): string {
     case 'budget_credited':
       return `${formatDuration(event.waitedMs)} not charged to the time budget`;
     case 'model_usage':
-      return `model ${event.model ?? ''}: ${event.tokensUnknown ? 'tokens unknown' : counted(event.tokens, 'token')}, ${event.cost ? formatMoney(event.cost.amount, event.cost.currency) : 'cost unknown'}`;
+      return `${event.judge ? `judge ${event.judge}, ` : ''}model ${event.model ?? ''}: ${event.tokensUnknown ? 'tokens unknown' : counted(event.tokens, 'token')}, ${event.cost ? formatMoney(event.cost.amount, event.cost.currency) : 'cost unknown'}`;
     case 'await_opened':
       return `waiting for ${counted(event.items.length, 'answer')}`;
     case 'await_answered':

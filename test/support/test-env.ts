@@ -5,7 +5,7 @@ import { Worker, type WorkerOptions, type WorkflowBundleWithSourceMap } from '@t
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Client } from '@temporalio/client';
 import type { ActivityDependencies, ToolImplementation } from '../../activities';
-import { DurableAgentsPlugin } from '../../worker/plugin';
+import { DurableAgentsPlugin, type DurableAgentsPluginOptions } from '../../worker/plugin';
 import { AgentClient } from '../../client/agent-client';
 import { buildTestBundle, buildTestForkBundle } from './test-bundle';
 import { testAgents } from './agents';
@@ -80,18 +80,22 @@ export async function createTestWorker(
   taskQueue: string,
   tools: readonly ToolImplementation[],
   runtime: ActivityDependencies['runtime'] = {},
-  /** Further worker options (e.g. `maxCachedWorkflows: 0`, so every workflow task replays the run; `debugMode: false`, see {@link inProcessWorkerOptions}). */
-  options: Pick<WorkerOptions, 'maxCachedWorkflows' | 'debugMode'> = {},
+  /**
+   * Further worker options (e.g. `maxCachedWorkflows: 0`, so every workflow task replays the run; `debugMode: false`, see {@link inProcessWorkerOptions}),
+   * and `plugin`: judges beside the test judges, and model settings (`prices` also price judges' model calls).
+   */
+  options: Pick<WorkerOptions, 'maxCachedWorkflows' | 'debugMode'> & { readonly plugin?: Pick<DurableAgentsPluginOptions, 'approvalJudges' | 'model'> } = {},
 ): Promise<Worker> {
+  const { plugin, ...workerOptions } = options;
   return Worker.create({
     connection: env.nativeConnection,
     namespace: env.namespace ?? 'default',
     taskQueue,
     workflowBundle: await workflowBundleOption(),
     // The plugin a user's worker gets.
-    plugins: [new DurableAgentsPlugin({ agents: testAgents, tools, runtime, approvalJudges: testApprovalJudges })],
+    plugins: [new DurableAgentsPlugin({ agents: testAgents, tools, runtime, ...plugin, approvalJudges: { ...testApprovalJudges, ...plugin?.approvalJudges } })],
     ...inProcessWorkerOptions,
-    ...options,
+    ...workerOptions,
   });
 }
 

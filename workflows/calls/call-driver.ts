@@ -9,7 +9,7 @@ import type { HookAction } from '../agents/agent-hooks';
 import { RunTerminated } from '../kernel/run-terminated';
 import { isPending } from '../state/safe-point';
 import { sendApprovalNotice } from './approval-notice';
-import { judgeCall } from './approval-judging';
+import { countJudgeUsage, judgeCall } from './approval-judging';
 import { runContext } from '../kernel/run-context';
 import { rethrow, waitOn, type CallStep } from './call-steps';
 import type { CallsRun } from './calls-run';
@@ -117,7 +117,11 @@ export class CallDriver {
         case 'judge': {
           let judged: Promise<CallEvent>;
           try {
-            judged = judgeCall(row.request, action.verdict, facts.confirmation).then((judgement) => ({ type: 'judged', judgement }) as const);
+            const evaluator = action.verdict.judge?.evaluator ?? '';
+            judged = judgeCall(row.request, action.verdict, facts.confirmation).then((judgement) => {
+              countJudgeUsage(state, row.request.turn, evaluator, judgement);
+              return { type: 'judged', judgement } as const;
+            });
           } catch (err) {
             return this.afterFailure(row, err);
           }
