@@ -542,6 +542,29 @@ describe('the dashboard in a browser', () => {
     expect((await events(workflowId)).find((e) => e.type === 'approval_decided' && e.toolCallId === 'call_0_1')).toMatchObject({ decision: 'edit', by: 'dora (on-call)', updated: { args: { text: 'edited' } } });
   });
 
+  it('an approval link rejects with a reason, replaces the call with another tool, and approves a tool for the rest of the run, each bound to its digest', async () => {
+    const calls = ['rj', 'rp', 'al'].map((id) => ({ id, name: 'echo', args: { text: `from ${id}` } }));
+    const { workflowId } = await suite.agents.start(scriptedInput([callStep(...calls), callStep({ id: 'later', name: 'echo', args: { text: 'later' } }), finalStep('linked')], { confirmation: { tools: ['echo'] } }));
+    await waitFor('three calls waiting', async () => ((await suite.agents.pendingInputs(workflowId)).approvals.length === 3 ? true : undefined));
+    const link = async (toolCallId: string) => ((await mintLink(workflowId, { toolCallId, approver: { names: ['gil'] } })).body as { url: string }).url;
+    const [reject, replace, always] = [await link('rj'), await link('rp'), await link('al')];
+    expect((await openLink(replace)).text).toContain('name="action" value="replace"');
+    expect(await answerLink(reject!, { action: 'reject', reason: 'not today' })).toMatchObject({ status: 200, text: expect.stringContaining('was rejected by gil') });
+    expect(await answerLink(replace!, { action: 'replace', name: 'add', args: '{"a": 2, "b": 3}' })).toMatchObject({ status: 200, text: expect.stringContaining('was replaced with another call by gil') });
+    expect(await answerLink(always!, { action: 'approve', always: 'yes' })).toMatchObject({ status: 200, text: expect.stringContaining('was approved for the rest of the run by gil') });
+    const result = await suite.agents.result(workflowId);
+    expect(result).toMatchObject({ status: 'completed', final: { text: 'linked' } });
+    const log = await events(workflowId);
+    expect(log.filter((e) => e.type === 'approval_decided').map((e) => e.type === 'approval_decided' && [e.toolCallId, e.decision, e.by, e.digest, e.reason ?? e.updated?.name ?? e.always])).toEqual([
+      ['rj', 'reject', 'gil', approvalDigest('echo', { text: 'from rj' }), 'not today'],
+      ['rp', 'replace', 'gil', approvalDigest('echo', { text: 'from rp' }), 'add'],
+      ['al', 'approve', 'gil', approvalDigest('echo', { text: 'from al' }), true],
+    ]);
+    // Approved for good through the link: the next echo asked no one.
+    expect(log.filter((e) => e.type === 'approval_requested').map((e) => e.type === 'approval_requested' && e.toolCallId)).toEqual(['rj', 'rp', 'al']);
+    expect(log.find((e) => e.type === 'tool_result' && e.toolCallId === 'rp')).toMatchObject({ name: 'add', status: 'ok' });
+  });
+
   it('notifies the approvers through a webhook with a signed body when a call starts to wait, and logs the delivery; a receiver down for a minute blocks nothing: a call decided meanwhile is not notified, the other is once it is back', async () => {
     type Notice = { toolCallId: string; link: string; linkExpiresAt: string };
     const received: { notice: Notice; headers: Record<string, string | string[] | undefined>; body: string }[] = [];

@@ -96,7 +96,7 @@ describe("deniedChange: a person's edit or replace is ruled on by the run's deny
     ],
   };
   const facts = { confirmation: { all: false, tools: [], exempt: [], rules }, alwaysApproved: new Set<string>(), agent: 'a' };
-  const prepared = (name: string, args: unknown) => prepareCall(tools, { ...request, name, args });
+  const prepared = (name: string, args: ToolRequest['args']) => prepareCall(tools, { ...request, name, args });
 
   it('refuses an edit into what a deny rule matches, with its reason', () => {
     expect(deniedChange({ decision: 'edit', toolCallId: 'c1', args: { amount: 5000 } }, prepared('pay', { amount: 5000 }), facts)).toMatchObject({
