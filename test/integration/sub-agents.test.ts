@@ -183,6 +183,34 @@ describe('agents as tools (sub-agent child workflows) on a real dev server', () 
     ]);
   });
 
+  it("a sub-agent run's calls are judged by the judge rule it inherits from its parent: sure verdicts decide there, an escalation is asked of a person through the tree", async () => {
+    const rules = { version: 'judged-tree', rules: [{ id: 'judge-echo', effect: 'judge' as const, tools: ['echo'], judge: { evaluator: 'by-text' } }] };
+    const { workflowId } = await suite.agents.start(
+      delegatorRun([delegate('d', 'echo three', childScript({ name: 'echo', args: { text: 'ok send' } }, { name: 'echo', args: { text: 'no send' } }, { name: 'echo', args: { text: 'unsure send' } })), done], {
+        confirmation: { tools: ['echo'], rules },
+      }),
+    );
+    // Only the call its judge escalated waits, at the child, under the parent's tree.
+    const [waiting] = await waitFor('the escalated call', async () => {
+      const all = await suite.agents.pendingInputsTree(workflowId);
+      return all[0]?.approvals.length === 1 ? all : undefined;
+    });
+    expect(waiting).toMatchObject({ path: ['d'], approvals: [{ toolCallId: 'call_0_2', args: { text: 'unsure send' } }] });
+    await suite.agents.decideInTree(workflowId, ['d'], { decision: 'approve', toolCallId: 'call_0_2', by: 'ops' });
+    expect(await suite.agents.result(workflowId)).toMatchObject({ status: 'completed', final: { text: 'parent done' } });
+    const childLog = (await suite.agents.events(waiting!.workflowId, 0, 200)).events;
+    expect(childLog.filter((e) => e.type === 'approval_judged').map((e) => e.type === 'approval_judged' && [e.toolCallId, e.evaluator, e.verdict, e.escalated])).toEqual([
+      ['call_0_0', 'by-text', 'approve', false],
+      ['call_0_1', 'by-text', 'reject', false],
+      ['call_0_2', 'by-text', 'escalate', true],
+    ]);
+    expect(childLog.filter((e) => e.type === 'approval_decided').map((e) => e.type === 'approval_decided' && [e.toolCallId, e.decision, e.by])).toEqual([
+      ['call_0_0', 'approve', 'judge by-text (rules judged-tree/judge-echo)'],
+      ['call_0_1', 'reject', 'judge by-text (rules judged-tree/judge-echo)'],
+      ['call_0_2', 'approve', 'ops'],
+    ]);
+  });
+
   it("a parent's new approval rules reach its open sub-agent runs at every depth, which judge their waiting calls again under them", async () => {
     const small = { text: 'small' };
     const big = { text: 'big' };
