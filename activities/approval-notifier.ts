@@ -1,7 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { ApplicationFailure } from '@temporalio/activity';
+import { ApplicationFailure, Context } from '@temporalio/activity';
 import { notifyApprovalActivityName, type ApprovalNotice, type ApprovalNoticeDelivery } from '../contracts/approval-notice';
 import { signApprovalLink, type ApprovalLinkKey, type Approver } from '../server/approval-links/link-token';
+import { signWebhookDelivery, webhookSignatureHeader, webhookTimestampHeader } from '../server/webhooks/webhook-signature';
+
+/** The header that names the key a notice was signed with (its id), beside the signature and timestamp headers. */
+export const noticeKeyIdHeader = 'X-Durable-Agents-Key-Id';
 
 /** Where notices go and what link they carry. */
 export interface ApprovalNotifierOptions {
@@ -23,6 +27,15 @@ export interface ApprovalNotifierOptions {
     readonly approver: Approver;
     readonly expiresIn?: number;
   };
+  /**
+   * Signs each notice's body so that the receiver can tell it came from your workers: an
+   * HMAC-SHA256 with `key` over `<timestamp>.<exact body>`, sent as `X-Durable-Agents-Signature:
+   * sha256=<hex>`, with `X-Durable-Agents-Timestamp` (Unix seconds) and `X-Durable-Agents-Key-Id`
+   * (`id`, so a receiver that holds several keys picks the right one while you rotate). A key of
+   * its own, not an approval link key: a receiver that verifies notices cannot mint links.
+   * Absent: notices are sent unsigned.
+   */
+  readonly signingKey?: { readonly id: string; readonly key: Uint8Array };
   /** Default: the global fetch. */
   readonly fetch?: typeof fetch;
 }
@@ -78,18 +91,24 @@ export function createApprovalNotifier(options: ApprovalNotifierOptions): Record
   const key = options.links.keys[0];
   const origin = new URL(options.webhookUrl).origin;
   const send = options.fetch ?? fetch;
+  const signing = options.signingKey;
+  if (signing && (signing.key.length < 16 || !/^[A-Za-z0-9._-]{1,64}$/.test(signing.id))) {
+    throw new Error(`approvalNotifier.signingKey ${JSON.stringify(signing.id.slice(0, 64))}: the id must be 1-64 characters of A-Z a-z 0-9 . _ - and the key at least 16 bytes (32 recommended)`);
+  }
   const notify = async (notice: ApprovalNotice): Promise<ApprovalNoticeDelivery> => {
     if (!key) throw ApplicationFailure.nonRetryable('the approval notifier has no link key (links.keys is empty)', 'not_configured');
     const now = Math.floor(Date.now() / 1000);
     const exp = now + (options.links.expiresIn ?? 24 * 3600);
     const token = signApprovalLink(key, { jti: randomBytes(12).toString('base64url'), run: notice.workflowId, toolCallId: notice.toolCallId, digest: notice.digest, approver: options.links.approver, iat: now, exp });
     const link = { url: `${options.links.publicUrl.replace(/\/+$/, '')}/approve/${token}`, expiresAt: new Date(exp * 1000).toISOString(), approver: options.links.approver };
+    const body = JSON.stringify(approvalNoticeBody(notice, link));
+    const signed: Record<string, string> = signing ? { [webhookTimestampHeader]: String(now), [webhookSignatureHeader]: signWebhookDelivery(signing.key, now, body), [noticeKeyIdHeader]: signing.id } : {};
     let response: Response;
     try {
       response = await send(options.webhookUrl, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', ...options.headers },
-        body: JSON.stringify(approvalNoticeBody(notice, link)),
+        headers: { 'content-type': 'application/json', ...options.headers, ...signed },
+        body,
         signal: AbortSignal.timeout(20_000),
       });
     } catch (err) {
@@ -97,7 +116,7 @@ export function createApprovalNotifier(options: ApprovalNotifierOptions): Record
     }
     await response.body?.cancel().catch(() => undefined);
     if (!response.ok) throw new Error(`the approval webhook at ${origin} answered ${response.status}; the notice is sent again`);
-    return { status: response.status, linkExpiresAt: link.expiresAt };
+    return { notifier: `webhook ${origin}`, attempt: Context.current().info.attempt, status: response.status, linkExpiresAt: link.expiresAt, ...(signing ? { keyId: signing.id } : {}) };
   };
   return { [notifyApprovalActivityName]: notify };
 }

@@ -10,7 +10,9 @@ const defaultInstructions =
  * A judge that asks a model (an OpenAI-compatible chat endpoint, through the `openai` client)
  * about the call: the model answers JSON `{ "verdict": "approve" | "reject" | "escalate",
  * "confidence": 0..1, "reason": "…" }`. An answer that is not such JSON throws, so the run asks a
- * person; so do the client's errors (an outage, a rate limit).
+ * person; so do the client's errors (an outage, a rate limit). Its model call is the run's: the
+ * judgement carries its usage, priced with the worker's `model.prices`, and the run counts it in
+ * its token, model-call and money budgets (a `model_usage` event naming the judge).
  */
 export function modelJudge(options: { readonly openai: OpenAI; readonly model: string; readonly instructions?: string }): ApprovalJudge {
   return async (request) => {
@@ -30,6 +32,20 @@ export function modelJudge(options: { readonly openai: OpenAI; readonly model: s
     }
     const judgement = approvalJudgementSchema().safeParse(parsed);
     if (!judgement.success) throw new Error(`the judge model ${options.model} answered no judgement: ${describeIssues(judgement.error)}`);
-    return judgement.data;
+    // The call is the run's: its tokens (and cost, priced by the worker) count in the run's budgets.
+    const reported = completion.usage;
+    const usage = {
+      model: options.model,
+      ...(reported
+        ? {
+            promptTokens: reported.prompt_tokens,
+            completionTokens: reported.completion_tokens,
+            totalTokens: reported.total_tokens,
+            ...(reported.prompt_tokens_details?.cached_tokens !== undefined ? { cachedPromptTokens: reported.prompt_tokens_details.cached_tokens } : {}),
+          }
+        : {}),
+    };
+    const { verdict, confidence, reason } = judgement.data;
+    return { verdict, ...(confidence !== undefined ? { confidence } : {}), ...(reason !== undefined ? { reason } : {}), usage };
   };
 }

@@ -43,7 +43,7 @@ export function formatEvent(e: RunEvent): string {
     case 'budget_credited':
       return `${head} ${e.waitedMs} ms not charged: ${e.reason}`;
     case 'model_usage':
-      return `${head} turn ${e.turn}${e.model ? ` ${e.model}` : ''}: ${e.tokensUnknown ? 'tokens unknown' : `${e.tokens} tokens`}, ${e.cost ? `cost ${Math.round(e.cost.amount * 10_000) / 10_000} ${e.cost.currency}` : 'cost unknown'}`;
+      return `${head} turn ${e.turn}${e.judge ? ` judge ${e.judge}` : ''}${e.model ? ` ${e.model}` : ''}: ${e.tokensUnknown ? 'tokens unknown' : `${e.tokens} tokens`}, ${e.cost ? `cost ${Math.round(e.cost.amount * 10_000) / 10_000} ${e.cost.currency}` : 'cost unknown'}`;
     case 'kill_requested':
       return `${head} ${e.reason} (${e.source})`;
     case 'run_terminated':
@@ -60,8 +60,10 @@ export function formatEvent(e: RunEvent): string {
       return `${head} ${e.toolCallId}: ${e.decision}${e.updated ? ` -> ${e.updated.name} ${JSON.stringify(e.updated.args)}` : ''}${e.reason ? ` (${e.reason})` : ''}${e.by ? ` by ${e.by}` : ''}`;
     case 'approval_judged':
       return `${head} ${e.toolCallId}: ${e.evaluator} says ${e.verdict}${e.confidence !== undefined ? ` (${e.confidence})` : ''}${e.escalated ? `, asking a person: ${e.why ?? ''}` : ''}`;
+    case 'approval_notified':
+      return `${head} ${e.toolCallId}: notice delivered by ${e.notifier} on attempt ${e.attempt} (${e.status})${e.keyId ? `, signed with ${e.keyId}` : ''}`;
     case 'approval_rules_changed':
-      return `${head} rules ${e.version}${e.decided.length ? `, deciding ${e.decided.join(', ')}` : ''}`;
+      return `${head} rules ${e.version}${e.decided.length ? `, deciding ${e.decided.join(', ')}` : ''}${e.children?.length ? `, passed on to ${e.children.join(', ')}` : ''}`;
     case 'quota_waiting':
       return `${head} tenant ${e.tenant} (${e.phase}${e.position ? `, #${e.position} in line` : ''}): ${e.reason}${e.until ? ` until ${e.until}` : ''}`;
     case 'quota_cleared':

@@ -17,6 +17,12 @@ export interface ApprovalNotice {
 
 /** What the notifier answers once someone took the notice. */
 export interface ApprovalNoticeDelivery {
+  /** Which notifier delivered it, for people (`webhook <origin>`: never the webhook's secret path). */
+  readonly notifier: string;
+  /** The attempt that delivered it (1: the first). */
+  readonly attempt: number;
+  /** The id of the key that signed the notice's body, when it was signed. */
+  readonly keyId?: string;
   /** The HTTP status the receiver answered. */
   readonly status: number;
   /** When the link in the notice expires (ISO 8601). */

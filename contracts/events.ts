@@ -84,8 +84,9 @@ export const runEventSchema = builtOnce(() => {
     z.object({ ...base, type: z.literal('intervention_rejected'), id: z.number().int(), kind: z.string(), reason: z.string() }),
     z.object({ ...base, type: z.literal('budget_changed'), change: z.record(z.string(), z.number()) }),
     /**
-     * A planner's model calls of this turn ended (since 1.0.0): their tokens and, when the
-     * worker's price table priced them, their cost; `costUnknown` when it did not.
+     * A planner's model calls of this turn ended, or an approval judge's (`judge`) (since 1.0.0):
+     * their tokens and, when the worker's price table priced them, their cost; `costUnknown` when
+     * it did not.
      */
     z.object({
       ...base,
@@ -97,6 +98,8 @@ export const runEventSchema = builtOnce(() => {
       tokensUnknown: z.boolean().optional(),
       cost: z.object({ amount: z.number().nonnegative(), currency: z.string() }).optional(),
       costUnknown: z.boolean().optional(),
+      /** Set when an approval judge made the call, not the planner: its evaluator. */
+      judge: z.string().optional(),
     }),
     /** A wait that is not work (a rewind's reset, no workflow worker) was not charged to the time budget. */
     z.object({ ...base, type: z.literal('budget_credited'), waitedMs: z.number().int().nonnegative(), reason: z.string() }),
@@ -137,8 +140,26 @@ export const runEventSchema = builtOnce(() => {
       escalated: z.boolean(),
       why: z.string().optional(),
     }),
-    /** The run's approval rules were replaced (setApprovalRules); `decided`: the waiting calls they decided at once (since 1.0.0). */
-    z.object({ ...base, type: z.literal('approval_rules_changed'), version: z.string(), decided: z.array(z.string()) }),
+    /**
+     * The notice of a waiting call reached its receiver (`confirmation.notify`, since 1.0.0): which
+     * notifier took it, on which attempt (a receiver that was down is tried again), the status it
+     * answered, when the link in it expires and the key that signed its body.
+     */
+    z.object({
+      ...base,
+      type: z.literal('approval_notified'),
+      toolCallId: z.string(),
+      notifier: z.string(),
+      attempt: z.number().int().positive(),
+      status: z.number().int(),
+      linkExpiresAt: z.string().optional(),
+      keyId: z.string().optional(),
+    }),
+    /**
+     * The run's approval rules were replaced (setApprovalRules); `decided`: the waiting calls they
+     * decided at once; `children`: the open sub-agent runs they were passed on to (since 1.0.0).
+     */
+    z.object({ ...base, type: z.literal('approval_rules_changed'), version: z.string(), decided: z.array(z.string()), children: z.array(z.string()).optional() }),
     /** A call started early that the model's final answer did not contain (or the run ended): cancelled, not in the transcript. */
     z.object({ ...base, type: z.literal('early_call_discarded'), turn: z.number().int(), toolCallId: z.string(), name: z.string(), reason: z.string() }),
     /** A call's success wrote a write-once output path. */

@@ -52,6 +52,7 @@ export interface DurableAgentsPluginOptions {
   /**
    * The judges of `judge` approval rules, by name: each approves, rejects or escalates a call
    * (docs/human-in-the-loop.md, "Approval rules"). A run whose judge this worker lacks asks a person.
+   * A judge's model call (its judgement's `usage`) is priced with `model.prices` and counted in the run's budgets.
    */
   readonly approvalJudges?: Readonly<Record<string, ApprovalJudge>>;
   /**
@@ -245,7 +246,7 @@ export class DurableAgentsPlugin extends SimplePlugin {
       // Sessions' schedules post through it (workflows/sessions/scheduled-message.ts), whatever the runtime.
       [deliverScheduledMessageActivityName]: createDeliverScheduledMessage(),
       ...(options.approvalNotifier ? createApprovalNotifier(options.approvalNotifier) : {}),
-      ...(options.approvalJudges ? createApprovalJudges(options.approvalJudges) : {}),
+      ...(options.approvalJudges ? createApprovalJudges(options.approvalJudges, options.model?.prices) : {}),
       ...createTenantAccountActivities(options.tenants ?? undefined),
     };
     const keys = options.encryption ?? undefined;

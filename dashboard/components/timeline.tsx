@@ -30,8 +30,10 @@ function describe(event: RunEvent): string {
       return `${event.toolCallId}: ${event.decision}${event.by ? ` by ${event.by}` : ''}${event.reason ? ` (${event.reason})` : ''}${event.updated ? ` → ${event.updated.name} ${short(event.updated.args)}` : ''}`;
     case 'approval_judged':
       return `${event.toolCallId}: judge ${event.evaluator} says ${event.verdict}${event.confidence !== undefined ? ` (${event.confidence})` : ''}${event.escalated ? `, asking a person: ${event.why ?? ''}` : ''}`;
+    case 'approval_notified':
+      return `${event.toolCallId}: notice delivered by ${event.notifier} on attempt ${event.attempt}${event.keyId ? `, signed with ${event.keyId}` : ''}`;
     case 'approval_rules_changed':
-      return `approval rules ${event.version}${event.decided.length ? `, deciding ${event.decided.join(', ')}` : ''}`;
+      return `approval rules ${event.version}${event.decided.length ? `, deciding ${event.decided.join(', ')}` : ''}${event.children?.length ? `, passed on to ${counted(event.children.length, 'sub-agent run')}` : ''}`;
     case 'paused':
       return `paused at ${event.point} (turn ${event.turn}): ${event.reason}`;
     case 'resumed':
@@ -46,7 +48,7 @@ function describe(event: RunEvent): string {
     case 'budget_credited':
       return `${formatDuration(event.waitedMs)} not charged to the time budget`;
     case 'model_usage':
-      return `model ${event.model ?? ''}: ${event.tokensUnknown ? 'tokens unknown' : counted(event.tokens, 'token')}, ${event.cost ? formatMoney(event.cost.amount, event.cost.currency) : 'cost unknown'}`;
+      return `${event.judge ? `judge ${event.judge}, ` : ''}model ${event.model ?? ''}: ${event.tokensUnknown ? 'tokens unknown' : counted(event.tokens, 'token')}, ${event.cost ? formatMoney(event.cost.amount, event.cost.currency) : 'cost unknown'}`;
     case 'await_opened':
       return `waiting for ${counted(event.items.length, 'answer')}`;
     case 'await_answered':

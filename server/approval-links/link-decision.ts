@@ -4,8 +4,12 @@ import type { ApprovalLinkClaims } from './link-token';
 
 /** The fields of the link page's form. */
 export interface LinkForm {
-  /** `approve`, `reject` or `edit`. */
+  /** `approve`, `reject`, `edit` or `replace`. */
   readonly action?: string;
+  /** `yes` with `approve`: approve the tool for the rest of the run. */
+  readonly always?: string;
+  /** The tool that replaces the call (`replace`). */
+  readonly name?: string;
   /** Who answers: required when the link names several people or a role. */
   readonly approver?: string;
   /** The reason of a rejection. */
@@ -50,22 +54,26 @@ export function linkDecision(claims: ApprovalLinkClaims, form: LinkForm): { read
   const common = { toolCallId: claims.toolCallId, by: who.by, digest: claims.digest };
   switch (form.action) {
     case 'approve':
-      return { decision: { decision: 'approve', ...common } };
+      return { decision: { decision: 'approve', ...common, ...(form.always === 'yes' ? { always: true } : {}) } };
     case 'reject': {
       const reason = form.reason?.trim() ?? '';
       if (reason.length > maxReasonChars) return { type: 'invalid_input', message: `reason: at most ${maxReasonChars} characters; got ${reason.length}` };
       return { decision: { decision: 'reject', ...common, reason: reason || `rejected by ${who.by} from an approval link` } };
     }
-    case 'edit': {
+    case 'edit':
+    case 'replace': {
       let args: unknown;
       try {
         args = JSON.parse(form.args ?? '');
       } catch (err) {
         return { type: 'invalid_input', message: `args: not JSON (${err instanceof Error ? quoted(err.message, 100) : 'unreadable'}); give the edited arguments as a JSON value` };
       }
-      return { decision: { decision: 'edit', ...common, args } };
+      if (form.action === 'edit') return { decision: { decision: 'edit', ...common, args } };
+      const name = form.name?.trim() ?? '';
+      if (!name || name.length > 200) return { type: 'invalid_input', message: `name: give the tool that replaces the call (1 to 200 characters)` };
+      return { decision: { decision: 'replace', ...common, name, args } };
     }
     default:
-      return { type: 'invalid_input', message: `action: expected approve, reject or edit; got ${form.action === undefined ? 'none' : quoted(form.action, 50)}` };
+      return { type: 'invalid_input', message: `action: expected approve, reject, edit or replace; got ${form.action === undefined ? 'none' : quoted(form.action, 50)}` };
   }
 }

@@ -48,7 +48,8 @@ function approverField(claims: ApprovalLinkClaims): string {
 
 /**
  * The link's page: the run, the call and its arguments (as text: whatever they contain is
- * escaped), and one form that approves, rejects (with a reason) or approves edited arguments.
+ * escaped), and one form that approves (for the rest of the run, too), rejects (with a reason),
+ * approves edited arguments, or runs another tool instead.
  * The form posts to the page's own address; nothing is decided by opening it.
  */
 export function approvalPage(claims: ApprovalLinkClaims, call: WaitingCall): string {
@@ -60,17 +61,20 @@ export function approvalPage(claims: ApprovalLinkClaims, call: WaitingCall): str
 <dt>Digest</dt><dd><code>${escapeHtml(claims.digest)}</code></dd>
 <dt>Link valid until</dt><dd>${new Date(claims.exp * 1000).toISOString()}</dd></dl>
 <form method="post">${approverField(claims)}
+<label><input type="checkbox" name="always" value="yes" style="width:auto"> and approve ${escapeHtml(call.name)} for the rest of this run (stop asking)</label>
 <button type="submit" name="action" value="approve">Approve</button>
 <label for="reason">Reason (for a rejection)</label><textarea id="reason" name="reason" rows="2" maxlength="2000"></textarea>
 <button type="submit" name="action" value="reject">Reject</button>
 <label for="args">Arguments (edit them, then approve the edited call)</label><textarea id="args" name="args" rows="8">${escapeHtml(args)}</textarea>
-<button type="submit" name="action" value="edit">Approve with these arguments</button></form>`;
+<button type="submit" name="action" value="edit">Approve with these arguments</button>
+<label for="name">Or another tool, run with the arguments above instead</label><input id="name" name="name" maxlength="200" value="${escapeHtml(call.name)}">
+<button type="submit" name="action" value="replace">Run this tool instead</button></form>`;
   return document(`Approve ${call.name}?`, body);
 }
 
 /** The page after a decision the run took. */
 export function decidedPage(claims: ApprovalLinkClaims, decision: string, by: string): string {
-  const verb = decision === 'reject' ? 'Rejected' : decision === 'edit' ? 'Approved with edited arguments' : 'Approved';
+  const verb = decision === 'reject' ? 'Rejected' : decision === 'edit' ? 'Approved with edited arguments' : decision === 'replace' ? 'Replaced with another call' : decision === 'always' ? 'Approved for the rest of the run' : 'Approved';
   const body = `<h1 class="done">${escapeHtml(verb)}</h1><p data-testid="outcome">Call ${escapeHtml(claims.toolCallId)} of run ${escapeHtml(claims.run)} was ${escapeHtml(verb.toLowerCase())} by ${escapeHtml(by)}. This link cannot be used again.</p>`;
   return document(verb, body);
 }

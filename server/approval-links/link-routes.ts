@@ -134,13 +134,15 @@ export function mountApprovalPages(app: Hono, ctx: ServerContext, maxBodyBytes: 
     if (earlier) return refused(c, 'used', `this link was used at ${earlier.at} by ${earlier.by} (${earlier.decision})`);
     try {
       const form = new URLSearchParams(await readBodyText(c, maxBodyBytes));
-      const made = linkDecision(claims, { action: form.get('action') ?? undefined, approver: form.get('approver') ?? undefined, reason: form.get('reason') ?? undefined, args: form.get('args') ?? undefined });
+      const field = (name: string) => form.get(name) ?? undefined;
+      const made = linkDecision(claims, { action: field('action'), approver: field('approver'), reason: field('reason'), args: field('args'), always: field('always'), name: field('name') });
       if ('type' in made) return refused(c, made.type, made.message);
       const { decision } = made;
       await ctx.agents.decide(claims.run, decision);
       const by = decision.by ?? '';
       used.add(claims.jti, { by, decision: decision.decision, at: new Date().toISOString() });
-      return c.html(decidedPage(claims, decision.decision, by), 200, linkPageHeaders);
+      const kind = decision.decision === 'approve' && decision.always ? 'always' : decision.decision;
+      return c.html(decidedPage(claims, kind, by), 200, linkPageHeaders);
     } catch (err) {
       return errorPage(c, err, claims, await undecodableReason(err, ctx.agents.client, claims.run));
     }

@@ -9,6 +9,8 @@ import { DurableAgentsPlugin } from '../../worker/plugin';
 import { testAgents } from '../support/agents';
 import { AgentClient } from '../../client/agent-client';
 import { approvalDigest } from '../../contracts/approval-digest';
+import { formatEvent } from '../../client/format';
+import { checkWebhookSignature } from '../../server/webhooks/webhook-signature';
 import type { RunEvent } from '../../contracts';
 import { listRuns } from '../../client/run-list';
 import { startAgentServer, type AgentServer } from '../../server';
@@ -540,27 +542,56 @@ describe('the dashboard in a browser', () => {
     expect((await events(workflowId)).find((e) => e.type === 'approval_decided' && e.toolCallId === 'call_0_1')).toMatchObject({ decision: 'edit', by: 'dora (on-call)', updated: { args: { text: 'edited' } } });
   });
 
-  it('notifies the approvers through a webhook when a call starts to wait, with a signed link in a Slack-style message; a receiver that is down is tried again while the call waits', async () => {
-    const received: { link: string }[] = [];
-    let refused = 0;
-    // A receiver that is down for its first notice.
+  it('an approval link rejects with a reason, replaces the call with another tool, and approves a tool for the rest of the run, each bound to its digest', async () => {
+    const calls = ['rj', 'rp', 'al'].map((id) => ({ id, name: 'echo', args: { text: `from ${id}` } }));
+    const { workflowId } = await suite.agents.start(scriptedInput([callStep(...calls), callStep({ id: 'later', name: 'echo', args: { text: 'later' } }), finalStep('linked')], { confirmation: { tools: ['echo'] } }));
+    await waitFor('three calls waiting', async () => ((await suite.agents.pendingInputs(workflowId)).approvals.length === 3 ? true : undefined));
+    const link = async (toolCallId: string) => ((await mintLink(workflowId, { toolCallId, approver: { names: ['gil'] } })).body as { url: string }).url;
+    const [reject, replace, always] = [await link('rj'), await link('rp'), await link('al')];
+    expect((await openLink(replace)).text).toContain('name="action" value="replace"');
+    expect(await answerLink(reject!, { action: 'reject', reason: 'not today' })).toMatchObject({ status: 200, text: expect.stringContaining('was rejected by gil') });
+    expect(await answerLink(replace!, { action: 'replace', name: 'add', args: '{"a": 2, "b": 3}' })).toMatchObject({ status: 200, text: expect.stringContaining('was replaced with another call by gil') });
+    expect(await answerLink(always!, { action: 'approve', always: 'yes' })).toMatchObject({ status: 200, text: expect.stringContaining('was approved for the rest of the run by gil') });
+    const result = await suite.agents.result(workflowId);
+    expect(result).toMatchObject({ status: 'completed', final: { text: 'linked' } });
+    const log = await events(workflowId);
+    expect(log.filter((e) => e.type === 'approval_decided').map((e) => e.type === 'approval_decided' && [e.toolCallId, e.decision, e.by, e.digest, e.reason ?? e.updated?.name ?? e.always])).toEqual([
+      ['rj', 'reject', 'gil', approvalDigest('echo', { text: 'from rj' }), 'not today'],
+      ['rp', 'replace', 'gil', approvalDigest('echo', { text: 'from rp' }), 'add'],
+      ['al', 'approve', 'gil', approvalDigest('echo', { text: 'from al' }), true],
+    ]);
+    // Approved for good through the link: the next echo asked no one.
+    expect(log.filter((e) => e.type === 'approval_requested').map((e) => e.type === 'approval_requested' && e.toolCallId)).toEqual(['rj', 'rp', 'al']);
+    expect(log.find((e) => e.type === 'tool_result' && e.toolCallId === 'rp')).toMatchObject({ name: 'add', status: 'ok' });
+  });
+
+  it('notifies the approvers through a webhook with a signed body when a call starts to wait, and logs the delivery; a receiver down for a minute blocks nothing: a call decided meanwhile is not notified, the other is once it is back', async () => {
+    type Notice = { toolCallId: string; link: string; linkExpiresAt: string };
+    const received: { notice: Notice; headers: Record<string, string | string[] | undefined>; body: string }[] = [];
+    /** Refused deliveries, by call. */
+    const refused = new Map<string, number>();
+    // A receiver that is down for a full minute from the first notice it sees.
+    let downUntil: number | undefined;
     const receiver = createServer((req, res) => {
       let body = '';
       req.on('data', (chunk: Buffer) => (body += chunk.toString()));
       req.on('end', () => {
-        if (refused === 0) {
-          refused++;
+        const notice = JSON.parse(body) as Notice;
+        downUntil ??= Date.now() + 60_000;
+        if (Date.now() < downUntil) {
+          refused.set(notice.toolCallId, (refused.get(notice.toolCallId) ?? 0) + 1);
           res.writeHead(503).end();
           return;
         }
-        received.push(JSON.parse(body) as { link: string });
+        received.push({ notice, headers: req.headers, body });
         res.writeHead(204).end();
       });
     });
     await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
     const { port } = receiver.address() as AddressInfo;
     const taskQueue = uniqueTaskQueue('dashboard-notify');
-    const approvalNotifier = { webhookUrl: `http://127.0.0.1:${port}/hooks/approvals`, links: { keys: [linkKey], publicUrl: server.url, approver: { names: ['erin'] } } };
+    const signingKey = { id: 'notices-1', key: randomBytes(32) };
+    const approvalNotifier = { webhookUrl: `http://127.0.0.1:${port}/hooks/approvals`, links: { keys: [linkKey], publicUrl: server.url, approver: { names: ['erin'] } }, signingKey };
     const worker = await Worker.create({
       connection: suite.env.nativeConnection,
       namespace: suite.env.namespace ?? 'default',
@@ -573,31 +604,64 @@ describe('the dashboard in a browser', () => {
     const args = { text: 'notify <erin>' };
     try {
       await worker.runUntil(async () => {
-        const { workflowId } = await agents.start(scriptedInput([callStep({ name: 'echo', args }), finalStep('notified')], { confirmation: { tools: ['echo'], notify: true } }));
-        await waitFor('the refused notice', async () => (refused > 0 ? true : undefined));
-        // The call waits for its decision whatever becomes of the notice.
-        expect((await agents.pendingInputs(workflowId)).approvals).toEqual([expect.objectContaining({ toolCallId: 'call_0_0' })]);
-        const [notice] = await waitFor('the notice', async () => (received.length > 0 ? received : undefined));
+        const { workflowId } = await agents.start(
+          scriptedInput([callStep({ name: 'echo', args: { text: 'decided through the API' } }, { name: 'echo', args }), finalStep('notified')], { confirmation: { tools: ['echo'], notify: true } }),
+        );
+        await waitFor('both notices refused', async () => (refused.size === 2 ? true : undefined));
+        // Both calls wait for their decisions whatever becomes of the notices, and a person decides one through the API meanwhile.
+        expect((await agents.pendingInputs(workflowId)).approvals.map((a) => a.toolCallId)).toEqual(['call_0_0', 'call_0_1']);
+        const decided = await fetch(`${server.url}/api/runs/${encodeURIComponent(workflowId)}/decisions`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ decision: 'approve', toolCallId: 'call_0_0' }),
+        });
+        expect(decided.status).toBe(200);
+        await waitFor('call_0_0 to run', async () => ((await agents.events(workflowId, 0, 1000)).events.some((e) => e.type === 'tool_result' && e.toolCallId === 'call_0_0') ? true : undefined));
+        expect(received).toEqual([]);
+
+        // The receiver comes back after its minute: the notice of the call that still waits arrives, signed.
+        const [delivery] = await waitFor('the notice after the outage', async () => (received.length > 0 ? received : undefined), 120_000);
+        const notice = delivery!.notice;
         expect(notice).toMatchObject({
           type: 'approval_requested',
           run: workflowId,
-          toolCallId: 'call_0_0',
+          toolCallId: 'call_0_1',
           name: 'echo',
           args,
           digest: approvalDigest('echo', args),
           approver: { names: ['erin'] },
           link: expect.stringMatching(new RegExp(`^${server.url}/approve/`)),
           text: expect.stringContaining(`echo waits for a decision in run ${workflowId}`),
-          blocks: expect.arrayContaining([{ type: 'actions', elements: [expect.objectContaining({ type: 'button', url: notice?.link })] }]),
+          blocks: expect.arrayContaining([{ type: 'actions', elements: [expect.objectContaining({ type: 'button', url: notice.link })] }]),
         });
-        expect(await answerLink(notice?.link ?? '', { action: 'approve' })).toMatchObject({ status: 200, text: expect.stringContaining('was approved by erin') });
+        // What a receiver checks: the key id names the key, and the signature is over the timestamp and the exact body.
+        const header = (name: string) => String(delivery!.headers[name.toLowerCase()]);
+        expect(header('X-Durable-Agents-Key-Id')).toBe('notices-1');
+        const check = { signature: header('X-Durable-Agents-Signature'), timestamp: header('X-Durable-Agents-Timestamp'), nowSeconds: Math.floor(Date.now() / 1000), toleranceSeconds: 300 };
+        expect(checkWebhookSignature({ ...check, body: delivery!.body, secrets: [signingKey.key] })).toBeUndefined();
+        expect(checkWebhookSignature({ ...check, body: delivery!.body.replace('erin', 'eve'), secrets: [signingKey.key] })).toBe('bad_signature');
+        expect(checkWebhookSignature({ ...check, body: delivery!.body, secrets: [linkKey.key] })).toBe('bad_signature');
+        // The run logs the delivery: the notifier (its origin, not its path) and the attempt that got through.
+        const notified = await waitFor('approval_notified', async () => (await agents.events(workflowId, 0, 1000)).events.filter((e) => e.type === 'approval_notified'));
+        expect(notified).toEqual([
+          expect.objectContaining({ toolCallId: 'call_0_1', notifier: `webhook http://127.0.0.1:${port}`, attempt: (refused.get('call_0_1') ?? 0) + 1, status: 204, keyId: 'notices-1', linkExpiresAt: notice.linkExpiresAt }),
+        ]);
+        expect(formatEvent(notified[0]!)).toContain(`call_0_1: notice delivered by webhook http://127.0.0.1:${port} on attempt ${(refused.get('call_0_1') ?? 0) + 1} (204), signed with notices-1`);
+
+        expect(await answerLink(notice.link, { action: 'approve' })).toMatchObject({ status: 200, text: expect.stringContaining('was approved by erin') });
         expect(await agents.result(workflowId)).toMatchObject({ status: 'completed', final: { text: 'notified' } });
-        expect(received).toHaveLength(1);
+        // The notice of the call decided meanwhile was withdrawn when it was decided: never delivered, its retries cancelled.
+        expect(received.map((r) => r.notice.toolCallId)).toEqual(['call_0_1']);
+        const history = await suite.env.client.workflow.getHandle(workflowId).fetchHistory();
+        const notices = (history.events ?? []).filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'approvals.notify').map((e) => String(e.eventId));
+        const cancelled = (history.events ?? []).flatMap((e) => (e.activityTaskCancelRequestedEventAttributes ? [String(e.activityTaskCancelRequestedEventAttributes.scheduledEventId)] : []));
+        expect(notices).toHaveLength(2);
+        expect(cancelled).toEqual([notices[0]]);
       });
     } finally {
       await new Promise((resolve) => receiver.close(resolve));
     }
-  });
+  }, 180_000);
 
   it('an approval link refuses, with a page naming what was wrong: a tampered link, a foreign approver, a form of another site, an expired link, and a link minted before a rewind whose call now waits with other arguments', async () => {
     // A breakpoint after each plan lets an operator change the call before it asks for a decision.

@@ -183,6 +183,79 @@ describe('confirmation of tool calls', () => {
     ]);
   });
 
+  it('every kind of decision is bound to the digest it carries: an edit, a replace, a reject and an always made on other arguments are refused naming both digests; made on these, each applies and records its digest', async () => {
+    const args = (id: string) => ({ text: `call ${id}` });
+    const calls = ['e', 'r', 'j', 'w'].map((id) => ({ id, name: 'echo', args: args(id) }));
+    const { workflowId } = await suite.agents.start(scriptedInput([{ type: 'tool_calls', calls } as ScriptStep, callStep({ id: 'later', name: 'echo', args: { text: 'later' } }), contextStep], { confirmation: { tools: ['echo'] } }));
+    await approvals(workflowId, 4);
+    const stale = approvalDigest('echo', { text: 'what the screen showed' });
+    const decisions = [
+      { decision: 'edit' as const, toolCallId: 'e', args: { text: 'edited' } },
+      { decision: 'replace' as const, toolCallId: 'r', name: 'add', args: { a: 1, b: 2 } },
+      { decision: 'reject' as const, toolCallId: 'j', reason: 'no' },
+      { decision: 'approve' as const, toolCallId: 'w', always: true },
+    ];
+    for (const decision of decisions) {
+      await expect(suite.agents.decide(workflowId, { ...decision, digest: stale })).rejects.toMatchObject({
+        refusal: 'stale_digest',
+        message: expect.stringContaining(`the decision is for ${stale}, the call waiting is ${approvalDigest('echo', args(decision.toolCallId))}`),
+      });
+    }
+    expect((await suite.agents.pendingInputs(workflowId)).approvals.map((a) => a.toolCallId)).toEqual(['e', 'r', 'j', 'w']);
+    for (const decision of decisions) await suite.agents.decide(workflowId, { ...decision, digest: approvalDigest('echo', args(decision.toolCallId)), by: 'ana' });
+    const result = await suite.agents.result(workflowId);
+    expect(view(result).outputs.map((o) => [o.toolCallId, o.name, o.status])).toEqual([
+      ['e', 'echo', 'ok'],
+      ['r', 'add', 'ok'],
+      ['j', 'echo', 'error'],
+      ['w', 'echo', 'ok'],
+      // Approved for good: the next echo asks no one.
+      ['later', 'echo', 'ok'],
+    ]);
+    const log = await events(workflowId);
+    expect(log.filter((e) => e.type === 'approval_decided').map((e) => e.type === 'approval_decided' && [e.toolCallId, e.decision, e.digest])).toEqual(
+      decisions.map((d) => [d.toolCallId, d.decision, approvalDigest('echo', args(d.toolCallId))]),
+    );
+    expect(log.filter((e) => e.type === 'approval_requested')).toHaveLength(4);
+  });
+
+  it("a call changed before it is confirmed or by a person's decision is ruled on as it will run: an operator's edit into what a rule allows runs unasked, a person's edit or replace into what a rule denies is refused", async () => {
+    const rules = {
+      version: 'changed-1',
+      rules: [
+        { id: 'fine', effect: 'allow' as const, tools: ['echo'], args: [{ path: 'text', op: 'eq' as const, value: 'fine' }] },
+        { id: 'no-drops', effect: 'deny' as const, tools: ['echo'], args: [{ path: 'text', op: 'eq' as const, value: 'drop table' }], reason: 'destructive' },
+        { id: 'no-big-sums', effect: 'deny' as const, tools: ['add'], args: [{ path: 'a', op: 'gte' as const, value: 100 }], reason: 'too big' },
+      ],
+    };
+    const calls = [
+      { id: 'op', name: 'echo', args: { text: 'ask me' } },
+      { id: 'ed', name: 'echo', args: { text: 'ask me too' } },
+      { id: 'rp', name: 'echo', args: { text: 'and me' } },
+    ];
+    const { workflowId } = await suite.agents.start(scriptedInput([{ type: 'tool_calls', calls } as ScriptStep, contextStep], { confirmation: { tools: ['echo'], rules }, breakpoints: [{ point: 'after_llm', once: true }] }));
+    await waitFor('the breakpoint', async () => ((await suite.agents.status(workflowId)).status === 'paused' ? true : undefined));
+    // An operator's edit before the call is confirmed: the rules see the edited arguments, and allow them.
+    await suite.agents.intervene(workflowId, { kind: 'edit_call', toolCallId: 'op', args: { text: 'fine' } });
+    await suite.agents.resume(workflowId);
+    expect((await approvals(workflowId, 2)).map((a) => a.toolCallId)).toEqual(['ed', 'rp']);
+    // A person's edit and replace: the call as it will run is what a deny rule refuses.
+    await suite.agents.decide(workflowId, { decision: 'edit', toolCallId: 'ed', args: { text: 'drop table' }, by: 'ana' });
+    await suite.agents.decide(workflowId, { decision: 'replace', toolCallId: 'rp', name: 'add', args: { a: 500, b: 1 }, by: 'ana' });
+    const result = await suite.agents.result(workflowId);
+    expect(view(result).outputs.map((o) => [o.toolCallId, o.name, o.status, o.errorMessage])).toEqual([
+      ['op', 'echo', 'ok', undefined],
+      ['ed', 'echo', 'error', 'denied by approval rule no-drops (rules changed-1): destructive'],
+      ['rp', 'add', 'error', 'denied by approval rule no-big-sums (rules changed-1): too big'],
+    ]);
+    const decided = (await events(workflowId)).filter((e) => e.type === 'approval_decided');
+    expect(decided.map((e) => e.type === 'approval_decided' && [e.toolCallId, e.decision, e.by])).toEqual([
+      ['op', 'approve', 'rules changed-1/fine'],
+      ['ed', 'edit', 'ana'],
+      ['rp', 'replace', 'ana'],
+    ]);
+  });
+
   it('approval rules decide before a person is asked, and their decisions are recorded like a person\'s, naming the rules\' version and the rule', async () => {
     const rules = {
       version: 'echo-rules-1',

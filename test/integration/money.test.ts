@@ -5,7 +5,9 @@
 import type { RunEvent, RunInput } from '../../contracts';
 import type { PriceTable } from '../../contracts/pricing';
 import { callTools, say, toolCall } from '../../testing/fake-model';
+import { formatEvent } from '../../client/format';
 import { modelSuite } from '../support/model-suite';
+import { callStep, finalStep, scriptedInput } from '../support/scripts';
 import { waitFor } from '../support/wait';
 
 /** Example prices, not current ones: per million tokens. The fake reports 20 prompt and 10 completion tokens a call: 0.04 USD. */
@@ -15,8 +17,11 @@ const perCall = 0.04;
 const suite = modelSuite('money', { prices });
 
 beforeAll(() => {
-  // Quotes until the run asks for its final answer (a finalize turn offers no tools).
-  suite.fake.respondWith((request) => (request.body?.tools?.length ? callTools(toolCall('get_quote', { symbol: 'AAPL' })) : say('spent')));
+  // Quotes until the run asks for its final answer (a finalize turn offers no tools); approves what an approval judge asks about.
+  suite.fake.respondWith((request) => {
+    if (String(request.body?.messages[0]?.content ?? '').startsWith('You review tool calls')) return say('{"verdict": "approve", "confidence": 0.9, "reason": "harmless"}');
+    return request.body?.tools?.length ? callTools(toolCall('get_quote', { symbol: 'AAPL' })) : say('spent');
+  });
 });
 
 function llmRun(extra: Partial<RunInput>): RunInput {
@@ -92,6 +97,28 @@ describe('budgets in money', () => {
     expect(report.usage?.cost).toBeCloseTo(6 * perCall, 10);
     expect(report.runs.map((r) => [r.tokens, r.cost?.currency])).toEqual([[90, 'USD'], [90, 'USD']]);
     await suite.agents.closeSession(sessionId);
+  });
+
+  it("an approval judge's model call is the run's: its tokens and cost count in the run's budgets, and its model_usage names the judge", async () => {
+    const rules = { version: 'j1', rules: [{ id: 'ask-the-model', effect: 'judge' as const, tools: ['echo'], judge: { evaluator: 'model-judge' } }] };
+    const { workflowId } = await suite.agents.start(
+      scriptedInput([callStep({ name: 'echo', args: { text: 'first' } }), callStep({ name: 'echo', args: { text: 'second' } }), finalStep('done')], {
+        confirmation: { tools: ['echo'], rules },
+        policy: { maxCost: 0.03 },
+      }),
+    );
+    const result = await suite.agents.result(workflowId);
+    // The scripted planner asks no model: the judge's one call (0.04) spends the 0.03 before the second echo is planned.
+    expect(result.finalizeReason).toBe('cost_budget');
+    expect(result.cost.modelCalls.used).toBe(1);
+    expect(result.cost.tokens.used).toBe(30);
+    expect(result.cost.cost).toMatchObject({ max: 0.03, currency: 'USD' });
+    expect(result.cost.cost?.used).toBeCloseTo(perCall, 10);
+    const log = await events(workflowId);
+    const usage = log.filter((e): e is Extract<RunEvent, { type: 'model_usage' }> => e.type === 'model_usage');
+    expect(usage).toEqual([expect.objectContaining({ turn: 0, judge: 'model-judge', model: 'gpt-4o-mini', modelCalls: 1, tokens: 30, cost: { amount: expect.closeTo(perCall, 10), currency: 'USD' } })]);
+    expect(formatEvent(usage[0]!)).toContain('turn 0 judge model-judge gpt-4o-mini: 30 tokens, cost 0.04 USD');
+    expect(log.find((e) => e.type === 'approval_decided')).toMatchObject({ toolCallId: 'call_0_0', decision: 'approve', by: 'judge model-judge (rules j1/ask-the-model)' });
   });
 
   it('a cost budget that is not a positive amount is refused, naming the field', async () => {

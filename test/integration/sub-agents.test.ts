@@ -183,6 +183,71 @@ describe('agents as tools (sub-agent child workflows) on a real dev server', () 
     ]);
   });
 
+  it("a sub-agent run's calls are judged by the judge rule it inherits from its parent: sure verdicts decide there, an escalation is asked of a person through the tree", async () => {
+    const rules = { version: 'judged-tree', rules: [{ id: 'judge-echo', effect: 'judge' as const, tools: ['echo'], judge: { evaluator: 'by-text' } }] };
+    const { workflowId } = await suite.agents.start(
+      delegatorRun([delegate('d', 'echo three', childScript({ name: 'echo', args: { text: 'ok send' } }, { name: 'echo', args: { text: 'no send' } }, { name: 'echo', args: { text: 'unsure send' } })), done], {
+        confirmation: { tools: ['echo'], rules },
+      }),
+    );
+    // Only the call its judge escalated waits, at the child, under the parent's tree.
+    const [waiting] = await waitFor('the escalated call', async () => {
+      const all = await suite.agents.pendingInputsTree(workflowId);
+      return all[0]?.approvals.length === 1 ? all : undefined;
+    });
+    expect(waiting).toMatchObject({ path: ['d'], approvals: [{ toolCallId: 'call_0_2', args: { text: 'unsure send' } }] });
+    await suite.agents.decideInTree(workflowId, ['d'], { decision: 'approve', toolCallId: 'call_0_2', by: 'ops' });
+    expect(await suite.agents.result(workflowId)).toMatchObject({ status: 'completed', final: { text: 'parent done' } });
+    const childLog = (await suite.agents.events(waiting!.workflowId, 0, 200)).events;
+    expect(childLog.filter((e) => e.type === 'approval_judged').map((e) => e.type === 'approval_judged' && [e.toolCallId, e.evaluator, e.verdict, e.escalated])).toEqual([
+      ['call_0_0', 'by-text', 'approve', false],
+      ['call_0_1', 'by-text', 'reject', false],
+      ['call_0_2', 'by-text', 'escalate', true],
+    ]);
+    expect(childLog.filter((e) => e.type === 'approval_decided').map((e) => e.type === 'approval_decided' && [e.toolCallId, e.decision, e.by])).toEqual([
+      ['call_0_0', 'approve', 'judge by-text (rules judged-tree/judge-echo)'],
+      ['call_0_1', 'reject', 'judge by-text (rules judged-tree/judge-echo)'],
+      ['call_0_2', 'approve', 'ops'],
+    ]);
+  });
+
+  it("a parent's new approval rules reach its open sub-agent runs at every depth, which judge their waiting calls again under them", async () => {
+    const small = { text: 'small' };
+    const big = { text: 'big' };
+    const middleSteps = [delegate('leaf', 'echo two', childScript({ name: 'echo', args: small }, { name: 'echo', args: big })), { type: 'final', text: 'middle done' }] as ScriptStep[];
+    const { workflowId } = await suite.agents.start({
+      agent: 'nested-delegator',
+      messages: [{ role: 'user', content: 'delegate twice' }],
+      plannerOptions: { steps: [{ type: 'tool_calls', calls: [{ id: 'mid', name: 'delegate_to_delegator', args: { task: 'echo through me', steps: middleSteps } as never }] }, done] },
+      confirmation: { tools: ['echo'] },
+    });
+    const [leaf] = await waitFor('the grandchild approvals', async () => {
+      const all = await suite.agents.pendingInputsTree(workflowId);
+      return all[0]?.path.join('/') === 'mid/leaf' && all[0].approvals.length === 2 ? all : undefined;
+    });
+    const rules = {
+      version: 'tree-2',
+      rules: [
+        { id: 'small', effect: 'allow' as const, tools: ['echo'], args: [{ path: 'text', op: 'eq' as const, value: 'small' }] },
+        { id: 'big', effect: 'deny' as const, tools: ['echo'], args: [{ path: 'text', op: 'eq' as const, value: 'big' }], reason: 'too big' },
+      ],
+    };
+    // Nothing waits at the top: the rules go down the tree, and the grandchild decides both its calls under them.
+    expect(await suite.agents.setApprovalRules(workflowId, rules)).toEqual({ approvals: [] });
+    const changed = async (id: string) => (await suite.agents.events(id, 0, 200)).events.filter((e) => e.type === 'approval_rules_changed');
+    await waitFor('the rules at the grandchild', async () => ((await changed(leaf!.workflowId)).length > 0 ? true : undefined));
+    expect(await suite.agents.result(workflowId)).toMatchObject({ status: 'completed', final: { text: 'parent done' } });
+    const middleId = (await suite.agents.tree(workflowId)).children[0]!.workflowId;
+    expect(await changed(workflowId)).toEqual([expect.objectContaining({ version: 'tree-2', decided: [], children: [middleId] })]);
+    expect(await changed(middleId)).toEqual([expect.objectContaining({ version: 'tree-2', decided: [], children: [leaf!.workflowId] })]);
+    expect(await changed(leaf!.workflowId)).toEqual([expect.objectContaining({ version: 'tree-2', decided: ['call_0_0', 'call_0_1'] })]);
+    const leafResult = await suite.agents.result(leaf!.workflowId);
+    expect((leafResult.final?.structured as unknown as { toolCallId: string; status: string; errorMessage?: string }[]).map((o) => [o.toolCallId, o.status, o.errorMessage])).toEqual([
+      ['call_0_0', 'ok', undefined],
+      ['call_0_1', 'error', 'denied by approval rule big (rules tree-2): too big'],
+    ]);
+  });
+
   it('follows the whole tree: child events come with their path', async () => {
     const { workflowId } = await suite.agents.start(delegatorRun([delegate('d1', 'nested', childScript({ name: 'echo', args: { text: 'deep' } })), done]));
     const seen: { path: string; type: RunEvent['type'] }[] = [];

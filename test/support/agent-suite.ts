@@ -27,8 +27,6 @@ export function agentSuite(
     readonly runtime?: () => ActivityDependencies['runtime'];
     /** Further options of the file's worker (e.g. `debugMode: false`: workflows on a thread of their own, see inProcessWorkerOptions). */
     readonly worker?: Parameters<typeof createTestWorker>[4];
-    /** Further options of the worker's plugin (e.g. `tenants`). */
-    readonly plugin?: Parameters<typeof createTestWorker>[5];
   } = {},
 ): AgentSuite {
   let env: TestWorkflowEnvironment | undefined;
@@ -39,7 +37,7 @@ export function agentSuite(
 
   beforeAll(async () => {
     env = await createTestEnv(options);
-    worker = await createTestWorker(env, taskQueue, tools(), options.runtime?.(), options.worker, options.plugin);
+    worker = await createTestWorker(env, taskQueue, tools(), options.runtime?.(), options.worker);
     running = worker.run();
     agents = agentClient(env, taskQueue);
   });

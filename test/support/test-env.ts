@@ -80,20 +80,22 @@ export async function createTestWorker(
   taskQueue: string,
   tools: readonly ToolImplementation[],
   runtime: ActivityDependencies['runtime'] = {},
-  /** Further worker options (e.g. `maxCachedWorkflows: 0`, so every workflow task replays the run; `debugMode: false`, see {@link inProcessWorkerOptions}). */
-  options: Pick<WorkerOptions, 'maxCachedWorkflows' | 'debugMode'> = {},
-  /** Further options of the plugin (e.g. `tenants`, the deployment's tenants file). */
-  plugin: Partial<Pick<DurableAgentsPluginOptions, 'tenants'>> = {},
+  /**
+   * Further worker options (e.g. `maxCachedWorkflows: 0`, so every workflow task replays the run; `debugMode: false`, see {@link inProcessWorkerOptions}),
+   * and `plugin`: judges beside the test judges, model settings (`prices` also price judges' model calls), the deployment's `tenants` file.
+   */
+  options: Pick<WorkerOptions, 'maxCachedWorkflows' | 'debugMode'> & { readonly plugin?: Pick<DurableAgentsPluginOptions, 'approvalJudges' | 'model' | 'tenants'> } = {},
 ): Promise<Worker> {
+  const { plugin, ...workerOptions } = options;
   return Worker.create({
     connection: env.nativeConnection,
     namespace: env.namespace ?? 'default',
     taskQueue,
     workflowBundle: await workflowBundleOption(),
     // The plugin a user's worker gets.
-    plugins: [new DurableAgentsPlugin({ agents: testAgents, tools, runtime, approvalJudges: testApprovalJudges, ...plugin })],
+    plugins: [new DurableAgentsPlugin({ agents: testAgents, tools, runtime, ...plugin, approvalJudges: { ...testApprovalJudges, ...plugin?.approvalJudges } })],
     ...inProcessWorkerOptions,
-    ...options,
+    ...workerOptions,
   });
 }
 

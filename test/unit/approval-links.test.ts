@@ -114,9 +114,15 @@ describe('the decision a link form makes', () => {
     expect(linkDecision(signed, { action: 'edit', args: '{"a":1}' })).toEqual({ decision: { decision: 'edit', toolCallId: 'call_0_0', by: 'alice', digest, args: { a: 1 } } });
   });
 
+  it('approve for the rest of the run, and replace with another tool, carry the approver and the link digest too', () => {
+    expect(linkDecision(signed, { action: 'approve', always: 'yes' })).toEqual({ decision: { decision: 'approve', toolCallId: 'call_0_0', by: 'alice', digest, always: true } });
+    expect(linkDecision(signed, { action: 'replace', name: ' add ', args: '{"a":1,"b":2}' })).toEqual({ decision: { decision: 'replace', toolCallId: 'call_0_0', by: 'alice', digest, name: 'add', args: { a: 1, b: 2 } } });
+    expect(linkDecision(signed, { action: 'replace', args: '{}' })).toEqual({ type: 'invalid_input', message: 'name: give the tool that replaces the call (1 to 200 characters)' });
+  });
+
   it('edited arguments that are not JSON, and an unknown action, are refused naming the field', () => {
     expect(linkDecision(signed, { action: 'edit', args: '{nope' })).toMatchObject({ type: 'invalid_input', message: expect.stringMatching(/^args: not JSON/) });
-    expect(linkDecision(signed, { action: 'delete' })).toEqual({ type: 'invalid_input', message: 'action: expected approve, reject or edit; got "delete"' });
+    expect(linkDecision(signed, { action: 'delete' })).toEqual({ type: 'invalid_input', message: 'action: expected approve, reject, edit or replace; got "delete"' });
   });
 });
 

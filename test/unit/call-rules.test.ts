@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineTool, type ToolRequest } from '../../contracts';
-import { decidedCall, modifiedCall, needsConfirmation, prepareCall } from '../../workflows/calls/call-rules';
+import { decidedCall, deniedChange, modifiedCall, needsConfirmation, prepareCall } from '../../workflows/calls/call-rules';
 
 const pay = defineTool({ name: 'pay', description: 'd', input: z.object({ amount: z.number() }), requiresConfirmation: (args) => (args as { amount: number }).amount > 100 });
 const note = defineTool({ name: 'note', description: 'd', input: z.object({ text: z.string() }) });
@@ -84,5 +84,38 @@ describe('decidedCall: what a human decision makes of a waiting call', () => {
     expect(edited.event).toMatchObject({ original: { name: 'pay', args: { amount: 500 } }, updated: { name: 'pay', args: { amount: 50 } } });
     const replaced = decidedCall(prepared, { toolCallId: 'c1', decision: 'replace', name: 'note', args: { text: 1 } } as never, tools);
     expect(replaced.next).toMatchObject({ type: 'refused', output: { error: { type: 'invalid_arguments' } } });
+  });
+});
+
+describe("deniedChange: a person's edit or replace is ruled on by the run's deny rules", () => {
+  const rules = {
+    version: 'v1',
+    rules: [
+      { id: 'big', effect: 'deny' as const, tools: ['pay'], args: [{ path: 'amount', op: 'gte' as const, value: 1000 }], reason: 'too much' },
+      { id: 'notes', effect: 'allow' as const, tools: ['note'] },
+    ],
+  };
+  const facts = { confirmation: { all: false, tools: [], exempt: [], rules }, alwaysApproved: new Set<string>(), agent: 'a' };
+  const prepared = (name: string, args: ToolRequest['args']) => prepareCall(tools, { ...request, name, args });
+
+  it('refuses an edit into what a deny rule matches, with its reason', () => {
+    expect(deniedChange({ decision: 'edit', toolCallId: 'c1', args: { amount: 5000 } }, prepared('pay', { amount: 5000 }), facts)).toMatchObject({
+      type: 'refused',
+      output: { toolCallId: 'c1', name: 'pay', status: 'error', error: { type: 'rejected', message: 'denied by approval rule big (rules v1): too much' } },
+    });
+  });
+
+  it('refuses a replacement a deny rule matches', () => {
+    expect(deniedChange({ decision: 'replace', toolCallId: 'c1', name: 'pay', args: { amount: 1000 } }, prepared('pay', { amount: 1000 }), facts)).toMatchObject({ type: 'refused' });
+  });
+
+  it('lets through a change no deny rule matches, any approval, and a call already refused', () => {
+    const small = prepared('pay', { amount: 5 });
+    expect(deniedChange({ decision: 'edit', toolCallId: 'c1', args: { amount: 5 } }, small, facts)).toBe(small);
+    const big = prepared('pay', { amount: 5000 });
+    expect(deniedChange({ decision: 'approve', toolCallId: 'c1', always: false }, big, facts)).toBe(big);
+    const refused = { type: 'refused' as const, output: { toolCallId: 'c1', name: 'pay', args: {}, status: 'error' as const } } as never;
+    expect(deniedChange({ decision: 'edit', toolCallId: 'c1', args: { amount: 5000 } }, refused, facts)).toBe(refused);
+    expect(deniedChange({ decision: 'edit', toolCallId: 'c1', args: { amount: 5000 } }, big, { ...facts, confirmation: undefined })).toBe(big);
   });
 });

@@ -7,6 +7,7 @@ import type { CallsRun } from './calls-run';
 import { cancelMessageOf, settledOutput, type CallRow, type DispatchableCall, type ToolTurnState } from './turn-machine';
 import { waitOn, type CallStep } from './call-steps';
 import { executeSubAgent, withChildUsage, type SubAgentHost } from './sub-agent';
+import { passRulesToChildren } from './child-approval-rules';
 import { executeCall, type DispatchContext } from './tool-dispatch';
 import type { ToolTurns } from './tool-turns';
 
@@ -122,13 +123,14 @@ export class CallDispatch {
 
   private subAgentHost(): SubAgentHost {
     const { state } = this;
+    const { confirmation } = state.input;
     return {
       workflowId: workflowInfo().workflowId,
       epoch: state.log.epoch ?? workflowInfo().runId,
       path: state.input.parent?.path ?? [],
       tenant: state.input.tenant,
       breakpoints: state.control.breakpointList,
-      confirmation: state.input.confirmation,
+      confirmation,
       resultByteBudget: state.policy.toolResultByteBudget,
       policy: state.policy,
       usage: state.usage,
@@ -140,6 +142,9 @@ export class CallDispatch {
         if (state.control.isPauseRequested) {
           getExternalWorkflowHandle(child.workflowId).signal(pauseSignal, { reason: `parent paused: ${state.control.pauseReason ?? ''}` }).catch(() => undefined);
         }
+        // Rules changed while the child was starting (it took the ones before): the new ones reach it now.
+        const rules = state.input.confirmation?.rules;
+        if (state.input.confirmation !== confirmation && rules) passRulesToChildren([child], rules);
       },
       ended: (child, usage) => {
         state.children.set(child.toolCallId, child);

@@ -9,7 +9,7 @@ import type { HookAction } from '../agents/agent-hooks';
 import { RunTerminated } from '../kernel/run-terminated';
 import { isPending } from '../state/safe-point';
 import { sendApprovalNotice } from './approval-notice';
-import { judgeCall } from './approval-judging';
+import { countJudgeUsage, judgeCall } from './approval-judging';
 import { runContext } from '../kernel/run-context';
 import { rethrow, waitOn, type CallStep } from './call-steps';
 import type { CallsRun } from './calls-run';
@@ -117,7 +117,11 @@ export class CallDriver {
         case 'judge': {
           let judged: Promise<CallEvent>;
           try {
-            judged = judgeCall(row.request, action.verdict, facts.confirmation).then((judgement) => ({ type: 'judged', judgement }) as const);
+            const evaluator = action.verdict.judge?.evaluator ?? '';
+            judged = judgeCall(row.request, action.verdict, facts.confirmation).then((judgement) => {
+              countJudgeUsage(state, row.request.turn, evaluator, judgement);
+              return { type: 'judged', judgement } as const;
+            });
           } catch (err) {
             return this.afterFailure(row, err);
           }
@@ -173,17 +177,22 @@ export class CallDriver {
   private async confirm(row: CallRow, asked: boolean): Promise<CallAction> {
     const { state, host, facts } = this.parts;
     const { request } = row;
+    let withdrawNotice: (() => void) | undefined;
     if (!asked) {
       const digest = state.human.requestApproval(request);
       state.emit({ type: 'approval_requested', turn: request.turn, toolCallId: request.toolCallId, name: request.name, args: request.args, digest });
       // Only runs that ask for it schedule the notice: other runs' commands are as before.
-      if (state.input.confirmation?.notify && runContext().work.sendsApprovalNotices) sendApprovalNotice({ agent: state.agent.name, toolCallId: request.toolCallId, name: request.name, args: request.args, digest, turn: request.turn });
+      if (state.input.confirmation?.notify && runContext().work.sendsApprovalNotices) {
+        withdrawNotice = sendApprovalNotice({ agent: state.agent.name, toolCallId: request.toolCallId, name: request.name, args: request.args, digest, turn: request.turn }, (event) => state.emit(event));
+      }
     }
     state.refreshStatus();
     let decided = false;
     try {
       decided = await host.waitFor(() => state.human.approvals.get(request.toolCallId)?.decision !== undefined);
     } finally {
+      // A notice not delivered yet would ask people about a call that waits no more.
+      withdrawNotice?.();
       if (!decided) state.human.approvals.delete(request.toolCallId);
       state.refreshStatus();
     }

@@ -222,3 +222,17 @@ export function decidedCall(prepared: Extract<PreparedCall, { type: 'dispatch' }
     }
   }
 }
+
+/**
+ * A person's edit or replace makes another call than the one asked about: a deny rule of the run
+ * refuses it as it would have refused the model's, with the rule's reason (a person's decision
+ * never stands above a deny, as their "always" does not). Allow, ask and judge rules do not apply
+ * to it: a person decided it. Any other decision, or a call no deny rule matches, goes on. Pure.
+ */
+export function deniedChange(decision: ParsedCallDecision, next: PreparedCall, facts: ConfirmationFacts): PreparedCall {
+  if ((decision.decision !== 'edit' && decision.decision !== 'replace') || next.type !== 'dispatch') return next;
+  const verdict = ruleVerdict(facts.confirmation?.rules as ApprovalRules | undefined, { name: next.tool.name, args: next.args, agent: facts.agent, ...(facts.sessionId !== undefined ? { sessionId: facts.sessionId } : {}) });
+  if (verdict?.effect !== 'deny') return next;
+  const denied = ruledDecision(next.request.toolCallId, verdict);
+  return { type: 'refused', output: closedOutput(next.request, 'rejected', denied.decision === 'reject' ? denied.reason : `denied by approval rule ${verdict.rule}`) };
+}

@@ -10,7 +10,7 @@ import { runContext } from '../kernel/run-context';
  */
 export function childConfirmation(confirmation: RunInput['confirmation']): Pick<RunInput, 'confirmation'> {
   if (!hasConfirmation(confirmation) || !runContext().work.childrenInheritConfirmation) return {};
-  // A copy: the parent's rules may change while the child runs, the child keeps what it started with.
+  // A copy: the parent's confirmation may change while the child runs (its rules reach the child by a signal, child-approval-rules.ts).
   return { confirmation: JSON.parse(JSON.stringify(confirmation)) as NonNullable<RunInput['confirmation']> };
 }
 

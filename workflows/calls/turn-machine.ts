@@ -21,7 +21,7 @@ import type { HookAction, HookEvent } from '../agents/agent-hooks';
 import { closedOutput } from '../kernel/outputs';
 import { usesCallGraph } from '../state/call-graph';
 import type { QueuedIntervention } from '../state/run-control';
-import { confirmationOf, decisionOutcome, judgedCall, modifiedCall, prepareCall, ruledDecision, type ConfirmationFacts, type PreparedCall } from './call-rules';
+import { confirmationOf, decisionOutcome, deniedChange, judgedCall, modifiedCall, prepareCall, ruledDecision, type ConfirmationFacts, type PreparedCall } from './call-rules';
 import type { RuleVerdict } from '../../contracts/approval-policy';
 import type { ApprovalJudgement } from '../../contracts/approval-judge';
 import { graphSchedule, lostMessage, settleAlternative, type GraphSchedule } from './call-schedule';
@@ -307,7 +307,7 @@ function decided(row: CallRow, decision: ParsedCallDecision | undefined, facts: 
     return { type: 'decision', emit: none };
   }
   const outcome = decisionOutcome(prepared, decision, facts.tools);
-  row.decided = outcome.next;
+  row.decided = deniedChange(decision, outcome.next, facts.confirmation);
   return { type: 'decision', emit: [outcome.event] };
 }
 

@@ -105,15 +105,17 @@ export const callDurationsCountWork = 'call-durations-count-work';
 /**
  * 1.0.0, in the baseline (never a marker of its own): a run whose input asks for it
  * (`confirmation.notify`) starts the approval notifier's activity when a call starts to wait for a
- * decision. Runs of earlier releases started none, whatever their input said.
+ * decision, logs `approval_notified` when it is delivered, and cancels it when the call stops
+ * waiting before then. Runs of earlier releases started none, whatever their input said.
  */
 export const approvalNotices = 'approval-notices';
 
 /**
  * 1.0.0, in the baseline (never a marker of its own): a sub-agent run starts with its parent's
  * confirmation (the tools it confirms, its approval rules as they stand, `notify`), so what the
- * parent's policy confirms or denies is confirmed or denied at every depth. Runs of earlier
- * releases start their children without it, for their whole life.
+ * parent's policy confirms or denies is confirmed or denied at every depth, and the parent's
+ * later `setApprovalRules` is passed on to its open children (a signal each). Runs of earlier
+ * releases start their children without it, and pass no rules down, for their whole life.
  */
 export const subAgentsInheritConfirmation = 'sub-agents-inherit-confirmation';
 
