@@ -9,6 +9,7 @@ import { RunPage } from './views/run-page';
 import { RunsList } from './views/runs-list';
 import { SessionPage } from './views/session-page';
 import { SessionsList } from './views/sessions-list';
+import { TenantPage } from './views/tenant-page';
 
 type Auth = { readonly phase: 'checking' } | { readonly phase: 'login'; readonly error?: string } | { readonly phase: 'ready'; readonly who: Whoami } | { readonly phase: 'down'; readonly error: string };
 
@@ -93,6 +94,7 @@ export function App() {
         {route.view === 'run' && <RunPage key={route.id} workflowId={route.id} role={who.role} />}
         {route.view === 'sessions' && <SessionsList />}
         {route.view === 'session' && <SessionPage key={route.id} sessionId={route.id} role={who.role} />}
+        {route.view === 'tenant' && <TenantPage key={route.tenant} tenant={route.tenant} />}
       </main>
     </div>
   );

@@ -6,14 +6,16 @@ export type Route =
   | { readonly view: 'inbox' }
   | { readonly view: 'run'; readonly id: string }
   | { readonly view: 'sessions' }
-  | { readonly view: 'session'; readonly id: string };
+  | { readonly view: 'session'; readonly id: string }
+  | { readonly view: 'tenant'; readonly tenant: string };
 
-/** Parses `location.hash` (`#/runs`, `#/runs/<id>`, `#/inbox`, `#/sessions`, `#/sessions/<id>`); anything else is the runs list. */
+/** Parses `location.hash` (`#/runs`, `#/runs/<id>`, `#/inbox`, `#/sessions`, `#/sessions/<id>`, `#/tenants/<id>`); anything else is the runs list. */
 export function parseRoute(hash: string): Route {
   const [, section, id] = hash.replace(/^#/, '').split('/');
   const decoded = id ? decodeURIComponent(id) : undefined;
   if (section === 'sessions') return decoded ? { view: 'session', id: decoded } : { view: 'sessions' };
   if (section === 'inbox') return { view: 'inbox' };
+  if (section === 'tenants' && decoded) return { view: 'tenant', tenant: decoded };
   return section === 'runs' && decoded ? { view: 'run', id: decoded } : { view: 'runs' };
 }
 
@@ -30,6 +32,8 @@ export function linkTo(route: Route): string {
       return '#/sessions';
     case 'session':
       return `#/sessions/${encodeURIComponent(route.id)}`;
+    case 'tenant':
+      return `#/tenants/${encodeURIComponent(route.tenant)}`;
   }
 }
 

@@ -16,6 +16,8 @@ export type {
   SessionRunRecord,
 } from '../contracts';
 export type { SessionEvent, SessionQueueView } from '../contracts/session';
+export type { PeriodUsage, TenantAccountView } from '../contracts/tenant-account';
+export type { TenantQuota } from '../contracts/tenant-settings';
 import type { CostReport, PendingInputs } from '../contracts';
 
 /** Who the token belongs to (GET /api/whoami). */

@@ -5,6 +5,7 @@ import { quoted } from '../contracts/safe-text';
 import { metricsRoutes } from './api/metrics';
 import { runRoutes } from './api/runs';
 import { sessionRoutes } from './api/sessions';
+import { tenantRoutes } from './api/tenants';
 import { codecRoutes } from './codec';
 import type { ServerContext } from './context';
 import { mountDashboard } from './dashboard';
@@ -57,7 +58,7 @@ export function apiRoutes(ctx: ServerContext): AnyRoute[] {
       handle: ({ principal }) => ({ name: principal.name, role: principal.role, ...(principal.tenant ? { tenant: principal.tenant } : {}), localDev: ctx.auth.localDev }),
     }),
   ];
-  return [...meta, ...runRoutes(ctx), ...sessionRoutes(ctx), ...webhookRoutes(ctx), ...approvalLinkRoutes(ctx), ...inboxRoutes(ctx), ...liveRoutes(ctx), ...chatRoutes(ctx), ...sessionChatRoutes(ctx), ...agUiRoutes(ctx), ...sessionAgUiRoutes(ctx), ...codecRoutes(ctx), ...metricsRoutes(ctx)];
+  return [...meta, ...runRoutes(ctx), ...sessionRoutes(ctx), ...webhookRoutes(ctx), ...approvalLinkRoutes(ctx), ...inboxRoutes(ctx), ...tenantRoutes(ctx), ...liveRoutes(ctx), ...chatRoutes(ctx), ...sessionChatRoutes(ctx), ...agUiRoutes(ctx), ...sessionAgUiRoutes(ctx), ...codecRoutes(ctx), ...metricsRoutes(ctx)];
 }
 
 /**

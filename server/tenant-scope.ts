@@ -8,6 +8,7 @@ import { ApiError } from './errors';
 // What a token scoped to a tenant reaches. The one check for runs and sessions named by id is
 // made where every route is mounted (server/routes.ts), before the route's handler: a route added
 // later is covered without a check of its own, and a path this file does not know is refused.
+// A tenant's account (`/api/tenants/:tenant…`) is reached by its own tenant's token only.
 
 /** Paths a tenant-scoped token may use without an id (their handlers scope them to the tenant). */
 const tenantPaths = new Set(['/api/health', '/api/whoami', '/api/runs', '/api/sessions']);
@@ -42,6 +43,10 @@ export function tenantOfRuns(agents: AgentClient): TenantOf {
 export async function checkTenantScope(principal: Principal, path: string, params: Readonly<Record<string, string>>, tenantOf: TenantOf | undefined, sessionWorkflowId: (sessionId: string) => string): Promise<void> {
   const tenant = principal.tenant;
   if (tenant === undefined || principal.role === 'publisher') return;
+  if (path.startsWith('/api/tenants/:tenant')) {
+    if (params.tenant === tenant) return;
+    throw new ApiError('forbidden', `${principal.name} is scoped to tenant ${quoted(tenant, 100)}: it reads that tenant's account only, not ${quoted(params.tenant ?? '', 100)}'s`);
+  }
   const id = params.id;
   const workflowId = id === undefined ? undefined : path.startsWith('/api/runs/:id') ? id : path.startsWith('/api/sessions/:id') ? sessionWorkflowId(id) : undefined;
   if (workflowId === undefined) {

@@ -21,6 +21,7 @@ import { answerCommand, pendingCommand } from './pending';
 import { checkpointsCommand, forkCommand, rewindCommand } from './rewind';
 import { sessionCommand } from './session';
 import { startCommand } from './start';
+import { tenantCommand } from './tenant';
 import { treeCommand } from './tree';
 
 /** Every command, in the order help lists them. */
@@ -57,6 +58,7 @@ export const commands: readonly Command[] = [
   historyCommand,
   replayCommand,
   evalCommand,
+  tenantCommand,
 ];
 
 /** The command called `name`, if any. */

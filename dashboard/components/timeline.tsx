@@ -75,6 +75,10 @@ function describe(event: RunEvent): string {
       return `wrote ${event.path} (${event.toolCallId})`;
     case 'model_waiting':
       return `waiting for the model provider (${event.model}) after ${counted(event.attempts, 'failed attempt')}: ${event.errorType}: ${event.error}`;
+    case 'quota_waiting':
+      return `waiting for tenant ${event.tenant}'s quota (${event.phase === 'start' ? `to start${event.position ? `, #${event.position} in line` : ''}` : 'model calls held'}): ${event.reason}${event.until ? ` until ${event.until}` : ''}`;
+    case 'quota_cleared':
+      return `tenant ${event.tenant}'s quota lets the run ${event.phase === 'start' ? 'start' : 'call the model'} again after ${formatDuration(event.waitedMs)}`;
     case 'mcp_waiting':
       return `waiting for MCP server ${event.server} (toolset ${event.toolset}) after ${counted(event.attempts, 'failed attempt')}: ${event.error}`;
     case 'tools_updated':

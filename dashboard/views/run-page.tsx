@@ -95,7 +95,7 @@ export function RunPage({ workflowId, role }: { workflowId: string; role: string
       {report && (
         <p class="meta" data-testid="run-meta">
           agent <b>{report.agent}</b>
-          {report.tenant && <span data-testid="run-tenant"> · tenant <b>{report.tenant}</b></span>} · turn {report.turn} · {counted(report.iteration, 'tool turn')}
+          {report.tenant && <span data-testid="run-tenant"> · tenant <a href={linkTo({ view: 'tenant', tenant: report.tenant })}><b>{report.tenant}</b></a></span>} · turn {report.turn} · {counted(report.iteration, 'tool turn')}
           {report.pauseReason && runStatus === 'paused' ? ` · paused: ${report.pauseReason}` : ''}
           {report.waitingFor && (
             <span class="waiting-provider" data-testid="waiting-for-provider" title={`${report.waitingFor.errorType}: ${report.waitingFor.error}`}>

@@ -18,17 +18,20 @@ function costLine(cost: CostReport | undefined): string {
   return parts.join(' · ');
 }
 
-/** Recent runs (GET /api/runs with their turn and cost), filtered by agent and status, refreshed every few seconds. */
-export function RunsList() {
+/**
+ * Recent runs (GET /api/runs with their turn and cost), filtered by agent and status, refreshed
+ * every few seconds; with `tenant`, that tenant's runs only (a tenant's page).
+ */
+export function RunsList({ tenant }: { tenant?: string } = {}) {
   const [agent, setAgent] = useState('');
   const [status, setStatus] = useState('');
   const [auto, setAuto] = useState(true);
-  const query = new URLSearchParams({ limit: '100', details: 'true', ...(agent.trim() ? { agent: agent.trim() } : {}), ...(status ? { status } : {}) });
+  const query = new URLSearchParams({ limit: '100', details: 'true', ...(agent.trim() ? { agent: agent.trim() } : {}), ...(status ? { status } : {}), ...(tenant ? { tenant } : {}) });
   const runs = useApi<{ runs: RunSummary[] }>(`/api/runs?${query.toString()}`, auto ? refreshMs : undefined);
 
   return (
     <section>
-      <h1>Runs</h1>
+      {tenant ? <h2>Runs of tenant {tenant}</h2> : <h1>Runs</h1>}
       <form class="filters" onSubmit={(e) => e.preventDefault()}>
         <label>
           Agent <input name="agent" value={agent} onChange={(e) => setAgent(e.currentTarget.value)} placeholder="any" />
@@ -72,7 +75,11 @@ export function RunsList() {
                 </td>
                 <td>
                   {run.agent ?? ''}
-                  {run.tenant && <div class="hint" data-testid="run-tenant">{`tenant ${run.tenant}`}</div>}
+                  {run.tenant && (
+                    <div class="hint" data-testid="run-tenant">
+                      tenant <a href={linkTo({ view: 'tenant', tenant: run.tenant })}>{run.tenant}</a>
+                    </div>
+                  )}
                 </td>
                 <td>
                   <StatusBadge status={run.status} /> {run.waitingForHuman && <WaitingBadge />}

@@ -2,6 +2,7 @@ import type { AgentClient } from '../../client/agent-client';
 import { listOpenRuns } from '../../client/run-list';
 import type { ServerContext } from '../context';
 import { route, type AnyRoute } from '../routes';
+import { metricsAccountLimit, promLabel as label, renderTenantMetrics, tenantFigures, type TenantFigures } from './tenant-metrics';
 
 /** Open runs read per scrape; beyond it the figures are partial and `durable_agents_metrics_truncated` is 1. */
 export const metricsRunLimit = 2000;
@@ -68,15 +69,11 @@ const help = {
   durable_agents_runs_open_by_tenant: 'Open agent runs that have a tenant, by AgentTenant and AgentStatus (from Temporal visibility)',
   durable_agents_approvals_waiting: 'Tool calls waiting for a human decision, by agent',
   durable_agents_approval_oldest_age_seconds: 'Age of the oldest tool call waiting for a decision, by agent',
-  durable_agents_metrics_truncated: '1 when a scrape read only part of the open runs (more than the limits)',
+  durable_agents_metrics_truncated: '1 when a scrape read only part of the open runs or tenant accounts (more than the limits)',
 } as const;
 
-function label(value: string): string {
-  return value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
-}
-
-/** The figures in Prometheus text format (version 0.0.4). */
-export function renderApprovalMetrics(figures: ApprovalFigures): string {
+/** The figures in Prometheus text format (version 0.0.4); with the tenants' accounts when given. */
+export function renderApprovalMetrics(figures: ApprovalFigures, tenants?: TenantFigures): string {
   const lines: string[] = [];
   const family = (name: keyof typeof help, samples: string[]): void => {
     lines.push(`# HELP ${name} ${help[name]}`, `# TYPE ${name} gauge`, ...samples);
@@ -94,7 +91,8 @@ export function renderApprovalMetrics(figures: ApprovalFigures): string {
     'durable_agents_approval_oldest_age_seconds',
     [...figures.approvals].map(([agent, f]) => `durable_agents_approval_oldest_age_seconds{agent="${label(agent)}"} ${f.oldestAgeSeconds.toFixed(3)}`),
   );
-  family('durable_agents_metrics_truncated', [`durable_agents_metrics_truncated ${figures.truncated ? 1 : 0}`]);
+  if (tenants) lines.push(...renderTenantMetrics(tenants));
+  family('durable_agents_metrics_truncated', [`durable_agents_metrics_truncated ${figures.truncated || tenants?.truncated ? 1 : 0}`]);
   return lines.join('\n') + '\n';
 }
 
@@ -105,12 +103,16 @@ export function metricsRoutes(ctx: ServerContext): AnyRoute[] {
       method: 'get',
       path: '/metrics',
       access: 'viewer',
-      summary: 'Open runs by status, approvals waiting and the oldest one\'s age, in Prometheus text format',
-      description: `Computed from Temporal at each scrape (visibility, then the pendingInputs query of each waiting run), so it counts every worker's runs. Reads at most ${metricsRunLimit} open runs and ${metricsQueryLimit} waiting runs per scrape.`,
+      summary: "Open runs by status, approvals waiting and the oldest one's age, and each tenant's usage, waiting starts and hold, in Prometheus text format",
+      description:
+        `Computed from Temporal at each scrape (visibility, then the pendingInputs query of each waiting run and the tenantAccount query of each tenant account), so it counts every worker's runs. ` +
+        `Reads at most ${metricsRunLimit} open runs, ${metricsQueryLimit} waiting runs and ${metricsAccountLimit} tenant accounts per scrape.`,
       tags: ['meta'],
       streams: 'text/plain; version=0.0.4',
-      handle: async () =>
-        new Response(renderApprovalMetrics(await approvalFigures(ctx.agents)), { headers: { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' } }),
+      handle: async () => {
+        const [figures, tenants] = await Promise.all([approvalFigures(ctx.agents), tenantFigures(ctx.agents)]);
+        return new Response(renderApprovalMetrics(figures, tenants), { headers: { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' } });
+      },
     }),
   ];
 }

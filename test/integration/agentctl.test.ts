@@ -10,7 +10,8 @@ import { uniqueTaskQueue } from '../support/test-env';
 import { waitFor } from '../support/wait';
 import { testTempDir } from '../support/temp-dir';
 
-const suite = agentSuite('agentctl');
+// A tenants file on the worker: runs of a tenant join its account (`tenant show`).
+const suite = agentSuite('agentctl', undefined, { plugin: { tenants: { default: { quota: {} } } } });
 // Commands run in this process (the binary's code without its process); the first and the last
 // case run the binary itself, for its output, its exit codes and its exit once a command is done.
 const agentctl = (...args: string[]) => runAgentctl(suite, args);
@@ -302,6 +303,65 @@ describe('agentctl against a real dev server', () => {
     expect(kill).toMatchObject({ code: 0 });
     expect(runStatusReportSchema.parse(JSON.parse(kill.stdout)).status).toBe('terminated');
     expect((await suite.agents.result(workflowId)).status).toBe('terminated');
+  });
+
+  it("tenant quota sets a tenant's quota live, tenant show prints it with its usage, open runs and waiting starts; --reset goes back; bad values exit 2 naming the flag", async () => {
+    const tenant = `cli-quota-${Date.now()}`;
+    const missing = await agentctl('tenant', 'show', tenant);
+    expect(missing).toMatchObject({ code: 3, stdout: '' });
+    expect(missing.stderr.trim()).toBe(`agentctl: tenant ${tenant} has no account: no run of it has joined one (do the workers have a tenants file?) and no quota was set for it`);
+
+    const set = await agentctl('tenant', 'quota', tenant, '--concurrent-runs', '1', '--starts-per-minute', '60', '--tokens-per-day', '100000', '--cost-per-day', '2.5', '--cost-per-month', '40', '--when-over', 'wait');
+    expect(set).toMatchObject({ code: 0, stderr: '' });
+    expect(lines(set.stdout)[1]).toBe('quota       concurrentRuns 1 · startsPerMinute 60 · tokensPerDay 100000 · costPerDay 2.5 · costPerMonth 40 · whenOver wait (set live; the tenants file: none (not limited))');
+    // A change keeps the fields it does not name.
+    const changed = await agentctl('tenant', 'quota', tenant, '--cost-per-day', '0', '--json');
+    expect(JSON.parse(changed.stdout)).toMatchObject({ tenant, quota: { concurrentRuns: 1, startsPerMinute: 60, tokensPerDay: 100000, costPerDay: 0, costPerMonth: 40, whenOver: 'wait' } });
+
+    const sleeper = () => suite.agents.start({ ...scriptedInput([callStep({ name: 'sleep', args: { ms: 60_000 } }), finalStep()]), tenant });
+    const first = await sleeper();
+    await toolCallStarted(first.workflowId);
+    const second = await sleeper();
+    const shown = await waitFor('the second start waits', async () => {
+      const r = await agentctl('tenant', 'show', tenant);
+      return r.stdout.includes('waiting     1 start:') ? r : undefined;
+    });
+    const today = new Date().toISOString().slice(0, 10);
+    const tomorrow = new Date(Date.parse(today) + 86_400_000).toISOString();
+    expect(lines(shown.stdout)).toEqual([
+      `tenant      ${tenant}`,
+      'quota       concurrentRuns 1 · startsPerMinute 60 · tokensPerDay 100000 · costPerDay 0 · costPerMonth 40 · whenOver wait (set live; the tenants file: none (not limited))',
+      `today       ${today}: 0 of 100000 tokens, 0 of 0, 0 model calls`,
+      `this month  ${today.slice(0, 7)}: 0 tokens, 0 of 40, 0 model calls`,
+      'runs        1 open, 1 of 1 counting against concurrentRuns',
+      `waiting     1 start: ${second.workflowId}`,
+      // A money quota of 0 is spent already: the tenant's model calls are held until the day rolls over.
+      `hold        model calls held until ${tomorrow}: tenant ${tenant} has used 0 of 0 in ${today} (costPerDay)`,
+      'counted     1 admitted, 0 refused since the account began',
+    ]);
+    const json = await agentctl('tenant', 'show', tenant, '--json');
+    expect(JSON.parse(json.stdout)).toMatchObject({ tenant, running: 1, waiting: 1, queue: [second.workflowId] });
+
+    const reset = await agentctl('tenant', 'quota', tenant, '--reset', '--json');
+    expect(reset).toMatchObject({ code: 0 });
+    expect(JSON.parse(reset.stdout)).not.toHaveProperty('override');
+    // Back to the tenants file (no limit): the waiting start is let in.
+    await waitFor('the second run admitted', async () => ((await suite.agents.status(second.workflowId)).waitingFor === undefined && (await suite.agents.events(second.workflowId)).events.some((e) => e.type === 'tool_call') ? true : undefined));
+    for (const run of [first, second]) await suite.agents.kill(run.workflowId, { reason: 'done' });
+
+    for (const [args, message] of [
+      [['--concurrent-runs', '-1'], "--concurrent-runs must be an integer >= 0, got '-1'"],
+      [['--starts-per-minute', 'many'], "--starts-per-minute must be an integer, got 'many'"],
+      [['--cost-per-day', '1,5'], "--cost-per-day must be an amount >= 0 such as 2.50, got '1,5'"],
+      [['--when-over', 'queue'], "--when-over must be wait or refuse, got 'queue'"],
+      [['--reset', '--cost-per-month', '5'], '--reset goes back to the tenants file: give it alone, without other quota flags'],
+      [[], 'name at least one quota (--concurrent-runs, --starts-per-minute, --tokens-per-day, --tokens-per-month, --cost-per-day, --cost-per-month, --when-over) or --reset'],
+    ] as const) {
+      expect(await agentctl('tenant', 'quota', tenant, ...args)).toMatchObject({ code: 2, stdout: '', stderr: `agentctl: ${message}\n` });
+    }
+    expect(await agentctl('tenant', 'quota', 'not a tenant', '--concurrent-runs', '1')).toMatchObject({ code: 2, stderr: expect.stringMatching(/^agentctl: TENANT: /) });
+    expect(await agentctl('tenant', 'show', tenant, '--concurrent-runs', '1')).toMatchObject({ code: 2, stderr: "agentctl: --concurrent-runs is not an option of 'tenant show' (use 'tenant quota')\n" });
+    expect(await agentctl('tenant', 'list')).toMatchObject({ code: 2, stderr: "agentctl: unknown tenant subcommand 'list'; use one of show, quota\n" });
   });
 
   it('exits 3 for an unknown run and 2 for invalid JSON', async () => {

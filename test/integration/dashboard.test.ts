@@ -13,6 +13,7 @@ import { formatEvent } from '../../client/format';
 import { checkWebhookSignature } from '../../server/webhooks/webhook-signature';
 import type { RunEvent } from '../../contracts';
 import { listRuns } from '../../client/run-list';
+import { setTenantQuota } from '../../client/tenant-accounts';
 import { startAgentServer, type AgentServer } from '../../server';
 import { agentSuite } from '../support/agent-suite';
 import { launchTestBrowser, type TestBrowser } from '../support/browser';
@@ -29,7 +30,8 @@ import { waitFor } from '../support/wait';
  * without a token, and its refusals.
  */
 // A namespace of its own: the runs list shows every run of the namespace, and it counts the waiting ones.
-const suite = agentSuite('dashboard', undefined, { ownNamespace: true });
+// A tenants file on the worker: runs of a tenant join its account (the tenant page).
+const suite = agentSuite('dashboard', undefined, { ownNamespace: true, plugin: { tenants: { default: { quota: {} } } } });
 const adminToken = 'dashboard-admin-token-0123456789';
 const viewerToken = 'dashboard-viewer-token-0123456789';
 const publisherToken = 'dashboard-publisher-token-012345';
@@ -471,6 +473,55 @@ describe('the dashboard in a browser', () => {
     // The run's page says whose run it is.
     await page.goto(`${server.url}/#/runs/${encodeURIComponent(waiting.workflowId)}`);
     await expectText(page.locator('[data-testid=run-meta] [data-testid=run-tenant]'), 'tenant acme');
+  });
+
+  it("a tenant's page, reached from the tenant of a run and of the runs list: its quota, usage today and this month against it, open and waiting runs, the hold, and its runs", async () => {
+    const tenant = `dash-${randomBytes(4).toString('hex')}`;
+    // A money quota of 0 for the day is spent already: the tenant's model calls are held.
+    await setTenantQuota(suite.agents, tenant, { concurrentRuns: 1, tokensPerDay: 1000, costPerDay: 0, costPerMonth: 5 }, 'ops');
+    const open = await suite.agents.start({ ...transferRun(), tenant });
+    await waitFor('the open run waits for approval', async () => ((await suite.agents.pendingInputs(open.workflowId)).approvals.length > 0 ? true : undefined));
+    const waiting = await suite.agents.start({ ...transferRun(), tenant });
+    await waitFor('the second start waits for a slot', async () => ((await suite.agents.status(waiting.workflowId)).waitingFor?.kind === 'quota' ? true : undefined));
+
+    await page.goto(`${server.url}/#/runs/${encodeURIComponent(open.workflowId)}`);
+    await page.locator('[data-testid=run-meta] [data-testid=run-tenant] a').click();
+    await page.waitForURL(`**/#/tenants/${tenant}`);
+    await expectText(page.locator('h1'), `Tenant ${tenant}`);
+    await expectText(page.locator('[data-testid=tenant-quota]'), 'concurrentRuns 1 · tokensPerDay 1000 · costPerDay 0 · costPerMonth 5');
+    await expectText(page.locator('[data-testid=tenant-quota]'), 'set live (the tenants file: none (not limited))');
+    await expectText(page.locator('[data-testid=tenant-runs]'), '1 open run · 1 of 1 counting against concurrentRuns');
+    await expectText(page.locator('[data-testid=tenant-hold]'), 'Model calls held until');
+    await expectText(page.locator('[data-testid=tenant-waiting] h2'), 'Waiting for a slot (1)');
+    const queued = page.locator(`[data-testid=tenant-waiting] a[href="#/runs/${encodeURIComponent(waiting.workflowId)}"]`);
+    await queued.waitFor();
+    await expectText(page.locator('[data-testid=usage-day] [data-usage=tokens]'), '0 / 1000');
+    await expectText(page.locator('[data-testid=usage-day] [data-usage=cost]'), '0 / 0');
+    await expectText(page.locator('[data-testid=usage-month] [data-usage=cost]'), '0 / 5');
+    // A quota of 0 is spent: its meter is full; a period without a token quota has no meter.
+    expect(await page.locator('[data-testid=usage-day] [data-usage=cost] meter').getAttribute('value')).toBe('1');
+    expect(await page.locator('[data-testid=usage-month] [data-usage=tokens] meter').count()).toBe(0);
+    // Its runs, through the runs list's tenant filter: these two, and no other tenant's.
+    await expectText(page.locator('h2'), `Runs of tenant ${tenant}`);
+    await page.locator(`tr[data-run="${open.workflowId}"]`).waitFor();
+    await page.locator(`tr[data-run="${waiting.workflowId}"]`).waitFor();
+    expect(await page.locator('tr[data-run]').count()).toBe(2);
+    await page.screenshot({ path: join(screenshots, 'tenant-page.png'), fullPage: true });
+
+    // The runs list links a run's tenant to its page too.
+    await page.goto(`${server.url}/#/runs`);
+    await page.locator(`tr[data-run="${open.workflowId}"] [data-testid=run-tenant] a`).click();
+    await page.waitForURL(`**/#/tenants/${tenant}`);
+    await page.locator('[data-testid=tenant-quota]').waitFor();
+
+    // The waiting run's timeline says what it waits for.
+    await page.goto(`${server.url}/#/runs/${encodeURIComponent(waiting.workflowId)}`);
+    await expectText(page.locator('[data-testid=timeline] [data-type=quota_waiting]'), `waiting for tenant ${tenant}'s quota (to start, #1 in line): tenant ${tenant} has 1 of 1 concurrent runs open (concurrentRuns)`);
+
+    // A tenant without an account: the API's message.
+    await page.goto(`${server.url}/#/tenants/nobody-${tenant}`);
+    await expectText(page.locator('[role=alert]'), `tenant "nobody-${tenant}" has no account`);
+    for (const run of [open, waiting]) await suite.agents.kill(run.workflowId, { reason: 'done' });
   });
 
   it('lets a viewer watch a waiting run but not act on it', async () => {

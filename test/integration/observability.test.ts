@@ -10,6 +10,8 @@
  * (DURABLE_AGENTS_PROMETHEUS) and the test scrapes it over HTTP, and the HTTP server's
  * `/metrics` (approvals waiting, computed from Temporal).
  */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
@@ -26,6 +28,7 @@ import { findTestAgent, testAgents } from '../support/agents';
 import { allToolImplementations } from '../support/tools';
 import { agentClient, createTestEnv, inProcessWorkerOptions, testWorkflowsPath, uniqueTaskQueue, workflowBundleOption } from '../support/test-env';
 import { childWorkerEnv, cleanUpAll, startChildWorker, type ChildWorker } from '../support/child-worker';
+import { testTempDir } from '../support/temp-dir';
 import { waitFor } from '../support/wait';
 import { freeLoopbackPort } from '../../testing/dev-server-port';
 
@@ -239,6 +242,8 @@ describe('metrics', () => {
   it("serves the SDK's and the agents' metrics in Prometheus format, and approvals waiting from Temporal", async () => {
     const taskQueue = uniqueTaskQueue('obs-metrics');
     const port = await freeLoopbackPort();
+    const tenantsFile = join(testTempDir('tenants-'), 'tenants.json');
+    writeFileSync(tenantsFile, JSON.stringify({ default: { quota: { costPerMonth: 100 } } }));
     const workerEnv = childWorkerEnv(env.address, env.namespace ?? 'default', taskQueue).env;
     child = await startChildWorker({
       ...workerEnv,
@@ -246,6 +251,9 @@ describe('metrics', () => {
       DURABLE_AGENTS_PROMETHEUS: String(port),
       OPENAI_BASE_URL: fake.baseURL,
       OPENAI_API_KEY: 'test-key',
+      // Runs of a tenant join its account; each call of the fake (20 + 10 tokens) costs 0.04 USD.
+      DURABLE_AGENTS_TENANTS_FILE: tenantsFile,
+      TEST_MODEL_PRICES: JSON.stringify({ currency: 'USD', models: { 'gpt-4o-mini': { inputPerMillion: 1_000, outputPerMillion: 2_000 } } }),
     });
     const agents = agentClient(env, taskQueue);
     const token = 'metrics-viewer-token-0123456789';
@@ -273,6 +281,25 @@ describe('metrics', () => {
       return total(samples, 'durable_agents_approvals_waiting') === 0 && total(samples, 'durable_agents_runs_open', { agent }) === 0 ? samples : undefined;
     });
     expect(total(after, 'durable_agents_approvals_waiting', { agent })).toBe(0);
+
+    // The tenant's account: the run's two model calls in its day and month, nothing waiting, no hold.
+    const accounted = await waitFor("the tenant's usage in /metrics", async () => {
+      const samples = await serverMetrics();
+      return total(samples, 'durable_agents_tenant_tokens', { tenant, period: 'day' }) === 60 ? samples : undefined;
+    });
+    expect(total(accounted, 'durable_agents_tenant_tokens', { tenant, period: 'month' })).toBe(60);
+    expect(total(accounted, 'durable_agents_tenant_cost', { tenant, period: 'day', currency: 'USD' })).toBeCloseTo(0.08, 10);
+    expect(total(accounted, 'durable_agents_tenant_cost', { tenant, period: 'month', currency: 'USD' })).toBeCloseTo(0.08, 10);
+    expect(has(accounted, 'durable_agents_tenant_runs_waiting', { tenant })).toBe(true);
+    expect(total(accounted, 'durable_agents_tenant_runs_waiting', { tenant })).toBe(0);
+    expect(has(accounted, 'durable_agents_tenant_quota_held', { tenant })).toBe(true);
+    expect(total(accounted, 'durable_agents_tenant_quota_held', { tenant })).toBe(0);
+    expect(total(accounted, 'durable_agents_metrics_truncated')).toBe(0);
+    const text = await (await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${token}` } })).text();
+    for (const name of ['durable_agents_tenant_cost', 'durable_agents_tenant_tokens', 'durable_agents_tenant_runs_waiting', 'durable_agents_tenant_quota_held']) {
+      expect(text).toContain(`# HELP ${name} `);
+      expect(text).toContain(`# TYPE ${name} gauge`);
+    }
 
     // The worker's endpoint: the run's counters are emitted when its last task completes.
     const metricsUrl = `http://127.0.0.1:${port}/metrics`;

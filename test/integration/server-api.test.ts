@@ -12,14 +12,17 @@ import { AgentClient } from '../../client/agent-client';
 import { signWebhookDelivery, startAgentServer, type AgentServer } from '../../server';
 import type { AuthConfig } from '../../server/auth';
 import { agentTenantSearchAttribute } from '../../contracts';
+import type { TenantsConfig } from '../../contracts/tenant-settings';
 import { agentSuite } from '../support/agent-suite';
 import { addAapl, callStep, contextStep, finalStep, scriptedInput, watchlistRun, type Observation } from '../support/scripts';
 import { testWorkflowsPath, uniqueTaskQueue } from '../support/test-env';
 import { waitFor } from '../support/wait';
 
 // A namespace of its own: paging waits for a settled list of every scripted run in the namespace.
-const suite = agentSuite('server-api', undefined, { ownNamespace: true });
-const tokens = { viewer: 'viewer-token-0123456789', operator: 'operator-token-0123456789', admin: 'admin-token-0123456789', acme: 'acme-operator-token-0123456789', globex: 'globex-operator-token-0123456789' };
+// The deployment's tenants file: runs of a tenant join its account (GET /api/tenants/:tenant).
+const tenants: TenantsConfig = { default: { quota: {} }, tenants: { acme: { quota: { concurrentRuns: 20 } } } };
+const suite = agentSuite('server-api', undefined, { ownNamespace: true, plugin: { tenants } });
+const tokens = { viewer: 'viewer-token-0123456789', operator: 'operator-token-0123456789', admin: 'admin-token-0123456789', acme: 'acme-operator-token-0123456789', globex: 'globex-operator-token-0123456789', acmeAdmin: 'acme-admin-token-0123456789' };
 const auth: AuthConfig = {
   localDev: false,
   tokens: [
@@ -28,6 +31,7 @@ const auth: AuthConfig = {
     { name: 'ada', role: 'admin', token: tokens.admin },
     { name: 'acme-ops', role: 'operator', token: tokens.acme, tenant: 'acme' },
     { name: 'globex-ops', role: 'operator', token: tokens.globex, tenant: 'globex' },
+    { name: 'acme-admin', role: 'admin', token: tokens.acmeAdmin, tenant: 'acme' },
   ],
 };
 /** Webhook sources: `ci` takes the raw body and the Idempotency-Key header; `shop` fills a template and keys by a body field; `scoped` may post to `hook-scoped-*` only. */
@@ -369,6 +373,46 @@ describe('tenants', () => {
     expectError(await get(runPath(runId), 'globex'), 403, 'forbidden');
     expect(await post(`/api/sessions/${sessionId}/close`, {}, 'acme')).toMatchObject({ status: 204 });
   });
+
+  it("a tenant's account: its own token and unscoped ones read it, another tenant's gets 403; only an unscoped admin changes its quota, 400 naming the field", async () => {
+    const quotaPath = '/api/tenants/acme/quota';
+    const put = (path: string, body: unknown, as: Role) => call('PUT', path, { as, body });
+    const done = await post('/api/runs', scriptedInput([finalStep()]), 'acme');
+    expect(await get(runPath(done.body.workflowId, '/result'), 'acme')).toMatchObject({ status: 200, body: { status: 'completed' } });
+    const today = new Date().toISOString().slice(0, 10);
+    const account = await waitFor("acme's account saw its run", async () => {
+      const { status, body } = await get('/api/tenants/acme', 'acme');
+      return status === 200 && body.counters.admitted >= 1 && body.running === 0 ? body : undefined;
+    });
+    expect(account).toMatchObject({ tenant: 'acme', quota: { concurrentRuns: 20 }, configured: { concurrentRuns: 20 }, waiting: 0, queue: [], day: { period: today, modelCalls: 0 }, month: { period: today.slice(0, 7) } });
+    expect(account).not.toHaveProperty('override');
+    expect(await get('/api/tenants/acme', 'viewer')).toMatchObject({ status: 200, body: { tenant: 'acme' } });
+    expectError(await get('/api/tenants/acme', 'globex'), 403, 'forbidden', /^globex-ops is scoped to tenant "globex": it reads that tenant's account only, not "acme"'s$/);
+    expectError(await get(`/api/tenants/nobody-${randomUUID().slice(0, 8)}`, 'admin'), 404, 'not_found', /^tenant "nobody-[0-9a-f]+" has no account/);
+    expectError(await get('/api/tenants/not%20a%20tenant', 'admin'), 400, 'invalid_input', /^params\.tenant: /);
+
+    // A tenant may not raise its own quota, whatever its token's role; an unscoped operator may not either.
+    expectError(await put(quotaPath, { quota: { concurrentRuns: 100 } }, 'acme'), 403, 'forbidden', /acme-ops has role operator; this needs admin/);
+    expectError(await put(quotaPath, { quota: { concurrentRuns: 100 } }, 'acmeAdmin'), 403, 'forbidden', /^acme-admin is scoped to tenant "acme": quotas are set by the deployment's admins/);
+    expectError(await put(quotaPath, { quota: { concurrentRuns: 100 } }, 'operator'), 403, 'forbidden', /needs admin/);
+    expectError(await put(quotaPath, { quota: { concurrentRuns: -1 } }, 'admin'), 400, 'invalid_input', /^body\.quota\.concurrentRuns: /);
+    expectError(await put(quotaPath, { quota: { costPerDay: 'lots' } }, 'admin'), 400, 'invalid_input', /^body\.quota\.costPerDay: /);
+    expectError(await put(quotaPath, { quota: { concurentRuns: 5 } }, 'admin'), 400, 'invalid_input', /^body\.quota: .*concurentRuns/);
+    expectError(await put(quotaPath, {}, 'admin'), 400, 'invalid_input', /^body\.quota: /);
+    expectError(await call('PUT', quotaPath, { as: 'admin', body: 'not json' }), 400, 'invalid_input', /not JSON/);
+
+    const raised = await put(quotaPath, { quota: { concurrentRuns: 5, costPerDay: 2.5, whenOver: 'refuse' } }, 'admin');
+    expect(raised).toMatchObject({ status: 200, body: { tenant: 'acme', quota: { concurrentRuns: 5, costPerDay: 2.5, whenOver: 'refuse' }, override: { concurrentRuns: 5, costPerDay: 2.5, whenOver: 'refuse' }, configured: { concurrentRuns: 20 } } });
+    expect((await get('/api/tenants/acme', 'acme')).body.quota).toEqual({ concurrentRuns: 5, costPerDay: 2.5, whenOver: 'refuse' });
+    const reset = await put(quotaPath, { quota: null }, 'admin');
+    expect(reset).toMatchObject({ status: 200, body: { quota: { concurrentRuns: 20 } } });
+    expect(reset.body).not.toHaveProperty('override');
+
+    // A quota set before a tenant's first run starts its account.
+    const fresh = `fresh-${randomUUID().slice(0, 8)}`;
+    expect(await put(`/api/tenants/${fresh}/quota`, { quota: { startsPerMinute: 10 } }, 'admin')).toMatchObject({ status: 200, body: { tenant: fresh, quota: { startsPerMinute: 10 }, openRuns: 0 } });
+    expect(await get(`/api/tenants/${fresh}`, 'admin')).toMatchObject({ status: 200, body: { tenant: fresh } });
+  });
 });
 
 describe('checkpoints, rewind and fork', () => {
@@ -706,6 +750,8 @@ describe('OpenAPI document', () => {
       ['post', '/api/sessions/{id}/chat', 'operator'],
       ['get', '/api/sessions/{id}/chat/stream', 'viewer'],
       ['post', '/api/sessions/{id}/ag-ui', 'viewer'],
+      ['get', '/api/tenants/{tenant}', 'viewer'],
+      ['put', '/api/tenants/{tenant}/quota', 'admin'],
     ];
     for (const [method, path, role] of expected) {
       const operation = body.paths[path]?.[method];

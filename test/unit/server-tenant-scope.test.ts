@@ -114,8 +114,17 @@ describe('checkTenantScope', () => {
     for (const path of ['/api/runs', '/api/sessions', '/api/whoami']) await expect(checkTenantScope(acme, path, {}, tenantOf, sessionWorkflowId)).resolves.toBeUndefined();
   });
 
+  it("reaches its own tenant's account and is refused another's, naming its own tenant", async () => {
+    for (const path of ['/api/tenants/:tenant', '/api/tenants/:tenant/quota']) {
+      await expect(checkTenantScope(acme, path, { tenant: 'acme' }, tenantOf, sessionWorkflowId)).resolves.toBeUndefined();
+      const err = await scopeRefusal(checkTenantScope(acme, path, { tenant: 'globex' }, tenantOf, sessionWorkflowId));
+      expect({ type: err?.type, message: err?.message }).toEqual({ type: 'forbidden', message: `acme-ops is scoped to tenant "acme": it reads that tenant's account only, not "globex"'s` });
+    }
+  });
+
   it('checks nothing for a token without a tenant', async () => {
     await expect(checkTenantScope(operator, '/api/runs/:id', { id: 'run-b' }, tenantOf, sessionWorkflowId)).resolves.toBeUndefined();
+    await expect(checkTenantScope(operator, '/api/tenants/:tenant', { tenant: 'globex' }, tenantOf, sessionWorkflowId)).resolves.toBeUndefined();
   });
 });
 
