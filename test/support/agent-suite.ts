@@ -27,6 +27,8 @@ export function agentSuite(
     readonly runtime?: () => ActivityDependencies['runtime'];
     /** Further options of the file's worker (e.g. `debugMode: false`: workflows on a thread of their own, see inProcessWorkerOptions). */
     readonly worker?: Parameters<typeof createTestWorker>[4];
+    /** Further options of the worker's plugin (e.g. `tenants`, the deployment's tenants file). */
+    readonly plugin?: NonNullable<Parameters<typeof createTestWorker>[4]>['plugin'];
   } = {},
 ): AgentSuite {
   let env: TestWorkflowEnvironment | undefined;
@@ -37,7 +39,7 @@ export function agentSuite(
 
   beforeAll(async () => {
     env = await createTestEnv(options);
-    worker = await createTestWorker(env, taskQueue, tools(), options.runtime?.(), options.worker);
+    worker = await createTestWorker(env, taskQueue, tools(), options.runtime?.(), options.plugin ? { ...options.worker, plugin: { ...options.worker?.plugin, ...options.plugin } } : options.worker);
     running = worker.run();
     agents = agentClient(env, taskQueue);
   });
