@@ -23,6 +23,9 @@ import { evaluateRuns } from '../../testing/eval';
 import { agentModuleForTests, runAgentctl } from '../support/agentctl-eval';
 import { testWorkflowCodeArgs } from '../support/agentctl-cli';
 import { testTempDir } from '../support/temp-dir';
+import type { TenantsConfig } from '../../contracts/tenant-settings';
+import { setTenantQuota, tenantAccount } from '../../client/tenant-accounts';
+import { tenantAccountWorkflowId } from '../../contracts/tenant-account';
 
 let env: TestWorkflowEnvironment;
 beforeAll(async () => {
@@ -36,14 +39,14 @@ const oldKey = { id: 'k-2026-10', key: randomBytes(32) };
 const newKey = { id: 'k-2026-11', key: randomBytes(32) };
 
 /** A worker and a client that share the keys (the first encrypts), as a deployment would. */
-async function encrypted(taskQueue: string, keys: EncryptionKeys): Promise<{ worker: Worker; agents: AgentClient }> {
+async function encrypted(taskQueue: string, keys: EncryptionKeys, tenants?: TenantsConfig): Promise<{ worker: Worker; agents: AgentClient }> {
   const worker = await Worker.create({
     connection: env.nativeConnection,
     ...inProcessWorkerOptions,
     namespace: env.namespace ?? 'default',
     taskQueue,
     workflowBundle: await workflowBundleOption(),
-    plugins: [new DurableAgentsPlugin({ agents: testAgents, tools: allToolImplementations(), runtime: {}, encryption: keys })],
+    plugins: [new DurableAgentsPlugin({ agents: testAgents, tools: allToolImplementations(), runtime: {}, encryption: keys, ...(tenants ? { tenants } : {}) })],
   });
   const client = new Client({ connection: env.connection, namespace: env.namespace ?? 'default', dataConverter: { payloadCodecs: [new EncryptionCodec(keys)] } });
   return { worker, agents: new AgentClient(client, taskQueue, false) };
@@ -270,6 +273,22 @@ describe('payload encryption (AES-256-GCM codec)', () => {
     expect(JSON.parse(keyed.stdout)).toMatchObject({ totals: { runs: 1, diverged: 0 }, runs: [{ candidate: { final: { text: secrets.final } } }] });
     const keyless = await runAgentctl(cli, { DURABLE_AGENTS_ENCRYPTION_KEYS: '' });
     expect([keyless.code, keyless.stderr]).toEqual([2, expect.stringMatching(/encrypted-run\.json: a payload is encrypted with key k-2026-10, and this process has no encryption keys; set DURABLE_AGENTS_ENCRYPTION_KEYS/)]);
+  });
+
+  it("a tenant's account of an encrypted deployment stores no plaintext: its quota, its runs' joins and answers are ciphertext; a client with the key reads and changes it", async () => {
+    const taskQueue = uniqueTaskQueue('encrypted-tenant');
+    const tenant = `enc-${randomBytes(4).toString('hex')}`;
+    const { worker, agents } = await encrypted(taskQueue, [oldKey], { tenants: { [tenant]: { quota: { concurrentRuns: 1 } } } });
+    await worker.runUntil(async () => {
+      const first = await agents.start({ ...secretRun(), tenant });
+      expect(await agents.result(first.workflowId)).toMatchObject({ status: 'completed' });
+      await waitFor('the run left its account', async () => ((await tenantAccount(agents, tenant))?.counters.admitted === 1 && (await tenantAccount(agents, tenant))?.running === 0 ? true : undefined));
+      expect(await setTenantQuota(agents, tenant, { concurrentRuns: 3, costPerDay: 7.5 })).toMatchObject({ quota: { concurrentRuns: 3, costPerDay: 7.5 }, configured: { concurrentRuns: 1 } });
+    });
+    const { payloads } = await storedHistory(tenantAccountWorkflowId(tenant));
+    const plain = payloads.filter(({ payload }) => Buffer.from(payload.metadata?.encoding ?? []).toString() !== encryptedEncoding).map(({ path }) => path);
+    expect(plain.filter((path) => !/searchAttributes\.indexedFields\./.test(path))).toEqual([]);
+    expect(payloads.length).toBeGreaterThan(3);
   });
 
   it('after a key rotation old runs stay readable and new runs use the new key; a client without the key gets an error naming it', async () => {
