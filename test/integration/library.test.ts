@@ -58,7 +58,7 @@ describe('the library as a user runs it: own agents, own workflows module, own w
     const taskQueue = uniqueTaskQueue('plugin');
     const plugin = new DurableAgentsPlugin({ agents: [docsAgent, webAgent], tools, openai: null });
     // `search` has two implementations, so only the namespaced types exist for it.
-    expect(plugin.activityTypes).toEqual(['callModel', 'docs/search', 'session.deliverMessage', 'web/search']);
+    expect(plugin.activityTypes).toEqual(['callModel', 'docs/search', 'session.deliverMessage', 'tenants.join', 'tenants.sweep', 'web/search']);
     const worker = await Worker.create({ connection: env.nativeConnection, namespace: env.namespace ?? 'default', taskQueue, workflowsPath, plugins: [plugin], ...inProcessWorkerOptions });
     const agents = new AgentClient(env.client, taskQueue, false);
     await worker.runUntil(async () => {

@@ -412,6 +412,15 @@ describe('tenants', () => {
     const fresh = `fresh-${randomUUID().slice(0, 8)}`;
     expect(await put(`/api/tenants/${fresh}/quota`, { quota: { startsPerMinute: 10 } }, 'admin')).toMatchObject({ status: 200, body: { tenant: fresh, quota: { startsPerMinute: 10 }, openRuns: 0 } });
     expect(await get(`/api/tenants/${fresh}`, 'admin')).toMatchObject({ status: 200, body: { tenant: fresh } });
+
+    // Two API servers: the account is the tenant's workflow, so a quota set through one is the other's at once.
+    const second = await startAgentServer({ agents: suite.agents, auth });
+    try {
+      expect(await call('PUT', `/api/tenants/${fresh}/quota`, { as: 'admin', body: { quota: { startsPerMinute: 30 } }, base: second.url })).toMatchObject({ status: 200 });
+      expect((await get(`/api/tenants/${fresh}`, 'admin')).body.quota).toEqual({ startsPerMinute: 30 });
+    } finally {
+      await second.close();
+    }
   });
 });
 

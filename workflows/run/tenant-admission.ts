@@ -92,7 +92,7 @@ export function tenantAdmissionOf(state: RunState): TenantAdmission | undefined 
       if (!accounted) return;
       joined = true;
       state.account = link;
-      await condition(() => admission !== undefined || state.control.kill !== undefined);
+      if (!(await condition(() => admission !== undefined || state.control.kill !== undefined, silentAccountMs))) await waitForSilentAccount(state, tenant, () => admission);
       if (admission?.type === 'queued') await waitInLine(state, tenant, () => admission);
       if (state.control.kill) throw new RunTerminated();
       if (admission?.type === 'refused') fail('quota_refused', `${admission.reason}: the run was refused (whenOver: refuse)`);
@@ -102,6 +102,23 @@ export function tenantAdmissionOf(state: RunState): TenantAdmission | undefined 
       await CancellationScope.nonCancellable(() => account.signal(leaveSignal, { workflowId }).catch(() => undefined));
     },
   };
+}
+
+/** How long a run waits for its account's first answer before its status says the account is silent. */
+const silentAccountMs = 30_000;
+
+/**
+ * The account has not answered the run's join: its workers do not run it (a workflows module
+ * without `agentTenantAccount`), or none poll its task queue. The status names it; the run waits on.
+ */
+async function waitForSilentAccount(state: RunState, tenant: string, answer: () => QuotaAnswer | undefined): Promise<void> {
+  const error = `the account of tenant ${tenant} (workflow ${tenantAccountWorkflowId(tenant)}) has not answered: its worker must run the workflow type agentTenantAccount (export it from the workflows module beside agentRun)`;
+  state.providerWait = { kind: 'quota', name: tenant, turn: state.turn, attempts: 0, errorType: 'quota_account_silent', error, since: new Date(workflowNowMs()).toISOString() };
+  try {
+    await condition(() => answer() !== undefined || state.control.kill !== undefined);
+  } finally {
+    state.providerWait = undefined;
+  }
 }
 
 /** A start waits in the tenant's line: shown as `waitingFor.kind: quota` and framed by events; the wait is not charged to the time budget. */
