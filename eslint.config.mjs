@@ -70,7 +70,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['contracts/**/*.ts', 'workflows/**/*.ts', 'examples/*/agent.ts', 'examples/*/workflows.ts', 'test/support/agents.ts', 'test/support/faulty-agent.ts', 'test/support/local-llm-agent.ts', 'test/support/workflows.ts', 'test/support/two-agents/*.ts', 'bench/workflows.ts', 'bench/raw-workflows.ts', 'bench/raw-contract.ts'],
+    files: ['contracts/**/*.ts', 'workflows/**/*.ts', 'examples/*/agent.ts', 'examples/*/workflows.ts', 'test/support/agents.ts', 'test/support/faulty-agent.ts', 'test/support/local-llm-agent.ts', 'test/support/quick-llm-agent.ts', 'test/support/workflows.ts', 'test/support/two-agents/*.ts', 'bench/workflows.ts', 'bench/raw-workflows.ts', 'bench/raw-contract.ts'],
     rules: {
       'no-restricted-imports': ['error', deterministicImports],
       'no-restricted-syntax': [

@@ -1,11 +1,19 @@
+import { writeFileSync } from 'node:fs';
 import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { temporal } from '@temporalio/proto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { RunEvent } from '../../contracts';
-import { callTools, FakeOpenAIServer, say, toolCall } from '../../testing/fake-model';
+import type { PriceTable } from '../../contracts/pricing';
+import { tenantAccountMessages, tenantAccountWorkflowId } from '../../contracts/tenant-account';
+import type { TenantsConfig } from '../../contracts/tenant-settings';
+import { tenantAccount } from '../../client/tenant-accounts';
+import { callTools, FakeOpenAIServer, say, toolCall, type FakeStep } from '../../testing/fake-model';
 import { cleanUpAll, childWorkerEnv, startChildWorker, type ChildWorker } from '../support/child-worker';
+import { testTempDir } from '../support/temp-dir';
 import { agentClient, createTestEnv, uniqueTaskQueue } from '../support/test-env';
+import { waitFor } from '../support/wait';
 
 /**
  * A loopback proxy in front of the fake OpenAI server. Request number `stallAt` is forwarded,
@@ -183,5 +191,86 @@ describe('durability of model calls', () => {
     ]);
     expect(results.slice(2)).toEqual([['q2', 'ok']]);
     expect(events.filter((e) => e.type === 'plan').length).toBe(3);
+  });
+
+  it("a tenant's ledger stays exact when workers are killed mid model call (each call counted once, from its result) and between a join and its answer", async () => {
+    const taskQueue = uniqueTaskQueue('durability-ledger');
+    const tenant = `ledger-${taskQueue.slice(-8)}`;
+    const tenantsFile = join(testTempDir('tenants-'), 'tenants.json');
+    const tenants: TenantsConfig = { default: { quota: { costPerDay: 1_000 } } };
+    writeFileSync(tenantsFile, JSON.stringify(tenants));
+    // 20 prompt and 10 completion tokens a call (the fake's usage): 0.04 USD.
+    const prices: PriceTable = { currency: 'USD', models: { 'gpt-4o-mini': { inputPerMillion: 1_000, outputPerMillion: 2_000 } } };
+    const model = await FakeOpenAIServer.start();
+    const workerEnv = {
+      ...childWorkerEnv(env.address, env.namespace ?? 'default', taskQueue).env,
+      OPENAI_BASE_URL: model.baseURL,
+      OPENAI_API_KEY: 'test-key',
+      DURABLE_AGENTS_TENANTS_FILE: tenantsFile,
+      DURABLE_AGENTS_TEST_PRICES: JSON.stringify(prices),
+    };
+    const agents = agentClient(env, taskQueue);
+    // Two quotes, then the answer. When armed, the next request is held (no byte sent) until its worker dies.
+    let armed = false;
+    let heldNow: () => void = () => {};
+    const nextHeld = (): Promise<void> => {
+      armed = true;
+      return new Promise<void>((resolve) => (heldNow = resolve));
+    };
+    model.respondWith((req): FakeStep => {
+      const quotes = (req.body?.messages ?? []).filter((m) => m.role === 'tool').length;
+      const answer = quotes < 2 ? callTools(toolCall('get_quote', { symbol: 'AAPL' })) : say('quoted twice');
+      if (!armed) return answer;
+      armed = false;
+      return { kind: 'held', answer, release: new Promise(() => {}), onHeld: () => heldNow() };
+    });
+    try {
+      let worker = await startChildWorker(workerEnv);
+      workers.push(worker);
+      let held = nextHeld();
+      const runs = await Promise.all(
+        [1, 2, 3].map(() => agents.start({ agent: 'watchlist-llm-quick', messages: [{ role: 'user', content: 'Quote AAPL twice' }], sessionState: { watchlist: [] }, tenant })),
+      );
+      for (let kill = 0; kill < 3; kill++) {
+        await within(held, 30_000, `model call ${kill + 1} to be in flight`);
+        await worker.kill9();
+        held = nextHeld();
+        worker = await startChildWorker(workerEnv);
+        workers.push(worker);
+      }
+      armed = false;
+
+      // The account's worker dies between a run's join and its answer: with no worker alive, a join
+      // of the next run reaches the account (as the join activity signals it) and waits there; the
+      // run's own join follows when a worker is back (a join said twice). It is admitted once.
+      await worker.kill9();
+      const late = await agents.start({ agent: 'watchlist-llm-quick', messages: [{ role: 'user', content: 'Quote AAPL twice' }], sessionState: { watchlist: [] }, tenant });
+      const account = env.client.workflow.getHandle(tenantAccountWorkflowId(tenant));
+      await account.signal(tenantAccountMessages.join, { workflowId: late.workflowId, counts: true, configured: tenants.default?.quota ?? {} });
+      worker = await startChildWorker(workerEnv);
+      workers.push(worker);
+
+      const all = [...runs, late];
+      const results = await Promise.all(all.map((r) => agents.result(r.workflowId)));
+      expect(results.map((r) => r.status)).toEqual(['completed', 'completed', 'completed', 'completed']);
+      const usage = (await Promise.all(all.map(async (r) => (await agents.events(r.workflowId, 0, 1000)).events))).flat().filter((e): e is Extract<RunEvent, { type: 'model_usage' }> => e.type === 'model_usage');
+      const calls = usage.reduce((n, e) => n + e.modelCalls, 0);
+      expect(calls).toBe(results.reduce((n, r) => n + r.cost.modelCalls.used, 0));
+      const ledger = await waitFor('the ledger has every turn', async () => {
+        const view = await tenantAccount(agents, tenant);
+        return view && view.counters.usageRecords >= usage.length ? view : undefined;
+      });
+      // Each turn's usage recorded once: the records, calls, tokens and money the runs reported, no more.
+      expect(ledger.counters).toMatchObject({ usageRecords: usage.length, admitted: 4, refused: 0 });
+      expect(ledger.day).toMatchObject({ modelCalls: calls, tokens: usage.reduce((n, e) => n + e.tokens, 0), currency: 'USD', costUnknownCalls: 0, tokensUnknownCalls: 0 });
+      expect(ledger.day.cost).toBeCloseTo(usage.reduce((n, e) => n + (e.cost?.amount ?? 0), 0), 10);
+      expect(ledger.day.cost).toBeCloseTo(0.04 * calls, 10);
+      // The model server saw more requests than the ledger counts: the three held calls were made again.
+      expect(model.chatRequests.length).toBeGreaterThanOrEqual(calls + 3);
+      expect(model.errors).toEqual([]);
+      await waitFor('every run left the account', async () => ((await tenantAccount(agents, tenant))?.openRuns === 0 ? true : undefined));
+    } finally {
+      await model.close();
+    }
   });
 });

@@ -253,7 +253,7 @@ describe('metrics', () => {
       OPENAI_API_KEY: 'test-key',
       // Runs of a tenant join its account; each call of the fake (20 + 10 tokens) costs 0.04 USD.
       DURABLE_AGENTS_TENANTS_FILE: tenantsFile,
-      TEST_MODEL_PRICES: JSON.stringify({ currency: 'USD', models: { 'gpt-4o-mini': { inputPerMillion: 1_000, outputPerMillion: 2_000 } } }),
+      DURABLE_AGENTS_TEST_PRICES: JSON.stringify({ currency: 'USD', models: { 'gpt-4o-mini': { inputPerMillion: 1_000, outputPerMillion: 2_000 } } }),
     });
     const agents = agentClient(env, taskQueue);
     const token = 'metrics-viewer-token-0123456789';

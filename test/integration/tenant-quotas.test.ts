@@ -10,6 +10,7 @@ import type { TenantsConfig } from '../../contracts/tenant-settings';
 import { setTenantQuota, tenantAccount } from '../../client/tenant-accounts';
 import { forkRun } from '../../worker/fork';
 import { forkBundleOption } from '../support/test-env';
+import { tenantAccountMessages, tenantAccountWorkflowId, type AccountUsage } from '../../contracts/tenant-account';
 import { callTools, say, toolCall } from '../../testing/fake-model';
 import { modelSuite } from '../support/model-suite';
 import { callStep, finalStep, scriptedInput, sleepCall } from '../support/scripts';
@@ -17,7 +18,7 @@ import { waitFor } from '../support/wait';
 import { allToolImplementations } from '../support/tools';
 
 const id = randomUUID().slice(0, 8);
-const tenant = { slots: `slots-${id}`, strict: `strict-${id}`, spend: `spend-${id}`, live: `live-${id}`, tree: `tree-${id}`, can: `can-${id}`, session: `session-${id}`, forked: `forked-${id}`, forker: `forker-${id}` };
+const tenant = { slots: `slots-${id}`, strict: `strict-${id}`, spend: `spend-${id}`, live: `live-${id}`, tree: `tree-${id}`, can: `can-${id}`, session: `session-${id}`, forked: `forked-${id}`, forker: `forker-${id}`, busy: `busy-${id}` };
 const tenants: TenantsConfig = {
   default: { quota: {} },
   tenants: {
@@ -208,6 +209,31 @@ describe('tenant quotas', () => {
     });
     expect(forker.day.tokens).toBe(30 * forkCalls);
     expect(await tenantAccount(suite.agents, tenant.forked)).toMatchObject({ day: { modelCalls: before.day.modelCalls, tokens: before.day.tokens } });
+  it('an account that only takes usage records (long runs, no new starts) still continues as new as its history grows, and loses no record across', async () => {
+    // Signals alone never gave the account's loop a reason to look at its history: it grew past
+    // its limit until Temporal's 10,000 signals per execution refused every further record.
+    await setTenantQuota(suite.agents, tenant.busy, {});
+    const handle = suite.agents.client.workflow.getHandle(tenantAccountWorkflowId(tenant.busy));
+    const firstRunId = (await handle.describe()).runId;
+    const records = 1_200;
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: 8 }, async (_, sender) => {
+        const usage: AccountUsage = { workflowId: `busy-run-${sender}`, tokens: 3, modelCalls: 1, cost: 0.5, currency: 'USD' };
+        while (next < records) {
+          next += 1;
+          await handle.signal(tenantAccountMessages.usage, usage);
+        }
+      }),
+    );
+    const view = await waitFor('the account applied every record', async () => {
+      const seen = await tenantAccount(suite.agents, tenant.busy);
+      return seen?.counters.usageRecords === records ? seen : undefined;
+    });
+    expect(view.day).toMatchObject({ tokens: 3 * records, modelCalls: records, cost: 0.5 * records, currency: 'USD' });
+    expect((await handle.describe()).runId).not.toBe(firstRunId);
+    const firstHistory = await suite.agents.client.workflow.getHandle(tenantAccountWorkflowId(tenant.busy), firstRunId).fetchHistory();
+    expect(firstHistory.events?.at(-1)?.workflowExecutionContinuedAsNewEventAttributes).toBeTruthy();
   });
 
   it('a tenant without an account has none to show; a malformed tenant id is refused, naming it', async () => {

@@ -10,9 +10,10 @@ import { localLlmAgent } from './local-llm-agent';
 import { llmDelegatorAgent } from './llm-delegator-agent';
 import { llmLeadAgent } from './llm-lead-agent';
 import { nestedDelegatorAgent } from './nested-delegator-agent';
+import { quickLlmAgent } from './quick-llm-agent';
 
 /** Every agent of the test bundle. */
-export const testAgents = [...toolboxAgents, ...watchlistAgents, faultyAgent, hastyAgent, localLlmAgent, llmDelegatorAgent, nestedDelegatorAgent, llmLeadAgent];
+export const testAgents = [...toolboxAgents, ...watchlistAgents, faultyAgent, hastyAgent, localLlmAgent, llmDelegatorAgent, nestedDelegatorAgent, llmLeadAgent, quickLlmAgent];
 
 /** Looks a test agent up by name (the model activity's `findAgent`). */
 export function findTestAgent(name: string): (typeof testAgents)[number] | undefined {

@@ -1,8 +1,9 @@
 /**
  * A worker in its own process, so tests can kill it with SIGKILL mid-run. Reads the
  * TEMPORAL_* variables, DURABLE_AGENTS_TEST_BUNDLE, SIDE_EFFECT_FILE and optionally
- * WORKER_OPTIONS (JSON worker options), DURABLE_AGENTS_PROMETHEUS, DURABLE_AGENTS_TENANTS_FILE and
- * TEST_MODEL_PRICES (a JSON price table); prints "ready".
+ * WORKER_OPTIONS (JSON worker options), DURABLE_AGENTS_PROMETHEUS, DURABLE_AGENTS_TENANTS_FILE (the
+ * deployment's tenants file, as a user's worker reads it) and DURABLE_AGENTS_TEST_PRICES (a JSON
+ * price table for the model activity); prints "ready".
  * Like worker/create-worker.ts it also registers the `callModel` activity of LLM agents, with
  * the OpenAI client from OPENAI_API_KEY / OPENAI_BASE_URL (calls fail with `model_config`
  * when neither is set).
@@ -35,8 +36,8 @@ async function main(): Promise<void> {
       new DurableAgentsPlugin({
         agents: testAgents,
         tools: allToolImplementations({ sideEffects: new FileSideEffectSink(sideEffectFile) }),
-        runtime: createModelActivities({ openai: openAIFromEnv(), findAgent: findTestAgent, ...(process.env.TEST_MODEL_PRICES ? { prices: JSON.parse(process.env.TEST_MODEL_PRICES) as PriceTable } : {}) }),
-        tenants: tenantsConfigFromEnv(),
+        runtime: createModelActivities({ openai: openAIFromEnv(), findAgent: findTestAgent, ...(process.env.DURABLE_AGENTS_TEST_PRICES ? { prices: JSON.parse(process.env.DURABLE_AGENTS_TEST_PRICES) as PriceTable } : {}) }),
+        tenants: tenantsConfigFromEnv() ?? null,
       }),
     ],
     ...(process.env.WORKER_OPTIONS ? (JSON.parse(process.env.WORKER_OPTIONS) as object) : {}),

@@ -24,8 +24,14 @@ const { join: joinSignal, leave: leaveSignal, usage: usageSignal, answer: answer
 
 /** How often the account looks for runs that closed without leaving, while starts wait for a slot. */
 const sweepEveryMs = 60_000;
-/** History length at which the account continues as new (it carries only its state). */
-const maxHistoryEvents = 4_000;
+/**
+ * History length at which the account continues as new (it carries only its state). Small, because
+ * an account takes a signal per planner turn of every run of its tenant: a worker that loses it
+ * from its cache replays it whole, and while that replay runs the server force-closes the workflow
+ * task once more than 100 signals arrived meanwhile (`history.maximumBufferedEventsBatch`), so the
+ * next attempt replays more. Temporal also refuses signals past 10,000 per execution.
+ */
+const maxHistoryEvents = 1_000;
 
 /**
  * A tenant's account (workflow type `agentTenantAccount`, one per tenant, started by the first
@@ -67,7 +73,9 @@ export async function agentTenantAccount(input: TenantAccountInput): Promise<voi
     const wake = nextWakeAt(state, now);
     const sweepAt = waitsForSlot(state) ? sweptAt + sweepEveryMs : undefined;
     const due = Math.min(wake ?? Infinity, sweepAt ?? Infinity);
-    const pending = (): boolean => outbox.length > 0;
+    // Usage records send nothing: the history's length wakes the loop too, or an account that only
+    // takes records (long runs, no new starts) would never continue as new.
+    const pending = (): boolean => outbox.length > 0 || historyIsLong();
     const woke = Number.isFinite(due) ? await condition(pending, Math.max(1, due - now)) : (await condition(pending), true);
     if (!woke) apply({ type: 'tick' });
     if (waitsForSlot(state) && workflowNowMs() >= sweptAt + sweepEveryMs) {
@@ -77,11 +85,16 @@ export async function agentTenantAccount(input: TenantAccountInput): Promise<voi
       if (closed.length) apply({ type: 'closed', workflowIds: closed });
     }
     await deliver(outbox.splice(0), apply);
-    if (outbox.length === 0 && (workflowInfo().continueAsNewSuggested || workflowInfo().historyLength >= maxHistoryEvents)) {
+    if (outbox.length === 0 && historyIsLong()) {
       await condition(allHandlersFinished);
       if (outbox.length === 0) await continueAsNew<typeof agentTenantAccount>({ tenant: input.tenant, configured: state.configured, carried: state });
     }
   }
+}
+
+function historyIsLong(): boolean {
+  const info = workflowInfo();
+  return info.continueAsNewSuggested || info.historyLength >= maxHistoryEvents;
 }
 
 /** Sends each answer to its run; a run that is gone (closed, or never started) leaves the account. */
