@@ -209,6 +209,8 @@ describe('tenant quotas', () => {
     });
     expect(forker.day.tokens).toBe(30 * forkCalls);
     expect(await tenantAccount(suite.agents, tenant.forked)).toMatchObject({ day: { modelCalls: before.day.modelCalls, tokens: before.day.tokens } });
+  });
+
   it('an account that only takes usage records (long runs, no new starts) still continues as new as its history grows, and loses no record across', async () => {
     // Signals alone never gave the account's loop a reason to look at its history: it grew past
     // its limit until Temporal's 10,000 signals per execution refused every further record.
