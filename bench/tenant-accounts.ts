@@ -248,7 +248,7 @@ async function main(): Promise<void> {
   const id = taskQueue.slice(-8);
   const admitted = `admitted-${id}`;
   const tenants: TenantsConfig = { default: { quota: {} }, tenants: { [admitted]: { quota: { concurrentRuns: 100 } } } };
-  const worker = await createTestWorker(env, taskQueue, allToolImplementations(), {}, { debugMode: false }, { tenants });
+  const worker = await createTestWorker(env, taskQueue, allToolImplementations(), {}, { debugMode: false, plugin: { tenants } });
   const client = env.client as Client;
   const agents = agentClient(env, taskQueue);
   try {
