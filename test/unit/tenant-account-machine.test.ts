@@ -1,4 +1,4 @@
-import { newAccount, nextWakeAt, periodEnd, step, viewOf, waitsForSlot, type AccountEvent, type AccountState } from '../../workflows/tenants/account-machine';
+import { newAccount, nextWakeAt, periodEnd, step, sweepCandidates, sweepDueAt, viewOf, waitsForSlot, type AccountEvent, type AccountState } from '../../workflows/tenants/account-machine';
 import type { TenantQuota } from '../../contracts/tenant-settings';
 
 const t0 = Date.parse('2026-11-29T10:00:00Z');
@@ -102,5 +102,17 @@ describe('a tenant account', () => {
   it('ends periods at the next UTC day and month', () => {
     expect(new Date(periodEnd('2026-12-31')).toISOString()).toBe('2027-01-01T00:00:00.000Z');
     expect(new Date(periodEnd('2026-12')).toISOString()).toBe('2027-01-01T00:00:00.000Z');
+  });
+
+  it('looks for runs gone without leaving each minute while starts wait, every ten minutes while runs are open, never with none; oldest first', () => {
+    const q = { concurrentRuns: 1 };
+    expect(sweepDueAt(newAccount('acme', q, t0), t0)).toBeUndefined();
+    const one = run(newAccount('acme', q, t0), [join('old', q)]).state;
+    expect(sweepDueAt(one, t0)).toBe(t0 + 600_000);
+    const waiting = run(one, [join('late', q, true)], t0 + 5).state;
+    expect(sweepDueAt(waiting, t0)).toBe(t0 + 60_000);
+    const members = run(one, [join('child-b', q, false)], t0 + 9).state;
+    const more = run(members, [join('child-a', q, false)], t0 + 7).state;
+    expect(sweepCandidates(more, 2)).toEqual(['old', 'child-a']);
   });
 });

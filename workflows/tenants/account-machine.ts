@@ -249,6 +249,28 @@ export function nextWakeAt(state: AccountState, nowMs: number): number | undefin
   return wakes.length ? Math.max(nowMs, Math.min(...wakes)) : undefined;
 }
 
+/** How often the account looks for open runs that closed without leaving (terminated from outside). */
+export const sweepEveryMs = { whileStartsWait: 60_000, otherwise: 600_000 } as const;
+
+/**
+ * When the account looks for runs that closed without leaving, from the last look: each minute
+ * while starts wait for a slot (a run that never left holds it), every ten minutes while any run
+ * is open (so the open runs it keeps and carries never grow with runs long gone); never with none.
+ */
+export function sweepDueAt(state: AccountState, sweptAtMs: number): number | undefined {
+  if (waitsForSlot(state)) return sweptAtMs + sweepEveryMs.whileStartsWait;
+  for (const _ in state.open) return sweptAtMs + sweepEveryMs.otherwise;
+  return undefined;
+}
+
+/** The open runs one look checks, oldest first: at most `max` (one activity describes each). */
+export function sweepCandidates(state: AccountState, max: number): string[] {
+  return Object.entries(state.open)
+    .sort(([, a], [, b]) => a.since - b.since)
+    .slice(0, max)
+    .map(([id]) => id);
+}
+
 /** Whether starts wait for a concurrency slot (so runs that closed without leaving are looked for). */
 export function waitsForSlot(state: AccountState): boolean {
   const max = quotaOf(state).concurrentRuns;

@@ -11,7 +11,7 @@ import { describeIssues } from '../../contracts/json';
 import { setTenantQuotaInputSchema, sweepTenantRunsActivityName, tenantAccountMessages } from '../../contracts/tenant-account';
 import type { TenantQuota } from '../../contracts/tenant-settings';
 import { workflowNowMs } from '../kernel/clock';
-import { newAccount, nextWakeAt, step, viewOf, waitsForSlot, type AccountEvent, type AccountSend, type AccountState } from './account-machine';
+import { newAccount, nextWakeAt, step, sweepCandidates, sweepDueAt, viewOf, type AccountEvent, type AccountSend, type AccountState } from './account-machine';
 
 /** The account workflow's input: its tenant, the deployment's quota, and what it carries when it continues as new. */
 export interface TenantAccountInput {
@@ -22,8 +22,8 @@ export interface TenantAccountInput {
 
 const { join: joinSignal, leave: leaveSignal, usage: usageSignal, answer: answerSignal, setQuota: setQuotaUpdate, view: accountQuery } = tenantAccountMessages;
 
-/** How often the account looks for runs that closed without leaving, while starts wait for a slot. */
-const sweepEveryMs = 60_000;
+/** Runs one look for closed runs checks (one describe each, in one activity). */
+const sweepBatch = 200;
 /**
  * History length at which the account continues as new (it carries only its state). Small, because
  * an account takes a signal per planner turn of every run of its tenant: a worker that loses it
@@ -71,17 +71,17 @@ export async function agentTenantAccount(input: TenantAccountInput): Promise<voi
   for (;;) {
     const now = workflowNowMs();
     const wake = nextWakeAt(state, now);
-    const sweepAt = waitsForSlot(state) ? sweptAt + sweepEveryMs : undefined;
+    const sweepAt = sweepDueAt(state, sweptAt);
     const due = Math.min(wake ?? Infinity, sweepAt ?? Infinity);
     // Usage records send nothing: the history's length wakes the loop too, or an account that only
     // takes records (long runs, no new starts) would never continue as new.
     const pending = (): boolean => outbox.length > 0 || historyIsLong();
     const woke = Number.isFinite(due) ? await condition(pending, Math.max(1, due - now)) : (await condition(pending), true);
     if (!woke) apply({ type: 'tick' });
-    if (waitsForSlot(state) && workflowNowMs() >= sweptAt + sweepEveryMs) {
+    const dueAt = sweepDueAt(state, sweptAt);
+    if (dueAt !== undefined && workflowNowMs() >= dueAt) {
       sweptAt = workflowNowMs();
-      const open = Object.keys(state.open).filter((id) => state.open[id]?.counts);
-      const closed = await sweep(open).catch(() => []);
+      const closed = await sweep(sweepCandidates(state, sweepBatch)).catch(() => []);
       if (closed.length) apply({ type: 'closed', workflowIds: closed });
     }
     await deliver(outbox.splice(0), apply);
