@@ -18,7 +18,7 @@ import { waitFor } from '../support/wait';
 import { allToolImplementations } from '../support/tools';
 
 const id = randomUUID().slice(0, 8);
-const tenant = { slots: `slots-${id}`, strict: `strict-${id}`, spend: `spend-${id}`, live: `live-${id}`, tree: `tree-${id}`, can: `can-${id}`, session: `session-${id}`, forked: `forked-${id}`, forker: `forker-${id}`, busy: `busy-${id}` };
+const tenant = { slots: `slots-${id}`, strict: `strict-${id}`, spend: `spend-${id}`, live: `live-${id}`, tree: `tree-${id}`, can: `can-${id}`, session: `session-${id}`, forked: `forked-${id}`, forker: `forker-${id}`, busy: `busy-${id}`, rate: `rate-${id}` };
 const tenants: TenantsConfig = {
   default: { quota: {} },
   tenants: {
@@ -236,6 +236,18 @@ describe('tenant quotas', () => {
     expect((await handle.describe()).runId).not.toBe(firstRunId);
     const firstHistory = await suite.agents.client.workflow.getHandle(tenantAccountWorkflowId(tenant.busy), firstRunId).fetchHistory();
     expect(firstHistory.events?.at(-1)?.workflowExecutionContinuedAsNewEventAttributes).toBeTruthy();
+  });
+
+  it('starts over the start-rate quota are admitted as the bucket refills, in order, without an event to wake the account', async () => {
+    await setTenantQuota(suite.agents, tenant.rate, { startsPerMinute: 60 });
+    const runs = [];
+    for (let i = 0; i < 3; i++) runs.push(await suite.agents.start(scriptedInput([finalStep(`run ${i}`)], { tenant: tenant.rate })));
+    for (const run of runs) expect(await suite.agents.result(run.workflowId)).toMatchObject({ status: 'completed' });
+    const waits = await Promise.all(runs.map(async (run) => (await events(run.workflowId)).find((e) => e.type === 'quota_waiting')));
+    const waited = waits.filter((w) => w !== undefined);
+    expect(waited.length).toBeGreaterThan(0);
+    for (const w of waited) expect(w).toMatchObject({ phase: 'start', reason: expect.stringContaining('(startsPerMinute 60)') });
+    expect(await tenantAccount(suite.agents, tenant.rate)).toMatchObject({ waiting: 0, counters: { admitted: 3 } });
   });
 
   it('a tenant without an account has none to show; a malformed tenant id is refused, naming it', async () => {

@@ -106,7 +106,7 @@ function levelAt(state: AccountState, nowMs: number): number {
 function blockedBy(state: AccountState, nowMs: number): string | undefined {
   const quota = quotaOf(state);
   if (quota.concurrentRuns !== undefined && runningOf(state) >= quota.concurrentRuns) return `tenant ${state.tenant} has ${runningOf(state)} of ${quota.concurrentRuns} concurrent runs open (concurrentRuns)`;
-  if (levelAt(state, nowMs) < 1) return `tenant ${state.tenant} started ${quota.startsPerMinute} runs in the last minute (startsPerMinute ${quota.startsPerMinute})`;
+  if (levelAt(state, nowMs) < 1) return `tenant ${state.tenant} is at its start rate (startsPerMinute ${quota.startsPerMinute})`;
   return undefined;
 }
 
