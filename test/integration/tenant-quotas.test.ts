@@ -18,7 +18,7 @@ import { waitFor } from '../support/wait';
 import { allToolImplementations } from '../support/tools';
 
 const id = randomUUID().slice(0, 8);
-const tenant = { slots: `slots-${id}`, strict: `strict-${id}`, spend: `spend-${id}`, live: `live-${id}`, tree: `tree-${id}`, can: `can-${id}`, session: `session-${id}`, forked: `forked-${id}`, forker: `forker-${id}`, busy: `busy-${id}`, rate: `rate-${id}` };
+const tenant = { slots: `slots-${id}`, strict: `strict-${id}`, spend: `spend-${id}`, live: `live-${id}`, tree: `tree-${id}`, can: `can-${id}`, session: `session-${id}`, forked: `forked-${id}`, forker: `forker-${id}`, busy: `busy-${id}`, rate: `rate-${id}`, short: `short-${id}` };
 const tenants: TenantsConfig = {
   default: { quota: {} },
   tenants: {
@@ -143,6 +143,15 @@ describe('tenant quotas', () => {
     expect(account.day.cost).toBeCloseTo(reported.reduce((n, e) => n + (e.cost?.amount ?? 0), 0), 10);
     expect(account.month).toMatchObject({ modelCalls: account.day.modelCalls, tokens: account.day.tokens });
     expect(account.hold).toBeUndefined();
+  });
+
+  it("a run's own time budget still ends its wait for a spent money quota: the call fails quota_exceeded, naming the quota", async () => {
+    await setTenantQuota(suite.agents, tenant.short, { costPerDay: 0.05 });
+    const run = await suite.agents.start({ agent: 'watchlist-llm', messages: [{ role: 'user', content: 'Quote AAPL until told to stop' }], sessionState: { watchlist: [] }, policy: { timeBudgetMs: 4_000 }, tenant: tenant.short });
+    await waitsForQuota(run.workflowId);
+    await expect(suite.agents.result(run.workflowId)).rejects.toMatchObject({ cause: { type: 'quota_exceeded' } });
+    const failed = (await events(run.workflowId)).find((e) => e.type === 'run_failed');
+    expect(failed).toMatchObject({ errorType: 'quota_exceeded', message: expect.stringMatching(new RegExp(`^tenant ${tenant.short} has used 0\\.\\d+ of 0\\.05 USD in .* \\(costPerDay\\), until .*; the run's time budget was spent waiting for it$`)) });
   });
 
   it("a sub-agent run is its tree's: it takes no slot of its own (the tree runs under a quota of one), and its tenant's account knows it while it runs", async () => {
