@@ -77,6 +77,8 @@ interface CaseResult {
   readonly loadedParts: FirstTool[];
   /** A's runs: ms from start to the first tool call, and from the burst's start until the last of them ended. */
   readonly aFirstTool: number[];
+  /** B's slowest run under load: where it started in A's burst and which of A's first workflow tasks went while its own waited. */
+  readonly slowestB: SlowestB;
   readonly aDrainMs: number;
 }
 
@@ -150,6 +152,8 @@ interface FirstTool {
   readonly admission: number;
   readonly toScheduled: number;
   readonly activityWait: number;
+  /** Server clock (ms since the epoch): the run's start, its first workflow task's scheduling and start. */
+  readonly at: { readonly start: number; readonly taskScheduled: number; readonly taskStarted: number };
 }
 
 async function timeToFirstTool(env: TestWorkflowEnvironment, workflowId: string): Promise<FirstTool> {
@@ -170,6 +174,7 @@ async function timeToFirstTool(env: TestWorkflowEnvironment, workflowId: string)
     admission: answered - ms(taskCompleted),
     toScheduled: ms(scheduled) - answered,
     activityWait: ms(firstTool) - ms(scheduled),
+    at: { start: ms(events[0]), taskScheduled: ms(taskScheduled), taskStarted: ms(taskStarted) },
   };
 }
 
@@ -195,7 +200,7 @@ async function tenantB(env: TestWorkflowEnvironment, agents: AgentClient, runs: 
 }
 
 /** A's burst: every run started at once (50 starts in flight), then awaited to its end. */
-async function tenantA(env: TestWorkflowEnvironment, agents: AgentClient, settings: Settings, tenant: string | undefined): Promise<{ firstTool: number[]; drainMs: number }> {
+async function tenantA(env: TestWorkflowEnvironment, agents: AgentClient, settings: Settings, tenant: string | undefined): Promise<{ firstTool: FirstTool[]; drainMs: number }> {
   const at = performance.now();
   const ids: string[] = [];
   let next = 0;
@@ -210,8 +215,8 @@ async function tenantA(env: TestWorkflowEnvironment, agents: AgentClient, settin
   progress(`  A: ${ids.length} runs started in ${((performance.now() - at) / 1000).toFixed(1)} s`);
   await Promise.all(ids.map((id) => agents.result(id)));
   const drainMs = performance.now() - at;
-  const firstTool: number[] = [];
-  for (const id of ids) firstTool.push((await timeToFirstTool(env, id)).total);
+  const firstTool: FirstTool[] = [];
+  for (const id of ids) firstTool.push(await timeToFirstTool(env, id));
   return { firstTool, drainMs };
 }
 
@@ -253,8 +258,39 @@ async function runCase(env: TestWorkflowEnvironment, workflowBundle: Awaited<Ret
     const idle = (await tenantB(env, agents, settings.bIdleRuns, settings, keys ? b : undefined)).map((t) => t.total);
     progress(`${name}: A starts ${settings.aRuns} runs at once, B one a second (${settings.bRuns})`);
     const [burst, loaded] = await Promise.all([tenantA(env, agents, settings, keys ? a : undefined), tenantB(env, agents, settings.bRuns, settings, keys ? b : undefined)]);
-    return { name, serverArgs, keys, idle, loaded: loaded.map((t) => t.total), loadedParts: loaded, aFirstTool: burst.firstTool, aDrainMs: burst.drainMs };
+    return { name, serverArgs, keys, idle, loaded: loaded.map((t) => t.total), loadedParts: loaded, aFirstTool: burst.firstTool.map((t) => t.total), aDrainMs: burst.drainMs, slowestB: slowest(loaded, burst.firstTool) };
   });
+}
+
+/** The slowest B run under load, placed in A's burst (all times from histories, the server's clock). */
+interface SlowestB {
+  readonly total: number;
+  /** Its start, ms after A's first run started; A's last start, ms after the same. */
+  readonly startedAfterA: number;
+  readonly aStartsSpan: number;
+  readonly workflowTaskWait: number;
+  /** A's first workflow tasks that started while B's first task waited in the queue: created before B's, and after it. */
+  readonly aTasksAheadCreatedBefore: number;
+  readonly aTasksAheadCreatedAfter: number;
+}
+
+function slowest(loaded: readonly FirstTool[], a: readonly FirstTool[]): SlowestB {
+  const b = loaded.reduce((worst, t) => (t.total > worst.total ? t : worst));
+  const aStart = Math.min(...a.map((t) => t.at.start));
+  const ahead = a.filter((t) => t.at.taskStarted >= b.at.taskScheduled && t.at.taskStarted <= b.at.taskStarted);
+  return {
+    total: b.total,
+    startedAfterA: b.at.start - aStart,
+    aStartsSpan: Math.max(...a.map((t) => t.at.start)) - aStart,
+    workflowTaskWait: b.workflowTaskWait,
+    aTasksAheadCreatedBefore: ahead.filter((t) => t.at.taskScheduled <= b.at.taskScheduled).length,
+    aTasksAheadCreatedAfter: ahead.filter((t) => t.at.taskScheduled > b.at.taskScheduled).length,
+  };
+}
+
+function slowestLine(r: CaseResult): string {
+  const s = r.slowestB;
+  return `${r.name.padEnd(26)} ${String(s.total).padStart(6)} ms: started ${s.startedAfterA} ms into A's burst (A's starts span ${s.aStartsSpan} ms); its first task waited ${s.workflowTaskWait} ms, while ${s.aTasksAheadCreatedBefore} of A's first tasks created before it and ${s.aTasksAheadCreatedAfter} created after it started`;
 }
 
 function row(r: CaseResult): string {
@@ -308,7 +344,9 @@ async function main(): Promise<void> {
       `${'case'.padEnd(26)} ${'idle p50'.padStart(7)} ${'idle p99'.padStart(7)} ${'B p50'.padStart(7)} ${'B p99'.padStart(7)} ${'p99/idle'.padStart(9)} ${'A p50'.padStart(7)} ${'A drain s'.padStart(8)}\n` +
       `${results.map(row).join('\n')}\n\n` +
       `B under load, p50 / p99 of its parts (ms): first workflow task's wait, the task, the account's answer, to the tool's scheduling, the tool's wait\n` +
-      `${results.map(parts).join('\n')}\n`,
+      `${results.map(parts).join('\n')}\n\n` +
+      `B's slowest run under load\n` +
+      `${results.map(slowestLine).join('\n')}\n`,
   );
   mkdirSync(resultsDir, { recursive: true });
   const file = join(resultsDir, `fair-dispatch-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
