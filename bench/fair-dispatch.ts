@@ -77,6 +77,8 @@ interface CaseResult {
   readonly loadedParts: FirstTool[];
   /** A's runs: ms from start to the first tool call, and from the burst's start until the last of them ended. */
   readonly aFirstTool: number[];
+  /** A's first workflow task, p50 / p99 (ms): its wait in the queue, and the task (with a tenants file, it joins A's account). */
+  readonly aFirstTask: { readonly wait: readonly [number, number]; readonly task: readonly [number, number] };
   /** B's slowest run under load: where it started in A's burst and which of A's first workflow tasks went while its own waited. */
   readonly slowestB: SlowestB;
   readonly aDrainMs: number;
@@ -258,7 +260,7 @@ async function runCase(env: TestWorkflowEnvironment, workflowBundle: Awaited<Ret
     const idle = (await tenantB(env, agents, settings.bIdleRuns, settings, keys ? b : undefined)).map((t) => t.total);
     progress(`${name}: A starts ${settings.aRuns} runs at once, B one a second (${settings.bRuns})`);
     const [burst, loaded] = await Promise.all([tenantA(env, agents, settings, keys ? a : undefined), tenantB(env, agents, settings.bRuns, settings, keys ? b : undefined)]);
-    return { name, serverArgs, keys, idle, loaded: loaded.map((t) => t.total), loadedParts: loaded, aFirstTool: burst.firstTool.map((t) => t.total), aDrainMs: burst.drainMs, slowestB: slowest(loaded, burst.firstTool) };
+    return { name, serverArgs, keys, idle, loaded: loaded.map((t) => t.total), loadedParts: loaded, aFirstTool: burst.firstTool.map((t) => t.total), aDrainMs: burst.drainMs, aFirstTask: firstTaskOf(burst.firstTool), slowestB: slowest(loaded, burst.firstTool) };
   });
 }
 
@@ -288,9 +290,15 @@ function slowest(loaded: readonly FirstTool[], a: readonly FirstTool[]): Slowest
   };
 }
 
+function firstTaskOf(a: readonly FirstTool[]): CaseResult['aFirstTask'] {
+  const p = (xs: number[]): [number, number] => [percentile(xs, 0.5), percentile(xs, 0.99)];
+  return { wait: p(a.map((t) => t.workflowTaskWait)), task: p(a.map((t) => t.workflowTask)) };
+}
+
 function slowestLine(r: CaseResult): string {
   const s = r.slowestB;
-  return `${r.name.padEnd(26)} ${String(s.total).padStart(6)} ms: started ${s.startedAfterA} ms into A's burst (A's starts span ${s.aStartsSpan} ms); its first task waited ${s.workflowTaskWait} ms, while ${s.aTasksAheadCreatedBefore} of A's first tasks created before it and ${s.aTasksAheadCreatedAfter} created after it started`;
+  const f = r.aFirstTask;
+  return `${r.name.padEnd(26)} A's first tasks waited ${f.wait[0].toFixed(0)} / ${f.wait[1].toFixed(0)} ms and took ${f.task[0].toFixed(0)} / ${f.task[1].toFixed(0)} ms (p50 / p99); B's slowest ${String(s.total).padStart(6)} ms: started ${s.startedAfterA} ms into A's burst (A's starts span ${s.aStartsSpan} ms); its first task waited ${s.workflowTaskWait} ms, while ${s.aTasksAheadCreatedBefore} of A's first tasks created before it and ${s.aTasksAheadCreatedAfter} created after it started`;
 }
 
 function row(r: CaseResult): string {
@@ -345,7 +353,7 @@ async function main(): Promise<void> {
       `${results.map(row).join('\n')}\n\n` +
       `B under load, p50 / p99 of its parts (ms): first workflow task's wait, the task, the account's answer, to the tool's scheduling, the tool's wait\n` +
       `${results.map(parts).join('\n')}\n\n` +
-      `B's slowest run under load\n` +
+      `A's first workflow tasks, and B's slowest run under load\n` +
       `${results.map(slowestLine).join('\n')}\n`,
   );
   mkdirSync(resultsDir, { recursive: true });
