@@ -1,5 +1,5 @@
 /**
- * `npm run bench:fair [-- --a-runs 500 --b-runs 30 --tool-ms 300 --activity-slots 5 --workflow-slots 4 --fairness-args 'matching.enableFairness=true' --no-eager --a-quota 4,10 --cases off,off-quota,on-nokeys,on,on-tier2,on-quota]`
+ * `npm run bench:fair [-- --a-runs 500 --b-runs 30 --tool-ms 300 --activity-slots 5 --workflow-slots 4 --fairness-args 'matching.enableFairness=true' --no-eager --a-quota 4,10 --cases off,off-quota,on-nokeys,on,on-tier2,on-quota,on-quota-tier2]`
  * (`-- --smoke`: 40 runs of A, 3 of B, for a quick look).
  *
  * Fair dispatch between tenants, measured on Temporal dev servers this script starts: tenant A
@@ -19,6 +19,7 @@
  * - `fairness on, A quota N` (one case per N of `--a-quota`): the same, and the worker has a tenants
  *   file that gives A `quota: { concurrentRuns: N, whenOver: 'wait' }`: A's runs beyond N wait in
  *   A's account (status `waitingFor: quota`) before their first turn; B has an account without a quota;
+ * - `fairness on, A quota N, B tier 2`: both: A under its quota, B's tenant at priority tier 2;
  * - `fairness off, A quota N`: the quota on the default server.
  *
  * Each case's tenants are named for the case (`tenant-a-<case>`), so each has accounts of its own
@@ -59,7 +60,7 @@ interface Settings {
   readonly fairnessArgs: readonly string[];
   /** The concurrency quotas of A in the quota cases, one case per value. */
   readonly aQuotas: readonly number[];
-  /** Which cases run (ids: off, off-quota, on-nokeys, on, on-tier2, on-quota). */
+  /** Which cases run (ids: off, off-quota, on-nokeys, on, on-tier2, on-quota, on-quota-tier2). */
   readonly cases: ReadonlySet<string>;
   /** Eager activity execution off (`maxEagerActivityReservationsPerWorkflowTask: 0`): every tool call goes through the task queue's matching. */
   readonly noEager: boolean;
@@ -132,7 +133,7 @@ function parseCli(argv: readonly string[]): Settings {
   };
 }
 
-const caseIds = ['off', 'off-quota', 'on-nokeys', 'on', 'on-tier2', 'on-quota'];
+const caseIds = ['off', 'off-quota', 'on-nokeys', 'on', 'on-tier2', 'on-quota', 'on-quota-tier2'];
 
 function ms(e: HistoryEvent | undefined): number {
   if (!e?.eventTime) throw new Error('event without time');
@@ -231,8 +232,13 @@ interface Case {
 }
 
 /** A's concurrency quota: A's runs beyond `n` wait in A's account; B's account has no quota. */
-function quotaCase(server: string, n: number): Case {
-  return { name: `${server}, A quota ${n}`, keys: true, onWorker: true, tenants: (a) => ({ tenants: { [a]: { quota: { concurrentRuns: n, whenOver: 'wait' } } } }) };
+function quotaCase(server: string, n: number, bTier?: number): Case {
+  return {
+    name: `${server}, A quota ${n}${bTier ? `, B tier ${bTier}` : ''}`,
+    keys: true,
+    onWorker: true,
+    tenants: (a, b) => ({ tenants: { [a]: { quota: { concurrentRuns: n, whenOver: 'wait' } }, ...(bTier ? { [b]: { dispatch: { priority: bTier } } } : {}) } }),
+  };
 }
 
 async function runCase(env: TestWorkflowEnvironment, workflowBundle: Awaited<ReturnType<typeof bundleAgentWorkflows>>, settings: Settings, c: Case, serverArgs: readonly string[]): Promise<CaseResult> {
@@ -334,6 +340,7 @@ async function main(): Promise<void> {
         ...pick('on', { name: 'fairness on', keys: true }),
         ...pick('on-tier2', { name: 'fairness on, B tier 2', keys: true, tenants: (_a: string, b: string): TenantsConfig => ({ tenants: { [b]: { dispatch: { priority: 2 } } } }) }),
         ...pick('on-quota', ...settings.aQuotas.map((n) => quotaCase('fairness on', n))),
+        ...pick('on-quota-tier2', ...settings.aQuotas.map((n) => quotaCase('fairness on', n, 2))),
       ],
     },
   ].filter((s) => s.cases.length > 0)) {
