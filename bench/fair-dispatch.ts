@@ -25,7 +25,9 @@
  * Each case's tenants are named for the case (`tenant-a-<case>`), so each has accounts of its own
  * on the case's task queue. Idle B runs are measured per case, with the case's worker and tenants file.
  * B's parts under load: the first workflow task's wait and the task, the wait for the account's
- * answer (0 without an account), from there to the tool's scheduling, and the tool's wait.
+ * answer (0 without an account), from there to the tool's scheduling, and the tool's wait; B's
+ * runs started 15 s or more into A's burst apart (past A's start burst, while A's backlog lasts);
+ * and B's slowest run placed in A's burst.
  *
  * Figures only, never assertions: shared machines are noisy. Results go to stdout and
  * bench/results/fair-dispatch-<time>.json.
@@ -80,6 +82,8 @@ interface CaseResult {
   readonly aFirstTool: number[];
   /** A's first workflow task, p50 / p99 (ms): its wait in the queue, and the task (with a tenants file, it joins A's account). */
   readonly aFirstTask: { readonly wait: readonly [number, number]; readonly task: readonly [number, number] };
+  /** B's runs started 15 s or more after A's first start (A's start burst behind them, A's backlog not): p50 and max, ms. */
+  readonly settled: readonly [number, number];
   /** B's slowest run under load: where it started in A's burst and which of A's first workflow tasks went while its own waited. */
   readonly slowestB: SlowestB;
   readonly aDrainMs: number;
@@ -266,7 +270,7 @@ async function runCase(env: TestWorkflowEnvironment, workflowBundle: Awaited<Ret
     const idle = (await tenantB(env, agents, settings.bIdleRuns, settings, keys ? b : undefined)).map((t) => t.total);
     progress(`${name}: A starts ${settings.aRuns} runs at once, B one a second (${settings.bRuns})`);
     const [burst, loaded] = await Promise.all([tenantA(env, agents, settings, keys ? a : undefined), tenantB(env, agents, settings.bRuns, settings, keys ? b : undefined)]);
-    return { name, serverArgs, keys, idle, loaded: loaded.map((t) => t.total), loadedParts: loaded, aFirstTool: burst.firstTool.map((t) => t.total), aDrainMs: burst.drainMs, aFirstTask: firstTaskOf(burst.firstTool), slowestB: slowest(loaded, burst.firstTool) };
+    return { name, serverArgs, keys, idle, loaded: loaded.map((t) => t.total), loadedParts: loaded, aFirstTool: burst.firstTool.map((t) => t.total), aDrainMs: burst.drainMs, aFirstTask: firstTaskOf(burst.firstTool), settled: settledOf(loaded, burst.firstTool), slowestB: slowest(loaded, burst.firstTool) };
   });
 }
 
@@ -296,6 +300,15 @@ function slowest(loaded: readonly FirstTool[], a: readonly FirstTool[]): Slowest
   };
 }
 
+/** How long after A's first start B counts as past A's start burst. */
+const settledAfterMs = 15_000;
+
+function settledOf(loaded: readonly FirstTool[], a: readonly FirstTool[]): CaseResult['settled'] {
+  const aStart = Math.min(...a.map((t) => t.at.start));
+  const late = loaded.filter((t) => t.at.start - aStart >= settledAfterMs).map((t) => t.total);
+  return late.length > 0 ? [percentile(late, 0.5), Math.max(...late)] : [Number.NaN, Number.NaN];
+}
+
 function firstTaskOf(a: readonly FirstTool[]): CaseResult['aFirstTask'] {
   const p = (xs: number[]): [number, number] => [percentile(xs, 0.5), percentile(xs, 0.99)];
   return { wait: p(a.map((t) => t.workflowTaskWait)), task: p(a.map((t) => t.workflowTask)) };
@@ -310,7 +323,7 @@ function slowestLine(r: CaseResult): string {
 function row(r: CaseResult): string {
   const p = (xs: number[], q: number) => percentile(xs, q).toFixed(0).padStart(7);
   const idle99 = percentile(r.idle, 0.99);
-  return `${r.name.padEnd(26)} ${p(r.idle, 0.5)} ${p(r.idle, 0.99)} ${p(r.loaded, 0.5)} ${p(r.loaded, 0.99)} ${(percentile(r.loaded, 0.99) / idle99).toFixed(1).padStart(8)}× ${p(r.aFirstTool, 0.5)} ${(r.aDrainMs / 1000).toFixed(1).padStart(8)}`;
+  return `${r.name.padEnd(26)} ${p(r.idle, 0.5)} ${p(r.idle, 0.99)} ${p(r.loaded, 0.5)} ${p(r.loaded, 0.99)} ${(percentile(r.loaded, 0.99) / idle99).toFixed(1).padStart(8)}× ${p(r.aFirstTool, 0.5)} ${(r.aDrainMs / 1000).toFixed(1).padStart(8)} ${r.settled[0].toFixed(0).padStart(7)} ${r.settled[1].toFixed(0).padStart(7)}`;
 }
 
 function parts(r: CaseResult): string {
@@ -356,7 +369,7 @@ async function main(): Promise<void> {
   process.stdout.write(
     `\nB's time to first tool call (ms, start → first ActivityTaskStarted, server clock); A: ${settings.aRuns} runs at once, B: one a second (${settings.bRuns}; ${settings.bIdleRuns} alone),\n` +
       `tool ${settings.toolMs} ms, worker ${settings.activitySlots} activity / ${settings.workflowSlots} workflow task slots${settings.noEager ? ', eager activities off' : ''}; fairness on = ${settings.fairnessArgs.filter((a) => a !== '--dynamic-config-value').join(' ')}; CLI ${version}\n\n` +
-      `${'case'.padEnd(26)} ${'idle p50'.padStart(7)} ${'idle p99'.padStart(7)} ${'B p50'.padStart(7)} ${'B p99'.padStart(7)} ${'p99/idle'.padStart(9)} ${'A p50'.padStart(7)} ${'A drain s'.padStart(8)}\n` +
+      `${'case'.padEnd(26)} ${'idle p50'.padStart(7)} ${'idle p99'.padStart(7)} ${'B p50'.padStart(7)} ${'B p99'.padStart(7)} ${'p99/idle'.padStart(9)} ${'A p50'.padStart(7)} ${'A drain s'.padStart(8)} ${'B≥15s p50'.padStart(7)} ${'max'.padStart(7)}\n` +
       `${results.map(row).join('\n')}\n\n` +
       `B under load, p50 / p99 of its parts (ms): first workflow task's wait, the task, the account's answer, to the tool's scheduling, the tool's wait\n` +
       `${results.map(parts).join('\n')}\n\n` +
