@@ -4,6 +4,7 @@ import { implementTool } from '../activities/tool-implementation';
 import { benchAgents, localEchoTool } from './agents';
 import { MemorySideEffectSink, toolboxImplementations } from '../examples/toolbox/tools';
 import type { TemporalConfig } from '../config/temporal';
+import type { TenantsConfig } from '../contracts/tenant-settings';
 import { createAgentWorker } from '../worker/create-worker';
 
 /** Worker options a benchmark may override to experiment with tuning (`--worker-options`). */
@@ -30,6 +31,8 @@ export interface BenchWorkerOptions {
   readonly tuning: WorkerTuning;
   /** Options beyond the tuning (the cached-heap measure runs workflows on the main thread). */
   readonly extra?: Pick<WorkerOptions, 'debugMode' | 'maxCachedWorkflows'>;
+  /** The deployment's tenants file (quotas, dispatch): the plugin's `tenants` option. Default: none. */
+  readonly tenants?: TenantsConfig;
 }
 
 /** The benchmark's workflows module. */
@@ -37,7 +40,7 @@ export const benchWorkflowsPath = require.resolve('./workflows');
 
 /** The in-process worker of the benchmark: the bench agents' tools and any tuning options. */
 export async function createBenchWorker(options: BenchWorkerOptions): Promise<Worker> {
-  const { config, connection, workflowBundle, tuning, extra } = options;
+  const { config, connection, workflowBundle, tuning, extra, tenants } = options;
   const tools = [...toolboxImplementations(new MemorySideEffectSink()), implementTool(localEchoTool, ({ text }) => ({ text }))];
-  return createAgentWorker({ config, agents: benchAgents, tools, workflowBundle, connection, identity: 'bench-worker', workerOptions: { ...tuning, ...extra }, openai: null });
+  return createAgentWorker({ config, agents: benchAgents, tools, workflowBundle, connection, identity: 'bench-worker', workerOptions: { ...tuning, ...extra }, openai: null, ...(tenants ? { tenants } : {}) });
 }
