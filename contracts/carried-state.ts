@@ -99,6 +99,19 @@ export const carriedRunStateSchema = builtOnce(() =>
       .object({
         workflowId: z.string(),
         hold: z.object({ limit: z.enum(['tokensPerDay', 'tokensPerMonth', 'costPerDay', 'costPerMonth']), reason: z.string(), until: z.string() }).optional(),
+        /** Usage records the account refused (it was at its limit of signals): sent again by the next execution. */
+        unsent: z
+          .array(
+            z.object({
+              workflowId: z.string(),
+              tokens: z.number(),
+              modelCalls: z.number(),
+              tokensUnknownCalls: z.number().optional(),
+              cost: z.number().optional(),
+              currency: z.string().optional(),
+            }),
+          )
+          .optional(),
       })
       .optional(),
     /** The newest events; seqs continue from the last one. */

@@ -1,4 +1,4 @@
-import { CancellationScope, condition, getExternalWorkflowHandle, proxyLocalActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import { CancellationScope, condition, getExternalWorkflowHandle, proxyLocalActivities, setHandler, sleep, workflowInfo } from '@temporalio/workflow';
 import {
   tenantAccountMessages,
   joinTenantAccountActivityName,
@@ -16,6 +16,7 @@ import { runContext } from '../kernel/run-context';
 import { RunTerminated } from '../kernel/run-terminated';
 import type { RunAccountLink } from '../state/run-account';
 import type { RunState } from '../state/run-state';
+import { UsageOutbox } from './usage-outbox';
 
 const { answer: answerSignal, usage: usageSignal, leave: leaveSignal } = tenantAccountMessages;
 
@@ -53,7 +54,6 @@ export function tenantAdmissionOf(state: RunState): TenantAdmission | undefined 
   const account = getExternalWorkflowHandle(tenantAccountWorkflowId(tenant));
   let admission: QuotaAnswer | undefined;
   let hold: QuotaHold | undefined;
-  let records = 0;
   setHandler(answerSignal, (raw) => {
     state.received.signals += 1;
     if (!isAnswer(raw)) return;
@@ -69,16 +69,18 @@ export function tenantAdmissionOf(state: RunState): TenantAdmission | undefined 
     get hold() {
       return hold;
     },
-    carried: () => ({ workflowId, ...(hold ? { hold } : {}) }),
+    carried: () => ({ workflowId, ...(hold ? { hold } : {}), ...(outbox.pending.length ? { unsent: [...outbox.pending] } : {}) }),
     recordUsage: (report: ModelUsageReport) => {
-      records += 1;
       const usage: AccountUsage = { workflowId, tokens: report.tokens, modelCalls: report.modelCalls, ...(report.tokensUnknown ? { tokensUnknownCalls: report.modelCalls } : {}), ...(report.cost ? { cost: report.cost.amount, currency: report.cost.currency } : {}) };
-      // A signal command: sent once, whatever retries the model activity had; replay sends nothing.
-      void account.signal(usageSignal, usage).catch(() => state.emit({ type: 'note', turn: state.turn, note: { text: `the usage of turn ${state.turn} did not reach the account of tenant ${tenant} (record ${records})`, labels: { kind: 'quota_usage_lost' } } }));
+      void send(outbox.take(usage));
     },
   };
   // An execution after a continue-as-new keeps its place, and the hold it was under: nothing to ask.
   const kept = (state.input.continued as CarriedRunState | undefined)?.tenantAccount;
+  const outbox = new UsageOutbox(kept?.workflowId === workflowId ? kept.unsent : []);
+  // Each record is a signal command: sent once, whatever retries the model activity had; replay
+  // sends nothing. A refused one (the account at its limit of signals) waits in the outbox.
+  const send = (usages: readonly AccountUsage[]): Promise<unknown> => Promise.all(usages.map((usage) => account.signal(usageSignal, usage).catch(() => outbox.refused(usage))));
   let joined = kept?.workflowId === workflowId;
   if (joined) {
     hold = kept?.hold;
@@ -99,9 +101,32 @@ export function tenantAdmissionOf(state: RunState): TenantAdmission | undefined 
     },
     leave: async () => {
       if (!joined) return;
-      await CancellationScope.nonCancellable(() => account.signal(leaveSignal, { workflowId }).catch(() => undefined));
+      await CancellationScope.nonCancellable(async () => {
+        await deliverRefused(state, tenant, outbox, send);
+        await account.signal(leaveSignal, { workflowId }).catch(() => undefined);
+      });
     },
   };
+}
+
+/** How often a run that ends tries again to deliver usage records its account refused, and the first wait between tries. */
+const redeliveries = { tries: 4, firstWaitMs: 1_000 } as const;
+
+/**
+ * Before a run leaves its account: the usage records the account refused go again, with waits of
+ * 1, 2, 4 … s between tries (an account at its limit of signals continues as new meanwhile). What
+ * still does not arrive is named in a note: the ledger misses it.
+ */
+async function deliverRefused(state: RunState, tenant: string, outbox: UsageOutbox, send: (usages: readonly AccountUsage[]) => Promise<unknown>): Promise<void> {
+  for (let attempt = 0; attempt < redeliveries.tries && outbox.pending.length > 0; attempt++) {
+    if (attempt > 0) await sleep(redeliveries.firstWaitMs * 2 ** (attempt - 1));
+    await send(outbox.take());
+  }
+  const lost = outbox.pending;
+  if (lost.length) {
+    const tokens = lost.reduce((n, u) => n + u.tokens, 0);
+    state.emit({ type: 'note', turn: state.turn, note: { text: `${lost.length} usage record(s) (${tokens} tokens) did not reach the account of tenant ${tenant} (${tenantAccountWorkflowId(tenant)}): it refused them ${redeliveries.tries} times`, labels: { kind: 'quota_usage_lost' } } });
+  }
 }
 
 /** How long a run waits for its account's first answer before its status says the account is silent. */

@@ -1,4 +1,4 @@
-import type { QuotaHold } from '../../contracts/tenant-account';
+import type { AccountUsage, QuotaHold } from '../../contracts/tenant-account';
 import type { ModelUsageReport } from '../agents/planner';
 
 /**
@@ -13,5 +13,5 @@ export interface RunAccountLink {
   /** One planner turn's model usage, recorded in the tenant's ledger once (a signal: exactly once in history). */
   recordUsage(report: ModelUsageReport): void;
   /** What the run's next execution carries of it (carried-state.ts `tenantAccount`). */
-  carried(): { workflowId: string; hold?: QuotaHold };
+  carried(): { workflowId: string; hold?: QuotaHold; unsent?: AccountUsage[] };
 }
