@@ -18,7 +18,7 @@ import { waitFor } from '../support/wait';
 import { allToolImplementations } from '../support/tools';
 
 const id = randomUUID().slice(0, 8);
-const tenant = { slots: `slots-${id}`, strict: `strict-${id}`, spend: `spend-${id}`, live: `live-${id}`, tree: `tree-${id}`, can: `can-${id}`, session: `session-${id}`, forked: `forked-${id}`, forker: `forker-${id}`, busy: `busy-${id}`, rate: `rate-${id}`, short: `short-${id}` };
+const tenant = { slots: `slots-${id}`, strict: `strict-${id}`, spend: `spend-${id}`, live: `live-${id}`, tree: `tree-${id}`, can: `can-${id}`, session: `session-${id}`, forked: `forked-${id}`, forker: `forker-${id}`, busy: `busy-${id}`, rate: `rate-${id}`, short: `short-${id}`, gone: `gone-${id}` };
 const tenants: TenantsConfig = {
   default: { quota: {} },
   tenants: {
@@ -257,6 +257,29 @@ describe('tenant quotas', () => {
     expect(waited.length).toBeGreaterThan(0);
     for (const w of waited) expect(w).toMatchObject({ phase: 'start', reason: expect.stringContaining('(startsPerMinute 60)') });
     expect(await tenantAccount(suite.agents, tenant.rate)).toMatchObject({ waiting: 0, counters: { admitted: 3 } });
+  });
+
+  it('usage records the account refused (it was gone) are sent again before the run leaves, and reach the account once it is back', async () => {
+    const run = await suite.agents.start({ agent: 'watchlist-llm', messages: [{ role: 'user', content: 'Quote AAPL until told to stop' }], sessionState: { watchlist: [] }, policy: { maxModelCalls: 3 }, breakpoints: [{ point: 'after_tool', once: true }], tenant: tenant.gone });
+    await statusIs(run.workflowId, 'paused');
+    await waitFor('the first record is in', async () => ((await tenantAccount(suite.agents, tenant.gone))?.day.modelCalls === 1 ? true : undefined));
+    await suite.agents.client.workflow.getHandle(tenantAccountWorkflowId(tenant.gone)).terminate('an operator ended the account by mistake');
+    await suite.agents.resume(run.workflowId);
+    // The run's records of its later turns are refused until the account is back, after its final answer.
+    await waitFor('the run answered', async () => ((await events(run.workflowId)).some((e) => e.type === 'final') ? true : undefined));
+    await setTenantQuota(suite.agents, tenant.gone, {});
+    expect(await suite.agents.result(run.workflowId)).toMatchObject({ status: 'completed' });
+    const log = await events(run.workflowId);
+    const later = log.filter((e): e is Extract<RunEvent, { type: 'model_usage' }> => e.type === 'model_usage' && e.turn >= 1);
+    expect(later.length).toBeGreaterThan(0);
+    const view = await waitFor('the later records reached the new account', async () => {
+      const seen = await tenantAccount(suite.agents, tenant.gone);
+      return seen?.day.modelCalls === later.length ? seen : undefined;
+    });
+    expect(view.day.tokens).toBe(later.reduce((n, e) => n + e.tokens, 0));
+    expect(log.filter((e) => e.type === 'note' && e.note.labels?.kind === 'quota_usage_lost')).toEqual([]);
+    const history = await suite.agents.client.workflow.getHandle(run.workflowId).fetchHistory();
+    expect(history.events?.some((e) => e.signalExternalWorkflowExecutionFailedEventAttributes)).toBe(true);
   });
 
   it('a tenant without an account has none to show; a malformed tenant id is refused, naming it', async () => {

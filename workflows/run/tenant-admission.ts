@@ -80,7 +80,13 @@ export function tenantAdmissionOf(state: RunState): TenantAdmission | undefined 
   const outbox = new UsageOutbox(kept?.workflowId === workflowId ? kept.unsent : []);
   // Each record is a signal command: sent once, whatever retries the model activity had; replay
   // sends nothing. A refused one (the account at its limit of signals) waits in the outbox.
-  const send = (usages: readonly AccountUsage[]): Promise<unknown> => Promise.all(usages.map((usage) => account.signal(usageSignal, usage).catch(() => outbox.refused(usage))));
+  // The sends not yet answered: the run waits for them before it tries the refused ones again.
+  const inFlight = new Set<Promise<unknown>>();
+  const send = (usages: readonly AccountUsage[]): Promise<unknown> => {
+    const sent = Promise.all(usages.map((usage) => account.signal(usageSignal, usage).catch(() => outbox.refused(usage))));
+    inFlight.add(sent);
+    return sent.finally(() => inFlight.delete(sent));
+  };
   let joined = kept?.workflowId === workflowId;
   if (joined) {
     hold = kept?.hold;
@@ -102,6 +108,7 @@ export function tenantAdmissionOf(state: RunState): TenantAdmission | undefined 
     leave: async () => {
       if (!joined) return;
       await CancellationScope.nonCancellable(async () => {
+        await Promise.all(inFlight);
         await deliverRefused(state, tenant, outbox, send);
         await account.signal(leaveSignal, { workflowId }).catch(() => undefined);
       });
