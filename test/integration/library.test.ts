@@ -5,6 +5,7 @@ import { createAgentWorker, DurableAgentsPlugin, implementTool } from 'durable-a
 import { docsAgent, docsSearch, webAgent, webSearch } from '../support/two-agents/agents';
 import { callStep, finalStep, observations, scriptedInput } from '../support/scripts';
 import { createTestEnv, inProcessWorkerOptions, uniqueTaskQueue } from '../support/test-env';
+import { waitFor } from '../support/wait';
 
 const workflowsPath = require.resolve('../support/two-agents/workflows');
 const tools = [
@@ -64,6 +65,24 @@ describe('the library as a user runs it: own agents, own workflows module, own w
     await worker.runUntil(async () => {
       const { workflowId } = await agents.start(searchScript('web', { q: 'plugins', limit: 1 }));
       expect(observations(await agents.result(workflowId))[0]).toMatchObject({ status: 'ok', result: { from: 'web', q: 'plugins', limit: 1 } });
+    });
+  });
+
+  it("a run of a tenant on a worker with a tenants file whose workflows module lacks agentTenantAccount says so in its status, naming the account; a kill ends it", async () => {
+    const taskQueue = uniqueTaskQueue('no-account');
+    const plugin = new DurableAgentsPlugin({ agents: [docsAgent, webAgent], tools, openai: null, tenants: {} });
+    const worker = await Worker.create({ connection: env.nativeConnection, namespace: env.namespace ?? 'default', taskQueue, workflowsPath, plugins: [plugin], ...inProcessWorkerOptions });
+    const agents = new AgentClient(env.client, taskQueue, false);
+    await worker.runUntil(async () => {
+      const { workflowId } = await agents.start({ ...searchScript('web', { q: 'x' }), tenant: 'lone' });
+      const wait = await waitFor('the run says its account is silent', async () => {
+        const { waitingFor } = await agents.status(workflowId);
+        return waitingFor?.errorType === 'quota_account_silent' ? waitingFor : undefined;
+      });
+      expect(wait).toMatchObject({ kind: 'quota', name: 'lone', error: expect.stringContaining('(workflow durable-agents-tenant:lone) has not answered: its worker must run the workflow type agentTenantAccount') });
+      await agents.kill(workflowId, { reason: 'no account' });
+      expect(await agents.result(workflowId)).toMatchObject({ status: 'terminated' });
+      await env.client.workflow.getHandle('durable-agents-tenant:lone').terminate('the test is over');
     });
   });
 

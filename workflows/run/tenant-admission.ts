@@ -137,7 +137,7 @@ async function deliverRefused(state: RunState, tenant: string, outbox: UsageOutb
 }
 
 /** How long a run waits for its account's first answer before its status says the account is silent. */
-const silentAccountMs = 30_000;
+const silentAccountMs = 10_000;
 
 /**
  * The account has not answered the run's join: its workers do not run it (a workflows module
