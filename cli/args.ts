@@ -76,10 +76,20 @@ export class ParsedArgs {
 
   /** A decimal option greater than 0 (an amount of money). */
   positiveNumber(name: string): number | undefined {
+    return this.decimal(name, 'a number > 0', (value) => value > 0);
+  }
+
+  /** A decimal option of 0 or more (an amount of money that may be none, e.g. a quota that stops). */
+  amount(name: string): number | undefined {
+    return this.decimal(name, 'an amount >= 0', () => true);
+  }
+
+  /** A decimal option (digits, an optional fraction) that `fits`; anything else is refused naming the flag and `what` it must be. */
+  private decimal(name: string, what: string, fits: (value: number) => boolean): number | undefined {
     const text = this.string(name);
     if (text === undefined) return undefined;
     const value = /^\d+(\.\d+)?$/.test(text.trim()) ? Number(text) : Number.NaN;
-    if (!(value > 0)) throw new UsageError(`--${name} must be a number > 0 such as 2.50, got '${text}'`);
+    if (Number.isNaN(value) || !fits(value)) throw new UsageError(`--${name} must be ${what} such as 2.50, got '${text}'`);
     return value;
   }
 

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readJsonFile } from './json-array-file';
 import { parseTenantsConfig, type TenantsConfig } from '../contracts/tenant-settings';
 
 /**
@@ -11,13 +11,6 @@ import { parseTenantsConfig, type TenantsConfig } from '../contracts/tenant-sett
 export function tenantsConfigFromEnv(env: { readonly DURABLE_AGENTS_TENANTS_FILE?: string } = process.env): TenantsConfig | undefined {
   const file = env.DURABLE_AGENTS_TENANTS_FILE?.trim();
   if (!file) return undefined;
-  const where = `DURABLE_AGENTS_TENANTS_FILE ${file}`;
-  let raw: unknown;
-  try {
-    raw = JSON.parse(readFileSync(file, 'utf8'));
-  } catch (err) {
-    const reason = err instanceof SyntaxError ? 'not valid JSON' : ((err as NodeJS.ErrnoException).code ?? String(err));
-    throw new Error(`${where}: ${reason}`);
-  }
-  return parseTenantsConfig(raw, where);
+  const raw = readJsonFile('DURABLE_AGENTS_TENANTS_FILE', file);
+  return parseTenantsConfig(raw, `DURABLE_AGENTS_TENANTS_FILE ${file}`);
 }

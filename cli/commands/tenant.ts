@@ -15,14 +15,6 @@ const countFlags = { 'concurrent-runs': 'concurrentRuns', 'starts-per-minute': '
 const moneyFlags = { 'cost-per-day': 'costPerDay', 'cost-per-month': 'costPerMonth' } as const;
 const quotaFlags = [...Object.keys(countFlags), ...Object.keys(moneyFlags), 'when-over', 'reset'];
 
-/** An amount of money ≥ 0 (a quota of 0 stops the tenant's model calls). */
-function amount(args: ParsedArgs, flag: string): number | undefined {
-  const text = args.string(flag);
-  if (text === undefined) return undefined;
-  if (!/^\d+(\.\d+)?$/.test(text.trim())) throw new UsageError(`--${flag} must be an amount >= 0 such as 2.50, got '${text}'`);
-  return Number(text);
-}
-
 /** The quota change the flags ask for: fields to set, or `null` (--reset: back to the tenants file). */
 export function quotaChangeOf(args: ParsedArgs): Partial<TenantQuota> | null {
   const change: Partial<Record<keyof TenantQuota, unknown>> = {};
@@ -31,7 +23,8 @@ export function quotaChangeOf(args: ParsedArgs): Partial<TenantQuota> | null {
     if (value !== undefined) change[field] = value;
   }
   for (const [flag, field] of Object.entries(moneyFlags)) {
-    const value = amount(args, flag);
+    // An amount of money >= 0: a quota of 0 stops the tenant's model calls.
+    const value = args.amount(flag);
     if (value !== undefined) change[field] = value;
   }
   const whenOver = args.string('when-over');

@@ -16,6 +16,7 @@ import { runContext } from '../kernel/run-context';
 import { RunTerminated } from '../kernel/run-terminated';
 import type { RunAccountLink } from '../state/run-account';
 import type { RunState } from '../state/run-state';
+import { quotaWait, waitShown } from '../state/provider-waits-of';
 import { UsageOutbox } from './usage-outbox';
 
 const { answer: answerSignal, usage: usageSignal, leave: leaveSignal } = tenantAccountMessages;
@@ -145,12 +146,7 @@ const silentAccountMs = 10_000;
  */
 async function waitForSilentAccount(state: RunState, tenant: string, answer: () => QuotaAnswer | undefined): Promise<void> {
   const error = `the account of tenant ${tenant} (workflow ${tenantAccountWorkflowId(tenant)}) has not answered: its worker must run the workflow type agentTenantAccount (export it from the workflows module beside agentRun)`;
-  state.providerWait = { kind: 'quota', name: tenant, turn: state.turn, attempts: 0, errorType: 'quota_account_silent', error, since: new Date(workflowNowMs()).toISOString() };
-  try {
-    await condition(() => answer() !== undefined || state.control.kill !== undefined);
-  } finally {
-    state.providerWait = undefined;
-  }
+  await waitShown(state, quotaWait(tenant, state.turn, 'quota_account_silent', error), () => answer() !== undefined || state.control.kill !== undefined);
 }
 
 /** A start waits in the tenant's line: shown as `waitingFor.kind: quota` and framed by events; the wait is not charged to the time budget. */
@@ -158,13 +154,8 @@ async function waitInLine(state: RunState, tenant: string, answer: () => QuotaAn
   const first = answer();
   if (first?.type !== 'queued') return;
   const since = workflowNowMs();
-  state.providerWait = { kind: 'quota', name: tenant, turn: state.turn, attempts: 0, errorType: 'quota_queued', error: first.reason, since: new Date(since).toISOString() };
   state.emit({ type: 'quota_waiting', tenant, phase: 'start', reason: first.reason, position: first.position });
-  try {
-    await condition(() => answer()?.type !== 'queued' || state.control.kill !== undefined);
-  } finally {
-    state.providerWait = undefined;
-  }
+  await waitShown(state, quotaWait(tenant, state.turn, 'quota_queued', first.reason), () => answer()?.type !== 'queued' || state.control.kill !== undefined);
   const waitedMs = workflowNowMs() - since;
   state.clock.creditWait(waitedMs, `waited for a slot of tenant ${tenant}`);
   if (answer()?.type === 'admitted') state.emit({ type: 'quota_cleared', tenant, phase: 'start', waitedMs });

@@ -55,12 +55,26 @@ async function waitOutQuotaHold(state: ProviderWaitHost, account: RunAccountLink
   const hold = account.hold;
   if (!hold) return;
   const since = workflowNowMs();
-  state.providerWait = { kind: 'quota', name: account.tenant, turn, attempts: 0, errorType: 'quota_spent', error: hold.reason, since: new Date(since).toISOString() };
   state.emit({ type: 'quota_waiting', tenant: account.tenant, phase: 'model', reason: hold.reason, turn, until: hold.until });
+  const wait = quotaWait(account.tenant, turn, 'quota_spent', hold.reason);
+  const lifted = timeBudgetLeftMs() > 0 && (await waitShown(state, wait, () => account.hold === undefined, timeBudgetLeftMs()));
+  if (!lifted) throw ApplicationFailure.nonRetryable(`${hold.reason}, until ${hold.until}; the run's time budget was spent waiting for it`, 'quota_exceeded');
+  state.emit({ type: 'quota_cleared', tenant: account.tenant, phase: 'model', waitedMs: workflowNowMs() - since });
+}
+
+/** What the status shows while a run waits for its tenant's quota (`waitingFor.kind: quota`, since now). */
+export function quotaWait(tenant: string, turn: number, errorType: 'quota_queued' | 'quota_spent' | 'quota_account_silent', error: string): ProviderWait {
+  return { kind: 'quota', name: tenant, turn, attempts: 0, errorType, error, since: workflowNowIso() };
+}
+
+/**
+ * Waits until `done` (or `timeoutMs`), the status showing `wait` meanwhile, cleared however the
+ * wait ends (a kill cancels it). True when `done` came first.
+ */
+export async function waitShown(state: Pick<ProviderWaitHost, 'providerWait'>, wait: ProviderWait, done: () => boolean, timeoutMs?: number): Promise<boolean> {
+  state.providerWait = wait;
   try {
-    const lifted = timeBudgetLeftMs() > 0 && (await condition(() => account.hold === undefined, timeBudgetLeftMs()));
-    if (!lifted) throw ApplicationFailure.nonRetryable(`${hold.reason}, until ${hold.until}; the run's time budget was spent waiting for it`, 'quota_exceeded');
-    state.emit({ type: 'quota_cleared', tenant: account.tenant, phase: 'model', waitedMs: workflowNowMs() - since });
+    return timeoutMs === undefined ? (await condition(done), true) : await condition(done, timeoutMs);
   } finally {
     state.providerWait = undefined;
   }
